@@ -1,0 +1,27 @@
+"""Estimators and post-processors; importing this package registers them in ``ESTIMATORS``."""
+
+from ldp.estimators import consistency  # noqa: F401  (registration)
+from ldp.estimators.base import Estimator
+from ldp.estimators.consistency import norm_sub
+from ldp.mechanisms.base import Mechanism
+from ldp.registry import ESTIMATORS
+
+
+def get_estimator(name: str, **params) -> Estimator:
+    return ESTIMATORS.get(name)(**params)
+
+
+def parse_estimators(spec: str | list[str], mechanism: Mechanism | None = None) -> list[str]:
+    """Split a comma-separated list, check every name, and (given a mechanism) that each applies."""
+    names = [s.strip().lower() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
+    if not names:
+        raise ValueError("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
+    for name in names:
+        cls = ESTIMATORS.get(name)
+        if mechanism is not None and not cls.applies_to(mechanism):
+            ok = [e.name for e in ESTIMATORS if e.applies_to(mechanism)]
+            raise ValueError(f"estimator {name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
+    return list(dict.fromkeys(names))
+
+
+__all__ = ["ESTIMATORS", "Estimator", "get_estimator", "norm_sub", "parse_estimators"]

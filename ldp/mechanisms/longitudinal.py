@@ -1,0 +1,239 @@
+"""Longitudinal (memoization-based) mechanisms: L-GRR, L-SUE, L-OUE, L-SOUE, L-OSUE, L-BLH, L-OLH.
+
+IBU paper §3.2 (Algorithm 2): a first obfuscation step with ε∞ is memoized, and every report is a
+second obfuscation of the memoized value so that a single report is ε1-LDP (ε1 < ε∞). We simulate
+τ = 1 as the paper does: each user runs both steps once.
+
+Second-step parameters are *derived* from the privacy requirement rather than copied: given the
+first step's (p1, q1) and the second step's family, the free second-step parameter is the one for
+which the chained channel's privacy ratio equals e^{ε1} exactly — a linear equation for GRR/LH, a
+monotone 1-D root for UE. Tests check these against the paper's closed forms (L-GRR p2, L-OSUE p2).
+
+Aggregation (our derivation of the chained channel): a report supports the user's own value with
+p* = p1 p2 + (1 − p1) q2 and another value with q* = q1 p2 + (1 − q1) q2 (UE, and GRR where q1, q2
+are per-other-value probabilities, since q1 p2 + (1 − q1) q2 = p1 q2 + q1 p2 + (k − 2) q1 q2).
+The paper prints p* = p1 p2 + q1 q2 for L-GRR and L-LH, which does not sum to one with q*; we use
+the exact composition, which is also what its reference implementation computes for p*.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.categorical import GRR, IBU_PAPER, BitVectorMechanism, grr_probabilities, grr_randomize
+from ldp.mechanisms.hashing import LocalHashing
+from ldp.params import Param
+from ldp.randomness import RandomSource, bernoulli, bernoulli_select
+from ldp.registry import MECHANISMS
+
+
+def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> float:
+    """p2 of the second GRR step on a domain of size k such that p*/q* = e^{ε1} exactly.
+
+    With q2 = (1 − p2)/(k − 1), both p* and q* are affine in p2, so the condition is linear.
+    Equals the IBU paper's closed form (e^{ε∞+ε1} − 1)/(−k e^{ε1} + (k−1)e^{ε∞} + e^{ε1} + e^{ε∞+ε1} − 1).
+    """
+    e1 = math.exp(epsilon_1)
+    other_p, other_q = (1 - p1) / (k - 1), (1 - q1) / (k - 1)
+    slope = (p1 - other_p) - e1 * (q1 - other_q)
+    return (e1 * other_q - other_p) / slope
+
+
+def ue_ratio(p: float, q: float) -> float:
+    """Privacy ratio of a unary encoding with bit probabilities p, q: p(1−q) / (q(1−p))."""
+    return p * (1 - q) / (q * (1 - p))
+
+
+def sue_probabilities(epsilon: float) -> tuple[float, float]:
+    h = math.exp(epsilon / 2)
+    return h / (h + 1), 1 / (h + 1)
+
+
+def oue_probabilities(epsilon: float) -> tuple[float, float]:
+    return 0.5, 1 / (math.exp(epsilon) + 1)
+
+
+def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, owner: str) -> tuple[float, float]:
+    """(p2, q2) of the second UE step ('sue': q2 = 1 − p2; 'oue': p2 = 1/2) giving ratio e^{ε1}."""
+    target = math.exp(epsilon_1)
+
+    def chain(t: float) -> tuple[float, float]:
+        p2, q2 = (t, 1 - t) if second == "sue" else (0.5, t)
+        return p1 * p2 + (1 - p1) * q2, q1 * p2 + (1 - q1) * q2
+
+    lo, hi = (0.5, 1.0) if second == "sue" else (0.0, 0.5)
+    def gap(t: float) -> float:
+        return math.log(ue_ratio(*chain(t))) - epsilon_1
+
+    far = hi if second == "sue" else lo
+    if ue_ratio(*chain(far)) < target * (1 - 1e-12):
+        best = math.log(ue_ratio(*chain(far)))
+        raise ValueError(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
+                         f"ε1 must be below {best:.4g} for this ε∞")
+    root = optimize.brentq(gap, lo + 1e-15, hi - 1e-15, xtol=1e-15, rtol=1e-15, maxiter=500)
+    return (root, 1 - root) if second == "sue" else (0.5, root)
+
+
+class LongitudinalMixin:
+    """ε (the constructor's ``epsilon``) is ε∞, the memoized step's budget; ``epsilon_1`` is ε1."""
+
+    kind = "longitudinal"
+
+    @property
+    def epsilon_inf(self) -> float:
+        return self.epsilon  # type: ignore[attr-defined]
+
+    @property
+    def epsilon_1(self) -> float:
+        return self._params["epsilon_1"]  # type: ignore[attr-defined]
+
+    def _setup_epsilon_1(self) -> None:
+        params = self._params  # type: ignore[attr-defined]
+        if params["epsilon_1"] is None:
+            params["epsilon_1"] = self.epsilon / 2  # type: ignore[attr-defined]
+        if params["epsilon_1"] >= self.epsilon:  # type: ignore[attr-defined]
+            raise ValueError(f"{self.name}: epsilon_1 (one report) must be smaller than epsilon "  # type: ignore[attr-defined]
+                             f"(ε∞, the memoized value), got ε1={params['epsilon_1']:g} ≥ ε∞={self.epsilon:g}")  # type: ignore[attr-defined]
+
+
+@MECHANISMS.register
+class LGRR(LongitudinalMixin, GRR):
+    """L-GRR: GRR(ε∞) memoized, then GRR with p2 chosen so that one report is ε1-LDP."""
+
+    name = "l-grr"
+    display_name = "L-GRR"
+    description = "Longitudinal GRR: memoized GRR(ε∞), then a second GRR so each report is ε1-LDP"
+    paper = IBU_PAPER + ", §3.2 (L-GRR)"
+
+    def _setup(self) -> None:
+        self._setup_epsilon_1()
+        self.p1, self.q1 = grr_probabilities(self.epsilon, self.d)
+        self.p2 = chained_grr_second_step(self.p1, self.q1, self.d, self.epsilon_1)
+        self.q2 = (1 - self.p2) / (self.d - 1)
+
+    def _probabilities(self) -> tuple[float, float]:
+        return (self.p1 * self.p2 + (1 - self.p1) * self.q2, self.q1 * self.p2 + (1 - self.q1) * self.q2)
+
+    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        memoized = grr_randomize(values, self.p1, self.d, rng)
+        return grr_randomize(memoized, self.p2, self.d, rng)
+
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        first = np.full((self.d, self.d), self.q1)
+        np.fill_diagonal(first, self.p1)
+        second = np.full((self.d, self.d), self.q2)
+        np.fill_diagonal(second, self.p2)
+        return first @ second, [str(y) for y in range(self.d)]
+
+    def first_step_privacy_loss(self) -> float:
+        return math.log(self.p1 / self.q1)
+
+
+class LongitudinalUE(LongitudinalMixin, BitVectorMechanism):
+    """Two unary-encoding steps: memoized bits B1 ~ UE(p1, q1), then each bit of B1 is re-drawn:
+    a 1 stays 1 w.p. p2, a 0 becomes 1 w.p. q2."""
+
+    first: str
+    second: str
+
+    def _setup(self) -> None:
+        self._setup_epsilon_1()
+        first = sue_probabilities if self.first == "sue" else oue_probabilities
+        self.p1, self.q1 = first(self.epsilon)
+        self.p2, self.q2 = chained_ue_second_step(self.p1, self.q1, self.second, self.epsilon_1, self.name)
+
+    def _probabilities(self) -> tuple[float, float]:
+        return (self.p1 * self.p2 + (1 - self.p1) * self.q2, self.q1 * self.p2 + (1 - self.q1) * self.q2)
+
+    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        m = values.shape[0]
+        memoized = bernoulli(rng, self.q1, (m, self.d))
+        memoized[np.arange(m), values] = bernoulli(rng, self.p1, m)
+        return bernoulli_select(rng, memoized, self.p2, self.q2)
+
+    def first_step_privacy_loss(self) -> float:
+        return math.log(ue_ratio(self.p1, self.q1))
+
+
+def _lue(name: str, first: str, second: str, label: str) -> type[LongitudinalUE]:
+    doc = (f"{label}: {first.upper()}(ε∞) memoized, then {second.upper()} re-randomization of every bit "
+           "so that one report is ε1-LDP.")
+    cls = type(name.replace("-", "_").upper(), (LongitudinalUE,), {
+        "name": name, "display_name": label, "first": first, "second": second, "__doc__": doc,
+        "description": f"Longitudinal unary encoding: {first.upper()} memoized, {second.upper()} per report",
+        "paper": IBU_PAPER + f", §3.2 ({label})",
+    })
+    return MECHANISMS.register(cls)
+
+
+LSUE = _lue("l-sue", "sue", "sue", "L-SUE (basic RAPPOR)")
+LOUE = _lue("l-oue", "oue", "oue", "L-OUE")
+LSOUE = _lue("l-soue", "sue", "oue", "L-SOUE")
+LOSUE = _lue("l-osue", "oue", "sue", "L-OSUE")
+
+
+def l_olh_g(epsilon_inf: float, epsilon_1: float) -> int:
+    """L-OLH's g (IBU paper §3.2): with a = e^{ε∞}, b = e^{ε1},
+    g = 1 + max(1, ⌊(1 − a² + √(a⁴ − 14a² + 12ab(1 − ab) + 12a³b + 1)) / (6(a − b))⌋)."""
+    a, b = math.exp(epsilon_inf), math.exp(epsilon_1)
+    disc = a**4 - 14 * a**2 + 12 * a * b * (1 - a * b) + 12 * a**3 * b + 1
+    inner = (1 - a**2 + math.sqrt(max(disc, 0.0))) / (6 * (a - b))
+    return 1 + max(1, int(math.floor(inner)))
+
+
+class LongitudinalLH(LongitudinalMixin, LocalHashing):
+    """L-LH: hash as LH, then L-GRR on the hashed domain [g] (memoized GRR(ε∞), then GRR(p2))."""
+
+    def _setup(self) -> None:
+        self._setup_epsilon_1()
+        super()._setup()
+        self.p1, self.q1 = grr_probabilities(self.epsilon, self.g)
+        self.p2 = chained_grr_second_step(self.p1, self.q1, self.g, self.epsilon_1)
+        self.q2 = (1 - self.p2) / (self.g - 1)
+
+    def _hashed_probabilities(self) -> tuple[float, float]:
+        keep = self.p1 * self.p2 + (1 - self.p1) * self.q2
+        return keep, (1 - keep) / (self.g - 1)
+
+    def _randomize_hashed(self, hashed: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return grr_randomize(grr_randomize(hashed, self.p1, self.g, rng), self.p2, self.g, rng)
+
+    def first_step_privacy_loss(self) -> float:
+        return math.log(self.p1 / self.q1)
+
+
+@MECHANISMS.register
+class LBLH(LongitudinalLH):
+    name = "l-blh"
+    display_name = "L-BLH"
+    description = "Longitudinal binary local hashing: hash to one bit, then L-GRR on it"
+    paper = IBU_PAPER + ", §3.2 (L-LH, g = 2)"
+    extra_parameters = (Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
+                              low=3, optional=True),)
+
+    def _setup(self) -> None:
+        self._params["g"] = 2
+        super()._setup()
+
+
+@MECHANISMS.register
+class LOLH(LongitudinalLH):
+    name = "l-olh"
+    display_name = "L-OLH"
+    description = "Longitudinal optimized local hashing: g from the L-OLH formula, then L-GRR"
+    paper = IBU_PAPER + ", §3.2 (L-OLH optimal g)"
+    extra_parameters = (
+        Param("g", int, "hash range g (default: the L-OLH optimal g)", low=2, optional=True),
+        Param("prime", int, "prime P of the hash family (default: smallest prime ≥ max(d, g))", low=3,
+              optional=True),
+    )
+
+    def _default_g(self) -> int:
+        return l_olh_g(self.epsilon, self.epsilon_1)
+
+
+__all__ = ["LGRR", "LSUE", "LOUE", "LSOUE", "LOSUE", "LBLH", "LOLH", "Mechanism"]

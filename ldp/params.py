@@ -1,0 +1,96 @@
+"""Declarative parameter constraints (in the spirit of scikit-learn's ``_parameter_constraints``).
+
+A component declares a tuple of :class:`Param`; the base class validates values against it, so each
+mechanism states its parameters once and the CLI, the dashboard and the tests read the same table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its type, allowed range, default and a one-line description."""
+
+    name: str
+    type: type
+    description: str
+    default: Any = None
+    low: float | None = None
+    high: float | None = None
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    choices: tuple[Any, ...] | None = None
+    optional: bool = False  # None allowed (meaning "derive the default from the other parameters")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.type.__name__, "description": self.description}
+        if self.default is not None:
+            out["default"] = self.default
+        if self.low is not None:
+            out["min"] = self.low
+        if self.high is not None:
+            out["max"] = self.high
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        return out
+
+    def parse(self, text: str) -> Any:
+        """Convert a command-line string to this parameter's type (``ValueError`` on failure)."""
+        try:
+            if self.type is bool:
+                low = text.strip().lower()
+                if low in ("1", "true", "yes", "on"):
+                    return True
+                if low in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError
+            return self.type(text)
+        except ValueError:
+            raise ValueError(f"parameter {self.name} expects a {self.type.__name__}, got {text!r}") from None
+
+    def validate(self, value: Any, owner: str) -> Any:
+        """Return ``value`` coerced to the declared type, or raise a one-line ``ValueError``/``TypeError``."""
+        if value is None:
+            if self.optional:
+                return None
+            raise ValueError(f"{owner}: parameter {self.name} is required")
+        if self.type is int:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                if isinstance(value, (float, np.floating)) and float(value).is_integer():
+                    value = int(value)
+                else:
+                    raise TypeError(f"{owner}: {self.name} must be an integer, got {value!r}")
+            value = int(value)
+        elif self.type is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{owner}: {self.name} must be a number, got {value!r}")
+            value = float(value)
+            if not math.isfinite(value):
+                raise ValueError(f"{owner}: {self.name} must be finite, got {value}")
+        elif self.type is str:
+            if not isinstance(value, str):
+                raise TypeError(f"{owner}: {self.name} must be a string, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"{owner}: {self.name} must be one of {list(self.choices)}, got {value!r}")
+        if self.low is not None:
+            bad = value < self.low if self.low_inclusive else value <= self.low
+            if bad:
+                op = ">=" if self.low_inclusive else ">"
+                raise ValueError(f"{owner}: {self.name} must be {op} {self.low}, got {value}")
+        if self.high is not None:
+            bad = value > self.high if self.high_inclusive else value >= self.high
+            if bad:
+                op = "<=" if self.high_inclusive else "<"
+                raise ValueError(f"{owner}: {self.name} must be {op} {self.high}, got {value}")
+        return value
+
+
+EPSILON = Param("epsilon", float, "privacy budget ε (smaller is more private)", low=0.0, low_inclusive=False,
+                high=50.0)
+DOMAIN_SIZE = Param("d", int, "domain size (number of distinct values)", low=2, high=2**24)

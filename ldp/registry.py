@@ -1,0 +1,77 @@
+"""Registries: one per kind of pluggable component (mechanisms, estimators, metrics).
+
+Adding a component is one class (or function) and one ``@REGISTRY.register`` line. The CLI, the
+Python API, the dashboard and the conformance tests all list components from here, so nothing
+keeps a second list of names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """A name → component mapping that keeps registration order and explains unknown names."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def register(self, item: T) -> T:
+        """Register ``item`` under its ``name`` attribute (usable as a class decorator)."""
+        name = getattr(item, "name", None)
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"a registered {self.kind} needs a non-empty string attribute 'name'")
+        if name in self._items:
+            raise ValueError(f"{self.kind} {name!r} is registered twice")
+        self._items[name] = item
+        return item
+
+    def get(self, name: str) -> T:
+        """Return the component called ``name``; a ``ValueError`` lists the valid names otherwise."""
+        if not isinstance(name, str):
+            raise TypeError(f"{self.kind} name must be a string, got {type(name).__name__}")
+        key = name.strip().lower()
+        if key not in self._items:
+            raise ValueError(f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._items)}")
+        return self._items[key]
+
+    def names(self) -> list[str]:
+        return list(self._items)
+
+    def items(self) -> list[tuple[str, T]]:
+        return list(self._items.items())
+
+    def filter(self, predicate: Callable[[T], bool]) -> list[T]:
+        return [item for item in self._items.values() if predicate(item)]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.strip().lower() in self._items
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(list(self._items.values()))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:  # pragma: no cover - cosmetic
+        return f"Registry({self.kind!r}, {self.names()!r})"
+
+
+def describe(item: Any) -> dict[str, Any]:
+    """Metadata of a registered component as plain JSON-able data (used by the CLI and the pages)."""
+    out: dict[str, Any] = {"name": item.name}
+    for key in ("kind", "display_name", "description", "paper"):
+        if hasattr(item, key):
+            out[key] = getattr(item, key)
+    params = getattr(item, "parameters", ())
+    out["parameters"] = [p.to_dict() for p in params]
+    return out
+
+
+MECHANISMS: Registry[Any] = Registry("mechanism")
+ESTIMATORS: Registry[Any] = Registry("estimator")
+METRICS: Registry[Any] = Registry("metric")
