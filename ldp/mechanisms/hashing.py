@@ -40,7 +40,7 @@ def next_prime(n: int) -> int:
 
 def residue_class_sizes(prime: int, g: int) -> np.ndarray:
     """m_y = #{r in [0, P): r mod g = y} for y in [0, g)."""
-    return np.bincount(np.arange(prime) % g, minlength=g)
+    return prime // g + (np.arange(g) < prime % g).astype(np.int64)
 
 
 def collision_probability(prime: int, g: int) -> float:

@@ -35,7 +35,11 @@ def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> f
     """p2 of the second GRR step on a domain of size k such that p*/q* = e^{ε1} exactly.
 
     With q2 = (1 − p2)/(k − 1), both p* and q* are affine in p2, so the condition is linear.
-    Equals the IBU paper's closed form (e^{ε∞+ε1} − 1)/(−k e^{ε1} + (k−1)e^{ε∞} + e^{ε1} + e^{ε∞+ε1} − 1).
+    For k = 2 this equals the IBU paper's closed form (e^{ε∞+ε1} − 1)/(−k e^{ε1} + (k−1)e^{ε∞} + e^{ε1}
+    + e^{ε∞+ε1} − 1). For k > 2 the paper's form solves (p1p2 + q1q2)/(p1q2 + q1p2) = e^{ε1}, which
+    leaves out the k − 2 paths through third values, so the exact chained channel would spend less
+    than ε1 (e.g. ln ratio 0.70 for ε∞ = 2, ε1 = 1, k = 10); we spend exactly ε1 (a documented
+    deviation, tested in tests/mechanisms/test_parameters.py).
     """
     e1 = math.exp(epsilon_1)
     other_p, other_q = (1 - p1) / (k - 1), (1 - q1) / (k - 1)

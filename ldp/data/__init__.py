@@ -1,0 +1,38 @@
+"""The data layer: loading tables, encoding a column into a finite domain, synthetic data and the
+bundled real samples."""
+
+from ldp.data.domain import (
+    EncodedColumn,
+    bin_labels,
+    bucketize,
+    domain_from_file,
+    encode_categorical,
+    encode_integer,
+    sample_counts,
+    sample_users,
+)
+from ldp.data.loaders import SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
+from ldp.data.samples import list_samples, load_sample
+from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
+
+__all__ = [
+    "SUPPORTED_EXTENSIONS",
+    "SYNTHETIC",
+    "EncodedColumn",
+    "bin_labels",
+    "bucketize",
+    "domain_from_file",
+    "encode_categorical",
+    "encode_integer",
+    "generate",
+    "generate_values",
+    "get_column",
+    "list_samples",
+    "load_sample",
+    "load_table",
+    "load_table_bytes",
+    "parse_spec",
+    "sample_counts",
+    "sample_users",
+    "true_distribution",
+]
