@@ -166,8 +166,8 @@ class LongitudinalUE(LongitudinalMixin, BitVectorMechanism):
 def _lue(name: str, first: str, second: str, label: str) -> type[LongitudinalUE]:
     doc = (f"{label}: {first.upper()}(ε∞) memoized, then {second.upper()} re-randomization of every bit "
            "so that one report is ε1-LDP.")
-    cls = type(name.replace("-", "_").upper(), (LongitudinalUE,), {
-        "name": name, "display_name": label, "first": first, "second": second, "__doc__": doc,
+    cls = type(name.replace("-", "").upper(), (LongitudinalUE,), {
+        "__module__": __name__, "name": name, "display_name": label, "first": first, "second": second, "__doc__": doc,
         "description": f"Longitudinal unary encoding: {first.upper()} memoized, {second.upper()} per report",
         "paper": IBU_PAPER + f", §3.2 ({label})",
     })

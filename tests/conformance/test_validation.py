@@ -79,3 +79,14 @@ def test_registry_has_every_required_mechanism():
     assert set(ldp.MECHANISMS.names()) == {
         "grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she",
         "l-grr", "l-sue", "l-oue", "l-soue", "l-osue", "l-blh", "l-olh"}
+
+
+def test_mechanisms_and_results_pickle(mechanism_name):
+    """Results are cached by the dashboard (st.cache_data pickles them)."""
+    import pickle
+
+    mech = build(mechanism_name, 1.0, 8)
+    assert pickle.loads(pickle.dumps(mech)) == mech
+    result = ldp.simulate(mech, np.full(8, 10), estimators=["mi"], seed=1)
+    again = pickle.loads(pickle.dumps(result))
+    np.testing.assert_array_equal(again.estimates["mi"], result.estimates["mi"])
