@@ -75,7 +75,8 @@ class EncodedColumn:
                 raise ValueError("only numerical columns have bin edges")
             edges = np.asarray(edges, dtype=np.float64).view()
             if edges.shape != (d + 1,):
-                raise ValueError(f"a numerical column with d={d} needs {d + 1} edges, got shape {edges.shape}")
+                raise ValueError(f"a numerical column with d={d} needs {d + 1} edges, "
+                                 f"got shape {edges.shape}")
             if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
                 raise ValueError("bin edges must be finite and strictly increasing")
             edges.flags.writeable = False
@@ -218,7 +219,8 @@ def _sorted_labels(kept: pd.Series) -> tuple[list[str], np.ndarray]:
 
 
 # --------------------------------------------------------------------------------------------- encoders
-def encode_categorical(series: Any, domain: Sequence[Any] | None = None, name: str | None = None) -> EncodedColumn:
+def encode_categorical(series: Any, domain: Sequence[Any] | None = None,
+                       name: str | None = None) -> EncodedColumn:
     """One code per distinct value (numbers sorted numerically, text lexicographically), or per
     entry of ``domain`` in its given order. Missing values are dropped and counted."""
     series = _as_series(series)
@@ -349,7 +351,8 @@ def bucketize(series: Any, buckets: int, value_range: tuple[float, float] | None
             raise ValueError(f"column {name!r} has no finite values")
         lo, hi = float(finite.min()), float(finite.max())
         if lo == hi:
-            raise ValueError(f"column {name!r} is constant ({_number_label(lo)}); give an explicit value range")
+            raise ValueError(f"column {name!r} is constant ({_number_label(lo)}); "
+                             "give an explicit value range")
     else:
         try:
             lo, hi = (float(v) for v in value_range)

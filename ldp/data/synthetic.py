@@ -10,9 +10,10 @@ Spec grammar::
 ``d`` is the domain size (default 100). ``zipf`` is categorical over ranks ``1..d``; the other
 families are numerical: a distribution truncated to a sensible range (or ``lo``/``hi`` where the
 family accepts them), cut into ``d`` equal-width bins whose real-unit edges are kept. ``poisson``
-uses one bin per integer ``0..d-1``. A mixture's range is the union of its components' ranges
-unless ``lo``/``hi`` are given; components without a weight share what the others leave (equally
-when none has one), and weights are normalised.
+uses one bin per integer ``0..d-1``. A mixture's range is the union of its components' default
+ranges unless ``lo``/``hi`` are given, and each component is truncated to that range (and to its
+own support or explicit ``lo``/``hi``); components without a weight share what the others leave
+(equally when none has one), and weights are normalised.
 
 :func:`true_distribution` gives the exact bin probabilities (CDF differences of the truncated
 distributions), so simulations can skip sampling; :func:`generate` draws ``n`` users from them,
@@ -38,17 +39,20 @@ MAX_D = 1_000_000
 
 #: name → (one-line description, default parameters); the registry a UI lists.
 SYNTHETIC: dict[str, tuple[str, dict[str, Any]]] = {
-    "zipf": ("Zipf power law over d categories: P(rank r) ∝ 1/r^s (exact, finite)", {"s": 1.5, "d": DEFAULT_D}),
+    "zipf": ("Zipf power law over d categories: P(rank r) ∝ 1/r^s (exact, finite)",
+             {"s": 1.5, "d": DEFAULT_D}),
     "uniform": ("Uniform on [lo, hi], cut into d bins", {"lo": 0.0, "hi": 1.0, "d": DEFAULT_D}),
     "gaussian": ("Normal(mu, sigma²) truncated to mu ± 4 sigma (or lo, hi), cut into d bins",
                  {"mu": 1000.0, "sigma": 10.0, "d": DEFAULT_D}),
     "exponential": ("Exponential with rate lam truncated to [0, 10/lam] (or lo, hi), cut into d bins",
                     {"lam": 1.0, "d": DEFAULT_D}),
-    "poisson": ("Poisson(lam) truncated to the integers 0..d-1, one bin per integer", {"lam": 5.0, "d": DEFAULT_D}),
+    "poisson": ("Poisson(lam) truncated to the integers 0..d-1, one bin per integer",
+                {"lam": 5.0, "d": DEFAULT_D}),
     "triangular": ("Triangular on [left, right] peaking at mode, cut into d bins",
                    {"left": 100.0, "mode": 4500.0, "right": 10000.0, "d": DEFAULT_D}),
     "beta": ("Beta(a, b) on [0, 1], cut into d bins", {"a": 5.0, "b": 2.0, "d": DEFAULT_D}),
-    "mixture": ("Weighted mixture of numerical families, e.g. mix:0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform; "
+    "mixture": ("Weighted mixture of numerical families, e.g. "
+                "mix:0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform; "
                 "range = union of the components' ranges (or lo, hi)", {"d": DEFAULT_D}),
 }
 
@@ -164,7 +168,9 @@ def _parse_components(text: str) -> list[tuple[float | None, str, dict[str, Any]
         pos += 1
 
 
-def _normalise_weights(terms: list[tuple[float | None, str, dict[str, Any]]]) -> list[tuple[float, str, dict]]:
+def _normalise_weights(
+    terms: list[tuple[float | None, str, dict[str, Any]]],
+) -> list[tuple[float, str, dict[str, Any]]]:
     given = [w for w, _, _ in terms if w is not None]
     missing = len(terms) - len(given)
     if missing == len(terms):
@@ -172,7 +178,8 @@ def _normalise_weights(terms: list[tuple[float | None, str, dict[str, Any]]]) ->
     elif missing:
         rest = 1.0 - sum(given)
         if rest <= 0:
-            raise ValueError("mixture weights without a value share 1 minus the given weights, which is not positive")
+            raise ValueError("mixture weights without a value share 1 minus the given weights, "
+                             "which is not positive")
         fill = rest / missing
     else:
         fill = 0.0
@@ -188,7 +195,8 @@ def _validate(family: str, p: dict[str, Any]) -> None:
 
     if "d" in p:
         d = p["d"]
-        need(isinstance(d, int) or (isinstance(d, float) and d.is_integer()), f"d must be an integer, got {d}")
+        integral = isinstance(d, int) or (isinstance(d, float) and d.is_integer())
+        need(integral, f"d must be an integer, got {d}")
         p["d"] = int(d)
         need(2 <= p["d"] <= MAX_D, f"d must lie in [2, {MAX_D}], got {p['d']}")
     if family == "zipf":
@@ -230,7 +238,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     settings = [p for p in pieces if _KEYVAL.match(p)]
     formulas = [p for p in pieces if p.strip() and not _KEYVAL.match(p)]
     if len(formulas) != 1:
-        raise ValueError("a mixture needs one formula such as mix:0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform")
+        raise ValueError("a mixture needs one formula, "
+                         "such as mix:0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform")
     params = _family_params("mixture", ",".join(settings))
     params["components"] = _normalise_weights(_parse_components(formulas[0].strip()))
     return family, params
@@ -239,29 +248,32 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 # --------------------------------------------------------------------------------------- distributions
 @dataclass(frozen=True)
 class _Component:
-    """A scipy distribution truncated to [lo, hi]."""
+    """A scipy distribution truncated to its support [lo, hi] (the family's support, or the range the
+    spec gives), with the window [wlo, whi] its bins span by default (e.g. mu ± 4 sigma)."""
 
     dist: Any
     discrete: bool
     lo: float
     hi: float
+    wlo: float
+    whi: float
 
-    def mass(self, a: np.ndarray, b: np.ndarray, closed_last: bool) -> np.ndarray:
-        """P(a_k <= X < b_k) within [lo, hi] (the last interval closed on the right if asked)."""
+    def mass(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """P(a_k <= X < b_k) for X truncated to [lo, hi]; the last interval is closed on the right."""
         a = np.clip(a, self.lo, self.hi)
         b = np.clip(b, self.lo, self.hi)
-        if self.discrete:  # P(X < x) = F(ceil(x) - 1); a closed right end x includes x: F(floor(x))
+        if self.discrete:  # P(X < x) = F(ceil(x) - 1); the closed right end x of the last bin: F(floor(x))
+            a_int = np.ceil(a) - 1
             b_int = np.ceil(b) - 1
-            if closed_last:
-                b_int[-1] = np.floor(b[-1])
-            a, b = np.ceil(a) - 1, np.maximum(b_int, np.ceil(a) - 1)
+            b_int[-1] = np.floor(b[-1])
+            a, b = a_int, np.maximum(b_int, a_int)
         upper = a > self.dist.median()  # use the survival function in the upper tail (precision)
         with np.errstate(invalid="ignore"):
             out = np.where(upper, self.dist.sf(a) - self.dist.sf(b), self.dist.cdf(b) - self.dist.cdf(a))
         return np.clip(np.nan_to_num(out), 0.0, None)
 
     def sample(self, lo: float, hi: float, n: int, rng: np.random.Generator) -> np.ndarray:
-        """``n`` draws truncated to [lo, hi] (a sub-range of the component's own), by inverse CDF."""
+        """``n`` draws truncated to [lo, hi] (inside the support), by inverse CDF."""
         if self.discrete:
             ks = np.arange(math.ceil(lo), math.floor(hi) + 1, dtype=np.float64)
             pmf = self.dist.pmf(ks)
@@ -275,24 +287,30 @@ class _Component:
 
 
 def _component(family: str, p: dict[str, Any], d: int | None = None) -> _Component:
+    """The truncated distribution of one family; ``d`` is given for a stand-alone Poisson (support
+    0..d-1, one bin per integer)."""
+    inf = math.inf
     if family == "uniform":
-        return _Component(stats.uniform(p["lo"], p["hi"] - p["lo"]), False, p["lo"], p["hi"])
+        lo, hi = p["lo"], p["hi"]
+        return _Component(stats.uniform(lo, hi - lo), False, lo, hi, lo, hi)
     if family == "gaussian":
-        lo, hi = p.get("lo", p["mu"] - 4 * p["sigma"]), p.get("hi", p["mu"] + 4 * p["sigma"])
-        return _Component(stats.norm(p["mu"], p["sigma"]), False, lo, hi)
+        lo, hi = p.get("lo", -inf), p.get("hi", inf)
+        wlo, whi = p.get("lo", p["mu"] - 4 * p["sigma"]), p.get("hi", p["mu"] + 4 * p["sigma"])
+        return _Component(stats.norm(p["mu"], p["sigma"]), False, lo, hi, wlo, whi)
     if family == "exponential":
-        lo, hi = p.get("lo", 0.0), p.get("hi", 10.0 / p["lam"])
-        return _Component(stats.expon(scale=1.0 / p["lam"]), False, lo, hi)
+        lo, hi = p.get("lo", 0.0), p.get("hi", inf)
+        return _Component(stats.expon(scale=1.0 / p["lam"]), False, lo, hi, lo, p.get("hi", 10.0 / p["lam"]))
     if family == "poisson":
         dist = stats.poisson(p["lam"])
-        top = d - 1 if d is not None else int(dist.isf(1e-6)) + 1
-        return _Component(dist, True, -0.5, top + 0.5)
+        if d is not None:
+            return _Component(dist, True, -0.5, d - 0.5, -0.5, d - 0.5)
+        return _Component(dist, True, -0.5, inf, -0.5, int(dist.isf(1e-6)) + 1.5)
     if family == "triangular":
         width = p["right"] - p["left"]
-        return _Component(stats.triang((p["mode"] - p["left"]) / width, loc=p["left"], scale=width), False,
-                          p["left"], p["right"])
+        dist = stats.triang((p["mode"] - p["left"]) / width, loc=p["left"], scale=width)
+        return _Component(dist, False, p["left"], p["right"], p["left"], p["right"])
     if family == "beta":
-        return _Component(stats.beta(p["a"], p["b"]), False, 0.0, 1.0)
+        return _Component(stats.beta(p["a"], p["b"]), False, 0.0, 1.0, 0.0, 1.0)
     raise ValueError(f"{family} is not a numerical family")  # pragma: no cover - guarded by the parser
 
 
@@ -321,8 +339,8 @@ def _plan(spec: str) -> _Plan:
         comps = [(w, _component(fam, p)) for w, fam, p in params["components"]]
     else:
         comps = [(1.0, _component(family, params, d))]
-    lo = params.get("lo", min(c.lo for _, c in comps))
-    hi = params.get("hi", max(c.hi for _, c in comps))
+    lo = params.get("lo", min(c.wlo for _, c in comps))
+    hi = params.get("hi", max(c.whi for _, c in comps))
     if not lo < hi:
         raise ValueError(f"{family}: need lo < hi, got {lo}, {hi}")
     edges = np.linspace(lo, hi, d + 1)
@@ -332,7 +350,7 @@ def _plan(spec: str) -> _Plan:
     parts = []
     for weight, comp in comps:
         c_lo, c_hi = max(lo, comp.lo), min(hi, comp.hi)
-        mass = comp.mass(edges[:-1], edges[1:], closed_last=True) if c_lo <= c_hi else np.zeros(d)
+        mass = comp.mass(edges[:-1], edges[1:]) if c_lo <= c_hi else np.zeros(d)
         total = mass.sum()
         if not total > 0:
             raise ValueError(f"{family}: a component has no probability mass inside [{lo:.6g}, {hi:.6g}]")

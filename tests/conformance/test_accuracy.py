@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import build
 
 import ldp
-from conftest import build
 
 D = 16
 N = 20_000

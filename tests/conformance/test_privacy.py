@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 import pytest
+from conftest import build, report_epsilon
 
 import ldp
-from conftest import build, report_epsilon
 
 EPSILONS = [0.3, 1.0, 2.5]
 TOL = 1e-9

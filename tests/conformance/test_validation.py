@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from conftest import build
 
 import ldp
-from conftest import build
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, math.nan, math.inf, -math.inf])

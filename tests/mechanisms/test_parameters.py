@@ -88,7 +88,7 @@ def test_the_theta_minimizes_variance():
         theta = the_optimal_theta(eps)
         assert 0.5 <= theta <= 1.0
 
-        def var(t):
+        def var(t, eps=eps):
             return ldp.get_mechanism("the", eps, 50, theta=t).approximate_variance(1)
         assert var(theta) <= min(var(t) for t in np.linspace(0.5, 0.999, 60)) + 1e-12
 
