@@ -207,12 +207,15 @@ def _sorted_labels(kept: pd.Series) -> tuple[list[str], np.ndarray]:
         arr = kept.to_numpy(dtype=np.float64)
     else:
         # Text (or mixed objects): compare the trimmed strings, so "1" and 1 or "a" and " a" coincide.
-        text = kept.astype("string").str.strip().to_numpy(dtype=object)
-        codes, uniques = pd.factorize(text, sort=False)
-        order = np.argsort(np.asarray(uniques, dtype=str), kind="stable")
+        # Factorize the raw text first, then trim and merge the (few) distinct values.
+        codes, uniques = pd.factorize(kept.astype("string"), sort=False)
+        trimmed = np.array([str(u).strip() for u in uniques], dtype=object)
+        merged_codes, merged = pd.factorize(trimmed, sort=False)
+        names = np.asarray(merged, dtype=object)
+        order = np.argsort(names.astype(str), kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        return [str(u) for u in np.asarray(uniques, dtype=object)[order]], rank[codes].astype(np.int64)
+        return [str(u) for u in names[order]], rank[merged_codes][codes].astype(np.int64)
     # Distinct numbers always get distinct labels (-0.0 and 0.0 are one value for np.unique).
     uniques, codes = np.unique(arr, return_inverse=True)
     return [_number_label(u) for u in uniques], np.asarray(codes, dtype=np.int64).ravel()
@@ -276,8 +279,10 @@ def encode_integer(series: Any, domain_size: int, name: str | None = None) -> En
     kept = series[~missing].reset_index(drop=True)
     if kept.empty:
         raise ValueError(f"column {name!r} has no non-missing values")
-    if pd.api.types.is_bool_dtype(kept.dtype) or pd.api.types.is_integer_dtype(kept.dtype):
-        values = kept.to_numpy(dtype=np.int64)
+    if pd.api.types.is_bool_dtype(kept.dtype):
+        numbers = kept.to_numpy(dtype=np.int64)
+    elif pd.api.types.is_integer_dtype(kept.dtype):
+        numbers = kept.to_numpy(dtype=getattr(kept.dtype, "numpy_dtype", kept.dtype))  # Int64 -> int64
     else:
         if pd.api.types.is_numeric_dtype(kept.dtype):
             numbers = kept.to_numpy(dtype=np.float64)
@@ -290,10 +295,10 @@ def encode_integer(series: Any, domain_size: int, name: str | None = None) -> En
             bad = ~(np.isfinite(numbers) & (numbers == np.floor(numbers)))
         if bad.any():
             raise _first_bad(kept, bad, name, "holds a value that is not an integer")
-        values = numbers.astype(np.int64)
-    out = (values < 0) | (values >= d)
+    out = (numbers < 0) | (numbers >= d)
     if out.any():
         raise _first_bad(kept, out, name, f"holds a value outside [0, {d})")
+    values = numbers.astype(np.int64)
     labels = [str(k) for k in range(d)]
     return EncodedColumn(values, labels, "categorical", None, name, int(missing.sum()), 0)
 

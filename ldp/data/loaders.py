@@ -66,9 +66,10 @@ def _sniff_separator(head: bytes) -> str:
     return ","
 
 
-def _read_csv(source: str | io.BytesIO, head: bytes, label: str) -> pd.DataFrame:
+def _read_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bool = False) -> pd.DataFrame:
     try:
-        return pd.read_csv(source, sep=_sniff_separator(head), encoding="utf-8-sig", low_memory=False)
+        return pd.read_csv(source, sep=_sniff_separator(head), encoding="utf-8-sig", low_memory=False,
+                           compression="gzip" if compressed else None)
     except pd.errors.EmptyDataError:
         raise ValueError(f"{label} is empty") from None
     except pd.errors.ParserError as exc:
@@ -138,7 +139,7 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     else:
         if compressed:
             head = _gz_head(head)
-        df = _read_csv(str(p), head, label)
+        df = _read_csv(str(p), head, label, compressed)
     return _check_shape(df, label)
 
 

