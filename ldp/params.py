@@ -52,7 +52,7 @@ class Param:
                 raise ValueError
             return self.type(text)
         except ValueError:
-            raise ValueError(f"parameter {self.name} expects a {self.type.__name__}, got {text!r}") from None
+            raise ValueError(f"parameter {self.name} expects type {self.type.__name__}, got {text!r}") from None
 
     def validate(self, value: Any, owner: str) -> Any:
         """Return ``value`` coerced to the declared type, or raise a one-line ``ValueError``/``TypeError``."""

@@ -67,8 +67,10 @@ def describe(item: Any) -> dict[str, Any]:
     for key in ("kind", "display_name", "description", "paper"):
         if hasattr(item, key):
             out[key] = getattr(item, key)
-    params = getattr(item, "parameters", ())
-    out["parameters"] = [p.to_dict() for p in params]
+    if hasattr(item, "parameters_info"):
+        out["parameters"] = item.parameters_info()
+    else:
+        out["parameters"] = [p.to_dict() for p in getattr(item, "parameters", ())]
     return out
 
 

@@ -108,16 +108,20 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def check_header(header: dict[str, Any], mechanism: Mechanism, label: str = "report file") -> None:
-    """``ValueError`` (one line) naming every field where ``header`` disagrees with ``mechanism``."""
+    """``ValueError`` (one line) naming every field where ``header`` disagrees with ``mechanism``.
+
+    Fields absent from the header (a hand-written one) are not checked; ``params``, when present, must
+    match all of the mechanism's resolved parameters.
+    """
     expected = report_header(mechanism)
     diffs: list[str] = []
     if header.get("mechanism") != expected["mechanism"]:
         diffs.append(f"mechanism {header.get('mechanism')!r} in the file, {expected['mechanism']!r} here")
     else:
         for key in ("epsilon", "epsilon_1", "d"):
-            if not _same(header.get(key), expected[key]):
-                diffs.append(f"{key} {header.get(key)!r} in the file, {expected[key]!r} here")
-        got = header.get("params") or {}
+            if key in header and not _same(header[key], expected[key]):
+                diffs.append(f"{key} {header[key]!r} in the file, {expected[key]!r} here")
+        got = header.get("params", expected["params"])
         if not isinstance(got, dict):
             raise ValueError(f"{label}: malformed ldp-reports header (params is not an object)")
         for key in sorted(set(got) | set(expected["params"])):
@@ -226,6 +230,9 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
                 reports = mechanism.parse_reports(itertools.chain(first, fh))
             except UnicodeDecodeError:
                 raise
+            except OverflowError:  # an integer beyond int64 in a line (Mechanism.parse_reports)
+                raise ValueError(f"{label}: a report entry is out of range (too large) — is this a report file "
+                                 "of another mechanism or domain?") from None
             except (ValueError, TypeError) as exc:
                 msg = _one_line(exc)
                 if "holds no reports" in msg:

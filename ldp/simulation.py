@@ -71,7 +71,7 @@ class SimulationResult:
             "parameters": {k: v for k, v in self.mechanism.params.items() if k != "epsilon_1"},
             "users": self.n,
             "engine": self.engine,
-            "seed": self.seed,
+            "seed": self.seed if isinstance(self.seed, (int, type(None))) else None,
             "domain": list(labels) if labels is not None else [str(v) for v in range(d)],
             "true": self.true_frequencies.tolist(),
             "theoretical_variance": self.theoretical_variance,

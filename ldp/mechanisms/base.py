@@ -269,7 +269,10 @@ class Mechanism(ABC):
         if len(widths) != 1:
             raise ValueError(f"{self.name}: reports have different lengths {sorted(widths)[:4]}; "
                              f"expected {self.report_format}")
-        arr = np.asarray(rows, dtype=np.int64)
+        try:
+            arr = np.asarray(rows, dtype=np.int64)
+        except OverflowError:
+            raise ValueError(f"{self.name}: report entries out of range") from None
         if arr.shape[1] == 1 and self._scalar_reports():
             arr = arr[:, 0]
         return self.validate_reports(arr)

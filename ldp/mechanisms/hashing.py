@@ -196,8 +196,9 @@ class BLH(LocalHashing):
     display_name = "BLH"
     description = "Binary local hashing: hash the value to one bit with a random hash, then randomized response"
     paper = IBU_PAPER + ", §3.1 (LH, g = 2)"
-    extra_parameters = (Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
-                              low=3, optional=True),)
+    extra_parameters = (Param("g", int, "hash range (always 2 for BLH)", default=2, choices=(2,)),
+                        Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
+                              low=3, optional=True))
 
     def _default_g(self) -> int:
         return 2

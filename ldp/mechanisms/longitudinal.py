@@ -154,10 +154,17 @@ class LongitudinalUE(LongitudinalMixin, BitVectorMechanism):
         return (self.p1 * self.p2 + (1 - self.p1) * self.q2, self.q1 * self.p2 + (1 - self.q1) * self.q2)
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        m = values.shape[0]
-        memoized = bernoulli(rng, self.q1, (m, self.d))
-        memoized[np.arange(m), values] = bernoulli(rng, self.p1, m)
-        return bernoulli_select(rng, memoized, self.p2, self.q2)
+        # Both steps run for every user, a block of users at a time so that the memoized bits of a block
+        # are still in cache when they are re-randomized (and the full memoized matrix is never built).
+        m, d = values.shape[0], self.d
+        reports = np.empty((m, d), dtype=bool)
+        rows = max(1, (1 << 18) // d)
+        for start in range(0, m, rows):
+            stop = min(m, start + rows)
+            memoized = bernoulli(rng, self.q1, (stop - start, d))  # first step B1 ~ UE(p1, q1), memoized
+            memoized[np.arange(stop - start), values[start:stop]] = bernoulli(rng, self.p1, stop - start)
+            reports[start:stop] = bernoulli_select(rng, memoized, self.p2, self.q2)  # the report: B1 re-drawn
+        return reports
 
     def first_step_privacy_loss(self) -> float:
         return math.log(ue_ratio(self.p1, self.q1))
@@ -216,8 +223,9 @@ class LBLH(LongitudinalLH):
     display_name = "L-BLH"
     description = "Longitudinal binary local hashing: hash to one bit, then L-GRR on it"
     paper = IBU_PAPER + ", §3.2 (L-LH, g = 2)"
-    extra_parameters = (Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
-                              low=3, optional=True),)
+    extra_parameters = (Param("g", int, "hash range (always 2 for L-BLH)", default=2, choices=(2,)),
+                        Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
+                              low=3, optional=True))
 
     def _setup(self) -> None:
         self._params["g"] = 2

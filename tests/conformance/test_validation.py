@@ -90,3 +90,13 @@ def test_mechanisms_and_results_pickle(mechanism_name):
     result = ldp.simulate(mech, np.full(8, 10), estimators=["mi"], seed=1)
     again = pickle.loads(pickle.dumps(result))
     np.testing.assert_array_equal(again.estimates["mi"], result.estimates["mi"])
+
+
+def test_resolved_parameters_rebuild_the_same_mechanism(mechanism_name):
+    mech = build(mechanism_name, 1.0, 8)
+    assert ldp.get_mechanism(mechanism_name, 1.0, 8, **mech.params) == mech
+
+
+def test_oversized_report_entries_are_a_value_error():
+    with pytest.raises(ValueError, match="out of range"):
+        build("grr", 1.0, 8).parse_reports(["99999999999999999999"])
