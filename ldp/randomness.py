@@ -88,22 +88,48 @@ def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | 
     ``B > k``, and on the tie ``B == k`` (probability 1/256) it is 1 with probability ``256 p - k``
     (a float64 uniform). The total probability is ``k/256 + (256p - k)/256 = p`` exactly (to float64
     resolution), at about a quarter of the cost of drawing float64 uniforms.
+
+    The bytes are the two halves of uniform 16-bit integers (``rng.integers(0, 2**16, dtype=uint16)``,
+    each byte of a uniform 16-bit word is uniform and the two are independent), drawn and compared
+    block by block so that the temporaries stay in cache; all ties are resolved with one final
+    ``rng.random`` call.
     """
     p_arr = np.asarray(p, dtype=np.float64)
     if np.any((p_arr < 0) | (p_arr > 1)):
         raise ValueError("Bernoulli probability must lie in [0, 1]")
+    block = 1 << 18  # draws per block: the temporaries stay small and in cache
+
+    if p_arr.ndim == 0:
+        scaled = float(p_arr) * 256.0
+        k = int(scaled)  # floor: scaled >= 0
+        frac = scaled - k  # exact
+        out = np.empty(size, dtype=bool)
+        flat = out.reshape(-1)  # a view of the fresh contiguous array
+        if k >= 256 or (k == 0 and frac == 0.0):  # p = 1 or p = 0: nothing random to draw
+            flat.fill(k >= 256)
+            return out
+        kb = np.uint8(k)
+        ties = []
+        n = flat.size
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            byte = rng.integers(0, 1 << 16, size=(stop - start + 1) // 2, dtype=np.uint16).view(np.uint8)
+            byte = byte[: stop - start]
+            np.less(byte, kb, out=flat[start:stop])
+            if frac > 0.0:  # with frac = 0 a tie is a 0, as B == k is not < k
+                hit = np.flatnonzero(byte == kb)
+                if hit.size:
+                    ties.append(hit + start)
+        if ties:
+            idx = np.concatenate(ties)
+            flat[idx] = rng.random(idx.size) < frac
+        return out
+
     scaled = p_arr * 256.0
     k = np.floor(scaled)
     frac = scaled - k
     k = np.minimum(k, 256.0)
     byte = rng.integers(0, 256, size=size, dtype=np.uint8)
-    if p_arr.ndim == 0:
-        bits = byte < k if k < 256 else np.ones(byte.shape, dtype=bool)
-        tie = byte == k if k < 256 else np.zeros(byte.shape, dtype=bool)
-        tie_idx = np.flatnonzero(tie)
-        if tie_idx.size:
-            bits.flat[tie_idx] = rng.random(tie_idx.size) < float(frac)
-        return bits
     k_b = np.broadcast_to(k, byte.shape)
     frac_b = np.broadcast_to(frac, byte.shape)
     bits = byte < k_b
@@ -115,17 +141,43 @@ def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | 
 
 def bernoulli_select(rng: RandomSource, condition: np.ndarray, p_true: float, p_false: float) -> np.ndarray:
     """Bernoulli draws with probability ``p_true`` where ``condition`` holds and ``p_false`` elsewhere
-    (same byte-threshold construction as :func:`bernoulli`, one byte per draw)."""
+    (same byte-threshold construction as :func:`bernoulli`, one byte per draw).
+
+    Per block the threshold byte is ``k_false + condition * (k_true - k_false)`` in wrapping uint8
+    arithmetic (two cheap passes instead of a ``where``), then one comparison and one tie check.
+    """
     cond = np.asarray(condition, dtype=bool)
     scaled = np.array([p_false * 256.0, p_true * 256.0])
     if np.any((scaled < 0) | (scaled > 256)):
         raise ValueError("Bernoulli probability must lie in [0, 1]")
     k = np.floor(scaled)
     frac = scaled - k
-    byte = rng.integers(0, 256, size=cond.shape, dtype=np.uint8)
-    threshold = np.where(cond, np.uint16(k[1]), np.uint16(k[0]))
-    bits = byte < threshold
-    tie_idx = np.flatnonzero(byte == threshold)
-    if tie_idx.size:
-        bits.flat[tie_idx] = rng.random(tie_idx.size) < frac[cond.flat[tie_idx].astype(np.int64)]
-    return bits
+    out = np.empty(cond.shape, dtype=bool)
+    flat = out.reshape(-1)
+    cflat = cond.reshape(-1)
+    n = flat.size
+    if k.max() >= 256:  # a probability of 1 does not fit a uint8 threshold: two plain passes
+        flat[:] = bernoulli(rng, float(p_false), n)
+        idx = np.flatnonzero(cflat)
+        flat[idx] = bernoulli(rng, float(p_true), idx.size)
+        return out
+    k0 = np.uint8(k[0])
+    step = np.uint8((int(k[1]) - int(k[0])) % 256)
+    any_frac = bool(frac.max() > 0.0)
+    block = 1 << 18
+    ties = []
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        byte = rng.integers(0, 1 << 16, size=(stop - start + 1) // 2, dtype=np.uint16).view(np.uint8)
+        byte = byte[: stop - start]
+        threshold = np.multiply(cflat[start:stop].view(np.uint8), step)
+        np.add(threshold, k0, out=threshold)  # k1 where the condition holds (mod 256 arithmetic), k0 elsewhere
+        np.less(byte, threshold, out=flat[start:stop])
+        if any_frac:
+            hit = np.flatnonzero(byte == threshold)
+            if hit.size:
+                ties.append(hit + start)
+    if ties:
+        idx = np.concatenate(ties)
+        flat[idx] = rng.random(idx.size) < frac[cflat[idx].astype(np.int64)]
+    return out

@@ -254,10 +254,29 @@ class SHE(Mechanism):
         return 2 * self.d  # float32 noise plus temporaries
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        m = values.shape[0]
-        # Laplace by inversion: u uniform in (−½, ½), x = −b sgn(u) ln(1 − 2|u|).
-        u = rng.random((m, self.d)) - 0.5
-        noise = (-self.scale * np.sign(u) * np.log1p(-2.0 * np.abs(u))).astype(np.float32)
+        # Laplace by inversion, in float64: with u uniform on the grid k·2^-53 of [0, 1),
+        # v = u − (½ − 2^-54) is exact and symmetric about 0 on (−½, ½) (odd multiples of 2^-54), so
+        # c = 1 − 2|v| is exact and uniform on (0, 1) (odd multiples of 2^-53; never 0) and
+        # x = −b sgn(v) ln(c) is Laplace(b): |x|/b = −ln(c) is Exp(1), the sign is independent.
+        # A block of users at a time, in place, so that the float64 temporaries stay in cache; the
+        # report is the float32 rounding of x.
+        m, d = values.shape[0], self.d
+        noise = np.empty((m, d), dtype=np.float32)
+        sign_bit = np.uint64(1 << 63)
+        rows = max(1, (1 << 16) // d)
+        for start in range(0, m, rows):
+            stop = min(m, start + rows)
+            v = rng.random((stop - start, d))
+            np.subtract(v, 0.5 - 2.0**-54, out=v)
+            c = np.abs(v)
+            np.multiply(c, -2.0, out=c)
+            np.add(c, 1.0, out=c)  # c = 1 − 2|v|
+            np.log(c, out=c)
+            np.multiply(c, -self.scale, out=c)  # |x| = −b ln(c) > 0
+            bits = v.view(np.uint64)
+            np.bitwise_and(bits, sign_bit, out=bits)
+            np.bitwise_xor(c.view(np.uint64), bits, out=c.view(np.uint64))  # x = sgn(v)·|x|
+            noise[start:stop] = c
         noise[np.arange(m), values] += 1.0
         return noise
 
@@ -313,25 +332,87 @@ def ss_default_omega(epsilon: float, d: int) -> int:
     return max(1, int(math.floor(d / (math.exp(epsilon) + 1))))
 
 
-def sample_subsets(universe: int, size: int, m: int, rng: RandomSource) -> np.ndarray:
-    """m independent uniform size-subsets of [0, universe), as a sorted (m, size) array.
+def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclude: np.ndarray | None = None,
+                   include: np.ndarray | None = None) -> np.ndarray:
+    """m independent uniform size-subsets of [0, universe), as a sorted (m, size) int64 array.
 
-    Floyd's algorithm vectorized over users: for j = N−s … N−1 draw t in [0, j]; take j if t is
-    already chosen, else t. Each iteration is one numpy pass over the users; when size > N/2 the
-    complement is sampled instead.
+    With ``exclude`` (one value per row) row i is a uniform subset of [0, universe) ∖ {exclude[i]}; with
+    ``include`` as well (one bool per row), the rows where it holds are {exclude[i]} plus a uniform
+    (size − 1)-subset of the other values instead (subset selection's report).
+
+    Method (exact): every free cell of an (m, universe) bit matrix is set independently with the same
+    probability, so a row's set S is exchangeable — given |S| = K it is a uniform K-subset. A row with
+    K above its target t then clears K − t of its set cells and a row below sets t − K of its free cells,
+    chosen uniformly without replacement; by symmetry the result is a uniform t-subset for every K.
+    The uniform choice is sequential rejection sampling, vectorized over rows in a few rounds: a row
+    draws uniform candidate cells and takes, in order, those still in its source set (set cells to
+    clear or free cells to set) until it has enough. A round evaluates its candidates against the
+    state before the round, so the first ``need`` acceptable candidates of a row may repeat a cell;
+    repeats count once and the row's remaining candidates are discarded (unused i.i.d. draws after a
+    stopping time), which leaves each accepted cell uniform over the cells still available, exactly
+    as one-at-a-time sampling. Reading each row's set bits in order gives sorted subsets.
     """
-    if size == 0:
-        return np.empty((m, 0), dtype=np.int64)
-    take = min(size, universe - size)
-    chosen = np.zeros((m, universe), dtype=bool)
+    m, universe, size = int(m), int(universe), int(size)
+    free = universe - (exclude is not None)
+    if include is not None and exclude is None:
+        raise ValueError("include needs exclude")
+    target = np.full(m, size, dtype=np.int64)
+    if include is not None:
+        target -= np.asarray(include, dtype=bool)
+    if size < 0 or np.any(target > free) or np.any(target < 0):
+        raise ValueError(f"cannot draw {size} distinct values out of {free}")
+    if size == 0 or m == 0:
+        return np.empty((m, size), dtype=np.int64)
     rows = np.arange(m)
-    for j in range(universe - take, universe):
-        t = rng.integers(0, j + 1, size=m)
-        t = np.where(chosen[rows, t], j, t)
-        chosen[rows, t] = True
-    if take != size:
-        chosen = ~chosen
-    return np.nonzero(chosen)[1].reshape(m, size)
+    # Any common probability works; a multiple of 1/256 near the mean target needs no tie-breaking.
+    rate = min(256, round(256 * float(target.mean()) / free)) / 256 if free else 0.0
+    chosen = bernoulli(rng, rate, (m, universe))
+    if exclude is not None:
+        exclude = np.asarray(exclude, dtype=np.int64)
+        chosen[rows, exclude] = False
+    count = np.add.reduce(chosen.view(np.uint8), axis=1, dtype=np.uint16 if universe < 2**16 else np.int64)
+    count = count.astype(np.int64)
+    flat = chosen.reshape(-1)
+    marks = flat.view(np.uint8)
+    if exclude is not None:
+        marks[rows * universe + exclude] = 2  # the excluded cells match neither a set nor a free cell
+    itype = np.int32 if m * universe < 2**31 else np.int64
+    active = np.flatnonzero(count != target)
+    while active.size:
+        gap = count[active] - target[active]
+        clear = gap > 0  # these rows clear set cells; the others set free cells
+        need = np.minimum(np.abs(gap), 250)  # ≤ 250 per round: the repeat marks below fit in a byte
+        source = np.where(clear, count[active], free - count[active])
+        expect = need * (universe / source)  # candidates needed on average
+        per_row = np.ceil(expect + np.sqrt(expect) + 2.0).astype(itype)
+        owner = np.repeat(np.arange(active.size, dtype=itype), per_row)
+        cell = rng.integers(0, universe, size=owner.size, dtype=itype)
+        cell += np.repeat((active * universe).astype(itype), per_row)
+        ok = marks[cell] == clear.view(np.uint8)[owner]
+        # the first `need` acceptable candidates of each row, in draw order
+        seen = np.cumsum(ok, dtype=itype)
+        ends = np.cumsum(per_row)
+        before = np.concatenate((np.zeros(1, itype), seen))[ends - per_row]
+        taken = np.flatnonzero(ok & (seen <= np.repeat(before + need.astype(itype), per_row)))
+        cell, owner = cell[taken], owner[taken]
+        # a cell taken twice by a row counts once: give the takes of a row distinct marks (2..251),
+        # write them all, and keep one taker per cell (the one whose mark survived)
+        mark = (seen[taken] - before[owner] + 1).astype(np.uint8)
+        marks[cell] = mark
+        distinct = marks[cell] == mark
+        marks[cell] = clear.view(np.uint8)[owner] ^ np.uint8(1)
+        done = np.bincount(owner[distinct], minlength=active.size)
+        count[active] += np.where(clear, -done, done)
+        active = active[count[active] != target[active]]
+    if exclude is not None:
+        chosen[rows, exclude] = False if include is None else include
+    out = np.empty((m, size), dtype=np.int64)
+    block = max(1, (1 << 18) // universe)
+    for start in range(0, m, block):
+        stop = min(m, start + block)
+        pos = np.flatnonzero(chosen[start:stop]).reshape(stop - start, size)
+        np.subtract(pos, (np.arange(stop - start) * universe)[:, None], out=out[start:stop])
+    return out
 
 
 @MECHANISMS.register
@@ -370,16 +451,11 @@ class SS(Mechanism):
         return self.d
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        m, w = values.shape[0], self.omega
-        others = sample_subsets(self.d - 1, w, m, rng)  # uniform ω-subsets of D \ {v}, relabelled below
-        others = others + (others >= values[:, None])
-        include = bernoulli(rng, self.p_star, m)
-        idx = np.flatnonzero(include)
-        if idx.size:
-            # Dropping a uniformly chosen element of a uniform ω-subset leaves a uniform (ω−1)-subset.
-            drop = rng.integers(0, w, size=idx.size)
-            others[idx, drop] = values[idx]
-        return np.sort(others, axis=1)
+        # A uniform ω-subset of D ∖ {v}; with probability p* a uniformly chosen element is replaced by v.
+        # Dropping a uniformly chosen element of a uniform ω-subset leaves a uniform (ω−1)-subset, so
+        # those users report v plus a uniform (ω−1)-subset of D ∖ {v}: sample_subsets draws that directly.
+        include = bernoulli(rng, self.p_star, values.shape[0])
+        return sample_subsets(self.d, self.omega, values.shape[0], rng, exclude=values, include=include)
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.omega:

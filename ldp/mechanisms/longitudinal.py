@@ -158,11 +158,12 @@ class LongitudinalUE(LongitudinalMixin, BitVectorMechanism):
         # are still in cache when they are re-randomized (and the full memoized matrix is never built).
         m, d = values.shape[0], self.d
         reports = np.empty((m, d), dtype=bool)
+        own = bernoulli(rng, self.p1, m)  # first step, the user's own bit
         rows = max(1, (1 << 18) // d)
         for start in range(0, m, rows):
             stop = min(m, start + rows)
             memoized = bernoulli(rng, self.q1, (stop - start, d))  # first step B1 ~ UE(p1, q1), memoized
-            memoized[np.arange(stop - start), values[start:stop]] = bernoulli(rng, self.p1, stop - start)
+            memoized[np.arange(stop - start), values[start:stop]] = own[start:stop]
             reports[start:stop] = bernoulli_select(rng, memoized, self.p2, self.q2)  # the report: B1 re-drawn
         return reports
 
