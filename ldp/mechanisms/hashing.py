@@ -130,8 +130,9 @@ class LocalHashing(Mechanism):
         if prime < self.d or next_prime(prime) != prime or prime >= 2**31:
             raise ValueError(f"{self.name}: prime must be a prime in [d, 2^31), got {prime}")
 
-    def _default_g(self) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def _default_g(self) -> int:
+        """g when not given: 2 (binary hashing); OLH and L-OLH derive it from ε."""
+        return 2
 
     def _hashed_probabilities(self) -> tuple[float, float]:
         """(keep, other) probabilities of the randomizer on the hashed domain [g]."""
@@ -200,12 +201,6 @@ class BLH(LocalHashing):
                         Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
                               low=3, optional=True))
 
-    def _default_g(self) -> int:
-        return 2
-
-    def _setup(self) -> None:
-        self._params["g"] = 2
-        super()._setup()
 
 
 @MECHANISMS.register

@@ -228,10 +228,6 @@ class LBLH(LongitudinalLH):
                         Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
                               low=3, optional=True))
 
-    def _setup(self) -> None:
-        self._params["g"] = 2
-        super()._setup()
-
 
 @MECHANISMS.register
 class LOLH(LongitudinalLH):
