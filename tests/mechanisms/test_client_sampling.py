@@ -7,15 +7,15 @@ longitudinal UE chains (memoized bits, then re-randomized).
 Tolerances come from theory, never from tuning:
 
 - a frequency of n Bernoulli(p) draws must lie within 5 standard deviations, 5·sqrt(p(1−p)/n), of p
-  (a correct sampler fails with probability below 6e-7 per check);
+  (a correct sampler fails with probability about 6e-7 per check, normal approximation);
 - Pearson chi-square statistics against the exact channel must stay below the chi-square quantile
   of upper tail 1e-6 for their degrees of freedom;
 - Kolmogorov–Smirnov tests must have p-value above 1e-6.
 
 The seeds are fixed, so the tests are deterministic; the bounds say how unlikely a failure would be
-for an exact sampler. Each bound is far tighter than the error a broken step would cause (e.g. a
-tie refinement that always answered 0 or 1 would move a probability by up to 1/256 ≈ 0.0039, tens of
-standard deviations here).
+for an exact sampler. The sample sizes make the bounds tighter than the error of a broken step (e.g. a
+tie refinement that always answered 0 would move bernoulli(1.5/256) by 0.5/256 ≈ 0.002, about 50
+standard deviations with 2^22 draws, and bernoulli(0.3 + 1e-4) by 0.0032, about 14).
 """
 
 from __future__ import annotations
