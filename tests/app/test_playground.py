@@ -1,0 +1,151 @@
+"""AppTest: the Playground page renders with defaults and after changing each main widget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGE = "pages/playground.py"
+KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox")
+
+
+def _page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    return at
+
+
+def _widget(at: AppTest, key: str):
+    return next(w for kind in KINDS for w in getattr(at, kind) if w.key == key)
+
+
+def _set(at: AppTest, **changes) -> AppTest:
+    for key, value in changes.items():
+        _widget(at, key).set_value(value)
+        at.run()
+        assert not at.exception, f"{key}={value!r}: {at.exception}"
+    return at
+
+
+def _assert_results(at: AppTest) -> None:
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) == 2
+    assert len(at.dataframe) >= 1  # the metrics table (plus the plotted-values tables)
+    assert any("typically off by" in m.value for m in at.markdown)
+    assert len(at.metric) == 3
+
+
+@pytest.fixture(scope="module")
+def shared() -> AppTest:
+    """One session walked through several widget changes (each step checked), to keep the file fast."""
+    return _page()
+
+
+def test_defaults_render_charts_metrics_readout_and_privacy(shared):
+    at = shared
+    _assert_results(at)
+    readout = next(m.value for m in at.markdown if "typically off by" in m.value)
+    assert "10^6 users" in readout and "ε = 1" in readout and "OUE" in readout
+    labels = [m.label for m in at.metric]
+    assert any("e^ε" in label for label in labels) and any("attacker" in label.lower() for label in labels)
+    assert any(m.value == "2.72×" for m in at.metric)
+    assert len(at.get("download_button")) == 2
+    assert at.query_params.get("eps") is not None  # main keys mirrored into the URL
+
+
+@pytest.mark.parametrize("changes", [
+    {"eps": 0.3},
+    {"mech": "grr"},
+    {"mech": "olh"},
+    {"mech": "l-oue", "mech_eps1": 0.3},
+    {"est": ["norm-sub"]},
+    {"users": 5000},
+    {"whole": True},
+    {"whole": False, "engine": "exact", "users": 20_000},
+    {"engine": "fast", "users": 1_000_000},
+    {"conf": 0.99},
+    {"topk_only": True, "topk": 5},
+    {"sort_freq": True},
+    {"seed": 7},
+])
+def test_changes_rerun_without_exception(shared, changes):
+    at = _set(shared, **changes)
+    _assert_results(at)
+
+
+def test_longitudinal_explains_eps_inf_and_eps1(shared):
+    at = _set(shared, mech="l-sue")
+    _assert_results(at)
+    assert _widget(at, "mech_eps1") is not None
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "ε∞" in text and "ε1" in text
+
+
+def test_she_says_attack_not_computed(shared):
+    at = _set(shared, mech="she")
+    _assert_results(at)
+    assert any(m.value == "not computed" for m in at.metric)
+    assert any("not computed for SHE" in m.value for m in at.markdown)
+
+
+def test_synthetic_source_disables_whole_dataset():
+    at = _page()
+    _set(at, data_source="Synthetic")
+    _assert_results(at)
+    assert _widget(at, "whole").disabled
+    _set(at, data_d=64)
+    _assert_results(at)
+
+
+def test_numerical_sample_column_with_bins_and_range():
+    at = _page()
+    _set(at, data_column="dep_time_hours", data_bins=24)
+    _assert_results(at)
+    assert any("Wasserstein (hours)" in df.value.columns for df in at.dataframe)
+    _set(at, data_lo=5.0, data_hi=22.0)
+    _assert_results(at)
+    # an empty range (to ≤ from) is a friendly error, not an exception
+    _set(at, data_hi=5.0)
+    assert not at.exception
+    assert any("range" in e.value for e in at.error)
+
+
+def test_no_estimator_is_a_friendly_error():
+    at = _page()
+    _set(at, est=[])
+    assert not at.exception
+    assert any("at least one estimator" in e.value for e in at.error)
+
+
+def test_absurd_exact_run_is_blocked():
+    at = _page()
+    _set(at, users=10**9)
+    _set(at, engine="exact")
+    assert not at.exception
+    assert any("fast engine" in e.value for e in at.error)
+    assert not at.get("plotly_chart")
+
+
+def test_url_restores_epsilon():
+    at = _page({"eps": "0.5", "mech": '"grr"'})
+    _assert_results(at)
+    assert _widget(at, "eps").value == 0.5
+    assert _widget(at, "mech").value == "grr"
+    assert any("ε = 0.5" in m.value for m in at.markdown)
+
+
+def test_upload_source_without_file_asks_for_one():
+    at = _page()
+    _set(at, data_source="Upload")
+    assert not at.exception
+    assert any("Upload a file" in i.value for i in at.info)
