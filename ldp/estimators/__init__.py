@@ -1,6 +1,9 @@
 """Estimators and post-processors; importing this package registers them in ``ESTIMATORS``."""
 
-from ldp.estimators import consistency  # noqa: F401  (registration)
+from ldp.estimators import (
+    consistency,  # noqa: F401  (registration)
+    wiener,  # noqa: F401  (registration)
+)
 from ldp.estimators.base import Estimator
 from ldp.estimators.consistency import norm_sub
 from ldp.mechanisms.base import Mechanism

@@ -1,0 +1,376 @@
+"""Wiener deconvolution post-processors for pure LDP frequency oracles (convolution framework).
+
+Paper: Fang, Chen, Liu, Gao — "Locally Differentially Private Frequency Estimation Based on
+Convolution Framework" (equation numbers below are the paper's).
+
+Model (§III, Theorem 1, Eq. (7)): for a pure mechanism the normalised support counts g = C/n are a
+circular convolution of the true frequencies with the transfer vector h = [p*, q*, …, q*] plus noise,
+g = f ∗ h + n, i.e. G = F·H + N in the Fourier domain (Eq. (15)), with H_0 = p* + (d−1)q* and
+H_k = p* − q* for k ≠ 0. Matrix inversion (Eq. (1)) is the inverse filter G/H (up to the k = 0 term);
+the Wiener filter W = H*/(|H|² + P_n/P_f) (Eq. (16)) trades deconvolution against noise.
+
+Pipeline of every Wiener estimator here (exactly):
+
+1. f̂ = mechanism.estimate(counts, n) — the unbiased matrix-inversion (MI) estimate, Eq. (1);
+2. g = q* + (p* − q*)·f̂ — Eq. (1) inverted (Eq. (10)); this is C/n exactly;
+3. G = rfft(g); H as above (the FFT of h, computed in closed form);
+4. P̃_n from Theorem 3 (Eqs. (19)–(20)) with P_0 = 0 when every report supports a fixed number of
+   values (the paper's KRR exception, see :func:`noise_power_spectrum`);
+5. P̃_f from the chosen algorithm (DW: |G/H|²; IIW: Algorithm 1; IIW-G: Algorithm 1 started at |G|²);
+6. F̃ = W·G (Eq. (17)), f̃ = irfft(F̃) (Eq. (18)).
+
+Outputs are not clipped or renormalised (``consistent = False``): combine with Norm-Sub if a
+distribution is needed (the paper, §V.A, notes the consistency post-processors can be stacked on top).
+
+Also here, for §V.E (distinguishing true counts from noise): :func:`threshold_detection` (true and
+false positives at a threshold) and :func:`significance_threshold` (Eq. (6)).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+from ldp.estimators.base import Estimator
+from ldp.mechanisms.base import Mechanism
+from ldp.params import Param
+from ldp.registry import ESTIMATORS
+
+__all__ = [
+    "Detection", "amrp", "direct_wiener", "has_fixed_support", "iterative_wiener", "mechanism_noise_power_spectrum",
+    "noise_power_spectrum", "random_permutations", "significance_threshold", "smooth_121", "threshold_detection",
+    "transfer_spectrum", "wiener_filter",
+]
+
+WIENER_PAPER = ("Fang, Chen, Liu, Gao — Locally Differentially Private Frequency Estimation Based on "
+                "Convolution Framework")
+
+#: Mechanism families whose every report supports the same number of values (GRR and L-GRR: one,
+#: SS: ω), so Σ_v C(v) is deterministic, N_0 = 0 and the noise spectrum has P_0 = 0.
+FIXED_SUPPORT_FAMILIES = frozenset({"grr", "ss"})
+
+
+# ---------------------------------------------------------------------------------------- spectra
+def transfer_spectrum(p_star: float, q_star: float, d: int) -> np.ndarray:
+    """rfft of the transfer vector h = [p*, q*, …, q*] (Theorem 1), in closed form (length d//2 + 1).
+
+    H_0 = p* + (d − 1) q* and H_k = p* − q* for k ≠ 0; H is real and positive for a pure mechanism.
+    """
+    h = np.full(d // 2 + 1, float(p_star) - float(q_star))
+    h[0] = float(p_star) + (d - 1) * float(q_star)
+    return h
+
+
+def noise_power_spectrum(p_star: float, q_star: float, n: int, d: int, *, zero_dc: bool = False) -> np.ndarray:
+    """Expected power spectrum E|FFT(n)|² of the additive noise n = g − f ∗ h (Theorem 3), length d.
+
+    Eq. (20): every entry equals Σ_i σ_i² = [d q*(1 − q*) + (p* − q*)(1 − p* − q*)] / n, the sum of the
+    per-value variances of Eq. (9) with Σ f = 1 (independent noise, so the spectrum is flat, Eq. (19)).
+
+    ``zero_dc=True`` sets P_0 = 0: the paper's exception for KRR (GRR), where every report supports
+    exactly one value, so Σ_i g_i = 1 is deterministic and N_0 = Σ_i n_i = 0. The same holds for any
+    mechanism whose reports support a fixed number of values (SS). For k ≠ 0 such mechanisms have
+    slightly negatively correlated counts, and the exact value is a little below Eq. (20) (for GRR it
+    is (1 − (p* − q*)²)/n, about 0.1 % lower at d = 1024); like the paper we keep Eq. (20).
+
+    The spectrum of the noise of the MI estimate, f̂ − f = n/(p* − q*) (Eq. (11)), is this divided by
+    (p* − q*)².
+    """
+    total = (d * q_star * (1.0 - q_star) + (p_star - q_star) * (1.0 - p_star - q_star)) / n
+    out = np.full(d, total)
+    if zero_dc:
+        out[0] = 0.0
+    return out
+
+
+def has_fixed_support(mechanism: Mechanism) -> bool:
+    """Whether Σ_v C(v) is deterministic (each report supports a fixed number of values): P_0 = 0."""
+    return getattr(mechanism, "family", None) in FIXED_SUPPORT_FAMILIES
+
+
+def mechanism_noise_power_spectrum(mechanism: Mechanism, n: int) -> np.ndarray:
+    """Theorem 3 for ``mechanism`` and n users (length d), with P_0 = 0 for GRR-like mechanisms."""
+    return noise_power_spectrum(mechanism.p_star, mechanism.q_star, n, mechanism.d,
+                                zero_dc=has_fixed_support(mechanism))
+
+
+# ---------------------------------------------------------------------------------------- Wiener core
+def wiener_filter(h: np.ndarray, p_noise: np.ndarray, p_signal: np.ndarray) -> np.ndarray:
+    """Eq. (16), W = H*/(|H|² + P_n/P_f), for real H, evaluated as H P_f / (H² P_f + P_n).
+
+    The second form needs no division by P_f: where P_f = 0 (and P_n > 0) W = 0; where both vanish
+    (no signal and no noise) W is the inverse filter 1/H.
+    """
+    den = h * h * p_signal + p_noise
+    out = np.broadcast_to(1.0 / h, den.shape).copy()
+    np.divide(h * p_signal, den, out=out, where=den > 0)
+    return out
+
+
+def _observation(mi_estimate: np.ndarray, p_star: float, q_star: float) -> np.ndarray:
+    """g = q* + (p* − q*) f̂ (Eq. (1) inverted): the normalised support counts C/n."""
+    return q_star + (p_star - q_star) * np.asarray(mi_estimate, dtype=np.float64)
+
+
+def _deconvolve(g: np.ndarray, p_star: float, q_star: float, n: int, *, iterations: int, init: str,
+                zero_dc: bool) -> np.ndarray:
+    """Algorithm 1 on the last axis of g (any leading batch shape). ``iterations`` counts Wiener
+    filterings: 1 is DW (F̃(0) of Algorithm 1), each further one is one pass of its while-loop.
+
+    H is real and positive, so W is real and |F̃|² = W²|G|²; with D = |H|² P̃_f + P_n the correction
+    P_n/(|H|² + P_n/P̃_f) = P_n P̃_f / D = P_n W / H. The loop therefore runs on real arrays only, and
+    the complex product F̃ = W G is formed once at the end.
+    """
+    if init not in ("g/h", "g"):
+        raise ValueError(f"init must be 'g/h' (IIW) or 'g' (IIW-G), got {init!r}")
+    if iterations < 1:
+        raise ValueError(f"iterations must be at least 1, got {iterations}")
+    d = g.shape[-1]
+    h = transfer_spectrum(p_star, q_star, d)
+    p_n = noise_power_spectrum(p_star, q_star, n, d, zero_dc=zero_dc)[: d // 2 + 1]
+    big_g = np.fft.rfft(g, axis=-1)
+    g2 = big_g.real ** 2 + big_g.imag ** 2
+    # P̃_f(0): |G/H|² (= |FFT of the MI estimate|² for k ≠ 0; IIW, DW) or |G|² (IIW-G).
+    p_f = g2 / (h * h) if init == "g/h" else g2
+    w = wiener_filter(h, p_n, p_f)
+    for _ in range(iterations - 1):
+        p_f = w * w * g2 + p_n * w / h  # |F̃(i−1)|² + correction (Algorithm 1)
+        w = wiener_filter(h, p_n, p_f)
+    return np.fft.irfft(w * big_g, n=d, axis=-1)
+
+
+def _check_inputs(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int) -> np.ndarray:
+    x = np.asarray(mi_estimate, dtype=np.float64)
+    if x.ndim < 1 or x.shape[-1] < 2:
+        raise ValueError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
+    if not (0.0 <= q_star < p_star <= 1.0):
+        raise ValueError(f"need 0 ≤ q* < p* ≤ 1, got p*={p_star}, q*={q_star}")
+    if n < 1:
+        raise ValueError(f"n must be a positive integer, got {n}")
+    return x
+
+
+def direct_wiener(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *,
+                  zero_dc: bool = False) -> np.ndarray:
+    """Direct Wiener (DW, §IV-C): one Wiener filtering with P̃_f = |G/H|² (Eq. (21) applied to the
+    MI estimate). Works on the last axis (a batch of estimates is filtered independently)."""
+    x = _check_inputs(mi_estimate, p_star, q_star, n)
+    return _deconvolve(_observation(x, p_star, q_star), p_star, q_star, n, iterations=1, init="g/h",
+                       zero_dc=zero_dc)
+
+
+def iterative_wiener(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, iterations: int = 30,
+                     init: str = "g/h", zero_dc: bool = False) -> np.ndarray:
+    """Improved Iterative Wiener (IIW, Algorithm 1) with the correction factor; fixed points Eq. (23).
+
+    ``init="g/h"`` starts from P̃_f(0) = |G/H|² (IIW), ``init="g"`` from |G|² (IIW-G). ``iterations``
+    counts Wiener filterings including the first (which is DW, as in the paper's Fig. 4), so
+    ``iterations=1`` returns :func:`direct_wiener`.
+    """
+    x = _check_inputs(mi_estimate, p_star, q_star, n)
+    return _deconvolve(_observation(x, p_star, q_star), p_star, q_star, n, iterations=int(iterations), init=init,
+                       zero_dc=zero_dc)
+
+
+def random_permutations(d: int, count: int, seed: int) -> np.ndarray:
+    """``count`` random permutations of range(d) (rows), a deterministic function of ``seed``."""
+    rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
+    return np.argsort(rng.random((count, d)), axis=1, kind="stable")
+
+
+def amrp(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, permutations: int = 100, seed: int = 0,
+         iterations: int = 1, init: str = "g/h", zero_dc: bool = False) -> np.ndarray:
+    """Average of Multiple Random Permutations (AMRP, §IV-C): permute the observation g, Wiener-filter it,
+    undo the permutation, and average over ``permutations`` random orders (drawn from ``seed``).
+
+    The model survives permutation: the circulant M = (p* − q*)I + q*·11ᵀ of Theorem 1 commutes with
+    every permutation, so π(g) = π(f) ∗ h + π(n), and Theorem 3's P_n is permutation invariant. The
+    inner filter is DW by default (the paper's DW-AMRP); ``iterations``/``init`` select IIW or IIW-G.
+    All permutations are filtered in one batched rfft. ``mi_estimate`` must be one vector (length d).
+    """
+    x = _check_inputs(mi_estimate, p_star, q_star, n)
+    if x.ndim != 1:
+        raise ValueError(f"amrp filters one estimate (a vector of length d), got shape {x.shape}")
+    if permutations < 1:
+        raise ValueError(f"permutations must be at least 1, got {permutations}")
+    d = x.shape[0]
+    perms = random_permutations(d, int(permutations), seed)
+    g = _observation(x, p_star, q_star)[perms]  # row r is g permuted by perms[r]
+    filtered = _deconvolve(g, p_star, q_star, n, iterations=int(iterations), init=init, zero_dc=zero_dc)
+    restored = np.empty_like(filtered)
+    np.put_along_axis(restored, perms, filtered, axis=1)  # restored[r, perms[r, j]] = filtered[r, j]
+    return restored.mean(axis=0)
+
+
+def smooth_121(estimate: np.ndarray, boundary: str = "edge") -> np.ndarray:
+    """The smoothing baseline of §V.A, Eq. (25): f̃_i = ½ f̂_i + ¼ (f̂_{i−1} + f̂_{i+1}).
+
+    The paper does not say what happens at the two ends. ``boundary="edge"`` (default) repeats the end
+    values (f̂_{−1} = f̂_0, f̂_d = f̂_{d−1}): no wrap-around between the smallest and the largest value of an
+    ordinal domain, and the sum is preserved. ``boundary="wrap"`` is circular (the convolution framework's
+    own boundary), which also preserves the sum. Works on the last axis.
+    """
+    x = np.asarray(estimate, dtype=np.float64)
+    if x.ndim < 1 or x.shape[-1] < 2:
+        raise ValueError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
+    if boundary not in ("edge", "wrap"):
+        raise ValueError(f"boundary must be 'edge' or 'wrap', got {boundary!r}")
+    pad = [(0, 0)] * (x.ndim - 1) + [(1, 1)]
+    y = np.pad(x, pad, mode=boundary)
+    return 0.5 * y[..., 1:-1] + 0.25 * (y[..., :-2] + y[..., 2:])
+
+
+# ---------------------------------------------------------------------------------------- §V.E helpers
+class Detection(NamedTuple):
+    """True and false positives at one or more thresholds (arrays broadcast like the inputs)."""
+
+    true_positives: np.ndarray | int
+    false_positives: np.ndarray | int
+
+
+def threshold_detection(estimate: np.ndarray, true: np.ndarray, threshold: float | np.ndarray) -> Detection:
+    """§V.E: a *true (false) positive* is a value whose true frequency is above (not above) the threshold
+    and whose estimate is above it; "above" is strict, so a value exactly at the threshold is negative.
+
+    ``estimate`` has shape (..., d) (e.g. one row per trial), ``true`` shape (d,) or broadcastable;
+    ``threshold`` is a scalar or a 1-D array (a sweep, as in Fig. 9), in the same unit as the inputs
+    (frequencies, or counts c = n f as in the paper). Returns counts of shape (...) for a scalar
+    threshold and (..., len(threshold)) for an array.
+    """
+    est = np.asarray(estimate, dtype=np.float64)
+    tru = np.broadcast_to(np.asarray(true, dtype=np.float64), est.shape)
+    thr = np.asarray(threshold, dtype=np.float64)
+    if thr.ndim > 1:
+        raise ValueError(f"threshold must be a scalar or a 1-D array, got shape {thr.shape}")
+    if thr.ndim == 1:
+        est, tru = est[..., None, :], tru[..., None, :]
+        thr = thr[:, None]
+    positive = est > thr
+    actual = tru > thr
+    tp = np.count_nonzero(positive & actual, axis=-1)
+    fp = np.count_nonzero(positive & ~actual, axis=-1)
+    if tp.ndim == 0:
+        return Detection(int(tp), int(fp))
+    return Detection(tp, fp)
+
+
+def significance_threshold(mechanism: Mechanism, n: int, alpha: float = 0.05, *, bonferroni: bool = True) -> float:
+    """Significance threshold of Eq. (6), ST = Φ⁻¹(1 − α/d)·√Var*, with Var* = q*(1−q*)/(n(p*−q*)²) (Eq. (3)),
+    as a frequency (multiply by n for counts).
+
+    ``bonferroni=False`` uses Φ⁻¹(1 − α) instead: that is what reproduces the paper's §V.E numbers
+    (n·ST_OUE = 763 and n·ST_KRR = 1676 for n = 2,834,264, d = 1000, ε = 4, α = 0.05); with α/d they
+    would be 1,806 and 3,965.
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+    p, q = mechanism.p_star, mechanism.q_star
+    var_star = q * (1.0 - q) / (n * (p - q) ** 2)
+    tail = alpha / mechanism.d if bonferroni else alpha
+    return float(stats.norm.isf(tail) * np.sqrt(var_star))
+
+
+# ---------------------------------------------------------------------------------------- estimators
+ITERATIONS = Param("iterations", int, "Wiener filterings (1 = DW); the paper stops IIW after 30", default=30,
+                   low=1, high=10_000)
+
+
+class _WienerEstimator(Estimator):
+    """Shared parts: pure mechanisms only (the model needs p*, q*), output not clipped."""
+
+    requires_pure = True
+    consistent = False
+
+    def _mi(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return mechanism.estimate(counts, n)
+
+
+@ESTIMATORS.register
+class DirectWiener(_WienerEstimator):
+    """DW (§IV-C): the MI estimate Wiener-filtered once, Eqs. (16)–(18), with P̃_f = |G/H|² (Eq. (21)) and
+    P̃_n from Theorem 3 (Eqs. (19)–(20); P_0 = 0 for GRR/L-GRR/SS)."""
+
+    name = "dw"
+    display_name = "DW (direct Wiener)"
+    description = "Direct Wiener deconvolution of the MI estimate: one Wiener filter with P_f = |G/H|²"
+    paper = WIENER_PAPER + ", §IV-C (DW), Eqs. (16)–(21), Theorem 3"
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return direct_wiener(self._mi(mechanism, counts, n), mechanism.p_star, mechanism.q_star, n,
+                             zero_dc=has_fixed_support(mechanism))
+
+
+@ESTIMATORS.register
+class IterativeWiener(_WienerEstimator):
+    """IIW (Algorithm 1): iterative Wiener filtering with the correction factor
+    P_n/(|H|² + P_n/P̃_f), whose non-zero fixed point is (|G|² − P_n)/|H|² (Eqs. (22)–(24)); P̃_f(0) =
+    |G/H|², 30 filterings (the paper's stopping rule; the first is DW)."""
+
+    name = "iiw"
+    display_name = "IIW (iterative Wiener)"
+    description = "Improved iterative Wiener deconvolution (correction factor), 30 iterations from |G/H|²"
+    paper = WIENER_PAPER + ", §IV-C (IIW), Algorithm 1, Eqs. (22)–(24)"
+    parameters = (ITERATIONS,)
+    init = "g/h"
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return iterative_wiener(self._mi(mechanism, counts, n), mechanism.p_star, mechanism.q_star, n,
+                                iterations=self.params["iterations"], init=self.init,
+                                zero_dc=has_fixed_support(mechanism))
+
+
+@ESTIMATORS.register
+class IterativeWienerG(IterativeWiener):
+    """IIW-G (§IV-C, §V.B): Algorithm 1 started from P̃_f(0) = |G|² instead of |G/H|².
+
+    The paper finds it much better than IIW for KRR on smooth data, but only when d·√Var* < 1 and when
+    stopped early: it recommends "about 10" iterations (§V.B), our default. At low ε it stays stuck
+    at its over-smoothed start (Fig. 5); for other mechanisms the paper calls the gain unstable.
+    """
+
+    name = "iiw-g"
+    display_name = "IIW-G"
+    description = "Iterative Wiener started from |G|² (KRR on smooth data when d·√Var* < 1); 10 iterations"
+    paper = WIENER_PAPER + ", §IV-C and §V.B (IIW-G), Algorithm 1"
+    parameters = (Param("iterations", int, "Wiener filterings (1 = one filter with P_f = |G|²); the paper "
+                        "suggests about 10", default=10, low=1, high=10_000),)
+    init = "g"
+
+
+@ESTIMATORS.register
+class AverageRandomPermutations(_WienerEstimator):
+    """AMRP (§IV-C): DW on ``permutations`` random re-orderings of the observation, each restored to the
+    original order, then averaged (the paper's DW-AMRP, 100 permutations). The permutations come from
+    ``seed`` alone, so the same input always gives the same output."""
+
+    name = "amrp"
+    display_name = "DW-AMRP"
+    description = "Average of DW over 100 random permutations of the domain (for non-smooth data)"
+    paper = WIENER_PAPER + ", §IV-C (AMRP)"
+    parameters = (
+        Param("permutations", int, "number of random permutations averaged", default=100, low=1, high=100_000),
+        Param("seed", int, "seed of the permutations (results are reproducible)", default=0, low=0),
+    )
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return amrp(self._mi(mechanism, counts, n), mechanism.p_star, mechanism.q_star, n,
+                    permutations=self.params["permutations"], seed=self.params["seed"],
+                    zero_dc=has_fixed_support(mechanism))
+
+
+@ESTIMATORS.register
+class Smoothing(Estimator):
+    """The smoothing baseline of §V.A (from Nychka 1990 via the EMS paper): the MI estimate smoothed once
+    with the binomial kernel (1, 2, 1)/4, Eq. (25). Applies to every mechanism (it only needs MI)."""
+
+    name = "smooth"
+    display_name = "Smoothing (1,2,1)/4"
+    description = "MI estimate averaged with its neighbours by (1, 2, 1)/4 (assumes a smooth ordinal domain)"
+    paper = WIENER_PAPER + ", §V.A Eq. (25) (smoothing of Nychka 1990)"
+    parameters = (Param("boundary", str, "ends of the domain: 'edge' repeats the end value, 'wrap' is circular",
+                        default="edge", choices=("edge", "wrap")),)
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return smooth_121(mechanism.estimate(counts, n), self.params["boundary"])
