@@ -131,11 +131,11 @@ def epsilon_slider(key: str = "eps", *, label: str = "Privacy budget ε", defaul
 
 
 def mechanism_picker(key: str = "mech", *, container: Any = st, default: str = "oue",
-                     allow_she: bool = True) -> str:
+                     allow_she: bool = True, kinds: Sequence[str] = ("one-time", "longitudinal")) -> str:
     """A mechanism from the registry, grouped by kind, with its one-line explanation."""
-    groups = {"one-time": [], "longitudinal": []}
+    groups: dict[str, list[str]] = {"one-time": [], "longitudinal": []}
     for cls in ldp.MECHANISMS:
-        if cls.pure or allow_she:
+        if (cls.pure or allow_she) and cls.kind in kinds:
             groups.setdefault(cls.kind, []).append(cls.name)
     options = groups["one-time"] + groups["longitudinal"]
     if key in st.session_state and st.session_state[key] not in options:
@@ -159,7 +159,9 @@ def mechanism_params(name: str, epsilon: float, key: str = "mech", container: An
     cls = ldp.MECHANISMS.get(name)
     params: dict[str, Any] = {}
     if cls.kind == "longitudinal":
-        options = [e for e in EPS_GRID if e < epsilon] or [epsilon / 2]
+        options = _reachable_epsilon_1(name, epsilon)
+        if not options:  # nothing reachable: the library's own message explains it where the mechanism is built
+            return {"epsilon_1": epsilon / 2}
         k = f"{key}_eps1"
         if k in st.session_state and st.session_state[k] not in options:
             st.session_state[k] = min(options, key=lambda e: abs(e - float(st.session_state[k])))
@@ -167,6 +169,19 @@ def mechanism_params(name: str, epsilon: float, key: str = "mech", container: An
         params["epsilon_1"] = float(container.select_slider(
             "ε1 (one report; ε above is ε∞ of the memoized value)", options=options, key=k))
     return params
+
+
+@st.cache_data(show_spinner=False)
+def _reachable_epsilon_1(name: str, epsilon: float) -> list[float]:
+    """The ε1 values of the grid below ε∞ that this longitudinal mechanism can actually reach."""
+    out = []
+    for e1 in [e for e in EPS_GRID if e < epsilon] or [epsilon / 2]:
+        try:
+            ldp.get_mechanism(name, epsilon, 8, epsilon_1=e1)
+        except ValueError:
+            continue
+        out.append(e1)
+    return out
 
 
 def estimator_picker(key: str = "est", *, container: Any = st, default: Sequence[str] = ("mi", "norm-sub"),

@@ -1,0 +1,90 @@
+"""Figures of the Numerical distributions page: true vs estimated density and CDF in the data's
+own units (square-wave paper §3: a histogram is read as uniform within each bin).
+
+Pure Plotly; no Streamlit import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldp.lab import cdf_at_edges, density, to_distribution
+from ldp.viz.figures import PALETTE
+
+TRUE_COLOUR = "#BBBBBB"
+LAYOUT = {"template": "plotly_white", "font": {"size": 16}, "height": 460, "legend_title": "series",
+          "hoverlabel": {"font_size": 14}}
+
+
+def _unit_per(unit: str, name: str) -> str:
+    return f"/ {unit}" if unit else f"per unit of {name}"
+
+
+def _colours(names: list[str], colors: Mapping[str, str] | None) -> dict[str, str]:
+    out = dict(colors or {})
+    free = [c for c in PALETTE if c not in out.values()]
+    for i, n in enumerate(x for x in names if x not in out):
+        out[n] = free[i % len(free)]
+    return out
+
+
+def density_figure(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, np.ndarray], *, name: str,
+                   unit: str = "", title: str, colors: Mapping[str, str] | None = None) -> go.Figure:
+    """True density as bars (width = bin width) and each estimate as a step line, density =
+    frequency / bin width in users per unit. Estimates are drawn as given (raw MI may dip below zero).
+    Traces: the truth, then one per estimate."""
+    e = np.asarray(edges, dtype=np.float64)
+    centres, widths = (e[:-1] + e[1:]) / 2, np.diff(e)
+    cmap = _colours(list(estimates), colors)
+    fig = go.Figure()
+    fig.add_bar(x=centres, y=density(e, truth), width=widths, name="true", marker_color=TRUE_COLOUR,
+                marker_line_width=0, hovertemplate="%{x:.4g}<br>density %{y:.4g}<extra>true</extra>")
+    for label, est in estimates.items():
+        dens = density(e, est)
+        fig.add_scatter(x=e, y=np.append(dens, dens[-1]), mode="lines", line_shape="hv", name=label,
+                        line={"color": cmap[label], "width": 2.5},
+                        hovertemplate="from %{x:.4g}<br>density %{y:.4g}<extra>" + label + "</extra>")
+    fig.add_hline(y=0, line_width=1, line_color="#666666")
+    axis = f"{name} ({unit})" if unit else name
+    fig.update_layout(title=title, xaxis_title=axis, bargap=0,
+                      yaxis_title=f"density (fraction of users {_unit_per(unit, name)})", **LAYOUT)
+    return fig
+
+
+def cdf_figure(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, np.ndarray], *, name: str,
+               unit: str = "", title: str, colors: Mapping[str, str] | None = None) -> go.Figure:
+    """CDFs in real units, linear within each bin. Estimates that are not distributions are first
+    projected with Norm-Sub (as the metrics do). Traces: the truth, then one per estimate."""
+    e = np.asarray(edges, dtype=np.float64)
+    cmap = _colours(list(estimates), colors)
+    fig = go.Figure()
+    fig.add_scatter(x=e, y=cdf_at_edges(to_distribution(truth)), mode="lines", name="true",
+                    line={"color": "#000000", "width": 3},
+                    hovertemplate="%{x:.4g}<br>CDF %{y:.3f}<extra>true</extra>")
+    for label, est in estimates.items():
+        fig.add_scatter(x=e, y=cdf_at_edges(to_distribution(est)), mode="lines", name=label,
+                        line={"color": cmap[label], "width": 2, "dash": "dash"},
+                        hovertemplate="%{x:.4g}<br>CDF %{y:.3f}<extra>" + label + "</extra>")
+    axis = f"{name} ({unit})" if unit else name
+    fig.update_layout(title=title, xaxis_title=axis, yaxis_title="cumulative fraction of users (CDF)",
+                      yaxis_range=[-0.02, 1.02], **LAYOUT)
+    return fig
+
+
+def density_table(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, np.ndarray],
+                  unit: str = "") -> pd.DataFrame:
+    """The values behind both figures: per bin, its edges, and each series' frequency, density and CDF
+    at the bin's right edge."""
+    e = np.asarray(edges, dtype=np.float64)
+    suffix = f" ({unit})" if unit else ""
+    out = pd.DataFrame({f"from{suffix}": e[:-1], f"to{suffix}": e[1:], "true frequency": np.asarray(truth),
+                        "true density": density(e, truth), "true CDF": cdf_at_edges(to_distribution(truth))[1:]})
+    for label, est in estimates.items():
+        out[f"{label} frequency"] = np.asarray(est)
+        out[f"{label} density"] = density(e, est)
+        out[f"{label} CDF"] = cdf_at_edges(to_distribution(est))[1:]
+    return out

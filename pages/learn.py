@@ -1,0 +1,487 @@
+"""Learn — the lecture "Local Differential Privacy (Part 1)" made interactive: the ε-LDP definition
+checked live on a mechanism's exact channel, Warner's randomized response with the 80/20 example,
+one user's report under every mechanism, the channel matrix, the comparison table for the chosen ε
+and d, and answering several questions (split ε or partition users).
+
+Wiring only: the maths is in ``ldp.teaching`` and the figures in ``ldp.viz.learn``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ldp
+from ldp import teaching
+from ldp.viz import learn as viz
+from pages import common
+
+# Widget keys mirrored into the URL (shareable links).
+KEYS = ["learn_mech", "learn_eps", "learn_mech_eps1", "learn_d", "learn_w_n", "learn_w_yes", "learn_w_t",
+        "learn_w_seed", "learn_u_d", "learn_u_v", "learn_u_seed", "learn_hm_view", "learn_cmp_d", "learn_cmp_n",
+        "learn_q", "learn_q_n", "learn_q_seed"]
+MAX_HEATMAP_COLUMNS = 64  # a full channel with more outputs is drawn truncated (and says so)
+WARNER_CLASSES = 1000  # repeated classes for the spread of Warner's estimate
+SIM_TRIALS, SIM_D = 200, 32  # split-vs-partition simulation: collections and values per question
+
+
+# --------------------------------------------------------------------------- helpers
+def _sanitize() -> None:
+    """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
+    ss = st.session_state
+
+    def coerce(key: str, cast: Callable[[Any], Any]) -> None:
+        if key in ss:
+            try:
+                ss[key] = cast(ss[key])
+            except (TypeError, ValueError):
+                del ss[key]
+
+    def clamp(lo: int, hi: int) -> Callable[[Any], int]:
+        return lambda v: int(min(max(int(float(v)), lo), hi))
+
+    coerce("learn_d", clamp(2, 8))
+    coerce("learn_w_n", clamp(2, 100_000))
+    coerce("learn_w_yes", clamp(0, 100_000))
+    coerce("learn_w_t", lambda v: round(min(max(float(v), 0.05), 0.95) * 20) / 20)
+    coerce("learn_u_d", clamp(2, 16))
+    coerce("learn_u_v", clamp(0, 15))
+    coerce("learn_cmp_d", clamp(2, 2**24))
+    coerce("learn_cmp_n", clamp(1, 10**9))
+    coerce("learn_q", clamp(1, 10))
+    coerce("learn_q_n", clamp(10, 10**8))
+    for key in ("learn_w_seed", "learn_u_seed", "learn_q_seed"):
+        coerce(key, clamp(0, 2**31 - 1))
+
+
+def section(func: Callable[..., None]) -> Callable[..., None]:
+    """A page section: a library error becomes an ``st.error`` inside the section (the other
+    sections still render; ``common.friendly_errors`` would stop the whole page)."""
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            func(*args, **kwargs)
+        except (ValueError, TypeError, KeyError) as exc:
+            st.error(f"Cannot show this section: {exc}")
+        common.write_to_url(KEYS)
+    return run
+
+
+def _mechanism(name: str, epsilon: float, d: int, epsilon_1: float | None) -> ldp.Mechanism:
+    params = {"epsilon_1": epsilon_1} if ldp.MECHANISMS.get(name).kind == "longitudinal" else {}
+    return ldp.get_mechanism(name, epsilon, d, **params)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _channel(name: str, epsilon: float, d: int, epsilon_1: float | None) -> tuple[np.ndarray, list[str]]:
+    return _mechanism(name, epsilon, d, epsilon_1).channel()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _privacy_check(name: str, epsilon: float, d: int, epsilon_1: float | None) -> teaching.PrivacyCheck:
+    return teaching.privacy_check(_mechanism(name, epsilon, d, epsilon_1))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _support_probabilities(name: str, epsilon: float, d: int, epsilon_1: float | None) -> np.ndarray:
+    matrix, labels = _channel(name, epsilon, d, epsilon_1)
+    return teaching.support_probabilities(_mechanism(name, epsilon, d, epsilon_1), matrix, labels)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _warner_simulate(n_yes: int, n_no: int, t: float, seed: int) -> teaching.WarnerSimulation:
+    return teaching.warner_simulate(n_yes, n_no, t, seed=seed, classes=WARNER_CLASSES)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _one_user(value: int, d: int, epsilon: float, seed: int, epsilon_1: float | None) -> pd.DataFrame:
+    return teaching.one_user_reports(value, d, epsilon, seed=seed, epsilon_1=epsilon_1)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _split_simulation(epsilon: float, questions: int, n: int, seed: int) -> pd.DataFrame:
+    return teaching.split_vs_partition_simulation(epsilon, questions, n, d=SIM_D, trials=SIM_TRIALS, seed=seed)
+
+
+def _fmt(table: pd.DataFrame, digits: str = "{:.4g}") -> Any:
+    numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
+    return table.style.format(digits, subset=numeric)
+
+
+# --------------------------------------------------------------------------- 1 · definition
+@st.fragment
+@section
+def definition_section(name: str, epsilon: float, d: int, epsilon_1: float | None) -> None:
+    st.subheader("The ε-LDP definition")
+    st.markdown("Each user randomizes their own value before it leaves their device. A randomized algorithm "
+                "A satisfies **ε-local differential privacy** iff for any two inputs x, x′ and any output y")
+    st.latex(r"\Pr[A(x) = y] \;\le\; e^{\varepsilon}\,\Pr[A(x') = y].")
+    st.markdown("Any output is about as likely whatever the user's secret is: seeing the report, nobody can be "
+                "sure of the value. **Smaller ε → stronger privacy.** Like central DP, post-processing a report "
+                "is free and k reports with budgets ε₁, …, εₖ cost Σεᵢ (sequential composition); unlike it, "
+                "there is no parallel composition inside one user — each user has only one record.")
+    st.markdown("#### Live check on the chosen mechanism")
+    st.caption("Mechanism, ε and d come from the sidebar. The check enumerates every output of the mechanism "
+               "(every report, hash function or subset) and takes the largest ratio over outputs and input pairs:")
+    st.latex(r"\max_{y}\;\max_{v,\,v'}\;\frac{\Pr[y \mid v]}{\Pr[y \mid v']}\;\overset{?}{\le}\;e^{\varepsilon}")
+    mech = _mechanism(name, epsilon, d, epsilon_1)
+    if not mech.pure:
+        _she_explanation(mech)
+        return
+    try:
+        check = _privacy_check(name, epsilon, d, epsilon_1)
+    except ValueError as exc:
+        hint = ("OLH's hash range g = round(e^ε + 1) grows with ε and the family has P(P − 1) hash functions, "
+                "so lower ε or d." if mech.family == "lh" else "Lower d (or ε) to enumerate it.")
+        st.warning(f"The exact channel is too large to enumerate here ({exc}). {hint} The mechanism itself is "
+                   "unaffected: only this exhaustive check needs a small output set.")
+        return
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Largest ratio Pr[y|v] / Pr[y|v′]", f"{check.ratio:.6g}", help=f"over {check.outputs:,} outputs")
+    c2.metric(f"Bound e^{check.budget_name}", f"{check.bound:.6g}", help=f"{check.budget_name} = {check.budget:g}")
+    gap = check.loss - check.budget
+    c3.metric("Privacy loss ln(ratio)", f"{check.loss:.6g}", delta_color="off",
+              delta=None if check.verdict == "exact" else f"{gap:+.3g} vs {check.budget_name}")
+    {"exact": st.success, "under": st.info, "violation": st.error}[check.verdict](check.message)
+    v, v2 = check.worst_inputs
+    st.markdown(f"Worst case: output **y = `{check.worst_output}`** is {check.ratio:.4g}× more likely when the user "
+                f"holds **v = {v}** than when they hold **v′ = {v2}** ({check.outputs:,} outputs enumerated).")
+    if check.first_step_loss is not None:
+        c1, c2 = st.columns(2)
+        c1.metric("First (memoized) step: ln ratio", f"{check.first_step_loss:.6g}")
+        c2.metric("ε∞", f"{mech.epsilon:g}")
+        for note in check.notes:
+            st.caption(note)
+    matrix, labels = _channel(name, epsilon, d, epsilon_1)
+    with st.expander("The outputs with the largest ratios"):
+        st.dataframe(_fmt(teaching.ratio_table(matrix, labels)), hide_index=True, key="learn_ratio_table")
+
+
+def _she_explanation(mech: ldp.Mechanism) -> None:
+    info = teaching.she_privacy(mech)
+    st.info("SHE's reports are **continuous** (the one-hot vector plus Laplace noise on every coordinate), so "
+            "there is no finite channel to enumerate: the check is a bound on the density ratio.")
+    st.latex(r"f(y \mid v) = \prod_{j=1}^{d} \frac{1}{2b}\, e^{-|y_j - \mathbb{1}[j = v]|/b}, \qquad b = 2/\varepsilon")
+    st.latex(r"\ln\frac{f(y\mid v')}{f(y\mid v)} = "
+             r"\frac{\big(|y_v - 1| - |y_v|\big) + \big(|y_{v'}| - |y_{v'} - 1|\big)}{b}"
+             r"\;\le\; \frac{1 + 1}{b} = \varepsilon")
+    st.markdown("Each bracket is at most 1 (triangle inequality) and only the two coordinates v and v′ differ, so "
+                "the ratio is at most e^(2/b) = e^ε, with equality whenever y_v ≤ 0 and y_v′ ≥ 1.")
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Laplace scale b = 2/ε", f"{info.scale:.4g}")
+    c2.metric("ln ratio at y = one-hot(v′)", f"{info.worst_loss:.6g}", help="attains the bound ε exactly")
+    c3.metric(f"max |ln ratio| over {info.samples:,} sampled reports", f"{info.sampled_max_loss:.6g}",
+              help="never above ε (reports are float32, so rounding may show in the last digits)")
+    st.success(f"SHE spends exactly ε = {info.epsilon:g}: the bound is attained, never exceeded.")
+    common.show_figure(viz.laplace_figure(info.epsilon), "learn_she_density", viz.laplace_table(info.epsilon),
+                       description=(f"Two Laplace densities with scale {info.scale:.3g}, centred at 1 (the user's own "
+                                    "value) and 0 (any other value); at every point their ratio is between "
+                                    f"e^(−ε/2) and e^(ε/2) = {math.exp(info.epsilon / 2):.3g}."))
+
+
+# --------------------------------------------------------------------------- 2 · Warner
+@st.fragment
+@section
+def warner_section() -> None:
+    st.subheader("Warner's randomized response (1965)")
+    st.markdown("A survey asks a sensitive yes/no question (*do you have the disease?*). Each person flips a "
+                "secret coin: on **heads** they answer truthfully; on **tails** they flip a second fair coin and "
+                "answer *yes* or *no* by it. Seeing an answer, nobody is certain of the secret.")
+    ss = st.session_state
+    ss.setdefault("learn_w_n", 100)
+    ss.setdefault("learn_w_yes", 80)
+    ss.setdefault("learn_w_t", 0.5)
+    ss.setdefault("learn_w_seed", 0)
+    c1, c2, c3 = st.columns(3)
+    n = int(c1.number_input("People in the class", min_value=2, max_value=100_000, step=10, key="learn_w_n"))
+    if ss["learn_w_yes"] > n:
+        ss["learn_w_yes"] = n
+    n_yes = int(c2.number_input("…of whom truly 'yes'", min_value=0, max_value=n, step=1, key="learn_w_yes"))
+    t = float(c3.slider("Truth coin: Pr[heads]", 0.05, 0.95, step=0.05, key="learn_w_t",
+                        help="Probability of answering truthfully; the lecture uses 0.5"))
+    n_no = n - n_yes
+    a, b = teaching.warner_probabilities(t)
+    eps = teaching.warner_epsilon(t)
+    st.latex(rf"\Pr[\text{{yes}}\mid\text{{yes}}] = t + \tfrac{{1-t}}{{2}} = {a:.4g},\qquad "
+             rf"\Pr[\text{{yes}}\mid\text{{no}}] = \tfrac{{1-t}}{{2}} = {b:.4g}")
+    st.latex(rf"e^{{\varepsilon}} = \frac{{\Pr[\text{{yes}}\mid\text{{yes}}]}}{{\Pr[\text{{yes}}\mid\text{{no}}]}} = "
+             rf"\frac{{{a:.4g}}}{{{b:.4g}}} = {math.exp(eps):.4g},\qquad \varepsilon = {eps:.4g}")
+    if abs(t - 0.5) < 1e-9:
+        st.caption("With the lecture's fair coin, e^ε = 0.75/0.25 = 3, i.e. ε = ln 3 ≈ 1.0986.")
+    table = teaching.warner_expected_table(n_yes, n_no, t)
+    yes = float(table["→ yes"].sum())
+    estimate = teaching.warner_estimate(yes, n, t)
+    st.markdown("**Expected answers** (the lecture's table; truthful + random):")
+    st.dataframe(_fmt(table.reset_index(), "{:.4g}"), hide_index=True, key="learn_warner_expected")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Expected 'yes' answers I", f"{yes:.4g}")
+    m2.metric("Expected 'no' answers", f"{n - yes:.4g}")
+    m3.metric("Estimate of true 'yes'", f"{estimate:.4g}", help="equals the truth: the estimator is unbiased")
+    st.latex(rf"E[I] = {a:.4g}\,n_{{yes}} + {b:.4g}\,(n - n_{{yes}}),\qquad "
+             rf"c = \frac{{I - {b:.4g}\,n}}{{{t:.4g}}} = \frac{{{yes:.4g} - {b * n:.4g}}}{{{t:.4g}}} = {estimate:.4g}")
+    bars = viz.warner_bars(table, title=f"Expected answers, {n_yes} true 'yes' and {n_no} true 'no', t = {t:g}")
+    common.show_figure(bars, "learn_warner_bars", table.reset_index(),
+                       description=(f"Stacked bars: of the {n_yes} people whose truth is yes, "
+                                    f"{table.loc['yes', '→ yes']:.4g} are expected to answer yes; of the {n_no} "
+                                    "whose truth is no, "
+                                    f"{table.loc['no', '→ yes']:.4g}. In total {yes:.4g} yes answers."))
+
+    st.markdown("#### Simulate this class")
+    c1, c2 = st.columns([1, 2])
+    seed = int(c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="learn_w_seed"))
+    config = (n_yes, n_no, t, seed)
+    if c2.button("Simulate this class", key="learn_w_sim", type="primary"):
+        ss["learn_w_last"] = config
+    if ss.get("learn_w_last") != config:
+        st.caption(f"Draws every person's two coins (seeded), then repeats the class {WARNER_CLASSES:,} times to "
+                   "show how much the estimate varies.")
+        return
+    sim = _warner_simulate(*config)
+    st.dataframe(sim.table.reset_index(), hide_index=True, key="learn_warner_sim_table")
+    sd_emp = float(np.std(sim.estimates, ddof=1))
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Observed 'yes' answers", f"{sim.yes_answers}")
+    m2.metric("Estimate of true 'yes'", f"{sim.estimate:.4g}", delta=f"{sim.estimate - n_yes:+.4g} vs truth",
+              delta_color="off")
+    m3.metric(f"Mean over {WARNER_CLASSES:,} classes", f"{np.mean(sim.estimates):.4g}")
+    m4.metric("Spread σ (simulated / theory)", f"{sd_emp:.3g} / {sim.theoretical_sd:.3g}")
+    common.show_figure(
+        viz.warner_spread(sim.estimates, n_yes, sim.theoretical_sd,
+                          title=f"Estimated true 'yes' over {WARNER_CLASSES:,} simulated classes (seed {seed})",
+                          step=1 / t),
+        "learn_warner_spread", pd.DataFrame({"class": np.arange(1, sim.estimates.size + 1), "estimate": sim.estimates}),
+        description=(f"Histogram of {WARNER_CLASSES:,} estimates centred near the truth {n_yes}; their standard "
+                     f"deviation is {sd_emp:.3g}, theory says {sim.theoretical_sd:.3g}."))
+    st.caption("The estimate is unbiased but noisy: its σ grows like √n while the count grows like n, so the "
+               "relative error shrinks as the class grows.")
+
+
+# --------------------------------------------------------------------------- 3 · one user
+@st.fragment
+@section
+def one_user_section(epsilon: float, epsilon_1: float | None) -> None:
+    st.subheader("One user's value and the report each mechanism would send")
+    ss = st.session_state
+    ss.setdefault("learn_u_d", 8)
+    ss.setdefault("learn_u_v", 3)
+    ss.setdefault("learn_u_seed", 0)
+    c1, c2, c3 = st.columns(3)
+    d = int(c1.slider("Domain size d", 2, 16, key="learn_u_d"))
+    if ss["learn_u_v"] >= d:
+        ss["learn_u_v"] = d - 1
+    value = int(c2.selectbox("The user's value v", list(range(d)), key="learn_u_v"))
+    seed = int(c3.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="learn_u_seed"))
+    eps1 = epsilon_1 if epsilon_1 is not None else epsilon / 2
+    st.caption(f"ε = {epsilon:g} (sidebar); longitudinal mechanisms use ε∞ = {epsilon:g} and ε1 = {eps1:g} for the "
+               "report. A report 'supports' the values whose count C(v) it increments; the server estimates "
+               "f̂(v) = (C(v) − n q*) / (n (p* − q*)).")
+    table = _one_user(value, d, epsilon, seed, epsilon_1)
+    shown = table.drop(columns=["name"]).copy()
+    shown["support size"] = shown["support size"].astype("Int64")
+    order = ["mechanism", "report", "supports", "supports own value", "bits", "bits formula", "communication", "kind",
+             "how to read it"]
+    st.dataframe(shown, hide_index=True, key="learn_one_user", column_order=order, height=38 + 35 * len(shown),
+                 column_config={
+                     "report": st.column_config.TextColumn("report (as sent)", width="medium"),
+                     "bits": st.column_config.NumberColumn("size (bits)", format="%d"),
+                     "how to read it": st.column_config.TextColumn(width="large"),
+                 })
+    own = table["supports own value"].dropna().astype(bool)
+    st.caption(f"With this seed {int(own.sum())} of {own.size} pure mechanisms' reports support the true value "
+               f"{value}: each does with probability p*, any other value with q* < p* — that gap is all the "
+               "server learns from.")
+
+
+# --------------------------------------------------------------------------- 4 · channel heatmap
+@st.fragment
+@section
+def heatmap_section(name: str, epsilon: float, d: int, epsilon_1: float | None) -> None:
+    st.subheader("The channel matrix Pr[y | v]")
+    mech = _mechanism(name, epsilon, d, epsilon_1)
+    st.caption(f"{mech.display_name}, ε = {epsilon:g}, d = {d} (sidebar). Row v is the distribution of the report "
+               "when the user holds v; ε-LDP bounds the ratio of any two entries in the same column by e^ε.")
+    if not mech.pure:
+        st.info("SHE's reports are real vectors: its channel is a density, not a matrix. Each coordinate is "
+                "Laplace noise centred at 1 (the user's own value) or 0 (any other value):")
+        common.show_figure(viz.laplace_figure(epsilon), "learn_hm_she", viz.laplace_table(epsilon),
+                           description="The two per-coordinate densities of an SHE report; their ratio never exceeds "
+                                       f"e^(ε/2) = {math.exp(epsilon / 2):.3g}.")
+        return
+    views = ["Support probabilities Pr[report supports u | v] (d × d)", "Full channel Pr[y | v]"]
+    st.session_state.setdefault("learn_hm_view", views[0] if mech.family != "grr" else views[1])
+    view = st.radio("View", views, key="learn_hm_view", horizontal=True)
+    values = [str(v) for v in range(d)]
+    try:
+        matrix, labels = _channel(name, epsilon, d, epsilon_1)
+    except ValueError as exc:
+        matrix, labels = None, None
+        st.warning(f"The full channel cannot be enumerated here ({exc}); showing the support probabilities, "
+                   "computed from p* and q*.")
+        view = views[0]
+    if view == views[0]:
+        support = (_support_probabilities(name, epsilon, d, epsilon_1) if matrix is not None
+                   else teaching.support_probabilities(mech))
+        source = (f"summed over all {len(labels):,} outputs of the exact channel" if labels is not None
+                  else "from p* and q*")
+        extra = (" For unary encodings these are the per-bit probabilities Pr[bit u = 1 | v]."
+                 if mech.family == "ue" else "")
+        fig = viz.probability_heatmap(support, values, values,
+                                      title=f"{mech.display_name}: Pr[report supports u | v], ε = {epsilon:g}",
+                                      x_title="supported value u")
+        common.show_figure(fig, "learn_hm_support", viz.heatmap_table(support, values, values), description=(
+            f"A {d} × {d} heatmap: p* = {mech.p_star:.3g} on the diagonal (the report supports the user's own value) "
+            f"and q* = {mech.q_star:.3g} elsewhere, {source}.{extra}"))
+        return
+    cols = len(labels)
+    if cols > MAX_HEATMAP_COLUMNS:
+        st.info(f"The channel has {cols:,} outputs; the heatmap shows the first {MAX_HEATMAP_COLUMNS} "
+                "(the table below the chart lists the same columns). The support view summarises all of them.")
+    x_title = {"grr": "reported value y", "ue": "reported bit vector y", "ss": "reported subset y",
+               "lh": "report 'a b y' (hash parameters and hashed value)", "hr": "report 'j y' (Hadamard row, bit)"}
+    fig = viz.probability_heatmap(matrix, labels, values, title=f"{mech.display_name}: Pr[y | v], ε = {epsilon:g}",
+                                  x_title=x_title.get(mech.family, "output y"), max_columns=MAX_HEATMAP_COLUMNS)
+    common.show_figure(fig, "learn_hm_full", viz.heatmap_table(matrix, labels, values, MAX_HEATMAP_COLUMNS),
+                       description=(f"Heatmap of {d} inputs by {min(cols, MAX_HEATMAP_COLUMNS)} outputs; in every "
+                                    f"column the largest entry is at most e^ε = {math.exp(epsilon):.3g} times the "
+                                    "smallest."))
+
+
+# --------------------------------------------------------------------------- 5 · comparison
+@st.fragment
+@section
+def comparison_section(epsilon: float) -> None:
+    st.subheader("Comparison of mechanisms")
+    ss = st.session_state
+    ss.setdefault("learn_cmp_d", 100)
+    ss.setdefault("learn_cmp_n", 10_000)
+    c1, c2 = st.columns(2)
+    d = int(c1.number_input("Domain size d", min_value=2, max_value=2**24, step=1, key="learn_cmp_d"))
+    n = int(c2.number_input("Users n (for the typical error)", min_value=1, max_value=10**9, step=1000,
+                            key="learn_cmp_n"))
+    st.caption(f"ε = {epsilon:g} (sidebar). Var[c̃(i)]/n is the variance of an estimated count divided by n "
+               "(= n·Var[f̂(i)]) for a value of negligible frequency; lower is better.")
+    table = teaching.comparison_table(epsilon, d, n)
+    best = table.loc[table["best"], "mechanism"].tolist()
+
+    def highlight(row: pd.Series) -> list[str]:
+        return ["background-color: #CCE8DE; font-weight: bold" if row["best"] else ""] * len(row)
+
+    st.dataframe(_fmt(table.drop(columns=["name"])).apply(highlight, axis=1), hide_index=True, key="learn_cmp_table")
+    rule = teaching.de_rule(epsilon, d)
+    st.markdown("**The lecture's rule** (DE's variance beats OUE/OLH's exactly when d − 2 + e^ε < 4e^ε):")
+    st.latex(r"\text{if } d < 3e^{\varepsilon} + 2 \text{ use DE (GRR), else OLH (if communication matters) or OUE}")
+    st.success(rule.message)
+    st.markdown(f"Smallest variance in the table (our implementations): **{', '.join(best)}**. SS (not in the "
+                "lecture's table) is slightly better than OUE, especially for small d.")
+    st.caption("Differences between the lecture and our values: THE's lecture value is for θ = 1, ours uses the "
+               "variance-optimal θ; BLH/OLH's lecture value assumes g = e^ε + 1 and q* = 1/g, ours uses an integer g "
+               "and the exact collision probability of a finite hash family (mod a prime P ≥ d). The lecture counts "
+               "a hash function as O(log n) bits (a seed per user); we send its parameters a, b.")
+    common.show_figure(viz.comparison_figure(table, title=f"Var[c̃(i)]/n per mechanism, ε = {epsilon:g}, d = {d:,}"),
+                       "learn_cmp_fig", table[["mechanism", "lecture value", "ours: approximate_variance(1)", "best"]],
+                       description=(f"Horizontal bars (log scale) of each mechanism's variance; the lowest is "
+                                    f"{', '.join(best)} at {table['ours: approximate_variance(1)'].min():.4g}."))
+
+
+# --------------------------------------------------------------------------- 6 · Q questions
+@st.fragment
+@section
+def questions_section(epsilon: float) -> None:
+    st.subheader("Answering Q questions: split the budget or partition the users?")
+    st.markdown("Each of n users could answer all Q questions with ε/Q each (sequential composition), or the users "
+                "could be split into Q groups that each answer one question with the full ε. With OLH:")
+    st.latex(r"\text{split: } \operatorname{Var}[\hat f(v)] = \frac{4e^{\varepsilon/Q}}{n\,(e^{\varepsilon/Q}-1)^2}"
+             r"\qquad \text{partition: } \operatorname{Var}[\hat f(v)] = "
+             r"\frac{Q\cdot 4e^{\varepsilon}}{n\,(e^{\varepsilon}-1)^2}")
+    ss = st.session_state
+    ss.setdefault("learn_q", 2)
+    ss.setdefault("learn_q_n", 10_000)
+    ss.setdefault("learn_q_seed", 0)
+    c1, c2 = st.columns(2)
+    q = int(c1.slider("Questions Q", 1, 10, key="learn_q"))
+    n = int(c2.number_input("Users n", min_value=10, max_value=10**8, step=1000, key="learn_q_n"))
+    grid = np.asarray(common.EPS_GRID)
+    curves = teaching.split_vs_partition_curves(q, n, grid)
+    split, part = teaching.split_vs_partition_variance(epsilon, q, n)
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"Split the budget (ε/{q} each)", f"{float(split):.3g}")
+    m2.metric(f"Partition users (n/{q} each)", f"{float(part):.3g}")
+    m3.metric("split / partition", f"{float(split) / float(part):.3g}")
+    st.markdown(teaching.split_vs_partition_conclusion(epsilon, q, n, grid))
+    ratio = curves["split / partition"]
+    common.show_figure(viz.split_vs_partition_figure(curves, epsilon=epsilon, questions=q, n=n), "learn_q_fig", curves,
+                       description=("Two curves of the per-question variance against ε (both axes logarithmic); "
+                                    + ("with one question they coincide." if q == 1 else
+                                       f"the partition curve is below the split curve by a factor of {ratio.min():.3g} "
+                                       f"to {ratio.max():.3g}." if ratio.min() > 1 else
+                                       f"their ratio split / partition ranges from {ratio.min():.3g} to "
+                                       f"{ratio.max():.3g}.")))
+    st.markdown("#### Verify by simulation")
+    c1, c2 = st.columns([1, 2])
+    seed = int(c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="learn_q_seed"))
+    config = (epsilon, q, n, seed)
+    if c2.button("Simulate both strategies", key="learn_q_sim", type="primary"):
+        ss["learn_q_last"] = config
+    if ss.get("learn_q_last") != config:
+        st.caption(f"Runs {SIM_TRIALS} collections of one question (OLH, fast engine, {SIM_D} equally frequent "
+                   "values) for each strategy and measures the variance of the frequency estimates.")
+        return
+    if n < q:
+        st.error(f"Partitioning needs at least one user per question: raise n above Q = {q}.")
+        return
+    with st.spinner("Simulating…"):
+        result = _split_simulation(*config)
+    st.dataframe(_fmt(result), hide_index=True, key="learn_q_sim_table")
+    rel = math.sqrt(2 / ((SIM_TRIALS - 1) * SIM_D))
+    st.caption(f"The simulated variances should match the closed form within a few × {rel:.1%} (the relative "
+               f"standard error of a variance estimated from {SIM_TRIALS} trials and averaged over {SIM_D} values); "
+               "the lecture's formula ignores the f(1 − f) term and OLH's integer g, so it differs slightly.")
+
+
+# --------------------------------------------------------------------------- page
+common.restore_from_url(KEYS)
+_sanitize()
+
+st.title("Learn: local differential privacy, step by step")
+st.markdown("Based on the lecture *Local Differential Privacy (Part 1)* (Wang, Blocki, Li, Jha — *Locally "
+            "Differentially Private Protocols for Frequency Estimation*, USENIX Security 2017). Every number on "
+            "this page is computed live from the mechanisms in the `ldp` package.")
+
+with st.sidebar:
+    st.header("Mechanism for the live sections")
+    st.session_state.setdefault("learn_d", 4)
+    mech_name = common.mechanism_picker("learn_mech", container=st.sidebar, default="grr")
+    epsilon = common.epsilon_slider("learn_eps", container=st.sidebar)
+    mech_params = common.mechanism_params(mech_name, epsilon, key="learn_mech", container=st.sidebar)
+    small_d = int(st.slider("Domain size d (small: the channel is enumerated)", 2, 8, key="learn_d"))
+    try:  # an impossible combination (e.g. an unreachable ε1) only disables the sections that use it
+        _mechanism(mech_name, epsilon, small_d, mech_params.get("epsilon_1"))
+    except (ValueError, TypeError) as exc:
+        st.error(f"Cannot build this mechanism: {exc}. Change ε1 or ε; the ε-LDP check and the channel "
+                 "heatmap need a valid mechanism, the other sections still work.")
+    st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "
+               "comparison table (ε).")
+eps1 = mech_params.get("epsilon_1")
+
+tabs = st.tabs(["1 · ε-LDP definition", "2 · Warner's randomized response", "3 · One user's report",
+                "4 · Channel matrix", "5 · Comparison table", "6 · Q questions"])
+with tabs[0]:
+    definition_section(mech_name, epsilon, small_d, eps1)
+with tabs[1]:
+    warner_section()
+with tabs[2]:
+    one_user_section(epsilon, eps1)
+with tabs[3]:
+    heatmap_section(mech_name, epsilon, small_d, eps1)
+with tabs[4]:
+    comparison_section(epsilon)
+with tabs[5]:
+    questions_section(epsilon)
+
+common.write_to_url(KEYS)

@@ -1,0 +1,319 @@
+"""Post-processing lab — how the estimators compare over many repeated collections: per-value bias
+and variance (consistency paper §V.B, Figs. 2–3), frequent-value (top-k) and set-value query errors
+(§V.D–E), a per-task summary, and where the advisor (§V.D) will go.
+
+Wiring only: data from ``pages.common``, runs and every number from ``ldp.lab``, figures from
+``ldp.viz.lab``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ldp
+from ldp import lab
+from ldp.data import list_samples
+from ldp.data.synthetic import SYNTHETIC
+from ldp.viz import lab as viz
+from pages import common
+
+KEYS = ["pp_data_source", "pp_data_sample", "pp_data_column", "pp_data_bins", "pp_data_lo", "pp_data_hi",
+        "pp_data_synthetic", "pp_data_d", "pp_data_zipf_s", "pp_mech", "pp_mech_eps1", "pp_eps", "pp_users", "pp_est",
+        "pp_trials", "pp_seed", "pp_engine", "pp_k", "pp_rho"]
+DEFAULT_USERS = 1_000_000
+MAX_USERS = 10**9
+MAX_TRIALS = 2000
+RHO_GRID = [1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90]  # % of the domain per set (paper Figs. 6–7)
+SET_QUERIES = 500
+K_MAX = 100
+LIVE_S = 30.0  # runs estimated below this start by themselves (with a progress bar); longer ones wait for the button
+WARN_S = 10.0
+BLOCK_S = 600.0
+Z = 2.0
+MAX_CELLS = 5_000_000  # trials × d × estimators kept in memory (8 bytes each: 40 MB)
+
+
+# --------------------------------------------------------------------------- URL values
+def _sanitize() -> None:
+    """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
+    ss = st.session_state
+
+    def coerce(key: str, cast: Any, ok: Any = lambda v: True) -> None:
+        if key not in ss:
+            return
+        try:
+            value = cast(ss[key])
+            if not ok(value):
+                raise ValueError
+        except (TypeError, ValueError):
+            del ss[key]
+            return
+        if value != ss[key] or type(value) is not type(ss[key]):
+            ss[key] = value
+
+    coerce("pp_eps", float, lambda v: v > 0)
+    coerce("pp_mech_eps1", float, lambda v: v > 0)
+    coerce("pp_users", lambda v: int(min(max(int(float(v)), 10), MAX_USERS)))
+    coerce("pp_trials", lambda v: int(min(max(int(float(v)), 2), MAX_TRIALS)))
+    coerce("pp_seed", lambda v: int(min(max(int(float(v)), 0), 2**31 - 1)))
+    coerce("pp_k", lambda v: int(min(max(int(float(v)), 1), K_MAX)))
+    coerce("pp_rho", lambda v: min(RHO_GRID, key=lambda r: abs(r - float(v))))
+    coerce("pp_data_bins", lambda v: int(min(max(int(float(v)), 2), 512)))
+    coerce("pp_data_d", lambda v: int(min(max(int(float(v)), 2), 2048)))
+    coerce("pp_data_zipf_s", lambda v: round(min(max(float(v), 0.1), 3.0), 1))
+    coerce("pp_data_lo", float)
+    coerce("pp_data_hi", float)
+    coerce("pp_engine", str, lambda v: v in ("fast", "exact"))
+    coerce("pp_data_source", str, lambda v: v in ("Sample data", "Synthetic", "Upload"))
+    coerce("pp_data_synthetic", str, lambda v: v in SYNTHETIC)
+    coerce("pp_data_sample", str, lambda v: v in {s["name"] for s in list_samples()})
+    coerce("pp_mech", str, lambda v: v in ldp.MECHANISMS)
+    if "pp_est" in ss:  # a one-element list comes back from the URL as a bare string
+        value = ss["pp_est"]
+        ss["pp_est"] = [value] if isinstance(value, str) else [str(v) for v in value] if isinstance(value, list) \
+            else []
+
+
+# --------------------------------------------------------------------------- cached computation
+@st.cache_data(show_spinner=False, max_entries=512)
+def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
+           engine: str, seed: int, index: int, trials: int) -> ldp.SimulationResult:
+    """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed."""
+    mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
+    return lab.run_chunk(mech, counts, estimators, engine=engine, seed=seed, index=index, trials=trials)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _estimator_seconds(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray,
+                       estimators: tuple[str, ...], seed: int) -> dict[str, float]:
+    """How long each estimator takes on one collection (iterative ones such as IBU dominate a run)."""
+    mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
+    return lab.time_estimators(mech, counts, estimators, seed)
+
+
+def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.SimulationResult:
+    plan = lab.chunk_plan(ctl["trials"])
+    bar = st.progress(0.0, text="Simulating the collections…") if seconds > 1.0 and len(plan) > 1 else None
+    parts = []
+    done = 0
+    for index, size in plan:
+        parts.append(_chunk(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts,
+                            tuple(ctl["estimators"]), ctl["engine"], ctl["seed"], index, size))
+        done += size
+        if bar is not None:
+            bar.progress(done / ctl["trials"], text=f"Simulating the collections… {done} of {ctl['trials']} trials")
+    if bar is not None:
+        bar.empty()
+    return lab.merge_results(parts)
+
+
+# --------------------------------------------------------------------------- sidebar
+def _controls() -> dict[str, Any]:
+    with st.sidebar:
+        st.header("Data")
+        with common.friendly_errors("this dataset"):
+            data = common.dataset_picker("pp_data", default_sample="flights", default_column="dest")
+        st.caption(f"{data.description} · {data.d:,} values")
+        for note in data.notes:
+            st.caption(note)
+        st.header("Mechanism")
+        mech = common.mechanism_picker("pp_mech", default="olh")
+        eps = common.epsilon_slider("pp_eps")
+        params = common.mechanism_params(mech, eps, key="pp_mech")
+        st.header("Experiment")
+        st.session_state.setdefault("pp_users", DEFAULT_USERS)
+        users = st.number_input("Number of users n", min_value=10, max_value=MAX_USERS, step=100_000, key="pp_users",
+                                help="The population: n users drawn once (seeded) from the dataset's distribution; "
+                                     "every trial collects this same population again.")
+        estimators = common.estimator_picker("pp_est", mechanism=mech, default=ldp.ESTIMATORS.names())
+        st.session_state.setdefault("pp_trials", 50)
+        trials = st.number_input("Trials (repeated collections)", min_value=2, max_value=MAX_TRIALS, step=10,
+                                 key="pp_trials",
+                                 help="Bias and variance are measured across trials; more trials = smaller standard "
+                                      "errors (the paper uses 30 for errors and 5000 for Figs. 2–3).")
+        st.session_state.setdefault("pp_engine", "fast")
+        engine = st.radio("Engine", ["fast", "exact"], key="pp_engine", horizontal=True,
+                          format_func=lambda e: {"fast": "fast (aggregate counts)", "exact": "exact (every user)"}[e],
+                          help="fast samples the aggregated support counts directly (cost O(d) per trial whatever "
+                               "n); exact randomizes every user's report (cost O(n·d) per trial).")
+        st.session_state.setdefault("pp_seed", 0)
+        seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="pp_seed",
+                               help="Same seed and settings → same result.")
+    return {"data": data, "mech": mech, "eps": float(eps), "params": params, "users": int(users),
+            "estimators": list(estimators), "trials": int(trials), "engine": engine, "seed": int(seed)}
+
+
+# --------------------------------------------------------------------------- bias and variance
+def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dict[str, dict[str, str]]) -> None:
+    mech = result.mechanism
+    st.subheader("Bias and variance of every value")
+    what = f"{mech.display_name}, ε = {mech.epsilon:g}, n = {result.n:,}, {result.trials} trials"
+    summary = lab.bias_summary(table, z=Z)
+    within = "; ".join(f"{name}: {s[f'values with |bias| ≤ {Z:g} SE (%)']:.0f}% of values" for name, s in
+                       summary.items())
+    fig = viz.bias_figure(table, title=f"Empirical bias per value — {what}", z=Z, **style)
+    common.show_figure(fig, "pp_bias", table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias",
+                                              "bias standard error"]], description=(
+        f"Lines: for each value, sorted from the most to the least frequent, the mean of the {result.trials} "
+        f"estimates minus the true frequency, per estimator; shaded: ±{Z:g} standard errors of that mean. An "
+        f"unbiased estimator stays within the band for about 95% of the values ({within})."))
+    fig = viz.variance_figure(table, title=f"Variance per value across trials — {what}", **style)
+    ratios = "; ".join(f"{name}: {s['variance / closed-form MI variance']:.2f}×" for name, s in summary.items())
+    common.show_figure(fig, "pp_variance", table[["estimator", "rank", "value", "true frequency", "variance",
+                                                  "closed-form MI variance"]], description=(
+        "Lines (log scale): the variance of each value's estimate across trials, per estimator; dashed: the "
+        "closed-form variance of matrix inversion, [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²). Mean variance "
+        f"relative to the closed form — {ratios}. Gaps are values whose estimate never changed (variance 0)."))
+
+
+# --------------------------------------------------------------------------- query errors (fragment)
+@st.fragment
+def _queries(result: ldp.SimulationResult, table: pd.DataFrame, display: dict[str, str],
+             style: dict[str, dict[str, str]], config: dict[str, Any]) -> None:
+    """The live part: moving k or ρ reruns only this fragment (the simulation is not repeated)."""
+    with common.friendly_errors("the query errors"):
+        _queries_body(result, table, display, style, config)
+
+
+def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: dict[str, str],
+                  style: dict[str, dict[str, str]], config: dict[str, Any]) -> None:
+    d = result.mechanism.d
+    truth = result.true_frequencies
+    st.subheader("Frequent values and set-value queries")
+    k_max = min(d, K_MAX)
+    if st.session_state.get("pp_k", 0) > k_max:
+        st.session_state["pp_k"] = k_max
+    st.session_state.setdefault("pp_k", min(10, k_max))
+    st.session_state.setdefault("pp_rho", 10)
+    c1, c2 = st.columns(2)
+    k = int(c1.slider("k: the most frequent values queried", 1, k_max, key="pp_k",
+                      help="Top-k MSE: the MSE over the k values with the highest true frequency (paper §V.E)."))
+    rho = int(c2.select_slider("ρ: share of the domain in each queried set (%)", RHO_GRID, key="pp_rho",
+                               format_func=lambda r: f"{r}%",
+                               help=f"Set-value query: the summed frequency of a random set of ρ% of the values "
+                                    f"(paper §V.D); {SET_QUERIES} random sets, the same for every estimator."))
+    common.write_to_url(KEYS)
+    m = lab.subset_size(d, rho / 100)
+    errors = lab.task_errors(result.estimates, truth, k=k, rho=rho / 100, queries=SET_QUERIES, seed=result.seed or 0)
+    what = f"{result.mechanism.display_name}, ε = {result.mechanism.epsilon:g}, {result.trials} trials"
+
+    curve = lab.top_k_curve_table(result.estimates, truth, range(1, k_max + 1), display)
+    fig = viz.top_k_figure(curve, k=k, title=f"Top-k MSE against k — {what}", **style)
+    at_k = "; ".join(f"{display[e]}: {np.mean(v):.2e}" for e, v in errors["topk"].items())
+    common.show_figure(fig, "pp_topk", curve, description=(
+        f"Lines (log scale): the MSE over the k most frequent values, averaged over trials (±1 SE), for k = 1 to "
+        f"{k_max}; dotted: the chosen k = {k} ({at_k})."))
+
+    expected = lab.set_value_curve_table(result.estimates, truth, RHO_GRID, display)
+    sampled = pd.DataFrame([{"estimator": display[e], "ρ (%)": float(rho), "set size": m,
+                             "MSE": float(np.mean(v)), "SE": float(np.std(v, ddof=1) / np.sqrt(len(v)))}
+                            for e, v in errors["set"].items()])
+    fig = viz.set_value_figure(expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}",
+                               **style)
+    at_rho = "; ".join(f"{r['estimator']}: {r['MSE']:.2e}" for _, r in sampled.iterrows())
+    common.show_figure(fig, "pp_set", pd.concat([expected.assign(source="average over all sets"),
+                                                 sampled.assign(source=f"{SET_QUERIES} random sets")]),
+                       description=(
+        f"Lines (log scale): the MSE of the summed frequency of a set holding ρ% of the {d} values, averaged over all "
+        f"such sets (closed form) and over trials; diamonds (±1 SE): {SET_QUERIES} random sets of {m} values at the "
+        f"chosen ρ = {rho}% ({at_rho})."))
+
+    st.subheader("Summary: which estimator for which task")
+    names = {"full": "Full domain (MSE)", "topk": f"Top-{k} values (MSE)", "set": f"Set-value, ρ = {rho}% (MSE)"}
+    extra = {e: lab.bias_summary(table[table["estimator"] == display[e]], z=Z)[display[e]] for e in result.estimates}
+    summary = lab.summary_table(errors, extra=extra, display=display, task_names=names)
+    fmt = {c: st.column_config.NumberColumn(format="%.3e") for c in summary.columns
+           if c != "estimator" and "(%)" not in c and "/" not in c}
+    st.dataframe(summary, key="pp_summary", hide_index=True, column_config=fmt)
+    best = lab.best_per_task(errors, display=display, task_names=names, z=Z)
+    st.dataframe(best, key="pp_best", hide_index=True,
+                 column_config={"mean error": st.column_config.NumberColumn(format="%.3e"),
+                                "runner-up / best": st.column_config.NumberColumn(format="%.2f×")})
+    st.caption(f"Mean over {result.trials} trials (± its standard error). 'Clear lead': the best estimator's error is "
+               f"lower than the runner-up's by more than {Z:g} standard errors of the paired difference (same "
+               "collections, same sets). The winner depends on the task, as in the paper's §V.F.")
+    st.info("**Advisor.** The advisor (consistency paper §V.D) arrives with the estimators issue: it will fit a "
+            "synthetic dataset from the estimate, re-simulate the collection and pick the post-processing that does "
+            "best for your query. Until then this page recommends nothing; the table above compares the estimators "
+            "on the true data of this simulation.")
+
+    per_value = table.copy()
+    common.download_buttons(per_value, {**common.config_of(KEYS), **config}, key="pp_download",
+                            name="ldp-postprocessing")
+    st.download_button("Download the summary (CSV)", summary.to_csv(index=False).encode(),
+                       "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
+
+
+# --------------------------------------------------------------------------- page
+def main() -> None:
+    common.restore_from_url(KEYS)
+    _sanitize()
+    st.title("Post-processing lab")
+    st.caption("Matrix inversion is unbiased but can be negative and need not sum to one; post-processing makes the "
+               "estimate a distribution at the price of bias. Repeat the same collection many times and see, value "
+               "by value, what each estimator trades — and which one wins for which query (Wang et al., NDSS 2020, "
+               "§V).")
+    ctl = _controls()
+    common.write_to_url(KEYS)
+    data: common.Dataset = ctl["data"]
+    if not ctl["estimators"]:
+        st.error("Choose at least one estimator in the sidebar (under 'Estimators / post-processing').")
+        st.stop()
+    with common.friendly_errors("this mechanism"):
+        ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d, **ctl["params"])  # validates before the run
+        counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
+    cells = ctl["trials"] * data.d * len(ctl["estimators"])
+    if cells > MAX_CELLS:
+        st.error(f"{ctl['trials']:,} trials × {data.d:,} values × {len(ctl['estimators'])} estimators is more than "
+                 f"this page keeps in memory: use at most {MAX_CELLS // (data.d * len(ctl['estimators'])):,} trials, "
+                 "or a smaller domain.")
+        st.stop()
+    with common.friendly_errors("this configuration"):
+        timing = _estimator_seconds(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts,
+                                    tuple(ctl["estimators"]), ctl["seed"])
+    seconds = lab.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], sum(timing.values()))
+    slowest = max(timing, key=timing.get)
+    if seconds > BLOCK_S:
+        st.error(f"This run would take about {seconds / 60:.0f} minutes ({ctl['trials']} trials of {ctl['users']:,} "
+                 f"users over {data.d:,} values on the {ctl['engine']} engine): use the fast engine, fewer trials or "
+                 "fewer users.")
+        st.stop()
+    if seconds > WARN_S:
+        share = ctl["trials"] * timing[slowest] / seconds
+        hint = (f"{ldp.ESTIMATORS.get(slowest).display_name} takes {timing[slowest]:.2g} s per trial; leave it out "
+                "or run fewer trials to go faster." if share > 0.5 else
+                "The fast engine gives the same distribution of results in a fraction of the time."
+                if ctl["engine"] == "exact" else "Run fewer trials to go faster.")
+        st.warning(f"This run may take about {seconds:.0f} s ({ctl['trials']} trials on the {ctl['engine']} engine). "
+                   + hint)
+    cls = ldp.MECHANISMS.get(ctl["mech"])
+    if ctl["engine"] == "fast" and not cls.fast_engine_exact:
+        st.caption(f"The fast engine for {cls.display_name} draws the support counts with the exact mean and "
+                   "covariance (a Gaussian approximation); choose exact to randomize every user.")
+    signature = (ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), data.name, data.d, ctl["users"],
+                 tuple(ctl["estimators"]), ctl["trials"], ctl["engine"], ctl["seed"], hash(counts.tobytes()))
+    if seconds > LIVE_S and st.session_state.get("_pp_ran") != signature:
+        if not st.button(f"Run {ctl['trials']} trials (about {seconds:.0f} s)", key="pp_run", type="primary"):
+            st.info("This configuration takes a while, so it runs when you press the button.")
+            st.stop()
+    with common.friendly_errors("this configuration"):
+        result = _run(ctl, counts, seconds)
+    st.session_state["_pp_ran"] = signature
+
+    display = {e: ldp.ESTIMATORS.get(e).display_name for e in result.estimates}
+    colors, dashes = viz.style_maps([e.display_name for e in ldp.ESTIMATORS])  # stable look per estimator
+    style = {"colors": colors, "dashes": dashes}
+    with common.friendly_errors("the bias and variance"):
+        table = lab.per_value_table(result, data.labels, display)
+        _bias_variance(result, table, style)
+    config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated": result.n,
+              "mechanism_parameters": dict(result.mechanism.params), "set_value_queries": SET_QUERIES,
+              "elapsed_s": result.elapsed_s}
+    _queries(result, table, display, style, config)
+
+
+main()
