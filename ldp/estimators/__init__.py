@@ -2,10 +2,24 @@
 
 from ldp.estimators import (
     consistency,  # noqa: F401  (registration)
+    ibu,  # noqa: F401  (registration)
     wiener,  # noqa: F401  (registration)
 )
 from ldp.estimators.base import Estimator
-from ldp.estimators.consistency import norm_sub
+from ldp.estimators.consistency import (
+    answer_query,
+    base_cut,
+    base_cut_threshold,
+    base_pos,
+    mle_apx,
+    norm,
+    norm_cut,
+    norm_mul,
+    norm_sub,
+    power,
+    power_ns,
+)
+from ldp.estimators.ibu import IBUTrace, ibu_mle, ibu_trace, iterative_bayesian_update
 from ldp.mechanisms.base import Mechanism
 from ldp.registry import ESTIMATORS
 
@@ -27,4 +41,8 @@ def parse_estimators(spec: str | list[str], mechanism: Mechanism | None = None) 
     return list(dict.fromkeys(names))
 
 
-__all__ = ["ESTIMATORS", "Estimator", "get_estimator", "norm_sub", "parse_estimators"]
+__all__ = [
+    "ESTIMATORS", "Estimator", "IBUTrace", "answer_query", "base_cut", "base_cut_threshold", "base_pos",
+    "get_estimator", "ibu_mle", "ibu_trace", "iterative_bayesian_update", "mle_apx", "norm", "norm_cut", "norm_mul",
+    "norm_sub", "parse_estimators", "power", "power_ns",
+]

@@ -24,6 +24,8 @@ class Estimator(ABC):
     requires_pure: ClassVar[bool] = False
     # promises: output sums to one and is non-negative
     consistent: ClassVar[bool] = False
+    # Post-Pos: the vector is left as is and query answers (sums over subsets) are clipped at zero
+    clip_queries: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         known = {p.name: p for p in self.parameters}

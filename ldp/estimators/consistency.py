@@ -1,12 +1,40 @@
 """Matrix inversion and the consistency post-processors (Wang et al., "Locally Differentially
-Private Frequency Estimation with Consistency", NDSS 2020, §IV)."""
+Private Frequency Estimation with Consistency", NDSS 2020, §IV).
+
+Every post-processor starts from the unbiased matrix-inversion estimate f̃ (the paper's "Base",
+Eq. (2) of the IBU paper) and uses the prior knowledge that frequencies are non-negative and sum to
+one (Definition 2, consistency). Table I of the paper:
+
+=========  ===========================================================  ========  ========
+method     what it does                                                 non-neg.  sums to 1
+=========  ===========================================================  ========  ========
+base-pos   negative estimates → 0                                       yes       no
+post-pos   Base; a negative *query answer* → 0 (:func:`answer_query`)   answers   no
+base-cut   estimates below T = Φ⁻¹(1 − α/d)·σ (Eq. 7) → 0               yes       no
+norm       add δ = (1 − Σ f̃)/d to every estimate (unbiased)             no        yes
+norm-mul   negatives → 0, then multiply by γ so the sum is 1            yes       yes
+norm-cut   negatives and the smallest positives → 0 so the sum is ≤ 1   yes       almost
+norm-sub   max(f̃ − δ, 0) summing to 1 (= CLS, Appendix A)               yes       yes
+mle-apx    Gaussian-approximation MLE (Appendix B, Eq. (10))            yes       yes
+power      posterior mean under a fitted power-law prior (Eq. (11))     yes       no
+power-ns   Norm-Sub after Power                                         yes       yes
+=========  ===========================================================  ========  ========
+
+σ is the standard deviation of f̃ for a value of frequency ≈ 0, Eq. (5):
+σ² = q(1 − q) / (n (p − q)²) (``Mechanism.approximate_variance``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import ClassVar
+
 import numpy as np
+from scipy import optimize, signal, special
 
 from ldp.estimators.base import Estimator
 from ldp.mechanisms.base import Mechanism
+from ldp.params import Param
 from ldp.registry import ESTIMATORS
 
 CONSISTENCY_PAPER = "Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li — Frequency Estimation with Consistency (NDSS 2020)"
@@ -53,3 +81,390 @@ class NormSub(Estimator):
 
     def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
         return norm_sub(mechanism.estimate(counts, n))
+
+
+# ============================================================================ the post-processors
+def _vector(estimate: np.ndarray) -> np.ndarray:
+    x = np.asarray(estimate, dtype=np.float64)
+    if x.ndim != 1 or x.size < 1:
+        raise ValueError(f"the estimate must be a non-empty 1-D array, got shape {x.shape}")
+    return x
+
+
+def base_pos(estimate: np.ndarray) -> np.ndarray:
+    """Base-Pos (§IV-A): every negative estimate becomes 0."""
+    return np.maximum(_vector(estimate), 0.0)
+
+
+def base_cut_threshold(d: int, sigma: float, alpha: float = 2.0) -> float:
+    """Eq. (7): T = Φ⁻¹(1 − α/d)·σ, Φ the standard normal CDF.
+
+    A value of true frequency 0 is estimated above T with probability about α/d, so about α of the
+    d values are false positives. Returns −∞ when α ≥ d (then nothing is cut except negatives).
+    """
+    if d < 1 or not np.isfinite(sigma) or sigma < 0 or not alpha > 0:
+        raise ValueError(f"base-cut threshold needs d ≥ 1, σ ≥ 0 and α > 0, got d={d}, σ={sigma}, α={alpha}")
+    tail = alpha / d
+    if tail >= 1.0:
+        return float("-inf")
+    return float(special.ndtri(1.0 - tail) * sigma)
+
+
+def base_cut(estimate: np.ndarray, threshold: float) -> np.ndarray:
+    """Base-Cut (§IV-A): estimates below the threshold become 0; the others are kept as they are.
+
+    The cut is at max(T, 0): Table I promises non-negative output, and with α < d/2 (the paper's
+    α = 2 and any d ≥ 5) T > 0 already, so this only matters for tiny domains.
+    """
+    x = _vector(estimate)
+    return np.where(x >= max(float(threshold), 0.0), x, 0.0)
+
+
+def norm(estimate: np.ndarray) -> np.ndarray:
+    """Norm (§IV-B): f̃ + δ with δ = (1 − Σ f̃)/d, so the sum is one. Unbiased (Lemma 3); may be negative."""
+    x = _vector(estimate)
+    return x + (1.0 - x.sum()) / x.size
+
+
+def norm_mul(estimate: np.ndarray) -> np.ndarray:
+    """Norm-Mul (§IV-B): max(γ f̃, 0) with γ > 0 such that the sum is one.
+
+    If no estimate is positive no such γ exists; the uniform distribution is returned then.
+    """
+    pos = np.maximum(_vector(estimate), 0.0)
+    total = pos.sum()
+    if not total > 0:
+        return np.full(pos.size, 1.0 / pos.size)
+    return pos / total
+
+
+def norm_cut(estimate: np.ndarray) -> np.ndarray:
+    """Norm-Cut (§IV-B): negatives → 0; if the positives sum to more than one, the smallest ones → 0 too.
+
+    With θ the smallest threshold such that Σ_{f̃_v > θ} f̃_v ≤ 1, every f̃_v ≤ θ becomes 0 and the
+    others are kept unchanged, so the sum is at most one (and typically just below it). The paper
+    writes "f̃_v if f̃_v ≥ θ", but keeping a value equal to θ would break its own Σ ≤ 1; we keep
+    values strictly above θ, which defines θ. (The authors' code instead keeps the value that
+    crosses one and rescales; that is not the method described in the paper.)
+    """
+    x = _vector(estimate)
+    pos = np.maximum(x, 0.0)
+    if pos.sum() <= 1.0:
+        return pos
+    positives = pos[pos > 0]
+    take = min(positives.size, 256)
+    while True:  # the kept values are few: sort only the top `take` positives (partial selection, O(d))
+        top = np.sort(np.partition(positives, positives.size - take)[positives.size - take:])[::-1]
+        cums = np.cumsum(top)
+        if cums[-1] > 1.0 or take == positives.size:
+            break
+        take = min(positives.size, 4 * take)
+    kept = int(np.searchsorted(cums, 1.0, side="right"))  # largest m with (sum of the top m) ≤ 1
+    theta = top[kept]  # the (m+1)-th largest, > 0 because the sum passes one there
+    return np.where(x > theta, x, 0.0)
+
+
+def mle_apx(estimate: np.ndarray, p: float, q: float) -> np.ndarray:
+    """MLE-Apx (§IV-D, Appendix B): the consistent f′ that maximizes the Gaussian approximation (9).
+
+    Minimizes Σ_v (f′_v − f̃_v)² / σ′²_v with σ′²_v ∝ q(1−q) + f′_v (p−q)(1−p−q) (Eq. (3)) subject to
+    f′ ≥ 0, Σ f′ = 1. KKT (Appendix B): with a = p−q, b = 1−p−q, Q = q(1−q) and D₁ the m largest
+    estimates (S = their sum), a common x = a(1 − S)/(mQ + ab) gives Eq. (12),
+    f′_v = (Q x + a f̃_v) / (a − ab x) = (f̃_v − θ)·γ with θ = −xQ/a and γ = 1/(1 − bx), and
+    f′_v = 0 off D₁; D₁ = {f̃_v > θ} (the paper's printed x has the sign of its (p−q)(1−p−q)
+    term flipped relative to Eq. (12); this x is the one for which Σ f′ = 1, as in the authors' code).
+    With p + q = 1 (b = 0) it is exactly Norm-Sub. D₁ is found from the whole domain by shrinking
+    (unlike the authors' loop, which starts from the positive estimates and so misses values that
+    δ lifts above 0). This is the minimizer whenever every f̃_v > −q(1−q)/(2|(p−q)(1−p−q)|) (tested);
+    further out the Gaussian objective is not monotone in f̃ — a far negative f̃ is "explained" by a
+    large f′ whose variance is large — and if no support satisfies Appendix B's conditions at all,
+    Norm-Sub (the CLS solution, which MLE-Apx approximates) is returned.
+    """
+    x = _vector(estimate)
+    p, q = float(p), float(q)
+    if not (0.0 <= q < p < 1.0):
+        raise ValueError(f"mle-apx needs 0 ≤ q < p < 1, got p={p!r}, q={q!r}")
+    a, b, big_q = p - q, 1.0 - p - q, q * (1.0 - q)
+    ab = a * b
+
+    def threshold(m: float, total: float) -> float:  # θ = Q(S − 1)/(mQ + ab), mQ + ab ≥ p(1−p) > 0
+        return big_q * (total - 1.0) / (m * big_q + ab)
+
+    # Support D₁ = {f̃ > θ(D₁)}: start from the whole domain and shrink (Michelot's algorithm for the
+    # simplex projection; a handful of O(d) passes), then check the KKT conditions.
+    support = np.ones(x.size, dtype=bool)
+    m, total = float(x.size), float(x.sum())
+    theta = threshold(m, total)
+    for _ in range(64):
+        new = x > theta
+        m_new = float(np.count_nonzero(new))
+        if m_new == m or m_new == 0:
+            break
+        support, m, total = new, m_new, float(x[new].sum())
+        theta = threshold(m, total)
+    if not (m >= 1 and np.all(x[support] > theta) and np.all(x[~support] <= theta)):
+        srt = np.sort(x)[::-1]  # fallback: every support size at once, O(d log d)
+        cums = np.cumsum(srt)
+        sizes = np.arange(1, x.size + 1, dtype=np.float64)
+        thetas = big_q * (cums - 1.0) / (sizes * big_q + ab)
+        above = srt > thetas
+        valid = np.flatnonzero(above & np.append(thetas[:-1] >= srt[1:], True))
+        if not valid.size:  # outside the Gaussian model's range (see the docstring): the CLS solution
+            return norm_sub(x)
+        k = int(valid[-1])
+        m, total, theta = sizes[k], float(cums[k]), float(thetas[k])
+    gamma = (m * big_q + ab) / (m * big_q + ab * total)  # 1/(1 − b x)
+    return np.maximum(x - theta, 0.0) * gamma
+
+
+# ------------------------------------------------------------------------------------------ Power
+_HEAD = 2048  # exact power sums up to this count; beyond it, the midpoint integral with its 1/24 correction
+_LOG_HEAD = np.log(np.arange(1, _HEAD + 1, dtype=np.float64))
+
+
+def _integral(s: float, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """∫_lo^hi x^(−s) dx for 0 < lo ≤ hi, stable near s = 1."""
+    u = 1.0 - s
+    span = np.log(hi / lo)
+    base = np.exp(u * np.log(lo))
+    if abs(u) < 1e-12:
+        return base * span
+    return base * np.expm1(u * span) / u
+
+
+def _power_sums(s: float, upto: np.ndarray) -> np.ndarray:
+    """Σ_{j=1}^{J} j^(−s) for every integer J ≥ 0 in ``upto``."""
+    upto = np.asarray(upto, dtype=np.int64)
+    top = int(min(_HEAD, max(int(upto.max(initial=0)), 1)))
+    head = np.concatenate(([0.0], np.cumsum(np.exp(-s * _LOG_HEAD[:top]))))
+    out = head[np.minimum(upto, top)]
+    tail = upto > top
+    if tail.any():
+        lo = top + 0.5
+        hi = upto[tail] + 0.5
+        correction = (s / 24.0) * (hi ** (-s - 1.0) - lo ** (-s - 1.0))  # −(f′(hi) − f′(lo))/24
+        out[tail] += _integral(s, np.full(hi.shape, lo), hi) + correction
+    return out
+
+
+def power_law_alpha(estimate: np.ndarray, n: int) -> float:
+    """Exponent α of the power-law prior Pr[count = j] ∝ j^(−α), j = 1..n, fitted to the estimate.
+
+    As in the authors' implementation the mean count of the prior is matched to the mean estimated
+    count n·mean(f̃) (bisection; the prior mean decreases with α), and α = 1.01 when that mean is below
+    one user.
+    """
+    x = _vector(estimate)
+    target = n * float(x.mean())
+    if target < 1.0:
+        return 1.01
+    nn = np.array([n])
+
+    def gap(alpha: float) -> float:  # log(prior mean / target), decreasing in α
+        return float(np.log(_power_sums(alpha - 1.0, nn)[0] / _power_sums(alpha, nn)[0] / target))
+
+    lo, hi = 0.0, 64.0
+    if gap(lo) <= 0:
+        return lo
+    return float(optimize.brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
+
+
+def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None) -> np.ndarray:
+    """Power (§IV-E, Eq. (11), Jia & Gong 2019): the posterior mean of each frequency.
+
+    f̃_v is modelled as x + N(0, σ²) (Eq. (6)) with x drawn from a power law fitted to the estimate
+    (:func:`power_law_alpha`) on the frequencies j/n, j = 1..n (the authors' discrete prior), and
+
+        f′_v = Σ_x N(f̃_v − x; σ) Pr[x] x / Σ_y N(f̃_v − y; σ) Pr[y].
+
+    f′_v depends on f̃_v only, so it is computed once on a grid of step h = σ/32 and interpolated:
+    the prior mass (and first moment) of each h-wide cell of frequencies is summed exactly
+    (Euler–Maclaurin beyond 2048 users), spread to the two nearest grid nodes at the cell's centroid,
+    and both sums of Eq. (11) become one convolution with the Gaussian truncated at ±8σ. Cost
+    O(M log M + d) with M = (max f̃ + 8σ)/h, instead of the paper's O(√n·d).
+    """
+    x = _vector(estimate)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"power: n must be a positive integer, got {n!r}")
+    n = int(n)
+    if not np.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"power: σ must be positive, got {sigma!r}")
+    a = power_law_alpha(x, n) if alpha is None else float(alpha)
+    reach = 8.0 * sigma
+    top = min(1.0, max(float(x.max()), 0.0) + reach)
+    h = max(sigma / 32.0, top / (1 << 21))
+    cells = max(1, int(np.ceil(top / h)))
+    bounds = np.floor(np.minimum(np.arange(cells + 1) * h, 1.0) * n).astype(np.int64)
+    bounds[-1] = min(n, max(bounds[-1], int(np.floor(top * n))))
+    mass0 = np.diff(_power_sums(a, bounds))  # Σ j^(−α) over the cell
+    mass1 = np.diff(_power_sums(a - 1.0, bounds)) / n  # Σ (j/n) j^(−α)
+    mid = (np.arange(cells) + 0.5) * h
+    centroid = np.divide(mass1, mass0, out=mid.copy(), where=mass0 > 0)
+    pos = centroid / h
+    node = np.clip(np.floor(pos).astype(np.int64), 0, cells - 1)
+    frac = pos - node
+    nodes0 = np.bincount(node, mass0 * (1 - frac), cells + 1) + np.bincount(node + 1, mass0 * frac, cells + 1)
+    nodes1 = np.bincount(node, mass1 * (1 - frac), cells + 1) + np.bincount(node + 1, mass1 * frac, cells + 1)
+    radius = int(np.ceil(reach / h))
+    kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) * (h / sigma)) ** 2)
+    both = signal.fftconvolve(np.vstack((nodes0, nodes1)), kernel[None, :], axes=1)
+    den, num = both[0], both[1]
+    # Eq. (11) at t_j = (j − radius)·h, j = 0 … cells + 2·radius (every t has prior mass within 8σ)
+    posterior = np.clip(num / np.maximum(den, 1e-300), 1.0 / n, 1.0)
+    pos = (np.clip(x, -radius * h, (cells + radius) * h) / h) + radius
+    j = np.minimum(np.floor(pos).astype(np.int64), posterior.size - 2)
+    frac = pos - j
+    return posterior[j] * (1.0 - frac) + posterior[j + 1] * frac
+
+
+def power_ns(estimate: np.ndarray, sigma: float, n: int) -> np.ndarray:
+    """PowerNS (§IV-E): Norm-Sub after Power."""
+    return norm_sub(power(estimate, sigma, n))
+
+
+# ------------------------------------------------------------------------------------------ queries
+def answer_query(estimator: str | Estimator | type[Estimator], estimate: np.ndarray,
+                 subset: Sequence[int] | np.ndarray | slice) -> float:
+    """Frequency of a set of values: Σ_{v ∈ subset} f′_v, clipped at 0 for Post-Pos.
+
+    ``subset`` is a list/array of value indices, a boolean mask of length d, or a slice. Post-Pos
+    (``clip_queries``) post-processes the answer, not the vector: for a single value it equals
+    Base-Pos, for larger sets it is close to Base (§IV-A).
+    """
+    if isinstance(estimator, str):
+        cls = ESTIMATORS.get(estimator)
+    else:
+        cls = estimator if isinstance(estimator, type) else type(estimator)
+    x = _vector(estimate)
+    if isinstance(subset, slice):
+        picked = x[subset]
+    else:
+        idx = np.asarray(subset)
+        if idx.dtype == bool:
+            if idx.shape != x.shape:
+                raise ValueError(f"a boolean subset must have length d={x.size}, got shape {idx.shape}")
+            picked = x[idx]
+        else:
+            if idx.size and (not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= x.size):
+                raise ValueError(f"subset indices must be integers in [0, {x.size})")
+            picked = x[idx.astype(np.int64)]
+    total = float(picked.sum())
+    return max(total, 0.0) if getattr(cls, "clip_queries", False) else total
+
+
+# ============================================================================ registered estimators
+def _sigma(mechanism: Mechanism, n: int) -> float:
+    """Eq. (5): standard deviation of f̃ for a value of frequency ≈ 0."""
+    return float(np.sqrt(mechanism.approximate_variance(n)))
+
+
+@ESTIMATORS.register
+class BasePos(Estimator):
+    name = "base-pos"
+    display_name = "Base-Pos"
+    description = "Matrix inversion with negative estimates set to 0 (positively biased; sum may exceed one)"
+    paper = CONSISTENCY_PAPER + ", §IV-A (Base-Pos)"
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return base_pos(mechanism.estimate(counts, n))
+
+
+@ESTIMATORS.register
+class PostPos(Estimator):
+    """Base for the vector; only query answers are clipped at 0 (``clip_queries``; see :func:`answer_query`)."""
+
+    name = "post-pos"
+    display_name = "Post-Pos"
+    description = "Matrix inversion; a negative query answer (sum over a set of values) is reported as 0"
+    paper = CONSISTENCY_PAPER + ", §IV-A (Post-Pos)"
+    clip_queries: ClassVar[bool] = True
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return mechanism.estimate(counts, n)
+
+
+@ESTIMATORS.register
+class BaseCut(Estimator):
+    name = "base-cut"
+    display_name = "Base-Cut"
+    description = "Matrix inversion with estimates below the significance threshold T = Φ⁻¹(1−α/d)·σ set to 0"
+    paper = CONSISTENCY_PAPER + ", §IV-A (Base-Cut, Eq. (7))"
+    parameters = (Param("alpha", float, "expected number of false positives among d values of frequency 0 "
+                        "(Eq. 7; the paper uses 2, RAPPOR's 0.05 cuts too much)", default=2.0, low=0.0,
+                        low_inclusive=False),)
+
+    def threshold(self, mechanism: Mechanism, n: int) -> float:
+        return base_cut_threshold(mechanism.d, _sigma(mechanism, n), self.params["alpha"])
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return base_cut(mechanism.estimate(counts, n), self.threshold(mechanism, n))
+
+
+@ESTIMATORS.register
+class Norm(Estimator):
+    name = "norm"
+    display_name = "Norm"
+    description = "Add the same δ to every estimate so they sum to one (unbiased; may be negative)"
+    paper = CONSISTENCY_PAPER + ", §IV-B (Norm, Lemma 3)"
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return norm(mechanism.estimate(counts, n))
+
+
+@ESTIMATORS.register
+class NormMul(Estimator):
+    name = "norm-mul"
+    display_name = "Norm-Mul"
+    description = "Clip negatives to 0, then scale so the estimates sum to one"
+    paper = CONSISTENCY_PAPER + ", §IV-B (Norm-Mul)"
+    consistent = True
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return norm_mul(mechanism.estimate(counts, n))
+
+
+@ESTIMATORS.register
+class NormCut(Estimator):
+    name = "norm-cut"
+    display_name = "Norm-Cut"
+    description = "Clip negatives and the smallest positives to 0 so the estimates sum to at most one"
+    paper = CONSISTENCY_PAPER + ", §IV-B (Norm-Cut)"
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return norm_cut(mechanism.estimate(counts, n))
+
+
+@ESTIMATORS.register
+class MLEApx(Estimator):
+    name = "mle-apx"
+    display_name = "MLE-Apx"
+    description = "Approximate (Gaussian) maximum likelihood under consistency: close to Norm-Sub"
+    paper = CONSISTENCY_PAPER + ", §IV-D (MLE-Apx, Eq. (10), Appendix B)"
+    requires_pure = True
+    consistent = True
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return mle_apx(mechanism.estimate(counts, n), mechanism.p_star, mechanism.q_star)
+
+
+@ESTIMATORS.register
+class Power(Estimator):
+    name = "power"
+    display_name = "Power"
+    description = "Posterior mean under a power-law prior fitted to the estimate (non-negative; sum not one)"
+    paper = CONSISTENCY_PAPER + ", §IV-E (Power, Eq. (11)); Jia & Gong, INFOCOM 2019"
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return power(mechanism.estimate(counts, n), _sigma(mechanism, n), n)
+
+
+@ESTIMATORS.register
+class PowerNS(Estimator):
+    name = "power-ns"
+    display_name = "PowerNS"
+    description = "Power followed by Norm-Sub: a consistent estimate close to a power law"
+    paper = CONSISTENCY_PAPER + ", §IV-E (PowerNS)"
+    consistent = True
+
+    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return power_ns(mechanism.estimate(counts, n), _sigma(mechanism, n), n)
