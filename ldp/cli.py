@@ -531,6 +531,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     names = parse_estimators(args.estimators, mech)
     counts = _users_counts(pop, args.users, _population_rng(args.seed))
     result = simulate(mech, counts, estimators=names, engine=args.engine, trials=args.trials, seed=args.seed)
+    for warning in result.extras.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
     if args.format == "csv":
         truth = result.true_frequencies
         rows = ((t, est, label, repr(float(truth[v])), repr(float(arr[t, v])))
@@ -691,7 +693,14 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     names = parse_estimators(args.estimators, mech)
     reports, header = load_reports(args.reports, mech)
     agg = aggregate_reports(mech, reports)
-    estimates = {name: get_estimator(name).estimate(mech, agg.counts, agg.n) for name in names}
+    estimates = {}
+    for name in names:
+        estimator = get_estimator(name)
+        estimates[name] = estimator.estimate(mech, agg.counts, agg.n)
+        trace = getattr(estimator, "last_trace", None)
+        if trace is not None and not trace.converged:
+            print(f"warning: {name} did not converge in {trace.iterations} iterations; the last iterate is used",
+                  file=sys.stderr)
     if args.format == "csv":
         rows = ((name, label, repr(float(est[v]))) for name, est in estimates.items() for v, label in enumerate(labels))
         emit_rows(AGGREGATE_CSV_COLUMNS, rows, args.output)

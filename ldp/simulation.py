@@ -82,6 +82,7 @@ class SimulationResult:
                 for t in range(self.trials)
             ],
             "elapsed_s": self.elapsed_s,
+            "warnings": list(self.extras.get("warnings", [])),
         }
 
 
@@ -112,17 +113,23 @@ def simulate(mechanism: Mechanism, true_counts: np.ndarray, *, estimators: Seque
     k = min(top_k, mechanism.d)
     est_out = {name: np.empty((trials, mechanism.d)) for name in names}
     met_out: dict[str, dict[str, np.ndarray]] = {name: {m: np.empty(trials) for m in metrics} for name in names}
+    not_converged: dict[str, int] = {}
     start = time.perf_counter()
     for t in range(trials):
         agg = collect(mechanism, counts, rng, engine, workers=workers)
         for name, estimator in fitted.items():
             est = estimator.estimate(mechanism, agg.counts, agg.n)
+            trace = getattr(estimator, "last_trace", None)
+            if trace is not None and not trace.converged:
+                not_converged[name] = not_converged.get(name, 0) + 1
             est_out[name][t] = est
             for m, value in compute_metrics(truth, est, metrics, k=k).items():
                 met_out[name][m][t] = value
     elapsed = time.perf_counter() - start
+    warnings = [f"{name} did not converge in {count} of {trials} trial(s); the last iterate is used"
+                for name, count in not_converged.items()]
     return SimulationResult(mechanism=mechanism, true_counts=counts, engine=engine, estimates=est_out,
-                            metrics=met_out, elapsed_s=elapsed, seed=seed)
+                            metrics=met_out, elapsed_s=elapsed, seed=seed, extras={"warnings": warnings})
 
 
 def sweep(population: Callable[[int, int, np.random.Generator], np.ndarray], *, mechanisms: Sequence[str],

@@ -197,8 +197,6 @@ def estimator_picker(key: str = "est", *, container: Any = st, default: Sequence
         "Estimators / post-processing", names, key=key,
         format_func=lambda e: ldp.ESTIMATORS.get(e).display_name,
         help="Every estimator runs on the same simulated reports, so their errors compare like for like.")
-    container.caption("More estimators (IBU, the consistency family, Wiener deconvolution) arrive with the "
-                      "estimators issue.")
     return list(chosen)
 
 

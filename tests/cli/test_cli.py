@@ -598,3 +598,17 @@ def test_program_bad_input(tmp_path: Path, argv: list[str]) -> None:
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("error: ")
     assert done.stdout == ""
     assert not (tmp_path / "out.json").exists()
+
+
+def test_ibu_non_convergence_is_reported_not_hidden(capsys):
+    """At ε = 1, d = 200, n = 5000 IBU does not reach its default tolerance (1e-12) within its default
+    10,000 iterations: the CLI warns on stderr and still returns the last iterate."""
+    import json
+
+    code = main(["simulate", "--mechanism", "oue", "--epsilon", "1", "--synthetic", "zipf:d=200", "--users", "5000",
+                 "--estimators", "mi,ibu", "--trials", "2", "--seed", "1", "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0
+    data = json.loads(out.out)
+    assert len(data["trials"][0]["estimates"]["ibu"]) == 200
+    assert "ibu did not converge" in out.err and data["warnings"]
