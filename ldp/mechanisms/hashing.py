@@ -12,6 +12,16 @@ Server-side support counting never evaluates n × d hashes. With a small prime P
 by a: for a fixed a, user i supports v iff ((z + b_i) mod P) mod g = y_i with z = a v mod P, a
 cyclic cross-correlation over Z_P computed by FFT (cost independent of n), or, when g is large,
 it enumerates each report's support set {a⁻¹(r − b) : r ≡ y (mod g)} (P/g candidates per report).
+
+Option ``hash="xxh32"`` (on BLH, OLH, L-BLH, L-OLH) uses instead the hash of the IBU paper's reference
+implementation, multi-freq-ldpy (``LH_Client``, ``L_LH_Client``): H_s(v) = XXH32(str(v), seed s) mod g
+with a seed s drawn uniformly from [0, 2^63 − 1) (``np.random.randint(0, sys.maxsize)``; XXH32 uses
+s mod 2^32, see :mod:`ldp.mechanisms.xxh32`), and reports are ``y s`` — the reference's tuple
+(sanitized value, seed) — so ``ldp aggregate`` reads reports produced by that library. XXH32 is not
+an exactly pairwise-independent family, so the exact q* cannot be derived (nor the channel enumerated:
+``channel()`` raises ``ValueError``); we use the ideal-hash value q* = 1/g of the reference
+implementation (its server sets q = 1/g), with p* = p of the randomizer on [g]. Support counting
+evaluates XXH32 for users × values in bounded chunks (vectorized, O(n d) work).
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import numpy as np
 from ldp.mechanisms.base import Mechanism, check_int_reports
 from ldp.mechanisms.categorical import IBU_PAPER, LECTURE, grr_probabilities, grr_randomize
 from ldp.mechanisms.sampling import binomial_support_counts
+from ldp.mechanisms.xxh32 import seed32, xxh32_decimal
 from ldp.params import Param
 from ldp.randomness import RandomSource, bernoulli
 from ldp.registry import MECHANISMS
@@ -51,6 +62,55 @@ def collision_probability(prime: int, g: int) -> float:
 def cw_hash(a: np.ndarray, b: np.ndarray, v: np.ndarray, prime: int, g: int) -> np.ndarray:
     """H_{a,b}(v) = ((a v + b) mod P) mod g, vectorized (int64; a v < 2^63 for P < 2^31)."""
     return ((a * v + b) % prime) % g
+
+
+HASH_FAMILIES = ("cw", "xxh32")
+HASH = Param("hash", str, "hash family: 'cw' (Carter–Wegman ((a·v + b) mod P) mod g, exact q*) or 'xxh32' "
+             "(XXH32(str(v), seed) mod g with a 63-bit seed, as the reference implementation multi-freq-ldpy; "
+             "reports 'y seed', q* = 1/g)", default="cw", choices=HASH_FAMILIES)
+# Seeds of hash="xxh32" are uniform on [0, XXH32_SEED_HIGH): numpy.random.randint(0, sys.maxsize) as the reference.
+XXH32_SEED_HIGH = 2**63 - 1
+XXH32_REPORT_FORMAT = ("two integers 'y seed': the randomized hash value y and the seed s of the hash "
+                       "H(v) = XXH32(str(v), seed=s) mod g (multi-freq-ldpy's (sanitized value, seed) tuple)")
+# Cells (users × values) of one block of XXH32 evaluations when counting supports.
+XXH32_BLOCK_CELLS = 1 << 20
+
+
+def xxh32_hash(values: np.ndarray, seeds: np.ndarray, g: int) -> np.ndarray:
+    """H_s(v) = XXH32(str(v), seed=s) mod g (int64), broadcasting values against seeds."""
+    return (xxh32_decimal(values, seeds) % np.uint32(g)).astype(np.int64)
+
+
+def _decimal_length_blocks(d: int, width: int) -> list[tuple[int, int]]:
+    """[0, d) split where the number of decimal digits changes, and into pieces of at most ``width``."""
+    blocks = []
+    lo, edge = 0, 10
+    while lo < d:
+        hi = min(d, edge)
+        blocks += [(s, min(hi, s + width)) for s in range(lo, hi, width)]
+        lo, edge = hi, edge * 10
+    return blocks
+
+
+def xxh32_support_counts(y: np.ndarray, seeds: np.ndarray, d: int, g: int,
+                         block_cells: int = XXH32_BLOCK_CELLS) -> np.ndarray:
+    """C(v) = #{i : XXH32(str(v), seeds_i) mod g = y_i} for v in [0, d), exactly.
+
+    Evaluates every (user, value) hash, vectorized over blocks of about ``block_cells`` pairs (bounded
+    memory); each block holds values of one decimal length, so XXH32 runs without per-cell branches.
+    """
+    s32 = seed32(seeds)
+    yy = np.asarray(y).astype(np.uint32)
+    gg = np.uint32(g)
+    counts = np.zeros(d, dtype=np.int64)
+    for lo, hi in _decimal_length_blocks(d, max(1, min(d, block_cells // 16))):
+        vals = np.arange(lo, hi, dtype=np.int64)[None, :]
+        rows = max(1, block_cells // (hi - lo))
+        for start in range(0, s32.shape[0], rows):
+            h = xxh32_decimal(vals, s32[start:start + rows, None])
+            h %= gg
+            counts[lo:hi] += np.count_nonzero(h == yy[start:start + rows, None], axis=0)
+    return counts.astype(np.float64)
 
 
 def lh_support_counts(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, prime: int, g: int) -> np.ndarray:
@@ -106,6 +166,11 @@ class LocalHashing(Mechanism):
 
     Reports are rows (a, b, y): the hash function's parameters and the randomized hash value.
     Subclasses set ``g`` and how the hashed value is randomized (one or two GRR steps on [g]).
+
+    With ``hash="xxh32"`` reports are rows (y, s): the randomized hash value and the seed of
+    XXH32(str(v), s) mod g (see the module docstring); ``prime`` does not apply and is not among the
+    resolved parameters. With the default ``hash="cw"`` the resolved parameters leave ``hash`` out, so
+    Carter–Wegman report files and their headers are unchanged.
     """
 
     family = "lh"
@@ -117,13 +182,33 @@ class LocalHashing(Mechanism):
     def g(self) -> int:
         return self._params["g"]
 
+    @classmethod
+    def own_parameters(cls) -> tuple[Param, ...]:
+        return super().own_parameters() + (HASH,)
+
     @property
-    def prime(self) -> int:
-        return self._params["prime"]
+    def prime(self) -> int | None:
+        """P of the Carter–Wegman family; None with ``hash="xxh32"``."""
+        return self._params.get("prime")
+
+    @property
+    def hash_family(self) -> str:
+        """'cw' (Carter–Wegman, the default) or 'xxh32' (the reference implementation's hash)."""
+        return self._params.get("hash", "cw")
 
     def _setup(self) -> None:
+        if self._params.get("hash", "cw") == "cw":
+            self._params.pop("hash", None)  # the default: parameters (and report headers) as without the option
         if self._params.get("g") is None:
             self._params["g"] = self._default_g()
+        if self.hash_family == "xxh32":
+            if self._params.pop("prime", None) is not None:
+                raise ValueError(f"{self.name}: parameter prime applies to hash='cw' only, not hash='xxh32'")
+            if self.g >= 2**32:
+                raise ValueError(f"{self.name}: with hash='xxh32' g must be below 2^32 (XXH32 digests are 32-bit), "
+                                 f"got {self.g}")
+            self.report_format = XXH32_REPORT_FORMAT
+            return
         if self._params.get("prime") is None:
             self._params["prime"] = next_prime(max(self.d, self.g, 3))
         prime = self._params["prime"]
@@ -143,6 +228,8 @@ class LocalHashing(Mechanism):
 
     def _probabilities(self) -> tuple[float, float]:
         keep, other = self._hashed_probabilities()
+        if self.hash_family == "xxh32":
+            return keep, 1.0 / self.g  # ideal hash: another value's hash is uniform on [g] (the reference's q)
         c = collision_probability(self.prime, self.g)
         return keep, keep * c + other * (1 - c)
 
@@ -151,12 +238,18 @@ class LocalHashing(Mechanism):
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
         m = values.shape[0]
+        if self.hash_family == "xxh32":
+            seeds = np.asarray(rng.integers(0, XXH32_SEED_HIGH, size=m), dtype=np.int64)
+            y = self._randomize_hashed(xxh32_hash(values, seeds, self.g), rng)
+            return np.stack([y, seeds], axis=1)
         a = rng.integers(1, self.prime, size=m)
         b = rng.integers(0, self.prime, size=m)
         y = self._randomize_hashed(cw_hash(a, b, values, self.prime, self.g), rng)
         return np.stack([a, b, y], axis=1)
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
+        if self.hash_family == "xxh32":
+            return self._validate_xxh32_reports(reports)
         if reports.ndim != 2 or reports.shape[1] != 3:
             raise ValueError(f"{self.name}: each report must be 'a b y', got shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, max(self.prime, self.g), "report fields")
@@ -166,13 +259,34 @@ class LocalHashing(Mechanism):
             raise ValueError(f"{self.name}: hashed values must lie in [0, g={self.g})")
         return reports
 
+    def _validate_xxh32_reports(self, reports: np.ndarray) -> np.ndarray:
+        if reports.ndim != 2 or reports.shape[1] != 2:
+            raise ValueError(f"{self.name}: each report must be 'y seed' (hash=xxh32), got shape {reports.shape}")
+        reports = check_int_reports(self.name, reports, 0, 2**63, "report fields")
+        if np.any(reports[:, 0] >= self.g):
+            raise ValueError(f"{self.name}: hashed values must lie in [0, g={self.g})")
+        return reports.astype(np.int64, copy=False)
+
+    def _parse_line(self, line: str) -> list[int]:
+        if self.hash_family == "xxh32":  # also "y, seed" and "(y, seed)", as Python prints the reference's tuple
+            if (line[0], line[-1]) in (("(", ")"), ("[", "]")):
+                line = line[1:-1]
+            line = line.replace(",", " ")
+        return super()._parse_line(line)
+
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
+        if self.hash_family == "xxh32":
+            return xxh32_support_counts(reports[:, 0], reports[:, 1], self.d, self.g)
         return lh_support_counts(reports[:, 0], reports[:, 1], reports[:, 2], self.d, self.prime, self.g)
 
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return binomial_support_counts(true_counts, self.p_star, self.q_star, rng)
 
     def _output_count(self) -> int:
+        if self.hash_family == "xxh32":
+            raise ValueError(f"{self.name}: with hash='xxh32' the exact channel cannot be enumerated — XXH32 is not an "
+                             "exactly pairwise-independent family (2^32 seeds), so p*, q* = 1/g are the ideal-hash "
+                             "values of the reference implementation; use hash='cw' for the exact channel")
         return self.prime * (self.prime - 1) * self.g
 
     def _channel(self) -> tuple[np.ndarray, list[str]]:
