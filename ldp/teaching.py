@@ -315,6 +315,8 @@ def report_bits(mechanism: Mechanism) -> int:
         return mechanism.omega * _ceil_log2(d)  # type: ignore[attr-defined]
     if family == "lh":
         prime, g = mechanism.prime, mechanism.g  # type: ignore[attr-defined]
+        if prime is None:  # hash=xxh32: a 63-bit seed and the hashed value
+            return 63 + _ceil_log2(g)
         return 2 * _ceil_log2(prime) + _ceil_log2(g)
     if family == "hr":
         return _ceil_log2(mechanism.rows) + 1  # type: ignore[attr-defined]
@@ -406,6 +408,10 @@ def report_explanation(mechanism: Mechanism, report_text: str) -> str:
     if fam == "ss":
         return (f"A subset of ω = {mechanism.omega} values that contains the true one with probability "  # type: ignore[attr-defined]
                 f"{mechanism.p_star:.3g}.")
+    if fam == "lh" and mechanism.prime is None:  # type: ignore[attr-defined]
+        y, seed = report_text.split()
+        return (f"Hash H(v) = XXH32(str(v), seed={seed}) mod {mechanism.g} and a randomized hashed "  # type: ignore[attr-defined]
+                f"value y = {y}: the report supports every v with H(v) = y.")
     if fam == "lh":
         a, b, y = report_text.split()
         return (f"Hash H(v) = (({a}·v + {b}) mod {mechanism.prime}) mod {mechanism.g} and a randomized hashed "  # type: ignore[attr-defined]
