@@ -14,6 +14,11 @@ Subcommands::
                     (--seed S | --secure) --output REPORTS
     ldp aggregate   --mechanism M --epsilon E ... (--domain-size D | --domain FILE) --reports REPORTS
                     [--estimators LIST] [--format json|csv] [--output FILE]
+    ldp tasks       [--format json|table]
+    ldp advise      --mechanism M --epsilon E ... (--domain-size D | --domain FILE) --reports REPORTS
+                    [--task mse|topk|topk-precision|set|subsets|threshold] [--k K] [--rho R] [--queries Q]
+                    [--threshold X] [--group NAME=V1,V2 ...] [--trials T] [--seed S] [--candidates LIST]
+                    [--format json|table] [--output FILE]
 
 The CLI only parses arguments and does I/O; every computation is a library call. Any bad input ends
 with one line ``error: <reason>`` on stderr and exit status 2; output files are written atomically,
@@ -59,6 +64,7 @@ from ldp.randomness import SecureRandom, make_rng
 from ldp.registry import describe
 from ldp.reports_io import atomic_write, load_reports, perturb_to_file
 from ldp.simulation import simulate, sweep
+from ldp.tasks import TASKS, get_task
 
 EXIT_USAGE = 2
 
@@ -181,6 +187,19 @@ estimates (estimator -> frequency per value).  csv: {','.join(AGGREGATE_CSV_COLU
 """
 
 
+ADVISE_EPILOG = """\
+The advisor (Wang et al., NDSS 2020, §V.D) estimates the distribution from the reports, makes it consistent
+with Norm-Sub, takes it as a synthetic ground truth with the same number of users, re-simulates the collection
+--trials times and scores every candidate estimator on the task; the one with the lowest expected error wins.
+Task parameters (see 'ldp tasks'): --k for topk/topk-precision, --rho (a fraction, 0.1 = 10% of the domain)
+and --queries for set, --threshold (a frequency) for threshold, --group NAME=V1,V2 (domain labels, repeatable)
+for subsets. json keys: best, task, task_label, task_params, better, trials, seed, users, mechanism, epsilon,
+[epsilon_1], parameters, d, fit, summary, elapsed_s, candidates (best first: rank, estimator, display_name,
+consistent, expected_error (expected_score for a higher-is-better task), standard_error, trial_sd,
+tied_with_best, [gain_vs_mi_percent], [equivalent_users], seconds, note).
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ldp", description="LDP Explorer: local differential privacy frequency estimation.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -248,6 +267,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--estimators", default="mi", metavar="LIST", help="comma-separated estimators (default mi)")
     _add_output_args(p, ("json", "csv"), "json")
     p.set_defaults(func=cmd_aggregate)
+
+    p = sub.add_parser("tasks", help="list the query tasks the advisor can optimise for")
+    p.add_argument("--format", "-f", choices=("json", "table"), default="json", help="output format (default json)")
+    p.set_defaults(func=cmd_tasks)
+
+    p = sub.add_parser("advise", help="server side: which estimator to use for a query, from a report file",
+                       epilog=ADVISE_EPILOG, formatter_class=fmt)
+    _add_mechanism_args(p)
+    _add_domain_args(p, True, "domain size D (values 0 .. D-1)")
+    p.add_argument("--reports", "-r", required=True, metavar="REPORTS", help="report file written by 'ldp perturb'")
+    p.add_argument("--task", default="mse", metavar="TASK",
+                   help=f"query task: {', '.join(TASKS)} (default mse; see 'ldp tasks')")
+    p.add_argument("--k", type=int, metavar="K", help="topk / topk-precision: the k most frequent values (default 10)")
+    p.add_argument("--rho", type=float, metavar="R",
+                   help="set: fraction of the domain in each random set, 0 < R <= 1 (default 0.1)")
+    p.add_argument("--queries", type=int, metavar="Q", help="set: number of random sets (default 200)")
+    p.add_argument("--threshold", type=float, metavar="X", help="threshold: frequency threshold (required)")
+    p.add_argument("--group", action="append", default=None, metavar="NAME=V1,V2",
+                   help="subsets: a group of domain values (labels); repeatable (required)")
+    p.add_argument("--trials", "-t", type=int, default=20, metavar="T",
+                   help="re-simulations of the synthetic dataset (default 20, at least 2)")
+    p.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument("--candidates", metavar="LIST",
+                   help="comma-separated candidate estimators (default: every estimator that applies)")
+    _add_output_args(p, ("json", "table"), "json")
+    p.set_defaults(func=cmd_advise)
     return parser
 
 
@@ -714,6 +759,121 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
                 "estimates": {name: est.tolist() for name, est in estimates.items()}})
     emit(to_json(out), args.output)
     return 0
+
+
+def task_info(name: str) -> dict[str, Any]:
+    """A query task of :data:`ldp.tasks.TASKS` as JSON-able data."""
+    task = TASKS[name]
+    return {"name": task.name, "display_name": task.display_name, "description": task.description,
+            "parameters": dict(task.parameters), "better": task.better, "paper": task.paper}
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        emit(to_json([task_info(name) for name in TASKS]), None)
+        return 0
+    rows = [[t.name, ", ".join(f"{k}={v}" if v is not None else k for k, v in t.parameters.items()) or "-",
+             t.better, t.description] for t in TASKS.values()]
+    emit(_table(rows, ["NAME", "PARAMETERS", "BETTER", "DESCRIPTION"]), None)
+    return 0
+
+
+def _parse_groups(items: Sequence[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        name, sep, members = item.partition("=")
+        values = _split_list(members)
+        if not sep or not name.strip() or not values:
+            raise UsageError(f"--group expects NAME=V1,V2,..., got {item!r}")
+        if name.strip() in groups:
+            raise UsageError(f"group {name.strip()!r} given twice")
+        groups[name.strip()] = values
+    return groups
+
+
+def _advise_task_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The task parameters given on the command line (only those; the task checks they are its own)."""
+    given = {"k": args.k, "rho": args.rho, "queries": args.queries, "threshold": args.threshold,
+             "groups": _parse_groups(args.group) if args.group is not None else None}
+    params = {key: value for key, value in given.items() if value is not None}
+    if args.rho is not None and not 0 < args.rho <= 1:
+        raise UsageError(f"--rho is a fraction of the domain, 0 < R <= 1 (e.g. 0.1 for 10%), got {args.rho:g}")
+    task = get_task(args.task)
+    unknown = [key for key in params if key not in task.parameters]
+    if unknown:
+        flags = ", ".join("--group" if key == "groups" else f"--{key}" for key in unknown)
+        valid = ", ".join("--group" if key == "groups" else f"--{key}" for key in task.parameters) or "none"
+        raise UsageError(f"{flags} does not apply to task {task.name} (its options: {valid})")
+    return params
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from ldp.advisor import recommend  # the advisor imports every estimator: only this command needs it
+
+    cls = _mechanism_class(args.mechanism)
+    parse_params(cls, args.param, args.epsilon_1)
+    task = get_task(args.task)
+    task_params = _advise_task_params(args)
+    if args.trials < 2:
+        raise UsageError(f"--trials must be at least 2 (the standard error needs two), got {args.trials}")
+    d, labels = _domain(args)
+    mech = build_mechanism(args, d)
+    task.bind(d, labels=labels, **task_params)  # k ≤ d, ρ in (0, 1], known labels: before the file is read
+    candidates = parse_estimators(args.candidates, mech) if args.candidates is not None else None
+    reports, _ = load_reports(args.reports, mech)
+    agg = aggregate_reports(mech, reports)
+    rec = recommend(mech, agg.counts, agg.n, task=task.name, trials=args.trials, seed=args.seed,
+                    candidates=candidates, labels=labels, **task_params)
+    for _, row in rec.table.iterrows():
+        if row["note"]:
+            print(f"warning: {row['estimator']}: {row['note']}", file=sys.stderr)
+    value_key = "expected_error" if rec.better == "lower" else "expected_score"
+    candidates_out = []
+    for _, row in rec.table.iterrows():
+        item: dict[str, Any] = {"rank": int(row["rank"]), "estimator": row["estimator"],
+                                "display_name": row["display name"], "consistent": bool(row["consistent"]),
+                                value_key: _finite_or_none(row[rec.value_column]),
+                                "standard_error": _finite_or_none(row["standard error"]),
+                                "trial_sd": _finite_or_none(row["trial SD"]),
+                                "tied_with_best": bool(row["tied with best"])}
+        if "Γ vs MI (%)" in rec.table.columns:
+            item["gain_vs_mi_percent"] = _finite_or_none(row["Γ vs MI (%)"])
+        if "equivalent users" in rec.table.columns:
+            item["equivalent_users"] = _finite_or_none(row["equivalent users"])
+        item["seconds"] = float(row["seconds"])
+        item["note"] = str(row["note"])
+        candidates_out.append(item)
+    if args.format == "table":
+        headers = ["RANK", "ESTIMATOR", value_key.upper().replace("_", " "), "SE", "TIED", "GAIN VS MI %",
+                   "EQUIVALENT USERS", "NOTE"]
+        rows = [[str(c["rank"]), c["estimator"], _fmt(c[value_key]), _fmt(c["standard_error"]),
+                 "yes" if c["tied_with_best"] else "no", _fmt(c.get("gain_vs_mi_percent"), ".1f"),
+                 _fmt(c.get("equivalent_users"), ",.0f"), c["note"] or "-"] for c in candidates_out]
+        emit(f"best: {rec.best}\n{rec.summary()}\n\n" + _table(rows, headers), args.output)
+        return 0
+    params = mech.params
+    out: dict[str, Any] = {"best": rec.best, "task": rec.task, "task_label": rec.task_label,
+                           "task_params": rec.to_dict()["task_params"], "better": rec.better,
+                           "trials": rec.trials, "seed": rec.seed, "users": rec.n, "mechanism": mech.name,
+                           "epsilon": mech.epsilon}
+    if mech.kind == "longitudinal":
+        out["epsilon_1"] = params.pop("epsilon_1")
+    out.update({"parameters": params, "d": mech.d, "fit": rec.fit, "summary": rec.summary(),
+                "elapsed_s": rec.elapsed_s, "candidates": candidates_out})
+    emit(to_json(out), args.output)
+    return 0
+
+
+def _finite_or_none(value: Any) -> float | None:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _fmt(value: float | None, spec: str = ".4g") -> str:
+    return "-" if value is None else format(value, spec)
 
 
 # --------------------------------------------------------------------------- entry point

@@ -6,7 +6,14 @@ Consistency", NDSS 2020 — "the consistency paper", §V):
 * per-value empirical bias and variance over repeated trials (§V.B, Figs. 2 and 3);
 * the full-domain MSE (§V.A, ``MSE = (1/d) Σ_v (f_v − f'_v)²``), the frequent-value (top-k) MSE (§V.E)
   and the set-value query MSE over random subsets holding ρ% of the domain (§V.D, Figs. 6 and 7);
-* per-task summaries and which estimator is best for each task.
+* per-task summaries, which estimator is best for each task, the utility gain Γ over MI (IBU paper
+  Eq. (1)) and the equivalent users n′ (§V.C, Fig. 5);
+* the advisor (§V.D, :mod:`ldp.advisor`) run on one simulated collection and checked against the truth
+  (:func:`advise`).
+
+The query errors are those of :mod:`ldp.tasks` (imported lazily: it imports this module); Post-Pos
+(``clip_queries``, :func:`clip_for`) answers every query clipped at 0, so it equals Base-Pos on single
+values and differs from MI on small sets (§IV-A, §V.C–D).
 
 Numerical distributions (Li et al., "Estimating Numerical Distributions under Local Differential
 Privacy", SIGMOD 2020 — "the square-wave paper", §3): Wasserstein-1 and Kolmogorov–Smirnov distances,
@@ -23,33 +30,35 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ldp.data import sample_counts
-from ldp.engines import collect
+from ldp.engines import Aggregate, collect
 from ldp.estimators import get_estimator
 from ldp.estimators.consistency import norm_sub
 from ldp.mechanisms.base import Mechanism
-from ldp.metrics import top_k_indices
 from ldp.simulation import SimulationResult, simulate
 
 __all__ = [
-    "CHUNK_TRIALS", "DECILES", "NUMERICAL_METRICS", "TASKS", "BiasVariance", "best_per_task", "bias_summary",
-    "bias_variance", "cdf_at", "cdf_at_edges", "chunk_plan", "density", "draw_population", "estimated_seconds",
+    "CHUNK_TRIALS", "DECILES", "NUMERICAL_METRICS", "TASKS", "TASK_NAMES", "AdvisorCheck", "BiasVariance", "advise",
+    "advisor_collection", "advisor_seconds", "best_per_task", "bias_summary", "bias_variance", "cdf_at",
+    "cdf_at_edges", "chunk_plan", "clip_for", "comparison_columns", "density", "draw_population", "estimated_seconds",
     "full_domain_mse", "histogram_mean", "histogram_variance", "ks_distance", "mean_error", "merge_results",
-    "numerical_metrics", "numerical_metrics_over_trials", "numerical_summary", "per_value_table", "quantile_errors",
-    "quantile_table", "quantile_values", "random_subsets", "range_query_answers", "range_query_mae", "run_chunk",
-    "set_value_answers", "set_value_curve_table", "set_value_mse", "set_value_mse_expected", "subset_size",
-    "summary_table", "task_errors", "time_estimators", "to_distribution", "top_k_curve", "top_k_curve_table",
-    "top_k_mse_per_trial", "variance_error", "wasserstein_distance",
+    "numerical_metrics", "numerical_metrics_over_trials", "numerical_summary", "per_value_table", "preselect",
+    "quantile_errors", "quantile_table", "quantile_values", "random_subsets", "range_query_answers", "range_query_mae",
+    "run_chunk", "set_value_answers", "set_value_curve_table", "set_value_mse", "set_value_mse_expected",
+    "subset_size", "summary_table", "task_errors", "time_estimators", "to_distribution", "top_k_curve",
+    "top_k_curve_table", "top_k_mse_per_trial", "variance_error", "wasserstein_distance",
 ]
 
 # Independent random streams derived from the page's one seed: the population drawn from the data,
 # the collections (one per chunk of trials) and the random set-value queries never share numbers.
-STREAM_POPULATION, STREAM_COLLECTION, STREAM_QUERIES, STREAM_RANGES, STREAM_TIMING = 0, 1, 2, 3, 4
+STREAM_POPULATION, STREAM_COLLECTION, STREAM_QUERIES, STREAM_RANGES, STREAM_TIMING, STREAM_ADVISOR = 0, 1, 2, 3, 4, 5
 CHUNK_TRIALS = 10
 DECILES = tuple(round(0.1 * i, 1) for i in range(1, 10))
 
@@ -58,6 +67,8 @@ TASKS = {
     "topk": "Frequent values (top-k MSE)",
     "set": "Set-value queries (MSE)",
 }
+#: The lab's three tasks as named in :data:`ldp.tasks.TASKS`.
+TASK_NAMES = {"full": "mse", "topk": "topk", "set": "set"}
 
 
 # =========================================================================== populations and runs
@@ -150,6 +161,28 @@ def time_estimators(mechanism: Mechanism, counts: np.ndarray, estimators: Sequen
     return out
 
 
+def preselect(timing: Mapping[str, float], *, n: int, d: int, trials: int, engine: str,
+              limit: float = 10.0) -> tuple[list[str], list[str]]:
+    """A default set of estimators whose run stays under ``limit`` seconds (:func:`estimated_seconds`).
+
+    Starts from every estimator of ``timing`` (name → seconds per collection, :func:`time_estimators`)
+    and leaves out the slowest ones (IBU with its paper defaults, first) until the estimate fits, keeping
+    at least the fastest. When the run is too long even without estimators (the exact engine, many trials)
+    leaving some out would not help, so all are kept. Returns ``(kept, left_out)``, both in the order of
+    ``timing``.
+    """
+    names = list(timing)
+    kept = set(names)
+    if estimated_seconds(n, d, trials, engine) > limit:
+        return names, []
+    for name in sorted(names, key=lambda e: -timing[e]):
+        total = sum(timing[e] for e in kept)
+        if len(kept) <= 1 or estimated_seconds(n, d, trials, engine, total) <= limit:
+            break
+        kept.discard(name)
+    return [e for e in names if e in kept], [e for e in names if e not in kept]
+
+
 # =========================================================================== bias and variance (§V.B)
 @dataclass(frozen=True)
 class BiasVariance:
@@ -217,6 +250,22 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
 
 
 # =========================================================================== query errors (§V.A, §V.D, §V.E)
+def _tasks() -> ModuleType:
+    """:mod:`ldp.tasks`, imported lazily: it imports this module (``random_subsets``, ``bias_variance``)."""
+    from ldp import tasks
+
+    return tasks
+
+
+def clip_for(estimator: str) -> bool:
+    """Whether ``estimator`` answers queries clipped at 0 (Post-Pos, consistency paper §IV-A), via
+    :func:`ldp.tasks.clip_for`; names that are not registered estimators (e.g. in hand-made tables) do not clip."""
+    try:
+        return _tasks().clip_for(estimator)
+    except (ValueError, KeyError):
+        return False
+
+
 def _check_estimates(estimates: np.ndarray, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     est = np.asarray(estimates, dtype=np.float64)
     f = np.asarray(truth, dtype=np.float64)
@@ -227,22 +276,26 @@ def _check_estimates(estimates: np.ndarray, truth: np.ndarray) -> tuple[np.ndarr
     return est, f
 
 
-def full_domain_mse(estimates: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """MSE = (1/d) Σ_v (f_v − f'_v)² per trial (consistency paper §V.A)."""
+def full_domain_mse(estimates: np.ndarray, truth: np.ndarray, *, clip: bool = False) -> np.ndarray:
+    """MSE = (1/d) Σ_v (f_v − f'_v)² per trial (consistency paper §V.A), :func:`ldp.tasks.full_domain_error`;
+    ``clip`` answers every value clipped at 0 as Post-Pos does."""
     est, f = _check_estimates(estimates, truth)
-    return np.mean((est - f) ** 2, axis=1)
+    return _tasks().full_domain_error(f, est, clip=clip)
 
 
-def top_k_mse_per_trial(estimates: np.ndarray, truth: np.ndarray, k: int) -> np.ndarray:
-    """MSE over D_tk, the k values with the highest true frequency, per trial (§V.E)."""
+def top_k_mse_per_trial(estimates: np.ndarray, truth: np.ndarray, k: int, *, clip: bool = False) -> np.ndarray:
+    """MSE over D_tk, the k values with the highest true frequency, per trial (§V.E),
+    :func:`ldp.tasks.top_k_error`."""
     est, f = _check_estimates(estimates, truth)
-    idx = top_k_indices(f, int(k))
-    return np.mean((est[:, idx] - f[idx]) ** 2, axis=1)
+    return _tasks().top_k_error(f, est, int(k), clip=clip)
 
 
-def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int]) -> np.ndarray:
-    """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking."""
+def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, clip: bool = False) -> np.ndarray:
+    """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking
+    (each k is :func:`ldp.tasks.top_k_error`; single-value answers clipped at 0 when ``clip``)."""
     est, f = _check_estimates(estimates, truth)
+    if clip:
+        est = np.maximum(est, 0.0)
     order = np.argsort(-f, kind="stable")
     sq = (est[:, order] - f[order]) ** 2
     csum = np.cumsum(sq, axis=1)
@@ -271,18 +324,18 @@ def random_subsets(d: int, rho: float, queries: int, rng: np.random.Generator) -
     return mask
 
 
-def set_value_answers(estimates: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """f'_{D_sρ} = Σ_{v ∈ D_sρ} f'_v for every trial and subset: shape (trials, queries)."""
+def set_value_answers(estimates: np.ndarray, masks: np.ndarray, *, clip: bool = False) -> np.ndarray:
+    """f'_{D_sρ} = Σ_{v ∈ D_sρ} f'_v for every trial and subset: shape (trials, queries)
+    (:func:`ldp.tasks.answer_queries`; clipped at 0 when ``clip``)."""
     est = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
-    return est @ np.asarray(masks, dtype=np.float64).T
+    return _tasks().answer_queries(est, np.asarray(masks, dtype=bool), clip=clip)
 
 
-def set_value_mse(estimates: np.ndarray, truth: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Set-value MSE per trial: mean over the subsets of (f_{D_sρ} − f'_{D_sρ})² (§V.D)."""
+def set_value_mse(estimates: np.ndarray, truth: np.ndarray, masks: np.ndarray, *, clip: bool = False) -> np.ndarray:
+    """Set-value MSE per trial: mean over the subsets of (f_{D_sρ} − f'_{D_sρ})² (§V.D),
+    :func:`ldp.tasks.set_query_error`."""
     est, f = _check_estimates(estimates, truth)
-    answers = set_value_answers(est, masks)
-    exact = np.asarray(masks, dtype=np.float64) @ f
-    return np.mean((answers - exact) ** 2, axis=1)
+    return _tasks().set_query_error(f, est, np.asarray(masks, dtype=bool), clip=clip)
 
 
 def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> np.ndarray:
@@ -291,6 +344,7 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
     With errors e_v = f'_v − f_v and a uniform m-subset S of d values, P(v ∈ S) = m/d and
     P(u, v ∈ S) = m(m−1)/(d(d−1)) for u ≠ v, so
     E_S[(Σ_{v∈S} e_v)²] = (m/d) Σ e_v² + m(m−1)/(d(d−1)) · [(Σ e_v)² − Σ e_v²]   (per trial).
+    Exact for unclipped answers only (a clipped sum is not linear in the e_v).
     """
     est, f = _check_estimates(estimates, truth)
     d = f.shape[0]
@@ -308,24 +362,27 @@ def task_errors(estimates: Mapping[str, np.ndarray], truth: np.ndarray, *, k: in
     """Per-trial errors of every estimator for the three tasks of §V: task → estimator → (trials,).
 
     The same random subsets (seeded by ``seed``) are used for every estimator and trial, so the
-    comparison is paired.
+    comparison is paired. Post-Pos (:func:`clip_for`) answers every query clipped at 0, so it equals
+    Base-Pos on the full-domain and top-k tasks and differs from MI on small sets (§V.C–D).
     """
     f = np.asarray(truth, dtype=np.float64)
     masks = random_subsets(f.shape[0], rho, queries, np.random.default_rng([int(seed), STREAM_QUERIES]))
     out: dict[str, dict[str, np.ndarray]] = {t: {} for t in TASKS}
     for name, est in estimates.items():
-        out["full"][name] = full_domain_mse(est, f)
-        out["topk"][name] = top_k_mse_per_trial(est, f, k)
-        out["set"][name] = set_value_mse(est, f, masks)
+        clip = clip_for(name)
+        out["full"][name] = full_domain_mse(est, f, clip=clip)
+        out["topk"][name] = top_k_mse_per_trial(est, f, k, clip=clip)
+        out["set"][name] = set_value_mse(est, f, masks, clip=clip)
     return out
 
 
 def top_k_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, ks: Sequence[int],
                       display: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Tidy table of the top-k MSE (mean over trials and its standard error) for every k in ``ks``."""
+    """Tidy table of the top-k MSE (mean over trials and its standard error) for every k in ``ks``
+    (Post-Pos's answers clipped at 0)."""
     rows = []
     for name, est in estimates.items():
-        curve = top_k_curve(est, truth, ks)
+        curve = top_k_curve(est, truth, ks, clip=clip_for(name))
         for k, per_trial in zip(ks, curve, strict=True):
             rows.append({"estimator": (display or {}).get(name, name), "k": int(k), "MSE": float(np.mean(per_trial)),
                          "SE": _se(per_trial)})
@@ -333,16 +390,32 @@ def top_k_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, ks
 
 
 def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, rhos_percent: Sequence[float],
-                          display: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Tidy table of the set-value MSE averaged over *all* subsets of ρ% of the domain
-    (:func:`set_value_mse_expected`, mean over trials) for every ρ in ``rhos_percent``."""
-    d = np.asarray(truth).shape[0]
+                          display: Mapping[str, str] | None = None, *, queries: int = 200,
+                          seed: int = 0) -> pd.DataFrame:
+    """Tidy table of the set-value MSE (mean over trials) for every ρ in ``rhos_percent``.
+
+    Averaged over *all* subsets of ρ% of the domain (:func:`set_value_mse_expected`, column
+    ``averaged over`` = "all sets"), except for estimators that clip their answers (Post-Pos): a
+    clipped sum has no closed form, so their MSE is averaged over ``queries`` random sets per ρ
+    (seeded by ``seed``, the same sets for every such estimator).
+    """
+    f = np.asarray(truth, dtype=np.float64)
+    d = f.shape[0]
+    masks = {}
     rows = []
     for name, est in estimates.items():
-        for rho in rhos_percent:
+        clip = clip_for(name)
+        for i, rho in enumerate(rhos_percent):
             m = subset_size(d, float(rho) / 100)
+            if clip:
+                if i not in masks:
+                    masks[i] = random_subsets(d, float(rho) / 100, int(queries),
+                                              np.random.default_rng([int(seed), STREAM_QUERIES, i]))
+                mse, over = set_value_mse(est, f, masks[i], clip=True), f"{int(queries)} random sets"
+            else:
+                mse, over = set_value_mse_expected(est, f, m), "all sets"
             rows.append({"estimator": (display or {}).get(name, name), "ρ (%)": float(rho), "set size": m,
-                         "MSE": float(np.mean(set_value_mse_expected(est, truth, m)))})
+                         "MSE": float(np.mean(mse)), "averaged over": over})
     return pd.DataFrame(rows)
 
 
@@ -412,6 +485,153 @@ def best_per_task(errors: Mapping[str, Mapping[str, np.ndarray]], display: Mappi
             row["clear lead"] = False
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def comparison_columns(errors: Mapping[str, Mapping[str, np.ndarray]], *, n: int, mechanism: Mechanism,
+                       truth: np.ndarray, task_names: Mapping[str, str] | None = None,
+                       baseline: str = "mi") -> dict[str, dict[str, float]]:
+    """Per estimator: the utility gain Γ(%) over matrix inversion for each task (IBU paper Eq. (1),
+    :func:`ldp.tasks.utility_gain` of the mean errors over the same trials; NaN when MI did not run) and
+    the equivalent users n′ = n·MSE_MI/MSE for the full-domain MSE (consistency paper §V.C, Fig. 5,
+    :func:`ldp.tasks.equivalent_users` with MI's closed-form MSE, so it is defined without MI)."""
+    tasks = _tasks()
+    names = task_names or TASKS
+    estimators = list(next(iter(errors.values())))
+    mi_mse = tasks.closed_form_mi_mse(mechanism, int(n), np.asarray(truth, dtype=np.float64))
+    out: dict[str, dict[str, float]] = {e: {} for e in estimators}
+    for task, per in errors.items():
+        col = f"Γ vs MI, {names.get(task, task)} (%)"
+        base = float(np.mean(per[baseline])) if baseline in per else float("nan")
+        for est in estimators:
+            mean = float(np.mean(per[est]))
+            ok = math.isfinite(base) and math.isfinite(mean) and base >= 0 and mean >= 0
+            out[est][col] = float(tasks.utility_gain(base, mean)) if ok else float("nan")
+    if "full" in errors:
+        for est in estimators:
+            mse = float(np.mean(errors["full"][est]))
+            out[est]["equivalent users n′ (full domain)"] = (
+                float(tasks.equivalent_users(int(n), mse, mi_mse)) if math.isfinite(mse) and mse > 0 else float("nan"))
+    return out
+
+
+# =========================================================================== the advisor, checked against the truth
+def advisor_collection(mechanism: Mechanism, counts: np.ndarray, *, engine: str, seed: int) -> Aggregate:
+    """One simulated collection of the population ``counts`` — the reports a user would hold — drawn
+    from its own stream of ``seed`` (independent of the lab's trials)."""
+    rng = np.random.default_rng([int(seed), STREAM_ADVISOR])
+    return collect(mechanism, np.asarray(counts, dtype=np.int64), rng, engine)
+
+
+def advisor_seconds(timing: Mapping[str, float], *, n: int, d: int, trials: int, engine: str) -> float:
+    """A generous estimate of :func:`advise`'s wall time: one collection, ``trials`` fast re-simulations and
+    every candidate on each of them plus once on the collection (``timing`` from :func:`time_estimators`)."""
+    per = float(sum(max(0.0, float(t)) for t in timing.values()))
+    return estimated_seconds(n, d, 1, engine) + estimated_seconds(n, d, trials, "fast") + 1.25 * (trials + 1) * per
+
+
+@dataclass
+class AdvisorCheck:
+    """The advisor's recommendation from one collection, next to what the simulator knows: each
+    candidate's *actual* error on that collection against the true distribution.
+
+    ``table`` (best expected first): ``rank``, ``estimator`` (name), ``display name``, ``expected``
+    (the advisor's mean error over its re-simulations, or mean score for a higher-is-better task),
+    ``standard error``, ``trial SD``, ``tied with best``, ``actual`` (on these reports, scored like the
+    advisor: same queries, Post-Pos clipped), ``actual rank``, ``actual − expected (trial SDs)``, and the
+    advisor's ``Γ vs MI (%)`` / ``equivalent users`` when it computed them.
+    """
+
+    recommendation: Any
+    truth: np.ndarray
+    actual: dict[str, float]
+    table: pd.DataFrame
+    n: int
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def best(self) -> str:
+        return str(self.recommendation.best)
+
+    @property
+    def better(self) -> str:
+        return str(self.recommendation.better)
+
+    @property
+    def actual_best(self) -> str:
+        row = self.table.sort_values(["actual rank", "rank"], kind="stable").iloc[0]
+        return str(row["estimator"])
+
+    def row(self, name: str) -> pd.Series:
+        return self.table[self.table["estimator"] == name].iloc[0]
+
+    def verdict(self) -> str:
+        """One sentence: where the recommended estimator actually ranked on these reports."""
+        best = self.row(self.best)
+        size = int(self.table["actual"].notna().sum())
+        if not math.isfinite(best["actual"]):
+            return f"On these reports {best['display name']} failed: {best['note']}"
+        if int(best["actual rank"]) == 1:
+            ties = int((self.table["actual rank"] == 1).sum())
+            also = "the actual best" if ties == 1 else f"one of the {ties} actual best (tied)"
+            return (f"On these reports {best['display name']} is also {also} of the {size} candidates "
+                    f"(actual {best['actual']:.3g}).")
+        top = self.row(self.actual_best)
+        return (f"On these reports {best['display name']} ranks {int(best['actual rank'])} of {size} "
+                f"(actual {best['actual']:.3g}); the actual best is {top['display name']} ({top['actual']:.3g}) — "
+                "one collection is one draw, the expectation is over many.")
+
+
+def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trials: int = 20, seed: int = 0,
+           candidates: Sequence[str] | None = None, engine: str = "fast", labels: Sequence[str] | None = None,
+           **task_params: Any) -> AdvisorCheck:
+    """Simulate one collection of the population ``counts`` (:func:`advisor_collection`), ask
+    :func:`ldp.advisor.recommend` which estimator suits ``task`` from those reports alone, and score every
+    candidate on the same reports against the true distribution (which only a simulator knows), with the
+    advisor's own random queries (same seed stream) and Post-Pos's clipping."""
+    from ldp import advisor
+
+    tasks = _tasks()
+    c = np.asarray(counts, dtype=np.int64)
+    agg = advisor_collection(mechanism, c, engine=engine, seed=seed)
+    rec = advisor.recommend(mechanism, agg.counts, int(agg.n), task=task, trials=int(trials), seed=int(seed),
+                            candidates=None if candidates is None else list(candidates), labels=labels,
+                            **task_params)
+    truth = c / c.sum()
+    bound = tasks.get_task(task).bind(mechanism.d, rng=np.random.default_rng([int(seed), advisor.STREAM_QUERIES]),
+                                      labels=labels, **task_params)
+    actual: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for name in rec.ranking:
+        try:
+            est = get_estimator(name).estimate(mechanism, agg.counts, int(agg.n))
+            actual[name] = float(bound.score(truth, np.asarray(est, dtype=np.float64)[None, :], clip_for(name))[0])
+        except (ValueError, FloatingPointError, ArithmeticError) as exc:
+            actual[name] = float("nan")
+            notes[name] = f"failed: {exc}"
+    value = rec.value_column
+    sign = -1.0 if rec.better == "higher" else 1.0
+    finite = {e: sign * actual[e] for e in rec.ranking if math.isfinite(actual[e])}
+
+    def actual_rank(name: str) -> float:  # ties share the best rank ("min" ranking)
+        return float(1 + sum(v < finite[name] for v in finite.values())) if name in finite else float("nan")
+
+    rows = []
+    for _, r in rec.table.iterrows():
+        name = str(r["estimator"])
+        sd = float(r["trial SD"])
+        gap = (actual[name] - float(r[value])) / sd if sd > 0 and math.isfinite(actual[name]) else float("nan")
+        row = {"rank": int(r["rank"]), "estimator": name, "display name": r["display name"],
+               "expected": float(r[value]), "standard error": float(r["standard error"]), "trial SD": sd,
+               "tied with best": bool(r["tied with best"]), "actual": actual[name],
+               "actual rank": actual_rank(name),
+               "actual − expected (trial SDs)": gap}
+        for col in ("Γ vs MI (%)", "equivalent users"):
+            if col in rec.table.columns:
+                row[col] = float(r[col]) if r[col] is not None else float("nan")
+        row["note"] = str(r.get("note", "") or notes.get(name, ""))
+        rows.append(row)
+    return AdvisorCheck(recommendation=rec, truth=truth, actual=actual, table=pd.DataFrame(rows), n=int(agg.n),
+                        notes=notes)
 
 
 # =========================================================================== numerical histograms

@@ -308,3 +308,200 @@ def test_time_estimators_feeds_the_estimate():
     assert set(timing) == {"mi", "norm-sub"} and all(t >= 0 for t in timing.values())
     base = lab.estimated_seconds(1000, 16, 50, "fast")
     assert lab.estimated_seconds(1000, 16, 50, "fast", estimator_seconds=0.2) == pytest.approx(base + 50 * 1.25 * 0.2)
+
+
+# --------------------------------------------------------------------------- Post-Pos answers clipped at 0 (§IV-A)
+
+def test_clipped_answers_by_hand():
+    truth = np.array([0.5, 0.1, 0.4])
+    est = np.array([[0.5, -0.1, 0.6]])
+    np.testing.assert_allclose(lab.full_domain_mse(est, truth), [(0 + 0.04 + 0.04) / 3])
+    np.testing.assert_allclose(lab.full_domain_mse(est, truth, clip=True), [(0 + 0.01 + 0.04) / 3])
+    np.testing.assert_allclose(lab.top_k_mse_per_trial(est, truth, 3, clip=True), [(0.01 + 0.04) / 3])
+    np.testing.assert_allclose(lab.top_k_curve(est, truth, [1, 2, 3], clip=True)[:, 0],
+                               [0.0, 0.04 / 2, 0.05 / 3])  # ranking by truth: values 0, 2, 1
+    masks = np.array([[False, True, False], [True, True, False]])
+    np.testing.assert_allclose(lab.set_value_answers(est, masks), [[-0.1, 0.4]])
+    np.testing.assert_allclose(lab.set_value_answers(est, masks, clip=True), [[0.0, 0.4]])
+    # true sums 0.1 and 0.6: clipped errors 0.1 and 0.2
+    np.testing.assert_allclose(lab.set_value_mse(est, truth, masks, clip=True), [(0.01 + 0.04) / 2])
+    assert lab.clip_for("post-pos") and not lab.clip_for("mi") and not lab.clip_for("not-registered")
+
+
+@pytest.fixture(scope="module")
+def tail_run():
+    """OUE on a long-tailed Zipf population: many tail values get negative MI estimates."""
+    from ldp.data.synthetic import true_distribution
+
+    counts = np.round(true_distribution("zipf:d=100,s=1.5") * 20_000).astype(np.int64)
+    mech = ldp.get_mechanism("oue", 1.0, 100)
+    return lab.merge_results([lab.run_chunk(mech, counts, ["mi", "base-pos", "post-pos"], engine="fast", seed=5,
+                                            index=i, trials=t) for i, t in lab.chunk_plan(20)])
+
+
+def test_post_pos_differs_from_mi_where_the_paper_says(tail_run):
+    # Post-Pos keeps MI's vector and clips each answer at 0 (consistency paper §IV-A, §V.C–D).
+    np.testing.assert_array_equal(tail_run.estimates["post-pos"], tail_run.estimates["mi"])
+    truth = tail_run.true_frequencies
+    small = lab.task_errors(tail_run.estimates, truth, k=10, rho=0.02, queries=300, seed=1)
+    # On single values (full domain, top-k) Post-Pos equals Base-Pos, and beats MI on the full domain.
+    np.testing.assert_allclose(small["full"]["post-pos"], small["full"]["base-pos"])
+    np.testing.assert_allclose(small["topk"]["post-pos"], small["topk"]["base-pos"])
+    assert np.all(small["full"]["post-pos"] < small["full"]["mi"])
+    # Clipping a sum at 0 never moves it away from a non-negative truth: Post-Pos ≤ MI on every trial,
+    # and strictly lower on small sets of this long tail (sums of 2 values are often negative).
+    assert np.all(small["set"]["post-pos"] <= small["set"]["mi"] + 1e-18)
+    assert np.mean(small["set"]["post-pos"]) < 0.9 * np.mean(small["set"]["mi"])
+    # Large sets are never negative: Post-Pos answers exactly as MI.
+    large = lab.task_errors(tail_run.estimates, truth, k=10, rho=0.9, queries=50, seed=1)
+    np.testing.assert_allclose(large["set"]["post-pos"], large["set"]["mi"])
+
+
+def test_curve_tables_clip_post_pos(tail_run):
+    truth = tail_run.true_frequencies
+    names = {"mi": "MI", "base-pos": "BP", "post-pos": "PP"}
+    curve = lab.top_k_curve_table(tail_run.estimates, truth, [1, 50, 100], names)
+    pp, bp = curve[curve["estimator"] == "PP"], curve[curve["estimator"] == "BP"]
+    np.testing.assert_allclose(pp["MSE"], bp["MSE"])
+    sets = lab.set_value_curve_table(tail_run.estimates, truth, [2, 50, 100], names, queries=100, seed=0)
+    assert set(sets[sets["estimator"] == "PP"]["averaged over"]) == {"100 random sets"}
+    assert set(sets[sets["estimator"] == "MI"]["averaged over"]) == {"all sets"}
+    mi, pp = sets[sets["estimator"] == "MI"], sets[sets["estimator"] == "PP"]
+    # ρ = 100%: one set (the whole domain), never negative, so the sampled Post-Pos equals MI's closed form.
+    assert pp["MSE"].iloc[-1] == pytest.approx(mi["MSE"].iloc[-1], rel=1e-9)
+    assert pp["MSE"].iloc[0] < mi["MSE"].iloc[0]
+
+
+# --------------------------------------------------------------------------- Γ and n′
+
+def test_comparison_columns_by_hand():
+    mech = ldp.get_mechanism("grr", 1.0, 4)
+    truth = np.full(4, 0.25)
+    errors = {"full": {"mi": np.array([2.0, 2.0]), "a": np.array([1.0, 1.0])},
+              "topk": {"mi": np.array([1.0, 3.0]), "a": np.array([4.0, 4.0])}}
+    out = lab.comparison_columns(errors, n=100, mechanism=mech, truth=truth, task_names={"full": "F", "topk": "T"})
+    closed = float(np.mean(mech.variance(truth, 100)))
+    assert out["a"]["Γ vs MI, F (%)"] == pytest.approx(50.0)  # 100·(2 − 1)/2
+    assert out["a"]["Γ vs MI, T (%)"] == 0.0  # worse than MI: no gain
+    assert out["mi"]["Γ vs MI, F (%)"] == 0.0
+    assert out["a"]["equivalent users n′ (full domain)"] == pytest.approx(100 * closed / 1.0)
+    assert out["mi"]["equivalent users n′ (full domain)"] == pytest.approx(100 * closed / 2.0)
+    without = lab.comparison_columns({"full": {"a": np.array([1.0])}}, n=100, mechanism=mech, truth=truth)
+    assert math.isnan(without["a"]["Γ vs MI, Full domain (MSE) (%)"])
+    assert without["a"]["equivalent users n′ (full domain)"] == pytest.approx(100 * closed)
+
+
+def test_equivalent_users_of_mi_is_about_n(zipf_run):
+    errors = lab.task_errors(zipf_run.estimates, zipf_run.true_frequencies, k=10, rho=0.1, queries=10, seed=0)
+    out = lab.comparison_columns(errors, n=zipf_run.n, mechanism=zipf_run.mechanism, truth=zipf_run.true_frequencies)
+    # MI's empirical MSE over 200 trials estimates its closed form: relative sd ≈ √(2/(d·T)) per value-average,
+    # generously 5% here, so n′_MI ≈ n.
+    assert out["mi"]["equivalent users n′ (full domain)"] == pytest.approx(zipf_run.n, rel=0.05)
+    assert out["norm-sub"]["equivalent users n′ (full domain)"] > 1.5 * zipf_run.n  # §V.C: Norm-Sub saves users
+    assert out["norm-sub"]["Γ vs MI, Full domain (MSE) (%)"] > 50
+
+
+# --------------------------------------------------------------------------- default estimators and timing
+
+def test_preselect_leaves_out_the_slowest():
+    timing = {"mi": 0.0, "ibu": 1.0, "power": 0.1}
+    kept, left = lab.preselect(timing, n=1000, d=10, trials=50, engine="fast", limit=10.0)
+    assert kept == ["mi", "power"] and left == ["ibu"]
+    assert lab.estimated_seconds(1000, 10, 50, "fast", 0.1) <= 10.0
+    assert lab.preselect(timing, n=1000, d=10, trials=50, engine="fast", limit=100.0) == (list(timing), [])
+    # Too slow even without estimators (the exact engine): leaving estimators out would not help.
+    assert lab.preselect(timing, n=10**7, d=1000, trials=50, engine="exact", limit=10.0) == (list(timing), [])
+    assert lab.preselect({"a": 5.0, "b": 9.0}, n=10, d=2, trials=50, engine="fast", limit=1.0) == (["a"], ["b"])
+
+
+def test_advisor_seconds_grows_with_the_work():
+    timing = {"mi": 0.001, "ibu": 0.05}
+    base = lab.advisor_seconds(timing, n=10**5, d=100, trials=20, engine="fast")
+    assert base == pytest.approx(lab.estimated_seconds(10**5, 100, 1, "fast") + lab.estimated_seconds(
+        10**5, 100, 20, "fast") + 1.25 * 21 * 0.051)
+    assert lab.advisor_seconds(timing, n=10**5, d=100, trials=40, engine="fast") > base
+    assert lab.advisor_seconds(timing, n=10**5, d=100, trials=20, engine="exact") > base
+
+
+# --------------------------------------------------------------------------- the advisor, checked against the truth
+
+@pytest.fixture(scope="module")
+def population():
+    from ldp.data.synthetic import true_distribution
+
+    return np.round(true_distribution("zipf:d=20,s=1.2") * 5000).astype(np.int64)
+
+
+def test_advise_matches_the_advisor_and_scores_the_truth(population):
+    from ldp import tasks
+    from ldp.advisor import recommend
+    from ldp.estimators import get_estimator
+
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    names = ["mi", "norm-sub", "base-pos", "post-pos"]
+    check = lab.advise(mech, population, task="mse", trials=5, seed=3, candidates=names)
+    agg = lab.advisor_collection(mech, population, engine="fast", seed=3)
+    rec = recommend(mech, agg.counts, agg.n, task="mse", trials=5, seed=3, candidates=names)
+    assert check.best == rec.best and check.n == agg.n == population.sum()
+    np.testing.assert_allclose(check.table["expected"], rec.table["expected error"])
+    truth = population / population.sum()
+    for name in names:
+        est = get_estimator(name).estimate(mech, agg.counts, agg.n)
+        expected = tasks.full_domain_error(truth, est, clip=tasks.clip_for(name))
+        assert check.actual[name] == pytest.approx(expected, rel=1e-12)
+    table = check.table
+    assert list(table["estimator"]) == rec.ranking and set(table["actual rank"]) <= set(range(1, 5))
+    assert table.loc[table["estimator"] == "post-pos", "actual"].item() == pytest.approx(
+        table.loc[table["estimator"] == "base-pos", "actual"].item())  # single values: Post-Pos = Base-Pos
+    row = table[table["estimator"] == "mi"].iloc[0]
+    assert row["actual − expected (trial SDs)"] == pytest.approx((row["actual"] - row["expected"]) / row["trial SD"])
+    assert {"Γ vs MI (%)", "equivalent users"} <= set(table.columns)
+    assert check.row(check.best)["display name"] in check.verdict()
+    again = lab.advise(mech, population, task="mse", trials=5, seed=3, candidates=names)
+    assert again.table.equals(table)  # deterministic given the seed
+
+
+def test_advise_uses_the_advisors_random_sets(population):
+    from ldp import advisor, tasks
+    from ldp.estimators import get_estimator
+
+    mech = ldp.get_mechanism("oue", 0.5, 20)
+    check = lab.advise(mech, population, task="set", trials=3, seed=8, candidates=["mi", "post-pos"], rho=0.1,
+                       queries=40)
+    agg = lab.advisor_collection(mech, population, engine="fast", seed=8)
+    masks = lab.random_subsets(20, 0.1, 40, np.random.default_rng([8, advisor.STREAM_QUERIES]))
+    truth = population / population.sum()
+    est = get_estimator("mi").estimate(mech, agg.counts, agg.n)
+    assert check.actual["mi"] == pytest.approx(tasks.set_query_error(truth, est, masks))
+    assert check.actual["post-pos"] == pytest.approx(tasks.set_query_error(truth, est, masks, clip=True))
+    assert check.actual["post-pos"] <= check.actual["mi"]
+    assert "equivalent users" not in check.table.columns  # defined for the full-domain MSE only
+    precision = lab.advise(mech, population, task="topk-precision", trials=3, seed=8, candidates=["mi", "norm-sub"],
+                           k=3)
+    assert precision.better == "higher" and precision.table["expected"].is_monotonic_decreasing
+
+
+def test_advise_rejects_bad_parameters(population):
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    with pytest.raises(ValueError, match="domain size 20"):
+        lab.advise(mech, population, task="topk", trials=3, k=21)
+    with pytest.raises(ValueError, match="unknown task"):
+        lab.advise(mech, population, task="median", trials=3)
+
+
+def test_advisor_figure(population):
+    from ldp.viz import lab as vl
+    from ldp.viz.figures import PALETTE
+
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    check = lab.advise(mech, population, task="mse", trials=3, seed=0, candidates=["mi", "norm-sub"])
+    fig = vl.advisor_figure(check.table, title="Advisor", value_label="error (MSE, fraction²)")
+    assert fig.layout.title.text == "Advisor" and fig.layout.font.size >= 14
+    assert "MSE" in fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    assert len(fig.data) == 2 and fig.layout.xaxis.type == "log"
+    assert {fig.data[0].marker.color, fig.data[1].marker.color} <= set(PALETTE)
+    np.testing.assert_allclose(fig.data[0].x, check.table["expected"])
+    np.testing.assert_allclose(fig.data[1].x, check.table["actual"])
+    assert list(fig.data[0].y) == list(check.table["display name"])
+    zero = check.table.assign(actual=0.0)
+    assert vl.advisor_figure(zero, title="t", value_label="misclassified values").layout.xaxis.type == "linear"

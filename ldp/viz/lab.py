@@ -179,3 +179,40 @@ def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, 
                   annotation_position="top right")
     return _layout(fig, len(names), title=title, xaxis_title="ρ: share of the domain in each queried set (%)",
                    yaxis_title="set-value MSE (fraction², log scale)", yaxis_type="log")
+
+
+def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: float = 2.0,
+                   log: bool | None = None) -> go.Figure:
+    """The advisor's expectation next to the truth: per candidate (best expected at the top), the
+    expected error over the advisor's re-simulations with ±z standard errors, and the actual error of
+    the same estimator on the one collection, scored against the true distribution.
+
+    ``table`` is :attr:`ldp.lab.AdvisorCheck.table` (columns display name, expected, standard error,
+    actual). ``log`` defaults to a log axis when every value is positive. Two traces: expected, actual.
+    """
+    rows = table.reset_index(drop=True)
+    names = [str(n) for n in rows["display name"]]
+    expected = rows["expected"].to_numpy(dtype=float)
+    actual = rows["actual"].to_numpy(dtype=float)
+    half = z * rows["standard error"].to_numpy(dtype=float)
+    values = np.concatenate([expected, actual])
+    values = values[np.isfinite(values)]
+    if log is None:
+        log = bool(values.size) and bool(np.all(values > 0))
+    fig = go.Figure()
+    fig.add_scatter(x=expected, y=names, mode="markers", name=f"expected (advisor, ±{z:g} SE)",
+                    marker={"color": PALETTE[0], "size": 11, "symbol": "circle"},
+                    error_x={"type": "data", "array": half, "thickness": 1.5, "color": PALETTE[0]},
+                    hovertemplate="%{y}<br>expected %{x:.3g}<extra></extra>")
+    fig.add_scatter(x=actual, y=names, mode="markers", name="actual on these reports (true distribution)",
+                    marker={"color": PALETTE[3], "size": 11, "symbol": "diamond",
+                            "line": {"width": 1, "color": "#000000"}},
+                    hovertemplate="%{y}<br>actual %{x:.3g}<extra></extra>")
+    layout = dict(LAYOUT)
+    layout["height"] = max(LAYOUT["height"], 200 + 28 * len(names))
+    layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -80 / (layout["height"] - 160), "x": 0}
+    layout["legend_title"] = ""
+    fig.update_layout(**layout, title=title, xaxis_title=value_label + (" (log scale)" if log else ""),
+                      yaxis_title="estimator (best expected at the top)",
+                      yaxis={"autorange": "reversed", "type": "category"}, xaxis_type="log" if log else "linear")
+    return fig
