@@ -175,7 +175,8 @@ report file: UTF-8 text; '#' comment lines first, one of them the JSON header
   # ldp-reports {"format": 1, "mechanism": ..., "epsilon": ..., "epsilon_1": ..., "d": ..., "params": {...},
   "users": N}
 then one report per line in the mechanism's format: GRR an integer in [0, d); UE, L-UE and THE d characters
-'0'/'1'; SS the omega chosen indices; BLH/OLH/L-BLH/L-OLH 'a b y'; HR 'j y'; SHE d real numbers.
+'0'/'1'; SS the omega chosen indices; BLH/OLH/L-BLH/L-OLH 'a b y' (with --param hash=xxh32: 'y seed',
+as multi-freq-ldpy writes them); HR 'j y'; SHE d real numbers.
 The file is written atomically (no partial file on failure). Missing values of the column are skipped.
 """
 
