@@ -1,7 +1,8 @@
 """LDP Explorer — the dashboard's entry point: page navigation only.
 
-Run with ``./dev app`` (or ``streamlit run app.py``). Each page lives in ``pages/`` and only wires
-widgets to ``ldp`` (maths) and ``ldp.viz`` (figures); shared widgets are in ``pages/common.py``.
+Run with ``./dev app`` (or ``streamlit run app.py``). Each page lives in ``views/`` (not ``pages/``, which
+Streamlit would serve in its legacy pages-folder mode before st.navigation first runs) and only wires
+widgets to ``ldp`` (maths) and ``ldp.viz`` (figures); shared widgets are in ``views/common.py``.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ st.set_page_config(page_title="LDP Explorer", page_icon="🔒", layout="wide", i
 
 PAGES = {
     "Explore": [
-        st.Page("pages/playground.py", title="Playground", icon="🎛️", default=True, url_path="playground"),
-        st.Page("pages/tradeoff.py", title="Trade-off curves", icon="📉", url_path="tradeoff"),
-        st.Page("pages/numerical.py", title="Numerical distributions", icon="📏", url_path="numerical"),
-        st.Page("pages/postprocessing.py", title="Post-processing lab", icon="🧪", url_path="postprocessing"),
+        st.Page("views/playground.py", title="Playground", icon="🎛️", default=True, url_path="playground"),
+        st.Page("views/tradeoff.py", title="Trade-off curves", icon="📉", url_path="tradeoff"),
+        st.Page("views/numerical.py", title="Numerical distributions", icon="📏", url_path="numerical"),
+        st.Page("views/postprocessing.py", title="Post-processing lab", icon="🧪", url_path="postprocessing"),
     ],
     "Understand": [
-        st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
+        st.Page("views/learn.py", title="Learn", icon="🎓", url_path="learn"),
     ],
 }
 

@@ -10,7 +10,7 @@ inside its interval is at least ``level``, so "every bar is inside" holds at the
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 
 def _check_level(level: float) -> float:
@@ -20,7 +20,7 @@ def _check_level(level: float) -> float:
 
 
 def z_value(level: float) -> float:
-    return float(norm.ppf(0.5 + _check_level(level) / 2))
+    return float(ndtri(0.5 + _check_level(level) / 2))
 
 
 def value_intervals(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
@@ -32,7 +32,7 @@ def simultaneous_z(level: float, d: int) -> float:
     if d < 1:
         raise ValueError("need at least one value")
     per_value = _check_level(level) ** (1.0 / d)
-    return float(norm.ppf(0.5 + per_value / 2))
+    return float(ndtri(0.5 + per_value / 2))
 
 
 def simultaneous_halfwidth(variances: np.ndarray, level: float = 0.95) -> np.ndarray:

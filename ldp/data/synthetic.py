@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ldp.data.domain import EncodedColumn, bin_labels
 
@@ -289,6 +288,8 @@ class _Component:
 def _component(family: str, p: dict[str, Any], d: int | None = None) -> _Component:
     """The truncated distribution of one family; ``d`` is given for a stand-alone Poisson (support
     0..d-1, one bin per integer)."""
+    from scipy import stats  # imported on use: keeps `import ldp.data` (and app start-up) light
+
     inf = math.inf
     if family == "uniform":
         lo, hi = p["lo"], p["hi"]

@@ -31,7 +31,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 from ldp.estimators.base import Estimator
 from ldp.mechanisms.base import Mechanism
@@ -269,7 +268,9 @@ def significance_threshold(mechanism: Mechanism, n: int, alpha: float = 0.05, *,
     p, q = mechanism.p_star, mechanism.q_star
     var_star = q * (1.0 - q) / (n * (p - q) ** 2)
     tail = alpha / mechanism.d if bonferroni else alpha
-    return float(stats.norm.isf(tail) * np.sqrt(var_star))
+    from scipy import special
+
+    return float(-special.ndtri(tail) * np.sqrt(var_star))
 
 
 # ---------------------------------------------------------------------------------------- estimators

@@ -11,7 +11,6 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
-from scipy import optimize
 
 from ldp.mechanisms.base import Mechanism, check_int_reports
 from ldp.mechanisms.sampling import binomial_support_counts, structured_gaussian_counts
@@ -189,6 +188,8 @@ def the_optimal_theta(epsilon: float) -> float:
     def var(theta: float) -> float:
         x = math.exp(epsilon * theta / 2)
         return (2 * x - 1) / (1 + math.exp(epsilon * (theta - 0.5)) - 2 * x) ** 2
+
+    from scipy import optimize  # imported on use: keeps `import ldp` (and app start-up) light
 
     res = optimize.minimize_scalar(var, bounds=(0.5, 1.0), method="bounded", options={"xatol": 1e-10})
     return float(res.x)

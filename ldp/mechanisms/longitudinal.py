@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
 
 from ldp.mechanisms.base import Mechanism
 from ldp.mechanisms.categorical import GRR, IBU_PAPER, BitVectorMechanism, grr_probabilities, grr_randomize
@@ -78,6 +77,8 @@ def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, 
         best = math.log(ue_ratio(*chain(far)))
         raise ValueError(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
                          f"ε1 must be below {best:.4g} for this ε∞")
+    from scipy import optimize  # imported on use: keeps `import ldp` light
+
     root = optimize.brentq(gap, lo + 1e-15, hi - 1e-15, xtol=1e-15, rtol=1e-15, maxiter=500)
     return (root, 1 - root) if second == "sue" else (0.5, root)
 

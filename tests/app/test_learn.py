@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import ldp  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/learn.py"
+PAGE = "views/learn.py"
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input")
 
 

@@ -11,7 +11,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/numerical.py"
+PAGE = "views/numerical.py"
 KINDS = ("selectbox", "slider", "select_slider", "radio", "number_input", "multiselect")
 RANGE = ("num_data_lo", "num_data_hi")
 

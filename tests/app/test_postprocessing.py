@@ -17,7 +17,7 @@ from ldp import lab  # noqa: E402
 from ldp.data import encode_categorical, get_column, load_sample  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGE = "pages/postprocessing.py"
+PAGE = "views/postprocessing.py"
 KINDS = ("selectbox", "slider", "select_slider", "radio", "number_input", "multiselect")
 # The change tests start from two fast estimators (set through the URL) so that they do not re-run
 # the iterative ones (IBU) on every change; the defaults test runs every registered estimator.

@@ -1,7 +1,7 @@
 """Playground — the landing page: one LDP collection of a dataset, the estimates against the truth,
 their errors, and what ε means for one user.
 
-Wiring only: data from ``pages.common.dataset_picker``, the simulation from ``ldp.simulate``, intervals
+Wiring only: data from ``views.common.dataset_picker``, the simulation from ``ldp.simulate``, intervals
 from ``ldp.uncertainty``, the attacker from ``ldp.privacy`` and every figure, table and sentence from
 ``ldp.viz.playground``.
 """
@@ -20,7 +20,7 @@ from ldp.data.synthetic import SYNTHETIC
 from ldp.privacy import attack_success, baseline_success, plausible_deniability_ratio
 from ldp.uncertainty import coverage, simultaneous_halfwidth, value_intervals
 from ldp.viz import playground as viz
-from pages import common
+from views import common
 
 # Widget keys mirrored into the URL (shareable links); dataset_picker's keys start with "data_".
 KEYS = ["data_source", "data_sample", "data_column", "data_bins", "data_lo", "data_hi", "data_synthetic", "data_d",

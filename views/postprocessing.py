@@ -3,7 +3,7 @@ and variance (consistency paper §V.B, Figs. 2–3), frequent-value (top-k) and 
 (§V.D–E), a per-task summary with the utility gain Γ over MI and the equivalent users n′, and the
 advisor (§V.D): which estimator to use for a query, from one collection's reports, checked against the truth.
 
-Wiring only: data from ``pages.common``, runs and every number from ``ldp.lab``, figures from
+Wiring only: data from ``views.common``, runs and every number from ``ldp.lab``, figures from
 ``ldp.viz.lab``.
 """
 
@@ -21,7 +21,7 @@ from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
 from ldp.tasks import TASKS as QUERY_TASKS
 from ldp.viz import lab as viz
-from pages import common
+from views import common
 
 KEYS = ["pp_data_source", "pp_data_sample", "pp_data_column", "pp_data_bins", "pp_data_lo", "pp_data_hi",
         "pp_data_synthetic", "pp_data_d", "pp_data_zipf_s", "pp_mech", "pp_mech_eps1", "pp_eps", "pp_users", "pp_est",

@@ -21,7 +21,7 @@ from ldp.data.synthetic import true_distribution
 from ldp.metrics import DEFAULT_METRICS
 from ldp.privacy import baseline_success
 from ldp.viz import tradeoff as V
-from pages import common
+from views import common
 
 DEFAULT_MECHANISMS = ["grr", "oue", "olh", "ss"]
 AXIS_OPTIONS = {"epsilon": "ε (privacy budget)", "users": "n (users) at a fixed ε", "d": "d (domain size) at a fixed ε"}

@@ -4,7 +4,7 @@ frequency oracle collects the bin of every user, and MI + Norm-Sub estimates the
 uniform within each bin. Square Wave with EM/EMS, hierarchical histograms and the numerical
 mechanisms arrive with the numerical issue; this page says so rather than showing anything for them.
 
-Wiring only: data from ``pages.common``, metrics from ``ldp.lab``, figures from ``ldp.viz.numerical``.
+Wiring only: data from ``views.common``, metrics from ``ldp.lab``, figures from ``ldp.viz.numerical``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
 from ldp.viz import numerical as viz
 from ldp.viz.figures import PALETTE
-from pages import common
+from views import common
 
 KEYS = ["num_data_source", "num_data_sample", "num_data_column", "num_data_bins", "num_data_lo", "num_data_hi",
         "num_data_synthetic", "num_data_d", "num_mech", "num_eps", "num_users", "num_trials", "num_seed", "num_engine",

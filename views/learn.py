@@ -20,7 +20,7 @@ import streamlit as st
 import ldp
 from ldp import teaching
 from ldp.viz import learn as viz
-from pages import common
+from views import common
 
 # Widget keys mirrored into the URL (shareable links).
 KEYS = ["learn_mech", "learn_eps", "learn_mech_eps1", "learn_d", "learn_w_n", "learn_w_yes", "learn_w_t",

@@ -64,6 +64,12 @@ class Dataset:
 def restore_from_url(keys: Sequence[str]) -> None:
     """Once per session, seed widget state from the URL's query parameters (shareable links)."""
     flag = "_restored_" + ",".join(keys)
+    # Re-assigning keeps widget values alive across a run in which their widgets were not drawn (e.g. while
+    # the upload picker waits for a file and stops the script): otherwise Streamlit forgets them and the
+    # browser sends back the widgets' defaults.
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
     if st.session_state.get(flag):
         return
     st.session_state[flag] = True
@@ -329,7 +335,7 @@ def _upload_picker(key: str, container: Any) -> Dataset:
     numeric = pd.to_numeric(series, errors="coerce")
     is_num = numeric.notna().sum() == series.notna().sum() and series.nunique() > 20
     kind = container.radio("Treat as", ["numerical", "categorical"], index=0 if is_num else 1,
-                           key=f"{key}_upkind", horizontal=True)
+                           key=f"{key}_upkind_{column}", horizontal=True)
     if kind == "numerical":
         if numeric.notna().sum() < series.notna().sum():
             raise ValueError(f"column '{column}' is not numeric; treat it as categorical or pick another column")

@@ -1,0 +1,260 @@
+"""Dashboard responsiveness in a real browser (plain-text table on stdout, progress on stderr).
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_dashboard.py               # full run, about 2–3 minutes on 2 cores
+    .venv/bin/python benchmarks/bench_dashboard.py --quick       # smoke run: 1 cold start, 5 ε changes, 1 sweep
+
+Measured with the end-to-end harness (``tests/e2e/e2e_harness.py``): ``streamlit run app.py`` on a free
+localhost port, driven by Playwright in headless Debian Chromium (``/usr/bin/chromium``).
+
+  1. cold start: from starting ``streamlit run app.py`` (a fresh server process, empty caches, a fresh
+     browser context) to the first complete render of the Playground (every chart drawn, the script
+     finished). Target ≤ 3 s (median of the runs).
+  2. ε change on the Playground (fast engine, n = 10^6, d = 1024 synthetic Zipf data, three estimators:
+     MI, Norm-Sub, Base-Pos, set through the page's URL query parameters): the ε slider is moved one step
+     with the keyboard, 20 times, always to a value not computed before (no cache hit); time from the key
+     press until every chart shows the new ε. Target ≤ 1 s at the 95th percentile.
+  3. Trade-off sweep: 10 ε values × 4 mechanisms (GRR, OUE, OLH, SS) × 20 trials, fast engine, n = 10^5
+     (the page's defaults, set through the URL); time from clicking "Run sweep" to the redrawn error-curve
+     chart. A new seed for each run, so nothing comes from the cache. Target ≤ 10 s (median).
+
+Nothing here asserts: the table shows each target and PASS/FAIL for a human to read. Not run by pytest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "tests" / "e2e"))
+
+import e2e_harness as h  # noqa: E402
+
+COLD_TARGET_S = 3.0
+EPS_TARGET_P95_S = 1.0
+SWEEP_TARGET_S = 10.0
+
+PLAYGROUND_QUERY = {
+    "data_source": "Synthetic", "data_synthetic": "zipf", "data_d": 1024, "users": 1_000_000, "engine": "fast",
+    "est": ["mi", "norm-sub", "base-pos"], "eps": 1.0, "mech": "oue", "seed": 0,
+}
+TRADEOFF_QUERY = {
+    "to_mechs": ["grr", "oue", "olh", "ss"], "to_est": ["mi"], "to_axis": "epsilon", "to_eps_lo": 0.1,
+    "to_eps_hi": 10.0, "to_eps_points": 10, "to_trials": 20, "to_engine": "fast", "to_users": 100_000,
+}
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def query(params: dict) -> str:
+    """The app's own URL encoding (views/common.write_to_url): every value JSON, a list as one JSON array."""
+    return urllib.parse.urlencode({key: json.dumps(value) for key, value in params.items()})
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Linear-interpolation percentile (numpy's default), without numpy."""
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+# ------------------------------------------------------------------------------------------------ measures
+def cold_start(browser, runs: int) -> dict:
+    totals, health, first_chart = [], [], []
+    for i in range(runs):
+        page = h.new_page(browser)
+        server = h.start_server(log_path=h.ARTIFACTS / f"bench-cold-{i}.log")
+        try:
+            health.append(server.healthy_after_s)
+            page.goto(server.url + "/", wait_until="commit")
+            h.wait_for_charts(page, minimum=1)
+            first_chart.append(time.perf_counter() - server.started_at)
+            h.wait_for_charts(page, minimum=2)
+            h.wait_idle(page)
+            totals.append(time.perf_counter() - server.started_at)
+            problems = h.exceptions(page) + h.errors(page)
+            h.screenshot(page, f"bench_cold_start_{i}")
+        finally:
+            page.context.close()
+            h.stop_server(server)
+        log(f"  cold start {i + 1}/{runs}: server answers {health[-1]:.2f} s, first chart {first_chart[-1]:.2f} s, "
+            f"complete {totals[-1]:.2f} s" + (f"  PROBLEMS: {problems}" if problems else ""))
+    return {"total": totals, "health": health, "first_chart": first_chart}
+
+
+def epsilon_changes(browser, server, changes: int) -> dict:
+    page = h.new_page(browser)
+    try:
+        h.open_page(page, server, query=query(PLAYGROUND_QUERY))
+        h.wait_for_charts(page, minimum=2)
+        h.wait_idle(page)
+        users = page.get_by_role("spinbutton", name="Number of users n").input_value()
+        log(f"  playground: n = {users}, ε = {h.slider_text(h.epsilon_slider(page))}, "
+            f"{len(h.chart_signatures(page))} charts")
+        charts, idle, values = [], [], []
+        for i in range(changes):
+            slider = h.epsilon_slider(page)
+            before = h.chart_signatures(page)
+            slider.focus()
+            t0 = time.perf_counter()
+            page.keyboard.press("ArrowLeft")  # one step down the log grid: a value not computed yet
+            h.wait_for_every_chart_change(page, before)
+            charts.append(time.perf_counter() - t0)
+            h.wait_idle(page)
+            idle.append(time.perf_counter() - t0)
+            values.append(h.slider_text(h.epsilon_slider(page)))
+            log(f"  ε change {i + 1}/{changes} → {values[-1]}: charts {charts[-1] * 1000:.0f} ms, "
+                f"idle {idle[-1] * 1000:.0f} ms")
+        problems = h.exceptions(page) + h.errors(page)
+        h.screenshot(page, "bench_epsilon_changes")
+    finally:
+        page.context.close()
+    return {"charts": charts, "idle": idle, "values": values, "problems": problems, "users": users}
+
+
+def tradeoff_sweeps(browser, server, runs: int) -> dict:
+    times, idle, notes = [], [], []
+    for i in range(runs):
+        page = h.new_page(browser)
+        try:
+            h.open_page(page, server, "tradeoff", query=query({**TRADEOFF_QUERY, "to_seed": 1000 + i}))
+            h.wait_for_charts(page)
+            confirm = page.get_by_text("Yes, run the long sweep")
+            if confirm.count():
+                notes.append("the page asked to confirm a long sweep (its estimate > 10 s); confirmed")
+                h.rerun(page, confirm.first.click)
+            button = page.get_by_role("button", name="Run sweep")
+            before = h.chart_signatures(page)[:1]
+            t0 = time.perf_counter()
+            button.click()
+            h.wait_for_every_chart_change(page, before, timeout_ms=300_000, polling=50)
+            times.append(time.perf_counter() - t0)
+            h.wait_idle(page, timeout_ms=300_000)
+            idle.append(time.perf_counter() - t0)
+            problems = h.exceptions(page) + h.errors(page)
+            if problems:
+                notes.append(f"run {i + 1}: {problems}")
+            h.screenshot(page, f"bench_tradeoff_sweep_{i}")
+        finally:
+            page.context.close()
+        log(f"  sweep {i + 1}/{runs}: chart {times[-1]:.2f} s, page idle {idle[-1]:.2f} s")
+    return {"chart": times, "idle": idle, "notes": notes}
+
+
+# ------------------------------------------------------------------------------------------------ report
+def table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cold-runs", type=int, default=3, help="cold starts (median judged; default 3)")
+    ap.add_argument("--changes", type=int, default=20, help="ε changes on the Playground (default 20)")
+    ap.add_argument("--sweeps", type=int, default=3, help="Trade-off sweeps (median judged; default 3)")
+    ap.add_argument("--quick", action="store_true", help="1 cold start, 5 ε changes, 1 sweep")
+    ap.add_argument("--only", default="1,2,3", help="measures to run, e.g. 1,3")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.cold_runs, args.changes, args.sweeps = 1, 5, 1
+    only = {int(x) for x in args.only.split(",") if x.strip()}
+
+    chromium = h.find_chromium()
+    if chromium is None:
+        print("Chromium not found: install the Debian package 'chromium' (apt-get install chromium)", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    load_start = load_average()
+    rows = [["measure", "runs", "median", "p95", "max", "target", "result"]]
+    notes: list[str] = []
+    with sync_playwright() as pw:
+        browser = h.launch_chromium(pw, chromium)
+        log(f"Chromium {browser.version} ({chromium}); load average {load_start}")
+        try:
+            if 1 in only:
+                log("1. cold start → first complete Playground render")
+                r = cold_start(browser, args.cold_runs)
+                med = statistics.median(r["total"])
+                rows.append(["1. cold start → Playground rendered (s)", str(len(r["total"])), f"{med:.2f}",
+                             f"{percentile(r['total'], 95):.2f}", f"{max(r['total']):.2f}",
+                             f"≤ {COLD_TARGET_S:g} s (median)", verdict(med <= COLD_TARGET_S)])
+                rows.append(["   of which: server answers /_stcore/health (s)", str(len(r["health"])),
+                             f"{statistics.median(r['health']):.2f}", f"{percentile(r['health'], 95):.2f}",
+                             f"{max(r['health']):.2f}", "", ""])
+                rows.append(["   first chart drawn (s)", str(len(r["first_chart"])),
+                             f"{statistics.median(r['first_chart']):.2f}", f"{percentile(r['first_chart'], 95):.2f}",
+                             f"{max(r['first_chart']):.2f}", "", ""])
+            server = h.start_server(log_path=h.ARTIFACTS / "bench-dashboard.log") if only & {2, 3} else None
+            try:
+                if server is not None:  # warm the process (imports, the Plotly bundle) as a user before us would
+                    warm = h.new_page(browser)
+                    h.open_page(warm, server)
+                    warm.context.close()
+                if 2 in only:
+                    log("2. ε changes on the Playground (fast engine, n = 10^6, d = 1024, 3 estimators)")
+                    r = epsilon_changes(browser, server, args.changes)
+                    p95 = percentile(r["charts"], 95)
+                    rows.append([f"2. ε change → charts updated (ms), n = {r['users']}", str(len(r["charts"])),
+                                 f"{statistics.median(r['charts']) * 1000:.0f}", f"{p95 * 1000:.0f}",
+                                 f"{max(r['charts']) * 1000:.0f}", f"≤ {EPS_TARGET_P95_S * 1000:.0f} ms (p95)",
+                                 verdict(p95 <= EPS_TARGET_P95_S)])
+                    rows.append(["   ε change → page idle (ms)", str(len(r["idle"])),
+                                 f"{statistics.median(r['idle']) * 1000:.0f}",
+                                 f"{percentile(r['idle'], 95) * 1000:.0f}", f"{max(r['idle']) * 1000:.0f}", "", ""])
+                    if r["problems"]:
+                        notes.append(f"2: the page showed {r['problems']}")
+                if 3 in only:
+                    log("3. Trade-off sweep: 10 ε × 4 mechanisms × 20 trials")
+                    r = tradeoff_sweeps(browser, server, args.sweeps)
+                    med = statistics.median(r["chart"])
+                    rows.append(["3. 'Run sweep' → chart (s), 10 ε × 4 mech × 20 trials", str(len(r["chart"])),
+                                 f"{med:.2f}", f"{percentile(r['chart'], 95):.2f}", f"{max(r['chart']):.2f}",
+                                 f"≤ {SWEEP_TARGET_S:g} s (median)", verdict(med <= SWEEP_TARGET_S)])
+                    rows.append(["   'Run sweep' → page idle (s)", str(len(r["idle"])),
+                                 f"{statistics.median(r['idle']):.2f}", f"{percentile(r['idle'], 95):.2f}",
+                                 f"{max(r['idle']):.2f}", "", ""])
+                    notes.extend(f"3: {n}" for n in r["notes"])
+            finally:
+                if server is not None:
+                    h.stop_server(server)
+        finally:
+            browser.close()
+
+    print(f"Dashboard benchmark — Chromium headless, Playwright; {os.cpu_count()} CPUs; load average "
+          f"{load_start} at the start, {load_average()} at the end")
+    print(table(rows))
+    for note in notes:
+        print(f"note: {note}")
+    print(f"Screenshots: {h.SCREENSHOTS.relative_to(REPO_ROOT)}/bench_*.png; server logs: "
+          f"{h.ARTIFACTS.relative_to(REPO_ROOT)}/bench-*.log")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
