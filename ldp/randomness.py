@@ -17,8 +17,8 @@ __all__ = ["RandomSource", "SecureRandom", "make_rng", "bernoulli", "spawn"]
 
 
 class RandomSource(Protocol):
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False): ...  # noqa: ANN
-    def random(self, size=None, dtype=np.float64): ...  # noqa: ANN
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False): ...
+    def random(self, size=None, dtype=np.float64): ...
 
 
 def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generator:
@@ -49,13 +49,13 @@ class SecureRandom:
     def _u64(count: int) -> np.ndarray:
         return np.frombuffer(os.urandom(8 * count), dtype=np.uint64).copy()
 
-    def random(self, size=None, dtype=np.float64):  # noqa: ANN
+    def random(self, size=None, dtype=np.float64):
         count = int(np.prod(size)) if size is not None else 1
         out = (self._u64(count) >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
         out = out.astype(dtype, copy=False)
         return out.reshape(size) if size is not None else float(out[0])
 
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):  # noqa: ANN
+    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
         if high is None:
             low, high = 0, low
         low_a = np.asarray(low, dtype=np.int64)

@@ -310,7 +310,7 @@ class SHE(Mechanism):
     def _format_reports(self, reports: np.ndarray) -> Iterator[str]:
         return (" ".join(f"{x:.6g}" for x in row) for row in reports)
 
-    def parse_reports(self, lines):  # noqa: ANN001, ANN201 - floats instead of ints
+    def parse_reports(self, lines):
         rows = []
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
