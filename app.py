@@ -15,8 +15,10 @@ PAGES = {
     "Explore": [
         st.Page("views/playground.py", title="Playground", icon=":material/tune:", default=True, url_path="playground"),
         st.Page("views/tradeoff.py", title="Trade-off curves", icon=":material/show_chart:", url_path="tradeoff"),
-        st.Page("views/numerical.py", title="Numerical distributions", icon=":material/straighten:", url_path="numerical"),
-        st.Page("views/postprocessing.py", title="Post-processing lab", icon=":material/science:", url_path="postprocessing"),
+        st.Page("views/numerical.py", title="Numerical distributions", icon=":material/straighten:",
+                url_path="numerical"),
+        st.Page("views/postprocessing.py", title="Post-processing lab", icon=":material/science:",
+                url_path="postprocessing"),
     ],
     "Understand": [
         st.Page("views/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
