@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import build
+from ldp_test_support import build
 
 import ldp
 from ldp.privacy import attack_success, baseline_success, channel_success, plausible_deniability_ratio

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import build
+from ldp_test_support import build
 
 import ldp
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import build, report_epsilon
+from ldp_test_support import build, report_epsilon
 
 import ldp
 

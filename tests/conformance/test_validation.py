@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import build
+from ldp_test_support import build
 
 import ldp
 

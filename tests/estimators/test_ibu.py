@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import build
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ldp_test_support import build
 
 import ldp
 from ldp.data.synthetic import true_distribution
