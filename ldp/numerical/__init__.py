@@ -115,6 +115,8 @@ class NumericalMechanism(ABC):
     report_format: ClassVar[str] = ""
     domain_parameter: ClassVar[Param] = BUCKETS
     extra_parameters: ClassVar[tuple[Param, ...]] = ()
+    # Names of the server-side reconstructions this mechanism offers (first = default), e.g. ("ems", "em").
+    reconstructions: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, epsilon: float, d: int, **params: Any) -> None:
         owner = self.name
@@ -128,6 +130,27 @@ class NumericalMechanism(ABC):
         self._params = {name: p.validate(params.get(name, p.default), owner) for name, p in known.items()}
         self._cache: dict[str, Any] = {}
         self._setup()
+
+    def simulate_population(self, true_counts: Any, rng: np.random.Generator, *, engine: str = "fast",
+                            reconstruction: str | None = None) -> np.ndarray:
+        """One collection of the population ``true_counts`` (users per input bucket, length d) and its
+        reconstruction: the estimated frequencies over the d input buckets (the pipeline every page and
+        the CLI call, whatever the mechanism). ``engine="exact"`` runs the client randomizer for every
+        user (values uniform within their bucket); ``"fast"`` samples the report histogram directly."""
+        counts = np.asarray(true_counts)
+        if counts.shape != (self._d,) or np.any(counts < 0):
+            raise ValueError(f"{self.name}: true counts must be {self._d} non-negative integers")
+        if engine not in ("fast", "exact"):
+            raise ValueError(f"unknown engine {engine!r}; choose one of: fast, exact")
+        method = reconstruction or (self.reconstructions[0] if self.reconstructions else None)
+        if self.reconstructions and method not in self.reconstructions:
+            raise ValueError(f"{self.name} offers the reconstructions {', '.join(self.reconstructions)}, "
+                             f"not {method!r}")
+        return np.asarray(self._simulate_population(counts.astype(np.int64), rng, engine, method), dtype=float)
+
+    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
+                             method: str | None) -> np.ndarray:
+        raise ValueError(f"{self.name} does not implement population simulation")
 
     def _setup(self) -> None:
         """Derive defaults of optional parameters (hook); write them back into ``self._params``."""

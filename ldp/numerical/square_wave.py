@@ -423,6 +423,21 @@ class SquareWave(NumericalMechanism):
         return reconstruct(histogram, self.channel(), method=method, epsilon=self._epsilon, tol=tol,
                            max_iter=max_iter, edges=e)
 
+    reconstructions = ("ems", "em")
+
+    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
+                             method: str | None) -> np.ndarray:
+        if engine == "fast":
+            hist = self.sample_histogram(counts, rng)
+        else:  # the real client on values uniform within their bucket, streamed in chunks
+            hist = np.zeros(self.d_tilde, dtype=np.int64)
+            codes_all = np.repeat(np.arange(self._d), counts)
+            for start in range(0, codes_all.size, 1 << 20):
+                codes = codes_all[start:start + (1 << 20)]
+                values = (codes + rng.random(codes.size)) / self._d
+                hist += self.report_histogram(self.perturb(values, rng)).astype(np.int64)
+        return self.estimate(hist, method=method or "ems").frequencies
+
     # ----------------------------------------------------------------- fast engine
     def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
         """The d̃-bucket report histogram of a population given by its d input-bucket counts, drawn directly.
@@ -610,6 +625,20 @@ class DiscreteSquareWave(NumericalMechanism):
 
     def channel(self) -> BoxChannel:
         return self._cached("channel", lambda: BoxChannel(self._p, self._q, self.b, self._d))
+
+    reconstructions = ("ems", "em")
+
+    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
+                             method: str | None) -> np.ndarray:
+        if engine == "fast":
+            hist = self.sample_histogram(counts, rng)
+        else:  # the real discrete client for every user, streamed in chunks
+            codes_all = np.repeat(np.arange(self._d), counts)
+            hist = None
+            for start in range(0, codes_all.size, 1 << 20):
+                part = self.report_histogram(self.perturb(codes_all[start:start + (1 << 20)], rng))
+                hist = part if hist is None else hist + part
+        return self.estimate(hist, method=method or "ems").frequencies
 
     def privacy_loss(self) -> float:
         """ln max_y max_{v,v'} Pr[y|v]/Pr[y|v'] of the exact channel (= ε)."""
