@@ -9,6 +9,8 @@ Subcommands::
                     [--domain-size D | --domain FILE | --buckets D [--range LO,HI] [--clip]]
                     [--users N] [--estimators LIST] [--engine fast|exact] [--trials T] [--seed S]
                     [--format json|csv|metrics-csv] [--output FILE]
+                    (a numerical mechanism, e.g. sw, on a numerical column or synthetic spec; --estimators
+                    then names its reconstructions, e.g. ems,em)
     ldp sweep       --mechanisms LIST --epsilons LIST [--users LIST] [--domain-sizes LIST] ...
     ldp perturb     --mechanism M --epsilon E ... (--domain-size D | --domain FILE) --data FILE --column C
                     (--seed S | --secure) --output REPORTS
@@ -60,6 +62,8 @@ from ldp.data import (
 from ldp.engines import ENGINES, aggregate_reports
 from ldp.estimators import ESTIMATORS, get_estimator, parse_estimators
 from ldp.mechanisms import MECHANISMS, Mechanism, get_mechanism
+from ldp.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
+from ldp.numerical.pipeline import simulate_numerical
 from ldp.randomness import SecureRandom, make_rng
 from ldp.registry import describe
 from ldp.reports_io import atomic_write, load_reports, perturb_to_file
@@ -154,6 +158,12 @@ output formats:
                ('value' is the domain label, 'true' its true frequency).
   metrics-csv  tidy errors, one row per (trial, estimator, metric): {','.join(SIMULATE_METRICS_CSV_COLUMNS)}
 
+numerical mechanisms ({', '.join(NUMERICAL_MECHANISMS.names())}) run on a numerical
+column bucketized with --buckets D [--range LO,HI] or a numerical synthetic spec (e.g. gaussian:...,d=256);
+--estimators then names their reconstructions (default: the mechanism's first, e.g. ems) and summary holds,
+per reconstruction, the square-wave paper's metrics in the data's units: wasserstein, ks, range_mae (alpha =
+0.1), range_mae_0.4, mean_error, variance_error (units squared), quantile_error (mean over the deciles).
+
 the column is encoded as integer codes in [0, D) with --domain-size D, as the labels of --domain FILE,
 as D equal-width bins with --buckets D [--range LO,HI] [--clip], and otherwise as categorical (one code per
 distinct value). With --users N different from the number of rows, N users are drawn from the data's
@@ -221,8 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mechanism_args(p)
     _add_population_args(p, sweep_mode=False)
     p.add_argument("--users", "-n", type=int, metavar="N", help="number of users (default: every row)")
-    p.add_argument("--estimators", default="mi", metavar="LIST",
-                   help="comma-separated estimators (see 'ldp estimators'; default mi)")
+    p.add_argument("--estimators", default=None, metavar="LIST",
+                   help="comma-separated estimators (see 'ldp estimators'; default mi); for a numerical "
+                        "mechanism its reconstructions, e.g. ems,em (default: its first)")
     p.add_argument("--engine", choices=ENGINES, default="fast", help="fast (sample counts, O(d)) or exact "
                    "(run every client); default fast")
     p.add_argument("--trials", "-t", type=int, default=1, metavar="T", help="independent repetitions (default 1)")
@@ -567,14 +578,90 @@ def _check_trials(trials: int) -> None:
         raise UsageError(f"--trials must be at least 1, got {trials}")
 
 
+def _numerical_edges(args: argparse.Namespace, pop: Population) -> np.ndarray:
+    """Bucket edges (real units) of a numerical population; a one-line error for a categorical one."""
+    edges = pop.source.get("edges")
+    if edges is None and args.synthetic is not None:
+        spec = args.synthetic if args.domain_size is None else with_domain_size(args.synthetic, args.domain_size)
+        edges = generate(spec, 1, np.random.default_rng(0)).edges
+    if edges is None:
+        what = f"synthetic spec {args.synthetic!r}" if args.synthetic is not None else "the column"
+        raise UsageError(f"{args.mechanism} is a numerical mechanism but {what} is categorical: bucketize a "
+                         "numerical column with --buckets D [--range LO,HI], or use a numerical synthetic spec "
+                         "(e.g. gaussian:mu=0,sigma=1,d=256)")
+    return np.asarray(edges, dtype=np.float64)
+
+
+def _reconstructions(cls: Any, spec: str | None) -> list[str]:
+    offered = list(cls.reconstructions) or ["default"]  # a mechanism without named reconstructions: its own
+    names = [s.strip().lower() for s in spec.split(",") if s.strip()] if spec is not None else offered[:1]
+    if not names:
+        raise UsageError(f"no reconstruction given; {cls.name} offers: {', '.join(offered)}")
+    bad = [n for n in names if n not in offered]
+    if bad:
+        raise UsageError(f"{cls.name} has no reconstruction {bad[0]!r} (--estimators names a numerical "
+                         f"mechanism's reconstructions); it offers: {', '.join(offered)}")
+    return list(dict.fromkeys(names))
+
+
+def cmd_simulate_numerical(args: argparse.Namespace) -> int:
+    """``simulate`` with a registered numerical mechanism: one run per reconstruction on the same collections
+    (same seed), scored with the square-wave paper's §3 metrics in the data's units."""
+    cls = NUMERICAL_MECHANISMS.get(args.mechanism)
+    parse_params(cls, args.param, args.epsilon_1)  # option errors before any file is read
+    names = _reconstructions(cls, args.estimators)
+    pop = load_population(args)
+    edges = _numerical_edges(args, pop)
+    mech = get_numerical_mechanism(cls.name, args.epsilon, pop.d, **parse_params(cls, args.param, args.epsilon_1))
+    counts = _users_counts(pop, args.users, _population_rng(args.seed))
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**63)
+    results = {rec: simulate_numerical(mech, counts, edges=edges, engine=args.engine,
+                                       reconstruction=rec if cls.reconstructions else None, trials=args.trials,
+                                       seed=seed) for rec in names}
+    first = next(iter(results.values()))
+    if args.format == "csv":
+        truth = first.true_frequencies
+        rows = ((t, rec, label, repr(float(truth[v])), repr(float(res.estimates[t, v])))
+                for t in range(args.trials) for rec, res in results.items() for v, label in enumerate(pop.labels))
+        emit_rows(SIMULATE_CSV_COLUMNS, rows, args.output)
+        return 0
+    if args.format == "metrics-csv":
+        rows = ((t, rec, metric, repr(value)) for t in range(args.trials) for rec, res in results.items()
+                for metric, value in res.per_trial(t).items())
+        emit_rows(SIMULATE_METRICS_CSV_COLUMNS, rows, args.output)
+        return 0
+    out = {
+        "mechanism": cls.name,
+        "epsilon": mech.epsilon,
+        "parameters": mech.params,
+        "users": first.n,
+        "engine": args.engine,
+        "seed": args.seed,
+        "domain": list(pop.labels),
+        "edges": edges.tolist(),
+        "true": first.true_frequencies.tolist(),
+        "summary": {rec: res.summary() for rec, res in results.items()},
+        "trials": [{"trial": t, "estimates": {rec: res.estimates[t].tolist() for rec, res in results.items()},
+                    "metrics": {rec: res.per_trial(t) for rec, res in results.items()}} for t in range(args.trials)],
+        "elapsed_s": sum(res.elapsed_s for res in results.values()),
+        "warnings": [],
+        "estimators": names,
+        "source": pop.source,
+    }
+    emit(to_json(out), args.output)
+    return 0
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     _check_users(args.users)
     _check_trials(args.trials)
+    if args.mechanism not in MECHANISMS and args.mechanism in NUMERICAL_MECHANISMS:
+        return cmd_simulate_numerical(args)
     cls = _mechanism_class(args.mechanism)
     parse_params(cls, args.param, args.epsilon_1)  # option errors before any file is read
     pop = load_population(args)
     mech = build_mechanism(args, pop.d)
-    names = parse_estimators(args.estimators, mech)
+    names = parse_estimators(args.estimators if args.estimators is not None else "mi", mech)
     counts = _users_counts(pop, args.users, _population_rng(args.seed))
     result = simulate(mech, counts, estimators=names, engine=args.engine, trials=args.trials, seed=args.seed)
     for warning in result.extras.get("warnings", []):

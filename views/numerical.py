@@ -1,10 +1,12 @@
 """Numerical distributions — a numerical column collected under LDP, shown and scored in its own
-units. What exists today is CFO-binning: the column is cut into equal-width bins, a categorical
-frequency oracle collects the bin of every user, and MI + Norm-Sub estimates the histogram, read as
-uniform within each bin. Square Wave with EM/EMS, hierarchical histograms and the numerical
-mechanisms arrive with the numerical issue; this page says so rather than showing anything for them.
+units. CFO-binning: the column is cut into equal-width bins, a categorical frequency oracle collects
+the bin of every user, and MI + Norm-Sub estimates the histogram, read as uniform within each bin. Next
+to it, the registered numerical mechanisms (``ldp.numerical.NUMERICAL_MECHANISMS``: Square Wave with
+EM/EMS, and whatever else is registered) collect the same column at the same ε, n and seed; the parts of
+the numerical issue that are not registered yet are named in the info box, never simulated.
 
-Wiring only: data from ``views.common``, metrics from ``ldp.lab``, figures from ``ldp.viz.numerical``.
+Wiring only: data from ``views.common``, metrics from ``ldp.lab``, numerical runs from
+``ldp.numerical.pipeline``, figures from ``ldp.viz.numerical``.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ import ldp
 from ldp import lab
 from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
+from ldp.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
+from ldp.numerical import pipeline as num_pipeline
 from ldp.viz import numerical as viz
 from ldp.viz.figures import PALETTE
 from views import common
 
 KEYS = ["num_data_source", "num_data_sample", "num_data_column", "num_data_bins", "num_data_lo", "num_data_hi",
         "num_data_synthetic", "num_data_d", "num_mech", "num_eps", "num_users", "num_trials", "num_seed", "num_engine",
-        "num_alpha"]
+        "num_alpha", "num_nmechs", *(f"num_rec_{name}" for name in NUMERICAL_MECHANISMS.names())]
+DEFAULT_NUMERICAL = ("sw",)
+SECONDS_PER_BUCKET_TRIAL = 1e-3  # EM at d = 256 takes ≈ 0.15 s a trial on one core; EMS a third of it
 ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75]
 DEFAULT_ALPHAS = [0.1, 0.4]
 RANGE_QUERIES = 1000
@@ -68,6 +74,9 @@ def _sanitize() -> None:
     coerce("num_mech", str, lambda v: v in ldp.MECHANISMS)
     coerce("num_data_lo", float)
     coerce("num_data_hi", float)
+    _list_of("num_nmechs", NUMERICAL_MECHANISMS.names())
+    for name in NUMERICAL_MECHANISMS.names():
+        _list_of(f"num_rec_{name}", list(NUMERICAL_MECHANISMS.get(name).reconstructions))
     if "num_alpha" in ss:  # a one-element list comes back from the URL as a bare value
         value = ss["num_alpha"]
         values = value if isinstance(value, list) else [value]
@@ -75,6 +84,18 @@ def _sanitize() -> None:
             ss["num_alpha"] = [min(ALPHAS, key=lambda a: abs(a - float(v))) for v in values]
         except (TypeError, ValueError):
             del ss["num_alpha"]
+
+
+def _list_of(key: str, allowed: list[str]) -> None:
+    """A restored multiselect value: keep only known options (a bare value from the URL becomes a list)."""
+    ss = st.session_state
+    if key not in ss:
+        return
+    value = ss[key]
+    values = value if isinstance(value, list) else [value]
+    kept = [v for v in values if isinstance(v, str) and v in allowed]
+    if kept != value:
+        ss[key] = kept
 
 
 # --------------------------------------------------------------------------- cached computation
@@ -86,6 +107,16 @@ def _simulate(mechanism: str, epsilon: float, counts: np.ndarray, engine: str, t
     parts = [lab.run_chunk(mech, counts, ESTIMATORS, engine=engine, seed=seed, index=i, trials=size)
              for i, size in lab.chunk_plan(trials)]
     return lab.merge_results(parts)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, counts: np.ndarray, edges: np.ndarray,
+                        engine: str, trials: int, seed: int) -> np.ndarray:
+    """``trials`` collections by a registered numerical mechanism: estimates (trials, d); keyed by every
+    input including the seed (same seed → the same collections for every reconstruction)."""
+    mech = get_numerical_mechanism(name, epsilon, int(counts.shape[0]))
+    return num_pipeline.simulate_numerical(mech, counts, edges=edges, engine=engine, reconstruction=reconstruction,
+                                           trials=trials, seed=seed).estimates
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -106,6 +137,29 @@ def _controls() -> dict[str, Any]:
             st.caption(note)
         st.header("Mechanism (CFO-binning)")
         mech = common.mechanism_picker("num_mech", default="oue", kinds=("one-time",))
+        st.header("Numerical mechanisms")
+        names = NUMERICAL_MECHANISMS.names()
+        st.session_state.setdefault("num_nmechs", [n for n in DEFAULT_NUMERICAL if n in names])
+        chosen = st.multiselect("Compare with", names, key="num_nmechs",
+                                format_func=lambda n: NUMERICAL_MECHANISMS.get(n).display_name,
+                                help="Registered numerical mechanisms, run on the same column, ε, n, seed and "
+                                     "trials: " + "; ".join(f"{c.display_name}: {c.description}"
+                                                            for c in NUMERICAL_MECHANISMS))
+        methods: list[tuple[str, str | None]] = []
+        for name in chosen:
+            cls = NUMERICAL_MECHANISMS.get(name)
+            recs = list(cls.reconstructions)
+            if not recs:
+                methods.append((name, None))
+                continue
+            key = f"num_rec_{name}"
+            st.session_state.setdefault(key, recs[:1])
+            picked = st.multiselect(f"{cls.display_name}: reconstruction", recs, key=key,
+                                    format_func=lambda r: r.upper(),
+                                    help=f"Server-side reconstruction of {cls.display_name} (first = default). "
+                                         "Every reconstruction sees the same collections.")
+            methods += [(name, r) for r in picked]
+        st.header("Privacy")
         eps = common.epsilon_slider("num_eps")
         st.header("Experiment")
         st.session_state.setdefault("num_users", DEFAULT_USERS)
@@ -122,18 +176,20 @@ def _controls() -> dict[str, Any]:
         seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="num_seed",
                                help="Same seed and settings → same result.")
     return {"data": data, "mech": mech, "eps": float(eps), "users": int(users), "trials": int(trials),
-            "engine": engine, "seed": int(seed)}
+            "engine": engine, "seed": int(seed), "methods": methods}
 
 
 # --------------------------------------------------------------------------- metrics (fragment)
 @st.fragment
-def _metrics_section(data: common.Dataset, result: ldp.SimulationResult) -> None:
+def _metrics_section(data: common.Dataset, result: ldp.SimulationResult,
+                     numerical: dict[str, np.ndarray], cfo_label: str) -> None:
     """The live part: changing the range-query widths reruns only this fragment."""
     with common.friendly_errors("the metrics"):
-        _metrics_body(data, result)
+        _metrics_body(data, result, numerical, cfo_label)
 
 
-def _metrics_body(data: common.Dataset, result: ldp.SimulationResult) -> None:
+def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical: dict[str, np.ndarray],
+                  cfo_label: str) -> None:
     st.subheader("Numerical metrics")
     st.session_state.setdefault("num_alpha", list(DEFAULT_ALPHAS))
     alphas = st.multiselect("Range-query widths α (share of the domain)", ALPHAS, key="num_alpha",
@@ -165,6 +221,17 @@ def _metrics_body(data: common.Dataset, result: ldp.SimulationResult) -> None:
                "bin: these numbers measure the noise of the LDP collection at this binning, not the binning error "
                "itself (the real values are not uniform within a bin). More bins: less binning error, more noise "
                "per bin.")
+    if numerical:
+        st.subheader("Numerical mechanisms compared")
+        key_alphas = tuple(sorted(float(a) for a in alphas))
+        per_method = {cfo_label: per_trial}
+        per_method.update({label: _metrics(edges, truth, est, key_alphas, result.seed or 0)
+                           for label, est in numerical.items()})
+        compared = viz.comparison_table(per_method, data.unit)
+        st.dataframe(compared, key="num_compare", hide_index=True,
+                     column_config={c: st.column_config.NumberColumn(format="%.4g") for c in per_method})
+        st.caption(f"Mean over {result.trials} trial(s) of each method on the same population (same ε, n, seed and "
+                   "random range queries); lower is better everywhere. Units as in the table above.")
 
 
 # --------------------------------------------------------------------------- page
@@ -176,11 +243,13 @@ def main() -> None:
                "and scored in its own units. Today's method is CFO-binning: cut the range into equal-width bins, "
                "collect every user's bin with a categorical frequency oracle, estimate the histogram with matrix "
                "inversion + Norm-Sub, and read it as uniform within each bin.")
-    st.info("**Coming with the numerical issue** (Li et al., SIGMOD 2020 and related work): the Square Wave "
-            "mechanism with EM / EMS reconstruction, general wave shapes, CFO-binning variants side by side, "
-            "hierarchical histograms with HH-ADMM, and mean-estimation mechanisms (Piecewise Mechanism, stochastic "
-            "rounding). None of them is simulated yet, so this page shows only CFO-binning — no curves for the "
-            "others.")
+    present, missing = num_pipeline.numerical_coverage()
+    info = ("**Numerical issue** (Li et al., SIGMOD 2020 and related work). **Available now** — the registered "
+            "numerical mechanisms, compared below with CFO-binning: " + "; ".join(present) + ".")
+    if missing:
+        info += (" **Still to come:** " + "; ".join(missing) + ". They are not simulated yet, so the page shows "
+                 "no curves or numbers for them.")
+    st.info(info)
     ctl = _controls()
     common.write_to_url(KEYS)
     data: common.Dataset = ctl["data"]
@@ -197,7 +266,9 @@ def main() -> None:
     with common.friendly_errors("this configuration"):
         ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d)  # validates before the run
         counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
-    seconds = lab.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"])
+    methods = ctl["methods"]
+    seconds = lab.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"]) * (1 + len(methods))
+    seconds += SECONDS_PER_BUCKET_TRIAL * data.d * ctl["trials"] * len(methods)
     if seconds > BLOCK_S:
         st.error(f"This run would take about {seconds / 60:.0f} minutes: use the fast engine, fewer trials or fewer "
                  "users.")
@@ -234,11 +305,63 @@ def main() -> None:
                                         "(black) and the first trial's MI + Norm-Sub estimate (dashed), linear "
                                         "within each bin. Wasserstein-1 is the area between them, KS their largest "
                                         "vertical gap."))
-    _metrics_section(data, result)
+    cfo_label = f"CFO-binning ({cls.display_name}) · MI + Norm-Sub"
+    numerical = _numerical_section(ctl, data, counts, edges, truth, {cfo_label: ns}, what)
+    _metrics_section(data, result, numerical, cfo_label)
     config = {"dataset": data.name, "dataset_description": data.description, "bins": data.d,
               "range": [float(edges[0]), float(edges[-1])], "unit": unit, "users_simulated": result.n,
-              "method": "CFO-binning, MI + Norm-Sub, uniform within bins", "range_queries": RANGE_QUERIES}
+              "method": "CFO-binning, MI + Norm-Sub, uniform within bins", "range_queries": RANGE_QUERIES,
+              "numerical_methods": list(numerical)}
+    if numerical:
+        table = viz.density_table(edges, truth, {**estimates, **{k: v[0] for k, v in numerical.items()}}, unit=unit)
     common.download_buttons(table, {**common.config_of(KEYS), **config}, key="num_download", name="ldp-numerical")
+
+
+def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.ndarray, edges: np.ndarray,
+                       truth: np.ndarray, reference: dict[str, np.ndarray], what: str) -> dict[str, np.ndarray]:
+    """Run every chosen (numerical mechanism, reconstruction) on the same population and overlay their first
+    trial with CFO-binning's; returns label → estimates (trials, d) of the methods that ran."""
+    st.header("Numerical mechanisms")
+    if not ctl["methods"]:
+        st.caption("No numerical mechanism chosen: pick one or more in the sidebar (e.g. Square Wave with EMS) "
+                   "to compare them with CFO-binning on this column.")
+        return {}
+    out: dict[str, np.ndarray] = {}
+    with st.spinner("Simulating the numerical mechanisms…"):
+        for name, rec in ctl["methods"]:
+            cls = NUMERICAL_MECHANISMS.get(name)
+            label = viz.method_label(cls.display_name, rec)
+            try:
+                out[label] = _simulate_numerical(name, rec, ctl["eps"], counts, edges, ctl["engine"], ctl["trials"],
+                                                 ctl["seed"])
+            except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
+                st.warning(f"{label} cannot run on this configuration and is left out: {exc}")
+    if not out:
+        return out
+    unit = data.unit
+    first = {label: est[0] for label, est in out.items()}
+    series = {**reference, **first}
+    colours = {next(iter(reference)): PALETTE[0]}
+    st.markdown("**Methods:** " + "; ".join(series) + f" · same population, ε = {ctl['eps']:g}, n = "
+                f"{int(counts.sum()):,}, seed {ctl['seed']} and {ctl['trials']} trial(s); the figures show the "
+                "first trial.")
+    papers = sorted({NUMERICAL_MECHANISMS.get(n).paper for n, _ in ctl["methods"]})
+    st.caption("Numerical mechanisms from: " + "; ".join(papers) + ".")
+    with common.friendly_errors("the figures"):
+        table = viz.density_table(edges, truth, series, unit=unit)
+        fig = viz.density_figure(edges, truth, series, name=data.name, unit=unit, colors=colours,
+                                 title=f"Numerical mechanisms vs CFO-binning: density — {what}")
+        common.show_figure(fig, "num_cmp_density", table, description=(
+            f"Grey bars: the true density of {data.name}; one coloured step line per method (first trial), "
+            "CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its reconstruction."))
+        fig = viz.cdf_figure(edges, truth, series, name=data.name, unit=unit, colors=colours,
+                             title=f"Numerical mechanisms vs CFO-binning: CDF — {what}")
+        common.show_figure(fig, "num_cmp_cdf", table[[c for c in table.columns if "CDF" in c
+                                                      or c.startswith(("from", "to"))]],
+                           description=(f"Black: the true CDF of {data.name}; one dashed line per method (first "
+                                        "trial); the closer a line to the black one, the smaller its Wasserstein "
+                                        "and KS distances."))
+    return out
 
 
 main()

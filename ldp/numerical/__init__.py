@@ -209,7 +209,9 @@ def get_numerical_mechanism(name: str, epsilon: float, d: int, **params: Any) ->
 
 
 # Registration: importing the modules runs their ``@NUMERICAL_MECHANISMS.register`` decorators (they import
-# the registry and the base class from this package, which are defined above).
+# the registry and the base class from this package, which are defined above). The order is the listing order
+# (square wave first, then the other families), so import sorting is off here.
+# isort: off
 from ldp.numerical.reconstruction import (  # noqa: E402
     DenseChannel,
     EMTrace,
@@ -228,10 +230,17 @@ from ldp.numerical.square_wave import (  # noqa: E402
     discrete_b,
     mutual_information_b,
 )
+from ldp.numerical.binning import CFOBinning, bin_boundaries, choose_oracle  # noqa: E402
+from ldp.numerical.waves import GeneralWave, gw_transition_matrix, parse_shape, wave_probabilities  # noqa: E402
+from ldp.numerical.mean import MEAN_MECHANISMS, PiecewiseMechanism, StochasticRounding, estimate_variance  # noqa: E402,E501
+from ldp.numerical.hierarchy import HaarHRR, HierarchicalHistogram, admm_tree, constrained_inference  # noqa: E402
+# isort: on
 
 __all__ = [
     "BUCKETS", "NUMERICAL_MECHANISMS", "DenseChannel", "DiscreteSquareWave", "EMTrace", "NumericalMechanism",
     "Reconstruction", "SquareWave", "ValueScale", "default_tolerance", "discrete_b", "em", "ems",
     "expectation_maximization", "get_numerical_mechanism", "log_likelihood", "mutual_information_b",
-    "reconstruct", "smooth_binomial",
+    "reconstruct", "smooth_binomial", "HaarHRR", "HierarchicalHistogram", "admm_tree", "constrained_inference",
+    "CFOBinning", "bin_boundaries", "choose_oracle", "GeneralWave", "gw_transition_matrix", "parse_shape",
+    "wave_probabilities", "MEAN_MECHANISMS", "PiecewiseMechanism", "StochasticRounding", "estimate_variance",
 ]

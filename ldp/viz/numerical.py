@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.lab import cdf_at_edges, density, to_distribution
+from ldp.lab import cdf_at_edges, density, numerical_summary, to_distribution
 from ldp.viz.figures import PALETTE
 
 TRUE_COLOUR = "#BBBBBB"
@@ -88,3 +88,21 @@ def density_table(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, 
         out[f"{label} density"] = density(e, est)
         out[f"{label} CDF"] = cdf_at_edges(to_distribution(est))[1:]
     return out
+
+
+def method_label(display_name: str, reconstruction: str | None) -> str:
+    """Legend label of a numerical mechanism with its reconstruction, e.g. "Square Wave (SW) · EMS"."""
+    return f"{display_name} · {reconstruction.upper()}" if reconstruction else display_name
+
+
+def comparison_table(per_method: Mapping[str, Mapping[str, np.ndarray]], unit: str = "") -> pd.DataFrame:
+    """One row per numerical metric (square-wave paper §3), its unit, and one column per method holding
+    the mean over trials (``per_method``: method label → metric → per-trial values, as returned by
+    :func:`ldp.lab.numerical_metrics_over_trials`)."""
+    out: pd.DataFrame | None = None
+    for label, per_trial in per_method.items():
+        table = numerical_summary(per_trial, unit)
+        if out is None:
+            out = table[["metric", "unit"]].copy()
+        out[label] = table["mean over trials"].to_numpy()
+    return out if out is not None else pd.DataFrame(columns=["metric", "unit"])

@@ -1,5 +1,7 @@
 """AppTest: the Numerical distributions page renders CFO-binning in real units with the numerical
-metrics, says what the numerical issue will add, and turns invalid inputs into friendly errors."""
+metrics, compares it with the registered numerical mechanisms (Square Wave with EMS by default), says
+which parts of the numerical issue are present and which are to come, and turns invalid inputs into
+friendly errors."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from ldp.numerical import NUMERICAL_MECHANISMS  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/numerical.py"
@@ -38,11 +42,19 @@ def metrics_table(at: AppTest):
     return next(df.value for df in at.dataframe if "metric" in getattr(df.value, "columns", []))
 
 
-def assert_full_page(at: AppTest) -> None:
+def compare_table(at: AppTest):
+    return next(df.value for df in at.dataframe if "metric" in getattr(df.value, "columns", [])
+                and "mean over trials" not in df.value.columns)
+
+
+def assert_full_page(at: AppTest, charts: int = 4) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) == 2  # density and CDF
-    assert any("Square Wave" in i.value and "HH-ADMM" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == charts  # CFO density and CDF, then the numerical overlays
+    info = " ".join(i.value for i in at.info)
+    assert "Available now" in info and "Square Wave (SW) (EMS, EM)" in info
+    if "hh" not in NUMERICAL_MECHANISMS:
+        assert "HH-ADMM" in info.split("Still to come")[1]
 
 
 def test_defaults_render_in_real_units():
@@ -60,6 +72,36 @@ def test_defaults_render_in_real_units():
     assert len(at.get("download_button")) == 2
 
 
+def test_numerical_mechanisms_compared_by_default():
+    at = open_page()
+    assert_full_page(at)
+    assert widget(at, "num_nmechs").value == ["sw"] and widget(at, "num_rec_sw").value == ["ems"]
+    table = compare_table(at)
+    assert list(table.columns) == ["metric", "unit", "CFO-binning (OUE) · MI + Norm-Sub", "Square Wave (SW) · EMS"]
+    assert table.loc[0, "unit"] == "hours" and (table.iloc[:, 2:] >= 0).all().all()
+    overlay = at.dataframe[2].value  # the numerical density overlay's plotted values
+    assert "Square Wave (SW) · EMS density" in overlay.columns and len(overlay) == 48
+
+
+def test_change_mechanisms_reconstructions_and_epsilon():
+    at = open_page(num_nmechs=["sw", "sw-discrete"], num_rec_sw=["ems", "em"], num_eps=2.0, num_trials=3)
+    assert_full_page(at)
+    assert widget(at, "num_rec_sw-discrete").value == ["ems"]
+    assert list(compare_table(at).columns)[2:] == ["CFO-binning (OUE) · MI + Norm-Sub", "Square Wave (SW) · EMS",
+                                                   "Square Wave (SW) · EM",
+                                                   "Discrete Square Wave (SW, bucketize first) · EMS"]
+    widget(at, "num_rec_sw-discrete").set_value(["em"])
+    at.run()
+    assert_full_page(at)
+    assert "Discrete Square Wave (SW, bucketize first) · EM" in compare_table(at).columns
+
+
+def test_no_numerical_mechanism_keeps_cfo_binning_only():
+    at = open_page(num_nmechs=[])
+    assert_full_page(at, charts=2)
+    assert any("No numerical mechanism chosen" in c.value for c in at.caption)
+
+
 @pytest.mark.parametrize("changes", [
     {"num_mech": "grr", "num_eps": 0.5},
     {"num_mech": "olh"},
@@ -67,7 +109,7 @@ def test_defaults_render_in_real_units():
     {RANGE[0]: 5.0, RANGE[1]: 22.0},
     {"num_alpha": [0.05, 0.2, 0.5]},
     {"num_users": 5000, "num_trials": 3, "num_seed": 9},
-    {"num_engine": "exact", "num_users": 3000, "num_trials": 2},
+    {"num_engine": "exact", "num_users": 3000, "num_trials": 2, "num_rec_sw": ["em"]},
     {"num_data_sample": "weather"},
     {"num_data_source": "Synthetic", "num_data_synthetic": "gaussian"},
 ])
@@ -90,7 +132,7 @@ def test_bins_and_range_set_the_real_unit_edges():
 def test_url_state_is_restored():
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in {"num_mech": '"grr"', "num_data_bins": "24", "num_alpha": "0.2", "num_data_lo": "2.0",
-                       "num_data_hi": "20.0"}.items():
+                       "num_data_hi": "20.0", "num_nmechs": '["sw", "nope"]', "num_rec_sw": '"em"'}.items():
         at.query_params[key] = value
     at.switch_page(PAGE)
     at.run()
@@ -98,6 +140,7 @@ def test_url_state_is_restored():
     assert widget(at, "num_mech").value == "grr"
     assert widget(at, "num_data_bins").value == 24
     assert widget(at, "num_alpha").value == [0.2]
+    assert widget(at, "num_nmechs").value == ["sw"] and widget(at, "num_rec_sw").value == ["em"]
     assert (widget(at, RANGE[0]).value, widget(at, RANGE[1]).value) == (2.0, 20.0)
 
 
