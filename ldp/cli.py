@@ -11,6 +11,9 @@ Subcommands::
                     [--format json|csv|metrics-csv] [--output FILE]
                     (a numerical mechanism, e.g. sw, on a numerical column or synthetic spec; --estimators
                     then names its reconstructions, e.g. ems,em)
+    ldp simulate    --mechanism sr|pm --epsilon E (--data FILE | --sample NAME) --column C [--range LO,HI]
+                    [--clip] [--users N] [--engine exact|fast] [--trials T] [--seed S]
+                    (mean and variance of a numerical column, §2.2/§6.3, JSON in the column's units)
     ldp sweep       --mechanisms LIST --epsilons LIST [--users LIST] [--domain-sizes LIST] ...
     ldp perturb     --mechanism M --epsilon E ... (--domain-size D | --domain FILE) --data FILE --column C
                     (--seed S | --secure) --output REPORTS
@@ -38,6 +41,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -63,6 +67,7 @@ from ldp.engines import ENGINES, aggregate_reports
 from ldp.estimators import ESTIMATORS, get_estimator, parse_estimators
 from ldp.mechanisms import MECHANISMS, Mechanism, get_mechanism
 from ldp.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
+from ldp.numerical.mean import MEAN_ENGINE_NOTES, MEAN_MECHANISMS, mean_values, simulate_mean
 from ldp.numerical.pipeline import simulate_numerical
 from ldp.randomness import SecureRandom, make_rng
 from ldp.registry import describe
@@ -71,6 +76,7 @@ from ldp.simulation import simulate, sweep
 from ldp.tasks import TASKS, get_task
 
 EXIT_USAGE = 2
+MEAN_MECHANISM_NAMES = tuple(MEAN_MECHANISMS)  # sr, pm: mean (and variance) estimation, §2.2
 
 SIMULATE_CSV_COLUMNS = ("trial", "estimator", "value", "true", "estimate")
 SIMULATE_METRICS_CSV_COLUMNS = ("trial", "estimator", "metric", "value")
@@ -610,7 +616,12 @@ def cmd_simulate_numerical(args: argparse.Namespace) -> int:
     cls = NUMERICAL_MECHANISMS.get(args.mechanism)
     parse_params(cls, args.param, args.epsilon_1)  # option errors before any file is read
     names = _reconstructions(cls, args.estimators)
-    pop = load_population(args)
+    with warnings.catch_warnings(record=True) as caught:  # bucketize: more buckets than distinct values
+        warnings.simplefilter("always", UserWarning)
+        pop = load_population(args)
+    notes = [_one_line(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
     edges = _numerical_edges(args, pop)
     mech = get_numerical_mechanism(cls.name, args.epsilon, pop.d, **parse_params(cls, args.param, args.epsilon_1))
     counts = _users_counts(pop, args.users, _population_rng(args.seed))
@@ -644,9 +655,53 @@ def cmd_simulate_numerical(args: argparse.Namespace) -> int:
         "trials": [{"trial": t, "estimates": {rec: res.estimates[t].tolist() for rec, res in results.items()},
                     "metrics": {rec: res.per_trial(t) for rec, res in results.items()}} for t in range(args.trials)],
         "elapsed_s": sum(res.elapsed_s for res in results.values()),
-        "warnings": [],
+        "warnings": notes,
         "estimators": names,
         "source": pop.source,
+    }
+    emit(to_json(out), args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- mean mechanisms (sr, pm)
+def cmd_simulate_mean(args: argparse.Namespace) -> int:
+    """``simulate`` with a mean mechanism (sr, pm) on a numerical column: mean and variance in real units."""
+    bad = [flag for flag, value in (("--synthetic", args.synthetic), ("--buckets", args.buckets),
+                                    ("--domain-size", args.domain_size), ("--domain", args.domain),
+                                    ("--estimators", args.estimators), ("--epsilon-1", args.epsilon_1))
+           if value is not None] + (["--param"] if args.param else [])
+    if bad:
+        raise UsageError(f"{', '.join(bad)} cannot be used with the mean mechanism {args.mechanism} "
+                         "(give --data FILE or --sample NAME, --column C and optionally --range LO,HI)")
+    if args.format != "json":
+        raise UsageError(f"the mean mechanism {args.mechanism} writes JSON only (--format json)")
+    if (args.data is None) == (args.sample is None):
+        raise UsageError("give exactly one of --data FILE or --sample NAME")
+    series, source = _load_series(args)
+    x, value_range, clipped, dropped = mean_values(series, _parse_range(args.value_range), args.clip)
+    if args.users is not None and args.users < 2:
+        raise UsageError(f"--users must be at least 2 for a mean mechanism (the 50/50 split), got {args.users}")
+    if args.users is not None and args.users != x.size:
+        x = x[_population_rng(args.seed).integers(0, x.size, size=args.users)]  # users drawn from the rows
+    res = simulate_mean(args.mechanism, args.epsilon, x, value_range, engine=args.engine, trials=args.trials,
+                        seed=args.seed)
+    if args.engine == "fast" and args.mechanism == "pm":
+        print(f"warning: {MEAN_ENGINE_NOTES[('pm', 'fast')]}", file=sys.stderr)
+    out = {
+        "mechanism": args.mechanism,
+        "epsilon": res.epsilon,
+        "users": res.users,
+        "engine": args.engine,
+        "engine_note": MEAN_ENGINE_NOTES[(args.mechanism, args.engine)],
+        "seed": args.seed,
+        "range": list(value_range),
+        "true_mean": res.true_mean,
+        "true_variance": res.true_variance,
+        "estimated_mean": res.estimated_mean.tolist(),
+        "estimated_variance": res.estimated_variance.tolist(),
+        "theoretical_variance": res.theoretical_variance,
+        "summary": res.summary(),
+        "source": dict(source, rows=int(series.size), dropped=dropped, clipped=clipped),
     }
     emit(to_json(out), args.output)
     return 0
@@ -657,6 +712,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _check_trials(args.trials)
     if args.mechanism not in MECHANISMS and args.mechanism in NUMERICAL_MECHANISMS:
         return cmd_simulate_numerical(args)
+    if args.mechanism not in MECHANISMS and args.mechanism in MEAN_MECHANISM_NAMES:
+        return cmd_simulate_mean(args)
     cls = _mechanism_class(args.mechanism)
     parse_params(cls, args.param, args.epsilon_1)  # option errors before any file is read
     pop = load_population(args)
@@ -978,6 +1035,11 @@ def _describe_error(exc: BaseException) -> str:
     return _one_line(exc) or type(exc).__name__
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: Any = None, line: str | None = None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ldp`` command line; returns the exit status (0 ok, 2 bad input)."""
     parser = build_parser()
@@ -986,7 +1048,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():  # library warnings (e.g. empty buckets) as one 'warning:' line each
+            warnings.showwarning = _one_line_warning
+            return int(args.func(args))
     except BrokenPipeError:  # e.g. `ldp sweep ... | head`: stop quietly like other command-line tools
         with contextlib.suppress(OSError):
             devnull = os.open(os.devnull, os.O_WRONLY)

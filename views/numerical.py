@@ -11,6 +11,7 @@ Wiring only: data from ``views.common``, metrics from ``ldp.lab``, numerical run
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,17 +19,18 @@ import streamlit as st
 
 import ldp
 from ldp import lab
-from ldp.data import list_samples
+from ldp.data import bucketize, get_column, list_samples, load_sample
 from ldp.data.synthetic import SYNTHETIC
 from ldp.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
 from ldp.numerical import pipeline as num_pipeline
+from ldp.numerical.mean import MEAN_MECHANISMS, simulate_mean
 from ldp.viz import numerical as viz
 from ldp.viz.figures import PALETTE
 from views import common
 
 KEYS = ["num_data_source", "num_data_sample", "num_data_column", "num_data_bins", "num_data_lo", "num_data_hi",
         "num_data_synthetic", "num_data_d", "num_mech", "num_eps", "num_users", "num_trials", "num_seed", "num_engine",
-        "num_alpha", "num_nmechs", *(f"num_rec_{name}" for name in NUMERICAL_MECHANISMS.names())]
+        "num_alpha", "num_nmechs", "num_mean_mech", *(f"num_rec_{name}" for name in NUMERICAL_MECHANISMS.names())]
 DEFAULT_NUMERICAL = ("sw",)
 SECONDS_PER_BUCKET_TRIAL = 1e-3  # EM at d = 256 takes ≈ 0.15 s a trial on one core; EMS a third of it
 ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75]
@@ -41,6 +43,8 @@ WARN_S = 10.0
 BLOCK_S = 600.0
 ESTIMATORS = ("mi", "norm-sub")
 COLOURS = {"MI (raw)": PALETTE[1], "MI + Norm-Sub": PALETTE[0]}
+SECONDS_PER_MEAN_USER_TRIAL = 2e-7  # SR/PM clients (mean + the 50/50 variance split) per user and trial
+MEAN_BLOCK_S = 120.0
 
 
 # --------------------------------------------------------------------------- URL values
@@ -72,6 +76,7 @@ def _sanitize() -> None:
     coerce("num_data_synthetic", str, lambda v: v in SYNTHETIC)
     coerce("num_data_sample", str, lambda v: v in {s["name"] for s in list_samples()})
     coerce("num_mech", str, lambda v: v in ldp.MECHANISMS)
+    coerce("num_mean_mech", str, lambda v: v in MEAN_MECHANISMS)
     coerce("num_data_lo", float)
     coerce("num_data_hi", float)
     _list_of("num_nmechs", NUMERICAL_MECHANISMS.names())
@@ -124,6 +129,46 @@ def _metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas
              seed: int) -> dict[str, np.ndarray]:
     return lab.numerical_metrics_over_trials(edges, truth, estimates, alphas=alphas, seed=seed,
                                              queries=RANGE_QUERIES)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _simulate_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np.ndarray, engine: str, trials: int,
+                   seed: int) -> Any:
+    """SR/PM mean and variance of the population (every user at her bin's centre); keyed by every input."""
+    centres = (edges[:-1] + edges[1:]) / 2.0
+    values = np.repeat(centres, counts)
+    return simulate_mean(mechanism, epsilon, values, (float(edges[0]), float(edges[-1])), engine=engine,
+                         trials=trials, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _bucket_warnings(sample: str, column: str, bins: int, lo: float | None, hi: float | None) -> list[str]:
+    """The warnings ``bucketize`` issues for this sample column (e.g. more bins than distinct values)."""
+    series = get_column(load_sample(sample), column)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        bucketize(series, bins, value_range=(lo, hi) if lo is not None and hi is not None else None,
+                  out_of_range="clip", name=column)
+    return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+
+
+def _show_bucket_warnings(data: common.Dataset) -> None:
+    """st.warning for every bucketization warning of the chosen sample column (uploads and synthetic data have
+    none to show here)."""
+    ss = st.session_state
+    if data.kind != "numerical" or ss.get("num_data_source", "Sample data") != "Sample data":
+        return
+    sample, column = ss.get("num_data_sample"), ss.get("num_data_column")
+    if not sample or not column:
+        return
+    try:
+        lo, hi = ss.get("num_data_lo"), ss.get("num_data_hi")
+        messages = _bucket_warnings(sample, column, int(data.d), None if lo is None else float(lo),
+                                    None if hi is None else float(hi))
+    except (ValueError, TypeError, KeyError):
+        return  # the picker has already reported a bad column or range
+    for message in messages:
+        st.warning(f"Bins: {message}.")
 
 
 # --------------------------------------------------------------------------- sidebar
@@ -253,6 +298,7 @@ def main() -> None:
     ctl = _controls()
     common.write_to_url(KEYS)
     data: common.Dataset = ctl["data"]
+    _show_bucket_warnings(data)
     if data.kind != "numerical" or data.edges is None:
         st.error(f"'{data.name}' is categorical: pick a numerical column in the sidebar (e.g. dep_time_hours or "
                  "distance in the flights sample, temp in the weather sample) or a numerical synthetic "
@@ -308,6 +354,7 @@ def main() -> None:
     cfo_label = f"CFO-binning ({cls.display_name}) · MI + Norm-Sub"
     numerical = _numerical_section(ctl, data, counts, edges, truth, {cfo_label: ns}, what)
     _metrics_section(data, result, numerical, cfo_label)
+    _mean_section(data, counts, edges, ctl)
     config = {"dataset": data.name, "dataset_description": data.description, "bins": data.d,
               "range": [float(edges[0]), float(edges[-1])], "unit": unit, "users_simulated": result.n,
               "method": "CFO-binning, MI + Norm-Sub, uniform within bins", "range_queries": RANGE_QUERIES,
@@ -315,6 +362,61 @@ def main() -> None:
     if numerical:
         table = viz.density_table(edges, truth, {**estimates, **{k: v[0] for k, v in numerical.items()}}, unit=unit)
     common.download_buttons(table, {**common.config_of(KEYS), **config}, key="num_download", name="ldp-numerical")
+
+
+@st.fragment
+def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, ctl: dict[str, Any]) -> None:
+    """Mean and variance with SR or PM (§2.2, §6.3); choosing the mechanism reruns only this fragment."""
+    st.header("Mean and variance")
+    st.session_state.setdefault("num_mean_mech", "pm")
+    name = st.radio("Mean mechanism", list(MEAN_MECHANISMS), key="num_mean_mech", horizontal=True,
+                    format_func=lambda m: MEAN_MECHANISMS[m].display_name,
+                    help="Each user maps her value to [−1, 1] (the column's range) and reports it once with ε; "
+                         "the server averages. The variance uses the 50/50 split of §6.3: half the users report "
+                         "their value, the other half their squared distance to that half's mean.")
+    common.write_to_url(KEYS)
+    n, trials, eps = int(counts.sum()), ctl["trials"], ctl["eps"]
+    if n < 2:
+        st.info("The mean and variance need at least two users.")
+        return
+    seconds = SECONDS_PER_MEAN_USER_TRIAL * n * trials
+    if seconds > MEAN_BLOCK_S:
+        st.info(f"Skipped: {n:,} users × {trials} trials would take about {seconds / 60:.0f} minutes here (the "
+                "variance split runs every client). Use fewer users or trials.")
+        return
+    if seconds > WARN_S:
+        st.warning(f"The mean and variance may take about {seconds:.0f} s ({n:,} users × {trials} trials).")
+    with common.friendly_errors("the mean and variance"), st.spinner("Estimating the mean and variance…"):
+        res = _simulate_mean(name, eps, counts, edges, ctl["engine"], trials, ctl["seed"])
+    unit = data.unit
+    se = res.theoretical_std_error
+    mechs = {m: cls(eps) for m, cls in MEAN_MECHANISMS.items()}
+    better = min(mechs, key=lambda m: mechs[m].worst_case_variance())
+    with common.friendly_errors("the mean figure"):
+        fig = viz.mean_trials_figure(res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
+                                     title=f"Estimated mean per trial — {mechs[name].display_name}, ε = {eps:g}, "
+                                           f"n = {n:,}")
+        table = viz.mean_variance_table(res.true_mean, res.true_variance, res.estimated_mean,
+                                        res.estimated_variance, se, unit)
+        common.show_figure(fig, "num_mean_fig", table, description=(
+            f"Dots: the mean of {data.name} estimated by {mechs[name].display_name} in each of {trials} trial(s); "
+            "black line: the true mean; dashed lines: the true mean ± 1.96 closed-form standard errors, where about "
+            "95 % of the dots should fall."))
+    st.dataframe(table, key="num_mean_table", hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                for c in ("true", "average estimate", "mean absolute error", "RMSE",
+                                          "closed-form SE")})
+    note = {"exact": "every user's report is drawn by the client",
+            "fast": ("the number of +1 reports per value is drawn from its binomial (exact in distribution)"
+                     if name == "sr" else "the mean estimate is drawn from a Gaussian with the closed-form "
+                     "variance (moment-matched; PM reports are continuous)")}[ctl["engine"]]
+    st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
+               "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
+               f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
+    st.info(f"**SR or PM?** Their worst-case variances cross at ε ≈ 1.29: Stochastic Rounding is better below, the "
+            f"Piecewise Mechanism above (Wang et al.; square-wave paper §2.2). At ε = {eps:g} the lower worst-case "
+            f"variance is {mechs[better].display_name}'s ({mechs[better].worst_case_variance():.4g} vs "
+            f"{max(m.worst_case_variance() for m in mechs.values()):.4g} on [−1, 1]).")
 
 
 def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.ndarray, edges: np.ndarray,

@@ -341,7 +341,13 @@ def bucketize(series: Any, buckets: int, value_range: tuple[float, float] | None
               out_of_range: str = "reject", name: str | None = None) -> EncodedColumn:
     """Cut a numerical column into ``buckets`` equal-width bins over ``value_range`` (default: the
     column's [min, max]); the right end of the range belongs to the last bin. Values outside an
-    explicit range are rejected (``out_of_range="reject"``) or moved to the nearest end (``"clip"``)."""
+    explicit range are rejected (``out_of_range="reject"``) or moved to the nearest end (``"clip"``).
+
+    More buckets than the column has distinct values (in the range) is allowed but warned: a
+    :class:`UserWarning` is issued (``warnings`` module; callers surface it, e.g. the CLI as
+    ``warning: …`` on stderr), since at least ``buckets − distinct`` buckets must stay empty."""
+    import warnings
+
     series = _as_series(series)
     name = _column_name(series, name)
     d = _check_int(buckets, "buckets", 2)
@@ -376,6 +382,11 @@ def bucketize(series: Any, buckets: int, value_range: tuple[float, float] | None
             raise ValueError(f"{clipped} of {x.size} values of column {name!r} are outside the range "
                              f"[{_fmt(lo, 6)}, {_fmt(hi, 6)}]; widen the range or clip them")
         x = np.clip(x, lo, hi)
+    distinct = int(np.unique(x).size)
+    if d > distinct:
+        warnings.warn(f"column {name!r} has {distinct} distinct value{'s' if distinct != 1 else ''} in the range "
+                      f"but {d} buckets were asked for: at least {d - distinct} buckets stay empty (use at most "
+                      f"{distinct} buckets for no forced empty bucket)", UserWarning, stacklevel=2)
     codes = np.searchsorted(edges, x, side="right") - 1
     np.clip(codes, 0, d - 1, out=codes)
     return EncodedColumn(codes.astype(np.int64, copy=False), bin_labels(edges), "numerical", edges, name,

@@ -27,12 +27,14 @@ returns (z̄ + 1)/2 − μ̂², E = σ² − Var[μ̂] (the sign of the O(1/n) b
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from ldp.params import EPSILON
-from ldp.randomness import RandomSource
+from ldp.randomness import RandomSource, make_rng
 
 __all__ = ["MEAN_MECHANISMS", "MeanMechanism", "PiecewiseMechanism", "StochasticRounding", "VarianceEstimate",
            "estimate_variance"]
@@ -219,3 +221,104 @@ def estimate_variance(mechanism: MeanMechanism | str, epsilon: float | None, val
         z = mech.estimate_mean(mech.perturb(2.0 * second * second - 1.0, rng))
         var = (z + 1.0) / 2.0 - mu * mu
     return VarianceEstimate(variance=float(var), mean=mu, n_mean=int(half), n_variance=int(v.size - half))
+
+
+# --------------------------------------------------------------------------- simulation on a column
+MEAN_ENGINE_NOTES = {
+    ("sr", "exact"): "exact: every user's report drawn by the client (StochasticRounding.perturb)",
+    ("pm", "exact"): "exact: every user's report drawn by the client (PiecewiseMechanism.perturb)",
+    ("sr", "fast"): "fast, exact in distribution: the number of +1 reports per distinct value is binomial",
+    ("pm", "fast"): "fast, approximate: the mean estimate is drawn from a Gaussian with the closed-form variance "
+                    "Σ Var[ṽ | v]/n² (PM reports are continuous; the CLT makes this accurate for large n)",
+}
+
+
+@dataclass
+class MeanResult:
+    """``trials`` mean (and 50/50-split variance) estimates of one column by SR or PM, in real units."""
+
+    mechanism: str
+    epsilon: float
+    engine: str
+    value_range: tuple[float, float]
+    true_mean: float
+    true_variance: float
+    estimated_mean: np.ndarray  # (trials,)
+    estimated_variance: np.ndarray  # (trials,)
+    theoretical_variance: float  # Var[μ̂] (real units², all n users report their value)
+    users: int
+    clipped: int = 0
+    dropped: int = 0
+
+    @property
+    def theoretical_std_error(self) -> float:
+        return math.sqrt(self.theoretical_variance)
+
+    def summary(self) -> dict[str, float]:
+        return {"mean_error": float(np.mean(np.abs(self.estimated_mean - self.true_mean))),
+                "variance_error": float(np.mean(np.abs(self.estimated_variance - self.true_variance))),
+                "mean_rmse": float(np.sqrt(np.mean((self.estimated_mean - self.true_mean) ** 2))),
+                "theoretical_std_error": self.theoretical_std_error}
+
+
+def mean_values(series: Any, value_range: tuple[float, float] | None = None, clip: bool = False,
+                ) -> tuple[np.ndarray, tuple[float, float], int, int]:
+    """A numerical column → (values in real units, (lo, hi), clipped, dropped): missing values dropped, range
+    from ``value_range`` or the data's min/max; values outside an explicit range rejected or clipped."""
+    from ldp.data.domain import _numeric_values
+
+    series = pd.Series(series)
+    x, dropped = _numeric_values(series, str(series.name))  # one-line error for a non-numeric column
+    keep = np.isfinite(x)
+    dropped += int((~keep).sum())
+    x = x[keep]
+    if x.size < 2:
+        raise ValueError("the column needs at least two numerical values")
+    if value_range is None:
+        lo, hi = float(x.min()), float(x.max())
+        if lo == hi:
+            raise ValueError(f"the column is constant ({lo:g}); give --range LO,HI")
+    else:
+        lo, hi = (float(v) for v in value_range)
+    outside = int(((x < lo) | (x > hi)).sum())
+    if outside and not clip:
+        raise ValueError(f"{outside} of {x.size} values are outside the range [{lo:g}, {hi:g}]; widen --range "
+                         "or add --clip")
+    return np.clip(x, lo, hi), (lo, hi), outside, dropped
+
+
+def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tuple[float, float], *,
+                  engine: str = "exact", trials: int = 1, seed: int | None = None) -> MeanResult:
+    """Estimate the mean and variance of ``values`` (real units in ``value_range``) ``trials`` times with SR or
+    PM (§2.2): map to [−1, 1] by v = 2(x − lo)/(hi − lo) − 1, average the reports (engine exact: every client
+    runs; fast: see :data:`MEAN_ENGINE_NOTES`), and run the 50/50 split of §6.3 (exact clients) for the
+    variance; map both back (mean affinely, variance × ((hi − lo)/2)²)."""
+    if mechanism not in MEAN_MECHANISMS:
+        raise ValueError(f"unknown mean mechanism {mechanism!r}; choose one of: {', '.join(MEAN_MECHANISMS)}")
+    if engine not in ("exact", "fast"):
+        raise ValueError(f"engine must be 'exact' or 'fast', got {engine!r}")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    mech = MEAN_MECHANISMS[mechanism](epsilon)
+    lo, hi = (float(v) for v in value_range)
+    x = np.asarray(values, dtype=np.float64)
+    half = (hi - lo) / 2.0
+    v = mech.validate_values(np.clip((x - lo) / half - 1.0, -1.0, 1.0))
+    n = v.size
+    var_unit = mech.mean_variance(v)
+    uniq, mult = np.unique(v, return_counts=True) if engine == "fast" and mechanism == "sr" else (None, None)
+    means, variances = np.empty(trials), np.empty(trials)
+    make_rng(seed)  # validates the seed
+    for t, child in enumerate(np.random.SeedSequence(seed).spawn(int(trials))):
+        rng = np.random.default_rng(child)
+        if engine == "exact":
+            mu = mech.estimate_mean(mech.perturb(v, rng))
+        elif mechanism == "sr":
+            plus = rng.binomial(mult, mech.plus_probability(uniq)).sum()
+            mu = float(mech.scale * (2.0 * plus - n) / n)
+        else:
+            mu = float(v.mean() + math.sqrt(var_unit) * rng.standard_normal())
+        means[t] = lo + (mu + 1.0) * half
+        variances[t] = estimate_variance(mech, None, v, rng)["variance"] * half * half
+    return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), float(x.mean()), float(x.var()), means, variances,
+                      var_unit * half * half, n)

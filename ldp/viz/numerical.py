@@ -106,3 +106,39 @@ def comparison_table(per_method: Mapping[str, Mapping[str, np.ndarray]], unit: s
             out = table[["metric", "unit"]].copy()
         out[label] = table["mean over trials"].to_numpy()
     return out if out is not None else pd.DataFrame(columns=["metric", "unit"])
+
+
+# --------------------------------------------------------------------------- mean and variance (SR / PM, §2.2, §6.3)
+def mean_trials_figure(estimated_mean: np.ndarray, true_mean: float, std_error: float, *, name: str, unit: str = "",
+                       title: str, color: str | None = None) -> go.Figure:
+    """The mean estimate of every trial (markers) against the true mean (line) and the band true ± 1.96·SE of
+    the closed-form standard error. Traces: estimates, truth, band."""
+    est = np.asarray(estimated_mean, dtype=np.float64)
+    trials = np.arange(1, est.size + 1)
+    ends = [0.5, est.size + 0.5]
+    fig = go.Figure()
+    fig.add_scatter(x=trials, y=est, mode="markers", name="estimated mean", marker={"color": color or PALETTE[0],
+                                                                                  "size": 9},
+                    hovertemplate="trial %{x}<br>%{y:.5g}<extra>estimated mean</extra>")
+    fig.add_scatter(x=ends, y=[true_mean] * 2, mode="lines", name="true mean", line={"color": "#000000", "width": 2},
+                    hovertemplate="%{y:.5g}<extra>true mean</extra>")
+    lo, hi = true_mean - 1.96 * std_error, true_mean + 1.96 * std_error
+    fig.add_scatter(x=[*ends, None, *ends], y=[lo, lo, None, hi, hi], mode="lines", name="true ± 1.96 SE (theory)",
+                    line={"color": PALETTE[1], "width": 2, "dash": "dash"}, hoverinfo="skip")
+    axis = f"mean of {name} ({unit})" if unit else f"mean of {name}"
+    fig.update_layout(title=title, xaxis_title="trial", yaxis_title=axis, **LAYOUT)
+    return fig
+
+
+def mean_variance_table(true_mean: float, true_variance: float, estimated_mean: np.ndarray,
+                        estimated_variance: np.ndarray, std_error: float, unit: str = "") -> pd.DataFrame:
+    """Truth, average estimate, mean absolute error, RMSE over the trials and the closed-form SE (mean only)."""
+    rows = []
+    for label, truth, est, se, u in (("mean", true_mean, estimated_mean, std_error, unit),
+                                     ("variance", true_variance, estimated_variance, np.nan,
+                                      f"{unit}²" if unit else "")):
+        e = np.asarray(est, dtype=np.float64)
+        rows.append({"quantity": label, "unit": u, "true": float(truth), "average estimate": float(e.mean()),
+                     "mean absolute error": float(np.mean(np.abs(e - truth))),
+                     "RMSE": float(np.sqrt(np.mean((e - truth) ** 2))), "closed-form SE": float(se)})
+    return pd.DataFrame(rows)

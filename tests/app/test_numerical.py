@@ -47,10 +47,10 @@ def compare_table(at: AppTest):
                 and "mean over trials" not in df.value.columns)
 
 
-def assert_full_page(at: AppTest, charts: int = 4) -> None:
+def assert_full_page(at: AppTest, charts: int = 5) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) == charts  # CFO density and CDF, then the numerical overlays
+    assert len(at.get("plotly_chart")) == charts  # CFO density and CDF, the numerical overlays, the mean
     info = " ".join(i.value for i in at.info)
     assert "Available now" in info and "Square Wave (SW) (EMS, EM)" in info
     if "hh" not in NUMERICAL_MECHANISMS:
@@ -98,7 +98,7 @@ def test_change_mechanisms_reconstructions_and_epsilon():
 
 def test_no_numerical_mechanism_keeps_cfo_binning_only():
     at = open_page(num_nmechs=[])
-    assert_full_page(at, charts=2)
+    assert_full_page(at, charts=3)
     assert any("No numerical mechanism chosen" in c.value for c in at.caption)
 
 
@@ -178,3 +178,72 @@ def test_only_one_time_mechanisms_are_offered():
     picker = next(w for w in at.selectbox if w.key == "num_mech")
     assert picker.value == "oue"
     assert all(not o.startswith("Longitudinal") for o in picker.options)
+
+
+def mean_table(at: AppTest):
+    return next(df.value for df in at.dataframe if "closed-form SE" in getattr(df.value, "columns", []))
+
+
+@pytest.mark.parametrize("mech", ["pm", "sr"])
+def test_mean_and_variance_section(mech):
+    import numpy as np
+
+    from ldp.numerical.mean import MEAN_MECHANISMS
+
+    at = open_page(num_trials=10, num_mean_mech=mech) if mech == "sr" else open_page(num_trials=10)
+    assert_full_page(at)
+    assert widget(at, "num_mean_mech").value == mech
+    table = mean_table(at)
+    assert list(table["quantity"]) == ["mean", "variance"] and list(table["unit"]) == ["hours", "hours²"]
+    mean, var = table.iloc[0], table.iloc[1]
+    # closed-form SE of the mean: 12 h · √(worst-case Var[ṽ])/√n is an upper bound, the smallest (v = 0 or
+    # |v| = 1) a lower one (n = 100 000 users, range 0–24 h); the average of 10 trials is within 4·SE/√10 of the truth
+    eps = float(widget(at, "num_eps").value)
+    cls = MEAN_MECHANISMS[mech](eps)
+    per_user = cls.variance(np.array([-1.0, 0.0, 1.0]))  # Var[ṽ | v] is monotone in v² for SR and PM
+    lo, hi = 12 * np.sqrt(per_user.min() / 1e5), 12 * np.sqrt(per_user.max() / 1e5)
+    assert lo <= mean["closed-form SE"] <= hi
+    assert abs(mean["average estimate"] - mean["true"]) < 4 * mean["closed-form SE"] / np.sqrt(10)
+    assert 12 < mean["true"] < 16 and 0 < var["true"] < 50  # departures: mean ≈ 13.7 h
+    # the variance's split estimate: SD ≤ 12²·2·√(worst Var/50 000) (≈ 4 h² at ε = 1); allow 5 SD
+    assert abs(var["average estimate"] - var["true"]) < 5 * 144 * 2 * np.sqrt(cls.worst_case_variance() / 5e4)
+    info = " ".join(i.value for i in at.info)
+    assert "ε ≈ 1.29" in info and "Stochastic Rounding is better below" in info
+    figure_values = next(df.value for df in at.dataframe if "closed-form SE" in df.value.columns)
+    assert len(figure_values) == 2
+
+
+def test_mean_section_names_the_better_mechanism_for_epsilon():
+    at = open_page(num_eps=0.5, num_trials=3)
+    assert_full_page(at)
+    info = " ".join(i.value for i in at.info)
+    assert "variance is Stochastic Rounding (SR)'s" in info
+    widget(at, "num_eps").set_value(2.0)
+    at.run()
+    assert "variance is Piecewise Mechanism (PM)'s" in " ".join(i.value for i in at.info)
+
+
+def test_more_bins_than_distinct_values_is_warned():
+    at = open_page(num_data_column="distance", num_data_bins=256, num_trials=2)  # 213 distinct distances
+    assert not at.exception and not at.error
+    warned = [w.value for w in at.warning if "distinct values" in w.value]
+    assert len(warned) == 1 and "256 buckets" in warned[0] and "213 distinct values" in warned[0]
+    widget(at, "num_data_bins").set_value(48)
+    at.run()
+    assert not at.exception and not any("distinct values" in w.value for w in at.warning)
+
+
+def test_mean_figure_and_table_are_pure():
+    import numpy as np
+
+    from ldp.viz.numerical import mean_trials_figure, mean_variance_table
+
+    fig = mean_trials_figure(np.array([1.0, 1.2, 0.9]), 1.0, 0.1, name="x", unit="h", title="t")
+    assert len(fig.data) == 3 and fig.layout.title.text == "t"
+    assert fig.layout.xaxis.title.text == "trial" and fig.layout.yaxis.title.text == "mean of x (h)"
+    assert fig.data[2].y[0] == pytest.approx(1.0 - 0.196)
+    table = mean_variance_table(1.0, 4.0, np.array([1.0, 1.2, 0.9]), np.array([3.0, 5.0, 4.5]), 0.1, "h")
+    assert table.loc[0, "mean absolute error"] == pytest.approx(0.1)
+    assert table.loc[0, "RMSE"] == pytest.approx(np.sqrt(0.05 / 3))
+    assert table.loc[1, "average estimate"] == pytest.approx(12.5 / 3) and table.loc[1, "unit"] == "h²"
+    assert np.isnan(table.loc[1, "closed-form SE"])

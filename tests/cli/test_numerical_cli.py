@@ -12,6 +12,7 @@ import pytest
 
 from ldp.cli import SIMULATE_METRICS_CSV_COLUMNS, main
 from ldp.numerical import NUMERICAL_MECHANISMS
+from ldp.numerical.mean import MEAN_MECHANISMS
 
 METRICS = {"wasserstein", "ks", "range_mae", "range_mae_0.4", "mean_error", "variance_error", "quantile_error"}
 FLIGHTS = ("--sample", "flights", "--column", "dep_time_hours", "--buckets", "32", "--range", "0,24")
@@ -104,3 +105,95 @@ def test_categorical_mechanisms_are_unchanged(capsys):
 def test_bad_combinations_are_one_line_errors(capsys, argv, needle):
     line = assert_bad(capsys, "simulate", "-m", "sw", "-e", "1", *argv)
     assert needle in line
+
+
+# --------------------------------------------------------------------------- mean mechanisms (sr, pm)
+MEAN_KEYS = {"mechanism", "epsilon", "users", "true_mean", "estimated_mean", "summary", "theoretical_variance"}
+
+
+@pytest.fixture()
+def mean_csv(tmp_path):
+    rng = np.random.default_rng(5)
+    x = 10.0 + 20.0 * rng.beta(5, 2, size=4000)  # values in [10, 30]
+    path = tmp_path / "values.csv"
+    path.write_text("x,name\n" + "".join(f"{float(v)!r},a\n" for v in x))
+    return path, x
+
+
+@pytest.mark.parametrize("mech", ["sr", "pm"])
+@pytest.mark.parametrize("engine", ["exact", "fast"])
+def test_mean_mechanism_errors_match_the_closed_form_standard_error(capsys, mean_csv, mech, engine):
+    path, x = mean_csv
+    out = run_json(capsys, "simulate", "-m", mech, "-e", "1", "--data", path, "--column", "x", "--range", "10,30",
+                   "--trials", "60", "--seed", "7", "--engine", engine)
+    assert MEAN_KEYS <= set(out) and out["mechanism"] == mech and out["users"] == 4000 and out["epsilon"] == 1.0
+    assert out["true_mean"] == pytest.approx(x.mean()) and len(out["estimated_mean"]) == 60
+    est = np.asarray(out["estimated_mean"])
+    se = out["theoretical_variance"] ** 0.5
+    # Var[μ̂] in real units: ((30 − 10)/2)² · Σ Var[ṽ|v]/n² — SR at ε = 1: ≈ 10·2.16/√4000 ≈ 0.34
+    unit = (x - 10.0) / 10.0 - 1.0
+    scale = 2.1639534137386525  # (e + 1)/(e − 1)
+    t = np.exp(0.5)
+    per = scale ** 2 - unit ** 2 if mech == "sr" else unit ** 2 / (t - 1) + (t + 3) / (3 * (t - 1) ** 2)
+    assert se == pytest.approx(10.0 * np.sqrt(per.sum()) / 4000, rel=1e-9)
+    # unbiased: the average of 60 trials is within 4 SE/√60 of the truth; the RMSE is the SE within a
+    # chi-square(60) band (±40 %, far beyond 4σ of √(2/60) ≈ 18 % relative on the variance → 9 % on the SD)
+    assert abs(est.mean() - out["true_mean"]) < 4 * se / np.sqrt(60)
+    rmse = np.sqrt(np.mean((est - out["true_mean"]) ** 2))
+    assert 0.6 * se < rmse < 1.4 * se
+    summ = out["summary"]
+    assert summ["mean_error"] == pytest.approx(np.mean(np.abs(est - out["true_mean"])))
+    # the variance (50/50 split, §6.3): σ̂² = 2(z̄ + 1) over 2000 users, so in real units its SD is at most
+    # 10²·2·√(worst Var[ṽ]/2000) (≈ 9.7 for SR, ≈ 10.3 for PM at ε = 1); E|error| ≈ 0.8·SD, and the average of
+    # 60 trials is within ±8 % (1σ) of that — the bounds 0.3·SD … 1.2·SD are > 5σ away
+    assert out["true_variance"] == pytest.approx(x.var())
+    sd_max = 100.0 * 2.0 * np.sqrt(MEAN_MECHANISMS[mech](1.0).worst_case_variance() / 2000)
+    assert 0.3 * sd_max < summ["variance_error"] < 1.2 * sd_max
+    assert out["engine"] == engine and out["engine_note"]
+
+
+def test_mean_mechanism_is_seeded_and_uses_the_data_range_by_default(capsys, mean_csv):
+    path, x = mean_csv
+    argv = ("simulate", "-m", "sr", "-e", "2", "--data", path, "-c", "x", "--trials", "3", "--seed", "1",
+            "--engine", "exact", "--users", "1000")
+    a, b = run_json(capsys, *argv), run_json(capsys, *argv)
+    assert a["estimated_mean"] == b["estimated_mean"] and a["users"] == 1000
+    assert a["range"] == [pytest.approx(x.min()), pytest.approx(x.max())]
+
+
+def test_pm_fast_engine_says_it_is_gaussian(capsys, mean_csv):
+    path, _ = mean_csv
+    code, out, err = run(capsys, "simulate", "-m", "pm", "-e", "1", "--data", path, "-c", "x", "--seed", "1")
+    assert code == 0 and "Gaussian" in json.loads(out)["engine_note"] and err.startswith("warning: ")
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (("-c", "name"), "not numeric"),
+    (("-c", "x", "--range", "12,20"), "outside the range"),
+    (("-c", "x", "--range", "20,12"), "LO < HI"),
+    (("-c", "x", "--buckets", "8"), "--buckets"),
+    (("-c", "x", "--users", "1"), "at least 2"),
+    (("-c", "x", "--format", "csv"), "JSON only"),
+    (("-c", "nope"), "nope"),
+])
+def test_mean_mechanism_bad_input_is_one_line(capsys, mean_csv, extra, needle):
+    path, _ = mean_csv
+    line = assert_bad(capsys, "simulate", "-m", "pm", "-e", "1", "--data", path, *extra)
+    assert needle in line
+
+
+def test_mean_mechanism_bad_epsilon_is_one_line(capsys, mean_csv):
+    path, _ = mean_csv
+    assert_bad(capsys, "simulate", "-m", "sr", "-e", "-1", "--data", path, "-c", "x")
+
+
+def test_more_buckets_than_distinct_values_is_warned_on_stderr(capsys):
+    code, out, err = run(capsys, "simulate", "-m", "sw", "-e", "1", "--sample", "flights", "--column", "dep_hour",
+                         "--buckets", "32", "--users", "2000", "--seed", "1")
+    assert code == 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: ") and "32 buckets" in lines[0]
+    assert "24 distinct values" in lines[0] and json.loads(out)["warnings"] == [lines[0][len("warning: "):]]
+    code, out, err = run(capsys, "simulate", "-m", "sw", "-e", "1", "--sample", "flights", "--column", "dep_hour",
+                         "--buckets", "16", "--users", "2000", "--seed", "1")
+    assert code == 0 and err == "" and json.loads(out)["warnings"] == []

@@ -442,3 +442,23 @@ def test_sample_counts_sum_to_n(weights, n, seed):
     assert counts.sum() == n
     assert np.all(counts >= 0)
     assert np.all(counts[np.array(weights) == 0] == 0)
+
+
+# --------------------------------------------------------------------------- more buckets than distinct values
+def test_bucketize_warns_when_buckets_exceed_distinct_values():
+    import warnings
+
+    series = pd.Series([1.0, 2.0, 2.0, 3.0, 3.0, 3.0], name="x")
+    with pytest.warns(UserWarning, match=r"3 distinct values .* 8 buckets .* at least 5 buckets stay empty"):
+        enc = bucketize(series, 8)
+    assert enc.d == 8 and int((enc.true_counts() > 0).sum()) == 3  # still allowed: same result as before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning at or below the number of distinct values
+        assert bucketize(series, 3).d == 3
+        assert bucketize(series, 2).d == 2
+
+
+def test_bucketize_counts_distinct_values_after_clipping():
+    series = pd.Series([-5.0, 0.0, 1.0, 2.0, 50.0], name="x")  # clipped into [0, 2]: 3 distinct values
+    with pytest.warns(UserWarning, match="3 distinct values"):
+        bucketize(series, 4, (0.0, 2.0), "clip")
