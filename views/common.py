@@ -97,6 +97,23 @@ def write_to_url(keys: Sequence[str]) -> None:
         st.query_params.from_dict(params)
 
 
+def coerce_state(key: str, cast: Any, ok: Any = lambda v: True) -> None:
+    """Make a value restored from a (possibly hand-edited) URL acceptable to its widget: cast it, and drop
+    it (so the widget's default applies) when it cannot be cast or fails ``ok``."""
+    ss = st.session_state
+    if key not in ss:
+        return
+    try:
+        value = cast(ss[key])
+        if not ok(value):
+            raise ValueError
+    except (TypeError, ValueError):
+        del ss[key]
+        return
+    if value != ss[key] or type(value) is not type(ss[key]):
+        ss[key] = value
+
+
 def config_of(keys: Sequence[str]) -> dict[str, Any]:
     """The page's configuration as plain JSON data (for the 'download configuration' button)."""
     out = {}

@@ -51,19 +51,7 @@ MEAN_BLOCK_S = 120.0
 def _sanitize() -> None:
     """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
     ss = st.session_state
-
-    def coerce(key: str, cast: Any, ok: Any = lambda v: True) -> None:
-        if key not in ss:
-            return
-        try:
-            value = cast(ss[key])
-            if not ok(value):
-                raise ValueError
-        except (TypeError, ValueError):
-            del ss[key]
-            return
-        if value != ss[key] or type(value) is not type(ss[key]):
-            ss[key] = value
+    coerce = common.coerce_state
 
     coerce("num_eps", float, lambda v: v > 0)
     coerce("num_users", lambda v: int(min(max(int(float(v)), 10), MAX_USERS)))

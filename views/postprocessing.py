@@ -49,19 +49,7 @@ ADVISOR_TASKS = list(QUERY_TASKS)  # every task of ldp.tasks (fixed subsets: a g
 def _sanitize() -> None:
     """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
     ss = st.session_state
-
-    def coerce(key: str, cast: Any, ok: Any = lambda v: True) -> None:
-        if key not in ss:
-            return
-        try:
-            value = cast(ss[key])
-            if not ok(value):
-                raise ValueError
-        except (TypeError, ValueError):
-            del ss[key]
-            return
-        if value != ss[key] or type(value) is not type(ss[key]):
-            ss[key] = value
+    coerce = common.coerce_state
 
     coerce("pp_eps", float, lambda v: v > 0)
     coerce("pp_mech_eps1", float, lambda v: v > 0)
