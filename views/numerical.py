@@ -424,7 +424,7 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
             try:
                 out[label] = _simulate_numerical(name, rec, ctl["eps"], counts, edges, ctl["engine"], ctl["trials"],
                                                  ctl["seed"])
-            except (ValueError, TypeError, KeyError, NotImplementedError) as exc:
+            except (ValueError, TypeError, KeyError) as exc:
                 st.warning(f"{label} cannot run on this configuration and is left out: {exc}")
     if not out:
         return out

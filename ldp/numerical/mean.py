@@ -27,6 +27,7 @@ returns (z̄ + 1)/2 − μ̂², E = σ² − Var[μ̂] (the sign of the O(1/n) b
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -43,7 +44,7 @@ PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical D
          "Differential Privacy, SIGMOD 2020, §2.2 and §6.3")
 
 
-class MeanMechanism:
+class MeanMechanism(ABC):
     """An LDP randomizer on [−1, 1] whose reports are unbiased for the inputs; mean = average of reports."""
 
     name: ClassVar[str]
@@ -70,16 +71,18 @@ class MeanMechanism:
             raise ValueError(f"{self.name}: values must be a 1-D array of numbers in [−1, 1]")
         return v
 
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+        """One report per value (the client randomizer)."""
 
     @property
-    def output_range(self) -> tuple[float, float]:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def output_range(self) -> tuple[float, float]:
+        """The interval the reports lie in."""
 
-    def variance(self, values: Any) -> np.ndarray:  # pragma: no cover - overridden
+    @abstractmethod
+    def variance(self, values: Any) -> np.ndarray:
         """Var[ṽ | v] for each value (closed form)."""
-        raise NotImplementedError
 
     def estimate_mean(self, reports: Any) -> float:
         """The unbiased mean estimate: the average report."""
