@@ -94,3 +94,31 @@ class Param:
 EPSILON = Param("epsilon", float, "privacy budget ε (smaller is more private)", low=0.0, low_inclusive=False,
                 high=50.0)
 DOMAIN_SIZE = Param("d", int, "domain size (number of distinct values)", low=2, high=2**24)
+
+
+def resolve_params(owner: str, table: tuple[Param, ...] | list[Param], given: dict[str, Any]) -> dict[str, Any]:
+    """Validate a component's own parameters against its declared table, filling in defaults; unknown
+    names get one line listing the accepted ones (shared by mechanisms, numerical mechanisms, estimators)."""
+    known = {p.name: p for p in table}
+    unknown = set(given) - set(known)
+    if unknown:
+        names = ", ".join(known) or "none"
+        raise ValueError(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
+    return {name: p.validate(given.get(name, p.default), owner) for name, p in known.items()}
+
+
+def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
+    """A 1-D array of integer codes in [0, d) (integral floats accepted), as int64; one-line errors otherwise."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{owner}: values must be a 1-D array of integers, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{owner}: values must be integers in [0, {d}), got dtype {arr.dtype}")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= d):
+        bad = int(arr[(arr < 0) | (arr >= d)][0])
+        raise ValueError(f"{owner}: value {bad} is outside the domain [0, {d})")
+    return arr

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.mechanisms.base import Mechanism
-from ldp.params import Param
+from ldp.params import Param, resolve_params
 
 
 class Estimator(ABC):
@@ -28,11 +28,7 @@ class Estimator(ABC):
     clip_queries: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
-        known = {p.name: p for p in self.parameters}
-        unknown = set(params) - set(known)
-        if unknown:
-            raise ValueError(f"{self.name}: unknown parameter(s) {', '.join(sorted(unknown))}")
-        self.params = {k: p.validate(params.get(k, p.default), self.name) for k, p in known.items()}
+        self.params = resolve_params(self.name, self.parameters, params)
 
     @classmethod
     def applies_to(cls, mechanism: Mechanism) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.params import DOMAIN_SIZE, EPSILON, Param
+from ldp.params import DOMAIN_SIZE, EPSILON, Param, resolve_params, validate_codes
 from ldp.randomness import RandomSource
 
 EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (second step); default ε∞/2",
@@ -59,12 +59,7 @@ class Mechanism(ABC):
         owner = self.name
         self._epsilon = EPSILON.validate(epsilon, owner)
         self._d = DOMAIN_SIZE.validate(d, owner)
-        known = {p.name: p for p in self.own_parameters()}
-        unknown = set(params) - set(known)
-        if unknown:
-            names = ", ".join(known) or "none"
-            raise ValueError(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
-        self._params = {name: p.validate(params.get(name, p.default), owner) for name, p in known.items()}
+        self._params = resolve_params(owner, self.own_parameters(), params)
         self._setup()
         p_star, q_star = self._probabilities()
         self._p_star, self._q_star = float(p_star), float(q_star)
@@ -141,19 +136,7 @@ class Mechanism(ABC):
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray: ...
 
     def validate_values(self, values: Iterable[int] | np.ndarray) -> np.ndarray:
-        arr = np.asarray(values)
-        if arr.ndim != 1:
-            raise ValueError(f"{self.name}: values must be a 1-D array of integers, got shape {arr.shape}")
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
-            if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-                arr = arr.astype(np.int64)
-            else:
-                raise TypeError(f"{self.name}: values must be integers in [0, {self._d}), got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
-        if arr.size and (arr.min() < 0 or arr.max() >= self._d):
-            bad = int(arr[(arr < 0) | (arr >= self._d)][0])
-            raise ValueError(f"{self.name}: value {bad} is outside the domain [0, {self._d})")
-        return arr
+        return validate_codes(self.name, values, self._d)
 
     # ----------------------------------------------------------------- server side
     def support_counts(self, reports: np.ndarray) -> np.ndarray:

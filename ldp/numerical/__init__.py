@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.params import EPSILON, Param
+from ldp.params import EPSILON, Param, resolve_params
 from ldp.randomness import RandomSource
 from ldp.registry import Registry
 
@@ -122,12 +122,7 @@ class NumericalMechanism(ABC):
         owner = self.name
         self._epsilon = EPSILON.validate(epsilon, owner)
         self._d = self.domain_parameter.validate(d, owner)
-        known = {p.name: p for p in self.extra_parameters}
-        unknown = set(params) - set(known)
-        if unknown:
-            names = ", ".join(known) or "none"
-            raise ValueError(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
-        self._params = {name: p.validate(params.get(name, p.default), owner) for name, p in known.items()}
+        self._params = resolve_params(owner, self.extra_parameters, params)
         self._cache: dict[str, Any] = {}
         self._setup()
 

@@ -52,7 +52,7 @@ import scipy.sparse as sp
 
 from ldp.numerical import BUCKETS, NUMERICAL_MECHANISMS, NumericalMechanism, ValueScale
 from ldp.numerical.reconstruction import DEFAULT_MAX_ITER, Reconstruction, reconstruct
-from ldp.params import DOMAIN_SIZE, Param
+from ldp.params import DOMAIN_SIZE, Param, validate_codes
 from ldp.randomness import RandomSource, bernoulli
 
 __all__ = [
@@ -574,19 +574,7 @@ class DiscreteSquareWave(NumericalMechanism):
         return (2 * self.b + 1) * self._p
 
     def validate_values(self, values: Any) -> np.ndarray:
-        arr = np.asarray(values)
-        if arr.ndim != 1:
-            raise ValueError(f"{self.name}: values must be a 1-D array of integers, got shape {arr.shape}")
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
-            if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-                arr = arr.astype(np.int64)
-            else:
-                raise TypeError(f"{self.name}: values must be integers in [0, {self._d}), got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
-        if arr.size and (arr.min() < 0 or arr.max() >= self._d):
-            bad = int(arr[(arr < 0) | (arr >= self._d)][0])
-            raise ValueError(f"{self.name}: value {bad} is outside the domain [0, {self._d})")
-        return arr
+        return validate_codes(self.name, values, self._d)
 
     def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
         """Report ṽ + b (an integer in [0, d + 2b)): with probability (2b + 1)p uniform on the window
