@@ -1,4 +1,4 @@
-"""Benchmark of the estimator advisor (:func:`ldp.advisor.recommend`): plain-text tables on stdout.
+"""Benchmark of the estimator advisor (:func:`ldp.studies.advisor.recommend`): plain-text tables on stdout.
 
 Run from the repository root::
 
@@ -12,7 +12,7 @@ Tables
      the slowest candidate and the recommendation
   2. per candidate, for the mechanism of ``--detail`` (OLH): seconds for all trials, the expected MSE,
      its standard error and the equivalent users n′ (consistency paper Fig. 5)
-  3. the vectorization: IBU on all trials at once (:func:`ldp.advisor.ibu_em_batch`) against one
+  3. the vectorization: IBU on all trials at once (:func:`ldp.studies.advisor.ibu_em_batch`) against one
      ``estimate`` call per trial, same output (max |difference|)
 
 Timings depend on the machine's load (printed at the start and end). Nothing here asserts: the PASS/FAIL
@@ -36,7 +36,7 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make the working tree's `
 import numpy as np  # noqa: E402
 
 import ldp  # noqa: E402
-from ldp.advisor import estimate_trials, recommend  # noqa: E402
+from ldp.studies.advisor import estimate_trials, recommend  # noqa: E402
 
 TARGET_S = 5.0
 

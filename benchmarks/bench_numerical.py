@@ -39,8 +39,8 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make the working tree's `
 import numpy as np  # noqa: E402
 
 import ldp  # noqa: E402
-from ldp.lab import wasserstein_distance  # noqa: E402
-from ldp.numerical import SquareWave, mutual_information_b  # noqa: E402
+from ldp.mechanisms.numerical import SquareWave, mutual_information_b  # noqa: E402
+from ldp.studies.comparison import wasserstein_distance  # noqa: E402
 
 
 def log(message: str) -> None:
@@ -135,8 +135,8 @@ def table_timings(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from ldp.data import bucketize, get_column, load_sample
-    from ldp.numerical import get_numerical_mechanism
-    from ldp.numerical.pipeline import simulate_numerical
+    from ldp.mechanisms.numerical import get_numerical_mechanism
+    from ldp.numerical_simulation import simulate_numerical
 
     column = get_column(load_sample("flights"), "dep_time_hours").dropna().to_numpy()
     users = pd.Series(column[np.random.default_rng(seed).integers(0, column.size, args.n_pipeline)],

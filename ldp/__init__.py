@@ -6,11 +6,11 @@ metrics and data handling.
 >>> result = ldp.simulate(mech, true_counts, estimators=["mi", "norm-sub"], engine="fast", seed=1)
 """
 
+from ldp.core.randomness import SecureRandom, make_rng
 from ldp.engines import Aggregate, aggregate_reports, collect, run_exact, run_fast
 from ldp.estimators import ESTIMATORS, Estimator, get_estimator, norm_sub
+from ldp.evaluation.metrics import METRICS, compute_metrics
 from ldp.mechanisms import MECHANISMS, Mechanism, get_mechanism
-from ldp.metrics import METRICS, compute_metrics
-from ldp.randomness import SecureRandom, make_rng
 from ldp.simulation import SimulationResult, simulate, sweep
 
 __version__ = "0.1.0"

@@ -50,6 +50,8 @@ import numpy as np
 import pandas as pd
 
 from ldp import __version__
+from ldp.core.randomness import SecureRandom, make_rng
+from ldp.core.registry import describe
 from ldp.data import (
     bucketize,
     domain_from_file,
@@ -65,15 +67,13 @@ from ldp.data import (
 )
 from ldp.engines import ENGINES, aggregate_reports
 from ldp.estimators import ESTIMATORS, get_estimator, parse_estimators
+from ldp.evaluation.tasks import TASKS, get_task
 from ldp.mechanisms import MECHANISMS, Mechanism, get_mechanism
-from ldp.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
-from ldp.numerical.mean import MEAN_ENGINE_NOTES, MEAN_MECHANISMS, mean_values, simulate_mean
-from ldp.numerical.pipeline import simulate_numerical
-from ldp.randomness import SecureRandom, make_rng
-from ldp.registry import describe
-from ldp.reports_io import atomic_write, load_reports, perturb_to_file
+from ldp.mechanisms.mean import MEAN_ENGINE_NOTES, MEAN_MECHANISMS, mean_values, simulate_mean
+from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
+from ldp.numerical_simulation import simulate_numerical
+from ldp.report_files import atomic_write, load_reports, perturb_to_file
 from ldp.simulation import simulate, sweep
-from ldp.tasks import TASKS, get_task
 
 EXIT_USAGE = 2
 MEAN_MECHANISM_NAMES = tuple(MEAN_MECHANISMS)  # sr, pm: mean (and variance) estimation, §2.2
@@ -907,7 +907,7 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
 
 
 def task_info(name: str) -> dict[str, Any]:
-    """A query task of :data:`ldp.tasks.TASKS` as JSON-able data."""
+    """A query task of :data:`ldp.evaluation.tasks.TASKS` as JSON-able data."""
     task = TASKS[name]
     return {"name": task.name, "display_name": task.display_name, "description": task.description,
             "parameters": dict(task.parameters), "better": task.better, "paper": task.paper}
@@ -953,7 +953,7 @@ def _advise_task_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
-    from ldp.advisor import recommend  # the advisor imports every estimator: only this command needs it
+    from ldp.studies.advisor import recommend  # the advisor imports every estimator: only this command needs it
 
     cls = _mechanism_class(args.mechanism)
     parse_params(cls, args.param, args.epsilon_1)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ldp.core.randomness import RandomSource
 from ldp.mechanisms.base import Mechanism
-from ldp.randomness import RandomSource
 
 ENGINES = ("fast", "exact")
 

@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ldp.core.randomness import make_rng
+from ldp.core.registry import MECHANISMS
 from ldp.engines import check_engine, collect
 from ldp.estimators import get_estimator, parse_estimators
+from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
-from ldp.metrics import DEFAULT_METRICS, compute_metrics
-from ldp.randomness import make_rng
-from ldp.registry import MECHANISMS
 
 
 @dataclass

@@ -3,7 +3,7 @@ checked live on a mechanism's exact channel, Warner's randomized response with t
 one user's report under every mechanism, the channel matrix, the comparison table for the chosen ε
 and d, and answering several questions (split ε or partition users).
 
-Wiring only: the maths is in ``ldp.teaching`` and the figures in ``ldp.viz.learn``.
+Wiring only: the maths is in ``ldp.studies.lecture`` and the figures in ``ldp.viz.learn``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp import teaching
+from ldp.studies import lecture as teaching
 from ldp.viz import learn as viz
 from views import common
 

@@ -1,12 +1,12 @@
 """Numerical distributions — a numerical column collected under LDP, shown and scored in its own
 units. CFO-binning: the column is cut into equal-width bins, a categorical frequency oracle collects
 the bin of every user, and MI + Norm-Sub estimates the histogram, read as uniform within each bin. Next
-to it, the registered numerical mechanisms (``ldp.numerical.NUMERICAL_MECHANISMS``: Square Wave with
+to it, the registered numerical mechanisms (``ldp.mechanisms.numerical.NUMERICAL_MECHANISMS``: Square Wave with
 EM/EMS, and whatever else is registered) collect the same column at the same ε, n and seed; the parts of
 the numerical issue that are not registered yet are named in the info box, never simulated.
 
-Wiring only: data from ``views.common``, metrics from ``ldp.lab``, numerical runs from
-``ldp.numerical.pipeline``, figures from ``ldp.viz.numerical``.
+Wiring only: data from ``views.common``, metrics from ``ldp.studies.comparison``, numerical runs from
+``ldp.numerical_simulation``, figures from ``ldp.viz.numerical``.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import numpy as np
 import streamlit as st
 
 import ldp
-from ldp import lab
+from ldp import numerical_simulation as num_pipeline
 from ldp.data import bucketize, get_column, list_samples, load_sample
 from ldp.data.synthetic import SYNTHETIC
-from ldp.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
-from ldp.numerical import pipeline as num_pipeline
-from ldp.numerical.mean import MEAN_MECHANISMS, simulate_mean
+from ldp.mechanisms.mean import MEAN_MECHANISMS, simulate_mean
+from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
+from ldp.studies import comparison as lab
 from ldp.viz import numerical as viz
 from ldp.viz.figures import PALETTE
 from views import common

@@ -2,7 +2,7 @@
 their errors, and what ε means for one user.
 
 Wiring only: data from ``views.common.dataset_picker``, the simulation from ``ldp.simulate``, intervals
-from ``ldp.uncertainty``, the attacker from ``ldp.privacy`` and every figure, table and sentence from
+from ``ldp.evaluation.uncertainty``, the attacker from ``ldp.studies.attacks`` and every figure, table and sentence from
 ``ldp.viz.playground``.
 """
 
@@ -17,8 +17,8 @@ import streamlit as st
 import ldp
 from ldp.data import list_samples, sample_counts
 from ldp.data.synthetic import SYNTHETIC
-from ldp.privacy import attack_success, baseline_success, plausible_deniability_ratio
-from ldp.uncertainty import coverage, simultaneous_halfwidth, value_intervals
+from ldp.evaluation.uncertainty import coverage, simultaneous_halfwidth, value_intervals
+from ldp.studies.attacks import attack_success, baseline_success, plausible_deniability_ratio
 from ldp.viz import playground as viz
 from views import common
 

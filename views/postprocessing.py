@@ -3,7 +3,7 @@ and variance (consistency paper §V.B, Figs. 2–3), frequent-value (top-k) and 
 (§V.D–E), a per-task summary with the utility gain Γ over MI and the equivalent users n′, and the
 advisor (§V.D): which estimator to use for a query, from one collection's reports, checked against the truth.
 
-Wiring only: data from ``views.common``, runs and every number from ``ldp.lab``, figures from
+Wiring only: data from ``views.common``, runs and every number from ``ldp.studies.comparison``, figures from
 ``ldp.viz.lab``.
 """
 
@@ -16,10 +16,10 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp import lab
 from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
-from ldp.tasks import TASKS as QUERY_TASKS
+from ldp.evaluation.tasks import TASKS as QUERY_TASKS
+from ldp.studies import comparison as lab
 from ldp.viz import lab as viz
 from views import common
 
@@ -42,7 +42,7 @@ ADVISOR_TRIALS = 20  # the advisor's re-simulations by default (consistency pape
 ADVISOR_MAX_TRIALS = 200
 ADVISOR_WARN_S = 5.0  # the advisor should answer within this; slower configurations get a warning
 ADVISOR_QUERIES = 200  # random sets of the set-value task
-ADVISOR_TASKS = list(QUERY_TASKS)  # every task of ldp.tasks (fixed subsets: a group of values picked below)
+ADVISOR_TASKS = list(QUERY_TASKS)  # every task of ldp.evaluation.tasks (fixed subsets: a group of values picked below)
 
 
 # --------------------------------------------------------------------------- URL values
@@ -308,7 +308,7 @@ def _advisor(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset, timi
 
 
 def _task_params(task: str, d: int, data: common.Dataset) -> dict[str, Any]:
-    """The chosen task's parameter widgets; returns the parameters for ``ldp.tasks``."""
+    """The chosen task's parameter widgets; returns the parameters for ``ldp.evaluation.tasks``."""
     if task in ("topk", "topk-precision"):
         k_max = min(d, K_MAX)
         if st.session_state.get("pp_adv_k", 0) > k_max:

@@ -1,7 +1,7 @@
 """Trade-off curves: error against ε (or n, d) for several mechanisms and estimators, where one
 mechanism overtakes another, what ε or n a target error needs, and utility against attack success.
 
-Widgets only: the maths is in ``ldp.tradeoff`` and the figures in ``ldp.viz.tradeoff``.
+Widgets only: the maths is in ``ldp.studies.tradeoff`` and the figures in ``ldp.viz.tradeoff``.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp import tradeoff as T
 from ldp.data.synthetic import true_distribution
-from ldp.metrics import DEFAULT_METRICS
-from ldp.privacy import baseline_success
+from ldp.evaluation.metrics import DEFAULT_METRICS
+from ldp.studies import tradeoff as T
+from ldp.studies.attacks import baseline_success
 from ldp.viz import tradeoff as V
 from views import common
 

@@ -1,5 +1,6 @@
 """Estimators and post-processors; importing this package registers them in ``ESTIMATORS``."""
 
+from ldp.core.registry import ESTIMATORS
 from ldp.estimators import (
     consistency,  # noqa: F401  (registration)
     ibu,  # noqa: F401  (registration)
@@ -21,7 +22,6 @@ from ldp.estimators.consistency import (
 )
 from ldp.estimators.ibu import IBUTrace, ibu_mle, ibu_trace, iterative_bayesian_update
 from ldp.mechanisms.base import Mechanism
-from ldp.registry import ESTIMATORS
 
 
 def get_estimator(name: str, **params) -> Estimator:

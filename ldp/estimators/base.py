@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.core.params import Param, resolve_params
 from ldp.mechanisms.base import Mechanism
-from ldp.params import Param, resolve_params
 
 
 class Estimator(ABC):

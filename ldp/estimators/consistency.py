@@ -31,10 +31,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from ldp.core.params import Param
+from ldp.core.registry import ESTIMATORS
 from ldp.estimators.base import Estimator
 from ldp.mechanisms.base import Mechanism
-from ldp.params import Param
-from ldp.registry import ESTIMATORS
 
 CONSISTENCY_PAPER = "Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li — Frequency Estimation with Consistency (NDSS 2020)"
 

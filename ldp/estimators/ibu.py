@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ldp.core.params import Param
+from ldp.core.registry import ESTIMATORS
 from ldp.estimators.base import Estimator
 from ldp.mechanisms.base import Mechanism
-from ldp.params import Param
-from ldp.registry import ESTIMATORS
 
 IBU_PAPER = "Arcolezi, Cerna, Palamidessi — On the Utility Gain of Iterative Bayesian Update (DBSec 2023)"
 STOP_RULES = ("max_abs", "l1")

@@ -32,10 +32,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ldp.core.params import Param
+from ldp.core.registry import ESTIMATORS
 from ldp.estimators.base import Estimator
 from ldp.mechanisms.base import Mechanism
-from ldp.params import Param
-from ldp.registry import ESTIMATORS
 
 __all__ = [
     "Detection", "amrp", "direct_wiener", "has_fixed_support", "iterative_wiener", "mechanism_noise_power_spectrum",

@@ -1,8 +1,9 @@
 """Frequency-oracle mechanisms; importing this package registers every one in ``MECHANISMS``."""
 
-from ldp.mechanisms import categorical, hashing, longitudinal  # noqa: F401  (registration)
+from ldp.core.registry import MECHANISMS
+from ldp.mechanisms import longitudinal  # noqa: F401  (registration)
 from ldp.mechanisms.base import Mechanism, channel_privacy_loss
-from ldp.registry import MECHANISMS
+from ldp.mechanisms.frequency import categorical, hashing  # noqa: F401  (registration)
 
 
 def get_mechanism(name: str, epsilon: float, d: int, **params) -> Mechanism:

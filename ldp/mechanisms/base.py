@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.params import DOMAIN_SIZE, EPSILON, Param, resolve_params, validate_codes
-from ldp.randomness import RandomSource
+from ldp.core.params import DOMAIN_SIZE, EPSILON, Param, resolve_params, validate_codes
+from ldp.core.randomness import RandomSource
 
 EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (second step); default ε∞/2",
                   low=0.0, low_inclusive=False, optional=True)

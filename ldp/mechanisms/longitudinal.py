@@ -22,12 +22,12 @@ import math
 
 import numpy as np
 
+from ldp.core.params import Param
+from ldp.core.randomness import RandomSource, bernoulli, bernoulli_select
+from ldp.core.registry import MECHANISMS
 from ldp.mechanisms.base import Mechanism
-from ldp.mechanisms.categorical import GRR, IBU_PAPER, BitVectorMechanism, grr_probabilities, grr_randomize
-from ldp.mechanisms.hashing import LocalHashing
-from ldp.params import Param
-from ldp.randomness import RandomSource, bernoulli, bernoulli_select
-from ldp.registry import MECHANISMS
+from ldp.mechanisms.frequency.categorical import GRR, IBU_PAPER, BitVectorMechanism, grr_probabilities, grr_randomize
+from ldp.mechanisms.frequency.hashing import LocalHashing
 
 
 def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> float:

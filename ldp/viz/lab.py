@@ -1,7 +1,7 @@
 """Figures of the Post-processing lab (consistency paper §V): per-value bias and variance (Figs. 2
 and 3), frequent-value (top-k) MSE against k (Fig. 10) and set-value query MSE against ρ (Figs. 6–7).
 
-Pure Plotly: every builder takes the tidy tables computed by :mod:`ldp.lab` and returns a
+Pure Plotly: every builder takes the tidy tables computed by :mod:`ldp.studies.comparison` and returns a
 ``go.Figure``; no Streamlit import, so they are testable alone.
 """
 
@@ -79,7 +79,7 @@ def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapp
     """Empirical bias (mean estimate − true frequency) per value, values sorted by true frequency, one
     line per estimator with a band of ±z standard errors (consistency paper Fig. 2).
 
-    ``table`` is :func:`ldp.lab.per_value_table`. Two traces per estimator: the band, then the line.
+    ``table`` is :func:`ldp.studies.comparison.per_value_table`. Two traces per estimator: the band, then the line.
     """
     cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
     fig = go.Figure()
@@ -187,7 +187,7 @@ def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: floa
     expected error over the advisor's re-simulations with ±z standard errors, and the actual error of
     the same estimator on the one collection, scored against the true distribution.
 
-    ``table`` is :attr:`ldp.lab.AdvisorCheck.table` (columns display name, expected, standard error,
+    ``table`` is :attr:`ldp.studies.comparison.AdvisorCheck.table` (columns display name, expected, standard error,
     actual). ``log`` defaults to a log axis when every value is positive. Two traces: expected, actual.
     """
     rows = table.reset_index(drop=True)

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.teaching import laplace_densities
+from ldp.studies.lecture import laplace_densities
 from ldp.viz.figures import PALETTE
 
 FONT = {"size": 16}

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.lab import cdf_at_edges, density, numerical_summary, to_distribution
+from ldp.studies.comparison import cdf_at_edges, density, numerical_summary, to_distribution
 from ldp.viz.figures import PALETTE
 
 TRUE_COLOUR = "#BBBBBB"
@@ -98,7 +98,7 @@ def method_label(display_name: str, reconstruction: str | None) -> str:
 def comparison_table(per_method: Mapping[str, Mapping[str, np.ndarray]], unit: str = "") -> pd.DataFrame:
     """One row per numerical metric (square-wave paper §3), its unit, and one column per method holding
     the mean over trials (``per_method``: method label → metric → per-trial values, as returned by
-    :func:`ldp.lab.numerical_metrics_over_trials`)."""
+    :func:`ldp.studies.comparison.numerical_metrics_over_trials`)."""
     out: pd.DataFrame | None = None
     for label, per_trial in per_method.items():
         table = numerical_summary(per_trial, unit)

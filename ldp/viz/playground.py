@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.metrics import METRICS, compute_metrics
+from ldp.evaluation.metrics import METRICS, compute_metrics
 from ldp.viz.figures import PALETTE
 
 # Estimator colours: the Okabe–Ito palette without sky blue (kept for the band) and yellow (too light

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ldp.numerical import NUMERICAL_MECHANISMS  # noqa: E402
+from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/numerical.py"
@@ -188,7 +188,7 @@ def mean_table(at: AppTest):
 def test_mean_and_variance_section(mech):
     import numpy as np
 
-    from ldp.numerical.mean import MEAN_MECHANISMS
+    from ldp.mechanisms.mean import MEAN_MECHANISMS
 
     at = open_page(num_trials=10, num_mean_mech=mech) if mech == "sr" else open_page(num_trials=10)
     assert_full_page(at)

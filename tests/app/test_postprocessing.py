@@ -13,7 +13,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ldp  # noqa: E402
-from ldp import lab  # noqa: E402
+from ldp.studies import comparison as lab  # noqa: E402
 from ldp.data import encode_categorical, get_column, load_sample  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -106,7 +106,7 @@ def test_defaults_render_every_section():
 
 
 def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():
-    # The page's numbers are ldp.lab.advise's on the same configuration (one collection, seed 0).
+    # The page's numbers are ldp.studies.comparison.advise's on the same configuration (one collection, seed 0).
     at = open_page(FAST)
     assert_full_page(at)
     data = get_column(load_sample("flights"), "dest")

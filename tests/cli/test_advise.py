@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldp.advisor import recommend
 from ldp.cli import main
 from ldp.engines import aggregate_reports
+from ldp.evaluation.tasks import TASKS
 from ldp.mechanisms import get_mechanism
-from ldp.reports_io import load_reports
-from ldp.tasks import TASKS
+from ldp.report_files import load_reports
+from ldp.studies.advisor import recommend
 
 D = 12
 ROWS = 4000

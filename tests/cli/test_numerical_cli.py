@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ldp.cli import SIMULATE_METRICS_CSV_COLUMNS, main
-from ldp.numerical import NUMERICAL_MECHANISMS
-from ldp.numerical.mean import MEAN_MECHANISMS
+from ldp.mechanisms.mean import MEAN_MECHANISMS
+from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS
 
 METRICS = {"wasserstein", "ks", "range_mae", "range_mae_0.4", "mean_error", "variance_error", "quantile_error"}
 FLIGHTS = ("--sample", "flights", "--column", "dep_time_hours", "--buckets", "32", "--range", "0,24")

@@ -13,6 +13,7 @@ from scipy import special
 from scipy.optimize import minimize
 
 import ldp
+from ldp.core.registry import ESTIMATORS
 from ldp.estimators import (
     answer_query,
     base_cut,
@@ -27,7 +28,6 @@ from ldp.estimators import (
     power_ns,
 )
 from ldp.estimators.consistency import power_law_alpha
-from ldp.registry import ESTIMATORS
 
 NEW = ("base-pos", "post-pos", "base-cut", "norm", "norm-mul", "norm-cut", "mle-apx", "power", "power-ns")
 CONSISTENT = {"norm-mul", "mle-apx", "power-ns"}

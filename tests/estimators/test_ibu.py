@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from ldp_test_support import build
 
 import ldp
+from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.data.synthetic import true_distribution
 from ldp.estimators import IBUTrace, ibu_mle, ibu_trace, iterative_bayesian_update
 from ldp.estimators.ibu import IBU, ibu_observed, ibu_step
-from ldp.registry import ESTIMATORS, MECHANISMS
 
 
 def dense_channel(mech) -> np.ndarray:

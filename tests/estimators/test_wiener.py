@@ -13,8 +13,8 @@ import pytest
 
 import ldp
 import ldp.estimators.wiener as wiener
+from ldp.core.registry import ESTIMATORS
 from ldp.data.synthetic import true_distribution
-from ldp.registry import ESTIMATORS
 
 WIENER = ("dw", "iiw", "iiw-g", "amrp")
 ALL = WIENER + ("smooth",)

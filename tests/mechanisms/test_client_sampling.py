@@ -28,8 +28,8 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.mechanisms.categorical import sample_subsets
-from ldp.randomness import SecureRandom, bernoulli, bernoulli_select
+from ldp.core.randomness import SecureRandom, bernoulli, bernoulli_select
+from ldp.mechanisms.frequency.categorical import sample_subsets
 
 SIGMAS = 5.0
 TAIL = 1e-6  # upper-tail probability for chi-square and KS checks

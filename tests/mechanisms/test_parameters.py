@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.mechanisms.categorical import ss_default_omega, the_optimal_theta
-from ldp.mechanisms.hashing import collision_probability, fwht, next_prime
+from ldp.mechanisms.frequency.categorical import ss_default_omega, the_optimal_theta
+from ldp.mechanisms.frequency.hashing import collision_probability, fwht, next_prime
 from ldp.mechanisms.longitudinal import l_olh_g
 
 
@@ -123,7 +123,7 @@ def test_fwht_matches_hadamard_matrix():
 
 
 def test_lh_support_counting_algorithms_agree():
-    from ldp.mechanisms.hashing import _lh_counts_enumerate, _lh_counts_fft
+    from ldp.mechanisms.frequency.hashing import _lh_counts_enumerate, _lh_counts_fft
     rng = np.random.default_rng(3)
     for g, prime, d in [(2, 31, 30), (5, 37, 37), (40, 41, 20)]:
         a = rng.integers(1, prime, 500)

@@ -28,9 +28,9 @@ import pytest
 
 import ldp
 from ldp.estimators.ibu import ibu_observed, iterative_bayesian_update
-from ldp.mechanisms.hashing import XXH32_SEED_HIGH, xxh32_hash, xxh32_support_counts
-from ldp.mechanisms.xxh32 import MAX_VALUE, seed32, xxh32_decimal
-from ldp.reports_io import load_reports, perturb_to_file, read_header
+from ldp.mechanisms.frequency.hashing import XXH32_SEED_HIGH, xxh32_hash, xxh32_support_counts
+from ldp.mechanisms.frequency.xxh32 import MAX_VALUE, seed32, xxh32_decimal
+from ldp.report_files import load_reports, perturb_to_file, read_header
 
 xxhash = pytest.importorskip("xxhash")
 

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 
 import ldp
-from ldp import lab
+from ldp.studies import comparison as lab
 from ldp.viz import lab as vl
 from ldp.viz import numerical as vn
 from ldp.viz.figures import PALETTE

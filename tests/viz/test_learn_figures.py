@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 import ldp
-from ldp import teaching
+from ldp.studies import lecture as teaching
 from ldp.viz import learn as viz
 
 

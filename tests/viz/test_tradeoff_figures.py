@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ldp import tradeoff as T
+from ldp.studies import tradeoff as T
 from ldp.viz import tradeoff as V
 from ldp.viz.figures import PALETTE
 

@@ -1,0 +1,385 @@
+"""Query tasks and measures on frequency vectors, named as a UI shows them.
+
+What an analyst asks of an estimate decides which estimator is best (Wang et al., "Locally
+Differentially Private Frequency Estimation with Consistency", NDSS 2020 — "the consistency paper",
+§V). The tasks here are pure functions of a true frequency vector ``true`` (shape (d,)) and an
+estimate (shape (d,), or (trials, d) to score many trials at once: the result then has one entry per
+trial instead of being a float):
+
+* **full-domain error** — MSE = (1/d) Σ_v (f_v − f′_v)² (§V.A, §V.C);
+* **frequent values (top-k)** — the MSE over D_tk, the k values with the highest *true* frequency
+  (§V.E), and the precision of the *estimated* top-k set (the share of it that is truly top-k);
+* **random set-value queries** — subsets D_sρ holding ρ·d values drawn uniformly, answered by
+  f′_{D_sρ} = Σ_{v∈D_sρ} f′_v, and the MSE of the answers (§V.D, Figs. 6–7);
+* **fixed subsets** — user-defined groups of values (e.g. the emoji categories of §V.D, Fig. 8);
+* **threshold detection** — true and false positives among the values whose estimate exceeds a
+  threshold (Arcolezi et al.'s convolution-framework paper, §V.E, Fig. 9);
+* **utility gain** Γ(%) = 100·max((M_A − M_B)/M_A, 0) of a method B over a baseline A (IBU paper Eq. (1));
+* **equivalent users** n′ = n·MSE_MI(n)/MSE_method(n): how many users *without* post-processing give
+  the error the post-processed estimate has with n users (consistency paper §V.C, Eq. (3), Fig. 5);
+* **per-value bias and variance** over repeated trials (Figs. 2–3) — :func:`bias_variance`, re-exported
+  from :mod:`ldp.studies.comparison`.
+
+Post-Pos (``clip_queries`` estimators) post-processes *query answers*, not the vector: every task
+takes ``clip``; with ``clip=True`` each answer (a single value's frequency for the full-domain and
+top-k tasks, a subset's sum for set-value tasks) is clipped at 0 (§IV-A: on single values Post-Pos
+equals Base-Pos). :func:`clip_for` reads the flag from an estimator.
+
+``TASKS`` lists the tasks (name → :class:`Task`, with display name, description and function);
+:meth:`Task.bind` validates a task's parameters once for a domain and returns a scorer used by
+:mod:`ldp.studies.advisor`. ρ is a *fraction* of the domain throughout (ρ = 0.1 is the paper's ρ = 10%),
+as in :func:`ldp.studies.comparison.random_subsets`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ldp.core.registry import ESTIMATORS
+from ldp.estimators.wiener import Detection, threshold_detection
+from ldp.evaluation.metrics import top_k_indices
+from ldp.mechanisms.base import Mechanism
+from ldp.studies.comparison import BiasVariance, bias_variance, random_subsets, subset_size
+
+__all__ = [
+    "MEASURES", "TASKS", "BiasVariance", "BoundTask", "Detection", "Task", "answer_queries", "bias_variance",
+    "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error", "full_domain_error", "get_task",
+    "random_subsets", "set_query_answers", "set_query_error", "subset_masks", "subset_size", "threshold_errors",
+    "threshold_positives", "top_k_error", "top_k_precision", "utility_gain",
+]
+
+Subsets = np.ndarray | Sequence[Sequence[int]] | Mapping[str, Any]
+
+
+# =========================================================================== helpers
+def _pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    f = np.asarray(true, dtype=np.float64)
+    est = np.asarray(estimate, dtype=np.float64)
+    if f.ndim != 1 or f.size < 1:
+        raise ValueError(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
+    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
+        raise ValueError(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+    return f, est
+
+
+def _out(values: np.ndarray, estimate: np.ndarray) -> float | np.ndarray:
+    """A float for a single estimate, an array (one entry per trial) for a stack of them."""
+    return float(values) if np.ndim(estimate) == 1 else np.asarray(values, dtype=np.float64)
+
+
+def _answers(values: np.ndarray, clip: bool) -> np.ndarray:
+    return np.maximum(values, 0.0) if clip else values
+
+
+def clip_for(estimator: str | Any) -> bool:
+    """Whether the estimator clips query answers at 0 (Post-Pos's ``clip_queries``), by name, class or instance."""
+    cls = ESTIMATORS.get(estimator) if isinstance(estimator, str) else (
+        estimator if isinstance(estimator, type) else type(estimator))
+    return bool(getattr(cls, "clip_queries", False))
+
+
+# =========================================================================== full domain and top-k
+def full_domain_error(true: np.ndarray, estimate: np.ndarray, *, clip: bool = False) -> float | np.ndarray:
+    """Full-domain MSE (1/d) Σ_v (f_v − f′_v)² (consistency paper §V.A); ``clip`` answers each value as Post-Pos."""
+    f, est = _pair(true, estimate)
+    return _out(np.mean((_answers(est, clip) - f) ** 2, axis=-1), est)
+
+
+def _check_k(k: int, d: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"k must be an integer between 1 and the domain size {d}, got {k!r}")
+    if not 1 <= int(k) <= d:
+        raise ValueError(f"k must be between 1 and the domain size {d}, got {k}")
+    return int(k)
+
+
+def top_k_error(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False) -> float | np.ndarray:
+    """MSE over D_tk, the k values with the highest true frequency (ties by index; §V.E).
+
+    Neither the mechanism nor the post-processing knows D_tk. k larger than the domain is an error.
+    """
+    f, est = _pair(true, estimate)
+    idx = top_k_indices(f, _check_k(k, f.shape[0]))
+    return _out(np.mean((_answers(est[..., idx], clip) - f[idx]) ** 2, axis=-1), est)
+
+
+def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float | np.ndarray:
+    """|estimated top-k ∩ true top-k| / k: the share of the k values with the highest *estimates* that
+    are among the k truly most frequent (ties broken by index on both sides). 1 is perfect."""
+    f, est = _pair(true, estimate)
+    k = _check_k(k, f.shape[0])
+    truth = np.zeros(f.shape[0], dtype=bool)
+    truth[top_k_indices(f, k)] = True
+    picked = np.argsort(-np.atleast_2d(est), axis=-1, kind="stable")[:, :k]
+    hits = truth[picked].sum(axis=-1) / k
+    return _out(hits if est.ndim == 2 else hits[0], est)
+
+
+# =========================================================================== set-value queries
+def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) -> tuple[list[str], np.ndarray]:
+    """Names and the boolean mask (queries, d) of a set of subsets.
+
+    ``subsets`` is a boolean mask (queries, d) (e.g. from :func:`random_subsets`), a list of index
+    lists, or a mapping name → members, where members are value indices, value labels (with
+    ``labels``) or a boolean mask of length d — e.g. categories of values. An empty subset raises
+    ``ValueError("subset 'x' is empty")``; an index outside the domain or an unknown label is an error.
+    """
+    d = int(d)
+    if isinstance(subsets, np.ndarray) and subsets.dtype == bool:
+        mask = np.atleast_2d(subsets)
+        if mask.ndim != 2 or mask.shape[1] != d:
+            raise ValueError(f"a subset mask must have shape (queries, {d}), got {subsets.shape}")
+        names = [str(i) for i in range(mask.shape[0])]
+    else:
+        items = list(subsets.items()) if isinstance(subsets, Mapping) else [
+            (str(i), members) for i, members in enumerate(subsets)]
+        if not items:
+            raise ValueError("give at least one subset")
+        position = {str(lab): i for i, lab in enumerate(labels)} if labels is not None else None
+        mask = np.zeros((len(items), d), dtype=bool)
+        names = []
+        for row, (name, members) in enumerate(items):
+            names.append(str(name))
+            arr = np.asarray(members)
+            if arr.dtype == bool:
+                if arr.shape != (d,):
+                    raise ValueError(f"subset {name!r}: a boolean mask must have length {d}, got shape {arr.shape}")
+                mask[row] = arr
+                continue
+            arr = arr.ravel()
+            if arr.size and not np.issubdtype(arr.dtype, np.integer):
+                if position is None:
+                    raise ValueError(f"subset {name!r}: members must be value indices (give labels to use names)")
+                unknown = [str(v) for v in arr if str(v) not in position]
+                if unknown:
+                    raise ValueError(f"subset {name!r}: unknown value(s) {', '.join(unknown[:5])}")
+                arr = np.array([position[str(v)] for v in arr], dtype=np.int64)
+            if arr.size and (arr.min() < 0 or arr.max() >= d):
+                raise ValueError(f"subset {name!r}: value indices must lie in [0, {d}), got {arr.min()}..{arr.max()}")
+            mask[row, arr.astype(np.int64)] = True
+    for name, row in zip(names, mask, strict=True):
+        if not row.any():
+            raise ValueError(f"subset {name!r} is empty")
+    return names, mask
+
+
+def answer_queries(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False) -> np.ndarray:
+    """Answers f′_S = Σ_{v∈S} f′_v for every subset: shape (queries,) for one estimate, (trials, queries)
+    for a stack. ``clip=True`` reports a negative answer as 0 (Post-Pos, consistency paper §IV-A)."""
+    est = np.asarray(estimate, dtype=np.float64)
+    if est.ndim not in (1, 2):
+        raise ValueError(f"the estimate must have shape (d,) or (trials, d), got {est.shape}")
+    _, mask = subset_masks(subsets, est.shape[-1])
+    return _answers(est @ mask.T.astype(np.float64), clip)
+
+
+def set_query_answers(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False) -> np.ndarray:
+    """Alias of :func:`answer_queries` (the set-value answers f′_{D_sρ})."""
+    return answer_queries(estimate, subsets, clip=clip)
+
+
+def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
+                    clip: bool = False) -> float | np.ndarray:
+    """MSE of the set-value answers, mean over the subsets of (f_S − f′_S)² (§V.D). The true answers
+    are never clipped (they are non-negative)."""
+    f, est = _pair(true, estimate)
+    _, mask = subset_masks(subsets, f.shape[0])
+    m = mask.T.astype(np.float64)
+    return _out(np.mean((_answers(est @ m, clip) - f @ m) ** 2, axis=-1), est)
+
+
+def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, *,
+                       labels: Sequence[str] | None = None, clip: bool = False) -> float | np.ndarray:
+    """MSE over user-defined subsets (e.g. categories of values, §V.D Fig. 8); see :func:`subset_masks`
+    for the forms ``groups`` may take."""
+    f, est = _pair(true, estimate)
+    _, mask = subset_masks(groups, f.shape[0], labels)
+    return set_query_error(f, est, mask, clip=clip)
+
+
+# =========================================================================== threshold detection
+def threshold_positives(true: np.ndarray, estimate: np.ndarray, threshold: float) -> Detection:
+    """True and false positives at ``threshold`` (convolution-framework paper §V.E): a value is a
+    positive when its estimate is strictly above the threshold; it is a true positive when its true
+    frequency is above it too. Counts per trial for a (trials, d) estimate. Same unit as the inputs."""
+    f, est = _pair(true, estimate)
+    return threshold_detection(est, f, float(threshold))
+
+
+def threshold_errors(true: np.ndarray, estimate: np.ndarray, threshold: float, **_: Any) -> float | np.ndarray:
+    """Misclassified values at ``threshold``: false positives + false negatives (values truly above it
+    whose estimate is not). 0 is perfect."""
+    f, est = _pair(true, estimate)
+    tp, fp = threshold_positives(f, est, threshold)
+    actual = int(np.count_nonzero(f > float(threshold)))
+    return _out(np.asarray(fp) + (actual - np.asarray(tp)), est)
+
+
+# =========================================================================== comparisons
+def utility_gain(metric_a: float | np.ndarray, metric_b: float | np.ndarray) -> float | np.ndarray:
+    """Γ(%) = 100·max((M_A − M_B)/M_A, 0): the gain of method B over baseline A for an error metric
+    (IBU paper Eq. (1), A = MI, B = IBU); clipped at 0 ("no gain"). Γ = 0 when M_A = 0."""
+    a = np.asarray(metric_a, dtype=np.float64)
+    b = np.asarray(metric_b, dtype=np.float64)
+    if np.any(a < 0) or np.any(b < 0) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("utility gain needs finite, non-negative error metrics")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(a > 0, (a - b) / np.where(a > 0, a, 1.0), 0.0)
+    gain = 100.0 * np.maximum(rel, 0.0)
+    return float(gain) if gain.ndim == 0 else gain
+
+
+def closed_form_mi_mse(mechanism: Mechanism, n: int, true: np.ndarray | None = None) -> float:
+    """The expected full-domain MSE of matrix inversion with n users: (1/d) Σ_v Var[f̂_v] (the mechanism's
+    closed form). For a frequency vector summing to one this is the consistency paper's §V.C expression
+    q(1−q)/(n(p−q)²) + (1−p−q)/(d·n(p−q)), independent of the distribution (uniform when ``true`` is None)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    f = np.full(mechanism.d, 1.0 / mechanism.d) if true is None else np.asarray(true, dtype=np.float64)
+    if f.shape != (mechanism.d,):
+        raise ValueError(f"true frequencies must have length d={mechanism.d}, got shape {f.shape}")
+    return float(np.mean(mechanism.variance(f, int(n))))
+
+
+def equivalent_users(n: int, mse_method: float | np.ndarray, mse_mi: float | None = None, *,
+                     mechanism: Mechanism | None = None, true: np.ndarray | None = None) -> float | np.ndarray:
+    """n′ = n·MSE_MI(n)/MSE_method(n) (consistency paper §V.C, Fig. 5): MI's MSE is ∝ 1/n, so n′ users
+    without post-processing give the error the method has with n users. n′ > n means the method saves
+    users. ``mse_mi`` is MI's MSE at n (e.g. from the same trials); without it the closed form of
+    ``mechanism`` is used (:func:`closed_form_mi_mse`)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if mse_mi is None:
+        if mechanism is None:
+            raise ValueError("give mse_mi, or the mechanism for MI's closed-form MSE")
+        mse_mi = closed_form_mi_mse(mechanism, int(n), true)
+    mm = np.asarray(mse_method, dtype=np.float64)
+    if not (np.all(mm > 0) and np.all(np.isfinite(mm)) and math.isfinite(mse_mi) and mse_mi > 0):
+        raise ValueError("equivalent users need positive, finite MSEs")
+    out = int(n) * float(mse_mi) / mm
+    return float(out) if out.ndim == 0 else out
+
+
+# =========================================================================== the registry
+@dataclass(frozen=True)
+class BoundTask:
+    """A task with its parameters checked for one domain: ``score(true, estimates, clip)`` gives one
+    error per row of ``estimates`` (trials, d)."""
+
+    task: Task
+    params: dict[str, Any]
+    score: Callable[[np.ndarray, np.ndarray, bool], np.ndarray] = field(repr=False)
+
+    @property
+    def label(self) -> str:
+        parts = []
+        for key, value in self.params.items():
+            if key not in self.task.parameters:
+                continue
+            if isinstance(value, (Mapping, np.ndarray, list, tuple)):
+                parts.append(f"{len(value)} {key}")
+            else:
+                parts.append(f"{key}={value}")
+        extra = ", ".join(parts)
+        return f"{self.task.display_name} ({extra})" if extra else self.task.display_name
+
+
+@dataclass(frozen=True)
+class Task:
+    """A query task: ``function(true, estimate, **params)`` is its error (lower is better unless
+    ``better == "higher"``); ``parameters`` are the names it accepts with their defaults."""
+
+    name: str
+    display_name: str
+    description: str
+    function: Callable[..., float | np.ndarray] = field(repr=False)
+    parameters: dict[str, Any] = field(default_factory=dict)
+    better: str = "lower"
+    paper: str = ""
+
+    def __call__(self, true: np.ndarray, estimate: np.ndarray, **params: Any) -> float | np.ndarray:
+        return self.function(true, estimate, **params)
+
+    def bind(self, d: int, *, rng: np.random.Generator | None = None, labels: Sequence[str] | None = None,
+             **params: Any) -> BoundTask:
+        """Check ``params`` for domain size d once (k ≤ d, ρ in (0, 1], non-empty subsets …) and draw
+        the random subsets of the set-value task from ``rng`` (the same subsets for every estimator and
+        trial, so comparisons are paired)."""
+        unknown = set(params) - set(self.parameters)
+        if unknown:
+            valid = ", ".join(self.parameters) or "none"
+            raise ValueError(f"task {self.name!r}: unknown parameter(s) {', '.join(sorted(unknown))}; valid: {valid}")
+        p = {**self.parameters, **params}
+        missing = [k for k, v in p.items() if v is None]
+        if missing:
+            raise ValueError(f"task {self.name!r} needs {', '.join(missing)}")
+        if self.name in ("topk", "topk-precision"):
+            p["k"] = _check_k(p["k"], d)
+        fn = self.function
+        if self.name == "set":
+            queries = p["queries"]
+            if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
+                raise ValueError(f"the number of queries must be a positive integer, got {queries!r}")
+            subset_size(d, float(p["rho"]))  # validates ρ
+            gen = rng if rng is not None else np.random.default_rng(0)
+            masks = random_subsets(d, float(p["rho"]), int(queries), gen)
+            return BoundTask(self, p, lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c)))
+        if self.name == "subsets":
+            _, masks = subset_masks(p["groups"], d, labels)
+            return BoundTask(self, p, lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c)))
+        if self.name == "threshold":
+            thr = float(p["threshold"])
+            if not math.isfinite(thr):
+                raise ValueError(f"the threshold must be a finite frequency, got {p['threshold']!r}")
+            return BoundTask(self, p, lambda t, e, c: np.atleast_1d(threshold_errors(t, e, thr)))
+        kwargs = {k: p[k] for k in self.parameters}
+        return BoundTask(self, p, lambda t, e, c: np.atleast_1d(fn(t, e, clip=c, **kwargs)))
+
+
+CONSISTENCY = "Wang et al., Frequency Estimation with Consistency (NDSS 2020)"
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("mse", "Full domain (MSE)", "mean squared error of every value's frequency", full_domain_error,
+         paper=CONSISTENCY + ", §V.C"),
+    Task("topk", "Frequent values (top-k MSE)", "mean squared error over the k truly most frequent values",
+         top_k_error, {"k": 10}, paper=CONSISTENCY + ", §V.E"),
+    Task("topk-precision", "Top-k precision", "share of the k values with the highest estimates that are "
+         "truly among the k most frequent (higher is better)", top_k_precision, {"k": 10}, better="higher"),
+    Task("set", "Random set-value queries (MSE)", "mean squared error of sums over random subsets holding a "
+         "fraction ρ of the domain", set_query_error, {"rho": 0.1, "queries": 200},
+         paper=CONSISTENCY + ", §V.D"),
+    Task("subsets", "Fixed subsets (MSE)", "mean squared error of sums over user-defined groups of values "
+         "(e.g. categories)", fixed_subset_error, {"groups": None}, paper=CONSISTENCY + ", §V.D (Fig. 8)"),
+    Task("threshold", "Threshold detection (misclassified values)", "false positives plus false negatives "
+         "among values whose estimate is above a frequency threshold", threshold_errors, {"threshold": None},
+         paper="Convolution framework / Wiener deconvolution paper, §V.E"),
+)}
+
+_ALIASES = {"full": "mse", "full-domain": "mse", "top-k": "topk", "frequent": "topk", "set-value": "set",
+            "fixed": "subsets", "groups": "subsets"}
+
+#: Measures that compare estimators or describe them over trials rather than answer a query.
+MEASURES: dict[str, tuple[str, str, Callable[..., Any]]] = {
+    "utility-gain": ("Utility gain Γ (%)", "100·max((M_A − M_B)/M_A, 0), IBU paper Eq. (1)", utility_gain),
+    "equivalent-users": ("Equivalent users n′", "users MI would need for the method's error, n·MSE_MI/MSE",
+                         equivalent_users),
+    "bias-variance": ("Per-value bias and variance", "empirical bias and variance over trials (Figs. 2–3)",
+                      bias_variance),
+    "threshold-positives": ("Threshold true/false positives", "values above a threshold, correctly or not",
+                            threshold_positives),
+}
+
+
+def get_task(name: str) -> Task:
+    """The task called ``name`` (or an alias such as ``full``); ``ValueError`` lists the valid names."""
+    if isinstance(name, Task):
+        return name
+    key = str(name).strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in TASKS:
+        raise ValueError(f"unknown task {name!r}; choose one of: {', '.join(TASKS)}")
+    return TASKS[key]

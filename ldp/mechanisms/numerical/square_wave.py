@@ -1,0 +1,668 @@
+"""The Square Wave (SW) mechanism for numerical values (square-wave paper §5.2–§5.4).
+
+Continuous SW ("randomize before bucketize", §5.4). Input v ∈ [0, 1], output ṽ ∈ [−b, 1 + b] with density
+(Eq. (3))
+
+    M_v(ṽ) = p  if |ṽ − v| ≤ b,   q  otherwise,     p = e^ε / (2b e^ε + 1),  q = 1 / (2b e^ε + 1)   (§5.2),
+
+so p/q = e^ε (ε-LDP, Theorem 1) and 2b·p + 1·q = 1. The default b maximizes the upper bound
+h(U) − h(Ṽ|V) of the input/output mutual information (§5.3):
+
+    b = (ε e^ε − e^ε + 1) / (2 e^ε (e^ε − 1 − ε))       (→ 1/2 as ε → 0, → 0 as ε → ∞).
+
+The server bucketizes the reports into d̃ equal buckets of [−b, 1 + b] (default d̃ = d) and reconstructs d
+equal input buckets of [0, 1] with EM/EMS (:mod:`ldp.estimators.reconstruction`) through the d̃ × d
+transition matrix M[j, i] = Pr[ṽ ∈ B̃_j | v uniform in B_i] (§5.5).
+
+Discrete SW ("bucketize before randomize", §5.4). Input code v ∈ {0, …, d−1}, output ṽ ∈ {−b, …, d−1+b}
+(reported as ṽ + b ∈ [0, d + 2b)), Pr[ṽ] = p if |ṽ − v| ≤ b else q with p = e^ε / ((2b+1)e^ε + d − 1),
+q = 1 / ((2b+1)e^ε + d − 1) and default b = ⌊b_MI · d⌋ (b_MI the continuous choice above); b = 0 is GRR.
+
+The transition matrix in closed form
+------------------------------------
+Write M_v = q + (p − q)·1[|ṽ − v| ≤ b]. For output bucket [a, c] and input bucket [s, t] (width w),
+
+    M[j, i] = q (c − a) + (p − q)/w · A,   A = area{(y, v) ∈ [a, c] × [s, t] : |y − v| ≤ b} = ∫_{−b}^{b} T(z) dz,
+
+where T(z) = |[a, c] ∩ [s + z, t + z]| is the trapezoid R(z − z₁) − R(z − z₂) − R(z − z₃) + R(z − z₄)
+(R(x) = max(x, 0); z₁ = a − t, z₂ = min(a − s, c − t), z₃ = max(a − s, c − t), z₄ = c − s). Each ramp
+integrates in closed form, ∫_{−b}^{b} R(z − z_k) dz = 0 (z_k ≥ b), −2b z_k (z_k ≤ −b), (b − z_k)²/2 (else),
+with no cancellation even when b is far below the bucket width. Only the band of output buckets that meet
+[s − b, t + b] gets the second term, so it is computed on a d × K band (K ≈ (w + 2b)/w̃ + 2).
+
+The channel products in O(d + d̃)
+---------------------------------
+EM needs M x and Mᵀ r many times; a dense product costs O(d d̃). Summed over input buckets,
+Σ_i x_i A_{ji}/w = ∫_{B̃_j} [F(y + b) − F(y − b)] dy = G(c + b) − G(a + b) − G(c − b) + G(a − b), where F is
+the CDF of the uniform-within-bucket input histogram x and G = ∫F. G is piecewise quadratic: on bucket k,
+G(u) = G_k + F_k δ + x_k δ²/(2w) (δ = u − e_k, F_k and G_k exclusive cumulative sums), plus Σx·(u − 1)
+beyond the domain. The evaluation points e_k ± b are fixed, so the map (G, F, x, Σx) → M x is a sparse
+matrix with at most 16 entries per row; the transpose is the same construction with the roles of the two
+grids swapped. This is exact algebra (no quadrature); :class:`SquareWaveChannel` uses it when the band is
+wide and the explicit band otherwise (where b is small and the cumulative sums would cancel).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ldp.core.params import DOMAIN_SIZE, Param, validate_codes
+from ldp.core.randomness import RandomSource, bernoulli
+from ldp.estimators.reconstruction import DEFAULT_MAX_ITER, Reconstruction, reconstruct
+from ldp.mechanisms.numerical import BUCKETS, NUMERICAL_MECHANISMS, NumericalMechanism, ValueScale
+
+__all__ = [
+    "BoxChannel", "DiscreteSquareWave", "SquareWave", "SquareWaveChannel", "discrete_b", "mutual_information_b",
+    "square_wave_probabilities",
+]
+
+PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
+         "Differential Privacy, SIGMOD 2020, §5")
+
+# The explicit sparse band is used for the channel products while it has at most this many entries per
+# column; wider bands use the O(d + d̃) antiderivative form.
+BAND_LIMIT = 32
+# The fast engine draws Σ_i Multinomial(n_i, column i) over a d × K band while it has at most this many
+# cells (else it places the in-window users one by one, O(n), equally exact).
+FAST_BAND_CELLS = 1 << 22
+
+
+# ============================================================================================ parameters
+SW_B = Param("b", float, "half-width of the wave's plateau; default: the mutual-information choice (§5.3)",
+             low=0.0, low_inclusive=False, high=1e6, optional=True)
+D_TILDE = Param("d_tilde", int, "number of report buckets d̃ over [−b, 1+b]; default d (§5.4)", low=2, high=2**24,
+                optional=True)
+
+
+def mutual_information_b(epsilon: float) -> float:
+    """§5.3: b = (ε e^ε − e^ε + 1) / (2 e^ε (e^ε − 1 − ε)), the b maximizing the mutual-information bound.
+
+    For ε < 1 both numerator and e^ε − 1 − ε are summed as power series (Σ_{k≥2} (k−1) ε^k/k! and
+    Σ_{k≥2} ε^k/k!), which avoids their cancellation; the limit at ε → 0 is 1/2.
+    """
+    eps = float(epsilon)
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"ε must be a positive number, got {epsilon!r}")
+    e = math.exp(eps)
+    if eps < 1.0:
+        num = den = 0.0
+        term = 0.5  # ε^(k−2) / k! at k = 2
+        for k in range(2, 40):
+            num += (k - 1) * term
+            den += term
+            term *= eps / (k + 1)
+        return num / (2.0 * e * den)
+    return (eps * e - e + 1.0) / (2.0 * e * (e - 1.0 - eps))
+
+
+def discrete_b(epsilon: float, d: int) -> int:
+    """§5.4: the discrete SW's default half-width ⌊b_MI(ε) · d⌋ (an integer ≥ 0)."""
+    return int(math.floor(mutual_information_b(epsilon) * int(d)))
+
+
+def square_wave_probabilities(epsilon: float, b: float) -> tuple[float, float]:
+    """(p, q) of the continuous SW (§5.2): p = e^ε / (2b e^ε + 1), q = 1 / (2b e^ε + 1)."""
+    e = math.exp(float(epsilon))
+    denom = 2.0 * float(b) * e + 1.0
+    return e / denom, 1.0 / denom
+
+
+# ============================================================================================ band maths
+def _ramp_integral(z: np.ndarray, b: float) -> np.ndarray:
+    """∫_{−b}^{b} max(t − z, 0) dt for every z (closed form, no cancellation)."""
+    inner = 0.5 * (b - z) ** 2
+    return np.where(z >= b, 0.0, np.where(z <= -b, -2.0 * b * z, inner))
+
+
+def _window_band(b: float, d: int, d_tilde: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The band of the wave part: rows j (d × K), validity mask and areas A (d × K).
+
+    Row i lists the output buckets j that can meet [s_i − b, t_i + b]; A[i, k] is the area of
+    {(y, v) ∈ B̃_j × B_i : |y − v| ≤ b} (so Σ_k A[i, k] = 2b w), computed with :func:`_ramp_integral`.
+    """
+    w = 1.0 / d
+    wt = (1.0 + 2.0 * b) / d_tilde
+    i = np.arange(d)
+    s = i * w
+    t = (i + 1) * w
+    lo = np.maximum(np.floor(s / wt).astype(np.int64) - 1, 0)
+    hi = np.minimum(np.floor((t + 2.0 * b) / wt).astype(np.int64) + 1, d_tilde - 1)
+    k_width = int((hi - lo).max()) + 1
+    rows = lo[:, None] + np.arange(k_width)[None, :]
+    valid = rows <= hi[:, None]
+    rows = np.minimum(rows, d_tilde - 1)
+    a = -b + rows * wt
+    c = -b + (rows + 1) * wt
+    s2, t2 = s[:, None], t[:, None]
+    z2 = np.minimum(a - s2, c - t2)
+    z3 = np.maximum(a - s2, c - t2)
+    area = (_ramp_integral(a - t2, b) - _ramp_integral(z2, b)) - (_ramp_integral(z3, b) - _ramp_integral(c - s2, b))
+    area = np.where(valid, np.maximum(area, 0.0), 0.0)
+    return rows, valid, area
+
+
+def _antiderivative_eval(points: np.ndarray, lo: float, width: float, n: int) -> sp.csr_matrix:
+    """Sparse E with E @ [G_e, F_e, m, Σm] = G(points), G = ∫∫ of the histogram m on n buckets of ``width``
+    starting at ``lo`` (uniform within a bucket): G(u) = G_k + F_k δ + m_k δ²/(2 width) + Σm·max(u − hi, 0)."""
+    k = np.clip(np.floor((points - lo) / width).astype(np.int64), 0, n - 1)
+    delta = np.clip(points - (lo + k * width), 0.0, width)
+    over = np.maximum(points - (lo + n * width), 0.0)
+    count = points.size
+    rows = np.repeat(np.arange(count), 4)
+    cols = np.stack([k, n + k, 2 * n + k, np.full(count, 3 * n)], axis=1).ravel()
+    vals = np.stack([np.ones(count), delta, delta * delta / (2.0 * width), over], axis=1).ravel()
+    return sp.csr_matrix((vals, (rows, cols)), shape=(count, 3 * n + 1))
+
+
+def _second_difference(edges: np.ndarray, b: float, lo: float, width: float, n: int, scale: float) -> sp.csr_matrix:
+    """Sparse S with (S @ basis)_j = scale·[G(e_{j+1}+b) − G(e_j+b) − G(e_{j+1}−b) + G(e_j−b)]."""
+    m = edges.size - 1
+    ev = _antiderivative_eval(np.concatenate([edges + b, edges - b]), lo, width, n)
+    j = np.arange(m)
+    shift = m + 1
+    rows = np.repeat(j, 4)
+    cols = np.stack([j + 1, j, shift + j + 1, shift + j], axis=1).ravel()
+    vals = np.tile(np.array([scale, -scale, -scale, scale]), m)
+    comb = sp.csr_matrix((vals, (rows, cols)), shape=(m, 2 * shift))
+    return (comb @ ev).tocsr()
+
+
+def _basis(m: np.ndarray, width: float, out: np.ndarray) -> np.ndarray:
+    """[G_e, F_e, m, Σm] of a histogram m on buckets of ``width``: F_e and G_e exclusive cumulative sums."""
+    n = m.size
+    g, f = out[:n], out[n:2 * n]
+    f[0] = 0.0
+    np.cumsum(m[:-1], out=f[1:])
+    out[2 * n:3 * n] = m
+    out[3 * n] = f[-1] + m[-1]
+    half = f + 0.5 * m
+    g[0] = 0.0
+    np.cumsum(half[:-1], out=g[1:])
+    g *= width
+    return out
+
+
+class SquareWaveChannel:
+    """The continuous SW transition matrix as an operator: ``dot(x) = M x``, ``tdot(r) = Mᵀ r``, ``dense()``.
+
+    M = q w̃ 1 1ᵀ + W: the constant part is applied through sums, the wave part W either as an explicit
+    sparse band (narrow windows) or through the piecewise-quadratic antiderivatives (wide windows), both
+    exact; see the module docstring.
+    """
+
+    def __init__(self, epsilon: float, b: float, d: int, d_tilde: int) -> None:
+        self.epsilon, self.b, self.d, self.d_tilde = float(epsilon), float(b), int(d), int(d_tilde)
+        self.shape: tuple[int, int] = (self.d_tilde, self.d)
+        self.p, self.q = square_wave_probabilities(self.epsilon, self.b)
+        self.w = 1.0 / self.d
+        self.w_tilde = (1.0 + 2.0 * self.b) / self.d_tilde
+        self.background = self.q * self.w_tilde
+        band_width = math.ceil((self.w + 2.0 * self.b) / self.w_tilde) + 3
+        self.form = "band" if band_width <= BAND_LIMIT else "antiderivative"
+        if self.form == "band":
+            self._fwd = _band_matrix(self.epsilon, self.b, self.d, self.d_tilde)
+            self._bwd = self._fwd.T.tocsr()
+        else:
+            out_edges = -self.b + np.arange(self.d_tilde + 1) * self.w_tilde
+            in_edges = np.arange(self.d + 1) * self.w
+            gap = self.p - self.q
+            self._fwd = _second_difference(out_edges, self.b, 0.0, self.w, self.d, gap)
+            self._bwd = _second_difference(in_edges, self.b, -self.b, self.w_tilde, self.d_tilde,
+                                           gap * self.w_tilde / self.w)
+
+    def dot(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        if self.form == "band":
+            out = self._fwd @ x
+        else:
+            out = self._fwd @ _basis(x, self.w, np.empty(3 * self.d + 1))
+        out += self.background * x.sum()
+        return out
+
+    def tdot(self, r: np.ndarray) -> np.ndarray:
+        r = np.asarray(r, dtype=np.float64)
+        if self.form == "band":
+            out = self._bwd @ r
+        else:
+            out = self._bwd @ _basis(r, self.w_tilde, np.empty(3 * self.d_tilde + 1))
+        out += self.background * r.sum()
+        return out
+
+    def dense(self) -> np.ndarray:
+        return transition_matrix(self.epsilon, self.b, self.d, self.d_tilde)
+
+
+def _band_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> sp.csr_matrix:
+    """The wave part W of M (d̃ × d, sparse): W[j, i] = (p − q)/w · A[j, i]."""
+    p, q = square_wave_probabilities(epsilon, b)
+    rows, valid, area = _window_band(b, d, d_tilde)
+    cols = np.broadcast_to(np.arange(d)[:, None], rows.shape)
+    vals = (p - q) * d * area[valid]
+    return sp.csr_matrix((vals, (rows[valid], cols[valid])), shape=(d_tilde, d))
+
+
+def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndarray:
+    """The exact d̃ × d transition matrix of the continuous SW (§5.5), input uniform within its bucket."""
+    p, q = square_wave_probabilities(epsilon, b)
+    rows, valid, area = _window_band(b, d, d_tilde)
+    m = np.full((d_tilde, d), q * (1.0 + 2.0 * b) / d_tilde)
+    cols = np.broadcast_to(np.arange(d)[:, None], rows.shape)
+    m[rows[valid], cols[valid]] += (p - q) * d * area[valid]
+    return m
+
+
+def _check_counts(true_counts: Any, d: int, owner: str) -> np.ndarray:
+    counts = np.asarray(true_counts)
+    if counts.shape != (d,):
+        raise ValueError(f"{owner}: true counts must have length d={d}, got shape {counts.shape}")
+    if counts.size and not np.issubdtype(counts.dtype, np.integer):
+        if not (np.all(np.isfinite(counts)) and np.all(counts == np.round(counts))):
+            raise ValueError(f"{owner}: true counts must be non-negative integers")
+    counts = counts.astype(np.int64)
+    if np.any(counts < 0):
+        raise ValueError(f"{owner}: true counts must be non-negative integers")
+    return counts
+
+
+def _expand(counts: np.ndarray) -> np.ndarray:
+    """np.repeat(arange(d), counts) (bucket index of every user, grouped)."""
+    return np.repeat(np.arange(counts.size), counts)
+
+
+# ============================================================================================ continuous SW
+@NUMERICAL_MECHANISMS.register
+class SquareWave(NumericalMechanism):
+    """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b]."""
+
+    name: ClassVar[str] = "sw"
+    display_name: ClassVar[str] = "Square Wave (SW)"
+    family: ClassVar[str] = "wave"
+    description: ClassVar[str] = ("reports a value uniformly near the input with density p, elsewhere in "
+                                  "[−b, 1+b] with density q = p/e^ε; EM/EMS reconstructs the histogram")
+    paper: ClassVar[str] = PAPER
+    input_kind: ClassVar[str] = "continuous"
+    report_format: ClassVar[str] = "one real number in [−b, 1+b] per user"
+    domain_parameter: ClassVar[Param] = BUCKETS
+    extra_parameters: ClassVar[tuple[Param, ...]] = (SW_B, D_TILDE)
+
+    def _setup(self) -> None:
+        if self._params["b"] is None:
+            self._params["b"] = mutual_information_b(self._epsilon)
+        if self._params["d_tilde"] is None:
+            self._params["d_tilde"] = self._d
+        self._p, self._q = square_wave_probabilities(self._epsilon, self._params["b"])
+
+    # ----------------------------------------------------------------- parameters
+    @property
+    def b(self) -> float:
+        return float(self._params["b"])
+
+    @property
+    def d_tilde(self) -> int:
+        return int(self._params["d_tilde"])
+
+    @property
+    def p(self) -> float:
+        """Density of a report within b of the input (§5.2)."""
+        return self._p
+
+    @property
+    def q(self) -> float:
+        """Density of a report farther than b from the input (§5.2); p/q = e^ε."""
+        return self._q
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        return -self.b, 1.0 + self.b
+
+    @property
+    def window_probability(self) -> float:
+        """Pr[|ṽ − v| ≤ b] = 2b p."""
+        return 2.0 * self.b * self._p
+
+    def density(self, reports: Any, value: Any) -> np.ndarray:
+        """M_v(ṽ), Eq. (3), broadcast over reports and values (0 outside [−b, 1 + b])."""
+        y = np.asarray(reports, dtype=np.float64)
+        v = np.asarray(value, dtype=np.float64)
+        inside = (y >= -self.b) & (y <= 1.0 + self.b)
+        return np.where(inside, np.where(np.abs(y - v) <= self.b, self._p, self._q), 0.0)
+
+    def cdf(self, reports: Any, value: Any) -> np.ndarray:
+        """Pr[ṽ ≤ y | v] (piecewise linear), broadcast over reports and values."""
+        y = np.clip(np.asarray(reports, dtype=np.float64), -self.b, 1.0 + self.b)
+        v = np.asarray(value, dtype=np.float64)
+        p, q, b = self._p, self._q, self.b
+        below = q * (y + b)
+        inside = q * v + p * (y - (v - b))
+        above = q * v + 2.0 * b * p + q * (y - v - b)
+        return np.clip(np.where(y < v - b, below, np.where(y <= v + b, inside, above)), 0.0, 1.0)
+
+    # ----------------------------------------------------------------- client side
+    def validate_values(self, values: Any) -> np.ndarray:
+        arr = np.asarray(values)
+        if arr.ndim != 1:
+            raise ValueError(f"{self.name}: values must be a 1-D array of numbers in [0, 1], got shape {arr.shape}")
+        if arr.size and not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+            raise TypeError(f"{self.name}: values must be numbers in [0, 1], got dtype {arr.dtype}")
+        arr = arr.astype(np.float64, copy=False)
+        bad = ~np.isfinite(arr) | (arr < 0.0) | (arr > 1.0)
+        if bad.any():
+            raise ValueError(f"{self.name}: value {arr[bad][0]!r} is outside [0, 1]; map real units with "
+                             "ValueScale(lo, hi).to_unit first")
+        return arr
+
+    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+        """One real-valued report per user, drawn exactly by inverting the SW CDF with one uniform each.
+
+        With u ~ U[0, 1): ṽ = −b + u/q if u < qv; v − b + (u − qv)/p if u < qv + 2bp; else
+        v + b + (u − qv − 2bp)/q — the three pieces of the CDF of Eq. (3).
+        """
+        v = self.validate_values(values)
+        u = rng.random(v.size)
+        p, q, b = self._p, self._q, self.b
+        t1 = q * v
+        t2 = t1 + 2.0 * b * p
+        out = u / q - b  # left of the window
+        window = (u >= t1) & (u < t2)
+        right = u >= t2
+        out[window] = v[window] - b + (u[window] - t1[window]) / p
+        out[right] = v[right] + b + (u[right] - t2[right]) / q
+        np.clip(out, -b, 1.0 + b, out=out)
+        return out
+
+    # ----------------------------------------------------------------- server side
+    def validate_reports(self, reports: Any) -> np.ndarray:
+        rep = np.asarray(reports)
+        if rep.ndim != 1:
+            raise ValueError(f"{self.name}: reports must be a 1-D array of real numbers, got shape {rep.shape}")
+        if rep.size == 0:
+            raise ValueError(f"{self.name}: there are no reports")
+        if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
+            raise TypeError(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+        rep = rep.astype(np.float64, copy=False)
+        slack = 1e-9 * (1.0 + 2.0 * self.b)
+        bad = ~np.isfinite(rep) | (rep < -self.b - slack) | (rep > 1.0 + self.b + slack)
+        if bad.any():
+            raise ValueError(f"{self.name}: report {rep[bad][0]!r} is outside [−b, 1+b] = "
+                             f"[{-self.b:.6g}, {1 + self.b:.6g}] — reports of another ε or b?")
+        return rep
+
+    def report_histogram(self, reports: Any, d_tilde: int | None = None) -> np.ndarray:
+        """Counts of reports in d̃ equal buckets of [−b, 1 + b] (int64; the right end is in the last)."""
+        rep = self.validate_reports(reports)
+        dt = self.d_tilde if d_tilde is None else D_TILDE.validate(d_tilde, self.name)
+        idx = np.floor((rep + self.b) * (dt / (1.0 + 2.0 * self.b))).astype(np.int64)
+        np.clip(idx, 0, dt - 1, out=idx)
+        return np.bincount(idx, minlength=dt).astype(np.int64, copy=False)
+
+    def input_edges(self, scale: ValueScale | None = None) -> np.ndarray:
+        """The d + 1 input bucket edges: of [0, 1], or of [lo, hi] in real units."""
+        return (scale or ValueScale()).edges(self._d)
+
+    def output_edges(self, scale: ValueScale | None = None) -> np.ndarray:
+        """The d̃ + 1 report bucket edges of [−b, 1 + b] (mapped to real units by ``scale``)."""
+        e = -self.b + np.arange(self.d_tilde + 1) * ((1.0 + 2.0 * self.b) / self.d_tilde)
+        return (scale or ValueScale()).from_unit(e)
+
+    def transition_matrix(self) -> np.ndarray:
+        """The exact d̃ × d matrix M (dense copy); columns sum to 1."""
+        return self._cached("matrix", lambda: transition_matrix(self._epsilon, self.b, self._d, self.d_tilde)).copy()
+
+    def channel(self) -> SquareWaveChannel:
+        """M as an O(d + d̃) operator for EM/EMS."""
+        return self._cached("channel", lambda: SquareWaveChannel(self._epsilon, self.b, self._d, self.d_tilde))
+
+    def estimate(self, histogram: Any, *, method: str = "ems", tol: float | None = None,
+                 max_iter: int = DEFAULT_MAX_ITER, edges: Any = None) -> Reconstruction:
+        """EM or EMS (§5.5) on a d̃-bucket report histogram, with the paper's τ unless ``tol`` is given."""
+        e = self.input_edges() if edges is None else edges
+        return reconstruct(histogram, self.channel(), method=method, epsilon=self._epsilon, tol=tol,
+                           max_iter=max_iter, edges=e)
+
+    reconstructions = ("ems", "em")
+
+    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
+                             method: str | None) -> np.ndarray:
+        if engine == "fast":
+            hist = self.sample_histogram(counts, rng)
+        else:  # the real client on values uniform within their bucket, streamed in chunks
+            hist = np.zeros(self.d_tilde, dtype=np.int64)
+            codes_all = np.repeat(np.arange(self._d), counts)
+            for start in range(0, codes_all.size, 1 << 20):
+                codes = codes_all[start:start + (1 << 20)]
+                values = (codes + rng.random(codes.size)) / self._d
+                hist += self.report_histogram(self.perturb(values, rng)).astype(np.int64)
+        return self.estimate(hist, method=method or "ems").frequencies
+
+    # ----------------------------------------------------------------- fast engine
+    def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
+        """The d̃-bucket report histogram of a population given by its d input-bucket counts, drawn directly.
+
+        Exact in distribution for the discretized model (input uniform within its bucket): the sum over
+        input buckets i of Multinomial(n_i, column i of M). Each report is independently "in the wave"
+        (probability 2b(p − q), uniform on [v − b, v + b]) or "background" (uniform on [−b, 1 + b]), so the
+        draw splits into Binomial(n_i, 2b(p − q)) window users per bucket, one Multinomial over the band of
+        each column (vectorized), and one uniform Multinomial for all background users.
+        """
+        counts = _check_counts(true_counts, self._d, self.name)
+        n = int(counts.sum())
+        dt = self.d_tilde
+        out = np.zeros(dt, dtype=np.int64)
+        if n == 0:
+            return out
+        pi_window = min(1.0, 2.0 * self.b * (self._p - self._q))
+        in_window = rng.binomial(counts, pi_window)
+        m = int(in_window.sum())
+        if n - m:
+            out += rng.multinomial(n - m, np.full(dt, 1.0 / dt))
+        if m == 0:
+            return out
+        w_tilde = (1.0 + 2.0 * self.b) / dt
+        if self._d * (math.ceil((1.0 / self._d + 2.0 * self.b) / w_tilde) + 3) <= FAST_BAND_CELLS:
+            rows, _, area = self._cached("band", lambda: _window_band(self.b, self._d, dt))
+            probs = self._cached("band_probs", lambda: area / area.sum(axis=1, keepdims=True))
+            drawn = rng.multinomial(in_window, probs)
+            out += np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=dt).astype(np.int64)
+        else:  # one draw per in-window user: v uniform in its bucket, report uniform on [v − b, v + b]
+            idx = _expand(in_window)
+            v = (idx + rng.random(m)) / self._d
+            y = v + self.b * (2.0 * rng.random(m) - 1.0)
+            pos = np.clip(np.floor((y + self.b) * (dt / (1.0 + 2.0 * self.b))).astype(np.int64), 0, dt - 1)
+            out += np.bincount(pos, minlength=dt)
+        return out
+
+
+# ============================================================================================ discrete SW
+class BoxChannel:
+    """The discrete SW transition matrix as an operator: M = q 1 1ᵀ + (p − q)·box, the box covering the
+    2b + 1 outputs i … i + 2b of input i; products by cumulative sums (wide boxes) or a sparse band."""
+
+    def __init__(self, p: float, q: float, b: int, d: int) -> None:
+        self.p, self.q, self.b, self.d = float(p), float(q), int(b), int(d)
+        self.d_tilde = self.d + 2 * self.b
+        self.shape: tuple[int, int] = (self.d_tilde, self.d)
+        self.gap = self.p - self.q
+        width = 2 * self.b + 1
+        self.form = "band" if width <= BAND_LIMIT else "cumsum"
+        y = np.arange(self.d_tilde)
+        self._lo = np.clip(y - 2 * self.b, 0, self.d)  # inputs i with y − 2b ≤ i ≤ y
+        self._hi = np.clip(y + 1, 0, self.d)
+        i = np.arange(self.d)
+        if self.form == "band":
+            rows = (i[:, None] + np.arange(width)[None, :]).ravel()
+            cols = np.repeat(i, width)
+            self._fwd = sp.csr_matrix((np.full(rows.size, self.gap), (rows, cols)), shape=self.shape)
+            self._bwd = self._fwd.T.tocsr()
+
+    def dot(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        if self.form == "band":
+            out = self._fwd @ x
+        else:
+            cum = np.zeros(self.d + 1)
+            np.cumsum(x, out=cum[1:])
+            out = self.gap * (cum[self._hi] - cum[self._lo])
+        out += self.q * x.sum()
+        return out
+
+    def tdot(self, r: np.ndarray) -> np.ndarray:
+        r = np.asarray(r, dtype=np.float64)
+        if self.form == "band":
+            out = self._bwd @ r
+        else:
+            cum = np.zeros(self.d_tilde + 1)
+            np.cumsum(r, out=cum[1:])
+            out = self.gap * (cum[2 * self.b + 1:] - cum[:self.d])
+        out += self.q * r.sum()
+        return out
+
+    def dense(self) -> np.ndarray:
+        y = np.arange(self.d_tilde)[:, None]
+        i = np.arange(self.d)[None, :]
+        return np.where((y >= i) & (y <= i + 2 * self.b), self.p, self.q)
+
+
+@NUMERICAL_MECHANISMS.register
+class DiscreteSquareWave(NumericalMechanism):
+    """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b)."""
+
+    name: ClassVar[str] = "sw-discrete"
+    display_name: ClassVar[str] = "Discrete Square Wave (SW, bucketize first)"
+    family: ClassVar[str] = "wave"
+    description: ClassVar[str] = ("reports a code within b of the input's code with probability p each, any "
+                                  "other of the d + 2b codes with q = p/e^ε")
+    paper: ClassVar[str] = PAPER
+    input_kind: ClassVar[str] = "discrete"
+    report_format: ClassVar[str] = "one integer ṽ + b in [0, d + 2b) per user"
+    domain_parameter: ClassVar[Param] = DOMAIN_SIZE
+    extra_parameters: ClassVar[tuple[Param, ...]] = (
+        Param("b", int, "half-width of the wave in codes (0 = GRR); default ⌊b_MI·d⌋ (§5.4)", low=0, high=2**24,
+              optional=True),
+    )
+
+    def _setup(self) -> None:
+        if self._params["b"] is None:
+            self._params["b"] = discrete_b(self._epsilon, self._d)
+        b = self._params["b"]
+        e = math.exp(self._epsilon)
+        denom = (2 * b + 1) * e + self._d - 1
+        self._p, self._q = e / denom, 1.0 / denom
+
+    @property
+    def b(self) -> int:
+        return int(self._params["b"])
+
+    @property
+    def d_tilde(self) -> int:
+        return self._d + 2 * self.b
+
+    @property
+    def p(self) -> float:
+        return self._p
+
+    @property
+    def q(self) -> float:
+        return self._q
+
+    @property
+    def window_probability(self) -> float:
+        """Pr[|ṽ − v| ≤ b] = (2b + 1) p."""
+        return (2 * self.b + 1) * self._p
+
+    def validate_values(self, values: Any) -> np.ndarray:
+        return validate_codes(self.name, values, self._d)
+
+    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+        """Report ṽ + b (an integer in [0, d + 2b)): with probability (2b + 1)p uniform on the window
+        v … v + 2b, else uniform on the d − 1 other codes."""
+        v = self.validate_values(values)
+        n = v.size
+        window = bernoulli(rng, self.window_probability, n)
+        inside = rng.integers(0, 2 * self.b + 1, size=n, dtype=np.int64)
+        other = rng.integers(0, self._d - 1, size=n, dtype=np.int64)
+        outside = np.where(other < v, other, other + 2 * self.b + 1)
+        return np.where(window, v + inside, outside)
+
+    def validate_reports(self, reports: Any) -> np.ndarray:
+        rep = np.asarray(reports)
+        if rep.ndim != 1:
+            raise ValueError(f"{self.name}: reports must be a 1-D array of integers, got shape {rep.shape}")
+        if rep.size == 0:
+            raise ValueError(f"{self.name}: there are no reports")
+        if not np.issubdtype(rep.dtype, np.integer):
+            if np.issubdtype(rep.dtype, np.floating) and np.all(np.isfinite(rep)) and np.all(rep == np.round(rep)):
+                rep = rep.astype(np.int64)
+            else:
+                raise TypeError(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
+        rep = rep.astype(np.int64, copy=False)
+        if rep.min() < 0 or rep.max() >= self.d_tilde:
+            raise ValueError(f"{self.name}: reports out of range [0, {self.d_tilde}) — reports of another d or b?")
+        return rep
+
+    def report_histogram(self, reports: Any) -> np.ndarray:
+        """Counts of each of the d + 2b report codes (int64)."""
+        return np.bincount(self.validate_reports(reports), minlength=self.d_tilde).astype(np.int64, copy=False)
+
+    def transition_matrix(self) -> np.ndarray:
+        """The exact (d + 2b) × d matrix: p on the band i ≤ y ≤ i + 2b, q elsewhere."""
+        return self.channel().dense()
+
+    def channel(self) -> BoxChannel:
+        return self._cached("channel", lambda: BoxChannel(self._p, self._q, self.b, self._d))
+
+    reconstructions = ("ems", "em")
+
+    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
+                             method: str | None) -> np.ndarray:
+        if engine == "fast":
+            hist = self.sample_histogram(counts, rng)
+        else:  # the real discrete client for every user, streamed in chunks
+            codes_all = np.repeat(np.arange(self._d), counts)
+            hist = None
+            for start in range(0, codes_all.size, 1 << 20):
+                part = self.report_histogram(self.perturb(codes_all[start:start + (1 << 20)], rng))
+                hist = part if hist is None else hist + part
+        return self.estimate(hist, method=method or "ems").frequencies
+
+    def privacy_loss(self) -> float:
+        """ln max_y max_{v,v'} Pr[y|v]/Pr[y|v'] of the exact channel (= ε)."""
+        m = self.transition_matrix()
+        return float(np.log((m.max(axis=1) / m.min(axis=1)).max()))
+
+    def estimate(self, histogram: Any, *, method: str = "ems", tol: float | None = None,
+                 max_iter: int = DEFAULT_MAX_ITER, edges: Any = None) -> Reconstruction:
+        """EM or EMS on the (d + 2b)-code report histogram; ``edges`` default to the codes' [k, k + 1)."""
+        e = np.arange(self._d + 1, dtype=np.float64) if edges is None else edges
+        return reconstruct(histogram, self.channel(), method=method, epsilon=self._epsilon, tol=tol,
+                           max_iter=max_iter, edges=e)
+
+    def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
+        """The (d + 2b)-code report histogram drawn directly (exact in distribution): Binomial window users
+        per code, each spread uniformly over its 2b + 1 window codes, plus a uniform Multinomial for the
+        rest (background density q on all d + 2b codes)."""
+        counts = _check_counts(true_counts, self._d, self.name)
+        n = int(counts.sum())
+        dt = self.d_tilde
+        out = np.zeros(dt, dtype=np.int64)
+        if n == 0:
+            return out
+        width = 2 * self.b + 1
+        pi_window = min(1.0, width * (self._p - self._q))
+        in_window = rng.binomial(counts, pi_window)
+        m = int(in_window.sum())
+        if n - m:
+            out += rng.multinomial(n - m, np.full(dt, 1.0 / dt))
+        if m == 0:
+            return out
+        if self._d * width <= FAST_BAND_CELLS:
+            drawn = rng.multinomial(in_window, np.full(width, 1.0 / width))
+            rows = np.arange(self._d)[:, None] + np.arange(width)[None, :]
+            out += np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=dt).astype(np.int64)
+        else:
+            idx = _expand(in_window)
+            out += np.bincount(idx + rng.integers(0, width, size=m), minlength=dt)
+        return out

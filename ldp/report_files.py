@@ -1,0 +1,247 @@
+"""Report files: the text files exchanged between clients (``ldp perturb``) and the server (``ldp aggregate``).
+
+Layout (UTF-8 text)::
+
+    # ldp-reports {"format": 1, "mechanism": "olh", "epsilon": 1.0, "epsilon_1": null, "d": 8,
+    #              "params": {"g": 4, "prime": 11}, "users": 300}          (one line in the file)
+    # report: three integers 'a b y': ...                                   (free comment)
+    3 7 1
+    ...
+
+Every line starting with ``#`` before the first report is a comment; the one starting with
+``# ldp-reports `` holds the JSON header (mechanism, ε, ε1, d, the resolved mechanism parameters —
+e.g. the hash prime P of local hashing — and the number of reports). After the header there is one
+report per line in the mechanism's own format (``Mechanism.format_reports``). Files without a header
+are accepted; then only the per-line validation of ``Mechanism.parse_reports`` applies.
+
+All files are written atomically: to a temporary file in the target directory, then ``os.replace``,
+so an interrupted or failed write never leaves a partial file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import math
+import os
+import secrets
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ldp.core.randomness import RandomSource
+from ldp.mechanisms.base import Mechanism
+
+__all__ = [
+    "FORMAT_VERSION",
+    "HEADER_TAG",
+    "atomic_write",
+    "check_header",
+    "load_reports",
+    "perturb_to_file",
+    "read_header",
+    "report_header",
+    "write_report_file",
+]
+
+HEADER_TAG = "# ldp-reports "
+FORMAT_VERSION = 1
+# Lines written per ``write`` call when streaming reports to disk.
+WRITE_BLOCK = 8192
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+# --------------------------------------------------------------------------- atomic writes
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open a temporary text file next to ``path``; on success it replaces ``path`` atomically,
+    on any exception it is removed (``path`` is then left untouched)."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"output '{target}' is a directory")
+    parent = target.parent
+    tmp = parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    # O_EXCL on a random name; mode 0o666 lets the umask decide the final permissions, like open().
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding=encoding, newline="\n") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------- header
+def report_header(mechanism: Mechanism, users: int | None = None) -> dict[str, Any]:
+    """The JSON header describing the reports of ``mechanism`` (resolved parameters included)."""
+    params = mechanism.params
+    epsilon_1 = params.pop("epsilon_1", None)
+    header: dict[str, Any] = {
+        "format": FORMAT_VERSION,
+        "mechanism": mechanism.name,
+        "epsilon": mechanism.epsilon,
+        "epsilon_1": epsilon_1,
+        "d": mechanism.d,
+        "params": params,
+    }
+    if users is not None:
+        header["users"] = int(users)
+    return header
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=0.0)
+    return a == b
+
+
+def check_header(header: dict[str, Any], mechanism: Mechanism, label: str = "report file") -> None:
+    """``ValueError`` (one line) naming every field where ``header`` disagrees with ``mechanism``.
+
+    Fields absent from the header (a hand-written one) are not checked; ``params``, when present, must
+    match all of the mechanism's resolved parameters.
+    """
+    expected = report_header(mechanism)
+    diffs: list[str] = []
+    if header.get("mechanism") != expected["mechanism"]:
+        diffs.append(f"mechanism {header.get('mechanism')!r} in the file, {expected['mechanism']!r} here")
+    else:
+        for key in ("epsilon", "epsilon_1", "d"):
+            if key in header and not _same(header[key], expected[key]):
+                diffs.append(f"{key} {header[key]!r} in the file, {expected[key]!r} here")
+        got = header.get("params", expected["params"])
+        if not isinstance(got, dict):
+            raise ValueError(f"{label}: malformed ldp-reports header (params is not an object)")
+        for key in sorted(set(got) | set(expected["params"])):
+            if not _same(got.get(key), expected["params"].get(key)):
+                diffs.append(f"parameter {key} {got.get(key)!r} in the file, {expected['params'].get(key)!r} here")
+    if diffs:
+        raise ValueError(f"{label} was written with other settings: " + "; ".join(diffs))
+
+
+def _parse_header_line(line: str, label: str, number: int) -> dict[str, Any]:
+    try:
+        header = json.loads(line[len(HEADER_TAG):])
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{label} line {number}: malformed ldp-reports header ({exc.msg})") from None
+    if not isinstance(header, dict) or "mechanism" not in header:
+        raise ValueError(f"{label} line {number}: malformed ldp-reports header (expected a JSON object "
+                         "with a 'mechanism' key)")
+    version = header.get("format", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise ValueError(f"{label}: unsupported report file format {version!r} (this version reads {FORMAT_VERSION})")
+    return header
+
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The JSON header of a report file, or ``None`` when it has none."""
+    label = f"report file '{path}'"
+    with _open_text(path) as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.startswith("#"):
+                break
+            if line.startswith(HEADER_TAG):
+                return _parse_header_line(line.rstrip("\n"), label, number)
+    return None
+
+
+# --------------------------------------------------------------------------- writing
+def write_report_file(path: str | os.PathLike[str], mechanism: Mechanism, chunks: Iterable[np.ndarray],
+                      users: int | None = None, comments: Iterable[str] = ()) -> int:
+    """Write the header then every report of ``chunks`` (arrays as returned by ``perturb``), one per line,
+    streaming in blocks; atomic. Returns the number of reports written."""
+    written = 0
+    with atomic_write(path) as fh:
+        fh.write(HEADER_TAG + json.dumps(report_header(mechanism, users), allow_nan=False) + "\n")
+        fh.write(_one_line(f"# report: {mechanism.report_format}") + "\n")
+        for comment in comments:
+            fh.write("# " + _one_line(comment) + "\n")
+        for chunk in chunks:
+            lines = mechanism.format_reports(chunk)
+            while block := list(itertools.islice(lines, WRITE_BLOCK)):
+                fh.write("\n".join(block))
+                fh.write("\n")
+                written += len(block)
+        if users is not None and written != users:  # pragma: no cover - guards against caller bugs
+            raise ValueError(f"wrote {written} reports but the header announces {users}")
+    return written
+
+
+def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: np.ndarray, rng: RandomSource,
+                    chunk_size: int | None = None, comments: Iterable[str] = ()) -> int:
+    """Client side in bulk: perturb ``values`` and write the reports to ``path`` (atomic, streamed).
+
+    Users are perturbed in chunks of ``mechanism.chunk_size()`` (bounded memory) drawing from ``rng``
+    in order, so when everybody fits in one chunk the reports equal ``mechanism.perturb(values, rng)``.
+    """
+    arr = mechanism.validate_values(values)
+    if arr.shape[0] < 1:
+        raise ValueError("there are no users to perturb")
+    step = int(chunk_size or mechanism.chunk_size())
+    chunks = (mechanism.perturb(arr[s:s + step], rng) for s in range(0, arr.shape[0], step))
+    return write_report_file(path, mechanism, chunks, users=arr.shape[0], comments=comments)
+
+
+# --------------------------------------------------------------------------- reading
+def _open_text(path: str | os.PathLike[str]) -> IO[str]:
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"report file '{p}' not found")
+    if not p.is_file():
+        raise ValueError(f"report file '{p}' is not a regular file")
+    return open(p, encoding="utf-8-sig")
+
+
+def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np.ndarray, dict[str, Any] | None]:
+    """Read a report file for ``mechanism``: check its header (if any), parse and validate every line.
+
+    Returns ``(reports, header)``; raises a one-line ``ValueError`` naming the file (and the line) on a
+    header of other settings, a malformed or out-of-range line, a truncated file, or no reports.
+    """
+    label = f"report file '{path}'"
+    header: dict[str, Any] | None = None
+    try:
+        with _open_text(path) as fh:
+            first: list[str] = []
+            for number, line in enumerate(fh, start=1):
+                if not line.startswith("#"):
+                    first.append(line)
+                    break
+                if line.startswith(HEADER_TAG):
+                    if header is not None:
+                        raise ValueError(f"{label} line {number}: a second ldp-reports header")
+                    header = _parse_header_line(line.rstrip("\n"), label, number)
+                first.append("")  # keep parse_reports' line numbers equal to the file's
+            if header is not None:
+                check_header(header, mechanism, label)
+            try:
+                reports = mechanism.parse_reports(itertools.chain(first, fh))
+            except UnicodeDecodeError:
+                raise
+            except OverflowError:  # an integer beyond int64 in a line (Mechanism.parse_reports)
+                raise ValueError(f"{label}: a report entry is out of range (too large) — is this a report file "
+                                 "of another mechanism or domain?") from None
+            except (ValueError, TypeError) as exc:
+                msg = _one_line(exc)
+                if "holds no reports" in msg:
+                    raise ValueError(f"{label} holds no reports") from None
+                raise ValueError(f"{label}: {msg}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x})") from None
+    n = int(np.asarray(reports).shape[0])
+    if header is not None and "users" in header and header["users"] != n:
+        raise ValueError(f"{label} holds {n} reports but its header announces {header['users']} "
+                         "(truncated or edited?)")
+    return reports, header

@@ -1,0 +1,628 @@
+"""Pure maths behind the Learn page: the lecture's worked examples, made computable and testable.
+
+Source: the lecture "Local Differential Privacy (Part 1)" (Wang, Blocki, Li, Jha — LDP Protocols
+for Frequency Estimation, USENIX Security 2017, and Wang, Li, Jha — heavy hitters / itemsets):
+
+* the ε-LDP definition, checked exactly on a mechanism's enumerated channel (:func:`privacy_check`)
+  and analytically for SHE's continuous Laplace reports (:func:`she_privacy`);
+* Warner's randomized response with the 80/20 example (:func:`warner_expected_table`,
+  :func:`warner_estimate`, :func:`warner_simulate`);
+* one user's report under every mechanism, its support set and its size in bits
+  (:func:`one_user_reports`, :func:`support_set`, :func:`report_bits`);
+* the channel matrix and its readable d × d summary (:func:`support_probabilities`);
+* the comparison table with the lecture's closed-form variances (:func:`comparison_table`) and the
+  rule "if d < 3e^ε + 2 use DE, else OLH/OUE" (:func:`de_rule`);
+* answering Q questions: splitting ε vs partitioning users (:func:`split_vs_partition_variance`).
+
+No Streamlit import here; figures are in :mod:`ldp.viz.learn`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ldp.core.randomness import make_rng
+from ldp.mechanisms import MECHANISMS, Mechanism, get_mechanism
+
+# Relative tolerance when comparing a channel's privacy loss with the budget (float rounding only).
+LOSS_RTOL = 1e-9
+
+
+# =========================================================================== ε-LDP live check
+@dataclass(frozen=True)
+class PrivacyCheck:
+    """The outcome of checking Pr[y|v] ≤ e^budget · Pr[y|v'] on a mechanism's exact channel."""
+
+    mechanism: str
+    epsilon: float  # the constructor's ε (ε∞ for longitudinal mechanisms)
+    budget: float  # what one report must satisfy: ε, or ε1 for longitudinal mechanisms
+    budget_name: str  # "ε" or "ε1"
+    loss: float  # max over y, v, v' of ln(Pr[y|v] / Pr[y|v'])
+    outputs: int  # |Y|, the number of enumerated outputs
+    worst_output: str  # an output y attaining the maximum
+    worst_inputs: tuple[int, int]  # (v, v') attaining it: Pr[y|v] is the largest, Pr[y|v'] the smallest
+    verdict: str  # "exact" | "under" | "violation"
+    message: str
+    first_step_loss: float | None = None  # longitudinal: ln ratio of the memoized (first) step
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def ratio(self) -> float:
+        return math.exp(self.loss)
+
+    @property
+    def bound(self) -> float:
+        return math.exp(self.budget)
+
+
+def worst_case(matrix: np.ndarray) -> tuple[float, int, int, int]:
+    """(loss, output column, v, v') of max over y, v, v' of ln(M[v, y] / M[v', y])."""
+    m = np.asarray(matrix, dtype=np.float64)
+    hi, lo = m.max(axis=0), m.min(axis=0)
+    with np.errstate(divide="ignore"):
+        per_output = np.where(hi > 0, np.log(np.where(hi > 0, hi, 1.0)) - np.log(lo), -np.inf)
+    col = int(np.argmax(per_output))
+    return float(per_output[col]), col, int(np.argmax(m[:, col])), int(np.argmin(m[:, col]))
+
+
+def privacy_check(mechanism: Mechanism, max_outputs: int = 4096) -> PrivacyCheck:
+    """Enumerate the channel and compare its largest ratio with e^ε (or e^{ε1}).
+
+    Raises ``ValueError`` when the channel has more than ``max_outputs`` outputs or is continuous
+    (SHE: use :func:`she_privacy`).
+    """
+    matrix, labels = mechanism.channel(max_outputs)
+    loss, col, v, v2 = worst_case(matrix)
+    longitudinal = mechanism.kind == "longitudinal"
+    budget = float(mechanism.params["epsilon_1"]) if longitudinal else mechanism.epsilon
+    budget_name = "ε1" if longitudinal else "ε"
+    tol = LOSS_RTOL * max(1.0, budget)
+    if loss > budget + tol:
+        verdict = "violation"
+        message = (f"Violates {budget_name}-LDP: the largest ratio is e^{loss:.4g} > e^{budget:g}.")
+    elif loss >= budget - tol:
+        verdict = "exact"
+        message = (f"Spends exactly {budget_name} = {budget:g}: the worst output is exactly e^{budget_name} "
+                   "times more likely under one input than under another, and no output is worse.")
+    else:
+        verdict = "under"
+        message = (f"Spends less than {budget_name}: the largest ratio is e^{loss:.4g} < e^{budget:g}.")
+        if not mechanism.spends_full_budget:
+            message += (" THE releases the one-hot vector plus Laplace(2/ε) noise (exactly ε-LDP) and then only "
+                        "reports which coordinates exceed the threshold θ; thresholding is post-processing, "
+                        "which can only lose information, so the bits are strictly more private than ε.")
+    first = None
+    notes: list[str] = []
+    if longitudinal and hasattr(mechanism, "first_step_privacy_loss"):
+        first = float(mechanism.first_step_privacy_loss())
+        notes.append(f"The memoized first step is ε∞-LDP: its own ratio is e^{first:.4g} "
+                     f"(ε∞ = {mechanism.epsilon:g}). Every report is a fresh second randomization of that "
+                     f"memoized value, so a single report leaks at most ε1 = {budget:g}, and any number of "
+                     f"reports together never more than ε∞.")
+    return PrivacyCheck(mechanism=mechanism.name, epsilon=mechanism.epsilon, budget=budget, budget_name=budget_name,
+                        loss=loss, outputs=int(matrix.shape[1]), worst_output=labels[col], worst_inputs=(v, v2),
+                        verdict=verdict, message=message, first_step_loss=first, notes=tuple(notes))
+
+
+def ratio_table(matrix: np.ndarray, labels: Sequence[str], top: int = 10) -> pd.DataFrame:
+    """The outputs with the largest ratio max_v Pr[y|v] / min_v Pr[y|v], largest first."""
+    m = np.asarray(matrix, dtype=np.float64)
+    hi, lo = m.max(axis=0), m.min(axis=0)
+    with np.errstate(divide="ignore"):
+        ratio = np.where(lo > 0, hi / np.where(lo > 0, lo, 1.0), np.inf)
+    order = np.argsort(-ratio, kind="stable")[:top]
+    return pd.DataFrame({
+        "output y": [labels[i] for i in order],
+        "max over v of Pr[y|v]": hi[order],
+        "min over v of Pr[y|v]": lo[order],
+        "ratio": ratio[order],
+        "ln ratio": np.log(ratio[order]),
+    })
+
+
+@dataclass(frozen=True)
+class SHEPrivacy:
+    """SHE's ε-LDP argument: the Laplace density ratio, analytically and at sampled reports."""
+
+    epsilon: float
+    scale: float  # Laplace scale b = 2/ε
+    per_coordinate_bound: float  # 1/b = ε/2: ln ratio bound for one coordinate that shifts by 1
+    analytic_bound: float  # 2/b = ε: two coordinates differ between the one-hot vectors of v and v'
+    worst_report: np.ndarray  # a report attaining the bound for (v, v') = (0, 1)
+    worst_loss: float  # ln f(worst|v'=1) − ln f(worst|v=0), = ε
+    sampled_max_loss: float  # max |ln ratio| over sampled reports (never above ε)
+    samples: int
+
+
+def she_privacy(mechanism: Mechanism, seed: int = 0, samples: int = 2000) -> SHEPrivacy:
+    """SHE is continuous: f(y|v) = Π_j (1/2b) exp(−|y_j − 1[j = v]| / b) with b = 2/ε, so
+
+    ln f(y|v') − ln f(y|v) = (|y_v − 1| − |y_v| + |y_{v'}| − |y_{v'} − 1|) / b ≤ 2/b = ε,
+
+    each bracket being at most 1 (triangle inequality). Equality holds whenever y_v ≤ 0 and
+    y_{v'} ≥ 1, e.g. at y = the one-hot vector of v'. We evaluate the density ratio there and at
+    reports sampled from both inputs.
+    """
+    if not hasattr(mechanism, "laplace_log_density"):
+        raise ValueError(f"{mechanism.name}: not a Laplace (histogram-encoding) mechanism")
+    d, b = mechanism.d, float(mechanism.scale)
+    worst = np.zeros(d)
+    worst[1] = 1.0
+    worst_loss = float(mechanism.laplace_log_density(worst[None], 1)[0]
+                       - mechanism.laplace_log_density(worst[None], 0)[0])
+    rng = make_rng(seed)
+    half = samples // 2
+    ys = np.concatenate([mechanism.perturb(np.zeros(half, dtype=np.int64), rng),
+                         mechanism.perturb(np.ones(samples - half, dtype=np.int64), rng)]).astype(np.float64)
+    diff = mechanism.laplace_log_density(ys, 1) - mechanism.laplace_log_density(ys, 0)
+    return SHEPrivacy(epsilon=mechanism.epsilon, scale=b, per_coordinate_bound=1 / b, analytic_bound=2 / b,
+                      worst_report=worst, worst_loss=worst_loss, sampled_max_loss=float(np.abs(diff).max()),
+                      samples=samples)
+
+
+def laplace_densities(epsilon: float, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Densities of one SHE coordinate: the user's own value (1 + Lap(2/ε)) and another (Lap(2/ε))."""
+    b = 2.0 / epsilon
+    x = np.asarray(x, dtype=np.float64)
+    return np.exp(-np.abs(x - 1) / b) / (2 * b), np.exp(-np.abs(x) / b) / (2 * b)
+
+
+# =========================================================================== Warner's randomized response
+def warner_probabilities(truth_prob: float) -> tuple[float, float]:
+    """(Pr[yes | truth yes], Pr[yes | truth no]) when a coin says "tell the truth" w.p. t and a
+    second fair coin decides the answer otherwise: ((1 + t)/2, (1 − t)/2)."""
+    t = _check_prob(truth_prob)
+    return (1 + t) / 2, (1 - t) / 2
+
+
+def warner_epsilon(truth_prob: float) -> float:
+    """ε of Warner's scheme: ln(Pr[yes|yes] / Pr[yes|no]) = ln((1 + t)/(1 − t)); ln 3 for t = 1/2."""
+    a, b = warner_probabilities(truth_prob)
+    return math.log(a / b)
+
+
+def warner_truth_prob(epsilon: float) -> float:
+    """Inverse of :func:`warner_epsilon`: t = (e^ε − 1)/(e^ε + 1)."""
+    e = math.exp(epsilon)
+    return (e - 1) / (e + 1)
+
+
+def warner_expected_table(n_yes: float, n_no: float, truth_prob: float = 0.5) -> pd.DataFrame:
+    """The lecture's table: for each true answer, how many answer yes/no, split into the truthful
+    (first coin heads) and the random (first coin tails, second coin) part. Expected values."""
+    t = _check_prob(truth_prob)
+    _check_counts(n_yes, n_no)
+    rnd = (1 - t) / 2
+    rows = []
+    for truth, count in (("yes", n_yes), ("no", n_no)):
+        truthful_yes = t * count if truth == "yes" else 0.0
+        truthful_no = t * count if truth == "no" else 0.0
+        rows.append({"truth": truth, "people": float(count),
+                     "→ yes (truthful)": truthful_yes, "→ yes (random)": rnd * count,
+                     "→ no (truthful)": truthful_no, "→ no (random)": rnd * count,
+                     "→ yes": truthful_yes + rnd * count, "→ no": truthful_no + rnd * count})
+    return pd.DataFrame(rows).set_index("truth")
+
+
+def warner_estimate(yes_answers: float | np.ndarray, n: int, truth_prob: float = 0.5) -> float | np.ndarray:
+    """Unbiased estimate of the number of true "yes": c = (I − n (1 − t)/2) / t.
+
+    With t = 1/2 this is the lecture's c(n_v) = (I_v − 0.25 n) / 0.5."""
+    t = _check_prob(truth_prob)
+    out = (np.asarray(yes_answers, dtype=np.float64) - n * (1 - t) / 2) / t
+    return float(out) if out.ndim == 0 else out
+
+
+def warner_variance(n_yes: int, n_no: int, truth_prob: float = 0.5) -> float:
+    """Var of the estimated count: the yes-answers are a sum of independent Bernoullis, so
+    Var[c] = (n_yes a(1 − a) + n_no b(1 − b)) / t² with a, b from :func:`warner_probabilities`."""
+    a, b = warner_probabilities(truth_prob)
+    return (n_yes * a * (1 - a) + n_no * b * (1 - b)) / truth_prob**2
+
+
+@dataclass(frozen=True)
+class WarnerSimulation:
+    """One simulated class (every person's two coins) plus many repeated classes for the spread."""
+
+    n_yes: int
+    n_no: int
+    truth_prob: float
+    seed: int
+    table: pd.DataFrame  # realized counts of the first class, same layout as the expected table
+    yes_answers: int  # I of the first class
+    estimate: float  # its estimate of the number of true "yes"
+    estimates: np.ndarray  # one estimate per repeated class (the first one included)
+
+    @property
+    def n(self) -> int:
+        return self.n_yes + self.n_no
+
+    @property
+    def theoretical_sd(self) -> float:
+        return math.sqrt(warner_variance(self.n_yes, self.n_no, self.truth_prob))
+
+
+def warner_simulate(n_yes: int, n_no: int, truth_prob: float = 0.5, seed: int = 0,
+                    classes: int = 1000) -> WarnerSimulation:
+    """Simulate the survey: each person flips the truth coin (heads w.p. t) and, on tails, a fair
+    coin for the answer. The first class is drawn person by person (its table is shown); the other
+    ``classes − 1`` use the equivalent binomial counts of yes-answers."""
+    t = _check_prob(truth_prob)
+    _check_counts(n_yes, n_no)
+    n_yes, n_no = int(n_yes), int(n_no)
+    if classes < 1:
+        raise ValueError(f"classes must be at least 1, got {classes}")
+    rng = make_rng(seed)
+    truth = np.concatenate([np.ones(n_yes, dtype=bool), np.zeros(n_no, dtype=bool)])
+    heads = rng.random(truth.size) < t
+    coin_yes = rng.random(truth.size) < 0.5
+    answer = np.where(heads, truth, coin_yes)
+    rows = []
+    for label, mask in (("yes", truth), ("no", ~truth)):
+        rows.append({"truth": label, "people": int(mask.sum()),
+                     "→ yes (truthful)": int(np.sum(mask & heads & answer)),
+                     "→ yes (random)": int(np.sum(mask & ~heads & answer)),
+                     "→ no (truthful)": int(np.sum(mask & heads & ~answer)),
+                     "→ no (random)": int(np.sum(mask & ~heads & ~answer)),
+                     "→ yes": int(np.sum(mask & answer)), "→ no": int(np.sum(mask & ~answer))})
+    yes = int(answer.sum())
+    a, b = warner_probabilities(t)
+    more = rng.binomial(n_yes, a, classes - 1) + rng.binomial(n_no, b, classes - 1)
+    all_yes = np.concatenate([[yes], more])
+    return WarnerSimulation(n_yes=n_yes, n_no=n_no, truth_prob=t, seed=seed,
+                            table=pd.DataFrame(rows).set_index("truth"),
+                            yes_answers=yes, estimate=float(warner_estimate(yes, n_yes + n_no, t)),
+                            estimates=np.asarray(warner_estimate(all_yes, n_yes + n_no, t), dtype=np.float64))
+
+
+def _check_prob(t: float) -> float:
+    t = float(t)
+    if not 0.0 < t < 1.0:
+        raise ValueError(f"the truth probability must be strictly between 0 and 1, got {t:g}")
+    return t
+
+
+def _check_counts(n_yes: float, n_no: float) -> None:
+    if n_yes < 0 or n_no < 0 or n_yes + n_no <= 0:
+        raise ValueError(f"need non-negative group sizes and at least one person, got {n_yes:g} and {n_no:g}")
+
+
+# =========================================================================== one user's report
+def _ceil_log2(x: int) -> int:
+    return max(1, math.ceil(math.log2(x))) if x > 1 else 1
+
+
+def report_bits(mechanism: Mechanism) -> int:
+    """Size of one report in bits, as our implementation encodes it (the lecture's 'communication').
+
+    GRR: ⌈log₂ d⌉; unary encodings and THE: d bits; SHE: d float32 numbers; SS: ω indices of
+    ⌈log₂ d⌉ bits; local hashing: the hash's (a, b) ∈ [1, P) × [0, P) plus y ∈ [0, g);
+    HR: the row j ∈ [0, K) plus one bit.
+    """
+    family, d = mechanism.family, mechanism.d
+    if family == "grr":
+        return _ceil_log2(d)
+    if family == "ue":
+        return d
+    if family == "he":
+        return 32 * d
+    if family == "ss":
+        return mechanism.omega * _ceil_log2(d)  # type: ignore[attr-defined]
+    if family == "lh":
+        prime, g = mechanism.prime, mechanism.g  # type: ignore[attr-defined]
+        if prime is None:  # hash=xxh32: a 63-bit seed and the hashed value
+            return 63 + _ceil_log2(g)
+        return 2 * _ceil_log2(prime) + _ceil_log2(g)
+    if family == "hr":
+        return _ceil_log2(mechanism.rows) + 1  # type: ignore[attr-defined]
+    raise ValueError(f"{mechanism.name}: unknown report family {family!r}")
+
+
+def report_bits_formula(mechanism: Mechanism) -> str:
+    """The formula behind :func:`report_bits`, in words."""
+    return {
+        "grr": "⌈log₂ d⌉ (one value index)",
+        "ue": "d (one bit per value)",
+        "he": "32·d (one float32 per value)",
+        "ss": "ω·⌈log₂ d⌉ (ω value indices)",
+        "lh": "2⌈log₂ P⌉ + ⌈log₂ g⌉ (hash a, b and the value y)",
+        "hr": "⌈log₂ K⌉ + 1 (Hadamard row j and one bit)",
+    }.get(mechanism.family, "?")
+
+
+def support_set(mechanism: Mechanism, report: np.ndarray) -> list[int] | None:
+    """The values a single report supports (C(v) counts it), or None for SHE (not pure: the server
+    sums the noisy vectors instead of counting supports)."""
+    if not mechanism.pure:
+        return None
+    rep = np.asarray(report)
+    if rep.ndim == 0 or (rep.ndim == 1 and mechanism.family != "grr"):
+        rep = rep[None]
+    if rep.shape[0] != 1:
+        raise ValueError(f"{mechanism.name}: support_set takes exactly one report, got {rep.shape[0]}")
+    counts = mechanism.support_counts(rep)
+    return [int(v) for v in np.flatnonzero(counts > 0.5)]
+
+
+def _mechanism_for(name: str, epsilon: float, d: int, epsilon_1: float | None) -> Mechanism:
+    cls = MECHANISMS.get(name)
+    params = {}
+    if cls.kind == "longitudinal":
+        params["epsilon_1"] = epsilon_1 if epsilon_1 is not None and epsilon_1 < epsilon else epsilon / 2
+    return get_mechanism(name, epsilon, d, **params)
+
+
+def one_user_reports(value: int, d: int, epsilon: float, seed: int = 0, epsilon_1: float | None = None,
+                     names: Sequence[str] | None = None) -> pd.DataFrame:
+    """The report every mechanism would send for one user holding ``value``.
+
+    Each mechanism draws from its own generator seeded with ``seed``, so a report does not depend on
+    which other mechanisms are listed. Longitudinal mechanisms use ε as ε∞ and ``epsilon_1``
+    (default ε/2) for the report.
+    """
+    if not 2 <= d:
+        raise ValueError(f"the domain needs at least 2 values, got d={d}")
+    if not 0 <= value < d:
+        raise ValueError(f"the value must be in [0, {d}), got {value}")
+    rows = []
+    for name in names or MECHANISMS.names():
+        try:
+            mech = _mechanism_for(name, epsilon, d, epsilon_1)
+        except ValueError as exc:  # e.g. an ε1 this longitudinal mechanism cannot reach
+            cls = MECHANISMS.get(name)
+            rows.append({"mechanism": cls.display_name, "name": name, "kind": cls.kind,
+                         "report": "— not available", "supports": "—", "supports own value": None,
+                         "support size": None, "bits": None, "bits formula": "", "communication": cls.communication,
+                         "how to read it": f"Cannot build it with these parameters: {exc}"})
+            continue
+        report = mech.perturb(np.array([value]), make_rng(seed))
+        text = next(iter(mech.format_reports(report)))
+        support = support_set(mech, report)
+        rows.append({
+            "mechanism": mech.display_name, "name": mech.name, "kind": mech.kind, "report": text,
+            "supports": "— (not pure: the server sums)" if support is None else
+            ("{" + ", ".join(map(str, support)) + "}"),
+            "supports own value": None if support is None else (value in support),
+            "support size": None if support is None else len(support),
+            "bits": report_bits(mech), "bits formula": report_bits_formula(mech),
+            "communication": mech.communication, "how to read it": report_explanation(mech, text),
+        })
+    return pd.DataFrame(rows)
+
+
+def report_explanation(mechanism: Mechanism, report_text: str) -> str:
+    """How to read one report of this mechanism (one sentence)."""
+    fam = mechanism.family
+    if fam == "grr":
+        return f"The report is the value {report_text}: the true value with probability p = {mechanism.p_star:.3g}."
+    if fam == "ue":
+        return ("Bit v is 1 when the report supports v: the own bit is 1 with probability "
+                f"p* = {mechanism.p_star:.3g}, every other bit with q* = {mechanism.q_star:.3g}.")
+    if fam == "he":
+        return "A noisy copy of the one-hot vector: each coordinate has Laplace(2/ε) noise added."
+    if fam == "ss":
+        return (f"A subset of ω = {mechanism.omega} values that contains the true one with probability "  # type: ignore[attr-defined]
+                f"{mechanism.p_star:.3g}.")
+    if fam == "lh" and mechanism.prime is None:  # type: ignore[attr-defined]
+        y, seed = report_text.split()
+        return (f"Hash H(v) = XXH32(str(v), seed={seed}) mod {mechanism.g} and a randomized hashed "  # type: ignore[attr-defined]
+                f"value y = {y}: the report supports every v with H(v) = y.")
+    if fam == "lh":
+        a, b, y = report_text.split()
+        return (f"Hash H(v) = (({a}·v + {b}) mod {mechanism.prime}) mod {mechanism.g} and a randomized hashed "  # type: ignore[attr-defined]
+                f"value y = {y}: the report supports every v with H(v) = y.")
+    if fam == "hr":
+        j, y = report_text.split()
+        return (f"Hadamard row j = {j} and a randomized bit y = {y}: the report supports every v whose "
+                f"bits share an even (y = 0) or odd (y = 1) number of ones with j.")
+    return ""
+
+
+# =========================================================================== channel summaries
+def output_supports(mechanism: Mechanism, labels: Sequence[str]) -> np.ndarray:
+    """(|Y|, d) boolean: which values each enumerated output supports."""
+    reports = mechanism.parse_reports(labels)
+    out = np.zeros((len(labels), mechanism.d), dtype=bool)
+    for i in range(len(labels)):
+        out[i] = mechanism.support_counts(reports[i:i + 1]) > 0.5
+    return out
+
+
+def support_probabilities(mechanism: Mechanism, matrix: np.ndarray | None = None,
+                          labels: Sequence[str] | None = None) -> np.ndarray:
+    """d × d matrix Pr[report supports u | input v]: p* on the diagonal, q* elsewhere.
+
+    From the enumerated channel when given (Σ_y Pr[y|v] 1[u ∈ S(y)], which checks p* and q*),
+    otherwise from p* and q* directly. For unary encodings these are the per-bit probabilities.
+    """
+    if not mechanism.pure:
+        raise ValueError(f"{mechanism.name}: not pure, reports do not support values")
+    if matrix is None or labels is None:
+        d = mechanism.d
+        return np.full((d, d), mechanism.q_star) + (mechanism.p_star - mechanism.q_star) * np.eye(d)
+    return np.asarray(matrix, dtype=np.float64) @ output_supports(mechanism, labels).astype(np.float64)
+
+
+# =========================================================================== the comparison table
+def lecture_variance(name: str, epsilon: float, d: int) -> float:
+    """The lecture's Var[c̃(i)]/n (= n·Var[f̂(i)] for a value of negligible frequency)."""
+    e = math.exp(epsilon)
+    h = math.exp(epsilon / 2)
+    formulas = {
+        "grr": lambda: (d - 2 + e) / (e - 1) ** 2,
+        "she": lambda: 8 / epsilon**2,
+        "the": lambda: (2 * h - 1) / (h - 1) ** 2,  # θ = 1
+        "sue": lambda: h / (h - 1) ** 2,
+        "oue": lambda: 4 * e / (e - 1) ** 2,
+        "blh": lambda: (e + 1) ** 2 / (e - 1) ** 2,
+        "olh": lambda: 4 * e / (e - 1) ** 2,
+        "hr": lambda: (e + 1) ** 2 / (e - 1) ** 2,  # HR is one way to implement BLH (lecture)
+    }
+    if name not in formulas:
+        raise ValueError(f"the lecture gives no closed form for {name!r}")
+    return float(formulas[name]())
+
+
+LECTURE_FORMULAS = {
+    "grr": "(d − 2 + e^ε) / (e^ε − 1)²",
+    "she": "8 / ε²",
+    "the": "(2e^{ε/2} − 1) / (e^{ε/2} − 1)²  (θ = 1)",
+    "sue": "e^{ε/2} / (e^{ε/2} − 1)²",
+    "oue": "4e^ε / (e^ε − 1)²",
+    "blh": "(e^ε + 1)² / (e^ε − 1)²",
+    "olh": "4e^ε / (e^ε − 1)²",
+    "hr": "(e^ε + 1)² / (e^ε − 1)²  (as BLH)",
+    "ss": "q*(1 − q*) / (p* − q*)²  (no closed form in the lecture)",
+}
+LECTURE_COMMUNICATION = {"grr": "O(log d)", "she": "O(d)", "the": "O(d)", "sue": "O(d)", "oue": "O(d)",
+                         "blh": "O(log n)", "olh": "O(log n)", "ss": "—", "hr": "—"}
+# The lecture's column order, then the two protocols it lists afterwards.
+COMPARISON_ORDER = ("grr", "she", "the", "sue", "oue", "blh", "olh", "ss", "hr")
+
+
+def comparison_table(epsilon: float, d: int, n: int | None = None) -> pd.DataFrame:
+    """The lecture's comparison table filled for this ε and d.
+
+    Columns: the lecture's communication and closed form with its value, our implementation's
+    report size and ``approximate_variance(1)`` (its exact p*, q*: integer g and a finite hash
+    family for OLH/BLH, the variance-optimal θ for THE), and, with ``n``, the standard deviation of
+    a frequency estimate. 'best' marks the smallest variance of our implementations.
+    """
+    rows = []
+    for name in COMPARISON_ORDER:
+        mech = get_mechanism(name, epsilon, d)
+        ours = mech.approximate_variance(1)
+        closed = lecture_variance(name, epsilon, d) if name != "ss" else ours
+        params = {"the": f"θ = {getattr(mech, 'theta', 0):.3f} (optimal)", "ss": f"ω = {getattr(mech, 'omega', 0)}",
+                  "olh": f"g = {getattr(mech, 'g', 0)}, P = {getattr(mech, 'prime', 0)}",
+                  "blh": f"g = 2, P = {getattr(mech, 'prime', 0)}",
+                  "hr": f"K = {getattr(mech, 'rows', 0)}"}.get(name, "")
+        row = {"mechanism": mech.display_name, "name": name,
+               "communication (lecture)": LECTURE_COMMUNICATION[name], "bits per report (ours)": report_bits(mech),
+               "Var[c̃(i)]/n (lecture formula)": LECTURE_FORMULAS[name],
+               "lecture value": closed, "ours: approximate_variance(1)": ours, "our parameters": params}
+        if n is not None:
+            row[f"σ of f̂ with n = {n:,}"] = math.sqrt(ours / n)
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table["best"] = table["ours: approximate_variance(1)"] == table["ours: approximate_variance(1)"].min()
+    return table
+
+
+@dataclass(frozen=True)
+class DERule:
+    """The lecture's rule: if d < 3e^ε + 2 use DE (GRR), else OLH (communication matters) or OUE."""
+
+    epsilon: float
+    d: int
+    threshold: float  # 3e^ε + 2
+    use_de: bool
+    choice: str  # "grr" or "olh/oue"
+    message: str
+
+
+def de_rule(epsilon: float, d: int) -> DERule:
+    """DE's variance (d − 2 + e^ε)/(e^ε − 1)² is below OUE/OLH's 4e^ε/(e^ε − 1)² iff d − 2 + e^ε < 4e^ε,
+    i.e. iff d < 3e^ε + 2."""
+    threshold = 3 * math.exp(epsilon) + 2
+    use_de = d < threshold
+    if use_de:
+        message = (f"d = {d} < 3e^ε + 2 = {threshold:.4g}: use DE (GRR) — with so few values, reporting the "
+                   "value itself beats unary encoding and hashing.")
+    else:
+        message = (f"d = {d} ≥ 3e^ε + 2 = {threshold:.4g}: use OLH if communication cost is important "
+                   "(a hash and a small value), otherwise OUE (d bits); both have variance 4e^ε/(e^ε − 1)².")
+    return DERule(epsilon=epsilon, d=d, threshold=threshold, use_de=use_de,
+                  choice="grr" if use_de else "olh/oue", message=message)
+
+
+# =========================================================================== Q questions
+def olh_variance(epsilon: float | np.ndarray, n: float) -> np.ndarray | float:
+    """The lecture's OLH variance of a frequency estimate: 4e^ε / (n (e^ε − 1)²)."""
+    e = np.exp(np.asarray(epsilon, dtype=np.float64))
+    out = 4 * e / (n * (e - 1) ** 2)
+    return float(out) if out.ndim == 0 else out
+
+
+def split_vs_partition_variance(epsilon: float | np.ndarray, questions: int, n: float) -> tuple:
+    """Variance of one question's frequency estimate with OLH when each of n users answers Q questions.
+
+    Split the budget: every user answers every question with ε/Q, so Var = 4e^{ε/Q}/(n (e^{ε/Q} − 1)²).
+    Partition users: n/Q users answer each question with the full ε, so Var = Q·4e^ε/(n (e^ε − 1)²).
+    Returns (split, partition).
+    """
+    if questions < 1:
+        raise ValueError(f"the number of questions Q must be at least 1, got {questions}")
+    if n <= 0:
+        raise ValueError(f"the number of users must be positive, got {n}")
+    eps = np.asarray(epsilon, dtype=np.float64)
+    split = olh_variance(eps / questions, n)
+    partition = questions * olh_variance(eps, n)
+    return split, partition
+
+
+def split_vs_partition_curves(questions: int, n: float, epsilons: Sequence[float] | np.ndarray) -> pd.DataFrame:
+    eps = np.asarray(epsilons, dtype=np.float64)
+    split, partition = split_vs_partition_variance(eps, questions, n)
+    split, partition = np.asarray(split), np.asarray(partition)
+    return pd.DataFrame({"epsilon": eps, "split the budget": split, "partition users": partition,
+                         "split / partition": split / partition})
+
+
+def split_vs_partition_conclusion(epsilon: float, questions: int, n: float,
+                                  epsilons: Sequence[float] | np.ndarray | None = None) -> str:
+    """A one-paragraph conclusion read off the numbers (not assumed)."""
+    split, partition = split_vs_partition_variance(epsilon, questions, n)
+    split, partition = float(split), float(partition)
+    if questions == 1:
+        return "With one question both strategies are the same: every user answers it with the full ε."
+    better = "partitioning users" if partition < split else "splitting the budget"
+    factor = max(split, partition) / min(split, partition)
+    text = (f"At ε = {epsilon:g} with Q = {questions} questions and n = {int(n):,} users, splitting the budget gives "
+            f"variance {split:.3g} per question and partitioning users {partition:.3g}: {better} is "
+            f"{factor:.3g}× more accurate (in variance).")
+    if epsilons is not None:
+        curves = split_vs_partition_curves(questions, n, epsilons)
+        ratio = curves["split / partition"].to_numpy()
+        if np.all(ratio > 1):
+            text += (f" Over the whole range ε ∈ [{curves['epsilon'].min():g}, {curves['epsilon'].max():g}] "
+                     f"partitioning wins, by a factor between {ratio.min():.3g} and {ratio.max():.3g}.")
+        elif np.all(ratio < 1):
+            text += " Over the whole range splitting the budget wins."
+        else:
+            text += " The winner changes within the range shown."
+    return text
+
+
+def split_vs_partition_simulation(epsilon: float, questions: int, n: int, d: int = 32, trials: int = 200,
+                                  seed: int = 0) -> pd.DataFrame:
+    """Check the two variances by simulation (OLH, fast engine, one question with d equally frequent values).
+
+    Split: OLH(ε/Q) with all n users; partition: OLH(ε) with ⌊n/Q⌋ users. Reports, per strategy, the
+    lecture's approximation, the exact closed form of our OLH for this population, and the empirical
+    variance of the frequency estimates over ``trials`` collections (averaged over the d values).
+    """
+    from ldp.simulation import simulate  # local: keeps `import ldp.studies.lecture` light
+
+    if n < questions:
+        raise ValueError(f"need at least one user per question: n = {n} < Q = {questions}")
+    children = np.random.SeedSequence(seed).spawn(2)
+    rows = []
+    for label, eps, users, child in (("split the budget", epsilon / questions, n, children[0]),
+                                     ("partition users", epsilon, n // questions, children[1])):
+        mech = get_mechanism("olh", eps, d)
+        counts = np.full(d, users // d, dtype=np.int64)
+        counts[: users - counts.sum()] += 1
+        result = simulate(mech, counts, estimators=["mi"], engine="fast", trials=trials,
+                          seed=int(np.random.default_rng(child).integers(2**62)))
+        est = result.estimates["mi"]
+        rows.append({"strategy": label, "ε per answer": eps, "users per question": users,
+                     "lecture formula": float(olh_variance(eps, users)),
+                     "closed form (our OLH, f = 1/d)": float(np.mean(mech.variance(counts / users, users))),
+                     "simulated": float(np.mean(est.var(axis=0, ddof=1))), "trials": trials})
+    return pd.DataFrame(rows)

@@ -1,0 +1,552 @@
+"""Trade-off curves: estimation error against ε (or the number of users n, or the domain size d).
+
+Pure functions behind the Trade-off page:
+
+* ``epsilon_grid`` / ``log_int_grid``: log-spaced sweep grids;
+* ``closed_form_curve`` / ``closed_form_curves``: the closed-form error of matrix inversion (MI) from
+  ``Mechanism.variance`` (exact for MSE and top-k MSE; normal approximation for MAE and L1);
+* ``crossovers``: where one mechanism's curve overtakes another's (bracketing root finder);
+* ``users_needed`` / ``epsilon_needed``: the inverse question, "how many users / which ε for an
+  error of at most x?", and ``check_by_simulation`` to verify an answer empirically;
+* ``run_tradeoff_sweep``: repeated simulations of every configuration into a tidy table, with a
+  progress callback; ``summarize_sweep`` (mean and confidence band per curve point);
+* ``calibrate_sweep_costs`` / ``estimate_sweep_seconds``: how long a sweep will take.
+
+The population of a configuration is the dataset's distribution scaled to n users by largest-remainder
+rounding (``population_counts``): it is fixed, so all the randomness is the mechanism's, and the
+closed form uses exactly the frequencies that are simulated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import brentq
+from scipy.stats import chi2
+
+from ldp.estimators import ESTIMATORS
+from ldp.evaluation.metrics import DEFAULT_METRICS, top_k_indices
+from ldp.mechanisms import get_mechanism
+from ldp.mechanisms.base import Mechanism
+from ldp.simulation import simulate
+
+AXES = {"epsilon": "privacy budget ε", "users": "users n", "d": "domain size d"}
+# Metrics with a closed form for matrix inversion, and how good it is.
+CLOSED_FORM_METRICS = {"mse": "exact", "topk_mse": "exact", "mae": "normal approximation",
+                       "l1": "normal approximation"}
+# Target measures of the inverse question: both scale as 1/n in variance.
+TARGET_MEASURES = {"mse": "MSE (mean squared error over the values)",
+                   "sd": "per-value standard deviation (of the least precise value)"}
+EPS_MIN, EPS_MAX = 0.01, 10.0
+Z95 = 1.959963984540054
+
+
+# --------------------------------------------------------------------------- grids and populations
+def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndarray:
+    """``points`` log-spaced ε values from ``lo`` to ``hi`` (both included)."""
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
+        raise ValueError(f"the number of ε points must be a positive integer, got {points!r}")
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= 0:
+        raise ValueError(f"ε must be positive and finite; got a range from {lo:g} to {hi:g}")
+    if hi < lo or (hi == lo and points > 1):
+        raise ValueError(f"the largest ε ({hi:g}) must be above the smallest ({lo:g}); widen the range")
+    if points == 1:
+        return np.array([lo])
+    return np.geomspace(lo, hi, int(points))
+
+
+def log_int_grid(lo: int, hi: int, points: int) -> np.ndarray:
+    """Up to ``points`` distinct log-spaced integers from ``lo`` to ``hi`` (for n or d)."""
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
+        raise ValueError(f"the number of points must be a positive integer, got {points!r}")
+    lo, hi = int(lo), int(hi)
+    if lo < 1 or hi < lo:
+        raise ValueError(f"the range must satisfy 1 ≤ from ≤ to, got {lo} to {hi}")
+    if points == 1 or hi == lo:
+        return np.array([lo], dtype=np.int64)
+    return np.unique(np.round(np.geomspace(lo, hi, int(points))).astype(np.int64))
+
+
+def _normalise(freqs: np.ndarray | Sequence[float]) -> np.ndarray:
+    f = np.asarray(freqs, dtype=np.float64)
+    if f.ndim != 1 or f.size < 2:
+        raise ValueError("the distribution needs at least two values")
+    if not np.all(np.isfinite(f)) or np.any(f < 0) or f.sum() <= 0:
+        raise ValueError("frequencies must be finite, non-negative and not all zero")
+    return f / f.sum()
+
+
+def population_counts(freqs: np.ndarray | Sequence[float], n: int) -> np.ndarray:
+    """Users per value: ``freqs`` scaled to exactly ``n`` users (largest-remainder rounding)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"the number of users must be a positive integer, got {n!r}")
+    f = _normalise(freqs)
+    raw = f * int(n)
+    counts = np.floor(raw).astype(np.int64)
+    short = int(n) - int(counts.sum())
+    if short > 0:
+        order = np.argsort(-(raw - counts), kind="stable")[:short]
+        counts[order] += 1
+    return counts
+
+
+def rebin_frequencies(freqs: np.ndarray | Sequence[float], d: int) -> np.ndarray:
+    """Re-bucketize a histogram over equal-width bins into ``d`` equal-width bins over the same range,
+    assuming values spread uniformly inside each original bin (mass-preserving)."""
+    f = _normalise(freqs)
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ValueError(f"the domain size must be an integer ≥ 2, got {d!r}")
+    cdf = np.concatenate([[0.0], np.cumsum(f)])
+    old = np.linspace(0.0, 1.0, f.size + 1)
+    new = np.linspace(0.0, 1.0, int(d) + 1)
+    out = np.diff(np.interp(new, old, cdf))
+    return _normalise(np.maximum(out, 0.0))
+
+
+# --------------------------------------------------------------------------- closed forms
+def build_mechanism(name: str, epsilon: float, d: int, params: Mapping[str, Any] | None = None) -> Mechanism:
+    """The registered mechanism at ε with its own parameters (derived defaults where not given)."""
+    return get_mechanism(name, float(epsilon), int(d), **dict(params or {}))
+
+
+def closed_form_value(mechanism: Mechanism, freqs: np.ndarray, n: int, metric: str = "mse",
+                      top_k: int = 10) -> float:
+    """The expected error of matrix inversion from the closed-form variance; NaN without a closed form.
+
+    MSE and top-k MSE are the mean of the per-value variances (exact: MI is unbiased). MAE and L1
+    use the normal approximation E|f̂ − f| = σ √(2/π) per value.
+    """
+    var = np.asarray(mechanism.variance(freqs, int(n)), dtype=np.float64)
+    if metric == "mse":
+        return float(var.mean())
+    if metric == "topk_mse":
+        return float(var[top_k_indices(np.asarray(freqs), min(int(top_k), var.size))].mean())
+    if metric == "mae":
+        return float(np.sqrt(var).mean() * math.sqrt(2 / math.pi))
+    if metric == "l1":
+        return float(np.sqrt(var).sum() * math.sqrt(2 / math.pi))
+    return math.nan
+
+
+def closed_form_curve(mechanism_name: str, epsilons: Sequence[float] | np.ndarray, d: int, n: int,
+                      freqs: np.ndarray | Sequence[float] | None = None, params: Mapping[str, Any] | None = None,
+                      *, metric: str = "mse", top_k: int = 10) -> np.ndarray:
+    """Closed-form error of MI at every ε of ``epsilons`` (``freqs=None``: the small-frequency limit
+    f → 0, the comparison table's variance)."""
+    f = np.zeros(int(d)) if freqs is None else _normalise(freqs)
+    if f.size != int(d):
+        raise ValueError(f"the distribution has {f.size} values but d = {d}")
+    return np.array([closed_form_value(build_mechanism(mechanism_name, e, d, params), f, n, metric, top_k)
+                     for e in np.asarray(epsilons, dtype=np.float64)])
+
+
+FreqSource = np.ndarray | Sequence[float] | Callable[[int], np.ndarray]
+
+
+def _freqs_at(freqs: FreqSource, d: int | None) -> np.ndarray:
+    if callable(freqs):
+        if d is None:
+            raise ValueError("a domain size is needed")
+        return _normalise(freqs(int(d)))
+    return _normalise(freqs)
+
+
+def _configuration(axis: str, x: float, epsilon: float, users: int) -> tuple[float, int, int | None]:
+    """(ε, n, d) of the grid point x along ``axis`` (d is None unless d is the axis)."""
+    if axis == "epsilon":
+        return float(x), int(users), None
+    if axis == "users":
+        return float(epsilon), int(round(x)), None
+    if axis == "d":
+        return float(epsilon), int(users), int(round(x))
+    raise ValueError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+
+
+def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, epsilon: float = 1.0,
+                         users: int = 100_000, metric: str = "mse", params: Mapping[str, Any] | None = None,
+                         top_k: int = 10) -> Callable[[float], float]:
+    """x ↦ closed-form error of MI along ``axis`` (ε or n; d is integer-valued and has none)."""
+    if axis == "d":
+        raise ValueError("the domain size is an integer: there is no continuous closed-form function of d")
+
+    f = _freqs_at(freqs, None)
+    power = 1.0 if metric in ("mse", "topk_mse") else 0.5  # every closed form here is ∝ n^-power
+
+    def value(x: float) -> float:
+        if axis == "epsilon":
+            return closed_form_value(build_mechanism(mechanism_name, x, f.size, params), f, users, metric, top_k)
+        if axis == "users":
+            mech = build_mechanism(mechanism_name, epsilon, f.size, params)
+            return closed_form_value(mech, f, 1, metric, top_k) / float(x) ** power
+        raise ValueError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+
+    return value
+
+
+def closed_form_curves(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray,
+                       freqs: FreqSource, *, epsilon: float = 1.0, users: int = 100_000, metric: str = "mse",
+                       params: Mapping[str, Mapping[str, Any]] | None = None, top_k: int = 10) -> pd.DataFrame:
+    """Tidy table (mechanism, x, epsilon, users, d, value) of the closed-form MI error on ``grid``."""
+    rows = []
+    for name in mechanisms:
+        for x in np.asarray(grid, dtype=np.float64):
+            eps, n, d = _configuration(axis, x, epsilon, users)
+            f = _freqs_at(freqs, d)
+            mech = build_mechanism(name, eps, f.size, (params or {}).get(name))
+            rows.append({"mechanism": name, "x": float(x), "epsilon": eps, "users": n, "d": f.size,
+                         "value": closed_form_value(mech, f, n, metric, top_k)})
+    return pd.DataFrame(rows, columns=["mechanism", "x", "epsilon", "users", "d", "value"])
+
+
+# --------------------------------------------------------------------------- crossovers
+def crossovers(curves: Mapping[str, np.ndarray | Sequence[float]], epsilons: Sequence[float] | np.ndarray, *,
+               functions: Mapping[str, Callable[[float], float]] | None = None, tolerance: float = 0.02,
+               merge: float = 0.25) -> list[tuple[float, str, str]]:
+    """Where one curve overtakes another: ``[(x, a, b), …]`` sorted by x.
+
+    ``curves`` maps a name to its values on the grid ``epsilons`` (any increasing positive grid).
+    A crossing is a change of sign of ln(a/b) between grid points where the curves differ by more
+    than ``tolerance`` (relative). Given ``functions`` (name → exact curve), it is solved with Brent's
+    bracketing root finder on ln(a(x)/b(x)); otherwise ln(a/b) is interpolated linearly in ln x.
+    Crossings of one pair closer than ``merge`` in ln x are ripples (e.g. OLH's integer g around
+    another curve): an even number of them cancels out, an odd number counts as one overtaking,
+    reported at the middle one.
+    """
+    x = np.asarray(epsilons, dtype=np.float64)
+    if x.ndim != 1 or np.any(np.diff(x) <= 0) or np.any(x <= 0):
+        raise ValueError("the grid must be positive and strictly increasing")
+    names = list(curves)
+    tol = math.log1p(tolerance)
+    out: list[tuple[float, str, str]] = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            va, vb = np.asarray(curves[a], dtype=np.float64), np.asarray(curves[b], dtype=np.float64)
+            if va.shape != x.shape or vb.shape != x.shape:
+                raise ValueError(f"curves {a} and {b} must have one value per grid point")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                diff = np.log(va) - np.log(vb)
+            clear = [k for k in range(x.size) if np.isfinite(diff[k]) and abs(diff[k]) > tol]
+            roots = [_root(x, diff, k0, k1, a, b, functions) for k0, k1 in zip(clear, clear[1:], strict=False)
+                     if np.sign(diff[k0]) != np.sign(diff[k1])]
+            cluster: list[float] = []
+            for r in [*roots, math.inf]:
+                if cluster and (r == math.inf or math.log(r) - math.log(cluster[-1]) >= merge):
+                    if len(cluster) % 2 == 1:
+                        out.append((cluster[len(cluster) // 2], a, b))
+                    cluster = []
+                cluster.append(r)
+    return sorted(out, key=lambda t: t[0])
+
+
+def _root(x: np.ndarray, diff: np.ndarray, k0: int, k1: int, a: str, b: str,
+          functions: Mapping[str, Callable[[float], float]] | None) -> float:
+    if functions is not None and a in functions and b in functions:
+        fa, fb = functions[a], functions[b]
+
+        def g(t: float) -> float:
+            return math.log(fa(t)) - math.log(fb(t))
+
+        return float(brentq(g, x[k0], x[k1], xtol=1e-12, rtol=1e-12))
+    # the first raw sign change inside the bracket, interpolated in ln x
+    for k in range(k0, k1):
+        if diff[k] == 0:
+            return float(x[k])
+        if np.sign(diff[k]) != np.sign(diff[k + 1]) and np.isfinite(diff[k + 1]):
+            t = diff[k] / (diff[k] - diff[k + 1])
+            return float(math.exp(math.log(x[k]) + t * (math.log(x[k + 1]) - math.log(x[k]))))
+    return float(x[k1])  # pragma: no cover - a sign change always exists inside the bracket
+
+
+def grr_oue_crossover(d: int) -> float | None:
+    """ε at which GRR and OUE have equal small-frequency variance: d = 3e^ε + 2, i.e. ε = ln((d − 2)/3)."""
+    return math.log((d - 2) / 3) if d > 5 else None
+
+
+# --------------------------------------------------------------------------- the inverse question
+def _measure(mechanism: Mechanism, freqs: np.ndarray, n: int, measure: str) -> float:
+    """Variance-like quantity ∝ 1/n: MSE (mean variance) or the largest per-value variance."""
+    var = mechanism.variance(freqs, n)
+    if measure == "mse":
+        return float(np.mean(var))
+    if measure == "sd":
+        return float(np.max(var))
+    raise ValueError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
+
+
+def _target_variance(target: float, measure: str) -> float:
+    if not (isinstance(target, (int, float, np.floating)) and math.isfinite(target) and target > 0):
+        raise ValueError(f"the target error must be a positive number, got {target!r}")
+    return float(target) if measure == "mse" else float(target) ** 2
+
+
+def closed_form_measure(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray | Sequence[float],
+                        measure: str = "mse", params: Mapping[str, Any] | None = None) -> float:
+    """The closed-form MSE (or the least precise value's standard deviation) at (ε, n)."""
+    f = _normalise(freqs)
+    v = _measure(build_mechanism(mechanism_name, epsilon, f.size, params), f, int(n), measure)
+    return v if measure == "mse" else math.sqrt(v)
+
+
+def users_needed(mechanism_name: str, epsilon: float, freqs: np.ndarray | Sequence[float], target: float, *,
+                 measure: str = "mse", params: Mapping[str, Any] | None = None, n0: int = 100_000) -> int:
+    """Smallest n whose closed-form error is at most ``target`` at ε.
+
+    The variance is exactly ∝ 1/n, so n = ⌈n0 · V(n0) / x⌉ with x the target variance (the target
+    MSE, or the squared target standard deviation).
+    """
+    f = _normalise(freqs)
+    xv = _target_variance(target, measure)
+    v0 = _measure(build_mechanism(mechanism_name, epsilon, f.size, params), f, int(n0), measure)
+    ratio = int(n0) * v0 / xv
+    n = max(1, math.ceil(ratio * (1 - 1e-12)))
+    return int(n)
+
+
+def epsilon_needed(mechanism_name: str, n: int, freqs: np.ndarray | Sequence[float], target: float, *,
+                   measure: str = "mse", params: Mapping[str, Any] | None = None, lo: float = EPS_MIN,
+                   hi: float = EPS_MAX, scan_points: int = 200) -> float | None:
+    """Smallest ε in [lo, hi] whose closed-form error at n users is at most ``target``.
+
+    Returns ``lo`` when even ε = lo meets the target and ``None`` when even ε = hi does not. The
+    error decreases with ε; the first scan point meeting the target brackets the root, which Brent's
+    method then solves (so mechanisms with integer parameters such as OLH's g are handled).
+    """
+    f = _normalise(freqs)
+    xv = _target_variance(target, measure)
+
+    def excess(eps: float) -> float:
+        return math.log(_measure(build_mechanism(mechanism_name, eps, f.size, params), f, int(n), measure) / xv)
+
+    if excess(hi) > 0:
+        return None
+    if excess(lo) <= 0:
+        return float(lo)
+    grid = np.geomspace(lo, hi, scan_points)
+    values = [excess(e) for e in grid]
+    k = next(i for i, v in enumerate(values) if v <= 0)
+    if values[k] == 0:
+        return float(grid[k])
+    return float(brentq(excess, grid[k - 1], grid[k], xtol=1e-12, rtol=1e-12))
+
+
+def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray | Sequence[float], *,
+                        measure: str = "mse", trials: int = 40, seed: int | None = 0, engine: str = "fast",
+                        params: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """Run ``trials`` collections at (ε, n) and measure the error empirically, with a 95 % interval.
+
+    ``mse``: mean MSE of MI over trials ± 1.96 sd/√trials. ``sd``: root-mean-square error of the value
+    with the largest closed-form variance, with a χ² interval.
+    """
+    f = _normalise(freqs)
+    mech = build_mechanism(mechanism_name, epsilon, f.size, params)
+    counts = population_counts(f, int(n))
+    res = simulate(mech, counts, estimators=["mi"], engine=engine, trials=int(trials), seed=seed,
+                   metrics=("mse",))
+    truth = res.true_frequencies
+    if measure == "mse":
+        vals = res.metrics["mi"]["mse"]
+        mean = float(vals.mean())
+        half = Z95 * float(vals.std(ddof=1)) / math.sqrt(trials) if trials > 1 else math.nan
+        closed = float(np.mean(mech.variance(truth, res.n)))
+        return {"empirical": mean, "low": mean - half, "high": mean + half, "closed_form": closed,
+                "trials": int(trials)}
+    if measure == "sd":
+        var = mech.variance(truth, res.n)
+        v = int(np.argmax(var))
+        err = res.estimates["mi"][:, v] - truth[v]
+        ss = float(np.sum(err**2))
+        emp = math.sqrt(ss / trials)
+        low = math.sqrt(ss / chi2.ppf(0.975, trials))
+        high = math.sqrt(ss / chi2.ppf(0.025, trials))
+        return {"empirical": emp, "low": low, "high": high, "closed_form": math.sqrt(float(var[v])),
+                "trials": int(trials), "value_index": v}
+    raise ValueError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
+
+
+# --------------------------------------------------------------------------- sweeps
+TABLE_COLUMNS = ["mechanism", "estimator", "epsilon", "users", "d", "engine", "trial", "metric", "value",
+                 "closed_form"]
+
+
+def configuration_seed(seed: int | None, mechanism_name: str, epsilon: float, n: int, d: int) -> int | None:
+    """A child seed per configuration that depends only on the configuration (not on what else is swept)."""
+    if seed is None:
+        return None
+    key = [int(seed), zlib.crc32(mechanism_name.encode()), int(round(float(epsilon) * 1e9)), int(n), int(d)]
+    return int(np.random.SeedSequence(key).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def applicable_estimators(mechanism_name: str, estimators: Sequence[str]) -> list[str]:
+    """The estimators of ``estimators`` that apply to the mechanism (all pure mechanisms take all)."""
+    mech = build_mechanism(mechanism_name, 1.0, 8)
+    return [e for e in estimators if ESTIMATORS.get(e).applies_to(mech)]
+
+
+def run_configuration(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray, *,
+                      estimators: Sequence[str], trials: int, engine: str = "fast", seed: int | None = None,
+                      metrics: Sequence[str] = DEFAULT_METRICS, params: Mapping[str, Any] | None = None,
+                      top_k: int = 10) -> pd.DataFrame:
+    """One configuration's ``trials`` simulations as tidy rows (see ``TABLE_COLUMNS``)."""
+    f = _normalise(freqs)
+    mech = build_mechanism(mechanism_name, epsilon, f.size, params)
+    counts = population_counts(f, int(n))
+    ests = applicable_estimators(mechanism_name, estimators)
+    if not ests:
+        return pd.DataFrame(columns=TABLE_COLUMNS)
+    res = simulate(mech, counts, estimators=ests, engine=engine, trials=int(trials), seed=seed,
+                   metrics=tuple(metrics), top_k=top_k)
+    truth = res.true_frequencies
+    closed = {m: closed_form_value(mech, truth, res.n, m, top_k) for m in metrics}
+    names = [(est, metric) for est, per in res.metrics.items() for metric in per]
+    t = int(trials)
+    return pd.DataFrame({
+        "mechanism": mechanism_name,
+        "estimator": np.repeat([est for est, _ in names], t),
+        "epsilon": float(epsilon), "users": int(n), "d": int(f.size), "engine": engine,
+        "trial": np.tile(np.arange(t), len(names)),
+        "metric": np.repeat([metric for _, metric in names], t),
+        "value": np.concatenate([np.asarray(res.metrics[est][metric], dtype=np.float64) for est, metric in names]),
+        "closed_form": np.repeat([closed[metric] if est == "mi" else math.nan for est, metric in names], t),
+    }, columns=TABLE_COLUMNS)
+
+
+def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray, *,
+                         epsilon: float = 1.0, users: int = 100_000) -> list[tuple[str, float, float, int, int | None]]:
+    """(mechanism, x, ε, n, d) for every point of the sweep (d is None unless the axis is d)."""
+    if not mechanisms:
+        raise ValueError("choose at least one mechanism")
+    if len(grid) == 0:
+        raise ValueError("the sweep grid is empty")
+    out = []
+    for name in mechanisms:
+        for x in np.asarray(grid, dtype=np.float64):
+            eps, n, d = _configuration(axis, x, epsilon, users)
+            out.append((name, float(x), eps, n, d))
+    return out
+
+
+def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimators: Sequence[str] = ("mi",),
+                       axis: str = "epsilon", grid: Sequence[float] | np.ndarray | None = None,
+                       epsilon: float = 1.0, users: int = 100_000, trials: int = 20, engine: str = "fast",
+                       seed: int | None = 0, metrics: Sequence[str] = DEFAULT_METRICS,
+                       params: Mapping[str, Mapping[str, Any]] | None = None, top_k: int = 10,
+                       progress: Callable[[int, int, str], None] | None = None,
+                       runner: Callable[..., pd.DataFrame] | None = None) -> pd.DataFrame:
+    """Every (mechanism, grid point) configuration, ``trials`` times: a tidy table, one row per
+    mechanism / estimator / ε / n / d / trial / metric (columns ``TABLE_COLUMNS`` plus ``x``).
+
+    ``freqs`` is the distribution (or, for the d axis, a function d ↦ distribution). Each
+    configuration's seed depends only on the configuration and ``seed`` (``configuration_seed``),
+    so the same seed reproduces the table and adding a mechanism leaves the others' numbers alone.
+    ``progress(done, total, label)`` is called after each configuration; ``runner`` replaces
+    ``run_configuration`` (same signature), e.g. by a cached version.
+    """
+    if not estimators:
+        raise ValueError("choose at least one estimator")
+    if axis == "d" and not callable(freqs):
+        raise ValueError("the domain size cannot vary for this data: give a function d ↦ distribution "
+                         "(synthetic data or a numerical column to re-bucketize)")
+    grid = epsilon_grid() if grid is None else grid
+    configs = sweep_configurations(mechanisms, axis, grid, epsilon=epsilon, users=users)
+    run = runner or run_configuration
+    parts = []
+    for i, (name, x, eps, n, d) in enumerate(configs):
+        f = _freqs_at(freqs, d)
+        part = run(name, eps, n, f, estimators=tuple(estimators), trials=int(trials), engine=engine,
+                   seed=configuration_seed(seed, name, eps, n, f.size), metrics=tuple(metrics),
+                   params=dict((params or {}).get(name, {})), top_k=top_k)
+        part = part.assign(x=x)
+        parts.append(part)
+        if progress is not None:
+            progress(i + 1, len(configs), f"{name} at {AXES[axis].split()[-1]} = {x:.3g}")
+    table = pd.concat(parts, ignore_index=True)
+    return table[["x", *TABLE_COLUMNS]]
+
+
+def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z95) -> pd.DataFrame:
+    """Mean over trials per (mechanism, estimator, x) with the band mean ± z·sd/√trials."""
+    sub = table[table["metric"] == metric]
+    if sub.empty:
+        raise ValueError(f"the sweep table has no rows for metric {metric!r}")
+    g = sub.groupby(["mechanism", "estimator", "x"], sort=False)
+    out = g.agg(epsilon=("epsilon", "first"), users=("users", "first"), d=("d", "first"),
+                mean=("value", "mean"), sd=("value", "std"), trials=("value", "size"),
+                closed_form=("closed_form", "first")).reset_index()
+    out["sd"] = out["sd"].fillna(0.0)
+    half = level_z * out["sd"] / np.sqrt(out["trials"])
+    out["ci_low"] = out["mean"] - half
+    out["ci_high"] = out["mean"] + half
+    return out
+
+
+# --------------------------------------------------------------------------- privacy side
+def attack_curve(mechanisms: Sequence[str], epsilons: Sequence[float] | np.ndarray, freqs: np.ndarray, n: int, *,
+                 metric: str = "mse", params: Mapping[str, Mapping[str, Any]] | None = None,
+                 top_k: int = 10) -> pd.DataFrame:
+    """Per mechanism and ε: the Bayes-optimal attacker's success (prior = the data distribution) and
+    the closed-form error of MI. ``attack_success`` is NaN where it is not defined (SHE)."""
+    from ldp.studies.attacks import attack_success
+
+    f = _normalise(freqs)
+    rows = []
+    for name in mechanisms:
+        for eps in np.asarray(epsilons, dtype=np.float64):
+            mech = build_mechanism(name, eps, f.size, (params or {}).get(name))
+            s = attack_success(mech, f)
+            rows.append({"mechanism": name, "epsilon": float(eps),
+                         "attack_success": math.nan if s is None else float(s),
+                         "closed_form": closed_form_value(mech, f, int(n), metric, top_k)})
+    return pd.DataFrame(rows, columns=["mechanism", "epsilon", "attack_success", "closed_form"])
+
+
+# --------------------------------------------------------------------------- timing
+def calibrate_sweep_costs(mechanisms: Sequence[str], freqs: np.ndarray, *, users: int, engine: str = "fast",
+                         epsilon: float = 1.0, estimators: Sequence[str] = ("mi",),
+                         metrics: Sequence[str] = DEFAULT_METRICS, trials: int = 3,
+                         seed: int = 0) -> dict[str, tuple[float, float]]:
+    """A quick calibration: mechanism → (seconds per trial, seconds per configuration).
+
+    Each mechanism runs once to warm up (first-call costs are not representative), then with one
+    trial and with ``trials`` trials at (ε, ``users``, this d); the difference gives the cost of a
+    trial, the rest is the per-configuration overhead (building the mechanism, tidying the table).
+    """
+    if trials < 2:
+        raise ValueError("the calibration needs at least two trials")
+
+    def timed(name: str, k: int) -> float:
+        start = time.perf_counter()
+        run_configuration(name, epsilon, int(users), freqs, estimators=estimators, trials=k, engine=engine,
+                          seed=seed, metrics=metrics)
+        return time.perf_counter() - start
+
+    out = {}
+    for name in mechanisms:
+        timed(name, 1)
+        one, many = timed(name, 1), timed(name, trials)
+        per_trial = max((many - one) / (trials - 1), many / trials / 4, 1e-6)
+        out[name] = (per_trial, max(one - per_trial, 0.0))
+    return out
+
+
+def estimate_sweep_seconds(costs: Mapping[str, tuple[float, float]], *, axis: str,
+                           grid: Sequence[float] | np.ndarray, users: int, trials: int, engine: str = "fast",
+                           calibration_users: int | None = None) -> float:
+    """Expected run time: Σ over configurations of (per-configuration cost + trials × cost per trial),
+    with ``costs`` from ``calibrate_sweep_costs``. The exact engine's cost per trial grows linearly with
+    n, so it is scaled from the calibration's n; the fast engine's does not depend on n. Calibrate at
+    the largest d of the sweep (costs grow with d)."""
+    cal_n = int(calibration_users or users)
+    total = 0.0
+    for per_trial, per_config in costs.values():
+        for x in np.asarray(grid, dtype=np.float64):
+            n = float(x) if axis == "users" else float(users)
+            scale = n / cal_n if engine == "exact" else 1.0
+            total += per_config + per_trial * scale * int(trials)
+    return float(total)

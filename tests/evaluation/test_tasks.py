@@ -1,0 +1,217 @@
+"""Query tasks and measures (ldp.evaluation.tasks) against hand-computed values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.data.synthetic import true_distribution
+from ldp.estimators import ESTIMATORS
+from ldp.evaluation import tasks
+from ldp.studies import comparison as lab
+
+TRUE = np.array([0.5, 0.3, 0.2])
+
+
+# ------------------------------------------------------------------------------------------ full domain
+def test_full_domain_error_by_hand():
+    assert tasks.full_domain_error(TRUE, [0.4, 0.4, 0.2]) == pytest.approx(0.02 / 3)
+    est = np.array([0.6, 0.5, -0.1])
+    assert tasks.full_domain_error(TRUE, est) == pytest.approx((0.01 + 0.04 + 0.09) / 3)
+    # Post-Pos answers each single value clipped at 0 (= Base-Pos, §IV-A)
+    assert tasks.full_domain_error(TRUE, est, clip=True) == pytest.approx((0.01 + 0.04 + 0.04) / 3)
+
+
+def test_stacked_estimates_give_one_error_per_trial():
+    stack = np.array([[0.4, 0.4, 0.2], [0.5, 0.3, 0.2]])
+    out = tasks.full_domain_error(TRUE, stack)
+    assert isinstance(out, np.ndarray) and out.shape == (2,)
+    np.testing.assert_allclose(out, [0.02 / 3, 0.0], atol=1e-18)
+    assert isinstance(tasks.full_domain_error(TRUE, stack[0]), float)
+    with pytest.raises(ValueError, match="shape"):
+        tasks.full_domain_error(TRUE, [0.5, 0.5])
+
+
+# ------------------------------------------------------------------------------------------ top-k
+def test_top_k_error_and_precision_by_hand():
+    true = np.array([0.1, 0.5, 0.3, 0.1])
+    est = np.array([0.2, 0.4, 0.35, 0.05])
+    assert tasks.top_k_error(true, est, k=2) == pytest.approx((0.1**2 + 0.05**2) / 2)
+    assert tasks.top_k_error(true, est, k=1) == pytest.approx(0.01)
+    assert tasks.top_k_precision(true, est, k=2) == 1.0
+    assert tasks.top_k_precision(true, [0.5, 0.4, 0.1, 0.0], k=2) == 0.5
+    np.testing.assert_allclose(tasks.top_k_precision(true, np.array([est, [0.5, 0.4, 0.1, 0.0]]), k=2), [1.0, 0.5])
+    # clipping only touches negative answers among the top k
+    assert tasks.top_k_error(true, [0.0, -0.1, 0.3, 0.1], k=2, clip=True) == pytest.approx(0.5**2 / 2)
+
+
+@pytest.mark.parametrize("fn", [tasks.top_k_error, tasks.top_k_precision])
+def test_k_larger_than_the_domain_names_the_domain_size(fn):
+    with pytest.raises(ValueError, match="domain size 3"):
+        fn(TRUE, TRUE, k=4)
+    with pytest.raises(ValueError, match="domain size 3"):
+        fn(TRUE, TRUE, k=0)
+
+
+# ------------------------------------------------------------------------------------------ set-value queries
+def test_random_subsets_is_the_labs_and_has_rho_d_values():
+    assert tasks.random_subsets is lab.random_subsets
+    masks = tasks.random_subsets(200, 0.1, 30, np.random.default_rng(1))
+    assert masks.shape == (30, 200) and masks.dtype == bool
+    assert np.all(masks.sum(axis=1) == 20)
+    np.testing.assert_array_equal(masks, tasks.random_subsets(200, 0.1, 30, np.random.default_rng(1)))
+
+
+def test_answers_and_set_query_error_by_hand():
+    est = np.array([0.1, -0.3, 0.2, 0.4])
+    subsets = [[0, 1], [2, 3]]
+    np.testing.assert_allclose(tasks.answer_queries(est, subsets), [-0.2, 0.6])
+    np.testing.assert_allclose(tasks.answer_queries(est, subsets, clip=True), [0.0, 0.6])
+    np.testing.assert_allclose(tasks.set_query_answers(est, subsets), [-0.2, 0.6])
+    true = np.full(4, 0.25)
+    assert tasks.set_query_error(true, est, subsets) == pytest.approx((0.7**2 + 0.1**2) / 2)
+    assert tasks.set_query_error(true, est, subsets, clip=True) == pytest.approx((0.5**2 + 0.1**2) / 2)
+    mask = np.array([[True, True, False, False], [False, False, True, True]])
+    assert tasks.set_query_error(true, est, mask) == pytest.approx((0.7**2 + 0.1**2) / 2)
+    # a stack of estimates against the same queries
+    out = tasks.set_query_error(true, np.array([est, true]), subsets)
+    np.testing.assert_allclose(out, [0.25, 0.0], atol=1e-18)
+
+
+def test_post_pos_clips_answers_like_answer_query():
+    est = np.array([0.1, -0.3, 0.2, 0.4])
+    assert tasks.clip_for("post-pos") and not tasks.clip_for("mi") and not tasks.clip_for(ESTIMATORS.get("norm-sub"))
+    for subset in ([0, 1], [2, 3]):
+        assert tasks.answer_queries(est, [subset], clip=True)[0] == pytest.approx(
+            ldp.estimators.answer_query("post-pos", est, subset))
+
+
+def test_fixed_subsets_by_label_index_and_mask():
+    labels = ["apple", "pear", "kale", "leek"]
+    true = np.array([0.4, 0.1, 0.3, 0.2])
+    est = np.array([0.3, 0.1, 0.4, 0.2])
+    groups = {"fruit": ["apple", "pear"], "veg": [2, 3]}
+    names, mask = tasks.subset_masks(groups, 4, labels)
+    assert names == ["fruit", "veg"]
+    np.testing.assert_array_equal(mask, [[1, 1, 0, 0], [0, 0, 1, 1]])
+    assert tasks.fixed_subset_error(true, est, groups, labels=labels) == pytest.approx((0.1**2 + 0.1**2) / 2)
+    as_mask = {"fruit": np.array([True, True, False, False]), "veg": np.array([False, False, True, True])}
+    assert tasks.fixed_subset_error(true, est, as_mask) == pytest.approx(0.01)
+
+
+def test_empty_or_bad_subsets_are_errors():
+    with pytest.raises(ValueError, match="subset 'x' is empty"):
+        tasks.fixed_subset_error(TRUE, TRUE, {"a": [0], "x": []})
+    with pytest.raises(ValueError, match="subset 'x' is empty"):
+        tasks.subset_masks({"x": np.zeros(3, dtype=bool)}, 3)
+    with pytest.raises(ValueError, match=r"\[0, 3\)"):
+        tasks.subset_masks({"a": [5]}, 3)
+    with pytest.raises(ValueError, match="unknown value"):
+        tasks.subset_masks({"a": ["plum"]}, 3, ["x", "y", "z"])
+
+
+# ------------------------------------------------------------------------------------------ threshold
+def test_threshold_positives_by_hand():
+    true = np.array([0.3, 0.2, 0.05, 0.0])
+    est = np.array([0.25, 0.1, 0.15, 0.01])
+    tp, fp = tasks.threshold_positives(true, est, 0.12)
+    assert (tp, fp) == (1, 1)  # value 0 found; value 2 false alarm; value 1 missed
+    assert tasks.threshold_errors(true, est, 0.12) == 2.0
+    assert tasks.threshold_errors(true, true, 0.12) == 0.0
+    np.testing.assert_array_equal(tasks.threshold_errors(true, np.array([est, true]), 0.12), [2.0, 0.0])
+
+
+# ------------------------------------------------------------------------------------------ utility gain
+def test_utility_gain_formula_and_clipping():
+    assert tasks.utility_gain(10.0, 7.0) == pytest.approx(30.0)
+    assert tasks.utility_gain(4.0, 1.0) == pytest.approx(75.0)
+    assert tasks.utility_gain(10.0, 12.0) == 0.0  # worse than the baseline: clipped to "no gain"
+    assert tasks.utility_gain(0.0, 0.0) == 0.0
+    np.testing.assert_allclose(tasks.utility_gain(np.array([10.0, 10.0]), np.array([5.0, 20.0])), [50.0, 0.0])
+    with pytest.raises(ValueError):
+        tasks.utility_gain(-1.0, 1.0)
+
+
+# ------------------------------------------------------------------------------------------ equivalent users
+def test_closed_form_mi_mse_is_the_papers_expression():
+    mech = ldp.get_mechanism("olh", 1.0, 1024)
+    p, q, n, d = mech.p_star, mech.q_star, 100_000, 1024
+    paper = q * (1 - q) / (n * (p - q) ** 2) + (1 - p - q) / (d * n * (p - q))  # §V.C, Eq. (3)
+    assert tasks.closed_form_mi_mse(mech, n) == pytest.approx(paper, rel=1e-12)
+    zipf = true_distribution("zipf:s=1.5,d=1024")
+    assert tasks.closed_form_mi_mse(mech, n, zipf) == pytest.approx(paper, rel=1e-12)  # independent of f
+
+
+def test_equivalent_users_formula():
+    assert tasks.equivalent_users(1000, 0.5, 1.0) == pytest.approx(2000.0)
+    np.testing.assert_allclose(tasks.equivalent_users(1000, np.array([1.0, 2.0]), 1.0), [1000.0, 500.0])
+    mech = ldp.get_mechanism("grr", 1.0, 16)
+    mse = tasks.closed_form_mi_mse(mech, 500)
+    assert tasks.equivalent_users(500, mse, mechanism=mech) == pytest.approx(500.0)
+    with pytest.raises(ValueError, match="mechanism"):
+        tasks.equivalent_users(500, mse)
+    with pytest.raises(ValueError):
+        tasks.equivalent_users(500, 0.0, 1.0)
+
+
+def test_equivalent_users_mi_is_n_and_norm_sub_saves_users_on_zipf():
+    """Consistency paper Fig. 5: Base is the line n′ = n; Norm-Sub lies far above it on Zipf data,
+    where most of the 1024 values have tiny frequencies."""
+    d, n, trials = 1024, 100_000, 20
+    mech = ldp.get_mechanism("olh", 1.0, d)
+    truth = true_distribution(f"zipf:s=1.5,d={d}")
+    population = np.round(truth * n).astype(np.int64)
+    n = int(population.sum())
+    truth = population / n
+    result = ldp.simulate(mech, population, estimators=["mi", "norm-sub"], trials=trials, seed=3)
+    mse_mi = tasks.full_domain_error(truth, result.estimates["mi"])
+    mse_ns = tasks.full_domain_error(truth, result.estimates["norm-sub"])
+    # MI against its own trials: exactly n
+    assert tasks.equivalent_users(n, mse_mi.mean(), mse_mi.mean()) == pytest.approx(n)
+    # MI against the closed form: n within the trials' sampling error (4 standard errors)
+    n_mi = tasks.equivalent_users(n, mse_mi.mean(), mechanism=mech, true=truth)
+    rel_se = mse_mi.std(ddof=1) / np.sqrt(trials) / mse_mi.mean()
+    assert abs(n_mi / n - 1) < 4 * rel_se
+    n_ns = tasks.equivalent_users(n, mse_ns.mean(), mechanism=mech)
+    assert n_ns > 5 * n  # the paper reports ≈ 10× (Norm-Sub reduces MSE by about a factor of 10)
+
+
+# ------------------------------------------------------------------------------------------ bias / variance
+def test_bias_variance_is_reexported_from_the_lab():
+    assert tasks.bias_variance is lab.bias_variance and tasks.BiasVariance is lab.BiasVariance
+    est = np.array([[0.6, 0.4], [0.4, 0.6], [0.5, 0.5]])
+    bv = tasks.bias_variance(est, np.array([0.4, 0.6]))
+    np.testing.assert_allclose(bv.bias, [0.1, -0.1])
+    np.testing.assert_allclose(bv.variance, [0.01, 0.01])
+
+
+# ------------------------------------------------------------------------------------------ registry
+def test_tasks_registry_lists_callable_tasks():
+    assert {"mse", "topk", "topk-precision", "set", "subsets", "threshold"} <= set(tasks.TASKS)
+    for name, task in tasks.TASKS.items():
+        assert task.name == name and task.display_name and task.description and callable(task.function)
+        assert task.better in ("lower", "higher")
+    assert tasks.get_task("full") is tasks.TASKS["mse"]
+    assert tasks.get_task(" TopK ") is tasks.TASKS["topk"]
+    with pytest.raises(ValueError, match="choose one of: mse"):
+        tasks.get_task("nope")
+    for name, (display, description, fn) in tasks.MEASURES.items():
+        assert name and display and description and callable(fn)
+
+
+def test_bind_checks_parameters_once():
+    with pytest.raises(ValueError, match="domain size 8"):
+        tasks.TASKS["topk"].bind(8, k=9)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        tasks.TASKS["mse"].bind(8, k=3)
+    with pytest.raises(ValueError, match="needs groups"):
+        tasks.TASKS["subsets"].bind(8)
+    with pytest.raises(ValueError, match="subset 'b' is empty"):
+        tasks.TASKS["subsets"].bind(8, groups={"a": [1], "b": []})
+    with pytest.raises(ValueError, match="ρ"):
+        tasks.TASKS["set"].bind(8, rho=1.5)
+    bound = tasks.TASKS["set"].bind(8, rng=np.random.default_rng(0), rho=0.25, queries=5)
+    truth = np.full(8, 1 / 8)
+    assert bound.score(truth, np.array([truth, truth]), False).tolist() == [0.0, 0.0]
+    assert "k=3" in tasks.TASKS["topk"].bind(8, k=3).label

@@ -1,0 +1,296 @@
+"""The Learn page's maths (ldp.studies.lecture) against the lecture's numbers and closed forms."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.mechanisms.frequency.categorical import the_probabilities
+from ldp.mechanisms.frequency.hashing import cw_hash
+from ldp.studies import lecture as teaching
+
+
+# --------------------------------------------------------------------------- Warner (lecture's 80/20 example)
+def test_warner_expected_table_is_the_lectures():
+    table = teaching.warner_expected_table(80, 20, 0.5)
+    # truth yes: 80 → 40 + 20 yes, 0 + 20 no; truth no: 20 → 0 + 5 yes, 10 + 5 no
+    assert table.loc["yes", ["→ yes (truthful)", "→ yes (random)", "→ no (truthful)", "→ no (random)"]].tolist() == [
+        40, 20, 0, 20]
+    assert table.loc["no", ["→ yes (truthful)", "→ yes (random)", "→ no (truthful)", "→ no (random)"]].tolist() == [
+        0, 5, 10, 5]
+    assert table["→ yes"].sum() == 65 and table["→ no"].sum() == 35  # observed 65 / 35
+
+
+def test_warner_estimates_are_80_and_20():
+    assert teaching.warner_estimate(65, 100, 0.5) == 80  # c(n_v) = (I_v − 0.25 n) / 0.5
+    assert teaching.warner_estimate(35, 100, 0.5) == 20  # the same estimator on the "no" answers
+
+
+def test_warner_epsilon_is_ln3_and_inverts():
+    assert teaching.warner_probabilities(0.5) == (0.75, 0.25)
+    assert teaching.warner_epsilon(0.5) == pytest.approx(math.log(3), rel=1e-15)
+    for t in (0.05, 0.3, 0.9):
+        assert teaching.warner_truth_prob(teaching.warner_epsilon(t)) == pytest.approx(t, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n_yes", "n_no", "t"), [(80, 20, 0.5), (7, 93, 0.2), (500, 0, 0.85)])
+def test_warner_estimator_is_unbiased_on_expected_answers(n_yes, n_no, t):
+    table = teaching.warner_expected_table(n_yes, n_no, t)
+    assert teaching.warner_estimate(table["→ yes"].sum(), n_yes + n_no, t) == pytest.approx(n_yes, abs=1e-9)
+
+
+def test_warner_variance_equals_grr_with_two_values():
+    # Warner with a fair truth coin is GRR with d = 2 and ε = ln 3; count variance = n² Var[f̂].
+    grr = ldp.get_mechanism("grr", math.log(3), 2)
+    n_yes, n_no = 80, 20
+    n = n_yes + n_no
+    expected = n**2 * grr.variance(np.array([n_yes / n]), n)[0]
+    assert teaching.warner_variance(n_yes, n_no, 0.5) == pytest.approx(expected, rel=1e-12)
+
+
+def test_warner_simulation_is_seeded_and_consistent():
+    a = teaching.warner_simulate(80, 20, 0.5, seed=7, classes=1000)
+    b = teaching.warner_simulate(80, 20, 0.5, seed=7, classes=1000)
+    assert a.table.equals(b.table) and np.array_equal(a.estimates, b.estimates)
+    tab = a.table
+    assert tab.loc["yes", "people"] == 80 and tab.loc["no", "people"] == 20
+    assert tab.loc["no", "→ yes (truthful)"] == 0 and tab.loc["yes", "→ no (truthful)"] == 0
+    assert tab["→ yes"].sum() == a.yes_answers
+    assert (tab["→ yes"] + tab["→ no"] == tab["people"]).all()
+    assert a.estimate == teaching.warner_estimate(a.yes_answers, 100, 0.5) == a.estimates[0]
+    # Mean within 5 standard errors of the truth; σ within 5 standard errors of the theory.
+    sd = a.theoretical_sd
+    assert abs(a.estimates.mean() - 80) < 5 * sd / math.sqrt(1000)
+    assert abs(a.estimates.std(ddof=1) / sd - 1) < 5 * math.sqrt(1 / (2 * 999))
+
+
+def test_warner_rejects_bad_inputs():
+    with pytest.raises(ValueError, match="strictly between"):
+        teaching.warner_expected_table(80, 20, 1.0)
+    with pytest.raises(ValueError, match="at least one person"):
+        teaching.warner_simulate(0, 0, 0.5)
+
+
+# --------------------------------------------------------------------------- ε-LDP live check
+def test_worst_case_on_a_hand_matrix():
+    m = np.array([[0.5, 0.3, 0.2], [0.25, 0.25, 0.5]])
+    loss, col, v, v2 = teaching.worst_case(m)
+    assert col == 2 and (v, v2) == (1, 0) and loss == pytest.approx(math.log(2.5))
+
+
+@pytest.mark.parametrize("name", ["grr", "sue", "oue", "ss", "blh", "olh", "hr"])
+def test_pure_one_time_mechanisms_spend_exactly_epsilon(name):
+    check = teaching.privacy_check(ldp.get_mechanism(name, 1.3, 4))
+    assert check.verdict == "exact" and check.loss == pytest.approx(1.3, rel=1e-9)
+    assert check.budget_name == "ε" and check.ratio == pytest.approx(math.exp(1.3))
+
+
+def test_the_spends_less_than_epsilon():
+    mech = ldp.get_mechanism("the", 1.0, 4)
+    check = teaching.privacy_check(mech)
+    p, q = mech.p_star, mech.q_star
+    assert check.verdict == "under" and "THE" in check.message
+    assert check.loss == pytest.approx(math.log(p * (1 - q) / (q * (1 - p))), rel=1e-12)
+    assert check.loss < 1.0
+
+
+@pytest.mark.parametrize("name", ["l-grr", "l-oue", "l-sue", "l-olh"])
+def test_longitudinal_reports_spend_epsilon1_and_first_step_epsilon_inf(name):
+    check = teaching.privacy_check(ldp.get_mechanism(name, 2.0, 4, epsilon_1=0.7))
+    assert check.budget_name == "ε1" and check.budget == 0.7
+    assert check.verdict == "exact" and check.loss == pytest.approx(0.7, rel=1e-9)
+    assert check.first_step_loss == pytest.approx(2.0, rel=1e-9) and check.notes
+
+
+def test_too_large_channel_and_she_raise():
+    with pytest.raises(ValueError, match="outputs"):
+        teaching.privacy_check(ldp.get_mechanism("olh", 10.0, 8))
+    with pytest.raises(ValueError):
+        teaching.privacy_check(ldp.get_mechanism("she", 1.0, 4))
+
+
+def test_she_density_ratio_bound():
+    info = teaching.she_privacy(ldp.get_mechanism("she", 1.5, 5), seed=3, samples=4000)
+    assert info.scale == pytest.approx(2 / 1.5)
+    assert info.analytic_bound == pytest.approx(1.5) and info.per_coordinate_bound == pytest.approx(0.75)
+    assert info.worst_loss == pytest.approx(1.5, rel=1e-12)  # attained at y = one-hot(v')
+    assert info.sampled_max_loss <= 1.5 * (1 + 1e-6)  # float32 reports: rounding only
+
+
+def test_ratio_table_sorted():
+    mech = ldp.get_mechanism("ss", 1.0, 5)
+    matrix, labels = mech.channel()
+    table = teaching.ratio_table(matrix, labels, top=4)
+    assert len(table) == 4 and table["ratio"].is_monotonic_decreasing
+    assert table["ln ratio"].iloc[0] == pytest.approx(1.0)
+
+
+def test_laplace_densities_ratio_bounded():
+    x = np.linspace(-10, 10, 2001)
+    own, other = teaching.laplace_densities(2.0, x)
+    assert np.all(np.abs(np.log(own / other)) <= 1.0 + 1e-12)  # ε/2 per coordinate
+    assert np.trapezoid(own, x) == pytest.approx(1, abs=1e-2)
+
+
+# --------------------------------------------------------------------------- one user's report
+def test_support_sets():
+    grr = ldp.get_mechanism("grr", 1.0, 8)
+    assert teaching.support_set(grr, np.array([5])) == [5]
+    oue = ldp.get_mechanism("oue", 1.0, 4)
+    assert teaching.support_set(oue, np.array([[1, 0, 1, 0]], dtype=bool)) == [0, 2]
+    assert teaching.support_set(ldp.get_mechanism("she", 1.0, 4), np.zeros((1, 4))) is None
+    olh = ldp.get_mechanism("olh", 1.0, 8)
+    a, b, y = 3, 5, 1
+    expected = [v for v in range(8) if cw_hash(a, b, v, olh.prime, olh.g) == y]
+    assert teaching.support_set(olh, np.array([[a, b, y]])) == expected
+    hr = ldp.get_mechanism("hr", 1.0, 8)
+    assert teaching.support_set(hr, np.array([[6, 0]])) == [v for v in range(8) if bin(6 & v).count("1") % 2 == 0]
+
+
+def test_report_bits():
+    d = 8
+    assert teaching.report_bits(ldp.get_mechanism("grr", 1.0, d)) == 3
+    assert teaching.report_bits(ldp.get_mechanism("oue", 1.0, d)) == d
+    assert teaching.report_bits(ldp.get_mechanism("the", 1.0, d)) == d
+    assert teaching.report_bits(ldp.get_mechanism("she", 1.0, d)) == 32 * d
+    ss = ldp.get_mechanism("ss", 1.0, d)
+    assert teaching.report_bits(ss) == ss.omega * 3
+    olh = ldp.get_mechanism("olh", 1.0, d)  # P = 11, g = 4: a, b need 4 bits each, y 2 bits
+    assert (olh.prime, olh.g) == (11, 4) and teaching.report_bits(olh) == 10
+    assert teaching.report_bits(ldp.get_mechanism("hr", 1.0, d)) == 4  # K = 8 → 3 bits + 1 bit
+    assert teaching.report_bits(ldp.get_mechanism("l-grr", 1.0, d)) == 3
+
+
+def test_one_user_reports_cover_the_registry_and_are_seeded():
+    table = teaching.one_user_reports(3, 8, 1.0, seed=4)
+    again = teaching.one_user_reports(3, 8, 1.0, seed=4)
+    assert table.equals(again)
+    assert table["name"].tolist() == ldp.MECHANISMS.names()
+    for _, row in table.iterrows():
+        mech = teaching._mechanism_for(row["name"], 1.0, 8, None)
+        assert row["bits"] == teaching.report_bits(mech)
+        if mech.pure:
+            assert row["supports own value"] == ("3" in row["supports"].strip("{}").split(", "))
+    she = table.set_index("name").loc["she"]
+    assert she["supports own value"] is None and len(she["report"].split()) == 8
+    with pytest.raises(ValueError, match="value"):
+        teaching.one_user_reports(8, 8, 1.0)
+
+
+# --------------------------------------------------------------------------- channel summaries
+@pytest.mark.parametrize("name", ["grr", "sue", "the", "ss", "blh", "olh", "hr", "l-grr", "l-oue", "l-blh"])
+def test_support_probabilities_from_the_channel_are_p_and_q(name):
+    mech = ldp.get_mechanism(name, 1.2, 5)
+    matrix, labels = mech.channel()
+    got = teaching.support_probabilities(mech, matrix, labels)
+    np.testing.assert_allclose(got, teaching.support_probabilities(mech), rtol=0, atol=1e-12)
+    assert got[0, 0] == pytest.approx(mech.p_star) and got[0, 1] == pytest.approx(mech.q_star)
+
+
+def test_support_probabilities_reject_she():
+    with pytest.raises(ValueError, match="not pure"):
+        teaching.support_probabilities(ldp.get_mechanism("she", 1.0, 3))
+
+
+# --------------------------------------------------------------------------- comparison table
+def _lecture_by_hand(name: str, eps: float, d: int) -> float:
+    e, h = math.exp(eps), math.exp(eps / 2)
+    return {"grr": (d - 2 + e) / (e - 1) ** 2, "she": 8 / eps**2, "the": (2 * h - 1) / (h - 1) ** 2,
+            "sue": h / (h - 1) ** 2, "oue": 4 * e / (e - 1) ** 2, "blh": (e + 1) ** 2 / (e - 1) ** 2,
+            "olh": 4 * e / (e - 1) ** 2, "hr": (e + 1) ** 2 / (e - 1) ** 2}[name]
+
+
+@pytest.mark.parametrize(("eps", "d"), [(0.5, 10), (1.0, 100), (4.0, 1000)])
+def test_comparison_table_matches_the_lectures_closed_forms(eps, d):
+    table = teaching.comparison_table(eps, d, n=10_000).set_index("name")
+    assert list(table.index) == list(teaching.COMPARISON_ORDER)
+    for name in ("grr", "she", "the", "sue", "oue", "blh", "olh", "hr"):
+        assert table.loc[name, "lecture value"] == pytest.approx(_lecture_by_hand(name, eps, d), rel=1e-12)
+    ours = table["ours: approximate_variance(1)"]
+    # Our implementation equals the closed form where the lecture's parameters are exact.
+    for name in ("grr", "she", "sue", "oue", "hr"):
+        assert ours[name] == pytest.approx(table.loc[name, "lecture value"], rel=1e-12)
+        assert ours[name] == pytest.approx(ldp.get_mechanism(name, eps, d).approximate_variance(1), rel=1e-15)
+    # THE: optimal θ is never worse than the lecture's θ = 1.
+    assert ours["the"] <= table.loc["the", "lecture value"] * (1 + 1e-12)
+    assert table.loc[ours.idxmin(), "best"] and table["best"].sum() == (ours == ours.min()).sum()
+    assert table[f"σ of f̂ with n = {10_000:,}"].to_numpy() == pytest.approx(np.sqrt(ours.to_numpy() / 10_000))
+
+
+def test_the_lecture_value_is_theta_one():
+    eps = 1.7
+    p, q = the_probabilities(eps, 1.0)
+    assert q * (1 - q) / (p - q) ** 2 == pytest.approx(teaching.lecture_variance("the", eps, 5), rel=1e-12)
+
+
+@pytest.mark.parametrize("d", [1009, 10007])
+def test_hashing_tends_to_the_lecture_as_the_prime_grows(d):
+    eps = math.log(3)  # e^ε + 1 = 4: OLH's integer g equals the lecture's real g
+    for name in ("blh", "olh"):
+        mech = ldp.get_mechanism(name, eps, d)
+        rel = mech.approximate_variance(1) / teaching.lecture_variance(name, eps, d) - 1
+        assert abs(rel) < 4 / mech.prime  # the collision probability differs from 1/g by O(1/P)
+
+
+def test_de_rule_threshold():
+    eps = 1.0
+    threshold = 3 * math.e + 2  # 10.15…
+    assert teaching.de_rule(eps, 10).use_de and teaching.de_rule(eps, 10).choice == "grr"
+    assert not teaching.de_rule(eps, 11).use_de and teaching.de_rule(eps, 11).choice == "olh/oue"
+    assert teaching.de_rule(eps, 10).threshold == pytest.approx(threshold)
+    # The rule is exactly "DE's closed form is below OUE/OLH's".
+    for e in (0.1, 0.7, 2.0, 5.0):
+        for d in range(2, 500, 7):
+            de, oue = teaching.lecture_variance("grr", e, d), teaching.lecture_variance("oue", e, d)
+            if not math.isclose(de, oue, rel_tol=1e-12):
+                assert teaching.de_rule(e, d).use_de == (de < oue)
+
+
+# --------------------------------------------------------------------------- Q questions
+def test_split_vs_partition_formulas():
+    n = 1000
+    split, part = teaching.split_vs_partition_variance(1.0, 2, n)
+    e = math.e
+    assert split == pytest.approx(4 * math.exp(0.5) / (n * (math.exp(0.5) - 1) ** 2), rel=1e-12)
+    assert part == pytest.approx(8 * e / (n * (e - 1) ** 2), rel=1e-12)  # the lecture's Q = 2 case
+    s1, p1 = teaching.split_vs_partition_variance(1.3, 1, n)
+    assert s1 == pytest.approx(p1, rel=1e-15)
+    eps = np.geomspace(0.05, 10, 50)
+    for q in (2, 3, 5, 10):
+        s, p = teaching.split_vs_partition_variance(eps, q, n)
+        assert np.all(p < s)  # "algebra shows that it is better to partition users"
+    s, p = teaching.split_vs_partition_variance(eps, 2, n)
+    assert np.all(s / p >= 2 - 1e-12)  # for Q = 2 partitioning wins by at least a factor 2: (x + 1)² ≥ 4x
+    with pytest.raises(ValueError):
+        teaching.split_vs_partition_variance(1.0, 0, n)
+
+
+def test_split_vs_partition_conclusion_reads_the_numbers():
+    text = teaching.split_vs_partition_conclusion(1.0, 2, 10_000, np.geomspace(0.05, 10, 20))
+    assert "partitioning users is 2.13× more accurate" in text and "partitioning wins" in text
+    assert "the same" in teaching.split_vs_partition_conclusion(1.0, 1, 10_000)
+
+
+def test_split_vs_partition_simulation_matches_theory():
+    trials, d = 200, 32
+    table = teaching.split_vs_partition_simulation(1.0, 2, 20_000, d=d, trials=trials, seed=5).set_index("strategy")
+    again = teaching.split_vs_partition_simulation(1.0, 2, 20_000, d=d, trials=trials, seed=5).set_index("strategy")
+    assert table.equals(again)
+    assert table.loc["split the budget", "users per question"] == 20_000
+    assert table.loc["partition users", "users per question"] == 10_000
+    # Relative standard error of a variance from `trials` draws, averaged over d independent values.
+    rel_se = math.sqrt(2 / ((trials - 1) * d))
+    for strategy in table.index:
+        ratio = table.loc[strategy, "simulated"] / table.loc[strategy, "closed form (our OLH, f = 1/d)"]
+        assert abs(ratio - 1) < 5 * rel_se
+    assert table.loc["partition users", "simulated"] < table.loc["split the budget", "simulated"]
+
+
+def test_one_user_reports_mark_unbuildable_mechanisms():
+    # ε∞ = 0.06 with ε1 = 0.05: L-OUE's second step cannot reach ε1, L-GRR can.
+    table = teaching.one_user_reports(0, 8, 0.06, seed=0, epsilon_1=0.05).set_index("name")
+    assert "not available" in table.loc["l-oue", "report"] and "not reachable" in table.loc["l-oue", "how to read it"]
+    assert "not available" not in table.loc["l-grr", "report"]

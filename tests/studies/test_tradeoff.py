@@ -1,0 +1,318 @@
+"""Unit tests of ldp.studies.tradeoff: grids, closed forms, crossovers, the inverse question and sweeps."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ldp.evaluation.metrics import DEFAULT_METRICS
+from ldp.mechanisms import get_mechanism
+from ldp.studies import tradeoff as T
+
+ZIPF = (1 / np.arange(1, 51) ** 1.2) / np.sum(1 / np.arange(1, 51) ** 1.2)
+
+
+# --------------------------------------------------------------------------- grids and populations
+def test_epsilon_grid_is_log_spaced_with_endpoints():
+    grid = T.epsilon_grid(0.1, 10, 10)
+    assert grid.shape == (10,)
+    assert grid[0] == pytest.approx(0.1) and grid[-1] == pytest.approx(10)
+    ratios = grid[1:] / grid[:-1]
+    assert np.allclose(ratios, 100 ** (1 / 9))
+    assert T.epsilon_grid(0.5, 0.5, 1).tolist() == [0.5]
+
+
+@pytest.mark.parametrize("args", [(0, 10, 5), (-1, 10, 5), (2, 1, 5), (1, 1, 3), (0.1, 10, 0), (0.1, math.inf, 3)])
+def test_epsilon_grid_rejects_bad_ranges(args):
+    with pytest.raises(ValueError):
+        T.epsilon_grid(*args)
+
+
+def test_log_int_grid_unique_integers():
+    grid = T.log_int_grid(2, 2048, 12)
+    assert grid[0] == 2 and grid[-1] == 2048 and np.all(np.diff(grid) > 0)
+    assert T.log_int_grid(3, 5, 10).tolist() == [3, 4, 5]
+    with pytest.raises(ValueError):
+        T.log_int_grid(10, 5, 3)
+
+
+def test_population_counts_sum_and_rounding():
+    counts = T.population_counts(ZIPF, 12_345)
+    assert counts.sum() == 12_345
+    assert np.all(np.abs(counts - ZIPF * 12_345) < 1)
+    assert T.population_counts([1, 1, 1], 10).tolist() in ([4, 3, 3], [3, 4, 3], [3, 3, 4])
+    with pytest.raises(ValueError):
+        T.population_counts(ZIPF, 0)
+
+
+def test_rebin_frequencies_preserves_mass():
+    f = np.array([0.1, 0.2, 0.3, 0.4])
+    assert np.allclose(T.rebin_frequencies(f, 4), f)
+    assert np.allclose(T.rebin_frequencies(f, 2), [0.3, 0.7])
+    assert np.allclose(T.rebin_frequencies(f, 8), np.repeat(f / 2, 2))
+    r = T.rebin_frequencies(ZIPF, 7)
+    assert r.shape == (7,) and r.sum() == pytest.approx(1)
+
+
+# --------------------------------------------------------------------------- closed forms
+@pytest.mark.parametrize("eps", [0.3, 1.0, 4.0])
+def test_closed_form_small_frequency_limits(eps):
+    d, n, e = 64, 10_000, math.exp(eps)
+    grr = T.closed_form_curve("grr", [eps], d, n)[0]
+    oue = T.closed_form_curve("oue", [eps], d, n)[0]
+    assert grr == pytest.approx((d - 2 + e) / (e - 1) ** 2 / n, rel=1e-12)
+    assert oue == pytest.approx(4 * e / (e - 1) ** 2 / n, rel=1e-12)
+
+
+def test_closed_form_metrics():
+    mech = get_mechanism("oue", 1.0, ZIPF.size)
+    var = mech.variance(ZIPF, 1000)
+    assert T.closed_form_value(mech, ZIPF, 1000, "mse") == pytest.approx(var.mean())
+    assert T.closed_form_value(mech, ZIPF, 1000, "topk_mse", top_k=5) == pytest.approx(var[:5].mean())
+    assert T.closed_form_value(mech, ZIPF, 1000, "mae") == pytest.approx(np.sqrt(var).mean() * math.sqrt(2 / math.pi))
+    assert T.closed_form_value(mech, ZIPF, 1000, "l1") == pytest.approx(np.sqrt(var).sum() * math.sqrt(2 / math.pi))
+    assert math.isnan(T.closed_form_value(mech, ZIPF, 1000, "max_abs"))
+
+
+def test_closed_form_curves_along_users_fall_as_one_over_n():
+    table = T.closed_form_curves(["grr"], "users", [1000, 10_000], ZIPF, epsilon=1.0)
+    v = table["value"].to_numpy()
+    assert v[0] / v[1] == pytest.approx(10)
+    f = T.closed_form_function("grr", "users", ZIPF, epsilon=1.0)
+    assert f(1000) == pytest.approx(v[0]) and f(10_000) == pytest.approx(v[1])
+
+
+def test_closed_form_curves_along_d_use_the_distribution_function():
+    table = T.closed_form_curves(["oue"], "d", [4, 16, 64], lambda d: np.ones(d) / d, epsilon=1.0, users=1000)
+    assert table["d"].tolist() == [4, 16, 64]
+    assert np.allclose(table["value"], [get_mechanism("oue", 1.0, d).variance(np.ones(d) / d, 1000).mean()
+                                        for d in (4, 16, 64)])
+
+
+# --------------------------------------------------------------------------- crossovers
+def _small_frequency_limit(mech: str, d: int):
+    return lambda eps: float(T.closed_form_curve(mech, [eps], d, 1000)[0])
+
+
+@pytest.mark.parametrize("d", [8, 30, 100, 1000])
+def test_grr_oue_crossover_is_ln_d_minus_2_over_3(d):
+    grid = T.epsilon_grid(0.05, 10, 40)
+    curves = {m: T.closed_form_curve(m, grid, d, 1000) for m in ("grr", "oue")}
+    functions = {m: _small_frequency_limit(m, d) for m in curves}
+    found = T.crossovers(curves, grid, functions=functions)
+    assert len(found) == 1
+    eps, a, b = found[0]
+    assert {a, b} == {"grr", "oue"}
+    assert eps == pytest.approx(math.log((d - 2) / 3), abs=1e-6)
+    assert 3 * math.exp(eps) + 2 == pytest.approx(d, rel=1e-6)
+    assert T.grr_oue_crossover(d) == pytest.approx(eps, abs=1e-6)
+
+
+def test_crossovers_interpolate_without_functions():
+    grid = T.epsilon_grid(0.1, 10, 200)
+    d = 100
+    curves = {m: T.closed_form_curve(m, grid, d, 1000) for m in ("grr", "oue")}
+    (eps, _, _), = T.crossovers(curves, grid)
+    # linear interpolation in ln ε of ln(ratio): error far below one grid step (ratio 10^(2/199))
+    assert eps == pytest.approx(math.log(98 / 3), rel=1e-3)
+
+
+def test_crossovers_ignore_ties_ripples_and_parallel_curves():
+    x = np.geomspace(1, 100, 50)
+    base = 1 / x
+    assert T.crossovers({"a": base, "b": 2 * base}, x) == []
+    assert T.crossovers({"a": base, "b": base}, x) == []
+    ripple = base * (1 + 0.05 * np.sin(np.linspace(0.5, 6.5, x.size) * np.pi))  # 6 crossings, net none
+    assert T.crossovers({"a": base, "b": ripple}, x, merge=3.0) == []
+    steep = x ** -2.0 * 10  # crosses 1/x once at x = 10
+    (xc, a, b), = T.crossovers({"a": base, "b": steep}, x)
+    assert (a, b) == ("a", "b") and xc == pytest.approx(10, rel=1e-9)
+    with pytest.raises(ValueError):
+        T.crossovers({"a": base, "b": base[:-1]}, x)
+    with pytest.raises(ValueError):
+        T.crossovers({"a": base}, x[::-1])
+
+
+# --------------------------------------------------------------------------- the inverse question
+@pytest.mark.parametrize("mech", ["grr", "oue", "olh", "ss", "l-oue"])
+@pytest.mark.parametrize("measure,target", [("mse", 1e-6), ("sd", 2e-3)])
+def test_users_needed_is_the_smallest_n_meeting_the_target(mech, measure, target):
+    n = T.users_needed(mech, 1.0, ZIPF, target, measure=measure)
+    assert T.closed_form_measure(mech, 1.0, n, ZIPF, measure) <= target * (1 + 1e-12)
+    assert T.closed_form_measure(mech, 1.0, n - 1, ZIPF, measure) > target
+
+
+def test_users_needed_hand_computed_grr():
+    d, eps, e = 10, 1.0, math.exp(1.0)
+    f = np.zeros(d)
+    f[0] = 1.0
+    p, q = e / (e + d - 1), 1 / (e + d - 1)
+    v1 = (np.where(f == 1, p * (1 - p), q * (1 - q)) / (p - q) ** 2).mean()  # n = 1
+    assert T.users_needed("grr", eps, f, 1e-4) == math.ceil(v1 / 1e-4)
+
+
+@pytest.mark.parametrize("mech", ["grr", "oue", "olh", "ss", "she"])
+def test_epsilon_needed_round_trip(mech):
+    n, target = 50_000, 2e-6
+    eps = T.epsilon_needed(mech, n, ZIPF, target)
+    assert eps is not None and T.EPS_MIN < eps < T.EPS_MAX
+    assert T.closed_form_measure(mech, eps, n, ZIPF) == pytest.approx(target, rel=1e-8)
+    assert T.closed_form_measure(mech, eps * 0.99, n, ZIPF) > target
+    # and back: at that ε, the users needed for the target are (about) n
+    assert T.users_needed(mech, eps, ZIPF, target) == pytest.approx(n, rel=1e-6)
+
+
+def test_epsilon_needed_unreachable_and_trivial():
+    assert T.epsilon_needed("oue", 1000, ZIPF, 1e-12) is None
+    assert T.epsilon_needed("oue", 10**9, ZIPF, 1.0) == T.EPS_MIN
+    with pytest.raises(ValueError):
+        T.epsilon_needed("oue", 1000, ZIPF, -1.0)
+    with pytest.raises(ValueError):
+        T.users_needed("oue", 1.0, ZIPF, 1e-6, measure="rmse")
+
+
+@pytest.mark.parametrize("measure", ["mse", "sd"])
+def test_check_by_simulation_agrees_with_theory(measure):
+    trials = 200
+    out = T.check_by_simulation("oue", 1.0, 20_000, ZIPF, measure=measure, trials=trials, seed=3)
+    assert out["closed_form"] == pytest.approx(T.closed_form_measure("oue", 1.0, 20_000, ZIPF, measure))
+    assert out["low"] < out["empirical"] < out["high"]
+    if measure == "mse":
+        # per-trial MSE of d near-independent Gaussian errors: sd ≈ √(2 Σσ⁴)/d; 5 standard errors
+        var = get_mechanism("oue", 1.0, ZIPF.size).variance(T.population_counts(ZIPF, 20_000) / 20_000, 20_000)
+        se = math.sqrt(2 * np.sum(var**2)) / var.size / math.sqrt(trials)
+    else:
+        se = out["closed_form"] / math.sqrt(2 * trials)  # sd of a sample standard deviation
+    assert abs(out["empirical"] - out["closed_form"]) < 5 * se
+
+
+# --------------------------------------------------------------------------- sweeps
+def _sweep(**kw) -> pd.DataFrame:
+    args = {"mechanisms": ["grr", "oue"], "estimators": ["mi", "norm-sub"], "grid": T.epsilon_grid(0.5, 4, 3),
+            "trials": 4, "seed": 11, "users": 5000}
+    args.update(kw)
+    return T.run_tradeoff_sweep(ZIPF, **args)
+
+
+def test_sweep_table_shape_and_columns():
+    table = _sweep()
+    assert list(table.columns) == ["x", *T.TABLE_COLUMNS]
+    assert len(table) == 2 * 3 * 4 * 2 * len(DEFAULT_METRICS)
+    counts = table.groupby(["mechanism", "estimator", "epsilon", "metric"]).size()
+    assert counts.eq(4).all() and len(counts) == 2 * 2 * 3 * len(DEFAULT_METRICS)
+    mi = table[(table["estimator"] == "mi") & (table["metric"] == "mse")]
+    assert mi["closed_form"].notna().all()
+    assert table.loc[table["estimator"] == "norm-sub", "closed_form"].isna().all()
+
+
+def test_sweep_is_reproducible_and_configurations_are_independent():
+    a, b = _sweep(), _sweep()
+    pd.testing.assert_frame_equal(a, b)
+    c = _sweep(seed=12)
+    assert not np.allclose(a["value"], c["value"])
+    # adding a mechanism does not change the others' numbers
+    more = _sweep(mechanisms=["grr", "oue", "olh"])
+    pd.testing.assert_frame_equal(more[more["mechanism"] != "olh"].reset_index(drop=True), a)
+
+
+def test_sweep_progress_and_runner():
+    calls = []
+    seen = []
+
+    def runner(*args, **kw):
+        seen.append(kw["seed"])
+        return T.run_configuration(*args, **kw)
+
+    _sweep(progress=lambda done, total, label: calls.append((done, total)), runner=runner)
+    assert calls == [(i, 6) for i in range(1, 7)]
+    assert len(set(seen)) == 6
+
+
+def test_sweep_along_users_and_d():
+    t = T.run_tradeoff_sweep(ZIPF, mechanisms=["oue"], axis="users", grid=[1000, 10_000], epsilon=1.0, trials=2,
+                             seed=0)
+    assert sorted(t["users"].unique()) == [1000, 10_000]
+    t = T.run_tradeoff_sweep(lambda d: np.ones(d) / d, mechanisms=["grr"], axis="d", grid=[4, 32], trials=2, seed=0,
+                             users=2000)
+    assert sorted(t["d"].unique()) == [4, 32]
+    with pytest.raises(ValueError, match="cannot vary"):
+        T.run_tradeoff_sweep(ZIPF, mechanisms=["grr"], axis="d", grid=[4, 32])
+    with pytest.raises(ValueError):
+        T.run_tradeoff_sweep(ZIPF, mechanisms=[], grid=[1.0])
+    with pytest.raises(ValueError):
+        T.run_tradeoff_sweep(ZIPF, mechanisms=["grr"], estimators=[], grid=[1.0])
+
+
+def test_summary_mean_matches_closed_form():
+    trials = 100
+    table = T.run_tradeoff_sweep(ZIPF, mechanisms=["oue"], estimators=["mi"], grid=[1.0], trials=trials, seed=5,
+                                 users=20_000)
+    s = T.summarize_sweep(table, "mse")
+    assert len(s) == 1 and s["trials"].iloc[0] == trials
+    row = s.iloc[0]
+    var = get_mechanism("oue", 1.0, ZIPF.size).variance(T.population_counts(ZIPF, 20_000) / 20_000, 20_000)
+    se = math.sqrt(2 * np.sum(var**2)) / var.size / math.sqrt(trials)
+    assert row["closed_form"] == pytest.approx(var.mean())
+    assert abs(row["mean"] - row["closed_form"]) < 5 * se
+    assert row["ci_low"] < row["mean"] < row["ci_high"]
+    assert row["ci_high"] - row["mean"] == pytest.approx(T.Z95 * row["sd"] / math.sqrt(trials))
+    with pytest.raises(ValueError):
+        T.summarize_sweep(table, "nope")
+
+
+def test_benchmark_sweep_10_eps_4_mechanisms_20_trials_under_10_s():
+    freqs = (1 / np.arange(1, 101)) / np.sum(1 / np.arange(1, 101))
+    start = time.perf_counter()
+    table = T.run_tradeoff_sweep(freqs, mechanisms=["grr", "oue", "olh", "ss"], estimators=["mi"],
+                                 grid=T.epsilon_grid(0.1, 10, 10), users=100_000, trials=20, seed=0)
+    elapsed = time.perf_counter() - start
+    assert len(table) == 10 * 4 * 20 * len(DEFAULT_METRICS)
+    assert elapsed < 10, f"the 10 × 4 × 20 sweep took {elapsed:.1f} s"
+
+
+# --------------------------------------------------------------------------- privacy side and timing
+def test_attack_curve():
+    eps = T.epsilon_grid(0.1, 10, 5)
+    table = T.attack_curve(["grr", "she"], eps, ZIPF, 10_000)
+    grr = table[table["mechanism"] == "grr"]["attack_success"].to_numpy()
+    assert grr[0] == pytest.approx(ZIPF.max(), abs=0.01)  # almost no information at ε = 0.1
+    assert np.all(np.diff(grr) >= -1e-12) and grr[-1] > 0.9
+    assert table[table["mechanism"] == "she"]["attack_success"].isna().all()
+    assert table["closed_form"].notna().all()
+
+
+def test_estimate_sweep_seconds_cost_model():
+    per = {"grr": (0.01, 0.0), "oue": (0.02, 0.0)}
+    fast = T.estimate_sweep_seconds(per, axis="epsilon", grid=[1, 2, 3], users=10_000, trials=10)
+    assert fast == pytest.approx(3 * 10 * 0.03)
+    assert T.estimate_sweep_seconds(per, axis="epsilon", grid=[1, 2, 3], users=10_000, trials=20) == pytest.approx(
+        2 * fast)
+    exact = T.estimate_sweep_seconds(per, axis="epsilon", grid=[1, 2, 3], users=100_000, trials=10, engine="exact",
+                                     calibration_users=10_000)
+    assert exact == pytest.approx(10 * fast)
+    along_n = T.estimate_sweep_seconds({"grr": (1.0, 0.5)}, axis="users", grid=[1000, 3000], users=1, trials=1,
+                                       engine="exact", calibration_users=1000)
+    assert along_n == pytest.approx(4.0 + 2 * 0.5)
+
+
+def test_calibration_predicts_the_sweep_time():
+    freqs = np.ones(100) / 100
+    costs = T.calibrate_sweep_costs(["grr", "oue"], freqs, users=10_000)
+    assert set(costs) == {"grr", "oue"} and all(t > 0 and c >= 0 for t, c in costs.values())
+    grid = T.epsilon_grid(0.5, 5, 4)
+    predicted = T.estimate_sweep_seconds(costs, axis="epsilon", grid=grid, users=10_000, trials=10)
+    start = time.perf_counter()
+    T.run_tradeoff_sweep(freqs, mechanisms=["grr", "oue"], grid=grid, users=10_000, trials=10, seed=0)
+    actual = time.perf_counter() - start
+    # timing on a shared machine is noisy: the estimate only has to be the right order of magnitude
+    assert actual / 10 < predicted < actual * 10 + 0.5
+
+
+def test_configuration_seed_is_stable():
+    assert T.configuration_seed(1, "grr", 1.0, 100, 10) == T.configuration_seed(1, "grr", 1.0, 100, 10)
+    assert T.configuration_seed(1, "grr", 1.0, 100, 10) != T.configuration_seed(1, "oue", 1.0, 100, 10)
+    assert T.configuration_seed(None, "grr", 1.0, 100, 10) is None
