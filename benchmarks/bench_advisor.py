@@ -117,7 +117,7 @@ def table_ibu(args: argparse.Namespace) -> None:
     batch = estimate_trials(est, mech, stack, n)
     t_batch = time.perf_counter() - start
     start = time.perf_counter()
-    loop = np.stack([est.estimate(mech, row, n) for row in stack])
+    loop = np.stack([est.estimate(mech, row, n).values for row in stack])
     t_loop = time.perf_counter() - start
     print_table(f"3. IBU (10,000 iterations max) on {args.trials} trials of {args.detail}, d = {args.d}", [],
                 ["method", "seconds", "max |batch − loop|"],

@@ -161,7 +161,7 @@ def child_main(spec: dict[str, Any]) -> None:
     peak = peak_rss()
     assert agg is not None
     freqs = counts / n
-    est = mech.estimate(agg.counts, agg.n)
+    est = mech.estimate(agg).values
     mse = float(np.mean((est - freqs) ** 2))
     try:
         theory = float(np.mean(mech.variance(freqs, n)))
@@ -421,7 +421,7 @@ def table_compare(args: argparse.Namespace, names: list[str]) -> None:
         for rep in range(args.compare_repeats):
             t0 = time.perf_counter()
             agg = ldp.run_exact(mech, np.random.default_rng(args.seed + rep), true_counts=counts)
-            raw = mech.estimate(agg.counts, agg.n)
+            raw = mech.estimate(agg).values
             est_ours = clip_renormalize(raw)
             times.append(time.perf_counter() - t0)
         t_ours = float(np.median(times))

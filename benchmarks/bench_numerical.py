@@ -39,8 +39,8 @@ if str(REPO_ROOT) not in sys.path:  # run as a script: make the working tree's `
 import numpy as np  # noqa: E402
 
 import ldp  # noqa: E402
-from ldp.mechanisms.numerical import SquareWave, mutual_information_b  # noqa: E402
-from ldp.studies.comparison import wasserstein_distance  # noqa: E402
+from ldp.evaluation.metrics import wasserstein  # noqa: E402
+from ldp.mechanisms.numerical.square_wave import SquareWave, mutual_information_b  # noqa: E402
 
 
 def log(message: str) -> None:
@@ -115,7 +115,7 @@ def table_timings(args: argparse.Namespace) -> None:
     log("table 1: transition matrix and EMS")
     t_dense, _ = timed(lambda: SquareWave(eps, d).transition_matrix(), reps)
     row(f"dense transition matrix {d}×{d}", t_dense, None)
-    t_ch, _ = timed(lambda: SquareWave(eps, d).channel(), reps)
+    t_ch, _ = timed(lambda: SquareWave(eps, d).transition_operator(), reps)
     row(f"O(d + d̃) channel build, d=d̃={d}", t_ch, None)
     for n in args.n_ems:
         h = sw.sample_histogram(bucket_counts(beta_values(n, seed + 1), d), np.random.default_rng(seed + 2))
@@ -123,10 +123,10 @@ def table_timings(args: argparse.Namespace) -> None:
             def run(method: str = method, h: np.ndarray = h) -> object:
                 mech = SquareWave(eps, d)  # fresh: nothing cached
                 mech.transition_matrix()
-                return mech.estimate(h, method=method)
+                return mech.reconstruct(h, int(h.sum()), method=method)
 
             t, res = timed(run, reps)
-            tr = res.trace  # type: ignore[attr-defined]
+            tr = res  # the Estimate carries iterations and converged
             per = t / max(tr.iterations, 1) * 1e6
             target = 0.5 if method == "ems" else None
             row(f"matrix + channel + {method.upper()} to convergence, d=d̃={d}, n={n:,}", t, target,
@@ -135,8 +135,6 @@ def table_timings(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from ldp.data import bucketize, get_column, load_sample
-    from ldp.mechanisms.numerical import get_numerical_mechanism
-    from ldp.numerical_simulation import simulate_numerical
 
     column = get_column(load_sample("flights"), "dep_time_hours").dropna().to_numpy()
     users = pd.Series(column[np.random.default_rng(seed).integers(0, column.size, args.n_pipeline)],
@@ -144,14 +142,14 @@ def table_timings(args: argparse.Namespace) -> None:
 
     def pipeline() -> object:
         enc = bucketize(users, 256, (0.0, 24.0))
-        mech = get_numerical_mechanism("sw", eps, 256)
-        return simulate_numerical(mech, enc.true_counts(), edges=enc.edges, engine="fast", reconstruction="ems",
-                                  trials=1, seed=seed)
+        mech = ldp.get_mechanism("sw", eps, 256)
+        return ldp.simulate(mech, enc.true_counts(), estimators=["ems"], edges=enc.edges, engine="fast", trials=1,
+                            seed=seed)
 
     t, res = timed(pipeline, reps)
     row(f"whole pipeline: flights dep_time_hours, n={args.n_pipeline:,}, 256 buckets, SW+EMS fast "
         "(bucketize + collect + EMS + metrics)", t, 2.0,
-        f"W1 = {res.summary()['wasserstein']:.3f} h")  # type: ignore[attr-defined]
+        f"W1 = {res.summary()['ems']['wasserstein']:.3f} h")  # type: ignore[attr-defined]
     print_table("Table 1: timings", [f"ε = {eps}, seed {seed}, median of {reps}; {load()}",
                                      f"Python {platform.python_version()}, numpy {np.__version__}"],
                 ["case", "ms", "target ms", "", "notes"], rows,
@@ -163,7 +161,7 @@ def table_timings(args: argparse.Namespace) -> None:
 def binning(name: str, eps: float, bins: int, counts: np.ndarray, d: int, rng: np.random.Generator) -> np.ndarray:
     mech = ldp.get_mechanism(name, eps, bins)
     agg = ldp.run_fast(mech, counts.reshape(bins, -1).sum(axis=1), rng)
-    return np.repeat(ldp.norm_sub(mech.estimate(agg.counts, agg.n)) / (d // bins), d // bins)
+    return np.repeat(ldp.norm_sub(mech.estimate(agg).values) / (d // bins), d // bins)
 
 
 def table_accuracy(args: argparse.Namespace) -> None:
@@ -183,13 +181,13 @@ def table_accuracy(args: argparse.Namespace) -> None:
             truth = counts / n
             hist = sw.report_histogram(sw.perturb(values, rng))
             for method in ("ems", "em"):
-                est = sw.estimate(hist, method=method)
-                iters[method].append(est.trace.iterations)
-                err[f"SW-{method.upper()}"].append(wasserstein_distance(edges, truth, est.frequencies))
+                est = sw.reconstruct(hist, n, method=method)
+                iters[method].append(est.iterations)
+                err[f"SW-{method.upper()}"].append(wasserstein(truth, est.values, edges, project=True))
             for name in ("oue", "grr"):
                 for bins in (16, 32, 64):
                     err[f"{name.upper()}-{bins}"].append(
-                        wasserstein_distance(edges, truth, binning(name, eps, bins, counts, d, rng)))
+                        wasserstein(truth, binning(name, eps, bins, counts, d, rng), edges, project=True))
         means = {m: float(np.mean(v)) for m, v in err.items()}
         best = min((m for m in methods[2:]), key=means.__getitem__)
         ratio = means["SW-EMS"] / means[best]
@@ -216,8 +214,8 @@ def table_b(args: argparse.Namespace) -> None:
             errs = []
             for _ in range(trials):
                 counts = bucket_counts(rng.beta(5, 2, n), d)
-                errs.append(wasserstein_distance(edges, counts / n, sw.estimate(sw.sample_histogram(counts, rng))
-                                                 .frequencies))
+                errs.append(wasserstein(counts / n, sw.reconstruct(sw.sample_histogram(counts, rng), n).values,
+                                        edges, project=True))
             means[b] = float(np.mean(errs))
         best = min(means, key=means.__getitem__)
         cells = " ".join(f"{b:.3g}:{means[b]:.4f}" + ("*" if b == b_mi else "") for b in grid)

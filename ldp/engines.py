@@ -1,127 +1,117 @@
-"""Simulation engines: both turn a population into the server's support-count vector.
+"""Simulation engines: both turn a population into the server's :class:`~ldp.core.results.Aggregate`, for
+every kind of mechanism, through the mechanism's public protocol only.
 
-- ``exact``: runs the real client randomizer for every simulated user, streaming users in chunks
-  (memory bounded by the chunk, independent of n) and aggregating each chunk on the server side.
-  Chunks are processed on a small thread pool (numpy releases the GIL); each chunk has its own
-  child generator spawned from the seed, so results do not depend on scheduling.
-- ``fast``: samples the aggregate support counts directly (``Mechanism.sample_support_counts``):
-  exact in distribution for GRR, UE, THE, SHE and the longitudinal GRR/UE chains; exact mean and
-  covariance for SS (Gaussian) and exact marginals with pairwise-independent-hash covariance for LH
-  and HR (see each mechanism's docstring). Cost is O(d), independent of n.
+- ``exact``: runs the real client randomizer (``mechanism.perturb``) for every simulated user, streaming users
+  in chunks (memory bounded by the chunk, independent of n) and aggregating each chunk on the server side
+  (``mechanism.aggregate``); aggregates are additive, so the chunks' aggregates add up. Chunks run on a small
+  thread pool (numpy releases the GIL); each chunk has its own child generator spawned from the caller's, so
+  results do not depend on scheduling.
+- ``fast``: draws the aggregate directly (``mechanism.sample_aggregate``), in O(size of the aggregate)
+  whatever n; exact in distribution where ``mechanism.fast_engine_exact`` says so, otherwise as
+  ``mechanism.fast_engine_note`` describes.
 
-Both return :class:`Aggregate`, so nothing downstream knows which engine ran.
+A population is given as users per input cell (``true_counts``), plus the cells' values (``support``) for mean
+mechanisms; the exact engine can also take one input per user (``values``).
 """
 
 from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ldp.core.errors import LDPError
+from ldp.core.params import check_positive_int
 from ldp.core.randomness import RandomSource
+from ldp.core.results import Aggregate
 from ldp.mechanisms.base import Mechanism
+
+__all__ = ["ENGINES", "aggregate_reports", "check_engine", "collect", "default_workers", "run_exact", "run_fast"]
 
 ENGINES = ("fast", "exact")
 
 
-@dataclass(frozen=True)
-class Aggregate:
-    """What the server holds after collection: support counts C(v) and the number of reports n."""
-
-    counts: np.ndarray
-    n: int
-    engine: str
-
-
 def check_engine(engine: str) -> str:
     if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+        raise LDPError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     return engine
-
-
-def _values_in_range(cumulative: np.ndarray, start: int, stop: int) -> np.ndarray:
-    """Values of users start..stop−1 when users are listed value by value (counts → users)."""
-    return np.searchsorted(cumulative, np.arange(start, stop), side="right").astype(np.int64)
 
 
 def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *,
-              values: np.ndarray | None = None, true_counts: np.ndarray | None = None,
-              chunk_size: int | None = None, workers: int | None = None) -> Aggregate:
+def _cells_in_range(cumulative: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Cells of users start..stop−1 when users are listed cell by cell (counts → users)."""
+    return np.searchsorted(cumulative, np.arange(start, stop), side="right").astype(np.int64)
+
+
+def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, values: Any = None,
+              true_counts: Any = None, support: Any = None, chunk_size: int | None = None,
+              workers: int | None = None) -> Aggregate:
     """Perturb every user with the real client randomizer and aggregate, chunk by chunk.
 
-    Give either ``values`` (one integer per user) or ``true_counts`` (users per value; users are then
-    generated chunk by chunk, so not even the population is held in memory).
+    Give either ``values`` (one input per user) or ``true_counts`` (users per cell, with ``support`` for mean
+    mechanisms); users of a population are generated chunk by chunk (``mechanism.cell_inputs``), so not even
+    the population is held in memory.
     """
     if (values is None) == (true_counts is None):
-        raise ValueError("give exactly one of values or true_counts")
-    chunk = int(chunk_size or mechanism.chunk_size())
+        raise LDPError("give exactly one of values or true_counts")
+    chunk = mechanism.chunk_size() if chunk_size is None else check_positive_int(chunk_size, "chunk_size")
     if values is not None:
         arr = mechanism.validate_values(values)
-        n = arr.shape[0]
+        n = int(arr.shape[0])
 
-        def take(start: int, stop: int) -> np.ndarray:
+        def take(start: int, stop: int, child: RandomSource) -> np.ndarray:
             return arr[start:stop]
     else:
-        counts = np.asarray(true_counts, dtype=np.int64)
-        if counts.shape != (mechanism.d,) or np.any(counts < 0):
-            raise ValueError(f"true counts must be {mechanism.d} non-negative integers")
+        counts, sup = mechanism.check_population(true_counts, support)
         cumulative = np.cumsum(counts)
         n = int(cumulative[-1])
 
-        def take(start: int, stop: int) -> np.ndarray:
-            return _values_in_range(cumulative, start, stop)
+        def take(start: int, stop: int, child: RandomSource) -> np.ndarray:
+            return mechanism.cell_inputs(_cells_in_range(cumulative, start, stop), child, sup)
     if n < 1:
-        raise ValueError("need at least one user (n ≥ 1)")
+        raise LDPError("need at least one user (n ≥ 1)")
     bounds = [(s, min(n, s + chunk)) for s in range(0, n, chunk)]
 
-    def work(job: tuple[tuple[int, int], RandomSource]) -> np.ndarray:
+    def work(job: tuple[tuple[int, int], RandomSource]) -> Aggregate:
         (start, stop), child = job
-        reports = mechanism._perturb(take(start, stop), child)
-        return np.asarray(mechanism._support_counts(reports), dtype=np.float64)
+        return mechanism.aggregate(mechanism.perturb(take(start, stop, child), child))
 
     if isinstance(rng, np.random.Generator):
         children: list[RandomSource] = list(rng.spawn(len(bounds)))
-        n_workers = workers or default_workers()
+        n_workers = default_workers() if workers is None else check_positive_int(workers, "workers")
     else:  # a secure source cannot be split; run sequentially from it
         children = [rng] * len(bounds)
         n_workers = 1
-    total = np.zeros(mechanism.d)
+    total = np.zeros(mechanism.statistic_size())
     if n_workers == 1 or len(bounds) == 1:
         for job in zip(bounds, children, strict=True):
-            total += work(job)
+            total += work(job).counts
     else:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
             # map keeps submission order, so the float sum is deterministic
             for part in pool.map(work, zip(bounds, children, strict=True)):
-                total += part
-    return Aggregate(counts=total, n=n, engine="exact")
+                total += part.counts
+    return Aggregate(total, n, "exact")
 
 
-def run_fast(mechanism: Mechanism, true_counts: np.ndarray, rng: np.random.Generator) -> Aggregate:
-    """Sample the support-count vector of the population ``true_counts`` directly (O(d))."""
-    counts = np.asarray(true_counts)
-    n = int(counts.sum())
-    if n < 1:
-        raise ValueError("need at least one user (n ≥ 1)")
-    return Aggregate(counts=mechanism.sample_support_counts(counts, rng), n=n, engine="fast")
+def run_fast(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, support: Any = None) -> Aggregate:
+    """Draw the aggregate of the population ``true_counts`` directly (``mechanism.sample_aggregate``)."""
+    return mechanism.sample_aggregate(true_counts, rng, support)
 
 
-def collect(mechanism: Mechanism, true_counts: np.ndarray, rng: np.random.Generator, engine: str = "fast",
-            workers: int | None = None) -> Aggregate:
-    """Run the chosen engine on a population given by its per-value counts."""
+def collect(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, engine: str = "fast", *,
+            support: Any = None, workers: int | None = None) -> Aggregate:
+    """Run the chosen engine on a population given by its users per cell."""
     if check_engine(engine) == "fast":
-        return run_fast(mechanism, true_counts, rng)
-    return run_exact(mechanism, rng, true_counts=true_counts, workers=workers)
+        return run_fast(mechanism, true_counts, rng, support)
+    return run_exact(mechanism, rng, true_counts=true_counts, support=support, workers=workers)
 
 
-def aggregate_reports(mechanism: Mechanism, reports: np.ndarray) -> Aggregate:
-    """Server side on real reports (e.g. a report file): support counts and n."""
-    rep = mechanism.validate_reports(reports)
-    return Aggregate(counts=np.asarray(mechanism._support_counts(rep), dtype=np.float64), n=int(rep.shape[0]),
-                     engine="reports")
+def aggregate_reports(mechanism: Mechanism, reports: Any) -> Aggregate:
+    """Server side on real reports (e.g. a report file)."""
+    return mechanism.aggregate(reports)

@@ -32,6 +32,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.randomness import RandomSource
 from ldp.mechanisms.base import Mechanism
 
@@ -64,7 +65,7 @@ def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> It
     on any exception it is removed (``path`` is then left untouched)."""
     target = Path(path)
     if target.is_dir():
-        raise ValueError(f"output '{target}' is a directory")
+        raise LDPError(f"output '{target}' is a directory")
     parent = target.parent
     tmp = parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     # O_EXCL on a random name; mode 0o666 lets the umask decide the final permissions, like open().
@@ -82,8 +83,10 @@ def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> It
 
 
 # --------------------------------------------------------------------------- header
-def report_header(mechanism: Mechanism, users: int | None = None) -> dict[str, Any]:
-    """The JSON header describing the reports of ``mechanism`` (resolved parameters included)."""
+def report_header(mechanism: Mechanism, users: int | None = None, extra: dict[str, Any] | None = None,
+                  ) -> dict[str, Any]:
+    """The JSON header describing the reports of ``mechanism`` (resolved parameters included); ``extra`` adds
+    keys such as the public value ``range`` of a numerical or mean mechanism."""
     params = mechanism.params
     epsilon_1 = params.pop("epsilon_1", None)
     header: dict[str, Any] = {
@@ -94,6 +97,7 @@ def report_header(mechanism: Mechanism, users: int | None = None) -> dict[str, A
         "d": mechanism.d,
         "params": params,
     }
+    header.update(extra or {})
     if users is not None:
         header["users"] = int(users)
     return header
@@ -123,25 +127,25 @@ def check_header(header: dict[str, Any], mechanism: Mechanism, label: str = "rep
                 diffs.append(f"{key} {header[key]!r} in the file, {expected[key]!r} here")
         got = header.get("params", expected["params"])
         if not isinstance(got, dict):
-            raise ValueError(f"{label}: malformed ldp-reports header (params is not an object)")
+            raise LDPError(f"{label}: malformed ldp-reports header (params is not an object)")
         for key in sorted(set(got) | set(expected["params"])):
             if not _same(got.get(key), expected["params"].get(key)):
                 diffs.append(f"parameter {key} {got.get(key)!r} in the file, {expected['params'].get(key)!r} here")
     if diffs:
-        raise ValueError(f"{label} was written with other settings: " + "; ".join(diffs))
+        raise LDPError(f"{label} was written with other settings: " + "; ".join(diffs))
 
 
 def _parse_header_line(line: str, label: str, number: int) -> dict[str, Any]:
     try:
         header = json.loads(line[len(HEADER_TAG):])
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{label} line {number}: malformed ldp-reports header ({exc.msg})") from None
+        raise LDPError(f"{label} line {number}: malformed ldp-reports header ({exc.msg})") from None
     if not isinstance(header, dict) or "mechanism" not in header:
-        raise ValueError(f"{label} line {number}: malformed ldp-reports header (expected a JSON object "
+        raise LDPError(f"{label} line {number}: malformed ldp-reports header (expected a JSON object "
                          "with a 'mechanism' key)")
     version = header.get("format", FORMAT_VERSION)
     if version != FORMAT_VERSION:
-        raise ValueError(f"{label}: unsupported report file format {version!r} (this version reads {FORMAT_VERSION})")
+        raise LDPError(f"{label}: unsupported report file format {version!r} (this version reads {FORMAT_VERSION})")
     return header
 
 
@@ -159,12 +163,13 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 # --------------------------------------------------------------------------- writing
 def write_report_file(path: str | os.PathLike[str], mechanism: Mechanism, chunks: Iterable[np.ndarray],
-                      users: int | None = None, comments: Iterable[str] = ()) -> int:
+                      users: int | None = None, comments: Iterable[str] = (),
+                      header_extra: dict[str, Any] | None = None) -> int:
     """Write the header then every report of ``chunks`` (arrays as returned by ``perturb``), one per line,
     streaming in blocks; atomic. Returns the number of reports written."""
     written = 0
     with atomic_write(path) as fh:
-        fh.write(HEADER_TAG + json.dumps(report_header(mechanism, users), allow_nan=False) + "\n")
+        fh.write(HEADER_TAG + json.dumps(report_header(mechanism, users, header_extra), allow_nan=False) + "\n")
         fh.write(_one_line(f"# report: {mechanism.report_format}") + "\n")
         for comment in comments:
             fh.write("# " + _one_line(comment) + "\n")
@@ -175,12 +180,13 @@ def write_report_file(path: str | os.PathLike[str], mechanism: Mechanism, chunks
                 fh.write("\n")
                 written += len(block)
         if users is not None and written != users:  # pragma: no cover - guards against caller bugs
-            raise ValueError(f"wrote {written} reports but the header announces {users}")
+            raise LDPError(f"wrote {written} reports but the header announces {users}")
     return written
 
 
 def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: np.ndarray, rng: RandomSource,
-                    chunk_size: int | None = None, comments: Iterable[str] = ()) -> int:
+                    chunk_size: int | None = None, comments: Iterable[str] = (),
+                    header_extra: dict[str, Any] | None = None) -> int:
     """Client side in bulk: perturb ``values`` and write the reports to ``path`` (atomic, streamed).
 
     Users are perturbed in chunks of ``mechanism.chunk_size()`` (bounded memory) drawing from ``rng``
@@ -188,19 +194,20 @@ def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: 
     """
     arr = mechanism.validate_values(values)
     if arr.shape[0] < 1:
-        raise ValueError("there are no users to perturb")
+        raise LDPError("there are no users to perturb")
     step = int(chunk_size or mechanism.chunk_size())
     chunks = (mechanism.perturb(arr[s:s + step], rng) for s in range(0, arr.shape[0], step))
-    return write_report_file(path, mechanism, chunks, users=arr.shape[0], comments=comments)
+    return write_report_file(path, mechanism, chunks, users=arr.shape[0], comments=comments,
+                             header_extra=header_extra)
 
 
 # --------------------------------------------------------------------------- reading
 def _open_text(path: str | os.PathLike[str]) -> IO[str]:
     p = Path(path)
     if not p.exists():
-        raise ValueError(f"report file '{p}' not found")
+        raise LDPError(f"report file '{p}' not found")
     if not p.is_file():
-        raise ValueError(f"report file '{p}' is not a regular file")
+        raise LDPError(f"report file '{p}' is not a regular file")
     return open(p, encoding="utf-8-sig")
 
 
@@ -221,7 +228,7 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
                     break
                 if line.startswith(HEADER_TAG):
                     if header is not None:
-                        raise ValueError(f"{label} line {number}: a second ldp-reports header")
+                        raise LDPError(f"{label} line {number}: a second ldp-reports header")
                     header = _parse_header_line(line.rstrip("\n"), label, number)
                 first.append("")  # keep parse_reports' line numbers equal to the file's
             if header is not None:
@@ -231,17 +238,17 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
             except UnicodeDecodeError:
                 raise
             except OverflowError:  # an integer beyond int64 in a line (Mechanism.parse_reports)
-                raise ValueError(f"{label}: a report entry is out of range (too large) — is this a report file "
+                raise LDPError(f"{label}: a report entry is out of range (too large) — is this a report file "
                                  "of another mechanism or domain?") from None
-            except (ValueError, TypeError) as exc:
+            except LDPError as exc:
                 msg = _one_line(exc)
                 if "holds no reports" in msg:
-                    raise ValueError(f"{label} holds no reports") from None
-                raise ValueError(f"{label}: {msg}") from None
+                    raise LDPError(f"{label} holds no reports") from None
+                raise LDPError(f"{label}: {msg}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x})") from None
+        raise LDPError(f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x})") from None
     n = int(np.asarray(reports).shape[0])
     if header is not None and "users" in header and header["users"] != n:
-        raise ValueError(f"{label} holds {n} reports but its header announces {header['users']} "
+        raise LDPError(f"{label} holds {n} reports but its header announces {header['users']} "
                          "(truncated or edited?)")
     return reports, header

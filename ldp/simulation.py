@@ -1,45 +1,79 @@
-"""The simulation layer: population → collection (either engine) → estimators → metrics.
+"""The simulation layer: population → collection (either engine) → estimator chain → metrics, for every kind.
 
-``simulate`` runs repeated trials of one configuration; ``sweep`` runs a grid of configurations and
-returns a tidy table (one row per configuration, trial, estimator and metric).
+``simulate`` runs repeated trials of one configuration and returns an immutable :class:`SimulationResult`
+carrying every estimate, every metric and every estimator diagnostic; ``sweep`` runs a grid of configurations
+and returns (or streams) a tidy table, each configuration with its own named random stream so that adding a
+configuration never changes another's numbers.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ldp.core.errors import LDPError
+from ldp.core.params import check_positive_int
 from ldp.core.randomness import make_rng
 from ldp.core.registry import MECHANISMS
+from ldp.core.streams import rng_for
 from ldp.engines import check_engine, collect
-from ldp.estimators import get_estimator, parse_estimators
+from ldp.estimators import estimate_all, resolve_estimators
 from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
+__all__ = ["SWEEP_COLUMNS", "SimulationResult", "configuration_key", "simulate", "simulate_configuration", "sweep",
+           "sweep_rows"]
 
-@dataclass
+SWEEP_COLUMNS = ("mechanism", "epsilon", "users", "d", "engine", "trial", "estimator", "metric", "value",
+                 "theoretical_variance")
+
+
+@dataclass(frozen=True)
 class SimulationResult:
-    """Estimates and errors of ``trials`` independent collections of the same population."""
+    """Estimates, errors and diagnostics of ``trials`` independent collections of the same population."""
 
     mechanism: Mechanism
     true_counts: np.ndarray
     engine: str
-    estimates: dict[str, np.ndarray]  # estimator → (trials, d)
-    metrics: dict[str, dict[str, np.ndarray]]  # estimator → metric → (trials,)
+    estimates: Mapping[str, np.ndarray]  # estimator → (trials, size of the estimate)
+    metrics: Mapping[str, Mapping[str, np.ndarray]]  # estimator → metric → (trials,)
     elapsed_s: float
     seed: int | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    support: np.ndarray | None = None
+    edges: np.ndarray | None = None
+    top_k: int | None = None
+    converged: Mapping[str, np.ndarray] = field(default_factory=dict)  # estimator → (trials,) bool
+    iterations: Mapping[str, np.ndarray] = field(default_factory=dict)  # estimator → (trials,) int
+    notes: Mapping[str, str] = field(default_factory=dict)  # estimator → the first warning one of its trials gave
 
     @property
     def n(self) -> int:
         return int(self.true_counts.sum())
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line per estimator that did not converge in some trials, or that warned."""
+        out = []
+        for name in self.estimates:
+            conv = self.converged.get(name)
+            bad = 0 if conv is None else int(conv.size - np.sum(conv))
+            if bad:
+                out.append(f"{name} did not converge in {bad} of {conv.size} trial(s); the last iterate is used")
+            elif name in self.notes:
+                out.append(f"{name}: {self.notes[name]}")
+        return tuple(out)
+
+    @property
+    def true_values(self) -> np.ndarray:
+        """What the estimates estimate: the population's frequencies (mean mechanisms: its mean)."""
+        return self.mechanism.true_values(self.true_counts, self.support)
 
     @property
     def true_frequencies(self) -> np.ndarray:
@@ -47,126 +81,170 @@ class SimulationResult:
 
     @property
     def trials(self) -> int:
-        return next(iter(self.estimates.values())).shape[0]
+        return int(next(iter(self.estimates.values())).shape[0])
 
-    def variance_per_value(self) -> np.ndarray:
-        """Closed-form variance of matrix inversion for every value of this population."""
-        return self.mechanism.variance(self.true_frequencies, self.n)
+    def variance_per_value(self) -> np.ndarray | None:
+        """Closed-form variance of the mechanism's own estimate for every entry (None where there is none)."""
+        return self.mechanism.estimate_variance(self.true_counts, self.support)
 
     @property
-    def theoretical_variance(self) -> float:
-        """Closed-form MI variance averaged over the domain (= the expected MSE of MI)."""
-        return float(np.mean(self.variance_per_value()))
+    def theoretical_variance(self) -> float | None:
+        """The closed-form variance averaged over the entries (= the expected MSE of MI for frequency oracles)."""
+        var = self.variance_per_value()
+        return None if var is None else float(np.mean(var))
 
     def summary(self) -> dict[str, dict[str, float]]:
         """Each estimator → its metrics averaged over trials."""
         return {est: {m: float(np.mean(v)) for m, v in per.items()} for est, per in self.metrics.items()}
 
+    def diagnostics(self) -> dict[str, dict[str, Any]]:
+        """Each estimator → trials converged and the mean number of iterations (iterative estimators)."""
+        return {name: {"converged_trials": int(np.sum(self.converged[name])), "trials": self.trials,
+                       "mean_iterations": float(np.mean(self.iterations[name]))} for name in self.converged}
+
     def to_dict(self, labels: Sequence[str] | None = None) -> dict[str, Any]:
-        d = self.mechanism.d
-        return {
-            "mechanism": self.mechanism.name,
-            "epsilon": self.mechanism.epsilon,
-            **({"epsilon_1": self.mechanism.params["epsilon_1"]} if self.mechanism.kind == "longitudinal" else {}),
-            "parameters": {k: v for k, v in self.mechanism.params.items() if k != "epsilon_1"},
+        mech = self.mechanism
+        size = next(iter(self.estimates.values())).shape[1]
+        out: dict[str, Any] = {
+            "mechanism": mech.name,
+            "kind": mech.kind,
+            "epsilon": mech.epsilon,
+            **({"epsilon_1": mech.params["epsilon_1"]} if mech.collection == "longitudinal" else {}),
+            "parameters": {k: v for k, v in mech.params.items() if k != "epsilon_1"},
             "users": self.n,
             "engine": self.engine,
-            "seed": self.seed if isinstance(self.seed, (int, type(None))) else None,
-            "domain": list(labels) if labels is not None else [str(v) for v in range(d)],
-            "true": self.true_frequencies.tolist(),
+            "seed": self.seed,
+            "domain": list(labels) if labels is not None else [str(v) for v in range(size)],
+            "true": self.true_values.tolist(),
             "theoretical_variance": self.theoretical_variance,
             "summary": self.summary(),
+            "diagnostics": self.diagnostics(),
             "trials": [
                 {"trial": t, "estimates": {est: arr[t].tolist() for est, arr in self.estimates.items()},
                  "metrics": {est: {m: float(v[t]) for m, v in per.items()} for est, per in self.metrics.items()}}
                 for t in range(self.trials)
             ],
             "elapsed_s": self.elapsed_s,
-            "warnings": list(self.extras.get("warnings", [])),
+            "warnings": list(self.warnings),
         }
+        if self.edges is not None:
+            out["edges"] = np.asarray(self.edges).tolist()
+        return out
 
 
-def simulate(mechanism: Mechanism, true_counts: np.ndarray, *, estimators: Sequence[str] | str = ("mi",),
-             engine: str = "fast", trials: int = 1, seed: int | None = None,
-             metrics: Sequence[str] = DEFAULT_METRICS, top_k: int = 10, workers: int | None = None) -> SimulationResult:
-    """Collect the population ``true_counts`` (users per value) ``trials`` times and estimate.
+def _check_trials(trials: Any) -> int:
+    return check_positive_int(trials, "trials")
 
-    Every estimator runs on the same simulated reports, so their errors compare like for like.
-    The same seed gives the same result, on either engine.
+
+def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any] | str | None = None,
+             engine: str = "fast", trials: int = 1, seed: int | np.random.Generator | None = None,
+             metrics: Sequence[str] | None = None, top_k: int = 10, support: Any = None, edges: Any = None,
+             metric_seed: int | None = None, workers: int | None = None) -> SimulationResult:
+    """Collect the population ``true_counts`` (users per cell; mean mechanisms also take the cells' values as
+    ``support``) ``trials`` times and estimate with every estimator (default: the mechanism's own).
+
+    Every estimator runs on the same simulated collections (one chain per collection: base estimates once), so
+    their errors compare like for like. The same seed gives the same result. ``metrics`` default to the kind's
+    (see :data:`~ldp.evaluation.metrics.DEFAULT_METRICS`); ``edges`` are real-unit bin edges for numerical
+    metrics; the top-k MSE uses k = min(``top_k``, d) (recorded in ``top_k``).
     """
-    counts = np.asarray(true_counts)
-    if counts.shape != (mechanism.d,):
-        raise ValueError(f"true counts must have length d={mechanism.d}, got shape {counts.shape}")
-    if counts.size and (np.any(counts < 0) or not np.all(np.equal(np.mod(counts, 1), 0))):
-        raise ValueError("true counts must be non-negative integers")
-    counts = counts.astype(np.int64)
-    n = int(counts.sum())
-    if n < 1:
-        raise ValueError("need at least one user (n ≥ 1)")
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    counts, sup = mechanism.check_population(true_counts, support)
+    trials = _check_trials(trials)
     check_engine(engine)
-    names = parse_estimators(list(estimators) if not isinstance(estimators, str) else estimators, mechanism)
-    fitted = {name: get_estimator(name) for name in names}
+    chosen = resolve_estimators([mechanism.default_estimator] if estimators is None else estimators, mechanism)
+    names = [e.name for e in chosen]
+    metric_names = tuple(DEFAULT_METRICS[mechanism.kind] if metrics is None else metrics)
     rng = make_rng(seed)
-    truth = counts / n
-    k = min(top_k, mechanism.d)
-    est_out = {name: np.empty((trials, mechanism.d)) for name in names}
-    met_out: dict[str, dict[str, np.ndarray]] = {name: {m: np.empty(trials) for m in metrics} for name in names}
-    not_converged: dict[str, int] = {}
+    truth = mechanism.true_values(counts, sup)
+    size = truth.shape[0]
+    k = min(int(top_k), size)
+    context: dict[str, Any] = {"k": k}
+    if edges is not None:
+        context["edges"] = edges
+    if mechanism.kind == "numerical":
+        context["project"] = True
+        root = metric_seed if metric_seed is not None else (seed if isinstance(seed, (int, np.integer)) else 0)
+        context["rng"] = lambda: rng_for(root, "range-queries")  # the same ranges for every trial and estimator
+    est_out = {name: np.empty((trials, size)) for name in names}
+    met_out = {name: {m: np.empty(trials) for m in metric_names} for name in names}
+    conv = {name: np.ones(trials, dtype=bool) for name in names}
+    iters = {name: np.zeros(trials, dtype=np.int64) for name in names}
+    notes: dict[str, str] = {}
     start = time.perf_counter()
     for t in range(trials):
-        agg = collect(mechanism, counts, rng, engine, workers=workers)
-        for name, estimator in fitted.items():
-            est = estimator.estimate(mechanism, agg.counts, agg.n)
-            trace = getattr(estimator, "last_trace", None)
-            if trace is not None and not trace.converged:
-                not_converged[name] = not_converged.get(name, 0) + 1
-            est_out[name][t] = est
-            for m, value in compute_metrics(truth, est, metrics, k=k).items():
+        agg = collect(mechanism, counts, rng, engine, support=sup, workers=workers)
+        for name, est in estimate_all(mechanism, agg, chosen).items():
+            est_out[name][t] = est.values
+            conv[name][t] = est.converged
+            iters[name][t] = est.iterations
+            if est.warnings and name not in notes:
+                notes[name] = est.warnings[0]
+            for m, value in compute_metrics(truth, est.values, metric_names, **context).items():
                 met_out[name][m][t] = value
     elapsed = time.perf_counter() - start
-    warnings = [f"{name} did not converge in {count} of {trials} trial(s); the last iterate is used"
-                for name, count in not_converged.items()]
-    return SimulationResult(mechanism=mechanism, true_counts=counts, engine=engine, estimates=est_out,
-                            metrics=met_out, elapsed_s=elapsed, seed=seed, extras={"warnings": warnings})
+    iterative = {name for name in names if iters[name].any() or not conv[name].all()}
+    return SimulationResult(
+        mechanism=mechanism, true_counts=counts, engine=engine, estimates=est_out, metrics=met_out,
+        elapsed_s=elapsed, seed=seed if isinstance(seed, (int, np.integer)) or seed is None else None, support=sup,
+        edges=None if edges is None else np.asarray(edges, dtype=np.float64), top_k=k,
+        converged={n: conv[n] for n in iterative}, iterations={n: iters[n] for n in iterative}, notes=notes)
 
 
-def sweep(population: Callable[[int, int, np.random.Generator], np.ndarray], *, mechanisms: Sequence[str],
-          epsilons: Sequence[float], users: Sequence[int], domain_sizes: Sequence[int],
-          estimators: Sequence[str] = ("mi",), trials: int = 1, engine: str = "fast", seed: int | None = 0,
-          metrics: Sequence[str] = DEFAULT_METRICS, params: dict[str, dict[str, Any]] | None = None,
-          epsilon_1: float | None = None,
-          progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
-    """Run every (mechanism, ε, n, d) configuration and return a tidy table.
+def configuration_key(mechanism: str, epsilon: float, n: int, d: int, params: Mapping[str, Any]) -> tuple:
+    """What a sweep configuration *is*: its stream of random numbers is keyed by this, never by its position."""
+    return (mechanism, float(epsilon), int(n), int(d), dict(sorted(params.items())))
 
-    ``population(d, n, rng)`` returns the users-per-value counts for domain size d and n users.
-    Columns: mechanism, epsilon, users, d, engine, trial, estimator, metric, value,
-    theoretical_variance. Each configuration has its own child seed, so adding a configuration does
-    not change the others' numbers.
+
+def simulate_configuration(mechanism_name: str, epsilon: float, n: int, d: int,
+                           population: Callable[[int, int, np.random.Generator], np.ndarray], *,
+                           params: Mapping[str, Any] | None = None, seed: int | None = 0, **options: Any,
+                           ) -> SimulationResult:
+    """One configuration of a sweep: its population and its collections each draw from a stream named by the
+    configuration (:func:`configuration_key`), so its numbers never depend on what else is swept.
+    ``options`` go to :func:`simulate` (estimators, trials, engine, metrics, top_k)."""
+    extra = dict(params or {})
+    mechanism = get_mechanism(mechanism_name, epsilon, d, **extra)
+    key = configuration_key(mechanism_name, epsilon, n, d, extra)
+    counts = population(int(d), int(n), rng_for(seed, "sweep", "population", *key))
+    return simulate(mechanism, counts, seed=rng_for(seed, "sweep", "collection", *key), **options)
+
+
+def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray], *, mechanisms: Sequence[str],
+               epsilons: Sequence[float], users: Sequence[int], domain_sizes: Sequence[int],
+               estimators: Sequence[str] = ("mi",), trials: int = 1, engine: str = "fast", seed: int | None = 0,
+               metrics: Sequence[str] | None = None, params: Mapping[str, Mapping[str, Any]] | None = None,
+               epsilon_1: float | None = None,
+               progress: Callable[[int, int], None] | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of :func:`sweep`, configuration by configuration (memory bounded by one configuration).
+
+    ``population(d, n, rng)`` returns the users-per-value counts for domain size d and n users; it draws from
+    the configuration's own stream, as does the collection.
     """
     grid = list(itertools.product(mechanisms, epsilons, users, domain_sizes))
     if not grid:
-        raise ValueError("the sweep is empty: give at least one mechanism, ε, n and d")
-    root = np.random.SeedSequence(seed)
-    children = root.spawn(len(grid))
-    rows: list[dict[str, Any]] = []
-    for i, ((mech_name, eps, n, d), child) in enumerate(zip(grid, children, strict=True)):
+        raise LDPError("the sweep is empty: give at least one mechanism, ε, n and d")
+    trials = _check_trials(trials)
+    for i, (mech_name, eps, n, d) in enumerate(grid):
         extra = dict((params or {}).get(mech_name, {}))
-        if epsilon_1 is not None and "epsilon_1" not in extra and MECHANISMS.get(mech_name).kind == "longitudinal":
+        longitudinal = MECHANISMS.get(mech_name).collection == "longitudinal"
+        if epsilon_1 is not None and "epsilon_1" not in extra and longitudinal:
             extra["epsilon_1"] = float(epsilon_1)
-        mechanism = get_mechanism(mech_name, eps, d, **extra)
-        rng = np.random.default_rng(child)
-        counts = population(d, n, rng)
-        result = simulate(mechanism, counts, estimators=estimators, engine=engine, trials=trials,
-                          seed=int(rng.integers(2**63 - 1)), metrics=metrics)
+        result = simulate_configuration(mech_name, eps, n, d, population, params=extra, seed=seed,
+                                        estimators=list(estimators), engine=engine, trials=trials, metrics=metrics)
         tv = result.theoretical_variance
         for est, per in result.metrics.items():
             for metric, values in per.items():
                 for t, value in enumerate(values):
-                    rows.append({"mechanism": mech_name, "epsilon": eps, "users": n, "d": d, "engine": engine,
-                                 "trial": t, "estimator": est, "metric": metric, "value": float(value),
-                                 "theoretical_variance": tv})
+                    yield {"mechanism": mech_name, "epsilon": eps, "users": n, "d": d, "engine": engine, "trial": t,
+                           "estimator": est, "metric": metric, "value": float(value), "theoretical_variance": tv}
         if progress is not None:
             progress(i + 1, len(grid))
-    return pd.DataFrame(rows)
+
+
+def sweep(population: Callable[[int, int, np.random.Generator], np.ndarray], **kwargs: Any) -> pd.DataFrame:
+    """Run every (mechanism, ε, n, d) configuration and return a tidy table (columns :data:`SWEEP_COLUMNS`).
+
+    Each configuration draws from its own named stream (:func:`configuration_key`), so adding a configuration
+    never changes another's numbers. For very large grids iterate :func:`sweep_rows` instead.
+    """
+    return pd.DataFrame(list(sweep_rows(population, **kwargs)), columns=list(SWEEP_COLUMNS))

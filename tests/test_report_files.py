@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ldp_test_support import build, sample_inputs
 
 import ldp
 from ldp import report_files as reports_io
@@ -60,7 +61,7 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path: Path) -> None:
 
 
 def test_atomic_write_errors(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="directory"), atomic_write(tmp_path):
+    with pytest.raises(ldp.LDPError, match="directory"), atomic_write(tmp_path):
         pass
     with pytest.raises(OSError), atomic_write(tmp_path / "missing" / "x.txt"):
         pass
@@ -87,7 +88,7 @@ def test_header_records_resolved_parameters() -> None:
 def test_check_header_names_the_difference(other: tuple, needle: str) -> None:
     header = report_header(ldp.get_mechanism("olh", 1.0, D))
     name, eps, d, params = other
-    with pytest.raises(ValueError, match="other settings") as err:
+    with pytest.raises(ldp.LDPError, match="other settings") as err:
         check_header(header, ldp.get_mechanism(name, eps, d, **params))
     assert needle in str(err.value)
     assert "\n" not in str(err.value)
@@ -97,26 +98,30 @@ def test_partial_header_checks_only_present_fields() -> None:
     mech = ldp.get_mechanism("grr", 1.0, D)
     check_header({"mechanism": "grr"}, mech)
     check_header({"mechanism": "grr", "d": D}, mech)
-    with pytest.raises(ValueError, match="d 9 in the file"):
+    with pytest.raises(ldp.LDPError, match="d 9 in the file"):
         check_header({"mechanism": "grr", "d": 9}, mech)
-    with pytest.raises(ValueError, match="parameter prime"):
+    with pytest.raises(ldp.LDPError, match="parameter prime"):
         check_header({"mechanism": "olh", "params": {"g": 4}}, ldp.get_mechanism("olh", 1.0, D))
 
 
 # --------------------------------------------------------------------------- write and read
 @pytest.mark.parametrize("name", ldp.MECHANISMS.names())
 def test_round_trip_every_mechanism(tmp_path: Path, name: str) -> None:
-    mech = ldp.get_mechanism(name, 1.0, D)
-    values = _values()
+    mech = build(name, 1.0, D)
+    values = sample_inputs(mech, 200, np.random.default_rng(0))
     path = tmp_path / "r.txt"
     assert perturb_to_file(path, mech, values, ldp.make_rng(3)) == values.size
     expected = mech.perturb(values, ldp.make_rng(3))  # one chunk: the same draws as the library call
     reports, header = load_reports(path, mech)
     assert header is not None and header["users"] == values.size
+    assert header["mechanism"] == name and header["d"] == mech.d
     if name == "she":  # real numbers are written with 6 significant digits
         np.testing.assert_allclose(reports, expected, rtol=1e-5, atol=1e-5)
+    elif np.issubdtype(np.asarray(expected).dtype, np.floating):  # SW, GW, SR, PM: repr round-trips exactly
+        np.testing.assert_array_equal(reports, expected)
     else:
         np.testing.assert_array_equal(np.asarray(reports, dtype=np.int64), np.asarray(expected, dtype=np.int64))
+    np.testing.assert_allclose(mech.aggregate(reports).counts, mech.aggregate(expected).counts, rtol=1e-5, atol=1e-3)
     lines = path.read_text().splitlines()
     assert lines[0].startswith(HEADER_TAG)
     assert sum(not line.startswith("#") for line in lines) == values.size
@@ -165,7 +170,7 @@ def test_file_without_header_is_accepted(tmp_path: Path) -> None:
 def test_bad_grr_files(tmp_path: Path, text: str, needle: str) -> None:
     path = tmp_path / "r.txt"
     path.write_text(text)
-    with pytest.raises(ValueError, match=needle) as err:
+    with pytest.raises(ldp.LDPError, match=needle) as err:
         load_reports(path, ldp.get_mechanism("grr", 1.0, D))
     assert "\n" not in str(err.value) and "r.txt" in str(err.value)
 
@@ -175,7 +180,7 @@ def test_line_numbers_count_header_lines(tmp_path: Path) -> None:
     header = HEADER_TAG + json.dumps(report_header(mech)) + "\n# comment\n"
     path = tmp_path / "r.txt"
     path.write_text(header + "0101\n01\n")
-    with pytest.raises(ValueError, match="report line 4"):
+    with pytest.raises(ldp.LDPError, match="report line 4"):
         load_reports(path, mech)
 
 
@@ -185,7 +190,7 @@ def test_truncated_file_is_detected(tmp_path: Path) -> None:
     perturb_to_file(path, mech, _values(50), ldp.make_rng(0))
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:-3]))
-    with pytest.raises(ValueError, match="holds 47 reports but its header announces 50"):
+    with pytest.raises(ldp.LDPError, match="holds 47 reports but its header announces 50"):
         load_reports(path, mech)
 
 
@@ -197,7 +202,7 @@ def test_truncated_file_is_detected(tmp_path: Path) -> None:
 def test_malformed_headers(tmp_path: Path, head: str, needle: str) -> None:
     path = tmp_path / "r.txt"
     path.write_text(head + "1\n")
-    with pytest.raises(ValueError, match=needle):
+    with pytest.raises(ldp.LDPError, match=needle):
         load_reports(path, ldp.get_mechanism("grr", 1.0, D))
 
 
@@ -206,31 +211,31 @@ def test_second_header_rejected(tmp_path: Path) -> None:
     line = HEADER_TAG + json.dumps(report_header(mech)) + "\n"
     path = tmp_path / "r.txt"
     path.write_text(line + line + "1\n")
-    with pytest.raises(ValueError, match="second ldp-reports header"):
+    with pytest.raises(ldp.LDPError, match="second ldp-reports header"):
         load_reports(path, mech)
 
 
 def test_unreadable_files(tmp_path: Path) -> None:
     mech = ldp.get_mechanism("grr", 1.0, D)
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(ldp.LDPError, match="not found"):
         load_reports(tmp_path / "missing.txt", mech)
-    with pytest.raises(ValueError, match="not a regular file"):
+    with pytest.raises(ldp.LDPError, match="not a regular file"):
         load_reports(tmp_path, mech)
     path = tmp_path / "bin.txt"
     path.write_bytes(b"1\n\xff\xfe\x00\n")
-    with pytest.raises(ValueError, match="not UTF-8"):
+    with pytest.raises(ldp.LDPError, match="not UTF-8"):
         load_reports(path, mech)
 
 
 def test_no_users_to_perturb(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="no users"):
+    with pytest.raises(ldp.LDPError, match="no users"):
         perturb_to_file(tmp_path / "r.txt", ldp.get_mechanism("grr", 1.0, D), np.array([], dtype=int),
                         ldp.make_rng(0))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_failed_perturb_leaves_no_file(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="outside the domain"):
+    with pytest.raises(ldp.LDPError, match="outside the domain"):
         perturb_to_file(tmp_path / "r.txt", ldp.get_mechanism("grr", 1.0, D), np.array([0, 8]), ldp.make_rng(0))
     assert list(tmp_path.iterdir()) == []
 

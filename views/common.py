@@ -130,7 +130,7 @@ def friendly_errors(what: str = "this configuration") -> Iterator[None]:
     """Turn library errors into an ``st.error`` that says what to change; never a traceback."""
     try:
         yield
-    except (ValueError, TypeError, KeyError) as exc:
+    except ldp.LDPError as exc:  # a user error; a TypeError or KeyError is a bug and surfaces as one
         st.error(f"Cannot run {what}: {exc}")
         st.stop()
     except MemoryError:
@@ -154,26 +154,22 @@ def epsilon_slider(key: str = "eps", *, label: str = "Privacy budget ε", defaul
 
 
 def mechanism_picker(key: str = "mech", *, container: Any = st, default: str = "oue",
-                     allow_she: bool = True, kinds: Sequence[str] = ("one-time", "longitudinal")) -> str:
-    """A mechanism from the registry, grouped by kind, with its one-line explanation."""
-    groups: dict[str, list[str]] = {"one-time": [], "longitudinal": []}
-    for cls in ldp.MECHANISMS:
-        if (cls.pure or allow_she) and cls.kind in kinds:
-            groups.setdefault(cls.kind, []).append(cls.name)
-    options = groups["one-time"] + groups["longitudinal"]
+                     allow_she: bool = True, collections: Sequence[str] = ("one-time", "longitudinal")) -> str:
+    """A frequency oracle from the registry, grouped by collection (one-time, longitudinal), with its one-line
+    explanation."""
+    options = [cls.name for collection in collections for cls in ldp.mechanisms_of("frequency")
+               if cls.collection == collection and (cls.pure or allow_she)]
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
 
     def fmt(name: str) -> str:
         cls = ldp.MECHANISMS.get(name)
-        return f"{'One-time' if cls.kind == 'one-time' else 'Longitudinal'} · {cls.display_name}"
+        return f"{cls.collection.capitalize()} · {cls.display_name}"
 
     st.session_state.setdefault(key, default)
     name = container.selectbox("Mechanism", options, key=key, format_func=fmt)
     cls = ldp.MECHANISMS.get(name)
     container.caption(f"{cls.description}. _{cls.paper}_")
-    container.caption("Numerical mechanisms (square wave, hierarchical histograms) arrive with the numerical "
-                      "issue and will be listed here as a third group.")
     return name
 
 
@@ -181,7 +177,7 @@ def mechanism_params(name: str, epsilon: float, key: str = "mech", container: An
     """Widgets for a mechanism's own parameters (ε1 for longitudinal ones; g, ω, θ are derived)."""
     cls = ldp.MECHANISMS.get(name)
     params: dict[str, Any] = {}
-    if cls.kind == "longitudinal":
+    if cls.collection == "longitudinal":
         options = _reachable_epsilon_1(name, epsilon)
         if not options:  # nothing reachable: the library's own message explains it where the mechanism is built
             return {"epsilon_1": epsilon / 2}
@@ -201,7 +197,7 @@ def _reachable_epsilon_1(name: str, epsilon: float) -> list[float]:
     for e1 in [e for e in EPS_GRID if e < epsilon] or [epsilon / 2]:
         try:
             ldp.get_mechanism(name, epsilon, 8, epsilon_1=e1)
-        except ValueError:
+        except ldp.LDPError:
             continue
         out.append(e1)
     return out
@@ -209,10 +205,10 @@ def _reachable_epsilon_1(name: str, epsilon: float) -> list[float]:
 
 def estimator_picker(key: str = "est", *, container: Any = st, default: Sequence[str] = ("mi", "norm-sub"),
                      mechanism: str | None = None) -> list[str]:
-    names = ldp.ESTIMATORS.names()
+    names = [e.name for e in ldp.ESTIMATORS if "frequency" in e.kinds]
     if mechanism is not None:
         cls = ldp.MECHANISMS.get(mechanism)
-        names = [e.name for e in ldp.ESTIMATORS if cls.pure or not e.requires_pure]
+        names = [e.name for e in ldp.ESTIMATORS if "frequency" in e.kinds and (cls.pure or not e.requires_pure)]
     if key in st.session_state:
         st.session_state[key] = [e for e in st.session_state[key] if e in names]
     st.session_state.setdefault(key, [e for e in default if e in names])
@@ -262,7 +258,7 @@ def _numeric_controls(key: str, container: Any, series: pd.Series | None, defaul
     lo = c1.number_input("from", key=f"{rk}_lo", format="%.4g")
     hi = c2.number_input("to", key=f"{rk}_hi", format="%.4g")
     if hi <= lo:
-        raise ValueError(f"the range must have 'to' > 'from' (got {lo:g} to {hi:g}); widen the range")
+        raise ldp.LDPError(f"the range must have 'to' > 'from' (got {lo:g} to {hi:g}); widen the range")
     return bins, float(lo), float(hi)
 
 
@@ -336,7 +332,7 @@ def _upload_picker(key: str, container: Any) -> Dataset:
         st.stop()
     raw = up.getvalue()
     if len(raw) > UPLOAD_LIMIT_MB * 1024 * 1024:
-        raise ValueError(f"the file is larger than {UPLOAD_LIMIT_MB} MB; upload a smaller extract")
+        raise ldp.LDPError(f"the file is larger than {UPLOAD_LIMIT_MB} MB; upload a smaller extract")
     # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another.
     cache = st.session_state.setdefault("_uploads", {})
     sig = (up.name, len(raw), hash(raw))
@@ -346,7 +342,7 @@ def _upload_picker(key: str, container: Any) -> Dataset:
     df = cache[sig]
     usable = [c for c in df.columns if df[c].notna().sum() > 0]
     if not usable:
-        raise ValueError("the file has no column with values; check that it has a header row and data")
+        raise ldp.LDPError("the file has no column with values; check that it has a header row and data")
     column = container.selectbox("Column", usable, key=f"{key}_upcol")
     series = get_column(df, column)
     numeric = pd.to_numeric(series, errors="coerce")
@@ -355,13 +351,13 @@ def _upload_picker(key: str, container: Any) -> Dataset:
                            key=f"{key}_upkind_{column}", horizontal=True)
     if kind == "numerical":
         if numeric.notna().sum() < series.notna().sum():
-            raise ValueError(f"column '{column}' is not numeric; treat it as categorical or pick another column")
+            raise ldp.LDPError(f"column '{column}' is not numeric; treat it as categorical or pick another column")
         bins, lo, hi = _numeric_controls(key, container, series, range_key=f"up_{column}")
         enc = bucketize(series, bins, value_range=(lo, hi) if lo is not None else None, out_of_range="clip",
                         name=column)
     else:
         if series.nunique() > MAX_CATEGORIES:
-            raise ValueError(f"column '{column}' has {series.nunique():,} distinct values (more than "
+            raise ldp.LDPError(f"column '{column}' has {series.nunique():,} distinct values (more than "
                              f"{MAX_CATEGORIES:,}); treat it as numerical or pick another column")
         enc = encode_categorical(series, name=column)
         with container.expander(f"Domain preview ({enc.d} values)"):

@@ -3,7 +3,7 @@ checked live on a mechanism's exact channel, Warner's randomized response with t
 one user's report under every mechanism, the channel matrix, the comparison table for the chosen ε
 and d, and answering several questions (split ε or partition users).
 
-Wiring only: the maths is in ``ldp.studies.lecture`` and the figures in ``ldp.viz.learn``.
+Wiring only: the maths is in ``ldp.studies.lecture`` and the figures in ``ldp.viz.lecture``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import streamlit as st
 
 import ldp
 from ldp.studies import lecture as teaching
-from ldp.viz import learn as viz
+from ldp.viz import lecture as viz
 from views import common
 
 # Widget keys mirrored into the URL (shareable links).
@@ -67,14 +67,14 @@ def section(func: Callable[..., None]) -> Callable[..., None]:
     def run(*args: Any, **kwargs: Any) -> None:
         try:
             func(*args, **kwargs)
-        except (ValueError, TypeError, KeyError) as exc:
+        except ldp.LDPError as exc:
             st.error(f"Cannot show this section: {exc}")
         common.write_to_url(KEYS)
     return run
 
 
 def _mechanism(name: str, epsilon: float, d: int, epsilon_1: float | None) -> ldp.Mechanism:
-    params = {"epsilon_1": epsilon_1} if ldp.MECHANISMS.get(name).kind == "longitudinal" else {}
+    params = {"epsilon_1": epsilon_1} if ldp.MECHANISMS.get(name).collection == "longitudinal" else {}
     return ldp.get_mechanism(name, epsilon, d, **params)
 
 
@@ -91,7 +91,7 @@ def _privacy_check(name: str, epsilon: float, d: int, epsilon_1: float | None) -
 @st.cache_data(show_spinner=False, max_entries=64)
 def _support_probabilities(name: str, epsilon: float, d: int, epsilon_1: float | None) -> np.ndarray:
     matrix, labels = _channel(name, epsilon, d, epsilon_1)
-    return teaching.support_probabilities(_mechanism(name, epsilon, d, epsilon_1), matrix, labels)
+    return _mechanism(name, epsilon, d, epsilon_1).support_probabilities(matrix, labels)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -136,9 +136,8 @@ def definition_section(name: str, epsilon: float, d: int, epsilon_1: float | Non
         return
     try:
         check = _privacy_check(name, epsilon, d, epsilon_1)
-    except ValueError as exc:
-        hint = ("OLH's hash range g = round(e^ε + 1) grows with ε and the family has P(P − 1) hash functions, "
-                "so lower ε or d." if mech.family == "lh" else "Lower d (or ε) to enumerate it.")
+    except ldp.LDPError as exc:
+        hint = "Lower d (or ε, where a parameter such as OLH's hash range grows with it) to enumerate it."
         st.warning(f"The exact channel is too large to enumerate here ({exc}). {hint} The mechanism itself is "
                    "unaffected: only this exhaustive check needs a small output set.")
         return
@@ -314,23 +313,22 @@ def heatmap_section(name: str, epsilon: float, d: int, epsilon_1: float | None) 
                                        f"e^(ε/2) = {math.exp(epsilon / 2):.3g}.")
         return
     views = ["Support probabilities Pr[report supports u | v] (d × d)", "Full channel Pr[y | v]"]
-    st.session_state.setdefault("learn_hm_view", views[0] if mech.family != "grr" else views[1])
+    st.session_state.setdefault("learn_hm_view", views[1] if mech.support_size() == 1 else views[0])
     view = st.radio("View", views, key="learn_hm_view", horizontal=True)
     values = [str(v) for v in range(d)]
     try:
         matrix, labels = _channel(name, epsilon, d, epsilon_1)
-    except ValueError as exc:
+    except ldp.LDPError as exc:
         matrix, labels = None, None
         st.warning(f"The full channel cannot be enumerated here ({exc}); showing the support probabilities, "
                    "computed from p* and q*.")
         view = views[0]
     if view == views[0]:
         support = (_support_probabilities(name, epsilon, d, epsilon_1) if matrix is not None
-                   else teaching.support_probabilities(mech))
+                   else mech.support_probabilities())
         source = (f"summed over all {len(labels):,} outputs of the exact channel" if labels is not None
                   else "from p* and q*")
-        extra = (" For unary encodings these are the per-bit probabilities Pr[bit u = 1 | v]."
-                 if mech.family == "ue" else "")
+        extra = " (For bit-vector reports these are the per-bit probabilities Pr[bit u = 1 | v].)"
         fig = viz.probability_heatmap(support, values, values,
                                       title=f"{mech.display_name}: Pr[report supports u | v], ε = {epsilon:g}",
                                       x_title="supported value u")
@@ -342,10 +340,8 @@ def heatmap_section(name: str, epsilon: float, d: int, epsilon_1: float | None) 
     if cols > MAX_HEATMAP_COLUMNS:
         st.info(f"The channel has {cols:,} outputs; the heatmap shows the first {MAX_HEATMAP_COLUMNS} "
                 "(the table below the chart lists the same columns). The support view summarises all of them.")
-    x_title = {"grr": "reported value y", "ue": "reported bit vector y", "ss": "reported subset y",
-               "lh": "report 'a b y' (hash parameters and hashed value)", "hr": "report 'j y' (Hadamard row, bit)"}
     fig = viz.probability_heatmap(matrix, labels, values, title=f"{mech.display_name}: Pr[y | v], ε = {epsilon:g}",
-                                  x_title=x_title.get(mech.family, "output y"), max_columns=MAX_HEATMAP_COLUMNS)
+                                  x_title=f"report y: {mech.report_format}", max_columns=MAX_HEATMAP_COLUMNS)
     common.show_figure(fig, "learn_hm_full", viz.heatmap_table(matrix, labels, values, MAX_HEATMAP_COLUMNS),
                        description=(f"Heatmap of {d} inputs by {min(cols, MAX_HEATMAP_COLUMNS)} outputs; in every "
                                     f"column the largest entry is at most e^ε = {math.exp(epsilon):.3g} times the "
@@ -462,7 +458,7 @@ with st.sidebar:
     small_d = int(st.slider("Domain size d (small: the channel is enumerated)", 2, 8, key="learn_d"))
     try:  # an impossible combination (e.g. an unreachable ε1) only disables the sections that use it
         _mechanism(mech_name, epsilon, small_d, mech_params.get("epsilon_1"))
-    except (ValueError, TypeError) as exc:
+    except ldp.LDPError as exc:
         st.error(f"Cannot build this mechanism: {exc}. Change ε1 or ε; the ε-LDP check and the channel "
                  "heatmap need a valid mechanism, the other sections still work.")
     st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "

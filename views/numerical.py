@@ -1,12 +1,11 @@
 """Numerical distributions — a numerical column collected under LDP, shown and scored in its own
 units. CFO-binning: the column is cut into equal-width bins, a categorical frequency oracle collects
 the bin of every user, and MI + Norm-Sub estimates the histogram, read as uniform within each bin. Next
-to it, the registered numerical mechanisms (``ldp.mechanisms.numerical.NUMERICAL_MECHANISMS``: Square Wave with
-EM/EMS, and whatever else is registered) collect the same column at the same ε, n and seed; the parts of
-the numerical issue that are not registered yet are named in the info box, never simulated.
+to it, the registered numerical mechanisms (``ldp.mechanisms_of("numerical")``: Square Wave with EM/EMS,
+hierarchical histograms, …) collect the same column at the same ε, n and seed.
 
-Wiring only: data from ``views.common``, metrics from ``ldp.studies.comparison``, numerical runs from
-``ldp.numerical_simulation``, figures from ``ldp.viz.numerical``.
+Wiring only: data from ``views.common``, runs from ``ldp.simulate``, metrics from ``ldp.evaluation``,
+summaries from ``ldp.studies.comparison``, figures from ``ldp.viz.distributions``.
 """
 
 from __future__ import annotations
@@ -18,19 +17,22 @@ import numpy as np
 import streamlit as st
 
 import ldp
-from ldp import numerical_simulation as num_pipeline
+from ldp.core.streams import rng_for
 from ldp.data import bucketize, get_column, list_samples, load_sample
 from ldp.data.synthetic import SYNTHETIC
-from ldp.mechanisms.mean import MEAN_MECHANISMS, simulate_mean
-from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS, get_numerical_mechanism
+from ldp.evaluation.metrics import metrics_over_trials
 from ldp.studies import comparison as lab
-from ldp.viz import numerical as viz
-from ldp.viz.figures import PALETTE
+from ldp.studies import cost
+from ldp.studies.mean_variance import engine_note, simulate_mean
+from ldp.viz import distributions as viz
+from ldp.viz.style import PALETTE
 from views import common
 
+NUMERICAL = [cls.name for cls in ldp.mechanisms_of("numerical")]
+MEAN = [cls.name for cls in ldp.mechanisms_of("mean")]
 KEYS = ["num_data_source", "num_data_sample", "num_data_column", "num_data_bins", "num_data_lo", "num_data_hi",
         "num_data_synthetic", "num_data_d", "num_mech", "num_eps", "num_users", "num_trials", "num_seed", "num_engine",
-        "num_alpha", "num_nmechs", "num_mean_mech", *(f"num_rec_{name}" for name in NUMERICAL_MECHANISMS.names())]
+        "num_alpha", "num_nmechs", "num_mean_mech", *(f"num_rec_{name}" for name in NUMERICAL)]
 DEFAULT_NUMERICAL = ("sw",)
 SECONDS_PER_BUCKET_TRIAL = 1e-3  # EM at d = 256 takes ≈ 0.15 s a trial on one core; EMS a third of it
 ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75]
@@ -64,12 +66,12 @@ def _sanitize() -> None:
     coerce("num_data_synthetic", str, lambda v: v in SYNTHETIC)
     coerce("num_data_sample", str, lambda v: v in {s["name"] for s in list_samples()})
     coerce("num_mech", str, lambda v: v in ldp.MECHANISMS)
-    coerce("num_mean_mech", str, lambda v: v in MEAN_MECHANISMS)
+    coerce("num_mean_mech", str, lambda v: v in MEAN)
     coerce("num_data_lo", float)
     coerce("num_data_hi", float)
-    _list_of("num_nmechs", NUMERICAL_MECHANISMS.names())
-    for name in NUMERICAL_MECHANISMS.names():
-        _list_of(f"num_rec_{name}", list(NUMERICAL_MECHANISMS.get(name).reconstructions))
+    _list_of("num_nmechs", NUMERICAL)
+    for name in NUMERICAL:
+        _list_of(f"num_rec_{name}", list(ldp.MECHANISMS.get(name).reconstructions))
     if "num_alpha" in ss:  # a one-element list comes back from the URL as a bare value
         value = ss["num_alpha"]
         values = value if isinstance(value, list) else [value]
@@ -107,16 +109,19 @@ def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, c
                         engine: str, trials: int, seed: int) -> np.ndarray:
     """``trials`` collections by a registered numerical mechanism: estimates (trials, d); keyed by every
     input including the seed (same seed → the same collections for every reconstruction)."""
-    mech = get_numerical_mechanism(name, epsilon, int(counts.shape[0]))
-    return num_pipeline.simulate_numerical(mech, counts, edges=edges, engine=engine, reconstruction=reconstruction,
-                                           trials=trials, seed=seed).estimates
+    mech = ldp.get_mechanism(name, epsilon, int(counts.shape[0]))
+    method = reconstruction or mech.default_estimator
+    result = ldp.simulate(mech, counts, estimators=[method], engine=engine, trials=trials, seed=seed, edges=edges)
+    return result.estimates[method]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas: tuple[float, ...],
              seed: int) -> dict[str, np.ndarray]:
-    return lab.numerical_metrics_over_trials(edges, truth, estimates, alphas=alphas, seed=seed,
-                                             queries=RANGE_QUERIES)
+    names = ["wasserstein", "ks", "mean_error", "variance_error", "quantile_error",
+             *(f"range_mae_{a:g}" for a in alphas)]
+    return metrics_over_trials(truth, estimates, names, edges=edges, project=True, queries=RANGE_QUERIES,
+                               rng=lambda: rng_for(seed, "range-queries"))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -153,7 +158,7 @@ def _show_bucket_warnings(data: common.Dataset) -> None:
         lo, hi = ss.get("num_data_lo"), ss.get("num_data_hi")
         messages = _bucket_warnings(sample, column, int(data.d), None if lo is None else float(lo),
                                     None if hi is None else float(hi))
-    except (ValueError, TypeError, KeyError):
+    except ldp.LDPError:
         return  # the picker has already reported a bad column or range
     for message in messages:
         st.warning(f"Bins: {message}.")
@@ -169,18 +174,18 @@ def _controls() -> dict[str, Any]:
         for note in data.notes:
             st.caption(note)
         st.header("Mechanism (CFO-binning)")
-        mech = common.mechanism_picker("num_mech", default="oue", kinds=("one-time",))
+        mech = common.mechanism_picker("num_mech", default="oue", collections=("one-time",))
         st.header("Numerical mechanisms")
-        names = NUMERICAL_MECHANISMS.names()
+        names = NUMERICAL
         st.session_state.setdefault("num_nmechs", [n for n in DEFAULT_NUMERICAL if n in names])
         chosen = st.multiselect("Compare with", names, key="num_nmechs",
-                                format_func=lambda n: NUMERICAL_MECHANISMS.get(n).display_name,
+                                format_func=lambda n: ldp.MECHANISMS.get(n).display_name,
                                 help="Registered numerical mechanisms, run on the same column, ε, n, seed and "
                                      "trials: " + "; ".join(f"{c.display_name}: {c.description}"
-                                                            for c in NUMERICAL_MECHANISMS))
+                                                            for c in ldp.mechanisms_of("numerical")))
         methods: list[tuple[str, str | None]] = []
         for name in chosen:
-            cls = NUMERICAL_MECHANISMS.get(name)
+            cls = ldp.MECHANISMS.get(name)
             recs = list(cls.reconstructions)
             if not recs:
                 methods.append((name, None))
@@ -276,13 +281,6 @@ def main() -> None:
                "and scored in its own units. Today's method is CFO-binning: cut the range into equal-width bins, "
                "collect every user's bin with a categorical frequency oracle, estimate the histogram with matrix "
                "inversion + Norm-Sub, and read it as uniform within each bin.")
-    present, missing = num_pipeline.numerical_coverage()
-    info = ("**Numerical issue** (Li et al., SIGMOD 2020 and related work). **Available now** — the registered "
-            "numerical mechanisms, compared below with CFO-binning: " + "; ".join(present) + ".")
-    if missing:
-        info += (" **Still to come:** " + "; ".join(missing) + ". They are not simulated yet, so the page shows "
-                 "no curves or numbers for them.")
-    st.info(info)
     ctl = _controls()
     common.write_to_url(KEYS)
     data: common.Dataset = ctl["data"]
@@ -293,7 +291,7 @@ def main() -> None:
                  "distribution (uniform, gaussian, exponential, beta, …).")
         st.stop()
     cls = ldp.MECHANISMS.get(ctl["mech"])
-    if cls.kind != "one-time":
+    if cls.collection != "one-time":
         st.error(f"{cls.display_name} is a longitudinal mechanism: this page compares one-time collections. Pick a "
                  "one-time mechanism (GRR, OUE, OLH, …) in the sidebar.")
         st.stop()
@@ -301,7 +299,7 @@ def main() -> None:
         ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d)  # validates before the run
         counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
     methods = ctl["methods"]
-    seconds = lab.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"]) * (1 + len(methods))
+    seconds = cost.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"]) * (1 + len(methods))
     seconds += SECONDS_PER_BUCKET_TRIAL * data.d * ctl["trials"] * len(methods)
     if seconds > BLOCK_S:
         st.error(f"This run would take about {seconds / 60:.0f} minutes: use the fast engine, fewer trials or fewer "
@@ -357,8 +355,8 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     """Mean and variance with SR or PM (§2.2, §6.3); choosing the mechanism reruns only this fragment."""
     st.header("Mean and variance")
     st.session_state.setdefault("num_mean_mech", "pm")
-    name = st.radio("Mean mechanism", list(MEAN_MECHANISMS), key="num_mean_mech", horizontal=True,
-                    format_func=lambda m: MEAN_MECHANISMS[m].display_name,
+    name = st.radio("Mean mechanism", MEAN, key="num_mean_mech", horizontal=True,
+                    format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
                     help="Each user maps her value to [−1, 1] (the column's range) and reports it once with ε; "
                          "the server averages. The variance uses the 50/50 split of §6.3: half the users report "
                          "their value, the other half their squared distance to that half's mean.")
@@ -378,7 +376,7 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
         res = _simulate_mean(name, eps, counts, edges, ctl["engine"], trials, ctl["seed"])
     unit = data.unit
     se = res.theoretical_std_error
-    mechs = {m: cls(eps) for m, cls in MEAN_MECHANISMS.items()}
+    mechs = {m: ldp.get_mechanism(m, eps) for m in MEAN}
     better = min(mechs, key=lambda m: mechs[m].worst_case_variance())
     with common.friendly_errors("the mean figure"):
         fig = viz.mean_trials_figure(res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
@@ -394,10 +392,7 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
                  column_config={c: st.column_config.NumberColumn(format="%.4g")
                                 for c in ("true", "average estimate", "mean absolute error", "RMSE",
                                           "closed-form SE")})
-    note = {"exact": "every user's report is drawn by the client",
-            "fast": ("the number of +1 reports per value is drawn from its binomial (exact in distribution)"
-                     if name == "sr" else "the mean estimate is drawn from a Gaussian with the closed-form "
-                     "variance (moment-matched; PM reports are continuous)")}[ctl["engine"]]
+    note = engine_note(mechs[name], ctl["engine"])
     st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
                "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
                f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
@@ -419,12 +414,12 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
     out: dict[str, np.ndarray] = {}
     with st.spinner("Simulating the numerical mechanisms…"):
         for name, rec in ctl["methods"]:
-            cls = NUMERICAL_MECHANISMS.get(name)
+            cls = ldp.MECHANISMS.get(name)
             label = viz.method_label(cls.display_name, rec)
             try:
                 out[label] = _simulate_numerical(name, rec, ctl["eps"], counts, edges, ctl["engine"], ctl["trials"],
                                                  ctl["seed"])
-            except (ValueError, TypeError, KeyError) as exc:
+            except ldp.LDPError as exc:
                 st.warning(f"{label} cannot run on this configuration and is left out: {exc}")
     if not out:
         return out
@@ -435,7 +430,7 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
     st.markdown("**Methods:** " + "; ".join(series) + f" · same population, ε = {ctl['eps']:g}, n = "
                 f"{int(counts.sum()):,}, seed {ctl['seed']} and {ctl['trials']} trial(s); the figures show the "
                 "first trial.")
-    papers = sorted({NUMERICAL_MECHANISMS.get(n).paper for n, _ in ctl["methods"]})
+    papers = sorted({ldp.MECHANISMS.get(n).paper for n, _ in ctl["methods"]})
     st.caption("Numerical mechanisms from: " + "; ".join(papers) + ".")
     with common.friendly_errors("the figures"):
         table = viz.density_table(edges, truth, series, unit=unit)

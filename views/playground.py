@@ -3,7 +3,7 @@ their errors, and what ε means for one user.
 
 Wiring only: data from ``views.common.dataset_picker``, the simulation from ``ldp.simulate``, intervals
 from ``ldp.evaluation.uncertainty``, the attacker from ``ldp.studies.attacks`` and every figure, table and sentence from
-``ldp.viz.playground``.
+``ldp.viz.estimates``.
 """
 
 from __future__ import annotations
@@ -15,11 +15,12 @@ import numpy as np
 import streamlit as st
 
 import ldp
-from ldp.data import list_samples, sample_counts
+from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
 from ldp.evaluation.uncertainty import coverage, simultaneous_halfwidth, value_intervals
 from ldp.studies.attacks import attack_success, baseline_success, plausible_deniability_ratio
-from ldp.viz import playground as viz
+from ldp.studies.comparison import draw_population
+from ldp.viz import estimates as viz
 from views import common
 
 # Widget keys mirrored into the URL (shareable links); dataset_picker's keys start with "data_".
@@ -70,10 +71,7 @@ def _simulate(mechanism: str, epsilon: float, params: tuple, data_counts: np.nda
               estimators: tuple[str, ...], engine: str, seed: int) -> ldp.SimulationResult:
     """One collection; keyed by every input including the seed. ``users=None``: the data's own counts."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(data_counts.shape[0]), **dict(params))
-    if users is None:
-        counts = data_counts
-    else:
-        counts = sample_counts(data_counts, users, np.random.default_rng(np.random.SeedSequence([seed, 1])))
+    counts = data_counts if users is None else draw_population(data_counts, users, seed)
     return ldp.simulate(mech, counts, estimators=list(estimators), engine=engine, seed=seed, metrics=("mse",))
 
 
@@ -165,7 +163,7 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     band = simultaneous_halfwidth(variances, level)
     mi = result.estimates["mi"][0]
     covered = coverage(true, mi, half)
-    eps1 = mech.params.get("epsilon_1") if mech.kind == "longitudinal" else None
+    eps1 = mech.params.get("epsilon_1") if mech.collection == "longitudinal" else None
     st.markdown(viz.readout_text(mech.display_name, result.n, mech.epsilon, math.sqrt(float(np.mean(variances))), d,
                                  covered=covered, level=level, epsilon_1=eps1))
 
@@ -225,7 +223,7 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
 # --------------------------------------------------------------------------- privacy side
 def _privacy(mechanism: ldp.Mechanism, params: tuple, prior: np.ndarray) -> None:
     st.subheader("What ε means for one user")
-    longitudinal = mechanism.kind == "longitudinal"
+    longitudinal = mechanism.collection == "longitudinal"
     eps1 = mechanism.params.get("epsilon_1") if longitudinal else None
     with common.friendly_errors("the attack computation"):
         success, baseline = _attack(mechanism.name, mechanism.epsilon, params, prior)

@@ -4,7 +4,7 @@ and variance (consistency paper §V.B, Figs. 2–3), frequent-value (top-k) and 
 advisor (§V.D): which estimator to use for a query, from one collection's reports, checked against the truth.
 
 Wiring only: data from ``views.common``, runs and every number from ``ldp.studies.comparison``, figures from
-``ldp.viz.lab``.
+``ldp.viz.estimator_comparison``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ import ldp
 from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
 from ldp.evaluation.tasks import TASKS as QUERY_TASKS
+from ldp.studies import advisor, cost
 from ldp.studies import comparison as lab
-from ldp.viz import lab as viz
+from ldp.viz import estimator_comparison as viz
 from views import common
 
 KEYS = ["pp_data_source", "pp_data_sample", "pp_data_column", "pp_data_bins", "pp_data_lo", "pp_data_hi",
@@ -97,17 +98,17 @@ def _estimator_seconds(mechanism: str, epsilon: float, params: tuple, counts: np
                        estimators: tuple[str, ...], seed: int) -> dict[str, float]:
     """How long each estimator takes on one collection (iterative ones such as IBU dominate a run)."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return lab.time_estimators(mech, counts, estimators, seed)
+    return cost.time_estimators(mech, counts, estimators, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _advise(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
-            engine: str, seed: int, task: str, task_params: tuple, trials: int) -> lab.AdvisorCheck:
+            engine: str, seed: int, task: str, task_params: tuple, trials: int) -> advisor.AdvisorCheck:
     """The advisor on one simulated collection, with every candidate's actual error; keyed by every input
     including the seed (``task_params``: sorted (name, value) pairs, lists as tuples)."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
     kwargs = {k: (list(v) if isinstance(v, tuple) else v) for k, v in task_params}
-    return lab.advise(mech, counts, task=task, trials=trials, seed=seed, candidates=list(estimators), engine=engine,
+    return advisor.advise(mech, counts, task=task, trials=trials, seed=seed, candidates=list(estimators), engine=engine,
                       **kwargs)
 
 
@@ -147,9 +148,9 @@ def _default_estimators(data: common.Dataset, mech: str, eps: float, params: dic
         seed = int(st.session_state.get("pp_seed", 0))
         counts = lab.draw_population(np.asarray(data.counts), users, seed)
         timing = _all_timing(mech, eps, params, counts, seed)
-        return lab.preselect(timing, n=users, d=data.d, trials=int(st.session_state.get("pp_trials", 50)),
+        return cost.preselect(timing, n=users, d=data.d, trials=int(st.session_state.get("pp_trials", 50)),
                              engine=str(st.session_state.get("pp_engine", "fast")), limit=WARN_S)
-    except (ValueError, TypeError, KeyError):  # reported where the run is validated
+    except ldp.LDPError:  # reported where the run is validated
         return names, []
 
 
@@ -339,7 +340,7 @@ def _task_params(task: str, d: int, data: common.Dataset) -> dict[str, Any]:
                                help="Your query is the summed frequency of these values (e.g. a category, §V.D "
                                     "Fig. 8).")
         if not group:
-            raise ValueError("pick at least one value for the group")
+            raise ldp.LDPError("pick at least one value for the group")
         position = {v: i for i, v in enumerate(labels)}
         return {"groups": [sorted(position[v] for v in group)]}
     return {}
@@ -372,8 +373,8 @@ def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset,
     common.write_to_url(KEYS)
     candidates = [e for e in ctl["estimators"] if e in timing]
     if not candidates:
-        raise ValueError("none of the chosen estimators applies to this mechanism; choose others in the sidebar")
-    seconds = lab.advisor_seconds({e: timing[e] for e in candidates}, n=ctl["users"], d=data.d, trials=trials,
+        raise ldp.LDPError("none of the chosen estimators applies to this mechanism; choose others in the sidebar")
+    seconds = cost.advisor_seconds({e: timing[e] for e in candidates}, n=ctl["users"], d=data.d, trials=trials,
                                   engine=ctl["engine"])
     if seconds > ADVISOR_WARN_S:
         slow = max(candidates, key=lambda e: timing[e])
@@ -395,7 +396,7 @@ def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset,
     _advisor_result(check, mech, trials)
 
 
-def _advisor_result(check: lab.AdvisorCheck, mech: Any, trials: int) -> None:
+def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None:
     rec = check.recommendation
     best = check.row(check.best)
     value = "expected score" if check.better == "higher" else "expected error"
@@ -472,13 +473,13 @@ def main() -> None:
     with common.friendly_errors("this configuration"):
         all_timing = _all_timing(ctl["mech"], ctl["eps"], ctl["params"], counts, ctl["seed"])
         timing = {e: all_timing.get(e, 0.0) for e in ctl["estimators"]}
-    seconds = lab.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], sum(timing.values()))
+    seconds = cost.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], sum(timing.values()))
     left_out = [e for e in st.session_state.get("_pp_left_out", []) if e in all_timing and
                 e not in ctl["estimators"]]
     if left_out:
         names = ", ".join(ldp.ESTIMATORS.get(e).display_name for e in left_out)
         extra = sum(all_timing[e] for e in left_out)
-        with_all = lab.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"],
+        with_all = cost.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"],
                                          sum(timing.values()) + extra)
         st.info(f"To keep the first run under about {WARN_S:.0f} s, {names} ({extra:.2g} s per collection) is not "
                 "preselected. Add it in the sidebar under 'Estimators / post-processing' to compare it too (the run "

@@ -18,6 +18,7 @@ import streamlit as st
 import ldp
 from ldp.data.synthetic import true_distribution
 from ldp.evaluation.metrics import DEFAULT_METRICS
+from ldp.studies import cost
 from ldp.studies import tradeoff as T
 from ldp.studies.attacks import baseline_success
 from ldp.viz import tradeoff as V
@@ -59,7 +60,7 @@ def _freq_source(source: tuple) -> Any:
     if kind == "rebin":
         base = np.asarray(source[1])
         return lambda d: T.rebin_frequencies(base, int(d))
-    raise ValueError(f"unknown data source {kind!r}")
+    raise ldp.LDPError(f"unknown data source {kind!r}")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -84,10 +85,16 @@ def _attack(mechanisms: tuple[str, ...], epsilons: tuple[float, ...], freqs: np.
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _calibrate(mechanisms: tuple[str, ...], freqs: np.ndarray, users: int, engine: str, estimators: tuple[str, ...],
-               metrics: tuple[str, ...]) -> dict[str, tuple[float, float]]:
-    return T.calibrate_sweep_costs(mechanisms, freqs, users=users, engine=engine, estimators=estimators,
-                                   metrics=metrics)
+def _estimator_seconds(mechanisms: tuple[str, ...], freqs: np.ndarray, users: int, estimators: tuple[str, ...],
+                       epsilon: float) -> float:
+    """Seconds the chosen estimators take on one collection, the slowest mechanism's (a cached measurement)."""
+    counts = T.population_counts(freqs, users)
+    worst = 0.0
+    for name in mechanisms:
+        mech = ldp.get_mechanism(name, epsilon, int(freqs.shape[0]))
+        names = [e for e in estimators if ldp.ESTIMATORS.get(e).applies_to(mech)]
+        worst = max(worst, sum(cost.time_estimators(mech, counts, names).values()))
+    return worst
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -229,7 +236,7 @@ freq_source = _freq_source(source)
 st.caption(f"Data: {data.description or data.name} — d = {data.d:,} values, scaled to "
            f"{'each n of the sweep' if axis == 'users' else f'n = {users:,} users'}. " + " ".join(data.notes))
 
-sim_metrics = tuple(dict.fromkeys([*DEFAULT_METRICS, metric]))
+sim_metrics = tuple(dict.fromkeys([*DEFAULT_METRICS["frequency"], metric]))
 signature = hashlib.sha256(json.dumps({
     "source": [source[0], source[1] if isinstance(source[1], str) else list(source[1])],
     "mechanisms": mechanisms, "estimators": estimators, "axis": axis, "grid": [float(g) for g in grid],
@@ -252,17 +259,18 @@ elif T.CLOSED_FORM_METRICS[metric] != "exact":
 
 # Time estimate and the Run button
 d_max = int(grid.max()) if axis == "d" else data.d
-cal_users = users if engine == "fast" else min(int(grid.max()) if axis == "users" else users, 5_000)
 cal_freqs = freq_source(d_max) if axis == "d" else freqs
 with common.friendly_errors("the time estimate"):
-    costs = _calibrate(tuple(mechanisms), np.asarray(cal_freqs), cal_users, engine, tuple(estimators), sim_metrics)
-    seconds = T.estimate_sweep_seconds(costs, axis=axis, grid=grid, users=users, trials=trials, engine=engine,
-                                       calibration_users=cal_users)
+    per_collection = _estimator_seconds(tuple(mechanisms), np.asarray(cal_freqs), users, tuple(estimators), eps_fixed)
+    sizes = [(int(x) if axis == "users" else users, int(x) if axis == "d" else data.d) for x in grid]
+    seconds = cost.estimate_sweep_seconds(sizes * len(mechanisms), trials=trials, engine=engine,
+                                          estimator_seconds=per_collection)
 configs = len(mechanisms) * len(grid)
 st.markdown(f"**Run sweep** simulates {len(mechanisms)} mechanism(s) × {len(grid)} "
             f"{'ε' if axis == 'epsilon' else ('n' if axis == 'users' else 'd')} values × {trials} trials "
             f"({configs * trials:,} collections, every estimator on the same reports) with the {engine} engine: "
-            f"{_fmt_seconds(seconds)}, estimated from a quick calibration run. Sweeps do not rerun on every change.")
+            f"{_fmt_seconds(seconds)}, estimated from the estimators' measured time. Sweeps do not rerun on every "
+            "change.")
 confirmed = True
 if seconds > CONFIRM_SECONDS:
     st.warning(f"This sweep would take {_fmt_seconds(seconds)}. Reduce the trials, the grid points, n (exact "

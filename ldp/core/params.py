@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ldp.core.errors import LDPError
+
 
 @dataclass(frozen=True)
 class Param:
@@ -41,7 +43,7 @@ class Param:
         return out
 
     def parse(self, text: str) -> Any:
-        """Convert a command-line string to this parameter's type (``ValueError`` on failure)."""
+        """Convert a command-line string to this parameter's type (:class:`LDPError` on failure)."""
         try:
             if self.type is bool:
                 low = text.strip().lower()
@@ -52,48 +54,51 @@ class Param:
                 raise ValueError
             return self.type(text)
         except ValueError:
-            raise ValueError(f"parameter {self.name} expects type {self.type.__name__}, got {text!r}") from None
+            raise LDPError(f"parameter {self.name} expects type {self.type.__name__}, got {text!r}") from None
 
     def validate(self, value: Any, owner: str) -> Any:
-        """Return ``value`` coerced to the declared type, or raise a one-line ``ValueError``/``TypeError``."""
+        """Return ``value`` coerced to the declared type, or raise a one-line :class:`LDPError`."""
         if value is None:
             if self.optional:
                 return None
-            raise ValueError(f"{owner}: parameter {self.name} is required")
+            raise LDPError(f"{owner}: parameter {self.name} is required")
         if self.type is int:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 if isinstance(value, (float, np.floating)) and float(value).is_integer():
                     value = int(value)
                 else:
-                    raise TypeError(f"{owner}: {self.name} must be an integer, got {value!r}")
+                    raise LDPError(f"{owner}: {self.name} must be an integer, got {value!r}")
             value = int(value)
         elif self.type is float:
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{owner}: {self.name} must be a number, got {value!r}")
+                raise LDPError(f"{owner}: {self.name} must be a number, got {value!r}")
             value = float(value)
             if not math.isfinite(value):
-                raise ValueError(f"{owner}: {self.name} must be finite, got {value}")
+                raise LDPError(f"{owner}: {self.name} must be finite, got {value}")
         elif self.type is str:
             if not isinstance(value, str):
-                raise TypeError(f"{owner}: {self.name} must be a string, got {value!r}")
+                raise LDPError(f"{owner}: {self.name} must be a string, got {value!r}")
         if self.choices is not None and value not in self.choices:
-            raise ValueError(f"{owner}: {self.name} must be one of {list(self.choices)}, got {value!r}")
+            raise LDPError(f"{owner}: {self.name} must be one of {list(self.choices)}, got {value!r}")
         if self.low is not None:
             bad = value < self.low if self.low_inclusive else value <= self.low
             if bad:
                 op = ">=" if self.low_inclusive else ">"
-                raise ValueError(f"{owner}: {self.name} must be {op} {self.low}, got {value}")
+                raise LDPError(f"{owner}: {self.name} must be {op} {self.low}, got {value}")
         if self.high is not None:
             bad = value > self.high if self.high_inclusive else value >= self.high
             if bad:
                 op = "<=" if self.high_inclusive else "<"
-                raise ValueError(f"{owner}: {self.name} must be {op} {self.high}, got {value}")
+                raise LDPError(f"{owner}: {self.name} must be {op} {self.high}, got {value}")
         return value
 
 
 EPSILON = Param("epsilon", float, "privacy budget ε (smaller is more private)", low=0.0, low_inclusive=False,
                 high=50.0)
 DOMAIN_SIZE = Param("d", int, "domain size (number of distinct values)", low=2, high=2**24)
+BUCKETS = Param("d", int, "number of input buckets of the reconstructed histogram (square-wave paper §5.4)", low=2,
+                high=2**24)
+DIMENSION = Param("d", int, "dimension of each user's value (1: one number)", default=1, low=1, high=1)
 
 
 def resolve_params(owner: str, table: tuple[Param, ...] | list[Param], given: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +108,7 @@ def resolve_params(owner: str, table: tuple[Param, ...] | list[Param], given: di
     unknown = set(given) - set(known)
     if unknown:
         names = ", ".join(known) or "none"
-        raise ValueError(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
+        raise LDPError(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
     return {name: p.validate(given.get(name, p.default), owner) for name, p in known.items()}
 
 
@@ -111,14 +116,27 @@ def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
     """A 1-D array of integer codes in [0, d) (integral floats accepted), as int64; one-line errors otherwise."""
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise ValueError(f"{owner}: values must be a 1-D array of integers, got shape {arr.shape}")
+        raise LDPError(f"{owner}: values must be a 1-D array of integers, got shape {arr.shape}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)
         else:
-            raise TypeError(f"{owner}: values must be integers in [0, {d}), got dtype {arr.dtype}")
+            raise LDPError(f"{owner}: values must be integers in [0, {d}), got dtype {arr.dtype}")
     arr = arr.astype(np.int64, copy=False)
     if arr.size and (arr.min() < 0 or arr.max() >= d):
         bad = int(arr[(arr < 0) | (arr >= d)][0])
-        raise ValueError(f"{owner}: value {bad} is outside the domain [0, {d})")
+        raise LDPError(f"{owner}: value {bad} is outside the domain [0, {d})")
     return arr
+
+
+def check_positive_int(value: Any, what: str, owner: str = "") -> int:
+    """``value`` as an int ≥ 1 (integral numbers only, not bool): one-line :class:`LDPError` otherwise."""
+    prefix = f"{owner}: " if owner else ""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise LDPError(f"{prefix}{what} must be a positive integer, got {value!r}")
+    if value < 1:
+        raise LDPError(f"{prefix}{what} must be a positive integer, got {value}")
+    return int(value)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
+from ldp.core.errors import LDPError
+
 T = TypeVar("T")
 
 
@@ -26,17 +28,17 @@ class Registry(Generic[T]):
         if not isinstance(name, str) or not name:
             raise TypeError(f"a registered {self.kind} needs a non-empty string attribute 'name'")
         if name in self._items:
-            raise ValueError(f"{self.kind} {name!r} is registered twice")
+            raise RuntimeError(f"{self.kind} {name!r} is registered twice")
         self._items[name] = item
         return item
 
     def get(self, name: str) -> T:
         """Return the component called ``name``; a ``ValueError`` lists the valid names otherwise."""
         if not isinstance(name, str):
-            raise TypeError(f"{self.kind} name must be a string, got {type(name).__name__}")
+            raise LDPError(f"{self.kind} name must be a string, got {type(name).__name__}")
         key = name.strip().lower()
         if key not in self._items:
-            raise ValueError(f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._items)}")
+            raise LDPError(f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._items)}")
         return self._items[key]
 
     def names(self) -> list[str]:

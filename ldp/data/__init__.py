@@ -13,12 +13,14 @@ from ldp.data.domain import (
 )
 from ldp.data.loaders import SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
 from ldp.data.samples import list_samples, load_sample
+from ldp.data.scale import ValueScale
 from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
 
 __all__ = [
     "SUPPORTED_EXTENSIONS",
     "SYNTHETIC",
     "EncodedColumn",
+    "ValueScale",
     "bin_labels",
     "bucketize",
     "domain_from_file",

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ldp.core.errors import LDPError
+
 __all__ = [
     "CSV_EXTENSIONS",
     "PARQUET_EXTENSIONS",
@@ -47,7 +49,7 @@ def _kind_of(name: str) -> tuple[str, bool]:
             return ("parquet" if ext in PARQUET_EXTENSIONS else "csv"), ext.endswith(".gz")
     suffix = Path(name).suffix
     what = f"extension {suffix!r}" if suffix else "no extension"
-    raise ValueError(
+    raise LDPError(
         f"unsupported file type for {name!r} ({what}); "
         f"supported extensions: {', '.join(SUPPORTED_EXTENSIONS)}"
     )
@@ -71,20 +73,20 @@ def _read_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: boo
         return pd.read_csv(source, sep=_sniff_separator(head), encoding="utf-8-sig", low_memory=False,
                            compression="gzip" if compressed else None)
     except pd.errors.EmptyDataError:
-        raise ValueError(f"{label} is empty") from None
+        raise LDPError(f"{label} is empty") from None
     except pd.errors.ParserError as exc:
-        raise ValueError(f"{label} is not a well-formed CSV file: {_one_line(exc)}") from None
+        raise LDPError(f"{label} is not a well-formed CSV file: {_one_line(exc)}") from None
     except UnicodeDecodeError as exc:
-        raise ValueError(
+        raise LDPError(
             f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x}); "
             "re-save it with UTF-8 encoding"
         ) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise ValueError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
+        raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
     except OSError as exc:
-        raise ValueError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     except Exception as exc:  # anything else pandas raises becomes one readable line
-        raise ValueError(f"could not read {label} as CSV: {_one_line(exc)}") from None
+        raise LDPError(f"could not read {label} as CSV: {_one_line(exc)}") from None
 
 
 def _read_parquet(source: str | io.BytesIO, label: str) -> pd.DataFrame:
@@ -92,17 +94,17 @@ def _read_parquet(source: str | io.BytesIO, label: str) -> pd.DataFrame:
         return pd.read_parquet(source)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
-            raise ValueError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
-        raise ValueError(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
+            raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise LDPError(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
     except Exception as exc:  # pyarrow errors (ArrowInvalid, ...)
-        raise ValueError(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
+        raise LDPError(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
 
 
 def _check_shape(df: pd.DataFrame, label: str) -> pd.DataFrame:
     if df.shape[1] == 0:
-        raise ValueError(f"{label} has no columns")
+        raise LDPError(f"{label} has no columns")
     if df.shape[0] == 0:
-        raise ValueError(f"{label} has no rows")
+        raise LDPError(f"{label} has no rows")
     df.columns = [str(c) for c in df.columns]
     return df
 
@@ -123,17 +125,17 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     label = f"file '{p}'"
     kind, compressed = _kind_of(p.name)
     if not p.exists():
-        raise ValueError(f"{label} not found")
+        raise LDPError(f"{label} not found")
     if not p.is_file():
-        raise ValueError(f"{label} is not a regular file")
+        raise LDPError(f"{label} is not a regular file")
     try:
         size = p.stat().st_size
         with open(p, "rb") as fh:
             head = fh.read(_SNIFF_BYTES)
     except OSError as exc:
-        raise ValueError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if size == 0:
-        raise ValueError(f"{label} is empty")
+        raise LDPError(f"{label} is empty")
     if kind == "parquet":
         df = _read_parquet(str(p), label)
     else:
@@ -148,10 +150,10 @@ def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     label = f"file '{filename}'"
     kind, compressed = _kind_of(filename)
     if not isinstance(data, bytes | bytearray | memoryview):
-        raise ValueError(f"{label}: expected bytes, got {type(data).__name__}")
+        raise LDPError(f"{label}: expected bytes, got {type(data).__name__}")
     data = bytes(data)
     if len(data) == 0:
-        raise ValueError(f"{label} is empty")
+        raise LDPError(f"{label} is empty")
     if kind == "parquet":
         df = _read_parquet(io.BytesIO(data), label)
     else:
@@ -159,9 +161,9 @@ def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
             try:
                 data = gzip.decompress(data)
             except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-                raise ValueError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
+                raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
             if not data.strip():
-                raise ValueError(f"{label} is empty")
+                raise LDPError(f"{label} is empty")
         df = _read_csv(io.BytesIO(data), data[:_SNIFF_BYTES], label)
     return _check_shape(df, label)
 
@@ -183,4 +185,4 @@ def get_column(df: pd.DataFrame, column: str) -> pd.Series:
         matches = [i for i, c in enumerate(names) if normalise(c) == normalise(str(column))]
         if len(matches) == 1:
             return df.iloc[:, matches[0]].rename(names[matches[0]])
-    raise ValueError(f"column {column!r} not found; available: {_available(names)}")
+    raise LDPError(f"column {column!r} not found; available: {_available(names)}")

@@ -1,48 +1,27 @@
-"""Estimators and post-processors; importing this package registers them in ``ESTIMATORS``."""
+"""Every estimator in one registry (``ESTIMATORS``); importing this package registers them.
+
+Matrix inversion and the consistency post-processors (:mod:`.consistency`), IBU (:mod:`.ibu`), Wiener
+deconvolution (:mod:`.wiener`), the numerical reconstructions and the mean (:mod:`.reconstruction`). Use
+:func:`estimate_all` to run several on one collection (each base estimate computed once).
+"""
 
 from ldp.core.registry import ESTIMATORS
-from ldp.estimators import (
-    consistency,  # noqa: F401  (registration)
-    ibu,  # noqa: F401  (registration)
-    wiener,  # noqa: F401  (registration)
+
+# isort: off
+from ldp.estimators import consistency, ibu, wiener, reconstruction  # noqa: F401  (registration, listing order)
+# isort: on
+from ldp.estimators.base import (
+    Estimator,
+    PostProcessor,
+    estimate_all,
+    get_estimator,
+    parse_estimators,
+    resolve_estimators,
 )
-from ldp.estimators.base import Estimator
-from ldp.estimators.consistency import (
-    answer_query,
-    base_cut,
-    base_cut_threshold,
-    base_pos,
-    mle_apx,
-    norm,
-    norm_cut,
-    norm_mul,
-    norm_sub,
-    power,
-    power_ns,
-)
-from ldp.estimators.ibu import IBUTrace, ibu_mle, ibu_trace, iterative_bayesian_update
-from ldp.mechanisms.base import Mechanism
+from ldp.estimators.consistency import answer_query
+from ldp.estimators.ibu import ibu_mle, iterative_bayesian_update
+from ldp.maths.simplex import norm_sub
 
-
-def get_estimator(name: str, **params) -> Estimator:
-    return ESTIMATORS.get(name)(**params)
-
-
-def parse_estimators(spec: str | list[str], mechanism: Mechanism | None = None) -> list[str]:
-    """Split a comma-separated list, check every name, and (given a mechanism) that each applies."""
-    names = [s.strip().lower() for s in (spec.split(",") if isinstance(spec, str) else spec) if s.strip()]
-    if not names:
-        raise ValueError("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
-    for name in names:
-        cls = ESTIMATORS.get(name)
-        if mechanism is not None and not cls.applies_to(mechanism):
-            ok = [e.name for e in ESTIMATORS if e.applies_to(mechanism)]
-            raise ValueError(f"estimator {name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
-    return list(dict.fromkeys(names))
-
-
-__all__ = [
-    "ESTIMATORS", "Estimator", "IBUTrace", "answer_query", "base_cut", "base_cut_threshold", "base_pos",
-    "get_estimator", "ibu_mle", "ibu_trace", "iterative_bayesian_update", "mle_apx", "norm", "norm_cut", "norm_mul",
-    "norm_sub", "parse_estimators", "power", "power_ns",
-]
+__all__ = ["ESTIMATORS", "Estimator", "PostProcessor", "answer_query", "estimate_all", "get_estimator",
+           "ibu_mle", "iterative_bayesian_update", "norm_sub", "parse_estimators",
+           "resolve_estimators"]

@@ -1,48 +1,188 @@
-"""Estimator base class: an estimator maps (mechanism, support counts, n) to a frequency vector.
+"""Estimators: stateless maps from (mechanism, aggregate) to an immutable :class:`~ldp.core.results.Estimate`,
+and the estimator chain.
 
-Subclasses implement ``_estimate``; the base class validates inputs and declares which mechanisms
-the estimator applies to. Estimators are registered in ``ESTIMATORS`` under their command-line name.
+An estimator's constructor only validates and stores its parameters (scikit-learn style); ``estimate`` never
+changes the estimator, so one instance can serve every page, thread and trial, and everything an estimator
+knows about its run (converged, iterations, trace, warnings) travels in the returned ``Estimate``.
+
+The chain. A post-processor declares ``base = "mi"``: it transforms matrix inversion's estimate rather than
+the aggregate. :func:`estimate_all` computes every base estimate once per collection and hands it to each
+post-processor that needs it, so eleven post-processors cost one matrix inversion, not eleven.
+
+Composite mechanisms (CFO with binning) expose a ``frequency_view()``: the categorical oracle whose aggregate
+theirs is, and the map that lifts that oracle's estimate to the mechanism's domain. Every categorical
+estimator then applies to them unchanged — the estimate is computed on the oracle and lifted.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.params import Param, resolve_params
+from ldp.core.registry import ESTIMATORS
+from ldp.core.results import Aggregate, Estimate
 from ldp.mechanisms.base import Mechanism
+
+__all__ = ["Estimator", "PostProcessor", "estimate_all", "get_estimator", "parse_estimators", "resolve_estimators"]
 
 
 class Estimator(ABC):
+    """One registered way to turn an aggregate into an estimate."""
+
     name: ClassVar[str]
     display_name: ClassVar[str]
     description: ClassVar[str]
     paper: ClassVar[str]
     parameters: ClassVar[tuple[Param, ...]] = ()
+    #: Mechanism kinds it applies to.
+    kinds: ClassVar[tuple[str, ...]] = ("frequency",)
+    #: Registered estimator whose estimate this one post-processes (None: works from the aggregate).
+    base: ClassVar[str | None] = None
     requires_pure: ClassVar[bool] = False
-    # promises: output sums to one and is non-negative
+    #: Promises: the output is non-negative and sums to one.
     consistent: ClassVar[bool] = False
-    # Post-Pos: the vector is left as is and query answers (sums over subsets) are clipped at zero
+    #: Post-Pos: the vector is left as is and query answers (sums over subsets) are clipped at zero.
     clip_queries: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
-        self.params = resolve_params(self.name, self.parameters, params)
+        self.params: Mapping[str, Any] = MappingProxyType(resolve_params(self.name, self.parameters, params))
 
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and dict(self.params) == dict(other.params)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self.params.items()))))
+
+    # ------------------------------------------------------------------ applicability
     @classmethod
     def applies_to(cls, mechanism: Mechanism) -> bool:
-        return mechanism.pure or not cls.requires_pure
+        """Whether this estimator can estimate from ``mechanism``'s aggregates."""
+        view = mechanism.frequency_view()
+        target = view[0] if view is not None else mechanism
+        return target.kind in cls.kinds and (target.pure or not cls.requires_pure) and cls._applies(target)
 
-    def estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        c = np.asarray(counts, dtype=np.float64)
-        if c.shape != (mechanism.d,):
-            raise ValueError(f"{self.name}: counts must have length d={mechanism.d}, got {c.shape}")
-        if not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"{self.name}: n must be a positive integer, got {n!r}")
+    @classmethod
+    def _applies(cls, mechanism: Mechanism) -> bool:
+        """Further conditions of a subclass (hook)."""
+        return True
+
+    # ------------------------------------------------------------------ estimation
+    def estimate(self, mechanism: Mechanism, aggregate: Aggregate | Any, n: int | None = None, *,
+                 base: Estimate | None = None) -> Estimate:
+        """The estimate from an aggregate (or from the statistic and n); ``base`` is the base estimator's
+        estimate of the same aggregate when the caller already has it (the chain)."""
+        agg = mechanism.as_aggregate(aggregate, n)
         if not self.applies_to(mechanism):
-            raise ValueError(f"estimator {self.name} does not apply to {mechanism.name}")
-        return self._estimate(mechanism, c, int(n))
+            ok = ", ".join(e.name for e in ESTIMATORS if e.applies_to(mechanism))
+            raise LDPError(f"estimator {self.name} does not apply to {mechanism.name}; use one of: {ok}")
+        view = mechanism.frequency_view()
+        if view is not None:
+            oracle, lift = view
+            inner = self.estimate(oracle, Aggregate(agg.counts, agg.n, agg.engine), base=base)
+            return inner.with_values(lift(inner.values))
+        if self.base is not None and base is None:
+            base = get_estimator(self.base).estimate(mechanism, agg)
+        out = self._estimate(mechanism, agg, base)
+        if isinstance(out, Estimate):
+            return out
+        return Estimate(np.asarray(out, dtype=np.float64), self.name, warnings=base.warnings if base else ())
 
     @abstractmethod
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray: ...
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate | np.ndarray:
+        """The estimate (an :class:`Estimate`, or just its values) from a validated aggregate."""
+
+    def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        """The estimate's values for every row of ``counts`` (trials × statistic), all from n reports.
+
+        Generic fallback: one :meth:`estimate` per row; estimators with a vectorized form override it.
+        """
+        c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+        return np.stack([self.estimate(mechanism, row, n).values for row in c])
+
+
+class PostProcessor(Estimator):
+    """An estimator that transforms matrix inversion's estimate (``base = "mi"``); ``_estimate`` gets it."""
+
+    base: ClassVar[str | None] = "mi"
+
+
+def get_estimator(name: str | Estimator, **params: Any) -> Estimator:
+    """The registered estimator ``name`` with validated parameters (an instance is passed through)."""
+    if isinstance(name, Estimator):
+        if params:
+            raise LDPError(f"estimator {name.name}: give parameters either to the instance or here, not both")
+        return name
+    return ESTIMATORS.get(name)(**params)
+
+
+def parse_estimators(spec: str | Sequence[str], mechanism: Mechanism | None = None) -> list[str]:
+    """Split a comma-separated list, check every name, and (given a mechanism) that each applies."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    names = [str(s).strip().lower() for s in items if str(s).strip()]
+    if not names:
+        raise LDPError("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
+    for name in names:
+        cls = ESTIMATORS.get(name)
+        if mechanism is not None and not cls.applies_to(mechanism):
+            ok = [e.name for e in ESTIMATORS if e.applies_to(mechanism)]
+            raise LDPError(f"estimator {name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
+    return list(dict.fromkeys(names))
+
+
+def resolve_estimators(spec: str | Sequence[str | Estimator], mechanism: Mechanism) -> list[Estimator]:
+    """Estimator instances from names (a list or one comma-separated string) or instances, each checked to
+    apply to ``mechanism``; a name listed twice is an error."""
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    chosen = []
+    for item in items:
+        if isinstance(item, str) and not item.strip():
+            continue
+        est = get_estimator(item.strip().lower() if isinstance(item, str) else item)
+        if not est.applies_to(mechanism):
+            ok = [e.name for e in ESTIMATORS if e.applies_to(mechanism)]
+            raise LDPError(f"estimator {est.name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
+        chosen.append(est)
+    if not chosen:
+        raise LDPError("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
+    names = [e.name for e in chosen]
+    if len(set(names)) != len(names):
+        raise LDPError(f"an estimator is listed twice: {', '.join(names)}")
+    return chosen
+
+
+def estimate_all(mechanism: Mechanism, aggregate: Aggregate | Any, estimators: Sequence[str | Estimator],
+                 n: int | None = None) -> dict[str, Estimate]:
+    """Every estimator on one aggregate, each base estimate computed once (the estimator chain).
+
+    ``estimators`` are names or instances; the result maps each one's name to its :class:`Estimate`, in order.
+    """
+    agg = mechanism.as_aggregate(aggregate, n)
+    chosen = [get_estimator(e) for e in estimators]
+    view = mechanism.frequency_view()
+    if view is not None:
+        oracle, lift = view
+        inner = estimate_all(oracle, Aggregate(agg.counts, agg.n, agg.engine), chosen)
+        return {name: est.with_values(lift(est.values)) for name, est in inner.items()}
+    bases: dict[str, Estimate] = {}
+    out: dict[str, Estimate] = {}
+    for est in chosen:
+        base = None
+        if est.base is not None:
+            if est.base not in bases:
+                bases[est.base] = get_estimator(est.base).estimate(mechanism, agg)
+            base = bases[est.base]
+        result = est.estimate(mechanism, agg, base=base)
+        if est.base is None and not est.params:
+            bases.setdefault(est.name, result)
+        out[est.name] = result
+    return out

@@ -31,28 +31,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
-from ldp.estimators.base import Estimator
+from ldp.core.results import Aggregate, Estimate
+from ldp.estimators.base import Estimator, PostProcessor
+from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.base import Mechanism
 
 CONSISTENCY_PAPER = "Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li — Frequency Estimation with Consistency (NDSS 2020)"
-
-
-def norm_sub(estimate: np.ndarray) -> np.ndarray:
-    """Norm-Sub (§IV-C): max(f̂_v − δ, 0) with δ chosen so the result sums to one.
-
-    This is the exact constrained-least-squares solution (projection onto the probability simplex),
-    computed by sorting in O(d log d).
-    """
-    x = np.asarray(estimate, dtype=np.float64)
-    srt = np.sort(x)[::-1]
-    cums = np.cumsum(srt) - 1.0
-    idx = np.arange(1, x.shape[0] + 1)
-    ok = srt - cums / idx > 0
-    rho = int(np.nonzero(ok)[0][-1]) + 1
-    delta = cums[rho - 1] / rho
-    return np.maximum(x - delta, 0.0)
 
 
 @ESTIMATORS.register
@@ -64,12 +51,14 @@ class MatrixInversion(Estimator):
     description = "Matrix inversion: unbiased, may be negative and not sum to one"
     paper = "IBU paper Eq. (2); " + CONSISTENCY_PAPER + " (Base)"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return mechanism.estimate(counts, n)
+    kinds = ("frequency",)
+
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate:
+        return mechanism.estimate(aggregate)
 
 
 @ESTIMATORS.register
-class NormSub(Estimator):
+class NormSub(PostProcessor):
     """Matrix inversion followed by Norm-Sub (consistent: non-negative, sums to one)."""
 
     name = "norm-sub"
@@ -78,15 +67,15 @@ class NormSub(Estimator):
     paper = CONSISTENCY_PAPER + ", §IV (Norm-Sub)"
     consistent = True
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return norm_sub(mechanism.estimate(counts, n))
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return norm_sub(base.values)
 
 
 # ============================================================================ the post-processors
 def _vector(estimate: np.ndarray) -> np.ndarray:
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim != 1 or x.size < 1:
-        raise ValueError(f"the estimate must be a non-empty 1-D array, got shape {x.shape}")
+        raise LDPError(f"the estimate must be a non-empty 1-D array, got shape {x.shape}")
     return x
 
 
@@ -102,7 +91,7 @@ def base_cut_threshold(d: int, sigma: float, alpha: float = 2.0) -> float:
     d values are false positives. Returns −∞ when α ≥ d (then nothing is cut except negatives).
     """
     if d < 1 or not np.isfinite(sigma) or sigma < 0 or not alpha > 0:
-        raise ValueError(f"base-cut threshold needs d ≥ 1, σ ≥ 0 and α > 0, got d={d}, σ={sigma}, α={alpha}")
+        raise LDPError(f"base-cut threshold needs d ≥ 1, σ ≥ 0 and α > 0, got d={d}, σ={sigma}, α={alpha}")
     tail = alpha / d
     if tail >= 1.0:
         return float("-inf")
@@ -184,7 +173,7 @@ def mle_apx(estimate: np.ndarray, p: float, q: float) -> np.ndarray:
     x = _vector(estimate)
     p, q = float(p), float(q)
     if not (0.0 <= q < p < 1.0):
-        raise ValueError(f"mle-apx needs 0 ≤ q < p < 1, got p={p!r}, q={q!r}")
+        raise LDPError(f"mle-apx needs 0 ≤ q < p < 1, got p={p!r}, q={q!r}")
     a, b, big_q = p - q, 1.0 - p - q, q * (1.0 - q)
     ab = a * b
 
@@ -288,10 +277,10 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     """
     x = _vector(estimate)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"power: n must be a positive integer, got {n!r}")
+        raise LDPError(f"power: n must be a positive integer, got {n!r}")
     n = int(n)
     if not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"power: σ must be positive, got {sigma!r}")
+        raise LDPError(f"power: σ must be positive, got {sigma!r}")
     a = power_law_alpha(x, n) if alpha is None else float(alpha)
     reach = 8.0 * sigma
     top = min(1.0, max(float(x.max()), 0.0) + reach)
@@ -347,11 +336,11 @@ def answer_query(estimator: str | Estimator | type[Estimator], estimate: np.ndar
         idx = np.asarray(subset)
         if idx.dtype == bool:
             if idx.shape != x.shape:
-                raise ValueError(f"a boolean subset must have length d={x.size}, got shape {idx.shape}")
+                raise LDPError(f"a boolean subset must have length d={x.size}, got shape {idx.shape}")
             picked = x[idx]
         else:
             if idx.size and (not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= x.size):
-                raise ValueError(f"subset indices must be integers in [0, {x.size})")
+                raise LDPError(f"subset indices must be integers in [0, {x.size})")
             picked = x[idx.astype(np.int64)]
     total = float(picked.sum())
     return max(total, 0.0) if getattr(cls, "clip_queries", False) else total
@@ -364,18 +353,18 @@ def _sigma(mechanism: Mechanism, n: int) -> float:
 
 
 @ESTIMATORS.register
-class BasePos(Estimator):
+class BasePos(PostProcessor):
     name = "base-pos"
     display_name = "Base-Pos"
     description = "Matrix inversion with negative estimates set to 0 (positively biased; sum may exceed one)"
     paper = CONSISTENCY_PAPER + ", §IV-A (Base-Pos)"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return base_pos(mechanism.estimate(counts, n))
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return base_pos(base.values)
 
 
 @ESTIMATORS.register
-class PostPos(Estimator):
+class PostPos(PostProcessor):
     """Base for the vector; only query answers are clipped at 0 (``clip_queries``; see :func:`answer_query`)."""
 
     name = "post-pos"
@@ -384,12 +373,12 @@ class PostPos(Estimator):
     paper = CONSISTENCY_PAPER + ", §IV-A (Post-Pos)"
     clip_queries: ClassVar[bool] = True
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return mechanism.estimate(counts, n)
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return base.values
 
 
 @ESTIMATORS.register
-class BaseCut(Estimator):
+class BaseCut(PostProcessor):
     name = "base-cut"
     display_name = "Base-Cut"
     description = "Matrix inversion with estimates below the significance threshold T = Φ⁻¹(1−α/d)·σ set to 0"
@@ -401,46 +390,46 @@ class BaseCut(Estimator):
     def threshold(self, mechanism: Mechanism, n: int) -> float:
         return base_cut_threshold(mechanism.d, _sigma(mechanism, n), self.params["alpha"])
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return base_cut(mechanism.estimate(counts, n), self.threshold(mechanism, n))
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return base_cut(base.values, self.threshold(mechanism, aggregate.n))
 
 
 @ESTIMATORS.register
-class Norm(Estimator):
+class Norm(PostProcessor):
     name = "norm"
     display_name = "Norm"
     description = "Add the same δ to every estimate so they sum to one (unbiased; may be negative)"
     paper = CONSISTENCY_PAPER + ", §IV-B (Norm, Lemma 3)"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return norm(mechanism.estimate(counts, n))
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return norm(base.values)
 
 
 @ESTIMATORS.register
-class NormMul(Estimator):
+class NormMul(PostProcessor):
     name = "norm-mul"
     display_name = "Norm-Mul"
     description = "Clip negatives to 0, then scale so the estimates sum to one"
     paper = CONSISTENCY_PAPER + ", §IV-B (Norm-Mul)"
     consistent = True
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return norm_mul(mechanism.estimate(counts, n))
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return norm_mul(base.values)
 
 
 @ESTIMATORS.register
-class NormCut(Estimator):
+class NormCut(PostProcessor):
     name = "norm-cut"
     display_name = "Norm-Cut"
     description = "Clip negatives and the smallest positives to 0 so the estimates sum to at most one"
     paper = CONSISTENCY_PAPER + ", §IV-B (Norm-Cut)"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return norm_cut(mechanism.estimate(counts, n))
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return norm_cut(base.values)
 
 
 @ESTIMATORS.register
-class MLEApx(Estimator):
+class MLEApx(PostProcessor):
     name = "mle-apx"
     display_name = "MLE-Apx"
     description = "Approximate (Gaussian) maximum likelihood under consistency: close to Norm-Sub"
@@ -448,28 +437,28 @@ class MLEApx(Estimator):
     requires_pure = True
     consistent = True
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return mle_apx(mechanism.estimate(counts, n), mechanism.p_star, mechanism.q_star)
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return mle_apx(base.values, mechanism.p_star, mechanism.q_star)
 
 
 @ESTIMATORS.register
-class Power(Estimator):
+class Power(PostProcessor):
     name = "power"
     display_name = "Power"
     description = "Posterior mean under a power-law prior fitted to the estimate (non-negative; sum not one)"
     paper = CONSISTENCY_PAPER + ", §IV-E (Power, Eq. (11)); Jia & Gong, INFOCOM 2019"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return power(mechanism.estimate(counts, n), _sigma(mechanism, n), n)
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return power(base.values, _sigma(mechanism, aggregate.n), aggregate.n)
 
 
 @ESTIMATORS.register
-class PowerNS(Estimator):
+class PowerNS(PostProcessor):
     name = "power-ns"
     display_name = "PowerNS"
     description = "Power followed by Norm-Sub: a consistent estimate close to a power law"
     paper = CONSISTENCY_PAPER + ", §IV-E (PowerNS)"
     consistent = True
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return power_ns(mechanism.estimate(counts, n), _sigma(mechanism, n), n)
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return power_ns(base.values, _sigma(mechanism, aggregate.n), aggregate.n)

@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
+from ldp.core.results import Aggregate, Estimate
 from ldp.estimators.base import Estimator
 from ldp.mechanisms.base import Mechanism
 
@@ -85,22 +87,22 @@ def ibu_observed(counts: np.ndarray) -> np.ndarray:
     """The observed distribution f̃ = C / Σ C (= C / n for GRR-like mechanisms); see the module docstring."""
     c = np.asarray(counts, dtype=np.float64)
     if c.ndim != 1 or not np.all(np.isfinite(c)) or np.any(c < 0):
-        raise ValueError("IBU: support counts must be a 1-D array of finite non-negative numbers")
+        raise LDPError("IBU: support counts must be a 1-D array of finite non-negative numbers")
     total = c.sum()
     if total <= 0:
-        raise ValueError("IBU: the support counts are all zero; there is nothing to estimate")
+        raise LDPError("IBU: the support counts are all zero; there is nothing to estimate")
     return c / total
 
 
 def _check_channel(observed: np.ndarray, p_star: float, q_star: float) -> tuple[np.ndarray, float, float]:
     obs = np.asarray(observed, dtype=np.float64)
     if obs.ndim != 1 or obs.size < 1:
-        raise ValueError("IBU: the observed distribution must be a non-empty 1-D array")
+        raise LDPError("IBU: the observed distribution must be a non-empty 1-D array")
     if not np.all(np.isfinite(obs)) or np.any(obs < 0) or obs.sum() <= 0:
-        raise ValueError("IBU: the observed distribution must be finite, non-negative and not all zero")
+        raise LDPError("IBU: the observed distribution must be finite, non-negative and not all zero")
     p, q = float(p_star), float(q_star)
     if not (0.0 <= q < p):
-        raise ValueError(f"IBU: needs 0 ≤ q* < p*, got p*={p!r}, q*={q!r}")
+        raise LDPError(f"IBU: needs 0 ≤ q* < p*, got p*={p!r}, q*={q!r}")
     return obs, p, q
 
 
@@ -130,11 +132,11 @@ def iterative_bayesian_update(observed: np.ndarray, p_star: float, q_star: float
     """
     obs, p, q = _check_channel(observed, p_star, q_star)
     if stop not in STOP_RULES:
-        raise ValueError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
+        raise LDPError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"IBU: max_iter must be a positive integer, got {max_iter!r}")
+        raise LDPError(f"IBU: max_iter must be a positive integer, got {max_iter!r}")
     if not np.isfinite(tol) or tol < 0:
-        raise ValueError(f"IBU: tol must be a finite number ≥ 0, got {tol!r}")
+        raise LDPError(f"IBU: tol must be a finite number ≥ 0, got {tol!r}")
     d = obs.size
     k = q / (p - q)
     k_next = k * float(obs.sum())  # k·Σf̂ᵗ: Σf̂⁰ = 1 (uniform) and Σf̂ᵗ = Σf̃ for t ≥ 1
@@ -211,9 +213,9 @@ def run_ibu(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int
     if method == "em":
         return iterative_bayesian_update(observed, p_star, q_star, max_iter=max_iter, tol=tol, stop=stop)
     if method != "mle":
-        raise ValueError(f"IBU: method must be one of {list(METHODS)}, got {method!r}")
+        raise LDPError(f"IBU: method must be one of {list(METHODS)}, got {method!r}")
     if stop not in STOP_RULES:
-        raise ValueError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
+        raise LDPError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
     est = ibu_mle(observed, p_star, q_star)
     diff = (ibu_step(est, observed, p_star, q_star) - est)[None, :]
     return est, IBUTrace(method="mle", stop=stop, tol=float(tol), max_iter=int(max_iter), iterations=0,
@@ -221,25 +223,64 @@ def run_ibu(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int
                          note="closed-form limit of Eq. (3); changes[0] is one Eq. (3) step from it")
 
 
-def ibu_trace(mechanism: Mechanism, counts: np.ndarray, n: int, **params) -> tuple[np.ndarray, IBUTrace]:
-    """Estimate with IBU from a pure mechanism's support counts; returns ``(estimate, trace)``.
+def ibu_em_batch(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int = 10_000,
+                 tol: float = 1e-12, stop: str = "max_abs") -> np.ndarray:
+    """IBU's Eq. (3) iteration (:func:`iterative_bayesian_update`) on every row of
+    ``observed`` (trials, d) at once: each row starts from the uniform distribution and stops at its
+    own first iteration whose change is below ``tol`` (returning that next iterate), or returns its last
+    iterate after ``max_iter``. Rows that stop leave the batch."""
+    obs = np.ascontiguousarray(observed, dtype=np.float64)
+    rows, d = obs.shape
+    p, q = float(p_star), float(q_star)
+    k = q / (p - q)
+    k_next = k * obs.sum(axis=1)
+    result = np.empty_like(obs)
+    active = np.arange(rows)
+    f = np.full((rows, d), 1.0 / d)
+    ks = np.full(rows, k)
+    w = np.empty_like(f)
+    nxt = np.empty_like(f)
+    diff = np.empty_like(f)
+    for it in range(int(max_iter)):
+        if k > 0:
+            np.add(f, ks[:, None], out=w)
+            np.divide(obs, w, out=w)
+        else:
+            w.fill(0.0)
+            np.divide(obs, f, out=w, where=f > 0)
+        total = w.sum(axis=1)
+        w += (k * total)[:, None]
+        np.multiply(f, w, out=nxt)
+        np.subtract(nxt, f, out=diff)
+        np.abs(diff, out=diff)
+        change = diff.max(axis=1) if stop == "max_abs" else diff.sum(axis=1)
+        bad = ~np.isfinite(change)
+        done = (change < tol) | bad
+        last = it == int(max_iter) - 1
+        if done.any() or last:
+            finished = np.ones(active.size, dtype=bool) if last else done
+            src = np.where(bad[:, None], f, nxt)
+            result[active[finished]] = src[finished]
+            keep = ~finished
+            if not keep.any():
+                break
+            active, f, obs = active[keep], nxt[keep], obs[keep]
+            ks = k_next[active]
+            w, nxt, diff = np.empty_like(f), np.empty_like(f), np.empty_like(f)
+            continue
+        f, nxt = nxt, f
+        if it == 0:
+            ks = k_next[active]
+    return result
 
-    ``params`` are the estimator's (``max_iter``, ``tol``, ``stop``, ``method``).
-    """
-    est = IBU(**params)
-    result = est.estimate(mechanism, counts, n)
-    if est.last_trace is None:  # pragma: no cover - _estimate always sets it
-        raise RuntimeError("IBU did not record a trace")
-    return result, est.last_trace
 
 
 @ESTIMATORS.register
 class IBU(Estimator):
     """Iterative Bayesian update (EM) for every pure mechanism, one-time and longitudinal.
 
-    After :meth:`estimate`, ``last_trace`` holds the :class:`IBUTrace` of that call (iterations, whether
-    the stopping rule was met, the change per iteration). An instance is not meant to be shared
-    between threads.
+    The returned :class:`Estimate` carries the run: ``iterations``, ``converged`` (the stopping rule was met),
+    ``trace`` (the change per iteration) and a warning when it stopped on ``max_iter``.
     """
 
     name = "ibu"
@@ -259,20 +300,27 @@ class IBU(Estimator):
     requires_pure = True
     consistent = True
 
-    def __init__(self, **params) -> None:
-        super().__init__(**params)
-        self.last_trace: IBUTrace | None = None
-
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        if not np.all(np.isfinite(counts)) or np.any(counts < 0):
-            raise ValueError(f"{self.name}: support counts must be finite and non-negative")
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate:
+        counts = aggregate.counts
+        if np.any(counts < 0):
+            raise LDPError(f"{self.name}: support counts must be non-negative")
         if counts.sum() <= 0:  # nothing observed (possible for tiny n with bit-vector reports): the prior
             d = mechanism.d
-            self.last_trace = IBUTrace(method=self.params["method"], stop=self.params["stop"],
-                                       tol=self.params["tol"], max_iter=self.params["max_iter"], iterations=0,
-                                       converged=False, changes=np.empty(0),
-                                       note="all support counts are zero; returned the uniform start")
-            return np.full(d, 1.0 / d)
+            return Estimate(np.full(d, 1.0 / d), self.name, converged=False,
+                            warnings=("all support counts are zero; returned the uniform start",),
+                            diagnostics=dict(self.params))
         est, trace = run_ibu(ibu_observed(counts), mechanism.p_star, mechanism.q_star, **self.params)
-        self.last_trace = trace
-        return est
+        warnings = () if trace.converged else (f"IBU did not converge: {trace.note}",)
+        return Estimate(est, self.name, converged=trace.converged, iterations=trace.iterations, trace=trace.changes,
+                        warnings=warnings, diagnostics={**self.params, "final_change": trace.final_change,
+                                                        "note": trace.note})
+
+    def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        """All rows at once with the batched Eq. (3) iteration (``method="em"``, valid counts), else row by row."""
+        c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+        if (self.params["method"] == "em" and np.all(np.isfinite(c)) and np.all(c >= 0)
+                and np.all(c.sum(axis=1) > 0) and self.applies_to(mechanism)):
+            obs = c / c.sum(axis=1, keepdims=True)
+            return ibu_em_batch(obs, mechanism.p_star, mechanism.q_star, max_iter=self.params["max_iter"],
+                                tol=self.params["tol"], stop=self.params["stop"])
+        return super().estimate_batch(mechanism, c, n)

@@ -32,10 +32,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
-from ldp.estimators.base import Estimator
-from ldp.mechanisms.base import Mechanism
+from ldp.core.results import Aggregate, Estimate
+from ldp.estimators.base import PostProcessor
+from ldp.mechanisms.frequency.base import FrequencyOracle as Mechanism
 
 __all__ = [
     "Detection", "amrp", "direct_wiener", "has_fixed_support", "iterative_wiener", "mechanism_noise_power_spectrum",
@@ -48,7 +50,6 @@ WIENER_PAPER = ("Fang, Chen, Liu, Gao — Locally Differentially Private Frequen
 
 #: Mechanism families whose every report supports the same number of values (GRR and L-GRR: one,
 #: SS: ω), so Σ_v C(v) is deterministic, N_0 = 0 and the noise spectrum has P_0 = 0.
-FIXED_SUPPORT_FAMILIES = frozenset({"grr", "ss"})
 
 
 # ---------------------------------------------------------------------------------------- spectra
@@ -86,7 +87,7 @@ def noise_power_spectrum(p_star: float, q_star: float, n: int, d: int, *, zero_d
 
 def has_fixed_support(mechanism: Mechanism) -> bool:
     """Whether Σ_v C(v) is deterministic (each report supports a fixed number of values): P_0 = 0."""
-    return getattr(mechanism, "family", None) in FIXED_SUPPORT_FAMILIES
+    return mechanism.support_size() is not None
 
 
 def mechanism_noise_power_spectrum(mechanism: Mechanism, n: int) -> np.ndarray:
@@ -123,9 +124,9 @@ def _deconvolve(g: np.ndarray, p_star: float, q_star: float, n: int, *, iteratio
     the complex product F̃ = W G is formed once at the end.
     """
     if init not in ("g/h", "g"):
-        raise ValueError(f"init must be 'g/h' (IIW) or 'g' (IIW-G), got {init!r}")
+        raise LDPError(f"init must be 'g/h' (IIW) or 'g' (IIW-G), got {init!r}")
     if iterations < 1:
-        raise ValueError(f"iterations must be at least 1, got {iterations}")
+        raise LDPError(f"iterations must be at least 1, got {iterations}")
     d = g.shape[-1]
     h = transfer_spectrum(p_star, q_star, d)
     p_n = noise_power_spectrum(p_star, q_star, n, d, zero_dc=zero_dc)[: d // 2 + 1]
@@ -143,11 +144,11 @@ def _deconvolve(g: np.ndarray, p_star: float, q_star: float, n: int, *, iteratio
 def _check_inputs(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int) -> np.ndarray:
     x = np.asarray(mi_estimate, dtype=np.float64)
     if x.ndim < 1 or x.shape[-1] < 2:
-        raise ValueError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
+        raise LDPError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
     if not (0.0 <= q_star < p_star <= 1.0):
-        raise ValueError(f"need 0 ≤ q* < p* ≤ 1, got p*={p_star}, q*={q_star}")
+        raise LDPError(f"need 0 ≤ q* < p* ≤ 1, got p*={p_star}, q*={q_star}")
     if n < 1:
-        raise ValueError(f"n must be a positive integer, got {n}")
+        raise LDPError(f"n must be a positive integer, got {n}")
     return x
 
 
@@ -191,9 +192,9 @@ def amrp(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, permu
     """
     x = _check_inputs(mi_estimate, p_star, q_star, n)
     if x.ndim != 1:
-        raise ValueError(f"amrp filters one estimate (a vector of length d), got shape {x.shape}")
+        raise LDPError(f"amrp filters one estimate (a vector of length d), got shape {x.shape}")
     if permutations < 1:
-        raise ValueError(f"permutations must be at least 1, got {permutations}")
+        raise LDPError(f"permutations must be at least 1, got {permutations}")
     d = x.shape[0]
     perms = random_permutations(d, int(permutations), seed)
     g = _observation(x, p_star, q_star)[perms]  # row r is g permuted by perms[r]
@@ -213,9 +214,9 @@ def smooth_121(estimate: np.ndarray, boundary: str = "edge") -> np.ndarray:
     """
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim < 1 or x.shape[-1] < 2:
-        raise ValueError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
+        raise LDPError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
     if boundary not in ("edge", "wrap"):
-        raise ValueError(f"boundary must be 'edge' or 'wrap', got {boundary!r}")
+        raise LDPError(f"boundary must be 'edge' or 'wrap', got {boundary!r}")
     pad = [(0, 0)] * (x.ndim - 1) + [(1, 1)]
     y = np.pad(x, pad, mode=boundary)
     return 0.5 * y[..., 1:-1] + 0.25 * (y[..., :-2] + y[..., 2:])
@@ -242,7 +243,7 @@ def threshold_detection(estimate: np.ndarray, true: np.ndarray, threshold: float
     tru = np.broadcast_to(np.asarray(true, dtype=np.float64), est.shape)
     thr = np.asarray(threshold, dtype=np.float64)
     if thr.ndim > 1:
-        raise ValueError(f"threshold must be a scalar or a 1-D array, got shape {thr.shape}")
+        raise LDPError(f"threshold must be a scalar or a 1-D array, got shape {thr.shape}")
     if thr.ndim == 1:
         est, tru = est[..., None, :], tru[..., None, :]
         thr = thr[:, None]
@@ -264,7 +265,7 @@ def significance_threshold(mechanism: Mechanism, n: int, alpha: float = 0.05, *,
     would be 1,806 and 3,965.
     """
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+        raise LDPError(f"alpha must lie in (0, 1), got {alpha}")
     p, q = mechanism.p_star, mechanism.q_star
     var_star = q * (1.0 - q) / (n * (p - q) ** 2)
     tail = alpha / mechanism.d if bonferroni else alpha
@@ -278,14 +279,11 @@ ITERATIONS = Param("iterations", int, "Wiener filterings (1 = DW); the paper sto
                    low=1, high=10_000)
 
 
-class _WienerEstimator(Estimator):
+class _WienerEstimator(PostProcessor):
     """Shared parts: pure mechanisms only (the model needs p*, q*), output not clipped."""
 
     requires_pure = True
     consistent = False
-
-    def _mi(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return mechanism.estimate(counts, n)
 
 
 @ESTIMATORS.register
@@ -298,8 +296,8 @@ class DirectWiener(_WienerEstimator):
     description = "Direct Wiener deconvolution of the MI estimate: one Wiener filter with P_f = |G/H|²"
     paper = WIENER_PAPER + ", §IV-C (DW), Eqs. (16)–(21), Theorem 3"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return direct_wiener(self._mi(mechanism, counts, n), mechanism.p_star, mechanism.q_star, n,
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return direct_wiener(base.values, mechanism.p_star, mechanism.q_star, aggregate.n,
                              zero_dc=has_fixed_support(mechanism))
 
 
@@ -316,8 +314,8 @@ class IterativeWiener(_WienerEstimator):
     parameters = (ITERATIONS,)
     init = "g/h"
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return iterative_wiener(self._mi(mechanism, counts, n), mechanism.p_star, mechanism.q_star, n,
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return iterative_wiener(base.values, mechanism.p_star, mechanism.q_star, aggregate.n,
                                 iterations=self.params["iterations"], init=self.init,
                                 zero_dc=has_fixed_support(mechanism))
 
@@ -355,14 +353,14 @@ class AverageRandomPermutations(_WienerEstimator):
         Param("seed", int, "seed of the permutations (results are reproducible)", default=0, low=0),
     )
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return amrp(self._mi(mechanism, counts, n), mechanism.p_star, mechanism.q_star, n,
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return amrp(base.values, mechanism.p_star, mechanism.q_star, aggregate.n,
                     permutations=self.params["permutations"], seed=self.params["seed"],
                     zero_dc=has_fixed_support(mechanism))
 
 
 @ESTIMATORS.register
-class Smoothing(Estimator):
+class Smoothing(PostProcessor):
     """The smoothing baseline of §V.A (from Nychka 1990 via the EMS paper): the MI estimate smoothed once
     with the binomial kernel (1, 2, 1)/4, Eq. (25). Applies to every mechanism (it only needs MI)."""
 
@@ -373,5 +371,5 @@ class Smoothing(Estimator):
     parameters = (Param("boundary", str, "ends of the domain: 'edge' repeats the end value, 'wrap' is circular",
                         default="edge", choices=("edge", "wrap")),)
 
-    def _estimate(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return smooth_121(mechanism.estimate(counts, n), self.params["boundary"])
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+        return smooth_121(base.values, self.params["boundary"])

@@ -1,119 +1,249 @@
-"""Error measures between a true frequency vector and an estimate, named as the UI shows them.
+"""Error measures between the truth and an estimate, one registry (``METRICS``) for every kind.
 
-Each metric is registered in ``METRICS`` with a display name; ``compute_metrics`` evaluates a list.
+- Frequency vectors (IBU paper §2.1): MSE, MAE, L1, the largest absolute error and the top-k MSE.
+- Distributions of a numerical attribute, on histograms with real-unit edges (square-wave paper §3):
+  Wasserstein-1 and Kolmogorov–Smirnov distances, the errors of the mean, the variance and the deciles, and
+  the mean absolute error of random range queries of width α (``range_mae`` is α = 0.1;
+  ``range_mae_<α>`` any other width). Wasserstein and KS also apply to categorical data, in the domain's order.
+- Means: the absolute and squared error of each estimated mean.
+
+Every metric is ``metric(true, estimate, **context)``; the context carries what some need: ``k`` (top-k),
+``edges`` (real-unit bin edges), ``rng`` and ``queries`` (range queries), ``project`` (score the Norm-Sub
+projection of an estimate that is not a distribution instead of the raw estimate).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.registry import METRICS
+from ldp.evaluation.histograms import DECILES, cdf_at_edges, check_edges, moments, quantile_values, range_answers
+from ldp.maths.simplex import to_distribution
+
+__all__ = ["DEFAULT_METRICS", "Metric", "check_k", "compute_metrics", "get_metric", "ks_distance", "mae",
+           "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "top_k_indices", "top_k_mse",
+           "wasserstein"]
+
+RANGE_QUERIES = 1000
 
 
 @dataclass(frozen=True)
 class Metric:
+    """A registered error measure: ``function(true, estimate, **context) → float``; ``unit`` says how to read
+    it ("frequency²", "frequency", "unit", "unit²", "fraction" of users, or "value" of a mean)."""
+
     name: str
     display_name: str
     description: str
     function: Callable[..., float] = field(repr=False)
+    kinds: tuple[str, ...] = ("frequency",)
+    unit: str = "frequency"
+    parameters: dict[str, Any] = field(default_factory=dict)
+    long_name: str = ""  # a fuller name for tables (defaults to the display name)
 
-    def __call__(self, true: np.ndarray, estimate: np.ndarray, **context: object) -> float:
-        return float(self.function(np.asarray(true, dtype=np.float64), np.asarray(estimate, dtype=np.float64),
-                                   **context))
+    @property
+    def title(self) -> str:
+        return self.long_name or self.display_name
+
+    def __call__(self, true: np.ndarray, estimate: np.ndarray, **context: Any) -> float:
+        t = np.asarray(true, dtype=np.float64)
+        e = np.asarray(estimate, dtype=np.float64)
+        if t.shape != e.shape:
+            raise LDPError(f"{self.name}: true and estimate have different shapes {t.shape} and {e.shape}")
+        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(e))):
+            raise LDPError(f"{self.name}: the values hold NaN or infinity")
+        return float(self.function(t, e, **{**self.parameters, **context}))
 
 
-def _check(true: np.ndarray, estimate: np.ndarray) -> None:
-    if true.shape != estimate.shape:
-        raise ValueError(f"true and estimate have different shapes {true.shape} and {estimate.shape}")
-
-
-def mse(true: np.ndarray, estimate: np.ndarray, **_: object) -> float:
+# =========================================================================== frequency vectors
+def mse(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
     """Mean squared error over the domain, (1/d) Σ (f − f̂)² (IBU paper §2.1)."""
-    _check(true, estimate)
     return float(np.mean((true - estimate) ** 2))
 
 
-def mae(true: np.ndarray, estimate: np.ndarray, **_: object) -> float:
+def mae(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
     """Mean absolute error over the domain, (1/d) Σ |f − f̂| (IBU paper §2.1)."""
-    _check(true, estimate)
     return float(np.mean(np.abs(true - estimate)))
 
 
-def l1_distance(true: np.ndarray, estimate: np.ndarray, **_: object) -> float:
-    _check(true, estimate)
+def l1_distance(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
     return float(np.sum(np.abs(true - estimate)))
 
 
-def max_abs_error(true: np.ndarray, estimate: np.ndarray, **_: object) -> float:
-    _check(true, estimate)
+def max_abs_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
     return float(np.max(np.abs(true - estimate)))
 
 
+def check_k(k: Any, d: int) -> int:
+    """k as an int in [1, d] (the domain size); a k larger than the domain is an error, never silently capped."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
+        raise LDPError(f"k must be an integer between 1 and the domain size {d}, got {k!r}")
+    return int(k)
+
+
 def top_k_indices(true: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k most frequent true values (ties broken by index)."""
-    if k < 1 or k > true.shape[0]:
-        raise ValueError(f"k must be between 1 and the domain size {true.shape[0]}, got {k}")
-    return np.argsort(-true, kind="stable")[:k]
+    """Indices of the k most frequent true values (ties broken by index); k must lie in [1, d]."""
+    return np.argsort(-np.asarray(true), kind="stable")[:check_k(k, np.asarray(true).shape[-1])]
 
 
-def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: object) -> float:
-    """MSE restricted to the k most frequent true values (k is capped at d)."""
-    _check(true, estimate)
-    idx = top_k_indices(true, min(int(k), true.shape[0]))
+def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float:
+    """MSE restricted to the k most frequent true values (consistency paper §V.E)."""
+    idx = top_k_indices(true, k)
     return float(np.mean((true[idx] - estimate[idx]) ** 2))
 
 
+# =========================================================================== histograms (real units)
+def _histograms(true: np.ndarray, estimate: np.ndarray, edges: Any, project: bool) -> tuple[np.ndarray, ...]:
+    true, estimate = np.asarray(true, dtype=np.float64), np.asarray(estimate, dtype=np.float64)
+    if true.shape != estimate.shape:
+        raise LDPError(f"true and estimate have different shapes {true.shape} and {estimate.shape}")
+    e = check_edges(edges, true.size)
+    if project:
+        return e, to_distribution(true), to_distribution(estimate)
+    return e, true, estimate
+
+
+def wasserstein(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False,
+                **_: Any) -> float:
+    """W1 = ∫ |F − G| dx in the unit of ``edges`` (unit-width bins in the domain's order without them).
+
+    F − G is linear inside a bin; with D = a at the bin's left edge and b at its right, the bin contributes
+    w(|a| + |b|)/2 when a, b have the same sign and w(a² + b²)/(2(|a| + |b|)) when D crosses zero — exact.
+    """
+    e, t, q = _histograms(true, estimate, edges, project)
+    diff = cdf_at_edges(t) - cdf_at_edges(q)
+    a, b, w = diff[:-1], diff[1:], np.diff(e)
+    tot = np.abs(a) + np.abs(b)
+    crossing = np.divide(a * a + b * b, 2 * tot, out=np.zeros_like(a), where=tot > 0)
+    return float(np.sum(w * np.where(a * b >= 0, tot / 2, crossing)))
+
+
+def ks_distance(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False,
+                **_: Any) -> float:
+    """KS = max |F − G| (attained at a bin edge, the difference being piecewise linear)."""
+    _, t, q = _histograms(true, estimate, edges, project)
+    return float(np.max(np.abs(cdf_at_edges(t) - cdf_at_edges(q))))
+
+
+def mean_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False, **_: Any) -> float:
+    """|mean(true) − mean(estimate)| in the data's unit (square-wave paper §3.2)."""
+    e, t, q = _histograms(true, estimate, edges, project)
+    return abs(moments(e, t)[0] - moments(e, q)[0])
+
+
+def variance_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False,
+                   **_: Any) -> float:
+    """|Var(true) − Var(estimate)| in the data's unit squared (square-wave paper §3.2)."""
+    e, t, q = _histograms(true, estimate, edges, project)
+    return abs(moments(e, t)[1] - moments(e, q)[1])
+
+
+def quantile_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None,
+                   quantiles: Sequence[float] = DECILES, **_: Any) -> float:
+    """Mean over the deciles of |Q(true, β) − Q(estimate, β)| (square-wave paper §3.2); quantiles need a
+    distribution, so an estimate that is not one is projected with Norm-Sub first."""
+    e, t, q = _histograms(true, estimate, edges, True)
+    return float(np.mean(np.abs(quantile_values(e, t, quantiles) - quantile_values(e, q, quantiles))))
+
+
+def range_query_mae(true: np.ndarray, estimate: np.ndarray, edges: Any = None, alpha: float = 0.1,
+                    rng: np.random.Generator | None = None, queries: int = RANGE_QUERIES, project: bool = False,
+                    **_: Any) -> float:
+    """Mean absolute error of random range queries of width α·(domain length) (square-wave paper §3.2): the left
+    end is uniform on [lo, hi − α(hi − lo)]; the answer is the fraction of users in the range."""
+    if not 0 < alpha <= 1:
+        raise LDPError(f"the range-query width α must be a fraction in (0, 1], got {alpha!r}")
+    if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
+        raise LDPError(f"the number of queries must be a positive integer, got {queries!r}")
+    e, t, q = _histograms(true, estimate, edges, project)
+    gen = rng if rng is not None else np.random.default_rng(0)
+    length = e[-1] - e[0]
+    width = alpha * length
+    lefts = e[0] + gen.random(int(queries)) * (length - width)
+    return float(np.mean(np.abs(range_answers(e, t, lefts, width) - range_answers(e, q, lefts, width))))
+
+
+# =========================================================================== means
+def abs_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
+    """|μ̂ − μ| (mean over the dimensions)."""
+    return float(np.mean(np.abs(true - estimate)))
+
+
+def squared_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
+    """(μ̂ − μ)² (mean over the dimensions)."""
+    return float(np.mean((true - estimate) ** 2))
+
+
+HISTOGRAM_KINDS = ("frequency", "numerical")
 for _metric in (
-    Metric("mse", "MSE", "mean squared error over all values", mse),
+    Metric("mse", "MSE", "mean squared error over all values", mse, HISTOGRAM_KINDS, "frequency²"),
     Metric("mae", "MAE", "mean absolute error over all values", mae),
     Metric("l1", "L1", "sum of absolute errors (twice the total-variation distance for distributions)",
            l1_distance),
     Metric("max_abs", "Max abs error", "largest absolute error of any single value", max_abs_error),
-    Metric("topk_mse", "Top-k MSE", "mean squared error over the k most frequent values", top_k_mse),
+    Metric("topk_mse", "Top-k MSE", "mean squared error over the k most frequent values", top_k_mse,
+           unit="frequency²"),
+    Metric("wasserstein", "Wasserstein", "earth mover's distance between the distributions (in the data's unit for "
+           "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance"),
+    Metric("ks", "KS", "largest gap between the cumulative distributions", ks_distance, HISTOGRAM_KINDS, "fraction",
+           long_name="Kolmogorov–Smirnov distance"),
+    Metric("mean_error", "Absolute error of the mean", "|mean of the truth − mean of the estimate|", mean_error,
+           ("numerical",), "unit"),
+    Metric("variance_error", "Absolute error of the variance", "|variance of the truth − variance of the estimate|",
+           variance_error, ("numerical",), "unit²"),
+    Metric("quantile_error", "Mean absolute error of the deciles", "average over the nine deciles of the gap "
+           "between the true and estimated decile", quantile_error, ("numerical",), "unit"),
+    Metric("range_mae", "Range queries (MAE)", "mean absolute error of the fraction of users in random ranges of "
+           "width α of the domain", range_query_mae, ("numerical",), "fraction", {"alpha": 0.1},
+           "Range queries, width α = 0.1 of the domain (MAE)"),
+    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean",), "value"),
+    Metric("squared_error", "Squared error", "(estimated mean − true mean)²", squared_error, ("mean",), "value²"),
 ):
     METRICS.register(_metric)
 
-DEFAULT_METRICS = ("mse", "mae", "l1", "max_abs", "topk_mse")
+DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
+    "frequency": ("mse", "mae", "l1", "max_abs", "topk_mse"),
+    "numerical": ("wasserstein", "ks", "range_mae", "range_mae_0.4", "mean_error", "variance_error",
+                  "quantile_error"),
+    "mean": ("abs_error", "squared_error"),
+}
+
+_RANGE = re.compile(r"^range_mae_(\d*\.?\d+)$")
 
 
-def compute_metrics(true: np.ndarray, estimate: np.ndarray, names: tuple[str, ...] | list[str] = DEFAULT_METRICS,
-                    **context: object) -> dict[str, float]:
-    """Evaluate the named metrics (``context`` passes e.g. ``k`` for top-k)."""
-    return {name: METRICS.get(name)(true, estimate, **context) for name in names}
+def get_metric(name: str) -> Metric:
+    """The registered metric ``name``; ``range_mae_<α>`` is the range-query MAE at width α."""
+    match = _RANGE.match(str(name).strip().lower())
+    if match:
+        alpha = float(match.group(1))
+        if not (math.isfinite(alpha) and 0 < alpha <= 1):
+            raise LDPError(f"range-query width α must be a fraction in (0, 1], got {alpha}")
+        base = METRICS.get("range_mae")
+        return Metric(str(name), f"Range queries, α = {alpha:g} (MAE)", base.description, base.function, base.kinds,
+                      base.unit, {"alpha": alpha}, f"Range queries, width α = {alpha:g} of the domain (MAE)")
+    return METRICS.get(name)
 
 
-def _edge_differences(true: np.ndarray, estimate: np.ndarray, edges: np.ndarray | None) -> tuple[np.ndarray,
-                                                                                                  np.ndarray]:
-    widths = np.ones(true.shape[0]) if edges is None else np.diff(np.asarray(edges, dtype=np.float64))
-    if widths.shape != true.shape:
-        raise ValueError(f"edges must have d + 1 = {true.shape[0] + 1} entries")
-    diff = np.concatenate([[0.0], np.cumsum(true - estimate)])
-    return diff, widths
+def compute_metrics(true: np.ndarray, estimate: np.ndarray, names: Sequence[str], **context: Any) -> dict[str, float]:
+    """Evaluate the named metrics (``context`` passes e.g. ``k``, ``edges``, ``rng``)."""
+    out = {}
+    for name in names:
+        ctx = dict(context)
+        if "rng" in ctx and isinstance(ctx["rng"], Callable):  # a fresh generator per metric: same ranges for all
+            ctx["rng"] = ctx["rng"]()
+        out[name] = get_metric(name)(true, estimate, **ctx)
+    return out
 
 
-def wasserstein(true: np.ndarray, estimate: np.ndarray, edges: np.ndarray | None = None, **_: object) -> float:
-    """Wasserstein-1 distance ∫|F − G| between the two histograms, mass uniform within each bin
-    (bins of width 1 over the value order when no real-unit ``edges`` are given). F − G is linear in
-    each bin, so each bin contributes w(|a|+|b|)/2, or w(a²+b²)/(2(|a|+|b|)) when it changes sign."""
-    _check(true, estimate)
-    diff, widths = _edge_differences(true, estimate, edges)
-    a, b = diff[:-1], diff[1:]
-    same = a * b >= 0
-    denom = np.abs(a) + np.abs(b)
-    crossing = np.divide(a * a + b * b, 2 * denom, out=np.zeros_like(a), where=denom > 0)
-    return float(np.sum(widths * np.where(same, (np.abs(a) + np.abs(b)) / 2, crossing)))
-
-
-def ks_distance(true: np.ndarray, estimate: np.ndarray, edges: np.ndarray | None = None, **_: object) -> float:
-    """Kolmogorov–Smirnov distance max |F − G| of the cumulative distributions (attained at bin edges)."""
-    _check(true, estimate)
-    diff, _ = _edge_differences(true, estimate, edges)
-    return float(np.max(np.abs(diff)))
-
-
-METRICS.register(Metric("wasserstein", "Wasserstein", "earth mover's distance between the distributions "
-                        "(in the data's unit for numerical data)", wasserstein))
-METRICS.register(Metric("ks", "KS", "largest gap between the cumulative distributions", ks_distance))
+def metrics_over_trials(true: np.ndarray, estimates: np.ndarray, names: Sequence[str], **context: Any,
+                        ) -> dict[str, np.ndarray]:
+    """:func:`compute_metrics` for every row of ``estimates`` (trials × values): metric → (trials,)."""
+    rows = [compute_metrics(true, row, names, **context) for row in np.atleast_2d(estimates)]
+    return {name: np.array([r[name] for r in rows]) for name in names}

@@ -17,8 +17,7 @@ trial instead of being a float):
 * **utility gain** Γ(%) = 100·max((M_A − M_B)/M_A, 0) of a method B over a baseline A (IBU paper Eq. (1));
 * **equivalent users** n′ = n·MSE_MI(n)/MSE_method(n): how many users *without* post-processing give
   the error the post-processed estimate has with n users (consistency paper §V.C, Eq. (3), Fig. 5);
-* **per-value bias and variance** over repeated trials (Figs. 2–3) — :func:`bias_variance`, re-exported
-  from :mod:`ldp.studies.comparison`.
+* **per-value bias and variance** over repeated trials (Figs. 2–3) — :func:`bias_variance`.
 
 Post-Pos (``clip_queries`` estimators) post-processes *query answers*, not the vector: every task
 takes ``clip``; with ``clip=True`` each answer (a single value's frequency for the full-domain and
@@ -28,7 +27,7 @@ equals Base-Pos). :func:`clip_for` reads the flag from an estimator.
 ``TASKS`` lists the tasks (name → :class:`Task`, with display name, description and function);
 :meth:`Task.bind` validates a task's parameters once for a domain and returns a scorer used by
 :mod:`ldp.studies.advisor`. ρ is a *fraction* of the domain throughout (ρ = 0.1 is the paper's ρ = 10%),
-as in :func:`ldp.studies.comparison.random_subsets`.
+as in :func:`random_subsets`.
 """
 
 from __future__ import annotations
@@ -40,17 +39,17 @@ from typing import Any
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.registry import ESTIMATORS
 from ldp.estimators.wiener import Detection, threshold_detection
-from ldp.evaluation.metrics import top_k_indices
+from ldp.evaluation.metrics import check_k, top_k_indices
 from ldp.mechanisms.base import Mechanism
-from ldp.studies.comparison import BiasVariance, bias_variance, random_subsets, subset_size
 
 __all__ = [
     "MEASURES", "TASKS", "BiasVariance", "BoundTask", "Detection", "Task", "answer_queries", "bias_variance",
     "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error", "full_domain_error", "get_task",
-    "random_subsets", "set_query_answers", "set_query_error", "subset_masks", "subset_size", "threshold_errors",
-    "threshold_positives", "top_k_error", "top_k_precision", "utility_gain",
+    "random_subsets", "set_query_error", "set_value_mse_expected", "subset_masks", "subset_size", "threshold_errors",
+    "threshold_positives", "top_k_curve", "top_k_error", "top_k_precision", "utility_gain",
 ]
 
 Subsets = np.ndarray | Sequence[Sequence[int]] | Mapping[str, Any]
@@ -61,9 +60,9 @@ def _pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarra
     f = np.asarray(true, dtype=np.float64)
     est = np.asarray(estimate, dtype=np.float64)
     if f.ndim != 1 or f.size < 1:
-        raise ValueError(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
+        raise LDPError(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
     if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
-        raise ValueError(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+        raise LDPError(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
     return f, est
 
 
@@ -90,21 +89,13 @@ def full_domain_error(true: np.ndarray, estimate: np.ndarray, *, clip: bool = Fa
     return _out(np.mean((_answers(est, clip) - f) ** 2, axis=-1), est)
 
 
-def _check_k(k: int, d: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"k must be an integer between 1 and the domain size {d}, got {k!r}")
-    if not 1 <= int(k) <= d:
-        raise ValueError(f"k must be between 1 and the domain size {d}, got {k}")
-    return int(k)
-
-
 def top_k_error(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False) -> float | np.ndarray:
     """MSE over D_tk, the k values with the highest true frequency (ties by index; §V.E).
 
     Neither the mechanism nor the post-processing knows D_tk. k larger than the domain is an error.
     """
     f, est = _pair(true, estimate)
-    idx = top_k_indices(f, _check_k(k, f.shape[0]))
+    idx = top_k_indices(f, check_k(k, f.shape[0]))
     return _out(np.mean((_answers(est[..., idx], clip) - f[idx]) ** 2, axis=-1), est)
 
 
@@ -112,12 +103,67 @@ def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: An
     """|estimated top-k ∩ true top-k| / k: the share of the k values with the highest *estimates* that
     are among the k truly most frequent (ties broken by index on both sides). 1 is perfect."""
     f, est = _pair(true, estimate)
-    k = _check_k(k, f.shape[0])
+    k = check_k(k, f.shape[0])
     truth = np.zeros(f.shape[0], dtype=bool)
     truth[top_k_indices(f, k)] = True
     picked = np.argsort(-np.atleast_2d(est), axis=-1, kind="stable")[:, :k]
     hits = truth[picked].sum(axis=-1) / k
     return _out(hits if est.ndim == 2 else hits[0], est)
+
+
+# =========================================================================== per-value bias and variance (§V.B)
+
+@dataclass(frozen=True)
+class BiasVariance:
+    """Per-value statistics of an estimator over T trials (arrays of length d, domain order).
+
+    mean_v = (1/T) Σ_t f'_v⁽ᵗ⁾;  bias_v = mean_v − f_v (consistency paper Fig. 2);
+    variance_v = 1/(T−1) Σ_t (f'_v⁽ᵗ⁾ − mean_v)² (Fig. 3; unbiased sample variance);
+    bias_se_v = √(variance_v / T), the standard error of the empirical bias.
+    """
+
+    truth: np.ndarray
+    mean: np.ndarray
+    bias: np.ndarray
+    variance: np.ndarray
+    bias_se: np.ndarray
+
+    @property
+    def order(self) -> np.ndarray:
+        """Indices of the values sorted by decreasing true frequency (ties by index)."""
+        return np.argsort(-self.truth, kind="stable")
+
+def bias_variance(estimates: np.ndarray, truth: np.ndarray) -> BiasVariance:
+    """Empirical bias, variance and the bias's standard error per value from (trials, d) estimates."""
+    est = np.asarray(estimates, dtype=np.float64)
+    f = np.asarray(truth, dtype=np.float64)
+    if est.ndim != 2 or est.shape[1] != f.shape[0]:
+        raise LDPError(f"estimates must have shape (trials, {f.shape[0]}), got {est.shape}")
+    trials = est.shape[0]
+    if trials < 2:
+        raise LDPError("bias and variance need at least 2 trials")
+    mean = est.mean(axis=0)
+    var = est.var(axis=0, ddof=1)
+    return BiasVariance(truth=f, mean=mean, bias=mean - f, variance=var, bias_se=np.sqrt(var / trials))
+
+# =========================================================================== random subsets (§V.D)
+
+def subset_size(d: int, rho: float) -> int:
+    """|D_sρ| = ρ·|D| rounded, at least 1 (ρ is a fraction in (0, 1])."""
+    if not 0 < rho <= 1:
+        raise LDPError(f"ρ must be a fraction in (0, 1], got {rho!r}")
+    return max(1, min(int(d), int(round(rho * d))))
+
+def random_subsets(d: int, rho: float, queries: int, rng: np.random.Generator) -> np.ndarray:
+    """``queries`` random subsets D_sρ of the domain, each with ρ·d distinct values drawn uniformly
+    (consistency paper §V.D), as a boolean mask of shape (queries, d)."""
+    if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
+        raise LDPError(f"the number of queries must be a positive integer, got {queries!r}")
+    m = subset_size(d, rho)
+    picks = np.argsort(rng.random((int(queries), int(d))), axis=1)[:, :m]
+    mask = np.zeros((int(queries), int(d)), dtype=bool)
+    np.put_along_axis(mask, picks, True, axis=1)
+    return mask
 
 
 # =========================================================================== set-value queries
@@ -133,13 +179,13 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
     if isinstance(subsets, np.ndarray) and subsets.dtype == bool:
         mask = np.atleast_2d(subsets)
         if mask.ndim != 2 or mask.shape[1] != d:
-            raise ValueError(f"a subset mask must have shape (queries, {d}), got {subsets.shape}")
+            raise LDPError(f"a subset mask must have shape (queries, {d}), got {subsets.shape}")
         names = [str(i) for i in range(mask.shape[0])]
     else:
         items = list(subsets.items()) if isinstance(subsets, Mapping) else [
             (str(i), members) for i, members in enumerate(subsets)]
         if not items:
-            raise ValueError("give at least one subset")
+            raise LDPError("give at least one subset")
         position = {str(lab): i for i, lab in enumerate(labels)} if labels is not None else None
         mask = np.zeros((len(items), d), dtype=bool)
         names = []
@@ -148,23 +194,23 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
             arr = np.asarray(members)
             if arr.dtype == bool:
                 if arr.shape != (d,):
-                    raise ValueError(f"subset {name!r}: a boolean mask must have length {d}, got shape {arr.shape}")
+                    raise LDPError(f"subset {name!r}: a boolean mask must have length {d}, got shape {arr.shape}")
                 mask[row] = arr
                 continue
             arr = arr.ravel()
             if arr.size and not np.issubdtype(arr.dtype, np.integer):
                 if position is None:
-                    raise ValueError(f"subset {name!r}: members must be value indices (give labels to use names)")
+                    raise LDPError(f"subset {name!r}: members must be value indices (give labels to use names)")
                 unknown = [str(v) for v in arr if str(v) not in position]
                 if unknown:
-                    raise ValueError(f"subset {name!r}: unknown value(s) {', '.join(unknown[:5])}")
+                    raise LDPError(f"subset {name!r}: unknown value(s) {', '.join(unknown[:5])}")
                 arr = np.array([position[str(v)] for v in arr], dtype=np.int64)
             if arr.size and (arr.min() < 0 or arr.max() >= d):
-                raise ValueError(f"subset {name!r}: value indices must lie in [0, {d}), got {arr.min()}..{arr.max()}")
+                raise LDPError(f"subset {name!r}: value indices must lie in [0, {d}), got {arr.min()}..{arr.max()}")
             mask[row, arr.astype(np.int64)] = True
     for name, row in zip(names, mask, strict=True):
         if not row.any():
-            raise ValueError(f"subset {name!r} is empty")
+            raise LDPError(f"subset {name!r} is empty")
     return names, mask
 
 
@@ -173,14 +219,9 @@ def answer_queries(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False
     for a stack. ``clip=True`` reports a negative answer as 0 (Post-Pos, consistency paper §IV-A)."""
     est = np.asarray(estimate, dtype=np.float64)
     if est.ndim not in (1, 2):
-        raise ValueError(f"the estimate must have shape (d,) or (trials, d), got {est.shape}")
+        raise LDPError(f"the estimate must have shape (d,) or (trials, d), got {est.shape}")
     _, mask = subset_masks(subsets, est.shape[-1])
     return _answers(est @ mask.T.astype(np.float64), clip)
-
-
-def set_query_answers(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False) -> np.ndarray:
-    """Alias of :func:`answer_queries` (the set-value answers f′_{D_sρ})."""
-    return answer_queries(estimate, subsets, clip=clip)
 
 
 def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
@@ -200,6 +241,42 @@ def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, 
     f, est = _pair(true, estimate)
     _, mask = subset_masks(groups, f.shape[0], labels)
     return set_query_error(f, est, mask, clip=clip)
+
+
+def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, clip: bool = False) -> np.ndarray:
+    """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking
+    (each k is :func:`top_k_error`; single-value answers clipped at 0 when ``clip``)."""
+    f, est = _pair(truth, estimates)
+    est = np.atleast_2d(est)
+    if clip:
+        est = np.maximum(est, 0.0)
+    order = np.argsort(-f, kind="stable")
+    sq = (est[:, order] - f[order]) ** 2
+    csum = np.cumsum(sq, axis=1)
+    ks_arr = np.asarray(list(ks), dtype=np.int64)
+    if ks_arr.size and (ks_arr.min() < 1 or ks_arr.max() > f.shape[0]):
+        raise LDPError(f"k must be between 1 and the domain size {f.shape[0]}")
+    return (csum[:, ks_arr - 1] / ks_arr).T
+
+
+def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> np.ndarray:
+    """The set-value MSE averaged over *all* subsets of size m (the limit of many random queries).
+
+    With errors e_v = f'_v − f_v and a uniform m-subset S of d values, P(v ∈ S) = m/d and
+    P(u, v ∈ S) = m(m−1)/(d(d−1)) for u ≠ v, so
+    E_S[(Σ_{v∈S} e_v)²] = (m/d) Σ e_v² + m(m−1)/(d(d−1)) · [(Σ e_v)² − Σ e_v²]   (per trial).
+    Exact for unclipped answers only (a clipped sum is not linear in the e_v).
+    """
+    f, est = _pair(truth, estimates)
+    est = np.atleast_2d(est)
+    d = f.shape[0]
+    if not 1 <= m <= d:
+        raise LDPError(f"the subset size must be between 1 and {d}, got {m}")
+    e = est - f
+    s2 = np.sum(e**2, axis=1)
+    s1 = np.sum(e, axis=1)
+    pair = m * (m - 1) / (d * (d - 1))
+    return (m / d) * s2 + pair * (s1**2 - s2)
 
 
 # =========================================================================== threshold detection
@@ -227,7 +304,7 @@ def utility_gain(metric_a: float | np.ndarray, metric_b: float | np.ndarray) -> 
     a = np.asarray(metric_a, dtype=np.float64)
     b = np.asarray(metric_b, dtype=np.float64)
     if np.any(a < 0) or np.any(b < 0) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("utility gain needs finite, non-negative error metrics")
+        raise LDPError("utility gain needs finite, non-negative error metrics")
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(a > 0, (a - b) / np.where(a > 0, a, 1.0), 0.0)
     gain = 100.0 * np.maximum(rel, 0.0)
@@ -239,10 +316,10 @@ def closed_form_mi_mse(mechanism: Mechanism, n: int, true: np.ndarray | None = N
     closed form). For a frequency vector summing to one this is the consistency paper's §V.C expression
     q(1−q)/(n(p−q)²) + (1−p−q)/(d·n(p−q)), independent of the distribution (uniform when ``true`` is None)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise LDPError(f"n must be a positive integer, got {n!r}")
     f = np.full(mechanism.d, 1.0 / mechanism.d) if true is None else np.asarray(true, dtype=np.float64)
     if f.shape != (mechanism.d,):
-        raise ValueError(f"true frequencies must have length d={mechanism.d}, got shape {f.shape}")
+        raise LDPError(f"true frequencies must have length d={mechanism.d}, got shape {f.shape}")
     return float(np.mean(mechanism.variance(f, int(n))))
 
 
@@ -253,14 +330,14 @@ def equivalent_users(n: int, mse_method: float | np.ndarray, mse_mi: float | Non
     users. ``mse_mi`` is MI's MSE at n (e.g. from the same trials); without it the closed form of
     ``mechanism`` is used (:func:`closed_form_mi_mse`)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise LDPError(f"n must be a positive integer, got {n!r}")
     if mse_mi is None:
         if mechanism is None:
-            raise ValueError("give mse_mi, or the mechanism for MI's closed-form MSE")
+            raise LDPError("give mse_mi, or the mechanism for MI's closed-form MSE")
         mse_mi = closed_form_mi_mse(mechanism, int(n), true)
     mm = np.asarray(mse_method, dtype=np.float64)
     if not (np.all(mm > 0) and np.all(np.isfinite(mm)) and math.isfinite(mse_mi) and mse_mi > 0):
-        raise ValueError("equivalent users need positive, finite MSEs")
+        raise LDPError("equivalent users need positive, finite MSEs")
     out = int(n) * float(mse_mi) / mm
     return float(out) if out.ndim == 0 else out
 
@@ -313,18 +390,18 @@ class Task:
         unknown = set(params) - set(self.parameters)
         if unknown:
             valid = ", ".join(self.parameters) or "none"
-            raise ValueError(f"task {self.name!r}: unknown parameter(s) {', '.join(sorted(unknown))}; valid: {valid}")
+            raise LDPError(f"task {self.name!r}: unknown parameter(s) {', '.join(sorted(unknown))}; valid: {valid}")
         p = {**self.parameters, **params}
         missing = [k for k, v in p.items() if v is None]
         if missing:
-            raise ValueError(f"task {self.name!r} needs {', '.join(missing)}")
+            raise LDPError(f"task {self.name!r} needs {', '.join(missing)}")
         if self.name in ("topk", "topk-precision"):
-            p["k"] = _check_k(p["k"], d)
+            p["k"] = check_k(p["k"], d)
         fn = self.function
         if self.name == "set":
             queries = p["queries"]
             if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
-                raise ValueError(f"the number of queries must be a positive integer, got {queries!r}")
+                raise LDPError(f"the number of queries must be a positive integer, got {queries!r}")
             subset_size(d, float(p["rho"]))  # validates ρ
             gen = rng if rng is not None else np.random.default_rng(0)
             masks = random_subsets(d, float(p["rho"]), int(queries), gen)
@@ -335,7 +412,7 @@ class Task:
         if self.name == "threshold":
             thr = float(p["threshold"])
             if not math.isfinite(thr):
-                raise ValueError(f"the threshold must be a finite frequency, got {p['threshold']!r}")
+                raise LDPError(f"the threshold must be a finite frequency, got {p['threshold']!r}")
             return BoundTask(self, p, lambda t, e, c: np.atleast_1d(threshold_errors(t, e, thr)))
         kwargs = {k: p[k] for k in self.parameters}
         return BoundTask(self, p, lambda t, e, c: np.atleast_1d(fn(t, e, clip=c, **kwargs)))
@@ -381,5 +458,5 @@ def get_task(name: str) -> Task:
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key)
     if key not in TASKS:
-        raise ValueError(f"unknown task {name!r}; choose one of: {', '.join(TASKS)}")
+        raise LDPError(f"unknown task {name!r}; choose one of: {', '.join(TASKS)}")
     return TASKS[key]

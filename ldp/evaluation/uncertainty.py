@@ -9,13 +9,17 @@ inside its interval is at least ``level``, so "every bar is inside" holds at the
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import ndtri
+
+from ldp.core.errors import LDPError
 
 
 def _check_level(level: float) -> float:
     if not 0 < level < 1:
-        raise ValueError(f"confidence level must lie strictly between 0 and 1, got {level}")
+        raise LDPError(f"confidence level must lie strictly between 0 and 1, got {level}")
     return float(level)
 
 
@@ -30,7 +34,7 @@ def value_intervals(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
 
 def simultaneous_z(level: float, d: int) -> float:
     if d < 1:
-        raise ValueError("need at least one value")
+        raise LDPError("need at least one value")
     per_value = _check_level(level) ** (1.0 / d)
     return float(ndtri(0.5 + per_value / 2))
 
@@ -44,3 +48,9 @@ def simultaneous_halfwidth(variances: np.ndarray, level: float = 0.95) -> np.nda
 def coverage(true: np.ndarray, estimate: np.ndarray, halfwidth: np.ndarray) -> float:
     """Fraction of values whose true frequency lies inside estimate ± halfwidth."""
     return float(np.mean(np.abs(np.asarray(estimate) - np.asarray(true)) <= np.asarray(halfwidth)))
+
+
+def standard_error(x: np.ndarray) -> float:
+    """Standard error of the mean of ``x``: sd (ddof 1) / √len, NaN with fewer than two values."""
+    arr = np.asarray(x, dtype=np.float64).ravel()
+    return float(np.std(arr, ddof=1) / math.sqrt(arr.size)) if arr.size > 1 else float("nan")

@@ -1,82 +1,126 @@
-"""The mechanism base class: validated public API over a few private hooks (scipy.stats style).
+"""The one mechanism protocol: a validated public API over a few private hooks (scipy.stats style).
 
-A concrete mechanism declares its metadata and extra parameters and implements
-``_perturb`` (client randomizer), ``_support_counts`` (server aggregation), ``_sample_counts`` (fast
-engine), ``_probabilities`` (p*, q*) and, for small domains, ``_channel`` (exact output distribution
-per input). Everything users call — validation of parameters, values and reports, matrix
-inversion, the closed-form variance, report files — lives here once.
+Every kind of mechanism — categorical frequency oracles (one-time and longitudinal), numerical-distribution
+mechanisms and mean mechanisms, and the families still to come — derives from :class:`Mechanism` and
+implements the same steps:
 
-Notation follows the IBU paper (Arcolezi et al., DBSec 2023): a mechanism is *pure* (Def. 2) when a
-report supports the user's own value with probability p* and any other value with probability
-q* < p*; matrix inversion is Eq. (2): f̂(v) = (C(v) − n q*) / (n (p* − q*)), where C(v) is the
-number of reports supporting v.
+=============================  ==========================  ===============================================
+step                           public method               hook a subclass implements
+=============================  ==========================  ===============================================
+client randomizer              ``perturb(values, rng)``    ``_perturb`` (values already validated)
+inputs of a population cell    ``cell_inputs``             ``_cell_inputs`` (default: the cell is the value)
+server aggregation             ``aggregate(reports)``      ``_validate_reports``, ``_aggregate``
+fast engine                    ``sample_aggregate``        ``_sample_aggregate``
+theory of the aggregate        ``expected_aggregate``      same name (``aggregate_variance`` too)
+estimation                     ``estimate(aggregate)``     ``_estimate`` (the kind's default estimator)
+privacy                        ``privacy_loss()``          ``_channel`` (discrete) or ``_privacy_loss``
+one report                     ``report_bits``,            ``_report_bits``, ``_explain_report``,
+                               ``explain_report``,         ``_attack_success`` — each with a generic
+                               ``attack_success``          fallback computed from the channel
+report files                   ``format_reports``,         ``_format_line``, ``_parse_line``
+                               ``parse_reports``
+=============================  ==========================  ===============================================
+
+An :class:`~ldp.core.results.Aggregate` is an additive statistic of the reports (its layout is the
+mechanism's: support counts, a report histogram, per-layer counts, a sum), so the exact engine can aggregate
+chunk by chunk and the fast engine can draw it directly; :mod:`ldp.engines` serves every kind through these
+methods and never calls a hook.
+
+A population is given as users per input *cell* (``true_counts``, length ``cells``): a categorical value, a
+bucket of a numerical domain, or — for mean mechanisms — one distinct input value, whose values are then
+passed as ``support``.
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.params import DOMAIN_SIZE, EPSILON, Param, resolve_params, validate_codes
+from ldp.core.errors import LDPError
+from ldp.core.params import DOMAIN_SIZE, EPSILON, Param, check_positive_int, resolve_params, validate_codes
 from ldp.core.randomness import RandomSource
+from ldp.core.results import Aggregate, Estimate
 
-EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (second step); default ε∞/2",
-                  low=0.0, low_inclusive=False, optional=True)
+__all__ = ["KINDS", "Mechanism", "channel_privacy_loss", "check_int_reports", "ceil_log2"]
+
+#: What a mechanism estimates: a frequency vector over categories, a distribution of a numerical attribute,
+#: or a mean. Pages, the CLI and the conformance suite group mechanisms by it.
+KINDS = {
+    "frequency": "Frequency oracles (categorical values)",
+    "numerical": "Numerical distributions",
+    "mean": "Means of numbers",
+}
 
 # Target number of report cells (users × report width) held in memory by one chunk of the exact engine.
 CHUNK_CELLS = 1 << 23
+# Largest channel (inputs × outputs) the generic attacker fallback enumerates.
+EXACT_ATTACK_CELLS = 2_000_000
+
+
+def ceil_log2(x: int) -> int:
+    """⌈log₂ x⌉ bits to tell x things apart (at least 1)."""
+    return max(1, math.ceil(math.log2(x))) if x > 1 else 1
 
 
 class Mechanism(ABC):
-    """A local randomizer plus its server-side aggregation.
+    """A local randomizer (client) plus its server-side aggregation and default estimator.
 
-    Construct with ``Mechanism(epsilon, d, **params)``; the constructor only validates and stores
-    parameters (and derives p*, q*). Instances are immutable.
+    Construct with ``Mechanism(epsilon, d, **params)``: the constructor only validates and stores the
+    parameters (ε, the kind's domain parameter ``d`` — values, buckets or dimension — and the declared
+    ``extra_parameters``) and derives defaults in ``_setup``. Instances are immutable and hashable.
     """
 
+    # ------------------------------------------------------------------ metadata (read by the CLI, pages, tests)
     name: ClassVar[str]
     display_name: ClassVar[str]
-    kind: ClassVar[str] = "one-time"  # "one-time" | "longitudinal"
-    family: ClassVar[str]
+    kind: ClassVar[str]
+    #: Frequency oracles: "one-time", or "longitudinal" (memoized; ε is ε∞ and ε1 bounds one report).
+    collection: ClassVar[str] = "one-time"
     description: ClassVar[str]
     paper: ClassVar[str]
-    extra_parameters: ClassVar[tuple[Param, ...]] = ()
-    pure: ClassVar[bool] = True
-    # Whether the fast engine samples support counts exactly in distribution (else: exact mean and
-    # covariance, see the class docstring).
-    fast_engine_exact: ClassVar[bool] = True
-    # Whether the discrete channel of the reports attains the full ratio e^ε (False where the
-    # mechanism knowingly post-processes a tight release, e.g. THE's threshold).
-    spends_full_budget: ClassVar[bool] = True
-    report_format: ClassVar[str]
+    report_format: ClassVar[str] = ""
     communication: ClassVar[str] = ""
+    domain_parameter: ClassVar[Param] = DOMAIN_SIZE
+    extra_parameters: ClassVar[tuple[Param, ...]] = ()
+    #: What the inputs are: "codes" (integers in [0, d)), "unit" (reals in [0, 1]) or "signed" (reals in [−1, 1]).
+    input_kind: ClassVar[str] = "codes"
+    #: Whether reports support values with probabilities p* (own value) and q* (others) (IBU paper Def. 2).
+    pure: ClassVar[bool] = False
+    #: Whether the fast engine draws the aggregate exactly in distribution (else: see ``fast_engine_note``).
+    fast_engine_exact: ClassVar[bool] = True
+    fast_engine_note: ClassVar[str] = ""
+    #: Whether the report's channel attains the full ratio e^ε (False where the mechanism knowingly
+    #: post-processes a tight release, e.g. THE's threshold).
+    spends_full_budget: ClassVar[bool] = True
+    #: Registered estimator the mechanism's own :meth:`estimate` corresponds to.
+    default_estimator: ClassVar[str]
 
-    def __init__(self, epsilon: float, d: int, **params: Any) -> None:
+    def __init__(self, epsilon: float, d: int | None = None, **params: Any) -> None:
         owner = self.name
         self._epsilon = EPSILON.validate(epsilon, owner)
-        self._d = DOMAIN_SIZE.validate(d, owner)
+        if d is None:
+            d = self.domain_parameter.default
+        self._d = self.domain_parameter.validate(d, owner)
         self._params = resolve_params(owner, self.own_parameters(), params)
+        self._cache: dict[str, Any] = {}
         self._setup()
-        p_star, q_star = self._probabilities()
-        self._p_star, self._q_star = float(p_star), float(q_star)
-        if self.pure and not (0.0 <= self._q_star < self._p_star <= 1.0):
-            raise ValueError(f"{owner}: parameters give p*={self._p_star:.6g} ≤ q*={self._q_star:.6g}; "
-                             "the mechanism would carry no information")
 
-    # ----------------------------------------------------------------- metadata and parameters
+    def _setup(self) -> None:
+        """Derive defaults of optional parameters and constants (hook); write defaults back into ``_params``."""
+
+    # ------------------------------------------------------------------ parameters
     @classmethod
     def own_parameters(cls) -> tuple[Param, ...]:
-        """Parameters beyond ε and d (ε1 for longitudinal mechanisms, g, ω, θ, …)."""
-        extra = (EPSILON_1,) if cls.kind == "longitudinal" else ()
-        return extra + cls.extra_parameters
+        """Parameters beyond ε and the domain parameter."""
+        return cls.extra_parameters
 
     @classmethod
     def parameter_table(cls) -> tuple[Param, ...]:
-        return (EPSILON, DOMAIN_SIZE) + cls.own_parameters()
+        return (EPSILON, cls.domain_parameter) + cls.own_parameters()
 
     @classmethod
     def parameters_info(cls) -> list[dict[str, Any]]:
@@ -95,8 +139,15 @@ class Mechanism(ABC):
         """Resolved mechanism-specific parameters (derived defaults filled in)."""
         return dict(self._params)
 
-    def _setup(self) -> None:
-        """Derive defaults of optional parameters (hook)."""
+    @property
+    def cells(self) -> int:
+        """Number of input cells of a population given by its counts (the domain size; mean mechanisms: any)."""
+        return self._d
+
+    def _cached(self, key: str, build: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
 
     def __repr__(self) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in self._params.items())
@@ -109,126 +160,261 @@ class Mechanism(ABC):
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._epsilon, self._d, tuple(sorted(self._params.items()))))
 
-    # ----------------------------------------------------------------- pure-LDP parameters
-    @property
-    def p_star(self) -> float:
-        """Probability that a report supports the user's own value (Def. 2 of the IBU paper)."""
-        return self._p_star
-
-    @property
-    def q_star(self) -> float:
-        """Probability that a report supports a given other value (Def. 2 of the IBU paper)."""
-        return self._q_star
-
-    @abstractmethod
-    def _probabilities(self) -> tuple[float, float]: ...
-
-    # ----------------------------------------------------------------- client side
-    def perturb(self, values: Iterable[int] | np.ndarray, rng: RandomSource) -> np.ndarray:
-        """Randomize each user's value (integers in [0, d)) into one report per user.
-
-        Returns a numpy array whose first axis is the user; its layout is ``report_format``.
-        """
-        arr = self.validate_values(values)
-        return self._perturb(arr, rng)
+    # ------------------------------------------------------------------ client side
+    def perturb(self, values: Iterable[Any] | np.ndarray, rng: RandomSource) -> np.ndarray:
+        """Randomize each user's value into one report per user (the first axis of the result is the user)."""
+        return self._perturb(self.validate_values(values), rng)
 
     @abstractmethod
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray: ...
 
-    def validate_values(self, values: Iterable[int] | np.ndarray) -> np.ndarray:
-        return validate_codes(self.name, values, self._d)
+    def validate_values(self, values: Any) -> np.ndarray:
+        """Inputs as the mechanism takes them (see ``input_kind``); one-line :class:`LDPError` otherwise."""
+        if self.input_kind == "codes":
+            return validate_codes(self.name, values, self._d)
+        low = 0.0 if self.input_kind == "unit" else -1.0
+        arr = np.asarray(values)
+        if arr.ndim != 1:
+            raise LDPError(f"{self.name}: values must be a 1-D array of numbers in [{low:g}, 1], got shape "
+                           f"{arr.shape}")
+        if arr.size and not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+            raise LDPError(f"{self.name}: values must be real numbers in [{low:g}, 1], got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+        bad = ~np.isfinite(arr) | (arr < low) | (arr > 1.0)
+        if bad.any():
+            hint = "ValueScale(lo, hi).to_unit" if low == 0.0 else "2·ValueScale(lo, hi).to_unit(x) − 1"
+            raise LDPError(f"{self.name}: value {arr[bad][0]!r} is outside [{low:g}, 1]; map real units with "
+                           f"{hint} first")
+        return arr
 
-    # ----------------------------------------------------------------- server side
-    def support_counts(self, reports: np.ndarray) -> np.ndarray:
-        """C(v) = number of reports that support v, for every v (float64, length d)."""
+    def cell_inputs(self, cells: np.ndarray, rng: RandomSource, support: np.ndarray | None = None) -> np.ndarray:
+        """The inputs of users given by their cell index (the exact engine's population → users step)."""
+        return self._cell_inputs(np.asarray(cells, dtype=np.int64), rng, support)
+
+    def _cell_inputs(self, cells: np.ndarray, rng: RandomSource, support: np.ndarray | None) -> np.ndarray:
+        return cells
+
+    # ------------------------------------------------------------------ server side
+    def aggregate(self, reports: np.ndarray) -> Aggregate:
+        """The server's statistic of real reports (see :class:`~ldp.core.results.Aggregate`)."""
         rep = self.validate_reports(reports)
-        return np.asarray(self._support_counts(rep), dtype=np.float64)
+        return Aggregate(np.asarray(self._aggregate(rep), dtype=np.float64), int(rep.shape[0]), "reports")
 
     @abstractmethod
-    def _support_counts(self, reports: np.ndarray) -> np.ndarray: ...
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray: ...
 
-    def validate_reports(self, reports: np.ndarray) -> np.ndarray:
-        """Check shape, dtype and range of a report array; hook ``_validate_reports`` does the rest."""
+    def validate_reports(self, reports: Any) -> np.ndarray:
+        """Check the shape, type and range of a report array (hook ``_validate_reports`` does the rest)."""
         rep = np.asarray(reports)
-        if rep.shape[:1] == (0,):
-            raise ValueError(f"{self.name}: there are no reports")
+        if rep.ndim == 0 or rep.shape[0] == 0:
+            raise LDPError(f"{self.name}: there are no reports")
         return self._validate_reports(rep)
 
     @abstractmethod
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray: ...
+
+    def statistic_size(self) -> int:
+        """Length of the aggregate statistic (``Aggregate.counts``)."""
+        return self._d
+
+    def as_aggregate(self, counts: Aggregate | Any, n: int | None = None) -> Aggregate:
+        """An :class:`Aggregate` of this mechanism from an aggregate or from (statistic, n), validated."""
+        if isinstance(counts, Aggregate):
+            if n is not None and int(n) != counts.n:
+                raise LDPError(f"{self.name}: n={n} disagrees with the aggregate's n={counts.n}")
+            agg = counts
+        else:
+            if n is None:
+                raise LDPError(f"{self.name}: give the number of reports n with the counts")
+            agg = Aggregate(np.asarray(counts, dtype=np.float64), check_positive_int(n, "n", self.name))
+        size = self.statistic_size()
+        if agg.counts.shape != (size,):
+            raise LDPError(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
+        if not np.all(np.isfinite(agg.counts)):
+            raise LDPError(f"{self.name}: the aggregate holds NaN or infinite numbers")
+        if agg.n < 1:
+            raise LDPError(f"{self.name}: n must be a positive integer, got {agg.n}")
+        return agg
 
     def report_width(self) -> int:
         """Cells one report occupies in memory; sets the exact engine's chunk size."""
         return 1
 
     def chunk_size(self) -> int:
+        """Users per chunk of the exact engine (memory ≈ chunk × report width cells)."""
         return max(1024, CHUNK_CELLS // max(1, self.report_width()))
 
-    # ----------------------------------------------------------------- fast engine hook
-    def sample_support_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Draw the support-count vector of n = sum(true_counts) users directly (the fast engine)."""
+    # ------------------------------------------------------------------ fast engine
+    def check_population(self, true_counts: Any, support: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """Users per cell as int64 (non-negative integers, at least one user), and the cells' values."""
         counts = np.asarray(true_counts)
-        if counts.shape != (self._d,):
-            raise ValueError(f"{self.name}: true counts must have length d={self._d}, got {counts.shape}")
+        if counts.ndim != 1 or counts.size < 1:
+            raise LDPError(f"{self.name}: true counts must be a 1-D array of users per cell, got shape {counts.shape}")
+        if self.kind != "mean" and counts.shape != (self.cells,):
+            raise LDPError(f"{self.name}: true counts must have length {self.cells}, got {counts.shape[0]}")
+        if not np.issubdtype(counts.dtype, np.integer):
+            if not (np.issubdtype(counts.dtype, np.floating) and np.all(np.isfinite(counts))
+                    and np.all(counts == np.round(counts))):
+                raise LDPError(f"{self.name}: true counts must be non-negative integers")
         if np.any(counts < 0):
-            raise ValueError(f"{self.name}: true counts must be non-negative")
-        return np.asarray(self._sample_counts(counts.astype(np.int64), rng), dtype=np.float64)
+            raise LDPError(f"{self.name}: true counts must be non-negative integers")
+        counts = counts.astype(np.int64)
+        if counts.sum() < 1:
+            raise LDPError(f"{self.name}: need at least one user (n ≥ 1)")
+        return counts, self._check_support(support, counts.size)
+
+    def _check_support(self, support: Any, cells: int) -> np.ndarray | None:
+        if support is not None:
+            raise LDPError(f"{self.name}: a population of categories or buckets takes no support values")
+        return None
+
+    def sample_aggregate(self, true_counts: Any, rng: np.random.Generator, support: Any = None) -> Aggregate:
+        """Draw the aggregate of the population ``true_counts`` directly, without simulating users."""
+        counts, sup = self.check_population(true_counts, support)
+        stat = np.asarray(self._sample_aggregate(counts, rng, sup), dtype=np.float64)
+        return Aggregate(stat, int(counts.sum()), "fast")
 
     @abstractmethod
-    def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray: ...
 
-    # ----------------------------------------------------------------- estimation and theory
-    def estimate(self, counts: np.ndarray, n: int) -> np.ndarray:
-        """Matrix inversion, Eq. (2) of the IBU paper: unbiased, unclipped."""
-        c = np.asarray(counts, dtype=np.float64)
-        return (c - n * self._q_star) / (n * (self._p_star - self._q_star))
+    # ------------------------------------------------------------------ theory of the aggregate (conformance)
+    def expected_aggregate(self, true_counts: Any, support: Any = None) -> np.ndarray | None:
+        """E[statistic] for the population, or None where no closed form is implemented."""
+        counts, sup = self.check_population(true_counts, support)
+        return self._expected_aggregate(counts, sup)
 
-    def variance(self, freqs: np.ndarray | float, n: int) -> np.ndarray:
-        """Closed-form variance of the matrix-inversion estimate f̂(v) for true frequency f(v).
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray | None:
+        return None
 
-        Each user's support indicator for v is Bernoulli(p*) if they hold v and Bernoulli(q*)
-        otherwise, independently across users, so
-        Var[f̂(v)] = [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²)
-        (Wang et al. 2017, Eq. (2); its f → 0 limit is the lecture's comparison table).
-        """
-        f = np.asarray(freqs, dtype=np.float64)
-        p, q = self._p_star, self._q_star
-        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
+    def aggregate_variance(self, true_counts: Any, support: Any = None) -> np.ndarray | None:
+        """Var[statistic] per entry for the population, or None where no closed form is implemented."""
+        counts, sup = self.check_population(true_counts, support)
+        return self._aggregate_variance(counts, sup)
 
-    def approximate_variance(self, n: int) -> float:
-        """Var of f̂(v) for a value of negligible frequency (the lecture's table entry divided by n)."""
-        return float(self.variance(0.0, n))
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray | None:
+        return None
 
-    # ----------------------------------------------------------------- exact channel (tests, Learn page)
+    # ------------------------------------------------------------------ estimation
+    def frequency_view(self) -> tuple[Mechanism, Callable[[np.ndarray], np.ndarray]] | None:
+        """For a mechanism whose aggregate is a categorical frequency oracle's (CFO with binning): that oracle and
+        the map lifting its estimate to this mechanism's domain, so every categorical estimator applies. None
+        otherwise (hook)."""
+        return None
+
+    def estimate(self, aggregate: Aggregate | Any, n: int | None = None) -> Estimate:
+        """The mechanism's own estimate (its ``default_estimator``) from an aggregate, or from (counts, n)."""
+        return self._estimate(self.as_aggregate(aggregate, n))
+
+    @abstractmethod
+    def _estimate(self, aggregate: Aggregate) -> Estimate: ...
+
+    def true_values(self, true_counts: Any, support: Any = None) -> np.ndarray:
+        """What an estimate of this population should come out as: its frequencies (mean mechanisms: its mean)."""
+        counts, _ = self.check_population(true_counts, support)
+        return counts / counts.sum()
+
+    def estimate_variance(self, true_counts: Any, support: Any = None) -> np.ndarray | None:
+        """Closed-form variance of each entry of the default estimate, or None where there is none."""
+        counts, sup = self.check_population(true_counts, support)
+        return self._estimate_variance(counts, sup)
+
+    def _estimate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray | None:
+        return None
+
+    # ------------------------------------------------------------------ privacy: the exact channel
     def channel(self, max_outputs: int = 4096) -> tuple[np.ndarray, list[str]]:
-        """Exact output distribution per input: matrix (d × |Y|) and output labels.
+        """Exact output distribution per input: matrix (inputs × outputs) and output labels (report lines).
 
-        Enumerates every output (or every hash function / subset with the output), so only small
-        domains are allowed; raises ``ValueError`` if there would be more than ``max_outputs``.
+        Only for discrete mechanisms with few outputs; :class:`LDPError` if there would be more than
+        ``max_outputs`` outputs or the reports are continuous.
         """
-        size = self._output_count()
+        size = self.output_count()
         if size > max_outputs:
-            raise ValueError(f"{self.name}: the channel has {size} outputs (more than {max_outputs}); "
-                             "use a smaller domain")
+            raise LDPError(f"{self.name}: the channel has {size} outputs (more than {max_outputs}); use a smaller "
+                           "domain")
         matrix, labels = self._channel()
         return np.asarray(matrix, dtype=np.float64), labels
 
-    def _output_count(self) -> int:
-        raise ValueError(f"{self.name}: has no discrete channel")
+    def output_count(self) -> int:
+        """Number of distinct reports (:class:`LDPError` for continuous reports)."""
+        return self._output_count()
 
-    def _channel(self) -> tuple[np.ndarray, list[str]]:  # pragma: no cover - overridden
-        raise ValueError(f"{self.name}: has no discrete channel")
+    def _output_count(self) -> int:
+        raise LDPError(f"{self.name}: its reports are continuous; it has no discrete channel")
+
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        raise LDPError(f"{self.name}: its reports are continuous; it has no discrete channel")
+
+    def has_discrete_channel(self) -> bool:
+        try:
+            self.output_count()
+        except LDPError:
+            return False
+        return True
 
     def privacy_loss(self, max_outputs: int = 4096) -> float:
-        """ln of the largest ratio Pr[y|v] / Pr[y|v'] over outputs and input pairs (exact channel)."""
-        matrix, _ = self.channel(max_outputs)
-        return channel_privacy_loss(matrix)
+        """ln of the largest ratio Pr[y|v] / Pr[y|v'] over reports and input pairs.
 
-    # ----------------------------------------------------------------- report files
+        From the exact channel where the reports are discrete (generic), else the hook ``_privacy_loss``
+        (the density ratio of a continuous mechanism, in closed form).
+        """
+        if self.has_discrete_channel():
+            return channel_privacy_loss(self.channel(max_outputs)[0])
+        return float(self._privacy_loss())
+
+    def _privacy_loss(self) -> float:
+        raise LDPError(f"{self.name}: no privacy-loss computation for its continuous reports")
+
+    # ------------------------------------------------------------------ one report, for people
+    def attack_success(self, prior: Any) -> float | None:
+        """Success probability of the Bayes-optimal attacker who sees one report and knows the prior over
+        inputs: Σ_y max_v π_v Pr[y | v] (None where it is not computed, e.g. continuous reports).
+
+        Hook ``_attack_success(prior)`` gives a family's closed form; the generic fallback enumerates the
+        exact channel when it has at most ``EXACT_ATTACK_CELLS`` entries.
+        """
+        pi = np.asarray(prior, dtype=np.float64)
+        if pi.shape != (self._d,):
+            raise LDPError(f"{self.name}: the prior must have one probability per value (d={self._d}), got shape "
+                           f"{pi.shape}")
+        if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
+            raise LDPError(f"{self.name}: the prior must be finite, non-negative, with a positive sum")
+        pi = pi / pi.sum()
+        try:
+            small = self._d * self.output_count() <= EXACT_ATTACK_CELLS
+        except LDPError:
+            small = False
+        if small:
+            matrix = self.channel(max_outputs=EXACT_ATTACK_CELLS)[0]
+            return float((pi[:, None] * matrix).max(axis=0).sum())
+        return self._attack_success(pi)
+
+    def _attack_success(self, prior: np.ndarray) -> float | None:
+        return None
+
+    def report_bits(self) -> int:
+        """Size of one report in bits as this implementation encodes it (the lecture's 'communication')."""
+        return int(self._report_bits())
+
+    def _report_bits(self) -> int:
+        return ceil_log2(self.output_count())
+
+    def report_bits_formula(self) -> str:
+        """The formula behind :meth:`report_bits`, in words."""
+        return "⌈log₂ (number of possible reports)⌉"
+
+    def explain_report(self, report_text: str) -> str:
+        """How to read one report of this mechanism (one sentence)."""
+        return self._explain_report(report_text)
+
+    def _explain_report(self, report_text: str) -> str:
+        return f"A report of {self.display_name}: {self.report_format}."
+
+    # ------------------------------------------------------------------ report files
     def format_reports(self, reports: np.ndarray) -> Iterator[str]:
         """One line of text per report (see ``report_format``)."""
-        rep = self.validate_reports(reports)
-        return self._format_reports(rep)
+        return self._format_reports(self.validate_reports(reports))
 
     def _format_reports(self, reports: np.ndarray) -> Iterator[str]:
         if reports.ndim == 1:
@@ -236,42 +422,45 @@ class Mechanism(ABC):
         return (" ".join(str(int(x)) for x in row) for row in reports)
 
     def parse_reports(self, lines: Iterable[str]) -> np.ndarray:
-        """Inverse of :meth:`format_reports`; ``ValueError`` naming the first bad line."""
-        rows: list[list[int]] = []
+        """Inverse of :meth:`format_reports`; :class:`LDPError` naming the first bad line."""
+        rows: list[list[Any]] = []
         for number, raw in enumerate(lines, start=1):
             line = raw.strip()
             if not line:
                 continue
             try:
                 rows.append(self._parse_line(line))
-            except ValueError as exc:
-                raise ValueError(f"report line {number}: {exc}") from None
+            except LDPError as exc:
+                raise LDPError(f"report line {number}: {exc}") from None
         if not rows:
-            raise ValueError(f"{self.name}: the report file holds no reports")
+            raise LDPError(f"{self.name}: the report file holds no reports")
         widths = {len(r) for r in rows}
         if len(widths) != 1:
-            raise ValueError(f"{self.name}: reports have different lengths {sorted(widths)[:4]}; "
-                             f"expected {self.report_format}")
+            raise LDPError(f"{self.name}: reports have different lengths {sorted(widths)[:4]}; expected "
+                           f"{self.report_format}")
         try:
-            arr = np.asarray(rows, dtype=np.int64)
+            arr = np.asarray(rows, dtype=self._report_dtype())
         except OverflowError:
-            raise ValueError(f"{self.name}: report entries out of range") from None
+            raise LDPError(f"{self.name}: report entries out of range") from None
         if arr.shape[1] == 1 and self._scalar_reports():
             arr = arr[:, 0]
         return self.validate_reports(arr)
 
+    def _report_dtype(self) -> Any:
+        return np.int64
+
     def _scalar_reports(self) -> bool:
         return False
 
-    def _parse_line(self, line: str) -> list[int]:
+    def _parse_line(self, line: str) -> list[Any]:
         try:
             return [int(tok) for tok in line.split()]
         except ValueError:
-            raise ValueError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+            raise LDPError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
 
 
 def channel_privacy_loss(matrix: np.ndarray) -> float:
-    """max over outputs y and inputs v, v' of ln(Pr[y|v] / Pr[y|v']) for a d × |Y| channel."""
+    """max over outputs y and inputs v, v' of ln(Pr[y|v] / Pr[y|v']) for an inputs × outputs channel."""
     m = np.asarray(matrix, dtype=np.float64)
     hi = m.max(axis=0)
     lo = m.min(axis=0)
@@ -282,15 +471,16 @@ def channel_privacy_loss(matrix: np.ndarray) -> float:
 
 
 def check_int_reports(name: str, reports: np.ndarray, low: int, high: int, what: str) -> np.ndarray:
-    """Integer reports within [low, high); one-line errors otherwise."""
+    """Integer reports within [low, high); one-line :class:`LDPError` otherwise."""
     if reports.size and not np.issubdtype(reports.dtype, np.integer):
         if np.issubdtype(reports.dtype, np.bool_):
             reports = reports.astype(np.int64)
-        elif np.issubdtype(reports.dtype, np.floating) and np.all(reports == np.round(reports)):
+        elif np.issubdtype(reports.dtype, np.floating) and np.all(np.isfinite(reports)) \
+                and np.all(reports == np.round(reports)):
             reports = reports.astype(np.int64)
         else:
-            raise TypeError(f"{name}: {what} must be integers, got dtype {reports.dtype}")
+            raise LDPError(f"{name}: {what} must be integers, got dtype {reports.dtype}")
     if reports.size and (reports.min() < low or reports.max() >= high):
-        raise ValueError(f"{name}: {what} out of range [{low}, {high}) — is this a report file of "
-                         "another mechanism or domain?")
+        raise LDPError(f"{name}: {what} out of range [{low}, {high}) — is this a report file of another "
+                       "mechanism or domain?")
     return reports

@@ -22,12 +22,14 @@ import math
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource, bernoulli, bernoulli_select
 from ldp.core.registry import MECHANISMS
-from ldp.mechanisms.base import Mechanism
-from ldp.mechanisms.frequency.categorical import GRR, IBU_PAPER, BitVectorMechanism, grr_probabilities, grr_randomize
-from ldp.mechanisms.frequency.hashing import LocalHashing
+from ldp.mechanisms.frequency.base import IBU_PAPER
+from ldp.mechanisms.frequency.grr import GRR, grr_probabilities, grr_randomize
+from ldp.mechanisms.frequency.local_hashing import LocalHashing
+from ldp.mechanisms.frequency.unary import BitVectorMechanism, oue_probabilities, sue_probabilities, ue_ratio
 
 
 def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> float:
@@ -46,20 +48,6 @@ def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> f
     return (e1 * other_q - other_p) / slope
 
 
-def ue_ratio(p: float, q: float) -> float:
-    """Privacy ratio of a unary encoding with bit probabilities p, q: p(1−q) / (q(1−p))."""
-    return p * (1 - q) / (q * (1 - p))
-
-
-def sue_probabilities(epsilon: float) -> tuple[float, float]:
-    h = math.exp(epsilon / 2)
-    return h / (h + 1), 1 / (h + 1)
-
-
-def oue_probabilities(epsilon: float) -> tuple[float, float]:
-    return 0.5, 1 / (math.exp(epsilon) + 1)
-
-
 def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, owner: str) -> tuple[float, float]:
     """(p2, q2) of the second UE step ('sue': q2 = 1 − p2; 'oue': p2 = 1/2) giving ratio e^{ε1}."""
     target = math.exp(epsilon_1)
@@ -75,7 +63,7 @@ def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, 
     far = hi if second == "sue" else lo
     if ue_ratio(*chain(far)) < target * (1 - 1e-12):
         best = math.log(ue_ratio(*chain(far)))
-        raise ValueError(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
+        raise LDPError(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
                          f"ε1 must be below {best:.4g} for this ε∞")
     from scipy import optimize  # imported on use: keeps `import ldp` light
 
@@ -86,7 +74,12 @@ def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, 
 class LongitudinalMixin:
     """ε (the constructor's ``epsilon``) is ε∞, the memoized step's budget; ``epsilon_1`` is ε1."""
 
-    kind = "longitudinal"
+    collection = "longitudinal"
+    lecture_formula = ""
+
+    def lecture_variance(self) -> None:
+        """The lecture's comparison table has no longitudinal entries."""
+        return None
 
     @property
     def epsilon_inf(self) -> float:
@@ -101,7 +94,7 @@ class LongitudinalMixin:
         if params["epsilon_1"] is None:
             params["epsilon_1"] = self.epsilon / 2  # type: ignore[attr-defined]
         if params["epsilon_1"] >= self.epsilon:  # type: ignore[attr-defined]
-            raise ValueError(f"{self.name}: epsilon_1 (one report) must be smaller than epsilon "  # type: ignore[attr-defined]
+            raise LDPError(f"{self.name}: epsilon_1 (one report) must be smaller than epsilon "  # type: ignore[attr-defined]
                              f"(ε∞, the memoized value), got ε1={params['epsilon_1']:g} ≥ ε∞={self.epsilon:g}")  # type: ignore[attr-defined]
 
 
@@ -246,4 +239,5 @@ class LOLH(LongitudinalLH):
         return l_olh_g(self.epsilon, self.epsilon_1)
 
 
-__all__ = ["LGRR", "LSUE", "LOUE", "LSOUE", "LOSUE", "LBLH", "LOLH", "Mechanism"]
+__all__ = ["LBLH", "LGRR", "LOLH", "LOSUE", "LOUE", "LSOUE", "LSUE", "chained_grr_second_step",
+           "chained_ue_second_step", "l_olh_g"]

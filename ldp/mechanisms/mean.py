@@ -27,54 +27,53 @@ returns (z̄ + 1)/2 − μ̂², E = σ² − Var[μ̂] (the sign of the O(1/n) b
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
-from ldp.core.params import EPSILON
-from ldp.core.randomness import RandomSource, make_rng
+from ldp.core.errors import LDPError
+from ldp.core.params import DIMENSION, Param
+from ldp.core.randomness import RandomSource
+from ldp.core.registry import MECHANISMS
+from ldp.core.results import Aggregate, Estimate
+from ldp.mechanisms.base import Mechanism
 
-__all__ = ["MEAN_MECHANISMS", "MeanMechanism", "PiecewiseMechanism", "StochasticRounding", "VarianceEstimate",
-           "estimate_variance"]
+__all__ = ["MeanMechanism", "PiecewiseMechanism", "StochasticRounding", "VarianceEstimate", "estimate_variance"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §2.2 and §6.3")
 
 
-class MeanMechanism(ABC):
-    """An LDP randomizer on [−1, 1] whose reports are unbiased for the inputs; mean = average of reports."""
+class MeanMechanism(Mechanism):
+    """An LDP randomizer on [−1, 1] whose reports are unbiased for the inputs; the mean is the average report.
 
-    name: ClassVar[str]
-    display_name: ClassVar[str]
+    ``d`` is the dimension of a user's value (1 for these scalar mechanisms). A population is given by users
+    per distinct value (``true_counts``) and the values themselves (``support``). The aggregate is the sum of
+    the reports; the estimate is the average (estimator ``average``).
+    """
+
+    kind: ClassVar[str] = "mean"
+    input_kind: ClassVar[str] = "signed"
+    domain_parameter: ClassVar[Param] = DIMENSION
     paper: ClassVar[str] = PAPER
+    default_estimator: ClassVar[str] = "average"
 
-    def __init__(self, epsilon: float) -> None:
-        self._epsilon = EPSILON.validate(epsilon, self.name)
-        self._setup()
+    # ------------------------------------------------------------------ population: distinct values
+    def _check_support(self, support: Any, cells: int) -> np.ndarray:
+        if support is None:
+            raise LDPError(f"{self.name}: a mean mechanism needs the values of the population's cells (support=…)")
+        sup = np.asarray(support, dtype=np.float64)
+        if sup.shape != (cells,):
+            raise LDPError(f"{self.name}: support must hold one value per cell ({cells}), got shape {sup.shape}")
+        if not np.all(np.isfinite(sup)) or np.any(np.abs(sup) > 1.0):
+            raise LDPError(f"{self.name}: support values must lie in [−1, 1]")
+        return sup
 
-    def _setup(self) -> None:
-        """Derive the constants."""
+    def _cell_inputs(self, cells: np.ndarray, rng: RandomSource, support: np.ndarray | None) -> np.ndarray:
+        return np.asarray(support)[cells]
 
-    @property
-    def epsilon(self) -> float:
-        return self._epsilon
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(epsilon={self._epsilon!r})"
-
-    def validate_values(self, values: Any) -> np.ndarray:
-        v = np.asarray(values, dtype=np.float64)
-        if v.ndim != 1 or not np.all(np.isfinite(v)) or np.any((v < -1.0) | (v > 1.0)):
-            raise ValueError(f"{self.name}: values must be a 1-D array of numbers in [−1, 1]")
-        return v
-
-    @abstractmethod
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
-        """One report per value (the client randomizer)."""
-
+    # ------------------------------------------------------------------ theory
     @property
     @abstractmethod
     def output_range(self) -> tuple[float, float]:
@@ -83,13 +82,6 @@ class MeanMechanism(ABC):
     @abstractmethod
     def variance(self, values: Any) -> np.ndarray:
         """Var[ṽ | v] for each value (closed form)."""
-
-    def estimate_mean(self, reports: Any) -> float:
-        """The unbiased mean estimate: the average report."""
-        rep = np.asarray(reports, dtype=np.float64)
-        if rep.ndim != 1 or rep.size == 0:
-            raise ValueError(f"{self.name}: reports must be a non-empty 1-D array")
-        return float(rep.mean())
 
     def mean_variance(self, values: Any) -> float:
         """Var[μ̂] = Σ_i Var[ṽ_i | v_i] / n² for the population ``values``."""
@@ -100,12 +92,79 @@ class MeanMechanism(ABC):
         """max over v ∈ [−1, 1] of Var[ṽ | v]."""
         return float(np.max(self.variance(np.array([-1.0, 0.0, 1.0]))))
 
+    def true_values(self, true_counts: Any, support: Any = None) -> np.ndarray:
+        counts, sup = self.check_population(true_counts, support)
+        return np.array([float(counts @ sup) / counts.sum()])
 
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return np.array([float(true_counts @ support)])
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return np.array([float(true_counts @ self.variance(support))])
+
+    def _estimate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self._aggregate_variance(true_counts, support) / float(true_counts.sum()) ** 2
+
+    # ------------------------------------------------------------------ server side
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
+        if rep.ndim != 1:
+            raise LDPError(f"{self.name}: reports must be a 1-D array of numbers, got shape {rep.shape}")
+        if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
+            raise LDPError(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+        rep = rep.astype(np.float64)
+        lo, hi = self.output_range
+        slack = 1e-9 * (hi - lo)
+        bad = ~np.isfinite(rep) | (rep < lo - slack) | (rep > hi + slack)
+        if bad.any():
+            raise LDPError(f"{self.name}: report {rep[bad][0]!r} is outside [{lo:.6g}, {hi:.6g}] — reports of "
+                           "another ε?")
+        return rep
+
+    def statistic_size(self) -> int:
+        return self._d
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return np.array([reports.sum()])
+
+    def _estimate(self, aggregate: Aggregate) -> Estimate:
+        return Estimate(aggregate.counts / aggregate.n, "average")
+
+    def estimate_mean(self, reports: Any) -> float:
+        """The unbiased mean estimate of real reports: their average."""
+        return float(self.estimate(self.aggregate(reports)).values[0])
+
+    # ------------------------------------------------------------------ reports are real numbers
+    def _report_dtype(self) -> Any:
+        return np.float64
+
+    def _scalar_reports(self) -> bool:
+        return True
+
+    def _format_reports(self, reports: np.ndarray):
+        return (repr(float(x)) for x in reports)
+
+    def _parse_line(self, line: str) -> list[Any]:
+        try:
+            return [float(tok) for tok in line.split()]
+        except ValueError:
+            raise LDPError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+
+    def _report_bits(self) -> int:
+        return 64
+
+    def report_bits_formula(self) -> str:
+        return "64 (one real number as a float64)"
+
+
+@MECHANISMS.register
 class StochasticRounding(MeanMechanism):
     """Stochastic Rounding (§2.2): reports ±1/(p − q)."""
 
     name: ClassVar[str] = "sr"
     display_name: ClassVar[str] = "Stochastic Rounding (SR)"
+    description: ClassVar[str] = "reports ±(e^ε+1)/(e^ε−1), +1 with probability growing linearly in the value"
+    report_format: ClassVar[str] = "one real number ±(e^ε+1)/(e^ε−1) per user"
+    communication: ClassVar[str] = "1 bit"
 
     def _setup(self) -> None:
         e = math.exp(self._epsilon)
@@ -121,8 +180,7 @@ class StochasticRounding(MeanMechanism):
         v = np.asarray(values, dtype=np.float64)
         return self.q + (self.p - self.q) * (1.0 + v) / 2.0
 
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
-        v = self.validate_values(values)
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         plus = rng.random(v.size) < self.plus_probability(v)
         return np.where(plus, self.scale, -self.scale)
 
@@ -130,17 +188,37 @@ class StochasticRounding(MeanMechanism):
         v = np.asarray(values, dtype=np.float64)
         return self.scale ** 2 - v * v
 
-    def privacy_loss(self) -> float:
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        # exact: the number of +1 reports of the users holding each distinct value is binomial
+        plus = rng.binomial(true_counts, self.plus_probability(support)).sum()
+        return np.array([self.scale * (2.0 * plus - true_counts.sum())])
+
+    def _report_bits(self) -> int:
+        return 1
+
+    def report_bits_formula(self) -> str:
+        return "1 (the sign of the report ±(e^ε+1)/(e^ε−1))"
+
+    def _privacy_loss(self) -> float:
         """ln of the largest ratio of the report probabilities over inputs (= ε)."""
         hi, lo = self.plus_probability(1.0), self.plus_probability(-1.0)
         return float(math.log(max(hi / lo, (1 - lo) / (1 - hi))))
 
 
+@MECHANISMS.register
 class PiecewiseMechanism(MeanMechanism):
     """Piecewise Mechanism (§2.2): reports in [−s, s], high density on [ℓ(v), r(v)]."""
 
     name: ClassVar[str] = "pm"
     display_name: ClassVar[str] = "Piecewise Mechanism (PM)"
+    description: ClassVar[str] = ("reports a real number in [−s, s], uniformly near the value with probability "
+                                  "e^{ε/2}/(e^{ε/2}+1)")
+    report_format: ClassVar[str] = "one real number in [−s, s] per user, s = (e^{ε/2}+1)/(e^{ε/2}−1)"
+    communication: ClassVar[str] = "one real number"
+    fast_engine_exact: ClassVar[bool] = False
+    fast_engine_note: ClassVar[str] = ("the sum of the reports drawn from a Gaussian with its exact mean and variance "
+                                       "Σ Var[ṽ | v] (reports are continuous; the CLT makes this accurate for large n)")
 
     def _setup(self) -> None:
         t = math.exp(self._epsilon / 2.0)
@@ -166,9 +244,8 @@ class PiecewiseMechanism(MeanMechanism):
         inside = (y >= -self.s) & (y <= self.s)
         return np.where(inside, np.where((y >= lo) & (y <= hi), self.p_high, self.p_low), 0.0)
 
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         """With probability t/(t + 1) uniform on [ℓ, r]; else uniform on [−s, ℓ) ∪ (r, s] (exact)."""
-        v = self.validate_values(values)
         lo, hi = self.interval(v)
         center = rng.random(v.size) < self.center_probability
         u = rng.random(v.size)
@@ -184,35 +261,31 @@ class PiecewiseMechanism(MeanMechanism):
         t = self.t
         return v * v / (t - 1.0) + (t + 3.0) / (3.0 * (t - 1.0) ** 2)
 
-    def privacy_loss(self) -> float:
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        # the sum of n independent reports: a Gaussian with its exact mean and variance (CLT)
+        mean = float(true_counts @ support)
+        var = float(true_counts @ self.variance(support))
+        return np.array([mean + math.sqrt(var) * rng.standard_normal()])
+
+    def _privacy_loss(self) -> float:
         """ln(p_high / p_low) (= ε)."""
         return math.log(self.p_high / self.p_low)
-
-
-MEAN_MECHANISMS: dict[str, type[MeanMechanism]] = {"sr": StochasticRounding, "pm": PiecewiseMechanism}
 
 
 class VarianceEstimate(dict):
     """Result of :func:`estimate_variance`: keys ``variance``, ``mean``, ``n_mean``, ``n_variance``."""
 
 
-def estimate_variance(mechanism: MeanMechanism | str, epsilon: float | None, values: Any, rng: np.random.Generator,
-                      *, method: str = "centered") -> VarianceEstimate:
+def estimate_variance(mech: MeanMechanism, values: Any, rng: np.random.Generator, *,
+                      method: str = "centered") -> VarianceEstimate:
     """Mean and variance of ``values`` ∈ [−1, 1] with the 50/50 user split of §6.3 (every user reports once,
-    with the full ε). ``mechanism`` is a :class:`MeanMechanism` or a name in :data:`MEAN_MECHANISMS`."""
-    if isinstance(mechanism, str):
-        if mechanism not in MEAN_MECHANISMS:
-            raise ValueError(f"unknown mean mechanism {mechanism!r}; choose one of: {', '.join(MEAN_MECHANISMS)}")
-        if epsilon is None:
-            raise ValueError("give ε with a mechanism name")
-        mech = MEAN_MECHANISMS[mechanism](epsilon)
-    else:
-        mech = mechanism
+    with the full ε)."""
     if method not in ("centered", "moment"):
-        raise ValueError(f"method must be 'centered' or 'moment', got {method!r}")
+        raise LDPError(f"method must be 'centered' or 'moment', got {method!r}")
     v = mech.validate_values(values)
     if v.size < 2:
-        raise ValueError("need at least two users for the 50/50 split")
+        raise LDPError("need at least two users for the 50/50 split")
     order = np.argsort(rng.random(v.size), kind="stable")
     half = v.size // 2
     first, second = v[order[:half]], v[order[half:]]
@@ -224,104 +297,3 @@ def estimate_variance(mechanism: MeanMechanism | str, epsilon: float | None, val
         z = mech.estimate_mean(mech.perturb(2.0 * second * second - 1.0, rng))
         var = (z + 1.0) / 2.0 - mu * mu
     return VarianceEstimate(variance=float(var), mean=mu, n_mean=int(half), n_variance=int(v.size - half))
-
-
-# --------------------------------------------------------------------------- simulation on a column
-MEAN_ENGINE_NOTES = {
-    ("sr", "exact"): "exact: every user's report drawn by the client (StochasticRounding.perturb)",
-    ("pm", "exact"): "exact: every user's report drawn by the client (PiecewiseMechanism.perturb)",
-    ("sr", "fast"): "fast, exact in distribution: the number of +1 reports per distinct value is binomial",
-    ("pm", "fast"): "fast, approximate: the mean estimate is drawn from a Gaussian with the closed-form variance "
-                    "Σ Var[ṽ | v]/n² (PM reports are continuous; the CLT makes this accurate for large n)",
-}
-
-
-@dataclass
-class MeanResult:
-    """``trials`` mean (and 50/50-split variance) estimates of one column by SR or PM, in real units."""
-
-    mechanism: str
-    epsilon: float
-    engine: str
-    value_range: tuple[float, float]
-    true_mean: float
-    true_variance: float
-    estimated_mean: np.ndarray  # (trials,)
-    estimated_variance: np.ndarray  # (trials,)
-    theoretical_variance: float  # Var[μ̂] (real units², all n users report their value)
-    users: int
-    clipped: int = 0
-    dropped: int = 0
-
-    @property
-    def theoretical_std_error(self) -> float:
-        return math.sqrt(self.theoretical_variance)
-
-    def summary(self) -> dict[str, float]:
-        return {"mean_error": float(np.mean(np.abs(self.estimated_mean - self.true_mean))),
-                "variance_error": float(np.mean(np.abs(self.estimated_variance - self.true_variance))),
-                "mean_rmse": float(np.sqrt(np.mean((self.estimated_mean - self.true_mean) ** 2))),
-                "theoretical_std_error": self.theoretical_std_error}
-
-
-def mean_values(series: Any, value_range: tuple[float, float] | None = None, clip: bool = False,
-                ) -> tuple[np.ndarray, tuple[float, float], int, int]:
-    """A numerical column → (values in real units, (lo, hi), clipped, dropped): missing values dropped, range
-    from ``value_range`` or the data's min/max; values outside an explicit range rejected or clipped."""
-    from ldp.data.domain import _numeric_values
-
-    series = pd.Series(series)
-    x, dropped = _numeric_values(series, str(series.name))  # one-line error for a non-numeric column
-    keep = np.isfinite(x)
-    dropped += int((~keep).sum())
-    x = x[keep]
-    if x.size < 2:
-        raise ValueError("the column needs at least two numerical values")
-    if value_range is None:
-        lo, hi = float(x.min()), float(x.max())
-        if lo == hi:
-            raise ValueError(f"the column is constant ({lo:g}); give --range LO,HI")
-    else:
-        lo, hi = (float(v) for v in value_range)
-    outside = int(((x < lo) | (x > hi)).sum())
-    if outside and not clip:
-        raise ValueError(f"{outside} of {x.size} values are outside the range [{lo:g}, {hi:g}]; widen --range "
-                         "or add --clip")
-    return np.clip(x, lo, hi), (lo, hi), outside, dropped
-
-
-def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tuple[float, float], *,
-                  engine: str = "exact", trials: int = 1, seed: int | None = None) -> MeanResult:
-    """Estimate the mean and variance of ``values`` (real units in ``value_range``) ``trials`` times with SR or
-    PM (§2.2): map to [−1, 1] by v = 2(x − lo)/(hi − lo) − 1, average the reports (engine exact: every client
-    runs; fast: see :data:`MEAN_ENGINE_NOTES`), and run the 50/50 split of §6.3 (exact clients) for the
-    variance; map both back (mean affinely, variance × ((hi − lo)/2)²)."""
-    if mechanism not in MEAN_MECHANISMS:
-        raise ValueError(f"unknown mean mechanism {mechanism!r}; choose one of: {', '.join(MEAN_MECHANISMS)}")
-    if engine not in ("exact", "fast"):
-        raise ValueError(f"engine must be 'exact' or 'fast', got {engine!r}")
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"trials must be a positive integer, got {trials!r}")
-    mech = MEAN_MECHANISMS[mechanism](epsilon)
-    lo, hi = (float(v) for v in value_range)
-    x = np.asarray(values, dtype=np.float64)
-    half = (hi - lo) / 2.0
-    v = mech.validate_values(np.clip((x - lo) / half - 1.0, -1.0, 1.0))
-    n = v.size
-    var_unit = mech.mean_variance(v)
-    uniq, mult = np.unique(v, return_counts=True) if engine == "fast" and mechanism == "sr" else (None, None)
-    means, variances = np.empty(trials), np.empty(trials)
-    make_rng(seed)  # validates the seed
-    for t, child in enumerate(np.random.SeedSequence(seed).spawn(int(trials))):
-        rng = np.random.default_rng(child)
-        if engine == "exact":
-            mu = mech.estimate_mean(mech.perturb(v, rng))
-        elif mechanism == "sr":
-            plus = rng.binomial(mult, mech.plus_probability(uniq)).sum()
-            mu = float(mech.scale * (2.0 * plus - n) / n)
-        else:
-            mu = float(v.mean() + math.sqrt(var_unit) * rng.standard_normal())
-        means[t] = lo + (mu + 1.0) * half
-        variances[t] = estimate_variance(mech, None, v, rng)["variance"] * half * half
-    return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), float(x.mean()), float(x.var()), means, variances,
-                      var_unit * half * half, n)

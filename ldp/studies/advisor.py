@@ -19,11 +19,8 @@ All candidates see the *same* simulated collections (drawn once, reused for ever
 same random set-value queries, so their errors are paired. Post-Pos (``clip_queries``) is scored on
 clipped answers, as it would answer the queries. The result is deterministic given ``seed``.
 
-Performance: sampling support counts is O(d) per trial, and most estimators are O(d) too; the
-iterative IBU (10,000 Eq. (3) iterations at d = 1024, ε = 1) runs on all trials at once
-(:func:`ibu_em_batch`, the same iteration and per-trial stopping rule as
-:func:`ldp.estimators.ibu.iterative_bayesian_update`). An estimator class may also provide
-``estimate_batch(mechanism, counts (trials, d), n) -> (trials, d)``, which is used when present.
+Performance: sampling support counts is O(d) per trial, and most estimators are O(d) too; every
+candidate runs through its ``estimate_batch`` (IBU's runs all trials at once).
 """
 
 from __future__ import annotations
@@ -37,19 +34,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ldp.core.errors import LDPError
+from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS
-from ldp.engines import run_fast
+from ldp.core.results import Aggregate
+from ldp.core.streams import rng_for
+from ldp.engines import collect, run_fast
 from ldp.estimators import get_estimator, parse_estimators
 from ldp.estimators.base import Estimator
-from ldp.estimators.ibu import IBU, ibu_observed
 from ldp.evaluation.tasks import BoundTask, Task, clip_for, closed_form_mi_mse, get_task, utility_gain
+from ldp.evaluation.uncertainty import standard_error
+from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["DEFAULT_FIT", "Recommendation", "estimate_trials", "fit_synthetic", "ibu_em_batch", "recommend",
-           "synthetic_counts"]
+__all__ = ["DEFAULT_FIT", "AdvisorCheck", "Recommendation", "advise", "advisor_collection", "estimate_trials",
+           "fit_synthetic", "recommend", "synthetic_counts"]
 
 DEFAULT_FIT = "norm-sub"
-STREAM_COLLECTION, STREAM_QUERIES = 1, 2
 SECTION = "consistency paper §V.D (Choosing the method on synthetic dataset)"
 
 
@@ -60,10 +61,10 @@ def fit_synthetic(mechanism: Mechanism, counts: np.ndarray, n: int, fit: str = D
     cls = ESTIMATORS.get(fit)
     if not cls.consistent:
         ok = [e.name for e in ESTIMATORS if e.consistent and e.applies_to(mechanism)]
-        raise ValueError(f"the synthetic distribution must be consistent; fit with one of: {', '.join(ok)}")
-    f = np.asarray(get_estimator(fit).estimate(mechanism, counts, n), dtype=np.float64)
+        raise LDPError(f"the synthetic distribution must be consistent; fit with one of: {', '.join(ok)}")
+    f = get_estimator(fit).estimate(mechanism, counts, n).values
     if not (np.all(np.isfinite(f)) and np.all(f >= -1e-12) and abs(f.sum() - 1.0) < 1e-6):
-        raise ValueError(f"fit {fit!r} did not give a probability vector (sum {f.sum():.6g}, min {f.min():.3g})")
+        raise LDPError(f"fit {fit!r} did not give a probability vector (sum {f.sum():.6g}, min {f.min():.3g})")
     f = np.maximum(f, 0.0)
     return f / f.sum()
 
@@ -71,81 +72,14 @@ def fit_synthetic(mechanism: Mechanism, counts: np.ndarray, n: int, fit: str = D
 def synthetic_counts(freqs: np.ndarray, n: int) -> np.ndarray:
     """n users spread over the values by largest remainder: Σ = n and |count − n·f| < 1 for every value,
     so the synthetic dataset is the fitted distribution itself, without sampling noise."""
-    f = np.asarray(freqs, dtype=np.float64)
-    raw = f * int(n)
-    base = np.floor(raw).astype(np.int64)
-    rest = int(n) - int(base.sum())
-    if rest > 0:
-        order = np.argsort(-(raw - base), kind="stable")[:rest]
-        base[order] += 1
-    return base
+    return largest_remainder(freqs, n)
 
 
 # =========================================================================== batched estimation
-def ibu_em_batch(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int = 10_000,
-                 tol: float = 1e-12, stop: str = "max_abs") -> np.ndarray:
-    """IBU's Eq. (3) iteration (:func:`ldp.estimators.ibu.iterative_bayesian_update`) on every row of
-    ``observed`` (trials, d) at once: each row starts from the uniform distribution and stops at its
-    own first iteration whose change is below ``tol`` (returning that next iterate), or returns its last
-    iterate after ``max_iter``. Rows that stop leave the batch."""
-    obs = np.ascontiguousarray(observed, dtype=np.float64)
-    rows, d = obs.shape
-    p, q = float(p_star), float(q_star)
-    k = q / (p - q)
-    k_next = k * obs.sum(axis=1)
-    result = np.empty_like(obs)
-    active = np.arange(rows)
-    f = np.full((rows, d), 1.0 / d)
-    ks = np.full(rows, k)
-    w = np.empty_like(f)
-    nxt = np.empty_like(f)
-    diff = np.empty_like(f)
-    for it in range(int(max_iter)):
-        if k > 0:
-            np.add(f, ks[:, None], out=w)
-            np.divide(obs, w, out=w)
-        else:
-            w.fill(0.0)
-            np.divide(obs, f, out=w, where=f > 0)
-        total = w.sum(axis=1)
-        w += (k * total)[:, None]
-        np.multiply(f, w, out=nxt)
-        np.subtract(nxt, f, out=diff)
-        np.abs(diff, out=diff)
-        change = diff.max(axis=1) if stop == "max_abs" else diff.sum(axis=1)
-        bad = ~np.isfinite(change)
-        done = (change < tol) | bad
-        last = it == int(max_iter) - 1
-        if done.any() or last:
-            finished = np.ones(active.size, dtype=bool) if last else done
-            src = np.where(bad[:, None], f, nxt)
-            result[active[finished]] = src[finished]
-            keep = ~finished
-            if not keep.any():
-                break
-            active, f, obs = active[keep], nxt[keep], obs[keep]
-            ks = k_next[active]
-            w, nxt, diff = np.empty_like(f), np.empty_like(f), np.empty_like(f)
-            continue
-        f, nxt = nxt, f
-        if it == 0:
-            ks = k_next[active]
-    return result
-
-
 def estimate_trials(estimator: Estimator, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-    """The estimator on every row of ``counts`` (trials, d): ``estimate_batch`` when the class has one,
-    the batched IBU iteration for IBU (``method="em"``), else one call per row."""
-    c = np.asarray(counts, dtype=np.float64)
-    batch = getattr(estimator, "estimate_batch", None)
-    if callable(batch):
-        return np.asarray(batch(mechanism, c, n), dtype=np.float64)
-    if (isinstance(estimator, IBU) and estimator.params["method"] == "em" and np.all(np.isfinite(c))
-            and np.all(c >= 0) and np.all(c.sum(axis=1) > 0) and estimator.applies_to(mechanism)):
-        obs = np.stack([ibu_observed(row) for row in c])
-        return ibu_em_batch(obs, mechanism.p_star, mechanism.q_star, max_iter=estimator.params["max_iter"],
-                            tol=estimator.params["tol"], stop=estimator.params["stop"])
-    return np.stack([estimator.estimate(mechanism, row, n) for row in c])
+    """The estimator on every row of ``counts`` (trials, d): its ``estimate_batch`` (vectorized where the
+    estimator has a vectorized form, e.g. IBU's batched Eq. (3) iteration)."""
+    return estimator.estimate_batch(mechanism, np.asarray(counts, dtype=np.float64), n)
 
 
 # =========================================================================== the recommendation
@@ -213,13 +147,12 @@ class Recommendation:
 def _check_inputs(mechanism: Mechanism, counts: np.ndarray, n: int, trials: int) -> np.ndarray:
     c = np.asarray(counts, dtype=np.float64)
     if c.shape != (mechanism.d,):
-        raise ValueError(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
+        raise LDPError(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
     if not np.all(np.isfinite(c)):
-        raise ValueError("support counts must be finite")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
+        raise LDPError("support counts must be finite")
+    check_positive_int(n, "n")
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 2:
-        raise ValueError(f"trials must be an integer ≥ 2 (the standard error needs two), got {trials!r}")
+        raise LDPError(f"trials must be an integer ≥ 2 (the standard error needs two), got {trials!r}")
     return c
 
 
@@ -231,12 +164,8 @@ def _candidates(mechanism: Mechanism, candidates: Sequence[str] | str | None, co
     if consistent_only:
         names = [name for name in names if ESTIMATORS.get(name).consistent]
     if not names:
-        raise ValueError(f"no candidate estimator applies to {mechanism.name}")
+        raise LDPError(f"no candidate estimator applies to {mechanism.name}")
     return names
-
-
-def _se(x: np.ndarray) -> float:
-    return float(np.std(x, ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
 
 
 def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task = "mse", trials: int = 20,
@@ -258,18 +187,18 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     n = int(n)
     spec = get_task(task)
     names = _candidates(mechanism, candidates, consistent_only)
-    query_rng = np.random.default_rng([int(seed), STREAM_QUERIES]) if seed is not None else np.random.default_rng()
+    query_rng = rng_for(seed, "advisor", "queries")
     bound: BoundTask = spec.bind(mechanism.d, rng=query_rng, labels=labels, **task_params)
     params = estimator_params or {}
     unknown = set(params) - set(names)
     if unknown:
-        raise ValueError(f"estimator_params for estimators that are not candidates: {', '.join(sorted(unknown))}")
+        raise LDPError(f"estimator_params for estimators that are not candidates: {', '.join(sorted(unknown))}")
     estimators = {name: get_estimator(name, **params.get(name, {})) for name in names}
 
     synthetic = fit_synthetic(mechanism, c, n, fit)
     population = synthetic_counts(synthetic, n)
     truth = population / n
-    rng = np.random.default_rng([int(seed), STREAM_COLLECTION]) if seed is not None else np.random.default_rng()
+    rng = rng_for(seed, "advisor", "collections")
     reports = np.stack([run_fast(mechanism, population, rng).counts for _ in range(int(trials))])
 
     errors: dict[str, np.ndarray] = {}
@@ -290,7 +219,7 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     means = {name: float(np.mean(v)) for name, v in errors.items()}
     ok = [name for name in names if math.isfinite(means[name])]
     if not ok:
-        raise ValueError("every candidate estimator failed: " + "; ".join(f"{k}: {v}" for k, v in notes.items()))
+        raise LDPError("every candidate estimator failed: " + "; ".join(f"{k}: {v}" for k, v in notes.items()))
     order = sorted(ok, key=lambda name: sign * means[name]) + [name for name in names if name not in ok]
     best = order[0]
     mi_mse = closed_form_mi_mse(mechanism, n, truth) if spec.name == "mse" else None
@@ -299,12 +228,12 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     for rank, name in enumerate(order, start=1):
         err = errors[name]
         diff = err - errors[best]
-        diff_se = _se(diff) if name != best else 0.0
+        diff_se = standard_error(diff) if name != best else 0.0
         mean = means[name]
         row: dict[str, Any] = {
             "rank": rank, "estimator": name, "display name": ESTIMATORS.get(name).display_name,
             "consistent": bool(ESTIMATORS.get(name).consistent), value: mean,
-            "standard error": _se(err), "trial SD": float(np.std(err, ddof=1)),
+            "standard error": standard_error(err), "trial SD": float(np.std(err, ddof=1)),
             "vs best": mean / means[best] if means[best] != 0 else (1.0 if mean == 0 else float("inf")),
             "paired diff SE": diff_se,
             "tied with best": bool(name == best or (math.isfinite(mean) and abs(float(np.mean(diff)))
@@ -322,3 +251,115 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
                           task_params={k: v for k, v in bound.params.items()}, trials=int(trials),
                           seed=None if seed is None else int(seed), fit=fit, n=n, mechanism=mechanism,
                           errors=errors, better=spec.better, elapsed_s=time.perf_counter() - start)
+
+
+
+# =========================================================================== the advisor, checked against the truth
+def advisor_collection(mechanism: Mechanism, counts: np.ndarray, *, engine: str, seed: int) -> Aggregate:
+    """One simulated collection of the population ``counts`` — the reports a user would hold — drawn
+    from its own stream of ``seed`` (independent of the lab's trials)."""
+    rng = rng_for(int(seed), "advisor collection")
+    return collect(mechanism, np.asarray(counts, dtype=np.int64), rng, engine)
+
+
+@dataclass
+class AdvisorCheck:
+    """The advisor's recommendation from one collection, next to what the simulator knows: each
+    candidate's *actual* error on that collection against the true distribution.
+
+    ``table`` (best expected first): ``rank``, ``estimator`` (name), ``display name``, ``expected``
+    (the advisor's mean error over its re-simulations, or mean score for a higher-is-better task),
+    ``standard error``, ``trial SD``, ``tied with best``, ``actual`` (on these reports, scored like the
+    advisor: same queries, Post-Pos clipped), ``actual rank``, ``actual − expected (trial SDs)``, and the
+    advisor's ``Γ vs MI (%)`` / ``equivalent users`` when it computed them.
+    """
+
+    recommendation: Any
+    truth: np.ndarray
+    actual: dict[str, float]
+    table: pd.DataFrame
+    n: int
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def best(self) -> str:
+        return str(self.recommendation.best)
+
+    @property
+    def better(self) -> str:
+        return str(self.recommendation.better)
+
+    @property
+    def actual_best(self) -> str:
+        row = self.table.sort_values(["actual rank", "rank"], kind="stable").iloc[0]
+        return str(row["estimator"])
+
+    def row(self, name: str) -> pd.Series:
+        return self.table[self.table["estimator"] == name].iloc[0]
+
+    def verdict(self) -> str:
+        """One sentence: where the recommended estimator actually ranked on these reports."""
+        best = self.row(self.best)
+        size = int(self.table["actual"].notna().sum())
+        if not math.isfinite(best["actual"]):
+            return f"On these reports {best['display name']} failed: {best['note']}"
+        if int(best["actual rank"]) == 1:
+            ties = int((self.table["actual rank"] == 1).sum())
+            also = "the actual best" if ties == 1 else f"one of the {ties} actual best (tied)"
+            return (f"On these reports {best['display name']} is also {also} of the {size} candidates "
+                    f"(actual {best['actual']:.3g}).")
+        top = self.row(self.actual_best)
+        return (f"On these reports {best['display name']} ranks {int(best['actual rank'])} of {size} "
+                f"(actual {best['actual']:.3g}); the actual best is {top['display name']} ({top['actual']:.3g}) — "
+                "one collection is one draw, the expectation is over many.")
+
+
+def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trials: int = 20, seed: int = 0,
+           candidates: Sequence[str] | None = None, engine: str = "fast", labels: Sequence[str] | None = None,
+           **task_params: Any) -> AdvisorCheck:
+    """Simulate one collection of the population ``counts`` (:func:`advisor_collection`), ask
+    :func:`ldp.studies.advisor.recommend` which estimator suits ``task`` from those reports alone, and score every
+    candidate on the same reports against the true distribution (which only a simulator knows), with the
+    advisor's own random queries (same seed stream) and Post-Pos's clipping."""
+
+    c = np.asarray(counts, dtype=np.int64)
+    agg = advisor_collection(mechanism, c, engine=engine, seed=seed)
+    rec = recommend(mechanism, agg.counts, int(agg.n), task=task, trials=int(trials), seed=int(seed),
+                            candidates=None if candidates is None else list(candidates), labels=labels,
+                            **task_params)
+    truth = c / c.sum()
+    bound = get_task(task).bind(mechanism.d, rng=rng_for(int(seed), "advisor", "queries"),
+                                      labels=labels, **task_params)
+    actual: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for name in rec.ranking:
+        try:
+            est = get_estimator(name).estimate(mechanism, agg).values
+            actual[name] = float(bound.score(truth, est[None, :], clip_for(name))[0])
+        except (ValueError, FloatingPointError, ArithmeticError) as exc:
+            actual[name] = float("nan")
+            notes[name] = f"failed: {exc}"
+    value = rec.value_column
+    sign = -1.0 if rec.better == "higher" else 1.0
+    finite = {e: sign * actual[e] for e in rec.ranking if math.isfinite(actual[e])}
+
+    def actual_rank(name: str) -> float:  # ties share the best rank ("min" ranking)
+        return float(1 + sum(v < finite[name] for v in finite.values())) if name in finite else float("nan")
+
+    rows = []
+    for _, r in rec.table.iterrows():
+        name = str(r["estimator"])
+        sd = float(r["trial SD"])
+        gap = (actual[name] - float(r[value])) / sd if sd > 0 and math.isfinite(actual[name]) else float("nan")
+        row = {"rank": int(r["rank"]), "estimator": name, "display name": r["display name"],
+               "expected": float(r[value]), "standard error": float(r["standard error"]), "trial SD": sd,
+               "tied with best": bool(r["tied with best"]), "actual": actual[name],
+               "actual rank": actual_rank(name),
+               "actual − expected (trial SDs)": gap}
+        for col in ("Γ vs MI (%)", "equivalent users"):
+            if col in rec.table.columns:
+                row[col] = float(r[col]) if r[col] is not None else float("nan")
+        row["note"] = str(r.get("note", "") or notes.get(name, ""))
+        rows.append(row)
+    return AdvisorCheck(recommendation=rec, truth=truth, actual=actual, table=pd.DataFrame(rows), n=int(agg.n),
+                        notes=notes)

@@ -7,14 +7,13 @@ for Frequency Estimation, USENIX Security 2017, and Wang, Li, Jha — heavy hitt
   and analytically for SHE's continuous Laplace reports (:func:`she_privacy`);
 * Warner's randomized response with the 80/20 example (:func:`warner_expected_table`,
   :func:`warner_estimate`, :func:`warner_simulate`);
-* one user's report under every mechanism, its support set and its size in bits
-  (:func:`one_user_reports`, :func:`support_set`, :func:`report_bits`);
-* the channel matrix and its readable d × d summary (:func:`support_probabilities`);
+* one user's report under every frequency oracle, its support set, its size in bits and how to read it
+  (:func:`one_user_reports`; each mechanism's ``support_set``, ``report_bits`` and ``explain_report``);
 * the comparison table with the lecture's closed-form variances (:func:`comparison_table`) and the
   rule "if d < 3e^ε + 2 use DE, else OLH/OUE" (:func:`de_rule`);
 * answering Q questions: splitting ε vs partitioning users (:func:`split_vs_partition_variance`).
 
-No Streamlit import here; figures are in :mod:`ldp.viz.learn`.
+No Streamlit import here; figures are in :mod:`ldp.viz.lecture`.
 """
 
 from __future__ import annotations
@@ -26,8 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ldp.core.errors import LDPError
 from ldp.core.randomness import make_rng
-from ldp.mechanisms import MECHANISMS, Mechanism, get_mechanism
+from ldp.core.registry import MECHANISMS
+from ldp.core.streams import rng_for
+from ldp.mechanisms import Mechanism, get_mechanism, mechanisms_of
+from ldp.simulation import simulate
 
 # Relative tolerance when comparing a channel's privacy loss with the budget (float rounding only).
 LOSS_RTOL = 1e-9
@@ -78,7 +81,7 @@ def privacy_check(mechanism: Mechanism, max_outputs: int = 4096) -> PrivacyCheck
     """
     matrix, labels = mechanism.channel(max_outputs)
     loss, col, v, v2 = worst_case(matrix)
-    longitudinal = mechanism.kind == "longitudinal"
+    longitudinal = mechanism.collection == "longitudinal"
     budget = float(mechanism.params["epsilon_1"]) if longitudinal else mechanism.epsilon
     budget_name = "ε1" if longitudinal else "ε"
     tol = LOSS_RTOL * max(1.0, budget)
@@ -149,7 +152,7 @@ def she_privacy(mechanism: Mechanism, seed: int = 0, samples: int = 2000) -> SHE
     reports sampled from both inputs.
     """
     if not hasattr(mechanism, "laplace_log_density"):
-        raise ValueError(f"{mechanism.name}: not a Laplace (histogram-encoding) mechanism")
+        raise LDPError(f"{mechanism.name}: not a Laplace (histogram-encoding) mechanism")
     d, b = mechanism.d, float(mechanism.scale)
     worst = np.zeros(d)
     worst[1] = 1.0
@@ -256,7 +259,7 @@ def warner_simulate(n_yes: int, n_no: int, truth_prob: float = 0.5, seed: int = 
     _check_counts(n_yes, n_no)
     n_yes, n_no = int(n_yes), int(n_no)
     if classes < 1:
-        raise ValueError(f"classes must be at least 1, got {classes}")
+        raise LDPError(f"classes must be at least 1, got {classes}")
     rng = make_rng(seed)
     truth = np.concatenate([np.ones(n_yes, dtype=bool), np.zeros(n_no, dtype=bool)])
     heads = rng.random(truth.size) < t
@@ -283,76 +286,20 @@ def warner_simulate(n_yes: int, n_no: int, truth_prob: float = 0.5, seed: int = 
 def _check_prob(t: float) -> float:
     t = float(t)
     if not 0.0 < t < 1.0:
-        raise ValueError(f"the truth probability must be strictly between 0 and 1, got {t:g}")
+        raise LDPError(f"the truth probability must be strictly between 0 and 1, got {t:g}")
     return t
 
 
 def _check_counts(n_yes: float, n_no: float) -> None:
     if n_yes < 0 or n_no < 0 or n_yes + n_no <= 0:
-        raise ValueError(f"need non-negative group sizes and at least one person, got {n_yes:g} and {n_no:g}")
+        raise LDPError(f"need non-negative group sizes and at least one person, got {n_yes:g} and {n_no:g}")
 
 
 # =========================================================================== one user's report
-def _ceil_log2(x: int) -> int:
-    return max(1, math.ceil(math.log2(x))) if x > 1 else 1
-
-
-def report_bits(mechanism: Mechanism) -> int:
-    """Size of one report in bits, as our implementation encodes it (the lecture's 'communication').
-
-    GRR: ⌈log₂ d⌉; unary encodings and THE: d bits; SHE: d float32 numbers; SS: ω indices of
-    ⌈log₂ d⌉ bits; local hashing: the hash's (a, b) ∈ [1, P) × [0, P) plus y ∈ [0, g);
-    HR: the row j ∈ [0, K) plus one bit.
-    """
-    family, d = mechanism.family, mechanism.d
-    if family == "grr":
-        return _ceil_log2(d)
-    if family == "ue":
-        return d
-    if family == "he":
-        return 32 * d
-    if family == "ss":
-        return mechanism.omega * _ceil_log2(d)  # type: ignore[attr-defined]
-    if family == "lh":
-        prime, g = mechanism.prime, mechanism.g  # type: ignore[attr-defined]
-        if prime is None:  # hash=xxh32: a 63-bit seed and the hashed value
-            return 63 + _ceil_log2(g)
-        return 2 * _ceil_log2(prime) + _ceil_log2(g)
-    if family == "hr":
-        return _ceil_log2(mechanism.rows) + 1  # type: ignore[attr-defined]
-    raise ValueError(f"{mechanism.name}: unknown report family {family!r}")
-
-
-def report_bits_formula(mechanism: Mechanism) -> str:
-    """The formula behind :func:`report_bits`, in words."""
-    return {
-        "grr": "⌈log₂ d⌉ (one value index)",
-        "ue": "d (one bit per value)",
-        "he": "32·d (one float32 per value)",
-        "ss": "ω·⌈log₂ d⌉ (ω value indices)",
-        "lh": "2⌈log₂ P⌉ + ⌈log₂ g⌉ (hash a, b and the value y)",
-        "hr": "⌈log₂ K⌉ + 1 (Hadamard row j and one bit)",
-    }.get(mechanism.family, "?")
-
-
-def support_set(mechanism: Mechanism, report: np.ndarray) -> list[int] | None:
-    """The values a single report supports (C(v) counts it), or None for SHE (not pure: the server
-    sums the noisy vectors instead of counting supports)."""
-    if not mechanism.pure:
-        return None
-    rep = np.asarray(report)
-    if rep.ndim == 0 or (rep.ndim == 1 and mechanism.family != "grr"):
-        rep = rep[None]
-    if rep.shape[0] != 1:
-        raise ValueError(f"{mechanism.name}: support_set takes exactly one report, got {rep.shape[0]}")
-    counts = mechanism.support_counts(rep)
-    return [int(v) for v in np.flatnonzero(counts > 0.5)]
-
-
 def _mechanism_for(name: str, epsilon: float, d: int, epsilon_1: float | None) -> Mechanism:
     cls = MECHANISMS.get(name)
     params = {}
-    if cls.kind == "longitudinal":
+    if cls.collection == "longitudinal":
         params["epsilon_1"] = epsilon_1 if epsilon_1 is not None and epsilon_1 < epsilon else epsilon / 2
     return get_mechanism(name, epsilon, d, **params)
 
@@ -366,121 +313,36 @@ def one_user_reports(value: int, d: int, epsilon: float, seed: int = 0, epsilon_
     (default ε/2) for the report.
     """
     if not 2 <= d:
-        raise ValueError(f"the domain needs at least 2 values, got d={d}")
+        raise LDPError(f"the domain needs at least 2 values, got d={d}")
     if not 0 <= value < d:
-        raise ValueError(f"the value must be in [0, {d}), got {value}")
+        raise LDPError(f"the value must be in [0, {d}), got {value}")
     rows = []
-    for name in names or MECHANISMS.names():
+    for name in names or [cls.name for cls in mechanisms_of("frequency")]:
         try:
             mech = _mechanism_for(name, epsilon, d, epsilon_1)
-        except ValueError as exc:  # e.g. an ε1 this longitudinal mechanism cannot reach
+        except LDPError as exc:  # e.g. an ε1 this longitudinal mechanism cannot reach
             cls = MECHANISMS.get(name)
-            rows.append({"mechanism": cls.display_name, "name": name, "kind": cls.kind,
+            rows.append({"mechanism": cls.display_name, "name": name, "kind": cls.collection,
                          "report": "— not available", "supports": "—", "supports own value": None,
                          "support size": None, "bits": None, "bits formula": "", "communication": cls.communication,
                          "how to read it": f"Cannot build it with these parameters: {exc}"})
             continue
         report = mech.perturb(np.array([value]), make_rng(seed))
         text = next(iter(mech.format_reports(report)))
-        support = support_set(mech, report)
+        support = mech.support_set(report)
         rows.append({
-            "mechanism": mech.display_name, "name": mech.name, "kind": mech.kind, "report": text,
+            "mechanism": mech.display_name, "name": mech.name, "kind": mech.collection, "report": text,
             "supports": "— (not pure: the server sums)" if support is None else
             ("{" + ", ".join(map(str, support)) + "}"),
             "supports own value": None if support is None else (value in support),
             "support size": None if support is None else len(support),
-            "bits": report_bits(mech), "bits formula": report_bits_formula(mech),
-            "communication": mech.communication, "how to read it": report_explanation(mech, text),
+            "bits": mech.report_bits(), "bits formula": mech.report_bits_formula(),
+            "communication": mech.communication, "how to read it": mech.explain_report(text),
         })
     return pd.DataFrame(rows)
 
 
-def report_explanation(mechanism: Mechanism, report_text: str) -> str:
-    """How to read one report of this mechanism (one sentence)."""
-    fam = mechanism.family
-    if fam == "grr":
-        return f"The report is the value {report_text}: the true value with probability p = {mechanism.p_star:.3g}."
-    if fam == "ue":
-        return ("Bit v is 1 when the report supports v: the own bit is 1 with probability "
-                f"p* = {mechanism.p_star:.3g}, every other bit with q* = {mechanism.q_star:.3g}.")
-    if fam == "he":
-        return "A noisy copy of the one-hot vector: each coordinate has Laplace(2/ε) noise added."
-    if fam == "ss":
-        return (f"A subset of ω = {mechanism.omega} values that contains the true one with probability "  # type: ignore[attr-defined]
-                f"{mechanism.p_star:.3g}.")
-    if fam == "lh" and mechanism.prime is None:  # type: ignore[attr-defined]
-        y, seed = report_text.split()
-        return (f"Hash H(v) = XXH32(str(v), seed={seed}) mod {mechanism.g} and a randomized hashed "  # type: ignore[attr-defined]
-                f"value y = {y}: the report supports every v with H(v) = y.")
-    if fam == "lh":
-        a, b, y = report_text.split()
-        return (f"Hash H(v) = (({a}·v + {b}) mod {mechanism.prime}) mod {mechanism.g} and a randomized hashed "  # type: ignore[attr-defined]
-                f"value y = {y}: the report supports every v with H(v) = y.")
-    if fam == "hr":
-        j, y = report_text.split()
-        return (f"Hadamard row j = {j} and a randomized bit y = {y}: the report supports every v whose "
-                f"bits share an even (y = 0) or odd (y = 1) number of ones with j.")
-    return ""
-
-
-# =========================================================================== channel summaries
-def output_supports(mechanism: Mechanism, labels: Sequence[str]) -> np.ndarray:
-    """(|Y|, d) boolean: which values each enumerated output supports."""
-    reports = mechanism.parse_reports(labels)
-    out = np.zeros((len(labels), mechanism.d), dtype=bool)
-    for i in range(len(labels)):
-        out[i] = mechanism.support_counts(reports[i:i + 1]) > 0.5
-    return out
-
-
-def support_probabilities(mechanism: Mechanism, matrix: np.ndarray | None = None,
-                          labels: Sequence[str] | None = None) -> np.ndarray:
-    """d × d matrix Pr[report supports u | input v]: p* on the diagonal, q* elsewhere.
-
-    From the enumerated channel when given (Σ_y Pr[y|v] 1[u ∈ S(y)], which checks p* and q*),
-    otherwise from p* and q* directly. For unary encodings these are the per-bit probabilities.
-    """
-    if not mechanism.pure:
-        raise ValueError(f"{mechanism.name}: not pure, reports do not support values")
-    if matrix is None or labels is None:
-        d = mechanism.d
-        return np.full((d, d), mechanism.q_star) + (mechanism.p_star - mechanism.q_star) * np.eye(d)
-    return np.asarray(matrix, dtype=np.float64) @ output_supports(mechanism, labels).astype(np.float64)
-
-
 # =========================================================================== the comparison table
-def lecture_variance(name: str, epsilon: float, d: int) -> float:
-    """The lecture's Var[c̃(i)]/n (= n·Var[f̂(i)] for a value of negligible frequency)."""
-    e = math.exp(epsilon)
-    h = math.exp(epsilon / 2)
-    formulas = {
-        "grr": lambda: (d - 2 + e) / (e - 1) ** 2,
-        "she": lambda: 8 / epsilon**2,
-        "the": lambda: (2 * h - 1) / (h - 1) ** 2,  # θ = 1
-        "sue": lambda: h / (h - 1) ** 2,
-        "oue": lambda: 4 * e / (e - 1) ** 2,
-        "blh": lambda: (e + 1) ** 2 / (e - 1) ** 2,
-        "olh": lambda: 4 * e / (e - 1) ** 2,
-        "hr": lambda: (e + 1) ** 2 / (e - 1) ** 2,  # HR is one way to implement BLH (lecture)
-    }
-    if name not in formulas:
-        raise ValueError(f"the lecture gives no closed form for {name!r}")
-    return float(formulas[name]())
-
-
-LECTURE_FORMULAS = {
-    "grr": "(d − 2 + e^ε) / (e^ε − 1)²",
-    "she": "8 / ε²",
-    "the": "(2e^{ε/2} − 1) / (e^{ε/2} − 1)²  (θ = 1)",
-    "sue": "e^{ε/2} / (e^{ε/2} − 1)²",
-    "oue": "4e^ε / (e^ε − 1)²",
-    "blh": "(e^ε + 1)² / (e^ε − 1)²",
-    "olh": "4e^ε / (e^ε − 1)²",
-    "hr": "(e^ε + 1)² / (e^ε − 1)²  (as BLH)",
-    "ss": "q*(1 − q*) / (p* − q*)²  (no closed form in the lecture)",
-}
-LECTURE_COMMUNICATION = {"grr": "O(log d)", "she": "O(d)", "the": "O(d)", "sue": "O(d)", "oue": "O(d)",
-                         "blh": "O(log n)", "olh": "O(log n)", "ss": "—", "hr": "—"}
 # The lecture's column order, then the two protocols it lists afterwards.
 COMPARISON_ORDER = ("grr", "she", "the", "sue", "oue", "blh", "olh", "ss", "hr")
 
@@ -488,24 +350,23 @@ COMPARISON_ORDER = ("grr", "she", "the", "sue", "oue", "blh", "olh", "ss", "hr")
 def comparison_table(epsilon: float, d: int, n: int | None = None) -> pd.DataFrame:
     """The lecture's comparison table filled for this ε and d.
 
-    Columns: the lecture's communication and closed form with its value, our implementation's
-    report size and ``approximate_variance(1)`` (its exact p*, q*: integer g and a finite hash
-    family for OLH/BLH, the variance-optimal θ for THE), and, with ``n``, the standard deviation of
+    Columns: the communication cost and the lecture's closed form with its value (each from the mechanism's
+    class), our implementation's report size and ``approximate_variance(1)`` (its exact p*, q*: integer g and a
+    finite hash family for OLH/BLH, the variance-optimal θ for THE), and, with ``n``, the standard deviation of
     a frequency estimate. 'best' marks the smallest variance of our implementations.
     """
     rows = []
     for name in COMPARISON_ORDER:
         mech = get_mechanism(name, epsilon, d)
         ours = mech.approximate_variance(1)
-        closed = lecture_variance(name, epsilon, d) if name != "ss" else ours
-        params = {"the": f"θ = {getattr(mech, 'theta', 0):.3f} (optimal)", "ss": f"ω = {getattr(mech, 'omega', 0)}",
-                  "olh": f"g = {getattr(mech, 'g', 0)}, P = {getattr(mech, 'prime', 0)}",
-                  "blh": f"g = 2, P = {getattr(mech, 'prime', 0)}",
-                  "hr": f"K = {getattr(mech, 'rows', 0)}"}.get(name, "")
+        closed = mech.lecture_variance()
+        params = ", ".join(f"{k} = {v:.3f}" if isinstance(v, float) else f"{k} = {v}" for k, v in mech.params.items())
         row = {"mechanism": mech.display_name, "name": name,
-               "communication (lecture)": LECTURE_COMMUNICATION[name], "bits per report (ours)": report_bits(mech),
-               "Var[c̃(i)]/n (lecture formula)": LECTURE_FORMULAS[name],
-               "lecture value": closed, "ours: approximate_variance(1)": ours, "our parameters": params}
+               "communication": mech.communication, "bits per report (ours)": mech.report_bits(),
+               "Var[c̃(i)]/n (lecture formula)": mech.lecture_formula or "q*(1 − q*) / (p* − q*)²  (no closed form "
+                                                                          "in the lecture)",
+               "lecture value": ours if closed is None else closed, "ours: approximate_variance(1)": ours,
+               "our parameters": params}
         if n is not None:
             row[f"σ of f̂ with n = {n:,}"] = math.sqrt(ours / n)
         rows.append(row)
@@ -557,9 +418,9 @@ def split_vs_partition_variance(epsilon: float | np.ndarray, questions: int, n: 
     Returns (split, partition).
     """
     if questions < 1:
-        raise ValueError(f"the number of questions Q must be at least 1, got {questions}")
+        raise LDPError(f"the number of questions Q must be at least 1, got {questions}")
     if n <= 0:
-        raise ValueError(f"the number of users must be positive, got {n}")
+        raise LDPError(f"the number of users must be positive, got {n}")
     eps = np.asarray(epsilon, dtype=np.float64)
     split = olh_variance(eps / questions, n)
     partition = questions * olh_variance(eps, n)
@@ -607,19 +468,16 @@ def split_vs_partition_simulation(epsilon: float, questions: int, n: int, d: int
     lecture's approximation, the exact closed form of our OLH for this population, and the empirical
     variance of the frequency estimates over ``trials`` collections (averaged over the d values).
     """
-    from ldp.simulation import simulate  # local: keeps `import ldp.studies.lecture` light
-
     if n < questions:
-        raise ValueError(f"need at least one user per question: n = {n} < Q = {questions}")
-    children = np.random.SeedSequence(seed).spawn(2)
+        raise LDPError(f"need at least one user per question: n = {n} < Q = {questions}")
     rows = []
-    for label, eps, users, child in (("split the budget", epsilon / questions, n, children[0]),
-                                     ("partition users", epsilon, n // questions, children[1])):
+    for label, eps, users in (("split the budget", epsilon / questions, n),
+                              ("partition users", epsilon, n // questions)):
         mech = get_mechanism("olh", eps, d)
         counts = np.full(d, users // d, dtype=np.int64)
         counts[: users - counts.sum()] += 1
         result = simulate(mech, counts, estimators=["mi"], engine="fast", trials=trials,
-                          seed=int(np.random.default_rng(child).integers(2**62)))
+                          seed=rng_for(seed, "split vs partition", label))
         est = result.estimates["mi"]
         rows.append({"strategy": label, "ε per answer": eps, "users per question": users,
                      "lecture formula": float(olh_variance(eps, users)),

@@ -10,7 +10,7 @@ Pure functions behind the Trade-off page:
   error of at most x?", and ``check_by_simulation`` to verify an answer empirically;
 * ``run_tradeoff_sweep``: repeated simulations of every configuration into a tidy table, with a
   progress callback; ``summarize_sweep`` (mean and confidence band per curve point);
-* ``calibrate_sweep_costs`` / ``estimate_sweep_seconds``: how long a sweep will take.
+* how long a sweep will take: :mod:`ldp.studies.cost`.
 
 The population of a configuration is the dataset's distribution scaled to n users by largest-remainder
 rounding (``population_counts``): it is fixed, so all the randomness is the mechanism's, and the
@@ -20,8 +20,6 @@ closed form uses exactly the frequencies that are simulated.
 from __future__ import annotations
 
 import math
-import time
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,12 +28,17 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.stats import chi2
 
-from ldp.estimators import ESTIMATORS
+from ldp.core.errors import LDPError
+from ldp.core.params import check_positive_int
+from ldp.core.registry import ESTIMATORS
 from ldp.evaluation.metrics import DEFAULT_METRICS, top_k_indices
+from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
-from ldp.simulation import simulate
+from ldp.simulation import simulate, simulate_configuration
+from ldp.studies.attacks import attack_success
 
+FREQUENCY_METRICS = DEFAULT_METRICS["frequency"]
 AXES = {"epsilon": "privacy budget ε", "users": "users n", "d": "domain size d"}
 # Metrics with a closed form for matrix inversion, and how good it is.
 CLOSED_FORM_METRICS = {"mse": "exact", "topk_mse": "exact", "mae": "normal approximation",
@@ -51,12 +54,12 @@ Z95 = 1.959963984540054
 def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndarray:
     """``points`` log-spaced ε values from ``lo`` to ``hi`` (both included)."""
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
-        raise ValueError(f"the number of ε points must be a positive integer, got {points!r}")
+        raise LDPError(f"the number of ε points must be a positive integer, got {points!r}")
     lo, hi = float(lo), float(hi)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= 0:
-        raise ValueError(f"ε must be positive and finite; got a range from {lo:g} to {hi:g}")
+        raise LDPError(f"ε must be positive and finite; got a range from {lo:g} to {hi:g}")
     if hi < lo or (hi == lo and points > 1):
-        raise ValueError(f"the largest ε ({hi:g}) must be above the smallest ({lo:g}); widen the range")
+        raise LDPError(f"the largest ε ({hi:g}) must be above the smallest ({lo:g}); widen the range")
     if points == 1:
         return np.array([lo])
     return np.geomspace(lo, hi, int(points))
@@ -65,10 +68,10 @@ def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndar
 def log_int_grid(lo: int, hi: int, points: int) -> np.ndarray:
     """Up to ``points`` distinct log-spaced integers from ``lo`` to ``hi`` (for n or d)."""
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
-        raise ValueError(f"the number of points must be a positive integer, got {points!r}")
+        raise LDPError(f"the number of points must be a positive integer, got {points!r}")
     lo, hi = int(lo), int(hi)
     if lo < 1 or hi < lo:
-        raise ValueError(f"the range must satisfy 1 ≤ from ≤ to, got {lo} to {hi}")
+        raise LDPError(f"the range must satisfy 1 ≤ from ≤ to, got {lo} to {hi}")
     if points == 1 or hi == lo:
         return np.array([lo], dtype=np.int64)
     return np.unique(np.round(np.geomspace(lo, hi, int(points))).astype(np.int64))
@@ -77,24 +80,15 @@ def log_int_grid(lo: int, hi: int, points: int) -> np.ndarray:
 def _normalise(freqs: np.ndarray | Sequence[float]) -> np.ndarray:
     f = np.asarray(freqs, dtype=np.float64)
     if f.ndim != 1 or f.size < 2:
-        raise ValueError("the distribution needs at least two values")
+        raise LDPError("the distribution needs at least two values")
     if not np.all(np.isfinite(f)) or np.any(f < 0) or f.sum() <= 0:
-        raise ValueError("frequencies must be finite, non-negative and not all zero")
+        raise LDPError("frequencies must be finite, non-negative and not all zero")
     return f / f.sum()
 
 
 def population_counts(freqs: np.ndarray | Sequence[float], n: int) -> np.ndarray:
     """Users per value: ``freqs`` scaled to exactly ``n`` users (largest-remainder rounding)."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"the number of users must be a positive integer, got {n!r}")
-    f = _normalise(freqs)
-    raw = f * int(n)
-    counts = np.floor(raw).astype(np.int64)
-    short = int(n) - int(counts.sum())
-    if short > 0:
-        order = np.argsort(-(raw - counts), kind="stable")[:short]
-        counts[order] += 1
-    return counts
+    return largest_remainder(_normalise(freqs), check_positive_int(n, "the number of users"))
 
 
 def rebin_frequencies(freqs: np.ndarray | Sequence[float], d: int) -> np.ndarray:
@@ -102,7 +96,7 @@ def rebin_frequencies(freqs: np.ndarray | Sequence[float], d: int) -> np.ndarray
     assuming values spread uniformly inside each original bin (mass-preserving)."""
     f = _normalise(freqs)
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"the domain size must be an integer ≥ 2, got {d!r}")
+        raise LDPError(f"the domain size must be an integer ≥ 2, got {d!r}")
     cdf = np.concatenate([[0.0], np.cumsum(f)])
     old = np.linspace(0.0, 1.0, f.size + 1)
     new = np.linspace(0.0, 1.0, int(d) + 1)
@@ -142,7 +136,7 @@ def closed_form_curve(mechanism_name: str, epsilons: Sequence[float] | np.ndarra
     f → 0, the comparison table's variance)."""
     f = np.zeros(int(d)) if freqs is None else _normalise(freqs)
     if f.size != int(d):
-        raise ValueError(f"the distribution has {f.size} values but d = {d}")
+        raise LDPError(f"the distribution has {f.size} values but d = {d}")
     return np.array([closed_form_value(build_mechanism(mechanism_name, e, d, params), f, n, metric, top_k)
                      for e in np.asarray(epsilons, dtype=np.float64)])
 
@@ -153,7 +147,7 @@ FreqSource = np.ndarray | Sequence[float] | Callable[[int], np.ndarray]
 def _freqs_at(freqs: FreqSource, d: int | None) -> np.ndarray:
     if callable(freqs):
         if d is None:
-            raise ValueError("a domain size is needed")
+            raise LDPError("a domain size is needed")
         return _normalise(freqs(int(d)))
     return _normalise(freqs)
 
@@ -166,7 +160,7 @@ def _configuration(axis: str, x: float, epsilon: float, users: int) -> tuple[flo
         return float(epsilon), int(round(x)), None
     if axis == "d":
         return float(epsilon), int(users), int(round(x))
-    raise ValueError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+    raise LDPError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
 
 
 def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, epsilon: float = 1.0,
@@ -174,7 +168,7 @@ def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, e
                          top_k: int = 10) -> Callable[[float], float]:
     """x ↦ closed-form error of MI along ``axis`` (ε or n; d is integer-valued and has none)."""
     if axis == "d":
-        raise ValueError("the domain size is an integer: there is no continuous closed-form function of d")
+        raise LDPError("the domain size is an integer: there is no continuous closed-form function of d")
 
     f = _freqs_at(freqs, None)
     power = 1.0 if metric in ("mse", "topk_mse") else 0.5  # every closed form here is ∝ n^-power
@@ -185,7 +179,7 @@ def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, e
         if axis == "users":
             mech = build_mechanism(mechanism_name, epsilon, f.size, params)
             return closed_form_value(mech, f, 1, metric, top_k) / float(x) ** power
-        raise ValueError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+        raise LDPError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
 
     return value
 
@@ -221,7 +215,7 @@ def crossovers(curves: Mapping[str, np.ndarray | Sequence[float]], epsilons: Seq
     """
     x = np.asarray(epsilons, dtype=np.float64)
     if x.ndim != 1 or np.any(np.diff(x) <= 0) or np.any(x <= 0):
-        raise ValueError("the grid must be positive and strictly increasing")
+        raise LDPError("the grid must be positive and strictly increasing")
     names = list(curves)
     tol = math.log1p(tolerance)
     out: list[tuple[float, str, str]] = []
@@ -229,7 +223,7 @@ def crossovers(curves: Mapping[str, np.ndarray | Sequence[float]], epsilons: Seq
         for b in names[i + 1:]:
             va, vb = np.asarray(curves[a], dtype=np.float64), np.asarray(curves[b], dtype=np.float64)
             if va.shape != x.shape or vb.shape != x.shape:
-                raise ValueError(f"curves {a} and {b} must have one value per grid point")
+                raise LDPError(f"curves {a} and {b} must have one value per grid point")
             with np.errstate(divide="ignore", invalid="ignore"):
                 diff = np.log(va) - np.log(vb)
             clear = [k for k in range(x.size) if np.isfinite(diff[k]) and abs(diff[k]) > tol]
@@ -277,12 +271,12 @@ def _measure(mechanism: Mechanism, freqs: np.ndarray, n: int, measure: str) -> f
         return float(np.mean(var))
     if measure == "sd":
         return float(np.max(var))
-    raise ValueError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
+    raise LDPError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
 
 
 def _target_variance(target: float, measure: str) -> float:
     if not (isinstance(target, (int, float, np.floating)) and math.isfinite(target) and target > 0):
-        raise ValueError(f"the target error must be a positive number, got {target!r}")
+        raise LDPError(f"the target error must be a positive number, got {target!r}")
     return float(target) if measure == "mse" else float(target) ** 2
 
 
@@ -367,20 +361,12 @@ def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.n
         high = math.sqrt(ss / chi2.ppf(0.025, trials))
         return {"empirical": emp, "low": low, "high": high, "closed_form": math.sqrt(float(var[v])),
                 "trials": int(trials), "value_index": v}
-    raise ValueError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
+    raise LDPError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
 
 
 # --------------------------------------------------------------------------- sweeps
 TABLE_COLUMNS = ["mechanism", "estimator", "epsilon", "users", "d", "engine", "trial", "metric", "value",
                  "closed_form"]
-
-
-def configuration_seed(seed: int | None, mechanism_name: str, epsilon: float, n: int, d: int) -> int | None:
-    """A child seed per configuration that depends only on the configuration (not on what else is swept)."""
-    if seed is None:
-        return None
-    key = [int(seed), zlib.crc32(mechanism_name.encode()), int(round(float(epsilon) * 1e9)), int(n), int(d)]
-    return int(np.random.SeedSequence(key).generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
 def applicable_estimators(mechanism_name: str, estimators: Sequence[str]) -> list[str]:
@@ -391,17 +377,18 @@ def applicable_estimators(mechanism_name: str, estimators: Sequence[str]) -> lis
 
 def run_configuration(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray, *,
                       estimators: Sequence[str], trials: int, engine: str = "fast", seed: int | None = None,
-                      metrics: Sequence[str] = DEFAULT_METRICS, params: Mapping[str, Any] | None = None,
+                      metrics: Sequence[str] = FREQUENCY_METRICS, params: Mapping[str, Any] | None = None,
                       top_k: int = 10) -> pd.DataFrame:
-    """One configuration's ``trials`` simulations as tidy rows (see ``TABLE_COLUMNS``)."""
+    """One configuration's ``trials`` simulations as tidy rows (see ``TABLE_COLUMNS``); its random numbers are
+    keyed by the configuration (:func:`ldp.simulation.simulate_configuration`) under the root ``seed``."""
     f = _normalise(freqs)
-    mech = build_mechanism(mechanism_name, epsilon, f.size, params)
-    counts = population_counts(f, int(n))
     ests = applicable_estimators(mechanism_name, estimators)
     if not ests:
         return pd.DataFrame(columns=TABLE_COLUMNS)
-    res = simulate(mech, counts, estimators=ests, engine=engine, trials=int(trials), seed=seed,
-                   metrics=tuple(metrics), top_k=top_k)
+    res = simulate_configuration(mechanism_name, epsilon, int(n), f.size, lambda d, users, rng: population_counts(
+        f, users), params=params, seed=seed, estimators=ests, engine=engine, trials=int(trials),
+        metrics=tuple(metrics), top_k=top_k)
+    mech = res.mechanism
     truth = res.true_frequencies
     closed = {m: closed_form_value(mech, truth, res.n, m, top_k) for m in metrics}
     names = [(est, metric) for est, per in res.metrics.items() for metric in per]
@@ -421,9 +408,9 @@ def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[fl
                          epsilon: float = 1.0, users: int = 100_000) -> list[tuple[str, float, float, int, int | None]]:
     """(mechanism, x, ε, n, d) for every point of the sweep (d is None unless the axis is d)."""
     if not mechanisms:
-        raise ValueError("choose at least one mechanism")
+        raise LDPError("choose at least one mechanism")
     if len(grid) == 0:
-        raise ValueError("the sweep grid is empty")
+        raise LDPError("the sweep grid is empty")
     out = []
     for name in mechanisms:
         for x in np.asarray(grid, dtype=np.float64):
@@ -435,7 +422,7 @@ def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[fl
 def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimators: Sequence[str] = ("mi",),
                        axis: str = "epsilon", grid: Sequence[float] | np.ndarray | None = None,
                        epsilon: float = 1.0, users: int = 100_000, trials: int = 20, engine: str = "fast",
-                       seed: int | None = 0, metrics: Sequence[str] = DEFAULT_METRICS,
+                       seed: int | None = 0, metrics: Sequence[str] = FREQUENCY_METRICS,
                        params: Mapping[str, Mapping[str, Any]] | None = None, top_k: int = 10,
                        progress: Callable[[int, int, str], None] | None = None,
                        runner: Callable[..., pd.DataFrame] | None = None) -> pd.DataFrame:
@@ -443,15 +430,16 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
     mechanism / estimator / ε / n / d / trial / metric (columns ``TABLE_COLUMNS`` plus ``x``).
 
     ``freqs`` is the distribution (or, for the d axis, a function d ↦ distribution). Each
-    configuration's seed depends only on the configuration and ``seed`` (``configuration_seed``),
-    so the same seed reproduces the table and adding a mechanism leaves the others' numbers alone.
+    configuration's random numbers depend only on the configuration and ``seed``
+    (:func:`ldp.simulation.configuration_key`), so the same seed reproduces the table and adding a
+    mechanism leaves the others' numbers alone.
     ``progress(done, total, label)`` is called after each configuration; ``runner`` replaces
     ``run_configuration`` (same signature), e.g. by a cached version.
     """
     if not estimators:
-        raise ValueError("choose at least one estimator")
+        raise LDPError("choose at least one estimator")
     if axis == "d" and not callable(freqs):
-        raise ValueError("the domain size cannot vary for this data: give a function d ↦ distribution "
+        raise LDPError("the domain size cannot vary for this data: give a function d ↦ distribution "
                          "(synthetic data or a numerical column to re-bucketize)")
     grid = epsilon_grid() if grid is None else grid
     configs = sweep_configurations(mechanisms, axis, grid, epsilon=epsilon, users=users)
@@ -460,7 +448,7 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
     for i, (name, x, eps, n, d) in enumerate(configs):
         f = _freqs_at(freqs, d)
         part = run(name, eps, n, f, estimators=tuple(estimators), trials=int(trials), engine=engine,
-                   seed=configuration_seed(seed, name, eps, n, f.size), metrics=tuple(metrics),
+                   seed=seed, metrics=tuple(metrics),
                    params=dict((params or {}).get(name, {})), top_k=top_k)
         part = part.assign(x=x)
         parts.append(part)
@@ -474,7 +462,7 @@ def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z
     """Mean over trials per (mechanism, estimator, x) with the band mean ± z·sd/√trials."""
     sub = table[table["metric"] == metric]
     if sub.empty:
-        raise ValueError(f"the sweep table has no rows for metric {metric!r}")
+        raise LDPError(f"the sweep table has no rows for metric {metric!r}")
     g = sub.groupby(["mechanism", "estimator", "x"], sort=False)
     out = g.agg(epsilon=("epsilon", "first"), users=("users", "first"), d=("d", "first"),
                 mean=("value", "mean"), sd=("value", "std"), trials=("value", "size"),
@@ -492,8 +480,6 @@ def attack_curve(mechanisms: Sequence[str], epsilons: Sequence[float] | np.ndarr
                  top_k: int = 10) -> pd.DataFrame:
     """Per mechanism and ε: the Bayes-optimal attacker's success (prior = the data distribution) and
     the closed-form error of MI. ``attack_success`` is NaN where it is not defined (SHE)."""
-    from ldp.studies.attacks import attack_success
-
     f = _normalise(freqs)
     rows = []
     for name in mechanisms:
@@ -507,46 +493,3 @@ def attack_curve(mechanisms: Sequence[str], epsilons: Sequence[float] | np.ndarr
 
 
 # --------------------------------------------------------------------------- timing
-def calibrate_sweep_costs(mechanisms: Sequence[str], freqs: np.ndarray, *, users: int, engine: str = "fast",
-                         epsilon: float = 1.0, estimators: Sequence[str] = ("mi",),
-                         metrics: Sequence[str] = DEFAULT_METRICS, trials: int = 3,
-                         seed: int = 0) -> dict[str, tuple[float, float]]:
-    """A quick calibration: mechanism → (seconds per trial, seconds per configuration).
-
-    Each mechanism runs once to warm up (first-call costs are not representative), then with one
-    trial and with ``trials`` trials at (ε, ``users``, this d); the difference gives the cost of a
-    trial, the rest is the per-configuration overhead (building the mechanism, tidying the table).
-    """
-    if trials < 2:
-        raise ValueError("the calibration needs at least two trials")
-
-    def timed(name: str, k: int) -> float:
-        start = time.perf_counter()
-        run_configuration(name, epsilon, int(users), freqs, estimators=estimators, trials=k, engine=engine,
-                          seed=seed, metrics=metrics)
-        return time.perf_counter() - start
-
-    out = {}
-    for name in mechanisms:
-        timed(name, 1)
-        one, many = timed(name, 1), timed(name, trials)
-        per_trial = max((many - one) / (trials - 1), many / trials / 4, 1e-6)
-        out[name] = (per_trial, max(one - per_trial, 0.0))
-    return out
-
-
-def estimate_sweep_seconds(costs: Mapping[str, tuple[float, float]], *, axis: str,
-                           grid: Sequence[float] | np.ndarray, users: int, trials: int, engine: str = "fast",
-                           calibration_users: int | None = None) -> float:
-    """Expected run time: Σ over configurations of (per-configuration cost + trials × cost per trial),
-    with ``costs`` from ``calibrate_sweep_costs``. The exact engine's cost per trial grows linearly with
-    n, so it is scaled from the calibration's n; the fast engine's does not depend on n. Calibrate at
-    the largest d of the sweep (costs grow with d)."""
-    cal_n = int(calibration_users or users)
-    total = 0.0
-    for per_trial, per_config in costs.values():
-        for x in np.asarray(grid, dtype=np.float64):
-            n = float(x) if axis == "users" else float(users)
-            scale = n / cal_n if engine == "exact" else 1.0
-            total += per_config + per_trial * scale * int(trials)
-    return float(total)

@@ -1,5 +1,4 @@
-"""Pure figure builders (Plotly); no Streamlit import, so they are testable alone."""
-
-from ldp.viz.figures import PALETTE, histogram_overlay, metrics_table
-
-__all__ = ["PALETTE", "histogram_overlay", "metrics_table"]
+"""Plotly figure builders, tables and plain-language read-outs (no Streamlit): :mod:`.estimates` (true vs
+estimated frequencies), :mod:`.estimator_comparison` (bias, variance, query errors, the advisor),
+:mod:`.distributions` (numerical distributions and means in real units), :mod:`.tradeoff` (error and attack
+curves), :mod:`.lecture` (the lecture's worked examples) and :mod:`.style` (the palette)."""

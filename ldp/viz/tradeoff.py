@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp import ESTIMATORS, MECHANISMS, METRICS
-from ldp.viz.figures import PALETTE
+from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS
+from ldp.viz.style import PALETTE
 
 FONT = {"size": 16}
 # Line dash per estimator (dotted is kept for the closed form).

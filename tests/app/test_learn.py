@@ -128,7 +128,7 @@ def test_one_user_and_comparison(at):
     _set(at, learn_u_d=16)
     _set(at, learn_u_v=15, learn_u_seed=9)
     reports = _frames(at, "report")[0]
-    assert len(reports) == len(ldp.MECHANISMS)  # one row per registered mechanism
+    assert len(reports) == len(ldp.mechanisms_of("frequency"))  # one row per registered frequency oracle
     assert reports.loc[reports["mechanism"] == "OUE", "report"].str.len().item() == 16  # d bits
     _set(at, learn_eps=1.0, learn_cmp_d=5)
     assert "use DE (GRR)" in _texts(at, "success")  # d = 5 < 3e + 2

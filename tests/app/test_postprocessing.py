@@ -13,8 +13,9 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ldp  # noqa: E402
-from ldp.studies import comparison as lab  # noqa: E402
 from ldp.data import encode_categorical, get_column, load_sample  # noqa: E402
+from ldp.studies import advisor, cost  # noqa: E402
+from ldp.studies import comparison as lab  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/postprocessing.py"
@@ -112,7 +113,7 @@ def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():
     data = get_column(load_sample("flights"), "dest")
     counts = lab.draw_population(encode_categorical(data).true_counts(), 1_000_000, 0)
     mech = ldp.get_mechanism("olh", 1.0, counts.shape[0])
-    check = lab.advise(mech, counts, task="mse", trials=20, seed=0, candidates=["mi", "norm-sub"], engine="fast")
+    check = advisor.advise(mech, counts, task="mse", trials=20, seed=0, candidates=["mi", "norm-sub"], engine="fast")
     adv = advisor_table(at)
     assert list(adv["estimator"]) == list(check.table["display name"])
     np.testing.assert_allclose(adv["expected"], check.table["expected"])
@@ -138,11 +139,11 @@ def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():
 
 
 def test_a_slow_advisor_warns_then_waits_for_its_button(monkeypatch):
-    monkeypatch.setattr(lab, "advisor_seconds", lambda *a, **k: 7.0)
+    monkeypatch.setattr(cost, "advisor_seconds", lambda *a, **k: 7.0)
     at = open_page(FAST)
     assert_full_page(at)
     assert any("advisor may take about 7 s" in w.value for w in at.warning)
-    monkeypatch.setattr(lab, "advisor_seconds", lambda *a, **k: 100.0)
+    monkeypatch.setattr(cost, "advisor_seconds", lambda *a, **k: 100.0)
     widget(at, "pp_adv_task").set_value("topk")
     at.run()
     assert not at.exception and not at.error
@@ -155,7 +156,7 @@ def test_a_slow_advisor_warns_then_waits_for_its_button(monkeypatch):
 
 
 def test_slow_estimators_are_not_preselected(monkeypatch):
-    monkeypatch.setattr(lab, "preselect", lambda timing, **k: ([e for e in timing if e != "ibu"], ["ibu"]))
+    monkeypatch.setattr(cost, "preselect", lambda timing, **k: ([e for e in timing if e != "ibu"], ["ibu"]))
     at = open_page({"pp_trials": "4", "pp_adv_trials": "3"})
     assert_full_page(at)
     assert "ibu" not in widget(at, "pp_est").value
@@ -229,8 +230,10 @@ def test_a_newly_registered_estimator_appears_automatically(monkeypatch):
         description = "MI with negative estimates set to 0 (test only)"
         paper = "consistency paper §IV-A"
 
-        def _estimate(self, mechanism, counts, n):
-            return np.maximum(mechanism.estimate(counts, n), 0.0)
+        base = "mi"
+
+        def _estimate(self, mechanism, aggregate, base):
+            return np.maximum(base.values, 0.0)
 
     monkeypatch.setitem(ldp.ESTIMATORS._items, BasePos.name, BasePos)
     at = open_page({"pp_trials": "4", "pp_adv_trials": "3"})

@@ -123,7 +123,7 @@ def test_advise_writes_output_file(capsys: pytest.CaptureFixture[str], reports: 
 
 @pytest.mark.parametrize(("extra", "message"), [
     (("--task", "median"), "unknown task 'median'"),
-    (("--task", "topk", "--k", D + 1), f"k must be between 1 and the domain size {D}"),
+    (("--task", "topk", "--k", D + 1), f"k must be an integer between 1 and the domain size {D}"),
     (("--task", "mse", "--k", 3), "--k does not apply to task mse"),
     (("--task", "set", "--rho", 10), "--rho is a fraction"),
     (("--task", "threshold",), "needs threshold"),

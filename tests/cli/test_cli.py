@@ -14,12 +14,16 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.cli import SIMULATE_CSV_COLUMNS, SIMULATE_METRICS_CSV_COLUMNS, SWEEP_CSV_COLUMNS, main, with_domain_size
+from ldp.cli import SIMULATE_CSV_COLUMNS, SIMULATE_METRICS_CSV_COLUMNS, main
+from ldp.cli.population import with_domain_size
 from ldp.data import encode_integer, load_table
+from ldp.simulation import SWEEP_COLUMNS as SWEEP_CSV_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
-ALL_MECHANISMS = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she", "l-grr", "l-sue", "l-oue",
-                  "l-soue", "l-osue", "l-blh", "l-olh"}
+FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she", "l-grr", "l-sue", "l-oue",
+                     "l-soue", "l-osue", "l-blh", "l-olh"}
+# every mechanism of every kind is listed: the frequency oracles, the numerical and the mean mechanisms
+ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "sr", "pm"}
 D = 8
 ROWS = 300
 
@@ -79,10 +83,12 @@ def test_mechanisms_json(capsys: pytest.CaptureFixture[str]) -> None:
     for m in items:
         assert {"name", "kind", "parameters", "description", "paper"} <= set(m)
         assert m["name"] == m["name"].lower()
-        assert m["kind"] in ("one-time", "longitudinal")
+        assert m["kind"] in ("frequency", "numerical", "mean")
+        assert m["collection"] in ("one-time", "longitudinal")
         names = [p["name"] for p in m["parameters"]]
         assert names[:2] == ["epsilon", "d"]
-        assert ("epsilon_1" in names) == (m["kind"] == "longitudinal")
+        assert ("epsilon_1" in names) == (m["collection"] == "longitudinal")
+        assert m["default_estimator"] in ldp.ESTIMATORS
     olh = next(m for m in items if m["name"] == "olh")
     assert {"g", "prime"} <= {p["name"] for p in olh["parameters"]}
     assert run_json(capsys, "mechanisms") == items  # json is the default
@@ -90,10 +96,13 @@ def test_mechanisms_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_mechanisms_table_and_filter(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "mechanisms", "--format", "table")
-    assert code == 0 and out.splitlines()[0].split()[:3] == ["NAME", "KIND", "PARAMETERS"]
+    assert code == 0 and out.splitlines()[0].split()[:4] == ["NAME", "KIND", "COLLECTION", "PARAMETERS"]
     assert all(name in out for name in ALL_MECHANISMS)
     items = run_json(capsys, "mechanisms", "--kind", "longitudinal")
     assert {m["name"] for m in items} == {n for n in ALL_MECHANISMS if n.startswith("l-")}
+    for kind in ("frequency", "numerical", "mean"):
+        items = run_json(capsys, "mechanisms", "--kind", kind)
+        assert items and {m["name"] for m in items} == {c.name for c in ldp.mechanisms_of(kind)}
 
 
 def test_estimators(capsys: pytest.CaptureFixture[str]) -> None:
@@ -274,7 +283,7 @@ def test_simulate_json_output_file(capsys: pytest.CaptureFixture[str], tmp_path:
 
 
 # --------------------------------------------------------------------------- perturb → aggregate
-ROUND_TRIP = [(name, []) for name in sorted(ALL_MECHANISMS)] + [
+ROUND_TRIP = [(name, []) for name in sorted(FREQUENCY_ORACLES)] + [
     ("olh", ["g=5"]), ("ss", ["omega=3"]), ("the", ["theta=0.7"]), ("l-olh", ["g=3", "prime=13"]),
     ("blh", ["prime=17"]),
 ]
@@ -301,8 +310,9 @@ def test_perturb_aggregate_round_trip(capsys: pytest.CaptureFixture[str], tmp_pa
     mech = ldp.get_mechanism(name, 1.5, D, **kwargs)
     lines = [line for line in reports.read_text().splitlines() if not line.startswith("#")]
     parsed = mech.parse_reports(lines)
-    assert out["estimates"]["mi"] == mech.estimate(mech.support_counts(parsed), ROWS).tolist()
-    assert out["estimates"]["norm-sub"] == ldp.norm_sub(mech.estimate(mech.support_counts(parsed), ROWS)).tolist()
+    mi = mech.estimate(mech.support_counts(parsed), ROWS).values
+    assert out["estimates"]["mi"] == mi.tolist()
+    assert out["estimates"]["norm-sub"] == ldp.norm_sub(mi).tolist()
     # ... and the file holds the library's own perturbation of the column with that seed
     values = encode_integer(load_table(people)["code"], D).values
     direct = mech.perturb(values, ldp.make_rng(3))
@@ -612,3 +622,83 @@ def test_ibu_non_convergence_is_reported_not_hidden(capsys):
     data = json.loads(out.out)
     assert len(data["trials"][0]["estimates"]["ibu"]) == 200
     assert "ibu did not converge" in out.err and data["warnings"]
+
+
+# --------------------------------------------------------------------------- numerical and mean round trips
+@pytest.fixture()
+def hours(tmp_path: Path) -> tuple[Path, np.ndarray]:
+    x = np.random.default_rng(11).beta(5, 2, size=3000) * 24.0  # departure hours in [0, 24]
+    path = tmp_path / "hours.csv"
+    path.write_text("hour\n" + "".join(f"{float(v)!r}\n" for v in x))
+    return path, x
+
+
+@pytest.mark.parametrize("name", sorted(c.name for c in ldp.mechanisms_of("numerical")))
+def test_numerical_perturb_aggregate_round_trip(capsys, tmp_path, hours, name):
+    """The issue's example: perturb with the public range, aggregate the file; the JSON holds the users and the
+    estimated distribution over the buckets, equal to the library's own estimate of the same reports."""
+    path, x = hours
+    reports = tmp_path / "reports.txt"
+    code, _, err = run(capsys, "perturb", "--mechanism", name, "--epsilon", "1", "--data", path, "--column", "hour",
+                       "--range", "0,24", "--buckets", "16", "--seed", "5", "--output", reports)
+    assert code == 0, err
+    header = json.loads(reports.read_text().splitlines()[0][len("# ldp-reports "):])
+    assert header["range"] == [0.0, 24.0] and header["d"] == 16 and header["users"] == x.size
+    out = run_json(capsys, "aggregate", "--mechanism", name, "--epsilon", "1", "--range", "0,24", "--buckets", "16",
+                   "--reports", reports, "--format", "json")
+    mech = ldp.get_mechanism(name, 1.0, 16)
+    assert out["users"] == x.size and out["kind"] == "numerical" and len(out["edges"]) == 17
+    estimate = out["estimates"][mech.default_estimator]
+    assert len(estimate) == 16
+    lines = [line for line in reports.read_text().splitlines() if not line.startswith("#")]
+    assert estimate == mech.estimate(mech.aggregate(mech.parse_reports(lines))).values.tolist()
+    # the range comes from the header when --range is left out; a different range is refused
+    again = run_json(capsys, "aggregate", "-m", name, "-e", "1", "--buckets", "16", "--reports", reports)
+    assert again["estimates"] == out["estimates"]
+    line = assert_bad(capsys, "aggregate", "-m", name, "-e", "1", "--range", "0,12", "--buckets", "16",
+                      "--reports", reports)
+    assert "disagrees" in line
+
+
+def test_numerical_aggregate_default_buckets_and_distribution(capsys, tmp_path, hours):
+    path, x = hours
+    reports = tmp_path / "sw.txt"
+    assert run(capsys, "perturb", "--mechanism", "sw", "--epsilon", "2", "--data", path, "--column", "hour",
+               "--range", "0,24", "--output", reports, "--seed", "1")[0] == 0
+    out = run_json(capsys, "aggregate", "--mechanism", "sw", "--epsilon", "2", "--range", "0,24", "--reports",
+                   reports, "--format", "json")
+    est = np.asarray(out["estimates"]["ems"])
+    assert out["d"] == 32 and est.size == 32 and abs(est.sum() - 1) < 1e-9 and np.all(est >= 0)
+    # the estimate is a histogram of the hours: its mean is within 1.5 h of the data's (a Beta(5, 2) × 24 column)
+    centres = (np.asarray(out["edges"][:-1]) + np.asarray(out["edges"][1:])) / 2
+    assert abs(float(centres @ est) - x.mean()) < 1.5
+
+
+@pytest.mark.parametrize("name", sorted(c.name for c in ldp.mechanisms_of("mean")))
+def test_mean_perturb_aggregate_round_trip(capsys, tmp_path, hours, name):
+    path, x = hours
+    reports = tmp_path / "reports.txt"
+    assert run(capsys, "perturb", "-m", name, "-e", "1", "--data", path, "-c", "hour", "--range", "0,24",
+               "--seed", "2", "-o", reports)[0] == 0
+    out = run_json(capsys, "aggregate", "-m", name, "-e", "1", "--range", "0,24", "--reports", reports)
+    mech = ldp.get_mechanism(name, 1.0)
+    # the mean in real units: 12·(average report + 1); its SD is at most 12·√(max Var[ṽ]/n), so 5 of them hold it
+    assert out["users"] == x.size and out["kind"] == "mean"
+    bound = 12 * np.sqrt(mech.worst_case_variance() / x.size)
+    assert out["standard_error_bound"] == pytest.approx(bound)
+    assert abs(out["mean"] - x.mean()) < 5 * bound
+    lines = [line for line in reports.read_text().splitlines() if not line.startswith("#")]
+    assert out["mean"] == pytest.approx(12 * (mech.estimate_mean(mech.parse_reports(lines)) + 1))
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["-m", "sw", "-e", "1", "--buckets", "8"], "--range LO,HI"),
+    (["-m", "sw", "-e", "1", "-d", "8", "--range", "0,24"], "cannot be used with the numerical mechanism sw"),
+    (["-m", "pm", "-e", "1", "--range", "0,24", "--buckets", "8"], "--buckets"),
+    (["-m", "grr", "-e", "1", "-d", "8", "--range", "0,24"], "apply to numerical and mean mechanisms"),
+])
+def test_perturb_kind_options_are_one_line_errors(capsys, tmp_path, hours, argv, needle):
+    path, _ = hours
+    out = tmp_path / "r.txt"
+    line = assert_bad(capsys, "perturb", *argv, "--data", path, "-c", "hour", "--seed", "1", "-o", out)
+    assert needle in line and not out.exists()

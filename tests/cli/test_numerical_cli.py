@@ -10,9 +10,10 @@ import json
 import numpy as np
 import pytest
 
+import ldp
 from ldp.cli import SIMULATE_METRICS_CSV_COLUMNS, main
-from ldp.mechanisms.mean import MEAN_MECHANISMS
-from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS
+
+NUMERICAL = [cls.name for cls in ldp.mechanisms_of("numerical")]
 
 METRICS = {"wasserstein", "ks", "range_mae", "range_mae_0.4", "mean_error", "variance_error", "quantile_error"}
 FLIGHTS = ("--sample", "flights", "--column", "dep_time_hours", "--buckets", "32", "--range", "0,24")
@@ -62,7 +63,7 @@ def test_seeded_runs_are_identical_and_default_reconstruction_is_the_first(capsy
     argv = ("simulate", "-m", "sw", "-e", "2", *FLIGHTS, "--users", "5000", "--seed", "11")
     a, b = run_json(capsys, *argv), run_json(capsys, *argv)
     assert a["summary"] == b["summary"] and a["trials"] == b["trials"]
-    assert list(a["summary"]) == [NUMERICAL_MECHANISMS.get("sw").reconstructions[0]]
+    assert list(a["summary"]) == [ldp.MECHANISMS.get("sw").default_estimator]
 
 
 def test_param_and_synthetic_spec(capsys):
@@ -72,9 +73,9 @@ def test_param_and_synthetic_spec(capsys):
     assert set(out["summary"]["ems"]) == METRICS
 
 
-@pytest.mark.parametrize("name", NUMERICAL_MECHANISMS.names())
+@pytest.mark.parametrize("name", NUMERICAL)
 def test_every_registered_numerical_mechanism_runs(capsys, name):
-    rec = NUMERICAL_MECHANISMS.get(name).reconstructions
+    rec = ldp.MECHANISMS.get(name).reconstructions
     out = run_json(capsys, "simulate", "-m", name, "-e", "1", *FLIGHTS, "--users", "3000", "--seed", "0",
                    "--estimators", ",".join(rec))
     assert list(out["summary"]) == list(rec)
@@ -97,8 +98,8 @@ def test_categorical_mechanisms_are_unchanged(capsys):
 @pytest.mark.parametrize(("argv", "needle"), [
     (("--sample", "flights", "--column", "carrier", "--users", "1000"), "categorical"),
     (("--synthetic", "zipf:s=1.5,d=20", "--users", "1000"), "categorical"),
-    ((*FLIGHTS, "--estimators", "mi"), "reconstruction 'mi'"),
-    ((*FLIGHTS, "--estimators", "ems,nope"), "reconstruction 'nope'"),
+    ((*FLIGHTS, "--estimators", "mi"), "estimator mi does not apply to sw"),
+    ((*FLIGHTS, "--estimators", "ems,nope"), "unknown estimator 'nope'"),
     ((*FLIGHTS, "--param", "g=3"), "no parameter 'g'"),
     ((*FLIGHTS, "--epsilon-1", "0.5"), "longitudinal"),
 ])
@@ -147,7 +148,7 @@ def test_mean_mechanism_errors_match_the_closed_form_standard_error(capsys, mean
     # 10²·2·√(worst Var[ṽ]/2000) (≈ 9.7 for SR, ≈ 10.3 for PM at ε = 1); E|error| ≈ 0.8·SD, and the average of
     # 60 trials is within ±8 % (1σ) of that — the bounds 0.3·SD … 1.2·SD are > 5σ away
     assert out["true_variance"] == pytest.approx(x.var())
-    sd_max = 100.0 * 2.0 * np.sqrt(MEAN_MECHANISMS[mech](1.0).worst_case_variance() / 2000)
+    sd_max = 100.0 * 2.0 * np.sqrt(ldp.get_mechanism(mech, 1.0).worst_case_variance() / 2000)
     assert 0.3 * sd_max < summ["variance_error"] < 1.2 * sd_max
     assert out["engine"] == engine and out["engine_note"]
 

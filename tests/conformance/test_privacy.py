@@ -1,9 +1,11 @@
-"""ε-LDP conformance over the whole registry, from each mechanism's exact channel.
+"""ε-LDP conformance over the whole registry (every kind), from each mechanism's exact channel or density.
 
 For every discrete mechanism the channel (output distribution per input, enumerated over outputs,
 hash functions or subsets) is built exactly; the privacy loss max ln Pr[y|v]/Pr[y|v'] must not
 exceed the claimed budget, and must equal it where the mechanism is meant to spend its whole
-budget (OpenDP-style boundary test: the claim holds at exactly ε and fails just below).
+budget (OpenDP-style boundary test: the claim holds at exactly ε and fails just below). Mechanisms with
+continuous reports state their loss in closed form (``privacy_loss``); it is checked the same way, and against
+the report densities themselves on a grid where the mechanism exposes them.
 """
 
 from __future__ import annotations
@@ -15,30 +17,59 @@ import pytest
 from ldp_test_support import build, report_epsilon
 
 import ldp
+from ldp.mechanisms.frequency.hadamard import HR
+from ldp.mechanisms.frequency.local_hashing import LocalHashing
 
 EPSILONS = [0.3, 1.0, 2.5]
 TOL = 1e-9
-
-
-def _discrete(name: str) -> bool:
-    return ldp.MECHANISMS.get(name).pure
+LONGITUDINAL = [cls.name for cls in ldp.mechanisms_of("frequency") if cls.collection == "longitudinal"]
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
 @pytest.mark.parametrize("d", [2, 4])
 def test_privacy_loss_at_budget(mechanism_name, epsilon, d):
-    if not _discrete(mechanism_name):
-        pytest.skip("continuous reports: see test_she_laplace_density_ratio")
     mech = build(mechanism_name, epsilon, d)
-    matrix, labels = mech.channel(max_outputs=20000)
-    assert matrix.shape == (d, len(labels))
-    np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=1e-12)
+    if mech.has_discrete_channel():
+        matrix, labels = mech.channel(max_outputs=20000)
+        assert matrix.shape == (d, len(labels)) == (d, mech.output_count())
+        np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=1e-12)
+        assert ldp.mechanisms.channel_privacy_loss(matrix) == mech.privacy_loss(max_outputs=20000)
+    else:  # continuous reports: the closed form (checked against the densities below)
+        with pytest.raises(ldp.LDPError, match="continuous"):
+            mech.channel()
     loss = mech.privacy_loss(max_outputs=20000)
     target = report_epsilon(mech)
     assert loss <= target + TOL, f"{mechanism_name} leaks: loss {loss} > ε {target}"
     if mech.spends_full_budget:
         # holds at exactly ε and fails just below: a claim of ε(1 − 1e-6) would be violated
         assert loss > target * (1 - 1e-6), f"{mechanism_name} wastes budget: loss {loss} < ε {target}"
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("name, params", [("sw", {}), ("gw", {"shape": "triangle"}), ("gw", {"shape": "trapezoid:0.5"}),
+                                          ("pm", {})])
+def test_continuous_density_ratio(name, params, epsilon):
+    """The report densities of SW, GW and PM on a grid of reports and inputs: the largest ratio is e^ε."""
+    mech = build(name, epsilon, 8, **params)
+    lo, hi = mech.output_range
+    y = np.linspace(lo, hi, 801)
+    v = np.linspace(-1.0, 1.0, 41) if mech.kind == "mean" else np.linspace(0.0, 1.0, 41)
+    dens = mech.density(y[None, :], v[:, None])  # (inputs, reports)
+    assert np.all(dens > 0)
+    loss = float(np.log(dens.max(axis=0) / dens.min(axis=0)).max())
+    assert loss <= epsilon + TOL
+    assert loss == pytest.approx(epsilon, rel=1e-9)
+    assert mech.privacy_loss() == pytest.approx(epsilon, rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+def test_stochastic_rounding_report_probabilities(epsilon):
+    """SR's two reports: Pr[+] over inputs in [−1, 1] differ by at most e^ε (and so do Pr[−])."""
+    mech = build("sr", epsilon, 1)
+    plus = mech.plus_probability(np.linspace(-1, 1, 101))
+    loss = max(math.log(plus.max() / plus.min()), math.log((1 - plus.min()) / (1 - plus.max())))
+    assert loss == pytest.approx(epsilon, rel=1e-12)
+    assert mech.privacy_loss() == pytest.approx(loss, rel=1e-12)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
@@ -71,10 +102,9 @@ def test_the_underlying_laplace_is_tight(name):
 
 
 @pytest.mark.parametrize("epsilon", [1.0, 3.0])
-def test_longitudinal_first_step_spends_eps_inf(mechanism_name, epsilon):
-    mech = build(mechanism_name, epsilon, 4)
-    if mech.kind != "longitudinal":
-        pytest.skip("one-time mechanism")
+@pytest.mark.parametrize("name", LONGITUDINAL)
+def test_longitudinal_first_step_spends_eps_inf(name, epsilon):
+    mech = build(name, epsilon, 4)
     assert mech.first_step_privacy_loss() == pytest.approx(epsilon, rel=1e-9)
 
 
@@ -97,10 +127,10 @@ def test_support_probabilities_match_channel_enumerated(name):
     support = np.zeros((len(labels), d), dtype=bool)
     for i, f in enumerate(fields):
         for v in range(d):
-            if mech.family == "lh":
+            if isinstance(mech, LocalHashing):
                 a, b, y = f
                 support[i, v] = ((a * v + b) % mech.prime) % mech.g == y
-            elif mech.family == "hr":
+            elif isinstance(mech, HR):
                 j, y = f
                 support[i, v] = (bin(j & v).count("1") & 1) == y
             else:
@@ -108,3 +138,6 @@ def test_support_probabilities_match_channel_enumerated(name):
     prob = matrix @ support  # prob[u, v] = Pr[report supports v | input u]
     assert np.allclose(np.diag(prob), mech.p_star, atol=1e-12)
     assert np.allclose(prob[~np.eye(d, dtype=bool)], mech.q_star, atol=1e-12)
+    # the mechanism's own reading of its channel agrees (it parses the labels and counts supports)
+    np.testing.assert_allclose(mech.support_probabilities(matrix, labels), prob, atol=1e-12)
+    np.testing.assert_allclose(mech.support_probabilities(), prob, atol=1e-12)

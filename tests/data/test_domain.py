@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ldp
 from ldp.data import (
     EncodedColumn,
     bin_labels,
@@ -35,7 +36,7 @@ def test_encoded_column_basics():
     np.testing.assert_allclose(col.true_frequencies(), [0.2, 0.6, 0.2])
     assert col.kind == "categorical" and col.edges is None and col.centers is None
     assert col.values.dtype == np.int64
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="read-only"):  # numpy's own error, not a library input error
         col.values[0] = 2  # read-only: the dataclass is frozen
     with pytest.raises(AttributeError):
         col.name = "y"  # type: ignore[misc]
@@ -69,12 +70,12 @@ def test_encoded_column_numerical_edges_and_centers():
     ],
 )
 def test_encoded_column_validation(kwargs, fragment):
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         EncodedColumn(**kwargs)
 
 
 def test_true_frequencies_of_empty_column():
-    with pytest.raises(ValueError, match="no values"):
+    with pytest.raises(ldp.LDPError, match="no values"):
         EncodedColumn(np.array([], dtype=np.int64), ["a", "b"]).true_frequencies()
 
 
@@ -135,26 +136,26 @@ def test_categorical_ordered_categorical_keeps_its_order():
 
 def test_categorical_values_outside_domain():
     expected = r"3 value\(s\) of column 'c' \(2 distinct\) are not in the given domain, e.g. 'q'"
-    with pytest.raises(ValueError, match=expected):
+    with pytest.raises(ldp.LDPError, match=expected):
         encode_categorical(pd.Series(["a", "q", "r", "q"], name="c"), domain=["a", "b"])
 
 
 def test_categorical_domain_errors():
-    with pytest.raises(ValueError, match="domain size must be at least 2"):
+    with pytest.raises(ldp.LDPError, match="domain size must be at least 2"):
         encode_categorical(pd.Series(["a", "a"]), domain=["a"])
-    with pytest.raises(ValueError, match="lists 'a' twice"):
+    with pytest.raises(ldp.LDPError, match="lists 'a' twice"):
         encode_categorical(pd.Series(["a"]), domain=["a", "b", "a"])
 
 
 def test_categorical_single_value_and_all_missing():
-    with pytest.raises(ValueError, match="domain size must be at least 2"):
+    with pytest.raises(ldp.LDPError, match="domain size must be at least 2"):
         encode_categorical(pd.Series(["same", "same", None]))
-    with pytest.raises(ValueError, match="no non-missing values"):
+    with pytest.raises(ldp.LDPError, match="no non-missing values"):
         encode_categorical(pd.Series([None, np.nan, ""], name="e"))
 
 
 def test_categorical_rejects_a_table():
-    with pytest.raises(ValueError, match="single column"):
+    with pytest.raises(ldp.LDPError, match="single column"):
         encode_categorical(pd.DataFrame({"a": [1, 2]}))
 
 
@@ -163,7 +164,7 @@ def test_categorical_rejects_a_table():
 def test_categorical_codes_map_back_to_labels(values):
     present = [v.strip() for v in values if v is not None and v.strip()]
     if len(set(present)) < 2:
-        with pytest.raises(ValueError):
+        with pytest.raises(ldp.LDPError):
             encode_categorical(pd.Series(values, dtype=object))
         return
     col = encode_categorical(pd.Series(values, dtype=object))
@@ -208,17 +209,17 @@ def test_integer_from_floats_text_and_missing():
     ],
 )
 def test_integer_errors_name_first_offender(values, fragment):
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         dtype = object if any(isinstance(v, str) for v in values) else None
         encode_integer(pd.Series(values, dtype=dtype), 5)
 
 
 def test_integer_domain_size_checked():
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ldp.LDPError, match="at least 2"):
         encode_integer(pd.Series([0]), 1)
-    with pytest.raises(ValueError, match="must be an integer"):
+    with pytest.raises(ldp.LDPError, match="must be an integer"):
         encode_integer(pd.Series([0]), 2.5)
-    with pytest.raises(ValueError, match="no non-missing"):
+    with pytest.raises(ldp.LDPError, match="no non-missing"):
         encode_integer(pd.Series([np.nan]), 3)
 
 
@@ -238,7 +239,7 @@ def test_bucketize_explicit_range_and_integer_column():
 
 
 def test_bucketize_reject_outside_range():
-    with pytest.raises(ValueError, match=r"2 of 4 values of column 't' are outside the range \[0, 10\]"):
+    with pytest.raises(ldp.LDPError, match=r"2 of 4 values of column 't' are outside the range \[0, 10\]"):
         bucketize(pd.Series([-1.0, 5.0, 11.0, 3.0], name="t"), 5, value_range=(0, 10))
 
 
@@ -276,7 +277,7 @@ def test_bucketize_nan_dropped_and_numeric_text_accepted():
 )
 def test_bucketize_errors(series, kwargs, fragment):
     kwargs = {"buckets": 4, **kwargs}
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         bucketize(series, **kwargs)
 
 
@@ -336,12 +337,12 @@ def test_domain_from_file(tmp_path):
 def test_domain_file_errors(tmp_path, content, fragment):
     path = tmp_path / "d.txt"
     path.write_bytes(content)
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         domain_from_file(path)
 
 
 def test_domain_file_missing(tmp_path):
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(ldp.LDPError, match="not found"):
         domain_from_file(tmp_path / "none.txt")
 
 
@@ -410,9 +411,9 @@ def test_sample_users_from_weights_and_encoded_column():
     ],
 )
 def test_sample_users_and_counts_validation(source, n, fragment):
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         sample_users(source, n, np.random.default_rng(0))
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         sample_counts(source, n, np.random.default_rng(0))
 
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ldp
 from ldp.data import SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
 
 
@@ -129,14 +130,14 @@ def test_write_then_load_round_trip(tmp_path, df, ext):
 
 # ------------------------------------------------------------------------------------------ error paths
 def test_missing_file(tmp_path):
-    with pytest.raises(ValueError, match="not found") as exc:
+    with pytest.raises(ldp.LDPError, match="not found") as exc:
         load_table(tmp_path / "nope.csv")
     assert "nope.csv" in _one_line(exc)
 
 
 def test_directory_is_not_a_file(tmp_path):
     (tmp_path / "d.csv").mkdir()
-    with pytest.raises(ValueError, match="not a regular file"):
+    with pytest.raises(ldp.LDPError, match="not a regular file"):
         load_table(tmp_path / "d.csv")
 
 
@@ -145,7 +146,7 @@ def test_unreadable_file(tmp_path):
     path = tmp_path / "locked.csv"
     path.write_text("a\n1\n")
     path.chmod(0)
-    with pytest.raises(ValueError, match="cannot read"):
+    with pytest.raises(ldp.LDPError, match="cannot read"):
         load_table(path)
 
 
@@ -153,12 +154,12 @@ def test_unreadable_file(tmp_path):
 def test_unsupported_extension(tmp_path, name):
     path = tmp_path / name
     path.write_text("a\n1\n")
-    with pytest.raises(ValueError, match="unsupported file type") as exc:
+    with pytest.raises(ldp.LDPError, match="unsupported file type") as exc:
         load_table(path)
     message = _one_line(exc)
     for ext in (".csv", ".csv.gz", ".parquet", ".pq"):
         assert ext in message
-    with pytest.raises(ValueError, match="supported extensions"):
+    with pytest.raises(ldp.LDPError, match="supported extensions"):
         load_table_bytes(b"a\n1\n", name)
 
 
@@ -166,22 +167,22 @@ def test_unsupported_extension(tmp_path, name):
 def test_empty_file(tmp_path, name):
     path = tmp_path / name
     path.write_bytes(b"")
-    with pytest.raises(ValueError, match="is empty"):
+    with pytest.raises(ldp.LDPError, match="is empty"):
         load_table(path)
-    with pytest.raises(ValueError, match="is empty"):
+    with pytest.raises(ldp.LDPError, match="is empty"):
         load_table_bytes(b"", name)
 
 
 def test_blank_csv_and_empty_gzip_are_empty(tmp_path):
     path = tmp_path / "blank.csv"
     path.write_text("  \n\n")
-    with pytest.raises(ValueError, match="is empty"):
+    with pytest.raises(ldp.LDPError, match="is empty"):
         load_table(path)
     gz = tmp_path / "blank.csv.gz"
     gz.write_bytes(gzip.compress(b""))
-    with pytest.raises(ValueError, match="is empty"):
+    with pytest.raises(ldp.LDPError, match="is empty"):
         load_table(gz)
-    with pytest.raises(ValueError, match="is empty"):
+    with pytest.raises(ldp.LDPError, match="is empty"):
         load_table_bytes(gzip.compress(b"\n"), "blank.csv.gz")
 
 
@@ -189,10 +190,10 @@ def test_blank_csv_and_empty_gzip_are_empty(tmp_path):
 def test_malformed_csv(tmp_path, content):
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
-    with pytest.raises(ValueError, match="not a well-formed CSV") as exc:
+    with pytest.raises(ldp.LDPError, match="not a well-formed CSV") as exc:
         load_table(path)
     _one_line(exc)
-    with pytest.raises(ValueError, match="not a well-formed CSV"):
+    with pytest.raises(ldp.LDPError, match="not a well-formed CSV"):
         load_table_bytes(content, "bad.csv")
 
 
@@ -200,26 +201,26 @@ def test_malformed_csv(tmp_path, content):
 def test_not_utf8(tmp_path, content):
     path = tmp_path / "latin.csv"
     path.write_bytes(content)
-    with pytest.raises(ValueError, match="not UTF-8 text") as exc:
+    with pytest.raises(ldp.LDPError, match="not UTF-8 text") as exc:
         load_table(path)
     _one_line(exc)
-    with pytest.raises(ValueError, match="not UTF-8 text"):
+    with pytest.raises(ldp.LDPError, match="not UTF-8 text"):
         load_table_bytes(content, "latin.csv")
 
 
 def test_not_utf8_far_into_the_file(tmp_path):
     path = tmp_path / "deep.csv"
     path.write_bytes(b"a,b\n" + b"x,1\n" * 100_000 + b"caf\xe9,2\n")
-    with pytest.raises(ValueError, match="not UTF-8 text"):
+    with pytest.raises(ldp.LDPError, match="not UTF-8 text"):
         load_table(path)
 
 
 def test_header_only_has_no_rows(tmp_path):
     path = tmp_path / "h.csv"
     path.write_text("a,b\n")
-    with pytest.raises(ValueError, match="has no rows"):
+    with pytest.raises(ldp.LDPError, match="has no rows"):
         load_table(path)
-    with pytest.raises(ValueError, match="has no rows"):
+    with pytest.raises(ldp.LDPError, match="has no rows"):
         load_table_bytes(b"a,b\n", "h.csv")
 
 
@@ -227,28 +228,28 @@ def test_parquet_without_rows_or_columns(tmp_path):
     no_rows, no_cols = tmp_path / "r.parquet", tmp_path / "c.parquet"
     pd.DataFrame({"a": pd.Series([], dtype="int64")}).to_parquet(no_rows)
     pd.DataFrame().to_parquet(no_cols)
-    with pytest.raises(ValueError, match="has no rows"):
+    with pytest.raises(ldp.LDPError, match="has no rows"):
         load_table(no_rows)
-    with pytest.raises(ValueError, match="has no columns"):
+    with pytest.raises(ldp.LDPError, match="has no columns"):
         load_table(no_cols)
 
 
 def test_invalid_parquet_and_gzip(tmp_path):
     bad_pq = tmp_path / "bad.parquet"
     bad_pq.write_bytes(b"this is not parquet")
-    with pytest.raises(ValueError, match="not a valid Parquet file") as exc:
+    with pytest.raises(ldp.LDPError, match="not a valid Parquet file") as exc:
         load_table(bad_pq)
     _one_line(exc)
     bad_gz = tmp_path / "bad.csv.gz"
     bad_gz.write_bytes(b"this is not gzip")
-    with pytest.raises(ValueError, match="not a valid gzip file"):
+    with pytest.raises(ldp.LDPError, match="not a valid gzip file"):
         load_table(bad_gz)
-    with pytest.raises(ValueError, match="not a valid gzip file"):
+    with pytest.raises(ldp.LDPError, match="not a valid gzip file"):
         load_table_bytes(b"this is not gzip", "bad.csv.gz")
 
 
 def test_bytes_type_checked():
-    with pytest.raises(ValueError, match="expected bytes"):
+    with pytest.raises(ldp.LDPError, match="expected bytes"):
         load_table_bytes("a,b\n1,2\n", "t.csv")  # type: ignore[arg-type]
 
 
@@ -266,19 +267,19 @@ def test_get_column_found_and_forgiving():
 
 def test_get_column_not_found_lists_columns():
     df = pd.DataFrame({"a": [1], "b": [2], "c": [3]})
-    with pytest.raises(ValueError) as exc:
+    with pytest.raises(ldp.LDPError) as exc:
         get_column(df, "x")
     assert _one_line(exc) == "column 'x' not found; available: a, b, c"
 
 
 def test_get_column_truncates_long_lists():
     df = pd.DataFrame({f"col{i}": [i] for i in range(40)})
-    with pytest.raises(ValueError, match=r"not found; available: col0, col1, .*\(28 more\)") as exc:
+    with pytest.raises(ldp.LDPError, match=r"not found; available: col0, col1, .*\(28 more\)") as exc:
         get_column(df, "zzz")
     assert "col39" not in _one_line(exc)
 
 
 def test_get_column_ambiguous_case_is_not_guessed():
     df = pd.DataFrame({"Dest": [1], "DEST": [2]})
-    with pytest.raises(ValueError, match="column 'dest' not found"):
+    with pytest.raises(ldp.LDPError, match="column 'dest' not found"):
         get_column(df, "dest")

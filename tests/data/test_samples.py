@@ -8,6 +8,7 @@ import importlib.util
 import numpy as np
 import pytest
 
+import ldp
 from ldp.data import bucketize, encode_categorical, encode_integer, list_samples, load_sample
 from ldp.data.samples import SAMPLE_DIR, sample_path
 
@@ -93,7 +94,7 @@ def test_load_sample_returns_a_fresh_copy():
 
 
 def test_unknown_sample():
-    with pytest.raises(ValueError, match="unknown sample 'nope'; available: flights, weather"):
+    with pytest.raises(ldp.LDPError, match="unknown sample 'nope'; available: flights, weather"):
         load_sample("nope")
     assert sample_path(" Flights ") == SAMPLE_DIR / "flights_departures.csv.gz"
 

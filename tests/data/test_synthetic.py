@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import ldp
 from ldp.data import (
     SYNTHETIC,
     EncodedColumn,
@@ -87,7 +88,7 @@ def test_parse_mixture():
     ],
 )
 def test_parse_errors(spec, fragment):
-    with pytest.raises(ValueError, match=fragment):
+    with pytest.raises(ldp.LDPError, match=fragment):
         parse_spec(spec)
 
 
@@ -166,7 +167,7 @@ def test_mixture_is_the_weighted_sum_of_components():
 def test_mixture_range_override_truncates_components():
     p = true_distribution("mix:0.5*uniform(lo=0,hi=4)+0.5*uniform(lo=0,hi=4),lo=0,hi=2,d=2")
     np.testing.assert_allclose(p, [0.5, 0.5])
-    with pytest.raises(ValueError, match="no probability mass"):
+    with pytest.raises(ldp.LDPError, match="no probability mass"):
         true_distribution("mix:0.5*uniform(lo=0,hi=1)+0.5*uniform(lo=5,hi=6),lo=0,hi=2,d=2")
 
 
@@ -194,9 +195,9 @@ def test_generate_metadata_and_determinism():
 
 @pytest.mark.parametrize("n", [0, -3, 2.5, True])
 def test_generate_rejects_bad_n(n):
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ldp.LDPError, match="positive integer"):
         generate("zipf", n, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="positive integer"):
+    with pytest.raises(ldp.LDPError, match="positive integer"):
         generate_values("zipf", n, np.random.default_rng(0))
 
 

@@ -1,4 +1,5 @@
-"""Engines: both return the same type; the exact engine streams users in bounded chunks."""
+"""Engines: both return an Aggregate for every kind of mechanism; the exact engine streams users in bounded
+chunks."""
 
 from __future__ import annotations
 
@@ -19,6 +20,38 @@ def test_values_and_counts_paths_agree_in_distribution():
     assert a.n == b.n == 160 and a.engine == "exact"
 
 
+@pytest.mark.parametrize("name, d", [("sw-discrete", 6), ("sr", None), ("pm", None)])
+def test_values_and_counts_paths_agree_for_other_kinds(name, d):
+    """Where a cell's input is fixed (codes of the discrete SW; the cells' values of a mean mechanism) both paths
+    give the same users in the same order."""
+    mech = ldp.get_mechanism(name, 1.5, d)
+    counts = np.array([40, 0, 25, 7, 0, 3])
+    support = np.linspace(-1, 1, 6) if mech.kind == "mean" else None
+    cells = np.repeat(np.arange(6), counts)
+    values = cells if support is None else support[cells]
+    a = run_exact(mech, np.random.default_rng(4), values=values, chunk_size=16)
+    b = run_exact(mech, np.random.default_rng(4), true_counts=counts, support=support, chunk_size=16)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    assert a.n == b.n == 75 and a.counts.shape == (mech.statistic_size(),)
+
+
+@pytest.mark.parametrize("name", ["oue", "sw", "hh", "haar-hrr", "cfo-binning", "pm"])
+def test_every_engine_returns_an_aggregate(name):
+    mech = ldp.get_mechanism(name, 1.0, 8 if name != "pm" else None)
+    counts = np.full(8, 30)
+    support = np.linspace(-1, 1, 8) if mech.kind == "mean" else None
+    for engine in ("fast", "exact"):
+        agg = collect(mech, counts, np.random.default_rng(0), engine, support=support)
+        assert isinstance(agg, ldp.Aggregate) and agg.engine == engine and agg.n == 240
+        assert agg.counts.shape == (mech.statistic_size(),) and not agg.counts.flags.writeable
+    values = np.repeat(np.arange(8), counts) / 8.0 if mech.input_kind == "unit" else (
+        np.repeat(support, counts) if support is not None else np.repeat(np.arange(8), counts))
+    reports = mech.perturb(values, np.random.default_rng(1))
+    direct = ldp.aggregate_reports(mech, reports)
+    assert direct.engine == "reports" and direct.n == 240
+    np.testing.assert_array_equal(direct.counts, mech.aggregate(reports).counts)
+
+
 def test_chunks_bound_memory(monkeypatch):
     """The randomizer never sees more than one chunk of users at a time."""
     mech = ldp.get_mechanism("oue", 1.0, 64)
@@ -36,15 +69,21 @@ def test_chunks_bound_memory(monkeypatch):
 
 def test_engine_errors():
     mech = ldp.get_mechanism("grr", 1.0, 3)
-    with pytest.raises(ValueError, match="engine"):
+    with pytest.raises(ldp.LDPError, match="engine"):
         collect(mech, np.array([1, 2, 3]), np.random.default_rng(0), engine="slow")
-    with pytest.raises(ValueError, match="n ≥ 1"):
+    with pytest.raises(ldp.LDPError, match="n ≥ 1"):
         ldp.run_fast(mech, np.zeros(3, dtype=int), np.random.default_rng(0))
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(ldp.LDPError, match="exactly one"):
         run_exact(mech, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="n ≥ 1"):
+    with pytest.raises(ldp.LDPError, match="exactly one"):
+        run_exact(mech, np.random.default_rng(0), values=np.zeros(3, dtype=int), true_counts=np.ones(3, dtype=int))
+    with pytest.raises(ldp.LDPError, match="chunk_size"):
+        run_exact(mech, np.random.default_rng(0), true_counts=np.ones(3, dtype=int), chunk_size=0)
+    with pytest.raises(ldp.LDPError, match="workers"):
+        run_exact(mech, np.random.default_rng(0), true_counts=np.ones(3, dtype=int), workers=0)
+    with pytest.raises(ldp.LDPError, match="n ≥ 1"):
         ldp.simulate(mech, np.zeros(3, dtype=int))
-    with pytest.raises(ValueError, match="trials"):
+    with pytest.raises(ldp.LDPError, match="trials"):
         ldp.simulate(mech, np.ones(3, dtype=int), trials=0)
 
 
@@ -59,16 +98,3 @@ def test_secure_source_runs_sequentially():
     mech = ldp.get_mechanism("hr", 1.0, 16)
     agg = run_exact(mech, ldp.SecureRandom(), true_counts=np.full(16, 50))
     assert agg.n == 800
-
-
-def test_sweep_is_tidy_and_reproducible():
-    def population(d, n, rng):
-        return rng.multinomial(n, np.full(d, 1 / d))
-
-    kwargs = dict(mechanisms=["grr", "l-oue"], epsilons=[0.5, 2.0], users=[1000], domain_sizes=[8, 16],
-                  estimators=["mi", "norm-sub"], trials=2, seed=3, epsilon_1=0.25)
-    table = ldp.sweep(population, **kwargs)
-    assert len(table) == 2 * 2 * 1 * 2 * 2 * 2 * 5
-    assert set(table.columns) >= {"mechanism", "epsilon", "users", "d", "trial", "estimator", "metric", "value"}
-    again = ldp.sweep(population, **kwargs)
-    np.testing.assert_array_equal(table["value"].to_numpy(), again["value"].to_numpy())

@@ -1,26 +1,14 @@
-"""EM / EMS reconstruction (square-wave paper §5.5) and the paper's fidelity findings (§6.2, §6.4)."""
+"""The numerical reconstructions as registered estimators (EM/EMS, HH-ADMM/CI, Haar) and the paper's fidelity
+findings for EM/EMS (square-wave paper §6.2, §6.4). The EM/EMS solver itself is tested in tests/maths/test_em.py."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
 
 import ldp
-from ldp.mechanisms.numerical import (
-    DenseChannel,
-    SquareWave,
-    default_tolerance,
-    em,
-    ems,
-    expectation_maximization,
-    log_likelihood,
-    mutual_information_b,
-    reconstruct,
-    smooth_binomial,
-)
-from ldp.studies.comparison import ks_distance, wasserstein_distance
+from ldp.evaluation.metrics import ks_distance, wasserstein
+from ldp.mechanisms.numerical.square_wave import SquareWave, mutual_information_b
 
 D = 256  # the paper's Beta(5, 2) resolution (§6.1)
 N = 100_000
@@ -33,125 +21,59 @@ def _beta_population(rng: np.random.Generator, n: int = N) -> tuple[np.ndarray, 
     return values, counts
 
 
+def _w1(truth: np.ndarray, est: np.ndarray) -> float:
+    """W1 on [0, 1] of both projected onto the simplex (as the lab's distance always did)."""
+    return wasserstein(truth, est, EDGES, project=True)
+
+
 def _binning_estimate(name: str, eps: float, bins: int, fine_counts: np.ndarray, rng: np.random.Generator):
     """CFO with binning (§4.1): a categorical oracle on ``bins`` bins, Norm-Sub, uniform within a bin."""
     mech = ldp.get_mechanism(name, eps, bins)
     agg = ldp.run_fast(mech, fine_counts.reshape(bins, -1).sum(axis=1), rng)
-    coarse = ldp.norm_sub(mech.estimate(agg.counts, agg.n))
+    coarse = ldp.norm_sub(mech.estimate(agg).values)
     return np.repeat(coarse / (D // bins), D // bins)
 
 
-# ------------------------------------------------------------------------------------------- building blocks
-def test_smoothing_is_the_binomial_121_step_and_preserves_mass():
-    x = np.array([0.1, 0.4, 0.2, 0.3])
-    s = smooth_binomial(x)
-    assert s[1] == pytest.approx(0.5 * 0.4 + 0.25 * (0.1 + 0.2))
-    assert s[2] == pytest.approx(0.5 * 0.2 + 0.25 * (0.4 + 0.3))
-    assert s[0] == pytest.approx(0.75 * 0.1 + 0.25 * 0.4)  # end value repeated
-    assert s.sum() == pytest.approx(1.0, abs=1e-15)
-    with pytest.raises(ValueError):
-        smooth_binomial(np.array([1.0]))
+# ------------------------------------------------------------------------------------------- registered estimators
+RECONSTRUCTIONS = {"sw": ("ems", "em"), "sw-discrete": ("ems", "em"), "gw": ("ems", "em"), "hh": ("hh-admm", "hh-ci"),
+                   "haar-hrr": ("haar", "haar-ns"), "cfo-binning": ("norm-sub",)}
 
 
-def test_default_tolerances_are_the_papers():
-    assert default_tolerance("em", 2.0) == pytest.approx(1e-3 * math.exp(2.0))
-    assert default_tolerance("ems", 2.0) == 1e-3
-    assert default_tolerance("EMS", None) == 1e-3
-    with pytest.raises(ValueError, match="needs ε"):
-        default_tolerance("em", None)
-    with pytest.raises(ValueError, match="method"):
-        default_tolerance("admm", 1.0)
+@pytest.mark.parametrize("name", sorted(RECONSTRUCTIONS))
+def test_each_reconstruction_is_a_registered_estimator(name):
+    mech = ldp.get_mechanism(name, 1.0, 16)
+    assert mech.reconstructions == RECONSTRUCTIONS[name]
+    assert mech.default_estimator == mech.reconstructions[0]
+    counts = np.random.default_rng(0).multinomial(20_000, np.full(16, 1 / 16))
+    agg = ldp.run_fast(mech, counts, np.random.default_rng(1))
+    own = mech.estimate(agg)
+    assert own.estimator == mech.default_estimator
+    for method in mech.reconstructions:
+        via_estimator = ldp.get_estimator(method).estimate(mech, agg)
+        direct = mech.reconstruct(agg, method=method)
+        assert via_estimator.estimator == direct.estimator == method
+        np.testing.assert_array_equal(via_estimator.values, direct.values)
+        assert via_estimator.values.shape == (16,) and np.all(np.isfinite(via_estimator.values))
+        if ldp.ESTIMATORS.get(method).consistent:
+            assert np.all(via_estimator.values >= -1e-12) and via_estimator.values.sum() == pytest.approx(1.0)
+    np.testing.assert_array_equal(own.values, mech.reconstruct(agg).values)
+    with pytest.raises(ldp.LDPError, match="offers the reconstructions"):
+        mech.reconstruct(agg, method="mi" if name != "cfo-binning" else "ems")
+    # a reconstruction applies to the mechanisms that list it, and to no other
+    for est in ("ems", "hh-admm", "haar"):
+        assert ldp.ESTIMATORS.get(est).applies_to(mech) == (est in mech.reconstructions)
 
 
-def test_dense_channel_validation():
-    with pytest.raises(ValueError, match="sum to 1"):
-        DenseChannel(np.ones((3, 2)))
-    with pytest.raises(ValueError, match="2-D"):
-        DenseChannel(np.ones(3))
-    with pytest.raises(ValueError, match="non-negative"):
-        DenseChannel(np.array([[1.5], [-0.5]]))
-
-
-def _small_problem():
-    sw = SquareWave(1.0, 12, d_tilde=16)
-    rng = np.random.default_rng(0)
-    truth = rng.dirichlet(np.ones(12) * 2)
-    hist = sw.sample_histogram(rng.multinomial(20_000, truth), rng)
-    return sw, hist
-
-
-def test_em_increases_the_likelihood_and_reaches_the_mle():
-    sw, hist = _small_problem()
-    m = sw.transition_matrix()
-    x, trace = em(hist, m, tol=0.0, max_iter=20_000)
-    lls = trace.log_likelihood
-    assert np.all(np.diff(lls) >= -1e-7)  # EM never decreases L (up to rounding)
-    assert lls[-1] == pytest.approx(log_likelihood(hist, m, x), abs=1e-8)
-    # KKT conditions of max Σ_j n_j ln (Mx)_j on the simplex: ∂L/∂x_i = n where x_i > 0, ≤ n where x_i = 0
-    grad = m.T @ (hist / (m @ x))
-    n = hist.sum()
-    live = x > 1e-6
-    np.testing.assert_allclose(grad[live], n, rtol=1e-3)
-    assert np.all(grad[~live] <= n * (1 + 1e-3))
-    # the O(d + d̃) operator and the dense matrix give the same iterates
-    x2, trace2 = em(hist, sw.channel(), tol=0.0, max_iter=200)
-    x3, _ = em(hist, m, tol=0.0, max_iter=200)
-    np.testing.assert_allclose(x2, x3, rtol=1e-9, atol=1e-15)
-
-
-def test_stopping_rule_is_the_absolute_change_of_the_total_log_likelihood():
-    sw, hist = _small_problem()
-    for method, smoothing in (("em", False), ("ems", True)):
-        tau = default_tolerance(method, sw.epsilon)
-        x, trace = expectation_maximization(hist, sw.channel(), smoothing=smoothing, tol=tau)
-        assert trace.converged and trace.method == method and trace.tol == tau
-        changes = trace.changes
-        assert changes.size == trace.iterations == trace.log_likelihood.size - 1
-        assert changes[-1] < tau and np.all(changes[:-1] >= tau)  # stops at the first change below τ
-        assert trace.log_likelihood[-1] == pytest.approx(log_likelihood(hist, sw.channel(), x), abs=1e-9)
-        assert x.sum() == pytest.approx(1.0) and np.all(x >= 0)
-    # τ is compared with the change over all n reports: ten times the reports (same shape) → larger
-    # changes for the same iterates → at least as many iterations
-    _, t1 = ems(hist, sw.channel())
-    _, t10 = ems(10 * hist, sw.channel())
-    assert t10.iterations > t1.iterations
-    np.testing.assert_allclose(t10.log_likelihood[: t1.iterations + 1] - 10 * t1.log_likelihood,
-                               t10.log_likelihood[0] - 10 * t1.log_likelihood[0], atol=1e-6)
-
-
-def test_max_iter_caps_and_reports_non_convergence():
-    sw, hist = _small_problem()
-    x, trace = ems(hist, sw.channel(), tol=0.0, max_iter=7)
-    assert not trace.converged and trace.iterations == 7 and "max_iter=7" in trace.note
-    assert x.shape == (12,) and x.sum() == pytest.approx(1.0)
-    assert trace.to_dict()["converged"] is False
-    with pytest.raises(ValueError, match="max_iter"):
-        ems(hist, sw.channel(), max_iter=0)
-
-
-def test_reconstruct_validation():
-    sw, hist = _small_problem()
-    with pytest.raises(ValueError, match="d̃=16"):
-        reconstruct(hist[:-1], sw.channel())
-    with pytest.raises(ValueError, match="non-negative"):
-        reconstruct(-hist, sw.channel())
-    with pytest.raises(ValueError, match="empty"):
-        reconstruct(np.zeros(16), sw.channel())
-    with pytest.raises(ValueError, match="needs ε"):
-        reconstruct(hist, sw.channel(), method="em")
-    with pytest.raises(ValueError, match="edges"):
-        reconstruct(hist, sw.channel(), edges=np.arange(5))
-    res = sw.estimate(hist, method="em")
-    assert res.method == "em" and res.trace.tol == pytest.approx(1e-3 * math.e) and res.d == 12
-    np.testing.assert_allclose(res.edges, np.linspace(0, 1, 13))
-
-
-def test_zero_report_buckets_are_handled():
-    sw = SquareWave(4.0, 8, d_tilde=8)
-    hist = np.zeros(8)
-    hist[2] = 50
-    x, trace = ems(hist, sw.channel())
-    assert trace.converged and np.all(np.isfinite(x)) and x.sum() == pytest.approx(1.0)
+def test_reconstruction_parameters_reach_the_solver():
+    sw = ldp.get_mechanism("sw", 1.0, 32)
+    agg = ldp.run_fast(sw, np.full(32, 500), np.random.default_rng(2))
+    capped = ldp.get_estimator("ems", max_iter=3, tol=0.0).estimate(sw, agg)
+    assert not capped.converged and capped.iterations == 3 and capped.warnings
+    assert "max_iter=3" in capped.warnings[0]
+    free = ldp.get_estimator("ems").estimate(sw, agg)
+    assert free.converged and free.diagnostics["tol"] == 1e-3 and not free.warnings
+    with pytest.raises(ldp.LDPError, match="unknown parameter"):
+        ldp.get_estimator("hh-admm", tol=1e-3)
 
 
 # ------------------------------------------------------------------------------------------- paper findings
@@ -174,17 +96,17 @@ def test_sw_ems_beats_cfo_binning_on_beta_5_2(eps):
     for _ in range(10):
         values, counts = _beta_population(rng)
         truth = counts / N
-        hist = sw.report_histogram(sw.perturb(values, rng))
+        agg = sw.aggregate(sw.perturb(values, rng))
         for method in ("ems", "em"):
-            est = sw.estimate(hist, method=method)
-            assert est.trace.converged
-            w.setdefault(method, []).append(wasserstein_distance(EDGES, truth, est.frequencies))
-            ks.setdefault(method, []).append(ks_distance(EDGES, truth, est.frequencies))
+            est = sw.reconstruct(agg, method=method)
+            assert est.converged
+            w.setdefault(method, []).append(_w1(truth, est.values))
+            ks.setdefault(method, []).append(ks_distance(truth, est.values, EDGES, project=True))
         for _ in range(10):
             for name in ("oue", "grr"):
                 for bins in (16, 32, 64):
                     est = _binning_estimate(name, eps, bins, counts, rng)
-                    w.setdefault(f"{name}-{bins}", []).append(wasserstein_distance(EDGES, truth, est))
+                    w.setdefault(f"{name}-{bins}", []).append(_w1(truth, est))
     mean = {k: float(np.mean(v)) for k, v in w.items()}
     best_binning = min(v for k, v in mean.items() if k not in ("em", "ems"))
     assert mean["ems"] < 0.9 * best_binning, mean
@@ -210,8 +132,8 @@ def test_mutual_information_b_is_near_the_best_b(eps):
         errors = []
         for _ in range(6):
             _, counts = _beta_population(rng)
-            est = sw.estimate(sw.sample_histogram(counts, rng))
-            errors.append(wasserstein_distance(EDGES, counts / N, est.frequencies))
+            est = sw.estimate(sw.sample_aggregate(counts, rng))
+            errors.append(_w1(counts / N, est.values))
         mean[b] = float(np.mean(errors))
     best = min(mean.values())
     assert mean[b_mi] <= 1.35 * best, mean
@@ -226,29 +148,31 @@ def test_ems_is_at_least_as_good_as_em_on_smooth_data_fast_engine():
     diffs = []
     for _ in range(4):
         counts = rng.multinomial(50_000, truth)
-        hist = sw.sample_histogram(counts, rng)
-        w_ems = wasserstein_distance(edges, counts / counts.sum(), sw.estimate(hist, method="ems").frequencies)
-        w_em = wasserstein_distance(edges, counts / counts.sum(), sw.estimate(hist, method="em").frequencies)
+        agg = sw.sample_aggregate(counts, rng)
+        f = counts / counts.sum()
+        w_ems = wasserstein(f, sw.reconstruct(agg, method="ems").values, edges, project=True)
+        w_em = wasserstein(f, sw.reconstruct(agg, method="em").values, edges, project=True)
         diffs.append(w_ems - w_em)
     assert np.mean(diffs) <= 0.0
 
 
-def test_simulate_population_protocol_on_both_engines():
-    """The uniform pipeline (true bucket counts → one collection → reconstruction) returns a distribution
-    close to the truth: W1 in bucket units well below the uniform distribution's."""
-    import numpy as np
-
+def test_population_to_reconstruction_on_both_engines():
+    """The uniform pipeline (true bucket counts → one collection on either engine → the mechanism's own
+    reconstruction) returns a distribution close to the truth: W1 in bucket units well below the uniform
+    distribution's. (Formerly ``simulate_population``; now ``ldp.collect`` + ``estimate``.)"""
     from ldp.data.synthetic import true_distribution
-    from ldp.mechanisms.numerical import get_numerical_mechanism
 
     f = true_distribution("beta:d=128,a=5,b=2")
     counts = np.random.default_rng(0).multinomial(100_000, f)
     uniform_w1 = np.abs(np.cumsum(np.full(128, 1 / 128)) - np.cumsum(f)).sum()
     for name in ("sw", "sw-discrete"):
-        mech = get_numerical_mechanism(name, 1.0, 128)
+        mech = ldp.get_mechanism(name, 1.0, 128)
         for engine in ("fast", "exact"):
-            est = mech.simulate_population(counts, np.random.default_rng(1), engine=engine)
+            agg = ldp.collect(mech, counts, np.random.default_rng(1), engine)
+            est = mech.estimate(agg).values
             assert est.shape == (128,) and abs(est.sum() - 1) < 1e-9 and est.min() >= 0
             assert np.abs(np.cumsum(est) - np.cumsum(counts / counts.sum())).sum() < 0.25 * uniform_w1
-        with pytest.raises(ValueError, match="reconstructions"):
-            mech.simulate_population(counts, np.random.default_rng(1), reconstruction="hh-admm")
+            same = ldp.simulate(mech, counts, engine=engine, seed=np.random.default_rng(1)).estimates["ems"][0]
+            np.testing.assert_array_equal(same, est)
+        with pytest.raises(ldp.LDPError, match="does not apply"):
+            ldp.simulate(mech, counts, estimators=["hh-admm"])

@@ -15,6 +15,7 @@ import ldp
 import ldp.estimators.wiener as wiener
 from ldp.core.registry import ESTIMATORS
 from ldp.data.synthetic import true_distribution
+from ldp.mechanisms.frequency.grr import GRR
 
 WIENER = ("dw", "iiw", "iiw-g", "amrp")
 ALL = WIENER + ("smooth",)
@@ -50,11 +51,11 @@ def test_registered_with_the_paper_defaults():
     she = ldp.get_mechanism("she", 1.0, 8)
     assert all(not ESTIMATORS.get(name).applies_to(she) for name in WIENER)
     assert ESTIMATORS.get("smooth").applies_to(she)
-    with pytest.raises(ValueError, match="does not apply"):
+    with pytest.raises(ldp.LDPError, match="does not apply"):
         ldp.get_estimator("dw").estimate(she, np.zeros(8), 10)
-    with pytest.raises(ValueError, match="iterations"):
+    with pytest.raises(ldp.LDPError, match="iterations"):
         ldp.get_estimator("iiw", iterations=0)
-    with pytest.raises(ValueError, match="boundary"):
+    with pytest.raises(ldp.LDPError, match="boundary"):
         ldp.get_estimator("smooth", boundary="reflect")
 
 
@@ -67,9 +68,9 @@ def test_shape_finiteness_and_determinism(mech_name):
         est = ldp.get_estimator(name)
         if not est.applies_to(mech):
             continue
-        out = est.estimate(mech, agg.counts, agg.n)
+        out = est.estimate(mech, agg.counts, agg.n).values
         assert out.shape == (64,) and out.dtype == np.float64 and np.all(np.isfinite(out))
-        np.testing.assert_array_equal(out, est.estimate(mech, agg.counts, agg.n))
+        np.testing.assert_array_equal(out, est.estimate(mech, agg.counts, agg.n).values)
 
 
 def test_simulation_is_reproducible():
@@ -91,7 +92,7 @@ def wiener_by_hand(mech, counts, n, p_signal_init, iterations):
     big_g, big_h = np.fft.fft(g), np.fft.fft(h)
     p_n = np.full(d, (d * mech.q_star * (1 - mech.q_star)
                       + (mech.p_star - mech.q_star) * (1 - mech.p_star - mech.q_star)) / n)
-    if mech.family == "grr":
+    if isinstance(mech, GRR):  # the paper's KRR exception: Σ C = n, so P_0 = 0
         p_n[0] = 0.0
     p_f = np.abs(big_g / big_h) ** 2 if p_signal_init == "g/h" else np.abs(big_g) ** 2
     w = np.conj(big_h) / (np.abs(big_h) ** 2 + p_n / p_f)
@@ -112,14 +113,14 @@ def test_dw_iiw_and_iiw_g_match_algorithm_1_by_hand(mech_name):
     counts = smooth_population(200, 100_000)
     agg = ldp.run_fast(mech, counts, np.random.default_rng(4))
     n = agg.n
-    dw = ldp.get_estimator("dw").estimate(mech, agg.counts, n)
+    dw = ldp.get_estimator("dw").estimate(mech, agg.counts, n).values
     np.testing.assert_allclose(dw, wiener_by_hand(mech, agg.counts, n, "g/h", 1), rtol=0, atol=1e-12)
     for iterations in (1, 2, 7, 30):
-        iiw = ldp.get_estimator("iiw", iterations=iterations).estimate(mech, agg.counts, n)
+        iiw = ldp.get_estimator("iiw", iterations=iterations).estimate(mech, agg.counts, n).values
         np.testing.assert_allclose(iiw, wiener_by_hand(mech, agg.counts, n, "g/h", iterations), rtol=0, atol=1e-12)
-        iiwg = ldp.get_estimator("iiw-g", iterations=iterations).estimate(mech, agg.counts, n)
+        iiwg = ldp.get_estimator("iiw-g", iterations=iterations).estimate(mech, agg.counts, n).values
         np.testing.assert_allclose(iiwg, wiener_by_hand(mech, agg.counts, n, "g", iterations), rtol=0, atol=1e-12)
-    np.testing.assert_array_equal(ldp.get_estimator("iiw", iterations=1).estimate(mech, agg.counts, n), dw)
+    np.testing.assert_array_equal(ldp.get_estimator("iiw", iterations=1).estimate(mech, agg.counts, n).values, dw)
 
 
 def test_grr_dc_term_keeps_the_sum_at_one():
@@ -127,7 +128,8 @@ def test_grr_dc_term_keeps_the_sum_at_one():
     mech = ldp.get_mechanism("grr", 2.0, 300)
     agg = ldp.run_fast(mech, smooth_population(300, 30_000), np.random.default_rng(5))
     for name in WIENER:
-        assert ldp.get_estimator(name).estimate(mech, agg.counts, agg.n).sum() == pytest.approx(1.0, abs=1e-12)
+        assert ldp.get_estimator(name).estimate(mech, agg.counts, agg.n).values.sum() == pytest.approx(1.0,
+                                                                                                     abs=1e-12)
 
 
 def test_iiw_approaches_the_fixed_point_of_eq_23():
@@ -135,7 +137,7 @@ def test_iiw_approaches_the_fixed_point_of_eq_23():
     mech = ldp.get_mechanism("oue", 4.0, 256)
     n = 200_000
     agg = ldp.run_fast(mech, smooth_population(256, n), np.random.default_rng(6))
-    mi = mech.estimate(agg.counts, n)
+    mi = mech.estimate(agg.counts, n).values
     g = agg.counts / n
     big_g = np.fft.rfft(g)
     h = wiener.transfer_spectrum(mech.p_star, mech.q_star, 256)
@@ -160,8 +162,8 @@ def test_smoothing_by_hand():
     np.testing.assert_allclose(wiener.smooth_121(np.stack([x, 2 * x])), np.stack([edge, 2 * edge]), atol=1e-15)
     mech = ldp.get_mechanism("oue", 1.0, 5)
     counts = np.array([30.0, 12.0, 20.0, 15.0, 40.0])
-    mi = mech.estimate(counts, 60)
-    np.testing.assert_allclose(ldp.get_estimator("smooth").estimate(mech, counts, 60),
+    mi = mech.estimate(counts, 60).values
+    np.testing.assert_allclose(ldp.get_estimator("smooth").estimate(mech, counts, 60).values,
                                [(3 * mi[0] + mi[1]) / 4, *(mi[:-2] / 4 + mi[1:-1] / 2 + mi[2:] / 4),
                                 (mi[-2] + 3 * mi[-1]) / 4], atol=1e-15)
 
@@ -169,9 +171,9 @@ def test_smoothing_by_hand():
 def test_amrp_reproducible_and_equal_to_permuted_dw_by_hand():
     mech = ldp.get_mechanism("oue", 3.0, 100)
     agg = ldp.run_fast(mech, smooth_population(100, 50_000), np.random.default_rng(8))
-    a = ldp.get_estimator("amrp", seed=5).estimate(mech, agg.counts, agg.n)
-    np.testing.assert_array_equal(a, ldp.get_estimator("amrp", seed=5).estimate(mech, agg.counts, agg.n))
-    assert not np.allclose(a, ldp.get_estimator("amrp", seed=6).estimate(mech, agg.counts, agg.n))
+    a = ldp.get_estimator("amrp", seed=5).estimate(mech, agg.counts, agg.n).values
+    np.testing.assert_array_equal(a, ldp.get_estimator("amrp", seed=5).estimate(mech, agg.counts, agg.n).values)
+    assert not np.allclose(a, ldp.get_estimator("amrp", seed=6).estimate(mech, agg.counts, agg.n).values)
     # By hand, with the same permutations: DW of each permuted observation, restored, averaged.
     perms = wiener.random_permutations(100, 100, 5)
     manual = np.zeros(100)
@@ -287,20 +289,20 @@ def test_functional_api_batches_and_validates():
     mech = ldp.get_mechanism("oue", 2.0, 50)
     n = 10_000
     rng = np.random.default_rng(12)
-    mis = np.stack([mech.estimate(ldp.run_fast(mech, smooth_population(50, n), rng).counts, n) for _ in range(3)])
+    mis = np.stack([mech.estimate(ldp.run_fast(mech, smooth_population(50, n), rng)).values for _ in range(3)])
     p, q = mech.p_star, mech.q_star
     batch = wiener.iterative_wiener(mis, p, q, n, iterations=5)
     for row, mi in zip(batch, mis, strict=True):
         np.testing.assert_allclose(row, wiener.iterative_wiener(mi, p, q, n, iterations=5), rtol=0, atol=1e-15)
     dw = wiener.direct_wiener(mis, p, q, n)
     np.testing.assert_array_equal(dw, wiener.iterative_wiener(mis, p, q, n, iterations=1))
-    with pytest.raises(ValueError, match="init"):
+    with pytest.raises(ldp.LDPError, match="init"):
         wiener.amrp(mis[0], p, q, n, init="f")
-    with pytest.raises(ValueError, match="iterations"):
+    with pytest.raises(ldp.LDPError, match="iterations"):
         wiener.iterative_wiener(mis[0], p, q, n, iterations=0)
-    with pytest.raises(ValueError, match="one estimate"):
+    with pytest.raises(ldp.LDPError, match="one estimate"):
         wiener.amrp(mis, p, q, n)
-    with pytest.raises(ValueError, match="q\\*"):
+    with pytest.raises(ldp.LDPError, match="q\\*"):
         wiener.direct_wiener(mis[0], q, p, n)
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ldp.LDPError, match="1-D"):
         wiener.threshold_detection(mis[0], mis[0], np.zeros((2, 2)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,6 @@ import ldp
 from ldp.data.synthetic import true_distribution
 from ldp.estimators import ESTIMATORS
 from ldp.evaluation import tasks
-from ldp.studies import comparison as lab
 
 TRUE = np.array([0.5, 0.3, 0.2])
 
@@ -29,7 +30,7 @@ def test_stacked_estimates_give_one_error_per_trial():
     assert isinstance(out, np.ndarray) and out.shape == (2,)
     np.testing.assert_allclose(out, [0.02 / 3, 0.0], atol=1e-18)
     assert isinstance(tasks.full_domain_error(TRUE, stack[0]), float)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ldp.LDPError, match="shape"):
         tasks.full_domain_error(TRUE, [0.5, 0.5])
 
 
@@ -48,19 +49,65 @@ def test_top_k_error_and_precision_by_hand():
 
 @pytest.mark.parametrize("fn", [tasks.top_k_error, tasks.top_k_precision])
 def test_k_larger_than_the_domain_names_the_domain_size(fn):
-    with pytest.raises(ValueError, match="domain size 3"):
+    with pytest.raises(ldp.LDPError, match="domain size 3"):
         fn(TRUE, TRUE, k=4)
-    with pytest.raises(ValueError, match="domain size 3"):
+    with pytest.raises(ldp.LDPError, match="domain size 3"):
         fn(TRUE, TRUE, k=0)
 
 
+def test_top_k_curve_is_the_top_k_error_for_every_k():
+    rng = np.random.default_rng(6)
+    truth = rng.dirichlet(np.ones(12))
+    est = truth + rng.normal(0, 0.05, (5, 12))
+    ks = [1, 4, 12]
+    curve = tasks.top_k_curve(est, truth, ks)
+    assert curve.shape == (3, 5)
+    for row, k in zip(curve, ks, strict=True):
+        np.testing.assert_allclose(row, tasks.top_k_error(truth, est, k))
+    np.testing.assert_allclose(curve[-1], tasks.full_domain_error(truth, est))  # k = d: the full domain
+    np.testing.assert_allclose(tasks.top_k_curve(est, truth, ks, clip=True)[1], tasks.top_k_error(truth, est, 4,
+                                                                                                 clip=True))
+    with pytest.raises(ldp.LDPError, match="domain size 12"):
+        tasks.top_k_curve(est, truth, [13])
+
+
 # ------------------------------------------------------------------------------------------ set-value queries
-def test_random_subsets_is_the_labs_and_has_rho_d_values():
-    assert tasks.random_subsets is lab.random_subsets
+def test_random_subsets_have_rho_d_values():
     masks = tasks.random_subsets(200, 0.1, 30, np.random.default_rng(1))
     assert masks.shape == (30, 200) and masks.dtype == bool
     assert np.all(masks.sum(axis=1) == 20)
     np.testing.assert_array_equal(masks, tasks.random_subsets(200, 0.1, 30, np.random.default_rng(1)))
+    assert tasks.subset_size(1000, 0.1) == 100 and tasks.subset_size(5, 0.01) == 1
+    with pytest.raises(ldp.LDPError, match="ρ"):
+        tasks.subset_size(10, 0.0)
+    with pytest.raises(ldp.LDPError, match="queries"):
+        tasks.random_subsets(10, 0.1, 0, np.random.default_rng(0))
+
+
+def test_random_subsets_and_set_value_answers_are_sums():
+    rng = np.random.default_rng(0)
+    masks = tasks.random_subsets(50, 0.1, 30, rng)
+    assert masks.shape == (30, 50) and np.all(masks.sum(axis=1) == 5)
+    est = rng.normal(size=(4, 50))
+    answers = tasks.answer_queries(est, masks)
+    for t in range(4):
+        for q in range(30):
+            assert answers[t, q] == pytest.approx(sum(est[t, v] for v in range(50) if masks[q, v]))
+
+
+def test_set_value_mse_expected_is_the_average_over_all_subsets():
+    rng = np.random.default_rng(4)
+    truth = rng.dirichlet(np.ones(6))
+    est = truth + rng.normal(0, 0.05, (3, 6))
+    for m in (1, 2, 3, 6):
+        subsets = list(itertools.combinations(range(6), m))
+        masks = np.zeros((len(subsets), 6), dtype=bool)
+        for i, s in enumerate(subsets):
+            masks[i, list(s)] = True
+        np.testing.assert_allclose(tasks.set_query_error(truth, est, masks),
+                                   tasks.set_value_mse_expected(est, truth, m))
+    with pytest.raises(ldp.LDPError, match="subset size"):
+        tasks.set_value_mse_expected(est, truth, 7)
 
 
 def test_answers_and_set_query_error_by_hand():
@@ -68,7 +115,7 @@ def test_answers_and_set_query_error_by_hand():
     subsets = [[0, 1], [2, 3]]
     np.testing.assert_allclose(tasks.answer_queries(est, subsets), [-0.2, 0.6])
     np.testing.assert_allclose(tasks.answer_queries(est, subsets, clip=True), [0.0, 0.6])
-    np.testing.assert_allclose(tasks.set_query_answers(est, subsets), [-0.2, 0.6])
+    assert not hasattr(tasks, "set_query_answers")  # the alias is gone: answer_queries
     true = np.full(4, 0.25)
     assert tasks.set_query_error(true, est, subsets) == pytest.approx((0.7**2 + 0.1**2) / 2)
     assert tasks.set_query_error(true, est, subsets, clip=True) == pytest.approx((0.5**2 + 0.1**2) / 2)
@@ -79,9 +126,28 @@ def test_answers_and_set_query_error_by_hand():
     np.testing.assert_allclose(out, [0.25, 0.0], atol=1e-18)
 
 
+def test_clipped_answers_by_hand():
+    truth = np.array([0.5, 0.1, 0.4])
+    est = np.array([[0.5, -0.1, 0.6]])
+    np.testing.assert_allclose(tasks.full_domain_error(truth, est), [(0 + 0.04 + 0.04) / 3])
+    np.testing.assert_allclose(tasks.full_domain_error(truth, est, clip=True), [(0 + 0.01 + 0.04) / 3])
+    np.testing.assert_allclose(tasks.top_k_error(truth, est, 3, clip=True), [(0.01 + 0.04) / 3])
+    np.testing.assert_allclose(tasks.top_k_curve(est, truth, [1, 2, 3], clip=True)[:, 0],
+                               [0.0, 0.04 / 2, 0.05 / 3])  # ranking by truth: values 0, 2, 1
+    masks = np.array([[False, True, False], [True, True, False]])
+    np.testing.assert_allclose(tasks.answer_queries(est, masks), [[-0.1, 0.4]])
+    np.testing.assert_allclose(tasks.answer_queries(est, masks, clip=True), [[0.0, 0.4]])
+    # true sums 0.1 and 0.6: clipped errors 0.1 and 0.2
+    np.testing.assert_allclose(tasks.set_query_error(truth, est, masks, clip=True), [(0.01 + 0.04) / 2])
+
+
 def test_post_pos_clips_answers_like_answer_query():
     est = np.array([0.1, -0.3, 0.2, 0.4])
     assert tasks.clip_for("post-pos") and not tasks.clip_for("mi") and not tasks.clip_for(ESTIMATORS.get("norm-sub"))
+    assert tasks.clip_for(ldp.get_estimator("post-pos")) and not tasks.clip_for(ldp.get_estimator("ibu"))
+    # an unknown name is a user error (one registry), not silently "does not clip"
+    with pytest.raises(ldp.LDPError, match="unknown estimator"):
+        tasks.clip_for("not-registered")
     for subset in ([0, 1], [2, 3]):
         assert tasks.answer_queries(est, [subset], clip=True)[0] == pytest.approx(
             ldp.estimators.answer_query("post-pos", est, subset))
@@ -101,13 +167,13 @@ def test_fixed_subsets_by_label_index_and_mask():
 
 
 def test_empty_or_bad_subsets_are_errors():
-    with pytest.raises(ValueError, match="subset 'x' is empty"):
+    with pytest.raises(ldp.LDPError, match="subset 'x' is empty"):
         tasks.fixed_subset_error(TRUE, TRUE, {"a": [0], "x": []})
-    with pytest.raises(ValueError, match="subset 'x' is empty"):
+    with pytest.raises(ldp.LDPError, match="subset 'x' is empty"):
         tasks.subset_masks({"x": np.zeros(3, dtype=bool)}, 3)
-    with pytest.raises(ValueError, match=r"\[0, 3\)"):
+    with pytest.raises(ldp.LDPError, match=r"\[0, 3\)"):
         tasks.subset_masks({"a": [5]}, 3)
-    with pytest.raises(ValueError, match="unknown value"):
+    with pytest.raises(ldp.LDPError, match="unknown value"):
         tasks.subset_masks({"a": ["plum"]}, 3, ["x", "y", "z"])
 
 
@@ -129,7 +195,7 @@ def test_utility_gain_formula_and_clipping():
     assert tasks.utility_gain(10.0, 12.0) == 0.0  # worse than the baseline: clipped to "no gain"
     assert tasks.utility_gain(0.0, 0.0) == 0.0
     np.testing.assert_allclose(tasks.utility_gain(np.array([10.0, 10.0]), np.array([5.0, 20.0])), [50.0, 0.0])
-    with pytest.raises(ValueError):
+    with pytest.raises(ldp.LDPError):
         tasks.utility_gain(-1.0, 1.0)
 
 
@@ -149,9 +215,9 @@ def test_equivalent_users_formula():
     mech = ldp.get_mechanism("grr", 1.0, 16)
     mse = tasks.closed_form_mi_mse(mech, 500)
     assert tasks.equivalent_users(500, mse, mechanism=mech) == pytest.approx(500.0)
-    with pytest.raises(ValueError, match="mechanism"):
+    with pytest.raises(ldp.LDPError, match="mechanism"):
         tasks.equivalent_users(500, mse)
-    with pytest.raises(ValueError):
+    with pytest.raises(ldp.LDPError):
         tasks.equivalent_users(500, 0.0, 1.0)
 
 
@@ -178,12 +244,22 @@ def test_equivalent_users_mi_is_n_and_norm_sub_saves_users_on_zipf():
 
 
 # ------------------------------------------------------------------------------------------ bias / variance
-def test_bias_variance_is_reexported_from_the_lab():
-    assert tasks.bias_variance is lab.bias_variance and tasks.BiasVariance is lab.BiasVariance
+def test_bias_variance_by_hand():
     est = np.array([[0.6, 0.4], [0.4, 0.6], [0.5, 0.5]])
     bv = tasks.bias_variance(est, np.array([0.4, 0.6]))
+    assert isinstance(bv, tasks.BiasVariance)
     np.testing.assert_allclose(bv.bias, [0.1, -0.1])
     np.testing.assert_allclose(bv.variance, [0.01, 0.01])
+    bv = tasks.bias_variance(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0]))
+    np.testing.assert_allclose(bv.mean, [2, 3])
+    np.testing.assert_allclose(bv.bias, [1, 2])
+    np.testing.assert_allclose(bv.variance, [2, 2])  # ddof = 1
+    np.testing.assert_allclose(bv.bias_se, [1, 1])  # √(2 / 2)
+    np.testing.assert_array_equal(tasks.bias_variance(np.zeros((3, 3)), np.array([0.2, 0.5, 0.3])).order, [1, 2, 0])
+    with pytest.raises(ldp.LDPError, match="at least 2 trials"):
+        tasks.bias_variance(np.zeros((1, 2)), np.zeros(2))
+    with pytest.raises(ldp.LDPError, match="shape"):
+        tasks.bias_variance(np.zeros((3, 2)), np.zeros(3))
 
 
 # ------------------------------------------------------------------------------------------ registry
@@ -194,22 +270,22 @@ def test_tasks_registry_lists_callable_tasks():
         assert task.better in ("lower", "higher")
     assert tasks.get_task("full") is tasks.TASKS["mse"]
     assert tasks.get_task(" TopK ") is tasks.TASKS["topk"]
-    with pytest.raises(ValueError, match="choose one of: mse"):
+    with pytest.raises(ldp.LDPError, match="choose one of: mse"):
         tasks.get_task("nope")
     for name, (display, description, fn) in tasks.MEASURES.items():
         assert name and display and description and callable(fn)
 
 
 def test_bind_checks_parameters_once():
-    with pytest.raises(ValueError, match="domain size 8"):
+    with pytest.raises(ldp.LDPError, match="domain size 8"):
         tasks.TASKS["topk"].bind(8, k=9)
-    with pytest.raises(ValueError, match="unknown parameter"):
+    with pytest.raises(ldp.LDPError, match="unknown parameter"):
         tasks.TASKS["mse"].bind(8, k=3)
-    with pytest.raises(ValueError, match="needs groups"):
+    with pytest.raises(ldp.LDPError, match="needs groups"):
         tasks.TASKS["subsets"].bind(8)
-    with pytest.raises(ValueError, match="subset 'b' is empty"):
+    with pytest.raises(ldp.LDPError, match="subset 'b' is empty"):
         tasks.TASKS["subsets"].bind(8, groups={"a": [1], "b": []})
-    with pytest.raises(ValueError, match="ρ"):
+    with pytest.raises(ldp.LDPError, match="ρ"):
         tasks.TASKS["set"].bind(8, rho=1.5)
     bound = tasks.TASKS["set"].bind(8, rng=np.random.default_rng(0), rho=0.25, queries=5)
     truth = np.full(8, 1 / 8)

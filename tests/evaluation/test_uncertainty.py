@@ -6,15 +6,33 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.evaluation.metrics import ks_distance, wasserstein
-from ldp.evaluation.uncertainty import coverage, simultaneous_halfwidth, value_intervals, z_value
+from ldp.evaluation.uncertainty import (
+    coverage,
+    simultaneous_halfwidth,
+    simultaneous_z,
+    standard_error,
+    value_intervals,
+    z_value,
+)
 
 
 def test_z_values():
     assert z_value(0.95) == pytest.approx(1.959964, rel=1e-6)
     np.testing.assert_allclose(value_intervals(np.array([4.0, 1.0]), 0.95), [2 * 1.959964, 1.959964], rtol=1e-6)
-    with pytest.raises(ValueError):
+    with pytest.raises(ldp.LDPError, match="confidence level"):
         z_value(1.0)
+    # Šidák: d values all inside with probability level ⇔ each inside with probability level^(1/d)
+    assert simultaneous_z(0.95, 1) == pytest.approx(z_value(0.95))
+    assert simultaneous_z(0.95, 10) == pytest.approx(z_value(0.95 ** 0.1))
+    with pytest.raises(ldp.LDPError, match="at least one value"):
+        simultaneous_z(0.95, 0)
+
+
+def test_standard_error():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    assert standard_error(x) == pytest.approx(np.std(x, ddof=1) / 2)
+    assert standard_error(np.array([[1.0, 3.0]])) == pytest.approx(1.0)  # any shape: all values
+    assert np.isnan(standard_error(np.array([1.0])))
 
 
 def test_simultaneous_band_covers_every_value_at_the_level():
@@ -30,17 +48,3 @@ def test_simultaneous_band_covers_every_value_at_the_level():
     per_value = value_intervals(res.variance_per_value(), 0.95)
     cov = np.mean([coverage(res.true_frequencies, est, per_value) for est in res.estimates["mi"]])
     assert cov == pytest.approx(0.95, abs=4 * np.sqrt(0.95 * 0.05 / (400 * d)) + 0.01)
-
-
-def test_wasserstein_and_ks_by_hand():
-    p = np.array([1.0, 0.0, 0.0])
-    q = np.array([0.0, 0.0, 1.0])
-    # uniform-within-bin masses on [0,1) and [2,3): W1 = 2 (shift by two bins)
-    assert wasserstein(p, q, edges=np.array([0.0, 1, 2, 3])) == pytest.approx(2.0)
-    assert wasserstein(p, q, edges=np.array([0.0, 10, 20, 30])) == pytest.approx(20.0)
-    assert ks_distance(p, q) == pytest.approx(1.0)
-    assert wasserstein(p, p) == 0.0 and ks_distance(p, p) == 0.0
-    # neighbouring bins: W1 = 1 bin width
-    assert wasserstein(np.array([1.0, 0]), np.array([0.0, 1])) == pytest.approx(1.0)
-    # a crossing inside a bin: F−G goes 0 → 0.5 → −0.5 → 0 on unit bins: 0.25 + 0.25 + 0.25
-    assert wasserstein(np.array([0.5, 0.0, 0.5]), np.array([0.0, 1.0, 0.0])) == pytest.approx(0.75)

@@ -1,18 +1,21 @@
-"""Mean mechanisms (§2.2) and the 50/50 variance split (§6.3): unbiasedness, closed-form variances, LDP."""
+"""Mean mechanisms (§2.2) and the 50/50 variance split (§6.3): unbiasedness, closed-form variances, LDP, and the
+mechanism protocol (a population of distinct values, the aggregate is the sum of the reports)."""
 
 import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from ldp.mechanisms.mean import MEAN_MECHANISMS, PiecewiseMechanism, StochasticRounding, estimate_variance
+import ldp
+from ldp.mechanisms.mean import PiecewiseMechanism, StochasticRounding, estimate_variance
 
 
 @pytest.mark.parametrize("name", ["sr", "pm"])
 @pytest.mark.parametrize("eps", [0.5, 1.0, 4.0])
 @pytest.mark.parametrize("v0", [-1.0, -0.3, 0.0, 0.8, 1.0])
 def test_per_user_unbiased_with_closed_form_variance(name, eps, v0):
-    mech = MEAN_MECHANISMS[name](eps)
+    mech = ldp.get_mechanism(name, eps)
     rng = np.random.default_rng(11)
     n = 200_000
     rep = mech.perturb(np.full(n, v0), rng)
@@ -27,7 +30,7 @@ def test_per_user_unbiased_with_closed_form_variance(name, eps, v0):
 
 @pytest.mark.parametrize("name", ["sr", "pm"])
 def test_mean_estimate_over_trials(name):
-    mech = MEAN_MECHANISMS[name](1.0)
+    mech = ldp.get_mechanism(name, 1.0)
     rng = np.random.default_rng(2)
     values = np.clip(rng.normal(0.3, 0.3, 2000), -1, 1)
     est = np.array([mech.estimate_mean(mech.perturb(values, rng)) for _ in range(400)])
@@ -61,12 +64,72 @@ def test_variance_with_half_split(name, method):
     rng = np.random.default_rng(4)
     values = np.clip(rng.normal(0.2, 0.35, 4000), -1, 1)
     sigma2 = values.var()
-    mech = MEAN_MECHANISMS[name](2.0)
-    res = [estimate_variance(mech, None, values, rng, method=method) for _ in range(300)]
+    mech = ldp.get_mechanism(name, 2.0)
+    res = [estimate_variance(mech, values, rng, method=method) for _ in range(300)]
     est = np.array([r["variance"] for r in res])
     assert res[0]["n_mean"] == 2000 and res[0]["n_variance"] == 2000
     # O(1/n) bias ±Var[μ̂] (μ̂ from 2000 users) plus 5 standard errors of the trial mean
     var_mu = mech.mean_variance(values[:2000])
     assert abs(est.mean() - sigma2) < 5 * est.std(ddof=1) / math.sqrt(300) + 2 * var_mu
-    with pytest.raises(ValueError):
-        estimate_variance("xx", 1.0, values, rng)
+    with pytest.raises(ldp.LDPError, match="method"):
+        estimate_variance(mech, values, rng, method="xx")
+    with pytest.raises(ldp.LDPError, match="two users"):
+        estimate_variance(mech, values[:1], rng)
+    with pytest.raises(ldp.LDPError, match="outside"):
+        estimate_variance(mech, values + 2.0, rng)
+
+
+# --------------------------------------------------------------------------- the mechanism protocol
+@pytest.mark.parametrize("name", ["sr", "pm"])
+def test_registered_as_mean_mechanisms(name):
+    mech = ldp.get_mechanism(name, 1.0)
+    assert mech.kind == "mean" and mech.d == 1 and mech.input_kind == "signed"
+    assert mech.default_estimator == "average" and mech.statistic_size() == 1
+    assert [cls.name for cls in ldp.mechanisms_of("mean")] == ["sr", "pm"]
+    values = np.array([-1.0, -0.5, 0.0, 0.25, 1.0])
+    reports = mech.perturb(values, np.random.default_rng(0))
+    agg = mech.aggregate(reports)
+    assert agg.n == 5 and agg.counts.tolist() == [pytest.approx(reports.sum())]
+    est = mech.estimate(agg)
+    assert est.estimator == "average" and est.values.tolist() == [pytest.approx(reports.mean())]
+    assert mech.estimate_mean(reports) == pytest.approx(reports.mean())
+    np.testing.assert_array_equal(ldp.get_estimator("average").estimate(mech, agg).values, est.values)
+    # a population is users per distinct value, with the values as support
+    support, counts = np.array([-0.5, 0.5]), np.array([30, 10])
+    np.testing.assert_allclose(mech.true_values(counts, support), [-0.25])
+    assert mech.expected_aggregate(counts, support).tolist() == [pytest.approx(-10.0)]
+    np.testing.assert_allclose(mech.aggregate_variance(counts, support), counts @ mech.variance(support))
+    np.testing.assert_allclose(mech.estimate_variance(counts, support), counts @ mech.variance(support) / 40**2)
+    assert mech.mean_variance(np.repeat(support, counts)) == pytest.approx(float(mech.estimate_variance(counts,
+                                                                                                      support)[0]))
+
+
+def test_sr_fast_engine_is_exact_in_distribution():
+    """SR's fast engine draws the number of +1 reports per distinct value (binomial): the sum takes the same
+    values, with the same law, as the exact engine's — compared by a two-sample chi-square on the +1 counts."""
+    mech = ldp.get_mechanism("sr", 1.0)
+    assert mech.fast_engine_exact
+    support, counts = np.array([-0.8, 0.1, 0.6]), np.array([40, 25, 35])
+    rng = np.random.default_rng(5)
+    trials = 3000
+
+    def plus_counts(engine):
+        sums = np.array([ldp.collect(mech, counts, rng, engine, support=support).counts[0] for _ in range(trials)])
+        return np.rint((sums / mech.scale + counts.sum()) / 2).astype(int)  # number of +1 reports
+
+    fast, exact = plus_counts("fast"), plus_counts("exact")
+    bins = np.arange(min(fast.min(), exact.min()), max(fast.max(), exact.max()) + 2)
+    table = np.array([np.histogram(fast, bins)[0], np.histogram(exact, bins)[0]])
+    table = table[:, table.sum(axis=0) >= 10]  # cells with enough counts for the chi-square approximation
+    assert stats.chi2_contingency(table)[1] > 1e-6
+
+
+def test_pm_fast_engine_is_gaussian_with_the_exact_moments():
+    mech = ldp.get_mechanism("pm", 2.0)
+    assert not mech.fast_engine_exact and "Gaussian" in mech.fast_engine_note
+    support, counts = np.array([-0.5, 0.9]), np.array([300, 700])
+    rng = np.random.default_rng(6)
+    sums = np.array([mech.sample_aggregate(counts, rng, support).counts[0] for _ in range(4000)])
+    mean, var = float(counts @ support), float(counts @ mech.variance(support))
+    assert abs(sums.mean() - mean) < 5 * math.sqrt(var / sums.size)
+    assert abs(sums.var(ddof=1) / var - 1) < 5 * math.sqrt(2 / (sums.size - 1))

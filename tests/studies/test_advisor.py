@@ -7,15 +7,19 @@ import pandas as pd
 import pytest
 
 import ldp
+from ldp.core.streams import rng_for
 from ldp.data.synthetic import true_distribution
 from ldp.estimators import ESTIMATORS
-from ldp.estimators.ibu import ibu_observed, iterative_bayesian_update
+from ldp.estimators.ibu import ibu_em_batch, ibu_observed, iterative_bayesian_update
+from ldp.evaluation import tasks
 from ldp.evaluation.tasks import full_domain_error
 from ldp.studies.advisor import (
+    AdvisorCheck,
     Recommendation,
+    advise,
+    advisor_collection,
     estimate_trials,
     fit_synthetic,
-    ibu_em_batch,
     recommend,
     synthetic_counts,
 )
@@ -52,11 +56,11 @@ def small_case(name: str = "grr", d: int = 32, n: int = 5000, eps: float = 2.0):
 def test_synthetic_truth_is_the_norm_sub_fit():
     mech, counts, n = small_case()
     f = fit_synthetic(mech, counts, n)
-    np.testing.assert_allclose(f, ldp.norm_sub(mech.estimate(counts, n)), atol=1e-15)
+    np.testing.assert_allclose(f, ldp.norm_sub(mech.estimate(counts, n).values), atol=1e-15)
     assert np.all(f >= 0) and f.sum() == pytest.approx(1.0)
     c = synthetic_counts(f, n)
     assert c.sum() == n and np.all(np.abs(c - n * f) < 1)
-    with pytest.raises(ValueError, match="consistent"):
+    with pytest.raises(ldp.LDPError, match="consistent"):
         fit_synthetic(mech, counts, n, fit="mi")
 
 
@@ -66,11 +70,13 @@ def test_batched_ibu_matches_one_call_per_trial():
     stack = np.stack([ldp.run_fast(mech, zipf_population(8, 5000), rng).counts for _ in range(6)])
     est = ldp.get_estimator("ibu", tol=1e-9)
     batch = estimate_trials(est, mech, stack, 5000)
+    np.testing.assert_array_equal(batch, est.estimate_batch(mech, stack, 5000))  # IBU's vectorized form
     rows = []
     iterations = set()
     for row in stack:
-        rows.append(est.estimate(mech, row, 5000))
-        iterations.add(est.last_trace.iterations)
+        one = est.estimate(mech, row, 5000)
+        rows.append(one.values)
+        iterations.add(one.iterations)
     assert len(iterations) > 1  # the rows stop at different iterations
     np.testing.assert_allclose(batch, np.stack(rows), rtol=0, atol=1e-15)
     obs = np.stack([ibu_observed(r) for r in stack[:2]])
@@ -108,16 +114,18 @@ def test_every_candidate_on_a_pure_mechanism():
 
 def test_candidates_and_task_parameters_are_checked_before_simulating():
     mech, counts, n = small_case("she", d=16)
-    with pytest.raises(ValueError, match="unknown estimator"):
+    with pytest.raises(ldp.LDPError, match="unknown estimator"):
         recommend(mech, counts, n, candidates=["mi", "nope"])
-    pure_only = next(e.name for e in ESTIMATORS if not e.applies_to(mech))
-    with pytest.raises(ValueError, match="does not apply"):
+    pure_only = next(e.name for e in ESTIMATORS if not e.applies_to(mech) and "frequency" in e.kinds)
+    with pytest.raises(ldp.LDPError, match="does not apply"):
         recommend(mech, counts, n, candidates=[pure_only])
-    with pytest.raises(ValueError, match="domain size 16"):
+    with pytest.raises(ldp.LDPError, match="domain size 16"):
         recommend(mech, counts, n, task="topk", k=17)
-    with pytest.raises(ValueError, match="subset 'rare' is empty"):
+    with pytest.raises(ldp.LDPError, match="subset 'rare' is empty"):
         recommend(mech, counts, n, task="subsets", groups={"head": [0, 1], "rare": []})
-    with pytest.raises(ValueError, match="trials"):
+    with pytest.raises(ldp.LDPError, match="support counts must have length"):
+        recommend(mech, counts[:-1], n)
+    with pytest.raises(ldp.LDPError, match="trials"):
         recommend(mech, counts, n, trials=1)
     rec = recommend(mech, counts, n, trials=3, candidates="mi,norm-sub", consistent_only=True)
     assert list(rec.table["estimator"]) == ["norm-sub"]
@@ -183,7 +191,7 @@ def test_expected_error_predicts_the_actual_error_on_the_reports(olh_setting):
     truth = population / n
     table = rec.table.set_index("estimator")
     for name in ("mi", "base-pos", "norm-sub", "base-cut", "power-ns"):
-        actual = full_domain_error(truth, ldp.get_estimator(name).estimate(mech, counts, n))
+        actual = full_domain_error(truth, ldp.get_estimator(name).estimate(mech, counts, n).values)
         row = table.loc[name]
         band = 4 * np.hypot(row["trial SD"], row["standard error"])
         assert abs(actual - row["expected error"]) <= band, (name, actual, row["expected error"], band)
@@ -199,3 +207,79 @@ def test_the_chosen_method_is_near_the_true_best(olh_setting):
     actual = {name: float(np.mean(full_domain_error(truth, estimate_trials(ldp.get_estimator(name), mech, stack, n))))
               for name in ("power-ns", "power", "norm-sub", "base-cut", "mi")}
     assert actual[rec.best] <= 1.1 * min(actual.values())
+
+
+# ------------------------------------------------------------------------------------------ checked against the truth
+
+@pytest.fixture(scope="module")
+def population():
+    return np.round(true_distribution("zipf:d=20,s=1.2") * 5000).astype(np.int64)
+
+
+def test_advise_matches_the_advisor_and_scores_the_truth(population):
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    names = ["mi", "norm-sub", "base-pos", "post-pos"]
+    check = advise(mech, population, task="mse", trials=5, seed=3, candidates=names)
+    assert isinstance(check, AdvisorCheck)
+    agg = advisor_collection(mech, population, engine="fast", seed=3)
+    rec = recommend(mech, agg.counts, agg.n, task="mse", trials=5, seed=3, candidates=names)
+    assert check.best == rec.best and check.n == agg.n == population.sum()
+    np.testing.assert_allclose(check.table["expected"], rec.table["expected error"])
+    truth = population / population.sum()
+    for name in names:
+        est = ldp.get_estimator(name).estimate(mech, agg.counts, agg.n).values
+        expected = tasks.full_domain_error(truth, est, clip=tasks.clip_for(name))
+        assert check.actual[name] == pytest.approx(expected, rel=1e-12)
+    table = check.table
+    assert list(table["estimator"]) == rec.ranking and set(table["actual rank"]) <= set(range(1, 5))
+    assert table.loc[table["estimator"] == "post-pos", "actual"].item() == pytest.approx(
+        table.loc[table["estimator"] == "base-pos", "actual"].item())  # single values: Post-Pos = Base-Pos
+    row = table[table["estimator"] == "mi"].iloc[0]
+    assert row["actual − expected (trial SDs)"] == pytest.approx((row["actual"] - row["expected"]) / row["trial SD"])
+    assert {"Γ vs MI (%)", "equivalent users"} <= set(table.columns)
+    assert check.row(check.best)["display name"] in check.verdict()
+    again = advise(mech, population, task="mse", trials=5, seed=3, candidates=names)
+    assert again.table.equals(table)  # deterministic given the seed
+
+
+def test_advise_uses_the_advisors_random_sets(population):
+    mech = ldp.get_mechanism("oue", 0.5, 20)
+    check = advise(mech, population, task="set", trials=3, seed=8, candidates=["mi", "post-pos"], rho=0.1,
+                   queries=40)
+    agg = advisor_collection(mech, population, engine="fast", seed=8)
+    masks = tasks.random_subsets(20, 0.1, 40, rng_for(8, "advisor", "queries"))  # the advisor's own stream
+    truth = population / population.sum()
+    est = ldp.get_estimator("mi").estimate(mech, agg.counts, agg.n).values
+    assert check.actual["mi"] == pytest.approx(tasks.set_query_error(truth, est, masks))
+    assert check.actual["post-pos"] == pytest.approx(tasks.set_query_error(truth, est, masks, clip=True))
+    assert check.actual["post-pos"] <= check.actual["mi"]
+    assert "equivalent users" not in check.table.columns  # defined for the full-domain MSE only
+    precision = advise(mech, population, task="topk-precision", trials=3, seed=8, candidates=["mi", "norm-sub"],
+                       k=3)
+    assert precision.better == "higher" and precision.table["expected"].is_monotonic_decreasing
+
+
+def test_advise_rejects_bad_parameters(population):
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    with pytest.raises(ldp.LDPError, match="domain size 20"):
+        advise(mech, population, task="topk", trials=3, k=21)
+    with pytest.raises(ldp.LDPError, match="unknown task"):
+        advise(mech, population, task="median", trials=3)
+
+
+def test_advisor_figure(population):
+    from ldp.viz import estimator_comparison as vl
+    from ldp.viz.style import PALETTE
+
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    check = advise(mech, population, task="mse", trials=3, seed=0, candidates=["mi", "norm-sub"])
+    fig = vl.advisor_figure(check.table, title="Advisor", value_label="error (MSE, fraction²)")
+    assert fig.layout.title.text == "Advisor" and fig.layout.font.size >= 14
+    assert "MSE" in fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    assert len(fig.data) == 2 and fig.layout.xaxis.type == "log"
+    assert {fig.data[0].marker.color, fig.data[1].marker.color} <= set(PALETTE)
+    np.testing.assert_allclose(fig.data[0].x, check.table["expected"])
+    np.testing.assert_allclose(fig.data[1].x, check.table["actual"])
+    assert list(fig.data[0].y) == list(check.table["display name"])
+    zero = check.table.assign(actual=0.0)
+    assert vl.advisor_figure(zero, title="t", value_label="misclassified values").layout.xaxis.type == "linear"

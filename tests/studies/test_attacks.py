@@ -9,22 +9,32 @@ import pytest
 from ldp_test_support import build
 
 import ldp
+from ldp.mechanisms import base
+from ldp.mechanisms.frequency.hadamard import HR
+from ldp.mechanisms.frequency.local_hashing import LocalHashing
 from ldp.studies.attacks import attack_success, baseline_success, channel_success, plausible_deniability_ratio
 
 
 @pytest.mark.parametrize("epsilon", [0.3, 1.2, 3.0])
-def test_closed_forms_equal_enumeration(mechanism_name, epsilon):
+def test_closed_forms_equal_enumeration(mechanism_name, epsilon, monkeypatch):
+    """Every mechanism's attacker: by enumeration of the exact channel where it is small, by the family's closed
+    form otherwise (forced here by allowing no enumeration); None where reports are continuous."""
     d = 7 if mechanism_name == "ss" else 6
     mech = build(mechanism_name, epsilon, d, **({"prime": 7} if mechanism_name in ("blh", "olh", "l-blh", "l-olh")
                                                  else {}))
-    prior = np.random.default_rng(int(epsilon * 10)).dirichlet(np.ones(d))
+    prior = np.random.default_rng(int(epsilon * 10)).dirichlet(np.ones(mech.d))
     exact = attack_success(mech, prior)
-    closed = attack_success(mech, prior, exact_cells=0)
-    if not mech.pure:
-        assert exact is None and closed is None
+    monkeypatch.setattr(base, "EXACT_ATTACK_CELLS", 0)
+    closed = attack_success(mech, prior)
+    if not mech.has_discrete_channel():
+        assert exact is None and closed is None  # continuous reports (SHE, SW, GW, SR, PM): not computed
         return
     assert baseline_success(prior) - 1e-12 <= exact <= 1.0
-    if mech.family in ("lh", "hr"):
+    assert exact == pytest.approx(channel_success(mech.channel(max_outputs=10**6)[0], prior), rel=1e-12)
+    if closed is None:  # no closed form: the numerical mechanisms are only enumerated
+        assert mech.kind == "numerical"
+        return
+    if isinstance(mech, (LocalHashing, HR)):
         # closed form assumes a fully random hash; the CW family (P = 7) and the Hadamard rows are only
         # pairwise independent, so the enumeration differs slightly
         assert closed == pytest.approx(exact, rel=0.1)
@@ -51,10 +61,20 @@ def test_channel_success_by_hand():
 
 def test_prior_validation():
     mech = ldp.get_mechanism("oue", 1.0, 4)
-    with pytest.raises(ValueError, match="one probability per value"):
+    with pytest.raises(ldp.LDPError, match="one probability per value"):
         attack_success(mech, np.ones(3))
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ldp.LDPError, match="non-negative"):
         attack_success(mech, np.array([1, -1, 0, 0.5]))
+    with pytest.raises(ldp.LDPError, match="non-negative"):
+        baseline_success(np.array([1.0, -1.0]))
+    assert attack_success(mech, np.array([2.0, 1.0, 1.0, 0.0])) == attack_success(mech, np.array([0.5, 0.25, 0.25,
+                                                                                                   0.0]))
+
+
+def test_attack_success_is_the_mechanisms_own():
+    mech = ldp.get_mechanism("ss", 1.0, 50)  # too large to enumerate: the closed form
+    prior = np.random.default_rng(2).dirichlet(np.ones(50))
+    assert attack_success(mech, prior) == mech.attack_success(prior)
 
 
 def test_success_grows_with_epsilon():

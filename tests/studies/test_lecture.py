@@ -6,10 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from ldp_test_support import build, sample_inputs
 
 import ldp
-from ldp.mechanisms.frequency.categorical import the_probabilities
-from ldp.mechanisms.frequency.hashing import cw_hash
+from ldp.mechanisms.frequency.local_hashing import cw_hash
+from ldp.mechanisms.frequency.unary import the_probabilities
 from ldp.studies import lecture as teaching
 
 
@@ -68,9 +69,9 @@ def test_warner_simulation_is_seeded_and_consistent():
 
 
 def test_warner_rejects_bad_inputs():
-    with pytest.raises(ValueError, match="strictly between"):
+    with pytest.raises(ldp.LDPError, match="strictly between"):
         teaching.warner_expected_table(80, 20, 1.0)
-    with pytest.raises(ValueError, match="at least one person"):
+    with pytest.raises(ldp.LDPError, match="at least one person"):
         teaching.warner_simulate(0, 0, 0.5)
 
 
@@ -106,9 +107,9 @@ def test_longitudinal_reports_spend_epsilon1_and_first_step_epsilon_inf(name):
 
 
 def test_too_large_channel_and_she_raise():
-    with pytest.raises(ValueError, match="outputs"):
+    with pytest.raises(ldp.LDPError, match="outputs"):
         teaching.privacy_check(ldp.get_mechanism("olh", 10.0, 8))
-    with pytest.raises(ValueError):
+    with pytest.raises(ldp.LDPError):
         teaching.privacy_check(ldp.get_mechanism("she", 1.0, 4))
 
 
@@ -138,46 +139,76 @@ def test_laplace_densities_ratio_bounded():
 # --------------------------------------------------------------------------- one user's report
 def test_support_sets():
     grr = ldp.get_mechanism("grr", 1.0, 8)
-    assert teaching.support_set(grr, np.array([5])) == [5]
+    assert grr.support_set(np.array([5])) == [5]
     oue = ldp.get_mechanism("oue", 1.0, 4)
-    assert teaching.support_set(oue, np.array([[1, 0, 1, 0]], dtype=bool)) == [0, 2]
-    assert teaching.support_set(ldp.get_mechanism("she", 1.0, 4), np.zeros((1, 4))) is None
+    assert oue.support_set(np.array([[1, 0, 1, 0]], dtype=bool)) == [0, 2]
+    assert ldp.get_mechanism("she", 1.0, 4).support_set(np.zeros((1, 4))) is None
     olh = ldp.get_mechanism("olh", 1.0, 8)
     a, b, y = 3, 5, 1
     expected = [v for v in range(8) if cw_hash(a, b, v, olh.prime, olh.g) == y]
-    assert teaching.support_set(olh, np.array([[a, b, y]])) == expected
+    assert olh.support_set(np.array([[a, b, y]])) == expected
     hr = ldp.get_mechanism("hr", 1.0, 8)
-    assert teaching.support_set(hr, np.array([[6, 0]])) == [v for v in range(8) if bin(6 & v).count("1") % 2 == 0]
+    assert hr.support_set(np.array([[6, 0]])) == [v for v in range(8) if bin(6 & v).count("1") % 2 == 0]
+    # reports that support a fixed number of values, and the numbers on one line of a report file
+    ss = ldp.get_mechanism("ss", 1.0, 8)
+    assert (grr.support_size(), ss.support_size(), oue.support_size(), olh.support_size()) == (1, ss.omega, None,
+                                                                                                None)
+    assert [m.report_columns() for m in (grr, oue, ss, olh, hr)] == [1, 4, ss.omega, 3, 2]
+    with pytest.raises(ldp.LDPError, match="exactly one report"):
+        grr.support_set(np.array([1, 2]))
 
 
 def test_report_bits():
     d = 8
-    assert teaching.report_bits(ldp.get_mechanism("grr", 1.0, d)) == 3
-    assert teaching.report_bits(ldp.get_mechanism("oue", 1.0, d)) == d
-    assert teaching.report_bits(ldp.get_mechanism("the", 1.0, d)) == d
-    assert teaching.report_bits(ldp.get_mechanism("she", 1.0, d)) == 32 * d
+    assert ldp.get_mechanism("grr", 1.0, d).report_bits() == 3
+    assert ldp.get_mechanism("oue", 1.0, d).report_bits() == d
+    assert ldp.get_mechanism("the", 1.0, d).report_bits() == d
+    assert ldp.get_mechanism("she", 1.0, d).report_bits() == 32 * d
     ss = ldp.get_mechanism("ss", 1.0, d)
-    assert teaching.report_bits(ss) == ss.omega * 3
+    assert ss.report_bits() == ss.omega * 3
     olh = ldp.get_mechanism("olh", 1.0, d)  # P = 11, g = 4: a, b need 4 bits each, y 2 bits
-    assert (olh.prime, olh.g) == (11, 4) and teaching.report_bits(olh) == 10
-    assert teaching.report_bits(ldp.get_mechanism("hr", 1.0, d)) == 4  # K = 8 → 3 bits + 1 bit
-    assert teaching.report_bits(ldp.get_mechanism("l-grr", 1.0, d)) == 3
+    assert (olh.prime, olh.g) == (11, 4) and olh.report_bits() == 10
+    assert ldp.get_mechanism("hr", 1.0, d).report_bits() == 4  # K = 8 → 3 bits + 1 bit
+    assert ldp.get_mechanism("l-grr", 1.0, d).report_bits() == 3
 
 
 def test_one_user_reports_cover_the_registry_and_are_seeded():
     table = teaching.one_user_reports(3, 8, 1.0, seed=4)
     again = teaching.one_user_reports(3, 8, 1.0, seed=4)
     assert table.equals(again)
-    assert table["name"].tolist() == ldp.MECHANISMS.names()
+    assert table["name"].tolist() == [cls.name for cls in ldp.mechanisms_of("frequency")]  # the lecture's oracles
     for _, row in table.iterrows():
         mech = teaching._mechanism_for(row["name"], 1.0, 8, None)
-        assert row["bits"] == teaching.report_bits(mech)
+        assert row["bits"] == mech.report_bits() and row["bits formula"] == mech.report_bits_formula()
+        assert row["how to read it"] == mech.explain_report(row["report"])
+        assert row["kind"] == mech.collection and row["communication"] == mech.communication
         if mech.pure:
             assert row["supports own value"] == ("3" in row["supports"].strip("{}").split(", "))
     she = table.set_index("name").loc["she"]
     assert she["supports own value"] is None and len(she["report"].split()) == 8
-    with pytest.raises(ValueError, match="value"):
+    with pytest.raises(ldp.LDPError, match="value"):
         teaching.one_user_reports(8, 8, 1.0)
+
+
+def test_every_mechanism_sizes_and_explains_its_reports(mechanism_name):
+    """Report size and explanation are mechanism methods for every kind (formerly lecture functions)."""
+    mech = build(mechanism_name, 1.0, 8)
+    values = sample_inputs(mech, 1, np.random.default_rng(0))
+    text = next(iter(mech.format_reports(mech.perturb(values, np.random.default_rng(1)))))
+    bits = mech.report_bits()
+    assert isinstance(bits, int) and bits >= 1
+    if mech.name in ("sw", "gw", "pm"):
+        assert bits == 64  # one float64
+    assert isinstance(mech.report_bits_formula(), str) and mech.report_bits_formula()
+    explanation = mech.explain_report(text)
+    assert isinstance(explanation, str) and explanation
+    if mech.has_discrete_channel():
+        assert 2**bits >= mech.output_count()  # enough bits to tell every possible report apart
+    if mech.kind == "frequency" and mech.pure:
+        support = mech.support_set(mech.parse_reports([text]))
+        assert support is not None and all(0 <= v < 8 for v in support)
+        fixed = mech.support_size()
+        assert fixed is None or len(support) == fixed
 
 
 # --------------------------------------------------------------------------- channel summaries
@@ -185,14 +216,14 @@ def test_one_user_reports_cover_the_registry_and_are_seeded():
 def test_support_probabilities_from_the_channel_are_p_and_q(name):
     mech = ldp.get_mechanism(name, 1.2, 5)
     matrix, labels = mech.channel()
-    got = teaching.support_probabilities(mech, matrix, labels)
-    np.testing.assert_allclose(got, teaching.support_probabilities(mech), rtol=0, atol=1e-12)
+    got = mech.support_probabilities(matrix, labels)
+    np.testing.assert_allclose(got, mech.support_probabilities(), rtol=0, atol=1e-12)
     assert got[0, 0] == pytest.approx(mech.p_star) and got[0, 1] == pytest.approx(mech.q_star)
 
 
 def test_support_probabilities_reject_she():
-    with pytest.raises(ValueError, match="not pure"):
-        teaching.support_probabilities(ldp.get_mechanism("she", 1.0, 3))
+    with pytest.raises(ldp.LDPError, match="not pure"):
+        ldp.get_mechanism("she", 1.0, 3).support_probabilities()
 
 
 # --------------------------------------------------------------------------- comparison table
@@ -218,12 +249,18 @@ def test_comparison_table_matches_the_lectures_closed_forms(eps, d):
     assert ours["the"] <= table.loc["the", "lecture value"] * (1 + 1e-12)
     assert table.loc[ours.idxmin(), "best"] and table["best"].sum() == (ours == ours.min()).sum()
     assert table[f"σ of f̂ with n = {10_000:,}"].to_numpy() == pytest.approx(np.sqrt(ours.to_numpy() / 10_000))
+    for name in teaching.COMPARISON_ORDER:
+        cls = ldp.MECHANISMS.get(name)
+        assert table.loc[name, "communication"] == cls.communication
+        assert table.loc[name, "bits per report (ours)"] == ldp.get_mechanism(name, eps, d).report_bits()
+        if cls.lecture_formula:
+            assert table.loc[name, "Var[c̃(i)]/n (lecture formula)"] == cls.lecture_formula
 
 
 def test_the_lecture_value_is_theta_one():
     eps = 1.7
     p, q = the_probabilities(eps, 1.0)
-    assert q * (1 - q) / (p - q) ** 2 == pytest.approx(teaching.lecture_variance("the", eps, 5), rel=1e-12)
+    assert q * (1 - q) / (p - q) ** 2 == pytest.approx(ldp.get_mechanism("the", eps, 5).lecture_variance(), rel=1e-12)
 
 
 @pytest.mark.parametrize("d", [1009, 10007])
@@ -231,7 +268,7 @@ def test_hashing_tends_to_the_lecture_as_the_prime_grows(d):
     eps = math.log(3)  # e^ε + 1 = 4: OLH's integer g equals the lecture's real g
     for name in ("blh", "olh"):
         mech = ldp.get_mechanism(name, eps, d)
-        rel = mech.approximate_variance(1) / teaching.lecture_variance(name, eps, d) - 1
+        rel = mech.approximate_variance(1) / ldp.get_mechanism(name, eps, d).lecture_variance() - 1
         assert abs(rel) < 4 / mech.prime  # the collision probability differs from 1/g by O(1/P)
 
 
@@ -244,7 +281,8 @@ def test_de_rule_threshold():
     # The rule is exactly "DE's closed form is below OUE/OLH's".
     for e in (0.1, 0.7, 2.0, 5.0):
         for d in range(2, 500, 7):
-            de, oue = teaching.lecture_variance("grr", e, d), teaching.lecture_variance("oue", e, d)
+            de = ldp.get_mechanism("grr", e, d).lecture_variance()
+            oue = ldp.get_mechanism("oue", e, d).lecture_variance()
             if not math.isclose(de, oue, rel_tol=1e-12):
                 assert teaching.de_rule(e, d).use_de == (de < oue)
 
@@ -264,7 +302,7 @@ def test_split_vs_partition_formulas():
         assert np.all(p < s)  # "algebra shows that it is better to partition users"
     s, p = teaching.split_vs_partition_variance(eps, 2, n)
     assert np.all(s / p >= 2 - 1e-12)  # for Q = 2 partitioning wins by at least a factor 2: (x + 1)² ≥ 4x
-    with pytest.raises(ValueError):
+    with pytest.raises(ldp.LDPError):
         teaching.split_vs_partition_variance(1.0, 0, n)
 
 

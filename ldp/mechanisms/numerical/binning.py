@@ -11,10 +11,9 @@ estimators Norm-Mul or IBU of :mod:`ldp.estimators`), and spreads each bin's fre
 uniformly over its buckets ("assuming uniform distribution within each bin", §4.1), which, the buckets
 having equal width, gives every bucket of a bin the bin's frequency divided by its number of buckets.
 
-Engines: ``exact`` runs the categorical client for every user (:func:`ldp.run_exact` on the bin counts),
-``fast`` samples the categorical support counts directly (:func:`ldp.run_fast`, exact in distribution as
-documented by each categorical mechanism). A value's bin depends only on its bucket, so both engines see
-the same bin populations as real users would.
+The aggregate is the categorical oracle's support-count vector over the c bins, so the fast engine samples it
+with the oracle's own sampler (exact in distribution as documented by each categorical mechanism), and every
+categorical estimator applies through :meth:`CFOBinning.frequency_view` (the oracle, and the spreading map).
 """
 
 from __future__ import annotations
@@ -23,9 +22,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.params import Param
+from ldp.core.errors import LDPError
+from ldp.core.params import BUCKETS, Param
 from ldp.core.randomness import RandomSource
-from ldp.mechanisms.numerical import BUCKETS, NUMERICAL_MECHANISMS, NumericalMechanism
+from ldp.core.registry import MECHANISMS
+from ldp.core.results import Aggregate, Estimate
+from ldp.maths.simplex import norm_sub
+from ldp.mechanisms.frequency.base import FrequencyOracle
+from ldp.mechanisms.numerical import NumericalMechanism
 
 __all__ = ["CFOBinning", "bin_boundaries", "choose_oracle"]
 
@@ -43,42 +47,40 @@ def bin_boundaries(d: int, c: int) -> np.ndarray:
     """The c + 1 bucket indices round(k·d/c) bounding the bins (bins hold ⌊d/c⌋ or ⌈d/c⌉ buckets)."""
     d, c = int(d), int(c)
     if not 1 <= c <= d:
-        raise ValueError(f"the number of bins must lie in [1, d={d}], got {c}")
+        raise LDPError(f"the number of bins must lie in [1, d={d}], got {c}")
     return np.round(np.arange(c + 1) * (d / c)).astype(np.int64)
 
 
 def choose_oracle(epsilon: float, c: int, n: int = 10_000) -> str:
     """"grr" or "olh", whichever has the smaller closed-form variance ``approximate_variance(n)`` at (ε, c)."""
-    from ldp.mechanisms import get_mechanism
-
-    variances = {name: get_mechanism(name, epsilon, c).approximate_variance(n) for name in CANDIDATES}
+    variances = {name: MECHANISMS.get(name)(epsilon, c).approximate_variance(n) for name in CANDIDATES}
     return min(CANDIDATES, key=lambda name: (variances[name], CANDIDATES.index(name)))
 
 
-@NUMERICAL_MECHANISMS.register
+@MECHANISMS.register
 class CFOBinning(NumericalMechanism):
     """CFO with binning (§4.1): GRR/OLH over c bins, MI + Norm-Sub, uniform spreading within bins."""
 
     name: ClassVar[str] = "cfo-binning"
     display_name: ClassVar[str] = "CFO with binning"
-    family: ClassVar[str] = "binning"
     description: ClassVar[str] = ("reports the value's bin (of c) with GRR or OLH, whichever has the lower "
                                   "variance; Norm-Sub, then uniform within each bin")
     paper: ClassVar[str] = PAPER
-    input_kind: ClassVar[str] = "continuous"
     report_format: ClassVar[str] = "the categorical oracle's report of the bin index"
     domain_parameter: ClassVar[Param] = BUCKETS
     extra_parameters: ClassVar[tuple[Param, ...]] = (BINS, ORACLE)
-    # Norm-Sub is the paper's (§4.1); Norm-Mul and IBU are the categorical estimators of the same names.
-    reconstructions: ClassVar[tuple[str, ...]] = ("norm-sub", "norm-mul", "ibu")
+    # Norm-Sub is the paper's (§4.1); every categorical estimator applies through frequency_view().
+    fast_engine_exact: ClassVar[bool] = False
+    fast_engine_note: ClassVar[str] = ("the bins' oracle's own sampler: exact in distribution with GRR; exact "
+                                       "marginals with OLH")
+    reconstructions: ClassVar[tuple[str, ...]] = ("norm-sub",)
+    default_estimator: ClassVar[str] = "norm-sub"
 
     def _setup(self) -> None:
-        from ldp.mechanisms import get_mechanism
-
         self._params["bins"] = min(int(self._params["bins"]), self._d)
         if self._params["oracle"] is None:
             self._params["oracle"] = choose_oracle(self._epsilon, self._params["bins"])
-        self._oracle = get_mechanism(self._params["oracle"], self._epsilon, self._params["bins"])
+        self._oracle: FrequencyOracle = MECHANISMS.get(self._params["oracle"])(self._epsilon, self._params["bins"])
         self._bounds = bin_boundaries(self._d, self._params["bins"])
         sizes = np.diff(self._bounds)
         self._bin_of_bucket = np.repeat(np.arange(sizes.size), sizes)
@@ -89,7 +91,7 @@ class CFOBinning(NumericalMechanism):
         return int(self._params["bins"])
 
     @property
-    def oracle(self) -> Any:
+    def oracle(self) -> FrequencyOracle:
         """The categorical mechanism on the c bins (GRR or OLH)."""
         return self._oracle
 
@@ -104,47 +106,62 @@ class CFOBinning(NumericalMechanism):
 
     def bin_of(self, values: Any) -> np.ndarray:
         """Bin index of each value in [0, 1] (through its bucket ⌊v·d⌋, the right end in the last)."""
-        v = np.asarray(values, dtype=np.float64)
-        if v.ndim != 1 or not np.all(np.isfinite(v)) or np.any((v < 0) | (v > 1)):
-            raise ValueError(f"{self.name}: values must be a 1-D array of numbers in [0, 1]")
-        bucket = np.clip(np.floor(v * self._d).astype(np.int64), 0, self._d - 1)
-        return self._bin_of_bucket[bucket]
+        return self._bin_of_bucket[self.bucket_of(self.validate_values(values))]
 
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
         """The categorical oracle's report of each user's bin."""
-        return self._oracle.perturb(self.bin_of(values), rng)
+        return self._oracle.perturb(self._bin_of_bucket[self.bucket_of(values)], rng)
 
     def spread(self, bin_frequencies: Any) -> np.ndarray:
         """Bin frequencies → d bucket frequencies, uniform within each bin."""
         f = np.asarray(bin_frequencies, dtype=np.float64)
         return (f / self._sizes)[self._bin_of_bucket]
 
-    def estimate_bins(self, support_counts: Any, n: int, method: str = "norm-sub") -> np.ndarray:
-        """The c bin frequencies: MI followed by Norm-Sub (§4.1, a distribution over the bins), or another
-        registered categorical estimator of :data:`reconstructions` ("norm-mul", "ibu") by name."""
-        c = np.asarray(support_counts, dtype=np.float64)
-        if method == "norm-sub":
-            from ldp.estimators.consistency import norm_sub
+    def frequency_view(self) -> tuple[FrequencyOracle, Any]:
+        """The categorical oracle whose aggregate this is, and the map from its estimate to the d buckets."""
+        return self._oracle, self.spread
 
-            return norm_sub(self._oracle.estimate(c, int(n)))
-        if method not in self.reconstructions:
-            raise ValueError(f"{self.name} offers the reconstructions {', '.join(self.reconstructions)}, "
-                             f"not {method!r}")
-        from ldp.estimators import get_estimator
+    # ------------------------------------------------------------------ server side
+    def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
+        return self._oracle.validate_reports(reports)
 
-        return np.asarray(get_estimator(method).estimate(self._oracle, c, int(n)), dtype=np.float64)
+    def statistic_size(self) -> int:
+        return self.bins
 
-    def estimate(self, support_counts: Any, n: int, method: str = "norm-sub") -> np.ndarray:
-        """The d-bucket distribution: :meth:`estimate_bins` spread uniformly within bins."""
-        return self.spread(self.estimate_bins(support_counts, n, method))
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return self._oracle.aggregate(reports).counts
 
-    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
-                             method: str | None) -> np.ndarray:
-        from ldp.engines import run_exact, run_fast
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        return self._oracle.sample_aggregate(self.bin_counts(true_counts), rng).counts
 
-        binned = self.bin_counts(counts)
-        if engine == "fast":
-            agg = run_fast(self._oracle, binned, rng)
-        else:
-            agg = run_exact(self._oracle, rng, true_counts=binned, workers=1)
-        return self.estimate(agg.counts, agg.n, method or "norm-sub")
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self._oracle.expected_aggregate(self.bin_counts(true_counts))
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self._oracle.aggregate_variance(self.bin_counts(true_counts))
+
+    def estimate_bins(self, aggregate: Aggregate | Any, n: int | None = None) -> np.ndarray:
+        """The c bin frequencies: MI followed by Norm-Sub (§4.1, a distribution over the bins)."""
+        agg = self.as_aggregate(aggregate, n)
+        return norm_sub(self._oracle.invert(agg.counts, agg.n))
+
+    def _reconstruct(self, aggregate: Aggregate, method: str, **options: Any) -> Estimate:
+        return Estimate(self.spread(self.estimate_bins(aggregate)), method)
+
+    # ------------------------------------------------------------------ privacy and reports
+    def _output_count(self) -> int:
+        return self._oracle.output_count()
+
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        matrix, labels = self._oracle.channel(max_outputs=self._oracle.output_count())
+        return matrix[self._bin_of_bucket], labels
+
+    def _report_bits(self) -> int:
+        return self._oracle.report_bits()
+
+    def _format_reports(self, reports: np.ndarray):
+        return self._oracle.format_reports(reports)
+
+    def parse_reports(self, lines: Any) -> np.ndarray:
+        return self._oracle.parse_reports(lines)

@@ -29,31 +29,31 @@ Reconstructions.
   fixed at 1. This is the generalized-least-squares (BLUE) consistent tree; its leaves are unbiased, sum
   to one but may be negative (HH "does not result in valid distributions", §6.2).
 
-Engines. ``exact`` runs the real per-layer client (``run_exact``) on each layer's users; ``fast`` samples
-each layer's support counts with the oracle's ``sample_support_counts`` (exact in distribution for GRR,
-moment-matched for OLH — see :mod:`ldp.engines`). Both split users among the layers with the same
-per-bucket multinomial, which is exactly the distribution of independent uniform layer choices.
+Aggregate. The per-layer support counts (β + β² + … + β^h entries) followed by the number of users in each
+layer (h entries); additive over users. The fast engine splits users among the layers with a per-bucket
+multinomial (exactly the distribution of independent uniform layer choices) and samples each layer's support
+counts with its oracle's own sampler (exact in distribution for GRR, exact marginals for OLH).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.params import Param
+from ldp.core.errors import LDPError
+from ldp.core.params import BUCKETS, Param
 from ldp.core.randomness import RandomSource
-from ldp.engines import run_exact, run_fast
-from ldp.mechanisms import get_mechanism
-from ldp.mechanisms.base import Mechanism
-from ldp.mechanisms.numerical import BUCKETS, NUMERICAL_MECHANISMS, NumericalMechanism, ValueScale
+from ldp.core.registry import MECHANISMS
+from ldp.core.results import Aggregate, Estimate
+from ldp.maths.hadamard import fwht, hadamard_sign
+from ldp.maths.simplex import norm_sub
+from ldp.maths.trees import admm_tree, aggregate_tree, constrained_inference, tree_height
+from ldp.mechanisms.frequency.base import FrequencyOracle
+from ldp.mechanisms.numerical import NumericalMechanism
 
-__all__ = [
-    "ADMM_EPS_ABS", "ADMM_EPS_REL", "ADMM_MAX_ITER", "AdmmTrace", "HaarHRR", "HierarchicalHistogram", "admm_tree",
-    "aggregate_tree", "constrained_inference", "fast_walsh_hadamard", "hadamard_sign", "tree_height",
-]
+__all__ = ["HaarHRR", "HierarchicalHistogram"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §4.2–4.3")
@@ -62,178 +62,41 @@ BRANCHING = Param("branching", int, "branching factor β of the hierarchy (paper
 ORACLE = Param("oracle", str, "frequency oracle per layer: variance-optimal GRR/OLH (auto), or fixed",
                default="auto", choices=("auto", "grr", "olh"))
 
-ADMM_EPS_ABS = 1e-9
-ADMM_EPS_REL = 1e-6
-ADMM_MAX_ITER = 2000
 
-
-def tree_height(d: int, branching: int) -> int:
-    """h = ⌈log_β d⌉ (at least 1): the tree has β^h ≥ d leaves."""
-    h, size = 1, branching
-    while size < d:
-        size *= branching
-        h += 1
-    return h
-
-
-def aggregate_tree(leaves: np.ndarray, branching: int) -> list[np.ndarray]:
-    """Node values of every depth 0..h from the β^h leaf values (parent = sum of children)."""
-    leaves = np.asarray(leaves, dtype=np.float64)
-    h = round(math.log(leaves.size, branching))
-    if branching ** h != leaves.size:
-        raise ValueError(f"{leaves.size} leaves is not a power of {branching}")
-    levels = [leaves]
-    for _ in range(h):
-        levels.append(levels[-1].reshape(-1, branching).sum(axis=1))
-    return levels[::-1]
-
-
-def constrained_inference(levels: list[np.ndarray], variances: Any, branching: int,
-                          root: float | None = 1.0) -> list[np.ndarray]:
-    """Hay et al.'s two-pass constrained inference with a noise variance per depth (§4.2, [17]).
-
-    ``levels[k]`` are the noisy node estimates at depth k (β^k values; ``levels[0]`` the root),
-    ``variances[k]`` their common variance. ``root`` fixes the root (variance 0) — the known total; with
-    ``root=None`` the root's own estimate and variance are used. Returns the consistent tree (every node
-    the sum of its children) that minimizes Σ_k Σ_v (x̄_v − x̃_v)²/σ_k²: exact GLS, since siblings share
-    their variance. O(β^h).
-    """
-    h = len(levels) - 1
-    var = np.asarray(variances, dtype=np.float64)
-    z: list[np.ndarray] = [np.asarray(x, dtype=np.float64) for x in levels]
-    s2 = np.empty(h + 1)
-    s2[h] = var[h]
-    for k in range(h - 1, -1, -1):  # bottom-up weighted averaging
-        child_sum = z[k + 1].reshape(-1, branching).sum(axis=1)
-        child_var = branching * s2[k + 1]
-        if k == 0 and root is not None:
-            z[0] = np.array([float(root)])
-            s2[0] = 0.0
-            continue
-        if var[k] == np.inf:
-            z[k], s2[k] = child_sum, child_var
-            continue
-        a, b = 1.0 / var[k], 1.0 / child_var
-        z[k] = (a * z[k] + b * child_sum) / (a + b)
-        s2[k] = 1.0 / (a + b)
-    out = [z[0]]
-    for k in range(1, h + 1):  # top-down mean consistency
-        zk = z[k].reshape(-1, branching)
-        gap = out[k - 1] - zk.sum(axis=1)
-        out.append((zk + gap[:, None] / branching).ravel())
-    return out
-
-
-@dataclass(frozen=True)
-class AdmmTrace:
-    """How ADMM stopped: iterations run, final primal/dual residuals, whether the rule was met."""
-
-    iterations: int
-    primal_residual: float
-    dual_residual: float
-    converged: bool
-
-
-def admm_tree(levels: list[np.ndarray], variances: Any, branching: int, *, fixed_zero: np.ndarray | None = None,
-              rho: float = 1.0, eps_abs: float = ADMM_EPS_ABS, eps_rel: float = ADMM_EPS_REL,
-              max_iter: int = ADMM_MAX_ITER) -> tuple[np.ndarray, AdmmTrace]:
-    """HH-ADMM, Eq. (2) of §4.3: min ½‖x − x̃‖²_W s.t. A x = 0, x ≥ 0, x_root = 1, W = diag(1/σ²_depth).
-
-    Split x (consistent tree, root 1) and z (x ≥ 0): Boyd et al. [7] scaled-form ADMM,
-    x ← Proj_W+ρ(consistent, root 1)[(W x̃ + ρ(z − u))/(W + ρ)]  (= :func:`constrained_inference` with
-    per-depth variances 1/(w_k + ρ)), z ← max(0, x + u) (0 on ``fixed_zero`` leaves, e.g. padding),
-    u ← u + x − z. Stops when ‖r‖ ≤ √N ε_abs + ε_rel max(‖x‖, ‖z‖) and ‖s‖ ≤ √N ε_abs + ε_rel ‖ρu‖ (Boyd
-    §3.3.1); ρ is rebalanced ×/÷2 when one residual exceeds 10× the other (§3.4.1). Returns the leaves of
-    z renormalized to sum exactly to one, and the trace.
-    """
-    h = len(levels) - 1
-    var = np.asarray(variances, dtype=np.float64)[1:]
-    w = 1.0 / var
-    w = w / w.mean()  # scale-free objective so that ρ = 1 is a sensible start
-    sizes = [branching ** k for k in range(1, h + 1)]
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    n_nodes = int(offsets[-1])
-    xt = np.concatenate([np.asarray(levels[k], dtype=np.float64) for k in range(1, h + 1)])
-    wv = np.repeat(w, sizes)
-    zero_mask = np.zeros(n_nodes, dtype=bool)
-    if fixed_zero is not None and np.any(fixed_zero):
-        leaf_zero = np.asarray(fixed_zero, dtype=bool)
-        for k in range(1, h + 1):  # a node is forced to 0 if all its leaves are
-            zero_mask[offsets[k - 1]:offsets[k]] = leaf_zero.reshape(sizes[k - 1], -1).all(axis=1)
-    # warm start from the (weighted) CI solution clipped at 0
-    ci = constrained_inference([np.ones(1)] + [xt[offsets[k - 1]:offsets[k]] for k in range(1, h + 1)],
-                               np.concatenate([[0.0], var]), branching)
-    x = np.concatenate(ci[1:])
-    z = np.maximum(x, 0.0)
-    z[zero_mask] = 0.0
-    u = np.zeros(n_nodes)
-    sqrt_n = math.sqrt(n_nodes)
-    r_norm = s_norm = math.inf
-    it = 0
-    converged = False
-    while it < max_iter:
-        it += 1
-        denom = wv + rho
-        c = (wv * xt + rho * (z - u)) / denom
-        lv = np.concatenate([[0.0], 1.0 / (w + rho)])
-        tree = constrained_inference([np.ones(1)] + [c[offsets[k - 1]:offsets[k]] for k in range(1, h + 1)],
-                                     lv, branching)
-        x = np.concatenate(tree[1:])
-        z_old = z
-        z = np.maximum(x + u, 0.0)
-        z[zero_mask] = 0.0
-        r = x - z
-        u = u + r
-        r_norm = float(np.linalg.norm(r))
-        s_norm = rho * float(np.linalg.norm(z - z_old))
-        eps_pri = sqrt_n * eps_abs + eps_rel * max(float(np.linalg.norm(x)), float(np.linalg.norm(z)))
-        eps_dual = sqrt_n * eps_abs + eps_rel * rho * float(np.linalg.norm(u))
-        if r_norm <= eps_pri and s_norm <= eps_dual:
-            converged = True
-            break
-        if r_norm > 10.0 * s_norm:
-            rho *= 2.0
-            u /= 2.0
-        elif s_norm > 10.0 * r_norm:
-            rho /= 2.0
-            u *= 2.0
-    leaves = z[offsets[h - 1]:offsets[h]].copy()
-    total = leaves.sum()
-    leaves = leaves / total if total > 0 else np.where(zero_mask[offsets[h - 1]:], 0.0, 1.0) / max(
-        1, int((~zero_mask[offsets[h - 1]:]).sum()))
-    return leaves, AdmmTrace(it, r_norm, s_norm, converged)
-
-
-@NUMERICAL_MECHANISMS.register
+@MECHANISMS.register
 class HierarchicalHistogram(NumericalMechanism):
     """HH in LDP (§4.2): users split uniformly over the h layers of a β-ary tree, one CFO report each."""
 
     name: ClassVar[str] = "hh"
     display_name: ClassVar[str] = "Hierarchical histogram (HH)"
-    family: ClassVar[str] = "hierarchy"
     description: ClassVar[str] = ("each user reports her value's ancestor in one random layer of a β-ary tree "
                                   "with GRR or OLH; HH-ADMM or constrained inference makes the tree consistent")
     paper: ClassVar[str] = PAPER
-    input_kind: ClassVar[str] = "continuous"
     report_format: ClassVar[str] = ("four integers per user: the layer k ∈ [1, h], then the layer oracle's "
                                     "report (GRR: the index, then 0 0; OLH: a b y)")
     domain_parameter: ClassVar[Param] = BUCKETS
     extra_parameters: ClassVar[tuple[Param, ...]] = (BRANCHING, ORACLE)
     reconstructions: ClassVar[tuple[str, ...]] = ("hh-admm", "hh-ci")
+    default_estimator: ClassVar[str] = "hh-admm"
+    fast_engine_exact: ClassVar[bool] = False
+    fast_engine_note: ClassVar[str] = ("users split over the layers exactly; each layer's support counts from its "
+                                       "oracle's sampler (exact with GRR, exact marginals with OLH)")
 
     def _setup(self) -> None:
         self._beta = int(self._params["branching"])
         self._h = tree_height(self._d, self._beta)
         self._leaves = self._beta ** self._h
         choice = self._params["oracle"]
-        self._oracles: list[Mechanism] = []
+        self._oracles: list[FrequencyOracle] = []
         for k in range(1, self._h + 1):
             size = self._beta ** k
             if choice == "auto":
                 name = "grr" if size < 3.0 * math.exp(self._epsilon) + 2.0 else "olh"
             else:
                 name = choice
-            self._oracles.append(get_mechanism(name, self._epsilon, size))
+            self._oracles.append(MECHANISMS.get(name)(self._epsilon, size))
+        self._layer_sizes = [self._beta ** k for k in range(1, self._h + 1)]
+        self._offsets = np.concatenate([[0], np.cumsum(self._layer_sizes)])
 
     # ----------------------------------------------------------------- structure
     @property
@@ -250,12 +113,9 @@ class HierarchicalHistogram(NumericalMechanism):
         """D = β^h ≥ d leaves (the last D − d are padding, known empty)."""
         return self._leaves
 
-    def oracle(self, layer: int) -> Mechanism:
+    def oracle(self, layer: int) -> FrequencyOracle:
         """The categorical frequency oracle of depth ``layer`` ∈ [1, h] (over β^layer nodes)."""
         return self._oracles[layer - 1]
-
-    def input_edges(self, scale: ValueScale | None = None) -> np.ndarray:
-        return (scale or ValueScale()).edges(self._d)
 
     def layer_counts(self, counts: Any) -> list[np.ndarray]:
         """Per-depth node counts (depths 0..h) of d bucket counts, padded to β^h leaves."""
@@ -273,21 +133,9 @@ class HierarchicalHistogram(NumericalMechanism):
         return out
 
     # ----------------------------------------------------------------- client side
-    def validate_values(self, values: Any) -> np.ndarray:
-        arr = np.asarray(values)
-        if arr.ndim != 1:
-            raise ValueError(f"{self.name}: values must be a 1-D array of numbers in [0, 1], got shape {arr.shape}")
-        arr = arr.astype(np.float64)
-        bad = ~np.isfinite(arr) | (arr < 0.0) | (arr > 1.0)
-        if bad.any():
-            raise ValueError(f"{self.name}: value {arr[bad][0]!r} is outside [0, 1]; map real units with "
-                             "ValueScale(lo, hi).to_unit first")
-        return arr
-
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         """Bucketize into the d buckets, pick a layer uniformly, report the ancestor with that layer's oracle."""
-        v = self.validate_values(values)
-        bucket = np.minimum((v * self._d).astype(np.int64), self._d - 1)
+        bucket = self.bucket_of(v)
         layer = rng.integers(1, self._h + 1, size=v.size)
         out = np.zeros((v.size, 4), dtype=np.int64)
         out[:, 0] = layer
@@ -301,79 +149,108 @@ class HierarchicalHistogram(NumericalMechanism):
         return out
 
     # ----------------------------------------------------------------- server side
-    def layer_estimates(self, reports: Any) -> tuple[list[np.ndarray], np.ndarray]:
-        """Per-depth frequency estimates (depth 0: the root, 1) and users per layer from raw reports."""
-        rep = np.asarray(reports)
-        if rep.ndim != 2 or rep.shape[1] != 4 or rep.shape[0] == 0:
-            raise ValueError(f"{self.name}: reports must be an (n, 4) integer array")
-        supports, sizes = [], np.zeros(self._h, dtype=np.int64)
-        for k in range(1, self._h + 1):
-            part = rep[rep[:, 0] == k, 1:]
-            sizes[k - 1] = part.shape[0]
-            mech = self._oracles[k - 1]
-            if part.shape[0] == 0:
-                supports.append(np.zeros(mech.d))
-                continue
-            part = part[:, 0] if mech.name == "grr" else part[:, :3]
-            supports.append(mech.support_counts(part))
-        return self._estimates(supports, sizes), sizes
+    def _layer_reports(self, reports: np.ndarray, k: int) -> np.ndarray:
+        part = reports[reports[:, 0] == k, 1:]
+        columns = self._oracles[k - 1].report_columns()
+        return part[:, 0] if columns == 1 else part[:, :columns]
 
-    def _estimates(self, supports: list[np.ndarray], sizes: np.ndarray) -> list[np.ndarray]:
-        levels = [np.ones(1)]
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
+        if rep.ndim != 2 or rep.shape[1] != 4:
+            raise LDPError(f"{self.name}: reports must be an (n, 4) integer array, got shape {rep.shape}")
+        if not np.issubdtype(rep.dtype, np.integer):
+            raise LDPError(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
+        if np.any((rep[:, 0] < 1) | (rep[:, 0] > self._h)):
+            raise LDPError(f"{self.name}: the layer (first number) must lie in [1, {self._h}]")
         for k in range(1, self._h + 1):
-            n_k = int(sizes[k - 1])
-            levels.append(self._oracles[k - 1].estimate(supports[k - 1], n_k) if n_k else
-                          np.full(self._beta ** k, self._beta ** -k))
-        return levels
+            part = self._layer_reports(rep, k)
+            if part.shape[0]:
+                self._oracles[k - 1].validate_reports(part)
+        return rep
 
-    def estimate(self, levels: list[np.ndarray], layer_sizes: Any, *, method: str = "hh-admm") -> np.ndarray:
-        """Frequencies of the d input buckets from the per-depth estimates by ``hh-admm`` or ``hh-ci``."""
-        var = self.noise_variances(layer_sizes)
-        if method == "hh-ci":
-            return constrained_inference(levels, var, self._beta)[-1][:self._d].copy()
-        if method != "hh-admm":
-            raise ValueError(f"{self.name}: unknown reconstruction {method!r}; choose hh-admm or hh-ci")
-        pad = np.zeros(self._leaves, dtype=bool)
-        pad[self._d:] = True
-        leaves, _ = admm_tree(levels, var, self._beta, fixed_zero=pad)
-        return leaves[:self._d]
+    def statistic_size(self) -> int:
+        return int(self._offsets[-1]) + self._h
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.statistic_size())
+        for k in range(1, self._h + 1):
+            part = self._layer_reports(reports, k)
+            out[self._offsets[-1] + k - 1] = part.shape[0]
+            if part.shape[0]:
+                out[self._offsets[k - 1]:self._offsets[k]] = self._oracles[k - 1].aggregate(part).counts
+        return out
 
     def split_users(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Users of every bucket split uniformly over the h layers: an (h, d) count array (exact)."""
         return rng.multinomial(np.asarray(counts, dtype=np.int64), np.full(self._h, 1.0 / self._h)).T
 
-    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
-                             method: str | None) -> np.ndarray:
-        split = self.split_users(counts, rng)
-        supports, sizes = [], split.sum(axis=1)
+    def _layer_populations(self, split: np.ndarray) -> list[np.ndarray]:
+        return [self.layer_counts(split[k - 1])[k].astype(np.int64) for k in range(1, self._h + 1)]
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        out = np.zeros(self.statistic_size())
+        for k, layer in enumerate(self._layer_populations(self.split_users(true_counts, rng)), start=1):
+            out[self._offsets[-1] + k - 1] = layer.sum()
+            if layer.sum():
+                out[self._offsets[k - 1]:self._offsets[k]] = self._oracles[k - 1].sample_aggregate(layer, rng).counts
+        return out
+
+    def layer_estimates(self, aggregate: Aggregate | Any, n: int | None = None) -> tuple[list[np.ndarray],
+                                                                                          np.ndarray]:
+        """Per-depth frequency estimates (depth 0: the root, 1) by matrix inversion within each layer's users,
+        and the users per layer."""
+        agg = self.as_aggregate(aggregate, n)
+        sizes = agg.counts[self._offsets[-1]:].astype(np.int64)
+        levels = [np.ones(1)]
         for k in range(1, self._h + 1):
-            mech = self._oracles[k - 1]
-            layer = self.layer_counts(split[k - 1])[k].astype(np.int64)
-            if sizes[k - 1] == 0:
-                supports.append(np.zeros(mech.d))
-            elif engine == "fast":
-                supports.append(run_fast(mech, layer, rng).counts)
-            else:
-                supports.append(run_exact(mech, rng, true_counts=layer).counts)
-        return self.estimate(self._estimates(supports, sizes), sizes, method=method or "hh-admm")
+            n_k = int(sizes[k - 1])
+            support = agg.counts[self._offsets[k - 1]:self._offsets[k]]
+            levels.append(self._oracles[k - 1].invert(support, n_k) if n_k else np.full(self._beta ** k,
+                                                                                          self._beta ** -k))
+        return levels, sizes
 
+    def _reconstruct(self, aggregate: Aggregate, method: str, **options: Any) -> Estimate:
+        """Frequencies of the d input buckets from the per-depth estimates by ``hh-admm`` or ``hh-ci``."""
+        levels, sizes = self.layer_estimates(aggregate)
+        var = self.noise_variances(sizes)
+        if method == "hh-ci":
+            return Estimate(constrained_inference(levels, var, self._beta)[-1][:self._d], method)
+        pad = np.zeros(self._leaves, dtype=bool)
+        pad[self._d:] = True
+        leaves, trace = admm_tree(levels, var, self._beta, fixed_zero=pad)
+        warnings = () if trace.converged else (f"HH-ADMM stopped after {trace.iterations} iterations without meeting "
+                                               "its residual tolerances",)
+        return Estimate(leaves[:self._d], method, converged=trace.converged, iterations=trace.iterations,
+                        warnings=warnings)
 
-# ============================================================================================ HaarHRR
-def hadamard_sign(j: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """φ[j, a] = (−1)^popcount(j & a), the Sylvester–Hadamard entry (broadcast)."""
-    return 1 - 2 * (np.bitwise_count(np.bitwise_and(j, a)) & 1).astype(np.int64)
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        out = np.zeros(self.statistic_size())
+        expected_layers = self.layer_counts(true_counts / self._h)
+        for k in range(1, self._h + 1):
+            layer_f = expected_layers[k]
+            n_k = layer_f.sum()
+            oracle = self._oracles[k - 1]
+            out[self._offsets[k - 1]:self._offsets[k]] = layer_f * oracle.p_star + (n_k - layer_f) * oracle.q_star
+            out[self._offsets[-1] + k - 1] = n_k
+        return out
 
+    # ----------------------------------------------------------------- privacy: a mixture over layers
+    def _output_count(self) -> int:
+        return sum(self._oracles[k].output_count() for k in range(self._h))
 
-def fast_walsh_hadamard(x: np.ndarray) -> np.ndarray:
-    """H x for the m × m Sylvester–Hadamard matrix (m a power of 2), O(m log m)."""
-    y = np.array(x, dtype=np.float64)
-    m = y.size
-    step = 1
-    while step < m:
-        y = y.reshape(-1, 2, step)
-        y = np.stack([y[:, 0] + y[:, 1], y[:, 0] - y[:, 1]], axis=1).reshape(m)
-        step *= 2
-    return y
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        blocks, labels = [], []
+        for k in range(1, self._h + 1):
+            oracle = self._oracles[k - 1]
+            matrix, names = oracle.channel(max_outputs=oracle.output_count())
+            node = np.minimum(np.arange(self._d), self._leaves - 1) // (self._beta ** (self._h - k))
+            blocks.append(matrix[node] / self._h)
+            pad = 4 - 1 - oracle.report_columns()
+            labels += [f"{k} {name}" + " 0" * pad for name in names]
+        return np.concatenate(blocks, axis=1), labels
+
+    def _report_bits(self) -> int:
+        return math.ceil(math.log2(self._h + 1)) + max(o.report_bits() for o in self._oracles)
 
 
 # The fast HaarHRR engine draws the Hadamard index of every (node, sign) group with one multinomial while the
@@ -381,7 +258,7 @@ def fast_walsh_hadamard(x: np.ndarray) -> np.ndarray:
 HAAR_FAST_CELLS = 1 << 22
 
 
-@NUMERICAL_MECHANISMS.register
+@MECHANISMS.register
 class HaarHRR(NumericalMechanism):
     """HaarHRR (§4.2, Kulkarni et al. [21]): Haar coefficients of one random layer through Hadamard RR.
 
@@ -398,14 +275,13 @@ class HaarHRR(NumericalMechanism):
 
     name: ClassVar[str] = "haar-hrr"
     display_name: ClassVar[str] = "HaarHRR"
-    family: ClassVar[str] = "hierarchy"
     description: ClassVar[str] = ("each user reports one Haar coefficient of a random layer with Hadamard "
                                   "randomized response; the inverse Haar transform gives the histogram")
     paper: ClassVar[str] = PAPER
-    input_kind: ClassVar[str] = "continuous"
     report_format: ClassVar[str] = "three integers per user: the height ℓ ∈ [1, h], the Hadamard row j, y = ±1"
     domain_parameter: ClassVar[Param] = BUCKETS
     reconstructions: ClassVar[tuple[str, ...]] = ("haar", "haar-ns")
+    default_estimator: ClassVar[str] = "haar"
 
     def _setup(self) -> None:
         self._h = tree_height(self._d, 2)
@@ -413,6 +289,7 @@ class HaarHRR(NumericalMechanism):
         e = math.exp(self._epsilon)
         self._keep = e / (e + 1.0)
         self._scale = (e + 1.0) / (e - 1.0)
+        self._offsets = np.concatenate([[0], np.cumsum([1 << (self._h - ell) for ell in range(1, self._h + 1)])])
 
     @property
     def height(self) -> int:
@@ -422,18 +299,13 @@ class HaarHRR(NumericalMechanism):
     def leaves(self) -> int:
         return self._leaves
 
-    def input_edges(self, scale: ValueScale | None = None) -> np.ndarray:
-        return (scale or ValueScale()).edges(self._d)
-
     def coefficient_variance(self, n_layer: float) -> float:
         """Var θ̂_a ≈ scale²/n_ℓ (each term φ y has variance 1 − (θ/scale)² ≤ 1; exact for θ_a = 0)."""
         return self._scale ** 2 / n_layer
 
     # ----------------------------------------------------------------- client side
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
-        v = HierarchicalHistogram.validate_values(self, values)  # same [0, 1] check
-        bucket = np.minimum((v * self._d).astype(np.int64), self._d - 1)
-        return self._perturb_buckets(bucket, rng)
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return self._perturb_buckets(self.bucket_of(v), rng)
 
     def _perturb_buckets(self, bucket: np.ndarray, rng: RandomSource) -> np.ndarray:
         n = bucket.size
@@ -446,49 +318,71 @@ class HaarHRR(NumericalMechanism):
         return np.stack([layer, j, y], axis=1).astype(np.int64)
 
     # ----------------------------------------------------------------- server side
-    def layer_sums(self, reports: Any) -> tuple[list[np.ndarray], np.ndarray]:
-        """Per height ℓ = 1..h: S_j = Σ y over reports with Hadamard row j, and the users per layer."""
-        rep = np.asarray(reports)
-        if rep.ndim != 2 or rep.shape[1] != 3 or rep.shape[0] == 0:
-            raise ValueError(f"{self.name}: reports must be an (n, 3) integer array")
-        sums, sizes = [], np.zeros(self._h, dtype=np.int64)
-        for ell in range(1, self._h + 1):
-            part = rep[rep[:, 0] == ell]
-            sizes[ell - 1] = part.shape[0]
-            m = 1 << (self._h - ell)
-            if np.any((part[:, 1] < 0) | (part[:, 1] >= m)) or np.any(np.abs(part[:, 2]) != 1):
-                raise ValueError(f"{self.name}: malformed report at height {ell}")
-            sums.append(np.bincount(part[:, 1], weights=part[:, 2].astype(np.float64), minlength=m))
-        return sums, sizes
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
+        if rep.ndim != 2 or rep.shape[1] != 3:
+            raise LDPError(f"{self.name}: reports must be an (n, 3) integer array, got shape {rep.shape}")
+        if not np.issubdtype(rep.dtype, np.integer):
+            raise LDPError(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
+        layer = rep[:, 0]
+        if np.any((layer < 1) | (layer > self._h)):
+            raise LDPError(f"{self.name}: the height (first number) must lie in [1, {self._h}]")
+        rows = np.int64(1) << (self._h - layer)
+        if np.any((rep[:, 1] < 0) | (rep[:, 1] >= rows)) or np.any(np.abs(rep[:, 2]) != 1):
+            raise LDPError(f"{self.name}: malformed report (the row j must lie in [0, 2^(h−ℓ)) and y be ±1)")
+        return rep
 
-    def estimate(self, sums: list[np.ndarray], sizes: Any, *, method: str = "haar") -> np.ndarray:
+    def statistic_size(self) -> int:
+        return int(self._offsets[-1]) + self._h
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.statistic_size())
+        for ell in range(1, self._h + 1):
+            part = reports[reports[:, 0] == ell]
+            out[self._offsets[-1] + ell - 1] = part.shape[0]
+            out[self._offsets[ell - 1]:self._offsets[ell]] = np.bincount(
+                part[:, 1], weights=part[:, 2].astype(np.float64), minlength=1 << (self._h - ell))
+        return out
+
+    def layer_sums(self, aggregate: Aggregate | Any, n: int | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+        """Per height ℓ = 1..h: S_j = Σ y over reports with Hadamard row j, and the users per layer."""
+        agg = self.as_aggregate(aggregate, n)
+        sums = [agg.counts[self._offsets[ell - 1]:self._offsets[ell]] for ell in range(1, self._h + 1)]
+        return sums, agg.counts[self._offsets[-1]:].astype(np.int64)
+
+    def _reconstruct(self, aggregate: Aggregate, method: str, **options: Any) -> Estimate:
         """Leaf frequencies of the d input buckets from the per-layer Hadamard sums (inverse Haar transform)."""
-        if method not in self.reconstructions:
-            raise ValueError(f"{self.name}: unknown reconstruction {method!r}; choose haar or haar-ns")
+        sums, sizes = self.layer_sums(aggregate)
         nodes = np.ones(1)
         for ell in range(self._h, 0, -1):
             n_l = int(sizes[ell - 1])
-            theta = self._scale * fast_walsh_hadamard(sums[ell - 1]) / n_l if n_l else np.zeros(nodes.size)
+            theta = self._scale * fwht(sums[ell - 1]) / n_l if n_l else np.zeros(nodes.size)
             nodes = np.stack([(nodes + theta) / 2.0, (nodes - theta) / 2.0], axis=1).ravel()
         leaves = nodes[:self._d].copy()
-        if method == "haar-ns":
-            from ldp.estimators.consistency import norm_sub
-            leaves = norm_sub(leaves)
-        return leaves
+        return Estimate(norm_sub(leaves) if method == "haar-ns" else leaves, method)
 
-    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
-                             method: str | None) -> np.ndarray:
-        if engine == "exact":  # the real client on every user, in chunks
-            sums = [np.zeros(1 << (self._h - ell)) for ell in range(1, self._h + 1)]
-            sizes = np.zeros(self._h, dtype=np.int64)
-            codes_all = np.repeat(np.arange(self._d), counts)
-            for start in range(0, codes_all.size, 1 << 20):
-                s, z = self.layer_sums(self._perturb_buckets(codes_all[start:start + (1 << 20)], rng))
-                sums = [a + b for a, b in zip(sums, s, strict=True)]
-                sizes += z
-        else:
-            sums, sizes = self.sample_sums(counts, rng)
-        return self.estimate(sums, sizes, method=method or "haar")
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        sums, sizes = self.sample_sums(true_counts, rng)
+        return np.concatenate([*sums, sizes])
+
+    # ----------------------------------------------------------------- privacy
+    def _output_count(self) -> int:
+        return 2 * int(self._offsets[-1])
+
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        blocks, labels = [], []
+        bucket = np.arange(self._d)
+        for ell in range(1, self._h + 1):
+            m = 1 << (self._h - ell)
+            node, sign = bucket >> ell, 1 - 2 * ((bucket >> (ell - 1)) & 1)
+            y0 = sign[:, None] * hadamard_sign(np.arange(m)[None, :], node[:, None])  # (d, m) pre-flip value
+            plus = np.where(y0 > 0, self._keep, 1 - self._keep) / (self._h * m)
+            blocks.append(np.stack([plus, 1 / (self._h * m) - plus], axis=2).reshape(self._d, 2 * m))
+            labels += [f"{ell} {j} {y}" for j in range(m) for y in (1, -1)]
+        return np.concatenate(blocks, axis=1), labels
+
+    def _report_bits(self) -> int:
+        return math.ceil(math.log2(self._h + 1)) + self._h + 1
 
     def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> tuple[list[np.ndarray], np.ndarray]:
         """The per-layer Hadamard sums drawn directly (exact in distribution).

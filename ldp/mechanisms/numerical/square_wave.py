@@ -50,10 +50,15 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ldp.core.params import DOMAIN_SIZE, Param, validate_codes
+from ldp.core.errors import LDPError
+from ldp.core.params import BUCKETS, DOMAIN_SIZE, Param
 from ldp.core.randomness import RandomSource, bernoulli
-from ldp.estimators.reconstruction import DEFAULT_MAX_ITER, Reconstruction, reconstruct
-from ldp.mechanisms.numerical import BUCKETS, NUMERICAL_MECHANISMS, NumericalMechanism, ValueScale
+from ldp.core.registry import MECHANISMS
+from ldp.core.results import Aggregate, Estimate
+from ldp.data.scale import ValueScale
+from ldp.maths.em import DEFAULT_MAX_ITER, default_tolerance, expectation_maximization
+from ldp.mechanisms.base import ceil_log2, check_int_reports
+from ldp.mechanisms.numerical import NumericalMechanism
 
 __all__ = [
     "BoxChannel", "DiscreteSquareWave", "SquareWave", "SquareWaveChannel", "discrete_b", "mutual_information_b",
@@ -86,7 +91,7 @@ def mutual_information_b(epsilon: float) -> float:
     """
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
-        raise ValueError(f"ε must be a positive number, got {epsilon!r}")
+        raise LDPError(f"ε must be a positive number, got {epsilon!r}")
     e = math.exp(eps)
     if eps < 1.0:
         num = den = 0.0
@@ -255,17 +260,15 @@ def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndar
     return m
 
 
-def _check_counts(true_counts: Any, d: int, owner: str) -> np.ndarray:
-    counts = np.asarray(true_counts)
-    if counts.shape != (d,):
-        raise ValueError(f"{owner}: true counts must have length d={d}, got shape {counts.shape}")
-    if counts.size and not np.issubdtype(counts.dtype, np.integer):
-        if not (np.all(np.isfinite(counts)) and np.all(counts == np.round(counts))):
-            raise ValueError(f"{owner}: true counts must be non-negative integers")
-    counts = counts.astype(np.int64)
-    if np.any(counts < 0):
-        raise ValueError(f"{owner}: true counts must be non-negative integers")
-    return counts
+def channel_reconstruction(histogram: np.ndarray, channel: Any, method: str, epsilon: float, tol: float | None,
+                           max_iter: int) -> Estimate:
+    """EM or EMS (§5.5) through a transition operator, as an :class:`Estimate` carrying the EM trace."""
+    tau = default_tolerance(method, epsilon) if tol is None else tol
+    x, trace = expectation_maximization(histogram, channel, smoothing=method == "ems", tol=tau, max_iter=max_iter)
+    warnings = (trace.note,) if trace.note else ()
+    return Estimate(x, method, converged=trace.converged, iterations=trace.iterations, trace=trace.log_likelihood,
+                    warnings=warnings, diagnostics={"tol": trace.tol, "max_iter": trace.max_iter,
+                                                    "final_change": trace.final_change})
 
 
 def _expand(counts: np.ndarray) -> np.ndarray:
@@ -274,20 +277,21 @@ def _expand(counts: np.ndarray) -> np.ndarray:
 
 
 # ============================================================================================ continuous SW
-@NUMERICAL_MECHANISMS.register
+@MECHANISMS.register
 class SquareWave(NumericalMechanism):
     """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b]."""
 
     name: ClassVar[str] = "sw"
     display_name: ClassVar[str] = "Square Wave (SW)"
-    family: ClassVar[str] = "wave"
     description: ClassVar[str] = ("reports a value uniformly near the input with density p, elsewhere in "
                                   "[−b, 1+b] with density q = p/e^ε; EM/EMS reconstructs the histogram")
     paper: ClassVar[str] = PAPER
-    input_kind: ClassVar[str] = "continuous"
     report_format: ClassVar[str] = "one real number in [−b, 1+b] per user"
     domain_parameter: ClassVar[Param] = BUCKETS
     extra_parameters: ClassVar[tuple[Param, ...]] = (SW_B, D_TILDE)
+    reconstructions: ClassVar[tuple[str, ...]] = ("ems", "em")
+    default_estimator: ClassVar[str] = "ems"
+    real_reports: ClassVar[bool] = True
 
     def _setup(self) -> None:
         if self._params["b"] is None:
@@ -342,26 +346,12 @@ class SquareWave(NumericalMechanism):
         return np.clip(np.where(y < v - b, below, np.where(y <= v + b, inside, above)), 0.0, 1.0)
 
     # ----------------------------------------------------------------- client side
-    def validate_values(self, values: Any) -> np.ndarray:
-        arr = np.asarray(values)
-        if arr.ndim != 1:
-            raise ValueError(f"{self.name}: values must be a 1-D array of numbers in [0, 1], got shape {arr.shape}")
-        if arr.size and not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-            raise TypeError(f"{self.name}: values must be numbers in [0, 1], got dtype {arr.dtype}")
-        arr = arr.astype(np.float64, copy=False)
-        bad = ~np.isfinite(arr) | (arr < 0.0) | (arr > 1.0)
-        if bad.any():
-            raise ValueError(f"{self.name}: value {arr[bad][0]!r} is outside [0, 1]; map real units with "
-                             "ValueScale(lo, hi).to_unit first")
-        return arr
-
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         """One real-valued report per user, drawn exactly by inverting the SW CDF with one uniform each.
 
         With u ~ U[0, 1): ṽ = −b + u/q if u < qv; v − b + (u − qv)/p if u < qv + 2bp; else
         v + b + (u − qv − 2bp)/q — the three pieces of the CDF of Eq. (3).
         """
-        v = self.validate_values(values)
         u = rng.random(v.size)
         p, q, b = self._p, self._q, self.b
         t1 = q * v
@@ -375,19 +365,16 @@ class SquareWave(NumericalMechanism):
         return out
 
     # ----------------------------------------------------------------- server side
-    def validate_reports(self, reports: Any) -> np.ndarray:
-        rep = np.asarray(reports)
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 1:
-            raise ValueError(f"{self.name}: reports must be a 1-D array of real numbers, got shape {rep.shape}")
-        if rep.size == 0:
-            raise ValueError(f"{self.name}: there are no reports")
+            raise LDPError(f"{self.name}: reports must be a 1-D array of real numbers, got shape {rep.shape}")
         if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
-            raise TypeError(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+            raise LDPError(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
         rep = rep.astype(np.float64, copy=False)
         slack = 1e-9 * (1.0 + 2.0 * self.b)
         bad = ~np.isfinite(rep) | (rep < -self.b - slack) | (rep > 1.0 + self.b + slack)
         if bad.any():
-            raise ValueError(f"{self.name}: report {rep[bad][0]!r} is outside [−b, 1+b] = "
+            raise LDPError(f"{self.name}: report {rep[bad][0]!r} is outside [−b, 1+b] = "
                              f"[{-self.b:.6g}, {1 + self.b:.6g}] — reports of another ε or b?")
         return rep
 
@@ -395,13 +382,18 @@ class SquareWave(NumericalMechanism):
         """Counts of reports in d̃ equal buckets of [−b, 1 + b] (int64; the right end is in the last)."""
         rep = self.validate_reports(reports)
         dt = self.d_tilde if d_tilde is None else D_TILDE.validate(d_tilde, self.name)
+        return self._histogram(rep, dt)
+
+    def _histogram(self, rep: np.ndarray, dt: int) -> np.ndarray:
         idx = np.floor((rep + self.b) * (dt / (1.0 + 2.0 * self.b))).astype(np.int64)
         np.clip(idx, 0, dt - 1, out=idx)
         return np.bincount(idx, minlength=dt).astype(np.int64, copy=False)
 
-    def input_edges(self, scale: ValueScale | None = None) -> np.ndarray:
-        """The d + 1 input bucket edges: of [0, 1], or of [lo, hi] in real units."""
-        return (scale or ValueScale()).edges(self._d)
+    def statistic_size(self) -> int:
+        return self.d_tilde
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return self._histogram(reports, self.d_tilde)
 
     def output_edges(self, scale: ValueScale | None = None) -> np.ndarray:
         """The d̃ + 1 report bucket edges of [−b, 1 + b] (mapped to real units by ``scale``)."""
@@ -412,33 +404,37 @@ class SquareWave(NumericalMechanism):
         """The exact d̃ × d matrix M (dense copy); columns sum to 1."""
         return self._cached("matrix", lambda: transition_matrix(self._epsilon, self.b, self._d, self.d_tilde)).copy()
 
-    def channel(self) -> SquareWaveChannel:
+    def transition_operator(self) -> SquareWaveChannel:
         """M as an O(d + d̃) operator for EM/EMS."""
         return self._cached("channel", lambda: SquareWaveChannel(self._epsilon, self.b, self._d, self.d_tilde))
 
-    def estimate(self, histogram: Any, *, method: str = "ems", tol: float | None = None,
-                 max_iter: int = DEFAULT_MAX_ITER, edges: Any = None) -> Reconstruction:
-        """EM or EMS (§5.5) on a d̃-bucket report histogram, with the paper's τ unless ``tol`` is given."""
-        e = self.input_edges() if edges is None else edges
-        return reconstruct(histogram, self.channel(), method=method, epsilon=self._epsilon, tol=tol,
-                           max_iter=max_iter, edges=e)
+    def _reconstruct(self, aggregate: Aggregate, method: str, *, tol: float | None = None,
+                     max_iter: int = DEFAULT_MAX_ITER) -> Estimate:
+        """EM or EMS (§5.5) on the d̃-bucket report histogram, with the paper's τ unless ``tol`` is given."""
+        return channel_reconstruction(aggregate.counts, self.transition_operator(), method, self._epsilon, tol,
+                                      max_iter)
 
-    reconstructions = ("ems", "em")
+    def _privacy_loss(self) -> float:
+        return math.log(self._p / self._q)  # the density ratio p/q = e^ε (Theorem 1)
 
-    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
-                             method: str | None) -> np.ndarray:
-        if engine == "fast":
-            hist = self.sample_histogram(counts, rng)
-        else:  # the real client on values uniform within their bucket, streamed in chunks
-            hist = np.zeros(self.d_tilde, dtype=np.int64)
-            codes_all = np.repeat(np.arange(self._d), counts)
-            for start in range(0, codes_all.size, 1 << 20):
-                codes = codes_all[start:start + (1 << 20)]
-                values = (codes + rng.random(codes.size)) / self._d
-                hist += self.report_histogram(self.perturb(values, rng)).astype(np.int64)
-        return self.estimate(hist, method=method or "ems").frequencies
+    def _report_bits(self) -> int:
+        return 64  # one real number, sent as a float64 (as the report files write it)
+
+    def report_bits_formula(self) -> str:
+        return "64 (one real number as a float64)"
+
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self.transition_operator().dot(true_counts.astype(np.float64))
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        m = self.transition_matrix()  # a sum over buckets of independent multinomials
+        return m @ true_counts - (m * m) @ true_counts
 
     # ----------------------------------------------------------------- fast engine
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        return self.sample_histogram(true_counts, rng)
+
     def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
         """The d̃-bucket report histogram of a population given by its d input-bucket counts, drawn directly.
 
@@ -448,7 +444,7 @@ class SquareWave(NumericalMechanism):
         draw splits into Binomial(n_i, 2b(p − q)) window users per bucket, one Multinomial over the band of
         each column (vectorized), and one uniform Multinomial for all background users.
         """
-        counts = _check_counts(true_counts, self._d, self.name)
+        counts = np.asarray(true_counts, dtype=np.int64)
         n = int(counts.sum())
         dt = self.d_tilde
         out = np.zeros(dt, dtype=np.int64)
@@ -526,23 +522,24 @@ class BoxChannel:
         return np.where((y >= i) & (y <= i + 2 * self.b), self.p, self.q)
 
 
-@NUMERICAL_MECHANISMS.register
+@MECHANISMS.register
 class DiscreteSquareWave(NumericalMechanism):
     """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b)."""
 
     name: ClassVar[str] = "sw-discrete"
     display_name: ClassVar[str] = "Discrete Square Wave (SW, bucketize first)"
-    family: ClassVar[str] = "wave"
     description: ClassVar[str] = ("reports a code within b of the input's code with probability p each, any "
                                   "other of the d + 2b codes with q = p/e^ε")
     paper: ClassVar[str] = PAPER
-    input_kind: ClassVar[str] = "discrete"
+    input_kind: ClassVar[str] = "codes"
     report_format: ClassVar[str] = "one integer ṽ + b in [0, d + 2b) per user"
     domain_parameter: ClassVar[Param] = DOMAIN_SIZE
     extra_parameters: ClassVar[tuple[Param, ...]] = (
         Param("b", int, "half-width of the wave in codes (0 = GRR); default ⌊b_MI·d⌋ (§5.4)", low=0, high=2**24,
               optional=True),
     )
+    reconstructions: ClassVar[tuple[str, ...]] = ("ems", "em")
+    default_estimator: ClassVar[str] = "ems"
 
     def _setup(self) -> None:
         if self._params["b"] is None:
@@ -573,13 +570,9 @@ class DiscreteSquareWave(NumericalMechanism):
         """Pr[|ṽ − v| ≤ b] = (2b + 1) p."""
         return (2 * self.b + 1) * self._p
 
-    def validate_values(self, values: Any) -> np.ndarray:
-        return validate_codes(self.name, values, self._d)
-
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         """Report ṽ + b (an integer in [0, d + 2b)): with probability (2b + 1)p uniform on the window
         v … v + 2b, else uniform on the d − 1 other codes."""
-        v = self.validate_values(values)
         n = v.size
         window = bernoulli(rng, self.window_probability, n)
         inside = rng.integers(0, 2 * self.b + 1, size=n, dtype=np.int64)
@@ -587,64 +580,60 @@ class DiscreteSquareWave(NumericalMechanism):
         outside = np.where(other < v, other, other + 2 * self.b + 1)
         return np.where(window, v + inside, outside)
 
-    def validate_reports(self, reports: Any) -> np.ndarray:
-        rep = np.asarray(reports)
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 1:
-            raise ValueError(f"{self.name}: reports must be a 1-D array of integers, got shape {rep.shape}")
-        if rep.size == 0:
-            raise ValueError(f"{self.name}: there are no reports")
-        if not np.issubdtype(rep.dtype, np.integer):
-            if np.issubdtype(rep.dtype, np.floating) and np.all(np.isfinite(rep)) and np.all(rep == np.round(rep)):
-                rep = rep.astype(np.int64)
-            else:
-                raise TypeError(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
-        rep = rep.astype(np.int64, copy=False)
-        if rep.min() < 0 or rep.max() >= self.d_tilde:
-            raise ValueError(f"{self.name}: reports out of range [0, {self.d_tilde}) — reports of another d or b?")
-        return rep
+            raise LDPError(f"{self.name}: reports must be a 1-D array of integers, got shape {rep.shape}")
+        return check_int_reports(self.name, rep, 0, self.d_tilde, "reports")
+
+    def statistic_size(self) -> int:
+        return self.d_tilde
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return np.bincount(reports, minlength=self.d_tilde)
 
     def report_histogram(self, reports: Any) -> np.ndarray:
         """Counts of each of the d + 2b report codes (int64)."""
-        return np.bincount(self.validate_reports(reports), minlength=self.d_tilde).astype(np.int64, copy=False)
+        return self.aggregate(reports).counts.astype(np.int64)
 
     def transition_matrix(self) -> np.ndarray:
         """The exact (d + 2b) × d matrix: p on the band i ≤ y ≤ i + 2b, q elsewhere."""
-        return self.channel().dense()
+        return self.transition_operator().dense()
 
-    def channel(self) -> BoxChannel:
+    def transition_operator(self) -> BoxChannel:
+        """M as an O(d + d̃) operator for EM/EMS."""
         return self._cached("channel", lambda: BoxChannel(self._p, self._q, self.b, self._d))
 
-    reconstructions = ("ems", "em")
+    def _output_count(self) -> int:
+        return self.d_tilde
 
-    def _simulate_population(self, counts: np.ndarray, rng: np.random.Generator, engine: str,
-                             method: str | None) -> np.ndarray:
-        if engine == "fast":
-            hist = self.sample_histogram(counts, rng)
-        else:  # the real discrete client for every user, streamed in chunks
-            codes_all = np.repeat(np.arange(self._d), counts)
-            hist = None
-            for start in range(0, codes_all.size, 1 << 20):
-                part = self.report_histogram(self.perturb(codes_all[start:start + (1 << 20)], rng))
-                hist = part if hist is None else hist + part
-        return self.estimate(hist, method=method or "ems").frequencies
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        return self.transition_matrix().T, [str(y) for y in range(self.d_tilde)]
 
-    def privacy_loss(self) -> float:
-        """ln max_y max_{v,v'} Pr[y|v]/Pr[y|v'] of the exact channel (= ε)."""
+    def _report_bits(self) -> int:
+        return ceil_log2(self.d_tilde)
+
+    def _reconstruct(self, aggregate: Aggregate, method: str, *, tol: float | None = None,
+                     max_iter: int = DEFAULT_MAX_ITER) -> Estimate:
+        """EM or EMS on the (d + 2b)-code report histogram."""
+        return channel_reconstruction(aggregate.counts, self.transition_operator(), method, self._epsilon, tol,
+                                      max_iter)
+
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self.transition_operator().dot(true_counts.astype(np.float64))
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
         m = self.transition_matrix()
-        return float(np.log((m.max(axis=1) / m.min(axis=1)).max()))
+        return m @ true_counts - (m * m) @ true_counts
 
-    def estimate(self, histogram: Any, *, method: str = "ems", tol: float | None = None,
-                 max_iter: int = DEFAULT_MAX_ITER, edges: Any = None) -> Reconstruction:
-        """EM or EMS on the (d + 2b)-code report histogram; ``edges`` default to the codes' [k, k + 1)."""
-        e = np.arange(self._d + 1, dtype=np.float64) if edges is None else edges
-        return reconstruct(histogram, self.channel(), method=method, epsilon=self._epsilon, tol=tol,
-                           max_iter=max_iter, edges=e)
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        return self.sample_histogram(true_counts, rng)
 
     def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
         """The (d + 2b)-code report histogram drawn directly (exact in distribution): Binomial window users
         per code, each spread uniformly over its 2b + 1 window codes, plus a uniform Multinomial for the
         rest (background density q on all d + 2b codes)."""
-        counts = _check_counts(true_counts, self._d, self.name)
+        counts = np.asarray(true_counts, dtype=np.int64)
         n = int(counts.sum())
         dt = self.d_tilde
         out = np.zeros(dt, dtype=np.int64)

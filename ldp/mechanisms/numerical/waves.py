@@ -41,11 +41,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ldp.core.errors import LDPError
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource
-from ldp.estimators.reconstruction import DenseChannel
-from ldp.mechanisms.numerical import NUMERICAL_MECHANISMS
-from ldp.mechanisms.numerical.square_wave import SquareWave, _check_counts, mutual_information_b
+from ldp.core.registry import MECHANISMS
+from ldp.maths.em import DenseChannel
+from ldp.mechanisms.numerical.square_wave import SquareWave, mutual_information_b
 
 __all__ = ["GeneralWave", "gw_transition_matrix", "parse_shape", "wave_probabilities"]
 
@@ -73,7 +74,7 @@ def parse_shape(shape: str) -> tuple[str, float]:
             r = float("nan")
         if math.isfinite(r) and 0.0 <= r <= 1.0:
             return f"trapezoid:{r:g}", r
-    raise ValueError(f"wave shape must be 'square', 'triangle' or 'trapezoid:<ratio in [0, 1]>', got {shape!r}")
+    raise LDPError(f"wave shape must be 'square', 'triangle' or 'trapezoid:<ratio in [0, 1]>', got {shape!r}")
 
 
 def wave_probabilities(epsilon: float, b: float, ratio: float) -> tuple[float, float]:
@@ -117,18 +118,16 @@ def gw_transition_matrix(epsilon: float, b: float, ratio: float, d: int, d_tilde
     return m / m.sum(axis=0, keepdims=True)  # removes rounding only (sums are 1 to ~1e-13)
 
 
-@NUMERICAL_MECHANISMS.register
+@MECHANISMS.register
 class GeneralWave(SquareWave):
     """General Wave (Definition 2) with a trapezoid/triangle wave (§6.4); shape "square" is SW itself."""
 
     name: ClassVar[str] = "gw"
     display_name: ClassVar[str] = "General Wave (GW: trapezoid / triangle)"
-    family: ClassVar[str] = "wave"
     description: ClassVar[str] = ("reports a value in [−b, 1+b] with a piecewise-linear wave of peak e^ε·q "
                                   "around the input; EM/EMS reconstructs the histogram")
     paper: ClassVar[str] = PAPER
     extra_parameters: ClassVar[tuple[Param, ...]] = SquareWave.extra_parameters + (SHAPE,)
-    reconstructions = ("ems", "em")
 
     def _setup(self) -> None:
         if self._params["b"] is None:
@@ -137,7 +136,7 @@ class GeneralWave(SquareWave):
             self._params["d_tilde"] = self._d
         self._params["shape"], self._ratio = parse_shape(self._params["shape"])
         if self._d * self._params["d_tilde"] > DENSE_LIMIT:
-            raise ValueError(f"{self.name}: d × d̃ = {self._d * self._params['d_tilde']} exceeds the dense channel's "
+            raise LDPError(f"{self.name}: d × d̃ = {self._d * self._params['d_tilde']} exceeds the dense channel's "
                              f"limit of {DENSE_LIMIT} cells; use fewer buckets")
         self._p, self._q = wave_probabilities(self._epsilon, self._params["b"], self._ratio)
 
@@ -195,9 +194,8 @@ class GeneralWave(SquareWave):
         t = np.clip(y[:, None] - starts, 0.0, ends - starts)
         return np.clip((f0 * t + 0.5 * slope * t * t).sum(axis=1), 0.0, 1.0)
 
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         """One report per user by inverting the piecewise-quadratic CDF with one uniform each (exact)."""
-        v = self.validate_values(values)
         u = rng.random(v.size)
         starts, f0, slope, mass = self._pieces(v)
         cum = np.cumsum(mass, axis=1)
@@ -219,18 +217,18 @@ class GeneralWave(SquareWave):
         return self._cached("matrix", lambda: gw_transition_matrix(self._epsilon, self.b, self._ratio, self._d,
                                                                    self.d_tilde)).copy()
 
-    def channel(self) -> DenseChannel:  # type: ignore[override]
+    def transition_operator(self) -> DenseChannel:  # type: ignore[override]
         """M as a dense channel for EM/EMS."""
         return self._cached("channel", lambda: DenseChannel(self.transition_matrix()))
 
-    def privacy_loss(self) -> float:
+    def _privacy_loss(self) -> float:
         """ln(max density / min density) over the output domain and all inputs (= ε)."""
         return math.log(self._p / self._q)
 
     def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
         """Σ_i Multinomial(n_i, column i of M): the d̃-bucket report histogram, exact in distribution for
         the discretized model (input uniform within its bucket)."""
-        counts = _check_counts(true_counts, self._d, self.name)
-        m = self.channel().matrix
+        counts = np.asarray(true_counts, dtype=np.int64)
+        m = self.transition_operator().matrix
         drawn = rng.multinomial(counts, m.T)
         return drawn.sum(axis=0).astype(np.int64)

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from ldp.engines import run_fast
+import ldp
+from ldp.engines import collect, run_fast
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.numerical.binning import CFOBinning, bin_boundaries, choose_oracle
 
@@ -43,14 +44,20 @@ def test_output_is_a_distribution_uniform_within_bins(engine):
     rng = np.random.default_rng(1)
     m = CFOBinning(1.0, 128, bins=16)
     counts = rng.multinomial(20_000, np.linspace(1, 3, 128) / np.linspace(1, 3, 128).sum())
-    f = m.simulate_population(counts, rng, engine=engine)
+    agg = collect(m, counts, rng, engine)
+    assert agg.counts.shape == (16,) and m.statistic_size() == 16  # the bins oracle's support counts
+    f = m.estimate(agg).values
     assert f.shape == (128,) and np.all(f >= 0) and abs(f.sum() - 1) < 1e-12
     assert np.all(f.reshape(16, 8) == f.reshape(16, 8)[:, :1])  # uniform within each bin of 8 buckets
-    with pytest.raises(ValueError):
-        m.simulate_population(counts, rng, reconstruction="ems")
-    for rec in CFOBinning.reconstructions[1:]:
-        g = m.simulate_population(counts, rng, engine=engine, reconstruction=rec)
-        assert np.all(g >= 0) and abs(g.sum() - 1) < 1e-9
+    with pytest.raises(ldp.LDPError, match="offers the reconstructions"):
+        m.reconstruct(agg, method="ems")
+    with pytest.raises(ldp.LDPError, match="does not apply"):
+        ldp.get_estimator("ems").estimate(m, agg)
+    # every categorical estimator applies through the bins oracle (formerly the reconstructions norm-mul, ibu)
+    for name in ("norm-mul", "ibu"):
+        g = ldp.get_estimator(name).estimate(m, agg).values
+        assert g.shape == (128,) and np.all(g >= 0) and abs(g.sum() - 1) < 1e-9
+        assert np.all(g.reshape(16, 8) == g.reshape(16, 8)[:, :1])
 
 
 @pytest.mark.parametrize(("eps", "c"), [(1.0, 32), (4.0, 8)])
@@ -66,7 +73,7 @@ def test_error_matches_theory(eps, c):
     errs = []
     for _ in range(trials):
         agg = run_fast(m.oracle, m.bin_counts(counts), rng)
-        raw = m.oracle.estimate(agg.counts, n)
+        raw = m.oracle.estimate(agg).values
         ns = m.estimate_bins(agg.counts, n)
         assert np.sum((ns - truth) ** 2) <= np.sum((raw - truth) ** 2) + 1e-15
         errs.append(np.mean((raw - truth) ** 2))
@@ -85,7 +92,7 @@ def test_exact_and_fast_engines_agree():
     errs = {}
     for engine in ("fast", "exact"):
         rng = np.random.default_rng(9)
-        errs[engine] = np.array([np.sum((m.simulate_population(counts, rng, engine=engine) - truth) ** 2)
+        errs[engine] = np.array([np.sum((m.estimate(collect(m, counts, rng, engine)).values - truth) ** 2)
                                  for _ in range(150)])
     diff = errs["fast"].mean() - errs["exact"].mean()
     se = math.sqrt(errs["fast"].var(ddof=1) / 150 + errs["exact"].var(ddof=1) / 150)

@@ -10,18 +10,19 @@ from scipy import stats
 
 import ldp
 from ldp.core.randomness import SecureRandom
+from ldp.data import ValueScale
 from ldp.data.domain import bucketize
-from ldp.mechanisms.numerical import (
-    NUMERICAL_MECHANISMS,
+from ldp.evaluation.histograms import moments
+from ldp.evaluation.metrics import wasserstein
+from ldp.mechanisms.numerical.square_wave import (
+    BAND_LIMIT,
     DiscreteSquareWave,
     SquareWave,
-    ValueScale,
+    SquareWaveChannel,
     discrete_b,
-    get_numerical_mechanism,
     mutual_information_b,
+    transition_matrix,
 )
-from ldp.mechanisms.numerical.square_wave import BAND_LIMIT, SquareWaveChannel, transition_matrix
-from ldp.studies.comparison import histogram_mean, wasserstein_distance
 
 
 # ------------------------------------------------------------------------------------------- parameters
@@ -59,17 +60,17 @@ def test_p_q_are_the_papers_and_the_wave_is_a_density(eps):
 
 
 def test_parameter_validation():
-    with pytest.raises(ValueError, match="b must be > 0"):
+    with pytest.raises(ldp.LDPError, match="b must be > 0"):
         SquareWave(1.0, 64, b=0.0)
-    with pytest.raises(ValueError, match="b must be > 0"):
+    with pytest.raises(ldp.LDPError, match="b must be > 0"):
         SquareWave(1.0, 64, b=-0.1)
-    with pytest.raises(ValueError, match="d_tilde"):
+    with pytest.raises(ldp.LDPError, match="d_tilde"):
         SquareWave(1.0, 64, d_tilde=1)
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ldp.LDPError, match="epsilon"):
         SquareWave(0.0, 64)
-    with pytest.raises(ValueError, match="unknown parameter"):
+    with pytest.raises(ldp.LDPError, match="unknown parameter"):
         SquareWave(1.0, 64, g=3)
-    with pytest.raises(ValueError, match="b must be >= 0"):
+    with pytest.raises(ldp.LDPError, match="b must be >= 0"):
         DiscreteSquareWave(1.0, 16, b=-1)
     sw = SquareWave(1.0, 64, b=0.2, d_tilde=100)
     assert (sw.b, sw.d_tilde) == (0.2, 100)
@@ -79,12 +80,13 @@ def test_parameter_validation():
     assert names == ["epsilon", "d", "b", "d_tilde"]
 
 
-def test_registry_is_separate_from_the_categorical_one():
-    assert NUMERICAL_MECHANISMS.names()[:2] == ["sw", "sw-discrete"]
-    assert "sw" not in ldp.MECHANISMS
-    assert isinstance(get_numerical_mechanism("SW", 1.0, 32), SquareWave)
-    with pytest.raises(ValueError, match="unknown numerical mechanism"):
-        get_numerical_mechanism("nope", 1.0, 32)
+def test_registered_in_the_one_registry():
+    """One registry for every kind (formerly a separate numerical registry)."""
+    assert [cls.name for cls in ldp.mechanisms_of("numerical")][:2] == ["sw", "sw-discrete"]
+    assert "sw" in ldp.MECHANISMS and ldp.MECHANISMS.get("sw").kind == "numerical"
+    assert isinstance(ldp.get_mechanism("SW", 1.0, 32), SquareWave)
+    with pytest.raises(ldp.LDPError, match="unknown mechanism"):
+        ldp.get_mechanism("nope", 1.0, 32)
 
 
 # ------------------------------------------------------------------------------------------- privacy
@@ -123,15 +125,15 @@ def test_exact_client_reports_follow_the_sw_density(eps, v):
 
 def test_exact_client_validation_and_secure_randomness():
     sw = SquareWave(1.0, 16)
-    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+    with pytest.raises(ldp.LDPError, match="outside \\[0, 1\\]"):
         sw.perturb([0.2, 1.5], np.random.default_rng(0))
-    with pytest.raises(ValueError, match="outside \\[0, 1\\]"):
+    with pytest.raises(ldp.LDPError, match="outside \\[0, 1\\]"):
         sw.perturb([np.nan], np.random.default_rng(0))
-    with pytest.raises(ValueError, match="1-D"):
+    with pytest.raises(ldp.LDPError, match="1-D"):
         sw.perturb(np.zeros((2, 2)), np.random.default_rng(0))
     reports = sw.perturb(np.linspace(0, 1, 1000), SecureRandom())
     assert reports.shape == (1000,) and np.all((reports >= -sw.b) & (reports <= 1 + sw.b))
-    with pytest.raises(ValueError, match="outside \\[−b, 1\\+b\\]"):
+    with pytest.raises(ldp.LDPError, match="outside \\[−b, 1\\+b\\]"):
         sw.report_histogram(np.array([0.5, 2.0]))
 
 
@@ -190,7 +192,7 @@ def test_transition_matrix_matches_a_monte_carlo_histogram_of_the_exact_client()
                                            (8.0, 128, 128), (50.0, 64, 64), (1.0, 1024, 1024)])
 def test_channel_operator_matches_the_dense_matrix(eps, d, d_tilde):
     sw = SquareWave(eps, d, d_tilde=d_tilde)
-    ch, m = sw.channel(), sw.transition_matrix()
+    ch, m = sw.transition_operator(), sw.transition_matrix()
     assert ch.shape == (d_tilde, d)
     rng = np.random.default_rng(0)
     x, r = rng.random(d), rng.random(d_tilde)
@@ -243,11 +245,17 @@ def test_fast_engine_per_user_path_agrees(monkeypatch):
 
 def test_fast_engine_validation():
     sw = SquareWave(1.0, 8)
-    with pytest.raises(ValueError, match="length d=8"):
-        sw.sample_histogram(np.ones(7, dtype=int), np.random.default_rng(0))
-    with pytest.raises(ValueError, match="non-negative integers"):
-        sw.sample_histogram(np.full(8, -1), np.random.default_rng(0))
+    with pytest.raises(ldp.LDPError, match="length 8"):
+        sw.sample_aggregate(np.ones(7, dtype=int), np.random.default_rng(0))
+    with pytest.raises(ldp.LDPError, match="non-negative integers"):
+        sw.sample_aggregate(np.full(8, -1), np.random.default_rng(0))
+    with pytest.raises(ldp.LDPError, match="at least one user"):
+        sw.sample_aggregate(np.zeros(8, dtype=int), np.random.default_rng(0))
     assert sw.sample_histogram(np.zeros(8, dtype=int), np.random.default_rng(0)).sum() == 0
+    # the fast engine's aggregate is the histogram, drawn from the same generator
+    agg = sw.sample_aggregate(np.full(8, 10), np.random.default_rng(3))
+    np.testing.assert_array_equal(agg.counts, sw.sample_histogram(np.full(8, 10), np.random.default_rng(3)))
+    assert agg.n == 80 and agg.engine == "fast"
 
 
 # ------------------------------------------------------------------------------------------- discrete SW
@@ -269,8 +277,12 @@ def test_discrete_parameters_follow_section_5_4():
 @pytest.mark.parametrize("b", [2, 20])  # band form and cumulative-sum form
 def test_discrete_channel_operator_matches_dense(b):
     dsw = DiscreteSquareWave(1.0, 30, b=b)
-    ch, m = dsw.channel(), dsw.transition_matrix()
+    ch, m = dsw.transition_operator(), dsw.transition_matrix()
     assert ch.form == ("band" if b == 2 else "cumsum")
+    # the mechanism's exact channel (inputs × outputs, for privacy and attacks) is the same matrix, transposed
+    matrix, labels = dsw.channel()
+    np.testing.assert_array_equal(matrix, m.T)
+    assert labels == [str(y) for y in range(dsw.d_tilde)]
     rng = np.random.default_rng(2)
     x, r = rng.random(30), rng.random(dsw.d_tilde)
     np.testing.assert_allclose(ch.dot(x), m @ x, rtol=1e-12)
@@ -290,9 +302,9 @@ def test_discrete_exact_client_and_fast_engine_match_the_matrix():
     draws = np.array([dsw.sample_histogram(counts, rng) for _ in range(2000)])
     z = (draws.mean(axis=0) - m @ counts) / np.sqrt((m * (1 - m)) @ counts / draws.shape[0])
     assert np.max(np.abs(z)) < 4.5
-    with pytest.raises(ValueError, match="outside the domain"):
+    with pytest.raises(ldp.LDPError, match="outside the domain"):
         dsw.perturb([6], rng)
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(ldp.LDPError, match="out of range"):
         dsw.report_histogram(np.array([0, dsw.d_tilde]))
     assert dsw.perturb(np.arange(6), SecureRandom()).max() < dsw.d_tilde
 
@@ -301,36 +313,28 @@ def test_discrete_sw_reconstructs_a_bucketized_column():
     rng = np.random.default_rng(9)
     col = bucketize(rng.beta(5, 2, 50_000), 64, value_range=(0.0, 1.0))
     dsw = DiscreteSquareWave(2.0, col.d)
-    est = dsw.estimate(dsw.report_histogram(dsw.perturb(col.values, rng)), edges=col.edges)
-    assert est.trace.converged
-    assert wasserstein_distance(col.edges, col.true_frequencies(), est.frequencies) < 0.01
+    reports = dsw.perturb(col.values, rng)
+    agg = dsw.aggregate(reports)
+    np.testing.assert_array_equal(agg.counts, dsw.report_histogram(reports))  # the aggregate is the histogram
+    est = dsw.estimate(agg)
+    assert est.converged and est.estimator == "ems"
+    assert wasserstein(col.true_frequencies(), est.values, col.edges, project=True) < 0.01
 
 
 # ------------------------------------------------------------------------------------------- real units
-def test_value_scale_round_trip_and_edges_match_bucketize():
-    scale = ValueScale(20.0, 80.0)
-    x = np.array([20.0, 35.5, 80.0])
-    np.testing.assert_allclose(scale.from_unit(scale.to_unit(x)), x)
-    np.testing.assert_allclose(scale.edges(6), bucketize(x, 6, value_range=(20, 80)).edges)
-    with pytest.raises(ValueError, match="outside"):
-        scale.to_unit([10.0])
-    assert scale.to_unit([10.0, 90.0], clip=True).tolist() == [0.0, 1.0]
-    with pytest.raises(ValueError, match="low < high"):
-        ValueScale(1.0, 1.0)
-    assert ValueScale.from_edges(scale.edges(4)) == scale
-    sw = SquareWave(1.0, 6, b=0.25)
-    np.testing.assert_allclose(sw.output_edges(scale)[[0, -1]], [20 - 15, 80 + 15])
-
-
 def test_real_units_end_to_end():
     rng = np.random.default_rng(11)
     scale = ValueScale(20.0, 80.0)
     ages = scale.from_unit(rng.beta(2, 3, 100_000))
     sw = SquareWave(2.0, 64)
     reports = sw.perturb(scale.to_unit(ages), rng)
-    est = sw.estimate(sw.report_histogram(reports), edges=scale.edges(64))
+    agg = sw.aggregate(reports)
+    np.testing.assert_array_equal(agg.counts, sw.report_histogram(reports))
+    est = sw.estimate(agg).values
+    edges = sw.input_edges(scale)
+    np.testing.assert_allclose(edges, scale.edges(64))
     truth = bucketize(ages, 64, value_range=(20, 80)).true_frequencies()
-    w_real = wasserstein_distance(est.edges, truth, est.frequencies)
-    w_unit = wasserstein_distance(sw.input_edges(), truth, est.frequencies)
+    w_real = wasserstein(truth, est, edges, project=True)
+    w_unit = wasserstein(truth, est, sw.input_edges(), project=True)
     assert w_real == pytest.approx(60 * w_unit, rel=1e-9) and w_real < 0.5  # years
-    assert abs(histogram_mean(est.edges, est.frequencies) - ages.mean()) < 0.5
+    assert abs(moments(edges, est)[0] - ages.mean()) < 0.5

@@ -1,0 +1,482 @@
+"""The ``ldp`` subcommands. Each parses nothing itself (the parser did), calls the library, and hands an
+:class:`~ldp.cli.render.Output` to the one renderer. Commands work for every mechanism kind where they make
+sense; what differs by kind comes from the registries' metadata, never from a list of names here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from ldp.cli.options import (
+    UsageError,
+    build_mechanism,
+    estimator_params,
+    mechanism_class,
+    number_list,
+    parse_params,
+    parse_range,
+    split_list,
+)
+from ldp.cli.population import load_numbers, load_population, sweep_population, users_counts, users_rng
+from ldp.cli.render import Output, finite_or_none, fmt, render
+from ldp.core.randomness import SecureRandom, make_rng
+from ldp.core.registry import ESTIMATORS, MECHANISMS, describe
+from ldp.data import ValueScale, domain_from_file, encode_categorical, encode_integer, get_column, load_table
+from ldp.engines import aggregate_reports
+from ldp.estimators import estimate_all, get_estimator, parse_estimators
+from ldp.evaluation.tasks import TASKS, get_task
+from ldp.mechanisms import Mechanism, get_mechanism
+from ldp.report_files import load_reports, perturb_to_file
+from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
+from ldp.studies.mean_variance import engine_note, mean_values, simulate_mean
+
+SIMULATE_CSV_COLUMNS = ("trial", "estimator", "value", "true", "estimate")
+SIMULATE_METRICS_CSV_COLUMNS = ("trial", "estimator", "metric", "value")
+AGGREGATE_CSV_COLUMNS = ("estimator", "value", "estimate")
+NUMERICAL_DEFAULT_BUCKETS = 32
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def progress_bar(total: int, label: str) -> Any:
+    """A tqdm progress bar on stderr (silent when stderr is not a terminal, e.g. in scripts and tests)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=label, unit="config", file=sys.stderr, disable=None, leave=False)
+
+
+# --------------------------------------------------------------------------- listings
+def mechanism_info(cls: type[Mechanism]) -> dict[str, Any]:
+    """Registry metadata of a mechanism class as JSON-able data."""
+    info = describe(cls)
+    info["parameters"] = cls.parameters_info()
+    for key in ("kind", "collection", "input_kind", "report_format", "communication", "pure", "fast_engine_exact",
+                "fast_engine_note", "spends_full_budget", "default_estimator"):
+        info[key] = getattr(cls, key)
+    return info
+
+
+def estimator_info(cls: Any) -> dict[str, Any]:
+    info = describe(cls)
+    info.update({"kinds": list(cls.kinds), "base": cls.base, "consistent": bool(cls.consistent),
+                 "requires_pure": bool(cls.requires_pure), "clip_queries": bool(cls.clip_queries)})
+    return info
+
+
+def cmd_mechanisms(args: argparse.Namespace) -> int:
+    classes = [c for c in MECHANISMS if args.kind is None or args.kind in (c.kind, c.collection)]
+    rows = [[c.name, c.kind, c.collection if c.kind == "frequency" else "-",
+             ", ".join(p.name for p in c.own_parameters()) or "-", c.description] for c in classes]
+    render(Output([mechanism_info(c) for c in classes], headers=["NAME", "KIND", "COLLECTION", "PARAMETERS",
+                                                                  "DESCRIPTION"], table=rows), args.format)
+    return 0
+
+
+def cmd_estimators(args: argparse.Namespace) -> int:
+    classes = [c for c in ESTIMATORS if args.kind is None or args.kind in c.kinds]
+    rows = [[c.name, ",".join(c.kinds), "yes" if c.consistent else "no", c.description] for c in classes]
+    render(Output([estimator_info(c) for c in classes], headers=["NAME", "KINDS", "CONSISTENT", "DESCRIPTION"],
+                  table=rows), args.format)
+    return 0
+
+
+def task_info(name: str) -> dict[str, Any]:
+    """A query task of :data:`ldp.evaluation.tasks.TASKS` as JSON-able data."""
+    task = TASKS[name]
+    return {"name": task.name, "display_name": task.display_name, "description": task.description,
+            "parameters": dict(task.parameters), "better": task.better, "paper": task.paper}
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    rows = [[t.name, ", ".join(f"{k}={v}" if v is not None else k for k, v in t.parameters.items()) or "-",
+             t.better, t.description] for t in TASKS.values()]
+    render(Output([task_info(name) for name in TASKS], headers=["NAME", "PARAMETERS", "BETTER", "DESCRIPTION"],
+                  table=rows), args.format)
+    return 0
+
+
+# --------------------------------------------------------------------------- simulate
+MAX_USERS = 10**12
+
+
+def _check_users(n: int | None, least: int = 1) -> None:
+    if n is not None and n < least:
+        raise UsageError(f"--users must be at least {least}, got {n}")
+    if n is not None and n > MAX_USERS:
+        raise UsageError(f"--users must be at most {MAX_USERS:.0e} (a population larger than any real one), got {n}")
+
+
+def _check_trials(trials: int) -> None:
+    if trials < 1:
+        raise UsageError(f"--trials must be at least 1, got {trials}")
+
+
+def _estimators(args: argparse.Namespace, mech: Mechanism) -> list[Any]:
+    names = parse_estimators(args.estimators if args.estimators is not None else mech.default_estimator, mech)
+    params = estimator_params(args.estimator_param, names)
+    return [get_estimator(name, **params.get(name, {})) for name in names]
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    _check_trials(args.trials)
+    cls = mechanism_class(args)
+    if cls.kind == "mean":
+        return _simulate_mean(args)
+    _check_users(args.users)
+    pop = load_population(args, cls.kind)
+    for note in pop.notes:
+        warn(note)
+    mech = build_mechanism(args, pop.d)
+    estimators = _estimators(args, mech)
+    counts = users_counts(pop, args.users, users_rng(args.seed))
+    result = simulate(mech, counts, estimators=estimators, engine=args.engine, trials=args.trials, seed=args.seed,
+                      edges=pop.edges if cls.kind == "numerical" else None)
+    for warning in result.warnings:
+        warn(warning)
+    if args.format == "csv":
+        truth = result.true_values
+        rows = ((t, est, label, repr(float(truth[v])), repr(float(arr[t, v])))
+                for t in range(result.trials) for est, arr in result.estimates.items()
+                for v, label in enumerate(pop.labels))
+        render(Output(columns=SIMULATE_CSV_COLUMNS, rows=rows), "csv", args.output)
+        return 0
+    if args.format == "metrics-csv":
+        rows = ((t, est, metric, repr(float(values[t])))
+                for t in range(result.trials) for est, per in result.metrics.items() for metric, values in per.items())
+        render(Output(columns=SIMULATE_METRICS_CSV_COLUMNS, rows=rows), "csv", args.output)
+        return 0
+    out = result.to_dict(labels=pop.labels)
+    out["estimators"] = [e.name for e in estimators]
+    out["estimator_parameters"] = {e.name: dict(e.params) for e in estimators if e.params}
+    out["warnings"] = [*pop.notes, *out["warnings"]]
+    out["source"] = pop.source
+    render(Output(out), "json", args.output)
+    return 0
+
+
+def _simulate_mean(args: argparse.Namespace) -> int:
+    """``simulate`` with a mean mechanism on a numerical column: mean and variance in real units."""
+    if args.estimators is not None or args.estimator_param:
+        raise UsageError(f"--estimators cannot be used with the mean mechanism {args.mechanism} (its estimate is "
+                         "the average of the reports)")
+    if args.epsilon_1 is not None or args.param:
+        parse_params(MECHANISMS.get(args.mechanism), args.param, args.epsilon_1)
+    if args.format != "json":
+        raise UsageError(f"the mean mechanism {args.mechanism} writes JSON only (--format json)")
+    x, value_range, source = load_numbers(args)
+    _check_users(args.users, least=2)
+    if args.users is not None and args.users != x.size:
+        x = x[users_rng(args.seed).integers(0, x.size, size=args.users)]  # users drawn from the rows
+    res = simulate_mean(args.mechanism, args.epsilon, x, value_range, engine=args.engine, trials=args.trials,
+                        seed=args.seed)
+    mech = get_mechanism(args.mechanism, args.epsilon)
+    note = engine_note(mech, args.engine)
+    if not mech.fast_engine_exact and args.engine == "fast":
+        warn(note)
+    out = {"mechanism": args.mechanism, "kind": "mean", "epsilon": res.epsilon, "users": res.users,
+           "engine": args.engine, "engine_note": note, "seed": args.seed, "range": list(value_range),
+           "true_mean": res.true_mean, "true_variance": res.true_variance,
+           "estimated_mean": res.estimated_mean.tolist(), "estimated_variance": res.estimated_variance.tolist(),
+           "theoretical_variance": res.theoretical_variance, "summary": res.summary(), "source": source}
+    render(Output(out), "json", args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- sweep
+def _sweep_params(mechanisms: list[type[Mechanism]], items: list[str]) -> dict[str, dict[str, Any]]:
+    """``[MECH.]KEY=VALUE`` → mechanism name → its parameters."""
+    out: dict[str, dict[str, Any]] = {m.name: {} for m in mechanisms}
+    for item in items:
+        key, sep, value = item.partition("=")
+        target, dot, key = key.rpartition(".")
+        if dot:
+            cls = MECHANISMS.get(target)
+            if cls.name not in out:
+                raise UsageError(f"--param {item!r}: mechanism {cls.name} is not in --mechanisms")
+            targets = [cls]
+        else:
+            name = key.strip().lower().replace("-", "_")
+            targets = [m for m in mechanisms if name in {p.name for p in m.own_parameters()}]
+            if not targets:
+                raise UsageError(f"--param {item!r}: none of the mechanisms has a parameter {key.strip()!r}")
+        for cls in targets:
+            parsed = parse_params(cls, [f"{key}{sep}{value}"])
+            clash = set(parsed) & set(out[cls.name])
+            if clash:
+                raise UsageError(f"parameter {', '.join(clash)} of {cls.name} given twice")
+            out[cls.name].update(parsed)
+    return out
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    _check_trials(args.trials)
+    classes = [MECHANISMS.get(name) for name in dict.fromkeys(split_list(args.mechanisms))]
+    if not classes:
+        raise UsageError("--mechanisms is empty")
+    kinds = {c.kind for c in classes}
+    if len(kinds) != 1:
+        raise UsageError(f"the mechanisms of one sweep must be of one kind, got {', '.join(sorted(kinds))}")
+    kind = kinds.pop()
+    if kind == "mean":
+        raise UsageError("sweeps of mean mechanisms are not offered: use 'ldp simulate' per ε "
+                         "(their population is a column of numbers, not a histogram)")
+    epsilons = number_list(args.epsilons, float, "--epsilons")
+    users = number_list(args.users, int, "--users") if args.users is not None else None
+    domain_sizes = number_list(args.domain_sizes, int, "--domain-sizes") if args.domain_sizes is not None else None
+    for n in users or []:
+        _check_users(n)
+    if args.epsilon_1 is not None and all(c.collection != "longitudinal" for c in classes):
+        raise UsageError("--epsilon-1 applies only to longitudinal mechanisms and none is in --mechanisms")
+    params = _sweep_params(classes, args.param)
+    population, sizes, rows, notes = sweep_population(args, domain_sizes, numerical=kind == "numerical")
+    for note in dict.fromkeys(notes):
+        warn(note)
+    if users is None:
+        if rows is None:
+            raise UsageError("--users is required with --synthetic")
+        users = [rows]
+    names = args.estimators.split(",") if args.estimators is not None else None
+    # Validate every configuration and estimator up front (cheap), so errors come before any work.
+    for cls in classes:
+        extra = dict(params[cls.name])
+        if args.epsilon_1 is not None and cls.collection == "longitudinal":
+            extra.setdefault("epsilon_1", args.epsilon_1)
+        for eps in epsilons:
+            for d in sizes:
+                mech = get_mechanism(cls.name, eps, d, **extra)
+                parse_estimators(names or [mech.default_estimator], mech)
+    estimators = names or [classes[0].default_estimator]
+    total = len(classes) * len(epsilons) * len(users) * len(sizes)
+    with progress_bar(total, "sweep") as bar:
+        table = sweep_rows(population, mechanisms=[c.name for c in classes], epsilons=epsilons, users=users,
+                           domain_sizes=sizes, estimators=estimators, trials=args.trials, engine=args.engine,
+                           seed=args.seed, params=params, epsilon_1=args.epsilon_1,
+                           progress=lambda done, _total: bar.update(1))
+        rows_out = ([row[c] for c in SWEEP_COLUMNS] for row in table)
+        render(Output(columns=SWEEP_COLUMNS, rows=rows_out), "csv", args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- perturb / aggregate
+def _domain(args: argparse.Namespace) -> tuple[int, list[str]]:
+    if args.domain is not None:
+        labels = domain_from_file(args.domain)
+        return len(labels), labels
+    if args.domain_size is None:
+        raise UsageError("give the domain: --domain-size D or --domain FILE")
+    if args.domain_size < 2:
+        raise UsageError(f"domain size must be at least 2, got {args.domain_size}")
+    return args.domain_size, [str(v) for v in range(args.domain_size)]
+
+
+def _check_kind_options(args: argparse.Namespace, cls: type[Mechanism]) -> None:
+    """Frequency oracles take a domain; numerical and mean mechanisms a public --range (and buckets)."""
+    if cls.kind == "frequency":
+        bad = [f for f, v in (("--range", args.value_range), ("--buckets", args.buckets)) if v is not None]
+        if bad:
+            raise UsageError(f"{', '.join(bad)} apply to numerical and mean mechanisms, not to {cls.name} "
+                             "(give --domain-size D or --domain FILE)")
+        return
+    bad = [f for f, v in (("--domain-size", args.domain_size), ("--domain", args.domain)) if v is not None]
+    if cls.kind == "mean" and args.buckets is not None:
+        bad.append("--buckets")
+    if bad:
+        raise UsageError(f"{', '.join(bad)} cannot be used with the {cls.kind} mechanism {cls.name} (give the "
+                         "public value range with --range LO,HI" + (" and --buckets D)" if cls.kind == "numerical"
+                                                                      else ")"))
+
+
+def _numbers_scale(args: argparse.Namespace, cls: type[Mechanism],
+                   header: dict[str, Any] | None = None) -> ValueScale:
+    given = parse_range(args.value_range)
+    recorded = tuple(header["range"]) if header is not None and "range" in header else None
+    if given is None and recorded is None:
+        raise UsageError(f"give the public value range of {cls.name}'s inputs with --range LO,HI (never derived "
+                         "from the data: the range is part of the mechanism every user runs)")
+    if given is not None and recorded is not None and not np.allclose(given, recorded, rtol=1e-12, atol=0):
+        raise UsageError(f"--range {given[0]:g},{given[1]:g} disagrees with the report file's range "
+                         f"{recorded[0]:g},{recorded[1]:g}")
+    lo, hi = given or recorded
+    return ValueScale(lo, hi)
+
+
+def _mechanism_for_files(args: argparse.Namespace, cls: type[Mechanism]) -> tuple[Mechanism, list[str]]:
+    if cls.kind == "frequency":
+        d, labels = _domain(args)
+        return build_mechanism(args, d), labels
+    if cls.kind == "numerical":
+        d = args.buckets or NUMERICAL_DEFAULT_BUCKETS
+        return build_mechanism(args, d), [str(v) for v in range(d)]
+    return build_mechanism(args, None), ["mean"]
+
+
+def cmd_perturb(args: argparse.Namespace) -> int:
+    cls = mechanism_class(args)
+    _check_kind_options(args, cls)
+    mech, labels = _mechanism_for_files(args, cls)
+    rng = SecureRandom() if args.secure else make_rng(args.seed)
+    series = get_column(load_table(args.data), args.column)
+    extra: dict[str, Any] = {}
+    if cls.kind == "frequency":
+        enc = encode_integer(series, mech.d) if args.domain is None else encode_categorical(series, domain=labels)
+        values, dropped, name = enc.values, enc.dropped, enc.name
+    else:
+        scale = _numbers_scale(args, cls)
+        x, _, _, dropped = mean_values(series, (scale.low, scale.high), args.clip)
+        unit = scale.to_unit(x)
+        if cls.kind == "mean":
+            values = 2.0 * unit - 1.0
+        else:  # real numbers in [0, 1], or the bucket codes of a mechanism that takes codes
+            values = unit if mech.input_kind == "unit" else mech.bucket_of(unit)
+        name = str(series.name)
+        extra["range"] = [scale.low, scale.high]
+    start = time.perf_counter()
+    written = perturb_to_file(args.output, mech, values, rng, header_extra=extra,
+                              comments=[f"source column {name!r}; randomness: "
+                                        + ("os CSPRNG" if args.secure else "seeded")])
+    elapsed = time.perf_counter() - start
+    note = f", {dropped} missing value(s) skipped" if dropped else ""
+    print(f"wrote {written} {mech.name} reports to {args.output} in {elapsed:.2f} s{note}", file=sys.stderr)
+    return 0
+
+
+def _mechanism_header(mech: Mechanism) -> dict[str, Any]:
+    params = mech.params
+    out: dict[str, Any] = {"mechanism": mech.name, "kind": mech.kind, "epsilon": mech.epsilon}
+    if mech.collection == "longitudinal":
+        out["epsilon_1"] = params.pop("epsilon_1")
+    out.update({"parameters": params, "d": mech.d})
+    return out
+
+
+def cmd_aggregate(args: argparse.Namespace) -> int:
+    cls = mechanism_class(args)
+    _check_kind_options(args, cls)
+    mech, labels = _mechanism_for_files(args, cls)
+    chosen = _estimators(args, mech)
+    reports, header = load_reports(args.reports, mech)
+    agg = aggregate_reports(mech, reports)
+    estimates = estimate_all(mech, agg, chosen)
+    for name, est in estimates.items():
+        for warning in est.warnings:
+            warn(f"{name}: {warning}")
+    out = _mechanism_header(mech)
+    out.update({"users": agg.n, "header": header is not None, "counts": agg.counts.tolist()})
+    if cls.kind == "mean":
+        scale = _numbers_scale(args, cls, header)
+        half = scale.width / 2.0
+        mean = {name: scale.low + (float(est.values[0]) + 1.0) * half for name, est in estimates.items()}
+        # Var[μ̂] ≤ max Var[ṽ]/n, in real units (the values themselves are unknown to the server)
+        sd = half * (mech.worst_case_variance() / agg.n) ** 0.5
+        out.update({"range": [scale.low, scale.high], "mean": mean[chosen[0].name], "estimates": mean,
+                    "standard_error_bound": sd})
+        if args.format == "csv":
+            render(Output(columns=AGGREGATE_CSV_COLUMNS, rows=[(n, "mean", repr(v)) for n, v in mean.items()]),
+                   "csv", args.output)
+            return 0
+        render(Output(out), "json", args.output)
+        return 0
+    if cls.kind == "numerical":
+        scale = _numbers_scale(args, cls, header)
+        out["range"] = [scale.low, scale.high]
+        out["edges"] = mech.input_edges(scale).tolist()
+        labels = [f"[{a:.6g}, {b:.6g})" for a, b in zip(out["edges"][:-1], out["edges"][1:], strict=True)]
+    out["domain"] = labels
+    out["estimates"] = {name: est.values.tolist() for name, est in estimates.items()}
+    out["diagnostics"] = {name: est.summary() for name, est in estimates.items()}
+    if args.format == "csv":
+        rows = ((name, label, repr(float(est.values[v]))) for name, est in estimates.items()
+                for v, label in enumerate(labels))
+        render(Output(columns=AGGREGATE_CSV_COLUMNS, rows=rows), "csv", args.output)
+        return 0
+    render(Output(out), "json", args.output)
+    return 0
+
+
+# --------------------------------------------------------------------------- advise
+def _parse_groups(items: list[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for item in items:
+        name, sep, members = item.partition("=")
+        values = split_list(members)
+        if not sep or not name.strip() or not values:
+            raise UsageError(f"--group expects NAME=V1,V2,..., got {item!r}")
+        if name.strip() in groups:
+            raise UsageError(f"group {name.strip()!r} given twice")
+        groups[name.strip()] = values
+    return groups
+
+
+def _advise_task_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The task parameters given on the command line (only those; the task checks they are its own)."""
+    given = {"k": args.k, "rho": args.rho, "queries": args.queries, "threshold": args.threshold,
+             "groups": _parse_groups(args.group) if args.group is not None else None}
+    params = {key: value for key, value in given.items() if value is not None}
+    if args.rho is not None and not 0 < args.rho <= 1:
+        raise UsageError(f"--rho is a fraction of the domain, 0 < R <= 1 (e.g. 0.1 for 10%), got {args.rho:g}")
+    task = get_task(args.task)
+    unknown = [key for key in params if key not in task.parameters]
+    if unknown:
+        flags = ", ".join("--group" if key == "groups" else f"--{key}" for key in unknown)
+        valid = ", ".join("--group" if key == "groups" else f"--{key}" for key in task.parameters) or "none"
+        raise UsageError(f"{flags} does not apply to task {task.name} (its options: {valid})")
+    return params
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from ldp.studies.advisor import recommend  # the advisor imports every estimator: only this command needs it
+
+    cls = mechanism_class(args)
+    if cls.kind != "frequency":
+        raise UsageError(f"the advisor chooses among frequency estimators; {cls.name} is a {cls.kind} mechanism")
+    task = get_task(args.task)
+    task_params = _advise_task_params(args)
+    if args.trials < 2:
+        raise UsageError(f"--trials must be at least 2 (the standard error needs two), got {args.trials}")
+    d, labels = _domain(args)
+    mech = build_mechanism(args, d)
+    task.bind(d, labels=labels, **task_params)  # k ≤ d, ρ in (0, 1], known labels: before the file is read
+    candidates = parse_estimators(args.candidates, mech) if args.candidates is not None else None
+    reports, _ = load_reports(args.reports, mech)
+    agg = aggregate_reports(mech, reports)
+    rec = recommend(mech, agg.counts, agg.n, task=task.name, trials=args.trials, seed=args.seed,
+                    candidates=candidates, labels=labels, **task_params)
+    for _, row in rec.table.iterrows():
+        if row["note"]:
+            warn(f"{row['estimator']}: {row['note']}")
+    value_key = "expected_error" if rec.better == "lower" else "expected_score"
+    candidates_out = []
+    for _, row in rec.table.iterrows():
+        item: dict[str, Any] = {"rank": int(row["rank"]), "estimator": row["estimator"],
+                                "display_name": row["display name"], "consistent": bool(row["consistent"]),
+                                value_key: finite_or_none(row[rec.value_column]),
+                                "standard_error": finite_or_none(row["standard error"]),
+                                "trial_sd": finite_or_none(row["trial SD"]),
+                                "tied_with_best": bool(row["tied with best"])}
+        if "Γ vs MI (%)" in rec.table.columns:
+            item["gain_vs_mi_percent"] = finite_or_none(row["Γ vs MI (%)"])
+        if "equivalent users" in rec.table.columns:
+            item["equivalent_users"] = finite_or_none(row["equivalent users"])
+        item["seconds"] = float(row["seconds"])
+        item["note"] = str(row["note"])
+        candidates_out.append(item)
+    out: dict[str, Any] = {"best": rec.best, "task": rec.task, "task_label": rec.task_label,
+                           "task_params": rec.to_dict()["task_params"], "better": rec.better,
+                           "trials": rec.trials, "seed": rec.seed, "users": rec.n}
+    out.update(_mechanism_header(mech))
+    out.pop("kind")
+    out.update({"fit": rec.fit, "summary": rec.summary(), "elapsed_s": rec.elapsed_s, "candidates": candidates_out})
+    headers = ["RANK", "ESTIMATOR", value_key.upper().replace("_", " "), "SE", "TIED", "GAIN VS MI %",
+               "EQUIVALENT USERS", "NOTE"]
+    rows = [[str(c["rank"]), c["estimator"], fmt(c[value_key]), fmt(c["standard_error"]),
+             "yes" if c["tied_with_best"] else "no", fmt(c.get("gain_vs_mi_percent"), ".1f"),
+             fmt(c.get("equivalent_users"), ",.0f"), c["note"] or "-"] for c in candidates_out]
+    render(Output(out, headers=headers, table=rows, preamble=f"best: {rec.best}\n{rec.summary()}\n\n"), args.format,
+           args.output)
+    return 0

@@ -1,0 +1,167 @@
+"""Command-line options shared by the subcommands, and turning them into library objects."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from ldp.core.errors import LDPError
+from ldp.core.registry import ESTIMATORS, MECHANISMS
+from ldp.engines import ENGINES
+from ldp.mechanisms import KINDS, Mechanism, get_mechanism
+
+EXIT_USAGE = 2
+
+
+class UsageError(LDPError):
+    """A bad combination of options (reported like any other bad input: one line, exit status 2)."""
+
+
+def one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {one_line(message)} (see '{self.prog} --help')\n")
+
+
+def split_list(text: str) -> list[str]:
+    return [s.strip() for s in str(text).split(",") if s.strip()]
+
+
+def number_list(text: str, kind: type, flag: str) -> list[Any]:
+    try:
+        values = [kind(x) for x in split_list(text)]
+    except ValueError:
+        raise UsageError(f"{flag} expects a comma-separated list of numbers, got {text!r}") from None
+    if not values:
+        raise UsageError(f"{flag} is empty")
+    if kind is float and not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{flag} values must be finite, got {text!r}")
+    return values
+
+
+def parse_range(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    parts = [s.strip() for s in text.split(",")]
+    if len(parts) != 2:
+        raise UsageError(f"--range expects LO,HI, got {text!r}")
+    try:
+        lo, hi = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise UsageError(f"--range expects two numbers LO,HI, got {text!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise UsageError(f"--range needs finite LO < HI, got {text!r}")
+    return lo, hi
+
+
+# --------------------------------------------------------------------------- option groups
+def add_mechanism_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("mechanism")
+    g.add_argument("--mechanism", "-m", required=True, metavar="M",
+                   help="mechanism name (see 'ldp mechanisms'), e.g. grr, oue, olh, l-osue, sw, hh, pm")
+    g.add_argument("--epsilon", "-e", required=True, type=float, metavar="E",
+                   help="privacy budget ε > 0 (ε∞, the memoized step, for longitudinal mechanisms)")
+    g.add_argument("--epsilon-1", dest="epsilon_1", type=float, metavar="E1",
+                   help="longitudinal mechanisms only: ε1 of a single report, 0 < ε1 < ε (default ε/2)")
+    g.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
+                   help="a mechanism's own parameter, e.g. g=5 (OLH), omega=3 (SS), theta=0.7 (THE), prime=11 "
+                        "(LH), b=0.2 (SW), bins=16 (CFO-binning), branching=2 (HH); repeatable")
+
+
+def add_estimator_args(p: argparse.ArgumentParser, default: str | None, help_default: str) -> None:
+    p.add_argument("--estimators", default=default, metavar="LIST",
+                   help=f"comma-separated estimators (see 'ldp estimators'; {help_default})")
+    p.add_argument("--estimator-param", dest="estimator_param", action="append", default=[],
+                   metavar="EST.KEY=VALUE", help="an estimator's parameter, e.g. ibu.max_iter=100, "
+                                                 "base-cut.alpha=1, ems.tol=1e-4; repeatable")
+
+
+def add_domain_args(p: argparse.ArgumentParser, required: bool, size_help: str) -> None:
+    g = p.add_mutually_exclusive_group(required=required)
+    g.add_argument("--domain-size", "-d", dest="domain_size", type=int, metavar="D", help=size_help)
+    g.add_argument("--domain", metavar="FILE",
+                   help="text file listing the domain, one label per line (code = position in the file)")
+
+
+def add_engine_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", choices=ENGINES, default="fast",
+                   help="fast (draw the aggregate directly) or exact (run every client); default fast")
+
+
+def add_output_args(p: argparse.ArgumentParser, formats: Sequence[str], default: str) -> None:
+    p.add_argument("--format", "-f", choices=formats, default=default, help=f"output format (default {default})")
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+# --------------------------------------------------------------------------- mechanisms and estimators
+def parse_params(cls: type[Mechanism], items: Sequence[str], epsilon_1: float | None = None) -> dict[str, Any]:
+    """``KEY=VALUE`` strings → the mechanism's own parameters, typed by its Param table."""
+    table = {p.name: p for p in cls.own_parameters()}
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        if not sep or not key or not value.strip():
+            raise UsageError(f"--param expects KEY=VALUE, got {item!r}")
+        if key in ("epsilon", "eps", "d"):
+            raise UsageError(f"set {key} with --epsilon / --domain-size / --buckets, not --param")
+        if key not in table:
+            raise UsageError(f"{cls.name} has no parameter {key!r}; its parameters: {', '.join(table) or 'none'}")
+        if key in out:
+            raise UsageError(f"parameter {key} given twice")
+        out[key] = table[key].parse(value.strip())
+    if epsilon_1 is not None:
+        if cls.collection != "longitudinal":
+            longitudinal = [m.name for m in MECHANISMS if m.collection == "longitudinal"]
+            raise UsageError(f"--epsilon-1 applies only to longitudinal mechanisms ({', '.join(longitudinal)}); "
+                             f"{cls.name} is not one")
+        if "epsilon_1" in out:
+            raise UsageError("give ε1 once: --epsilon-1 or --param epsilon_1=..., not both")
+        out["epsilon_1"] = epsilon_1
+    return out
+
+
+def mechanism_class(args: argparse.Namespace) -> type[Mechanism]:
+    """The mechanism class of ``--mechanism``, its parameters checked before any file is read."""
+    cls = MECHANISMS.get(args.mechanism)
+    parse_params(cls, args.param, args.epsilon_1)
+    return cls
+
+
+def build_mechanism(args: argparse.Namespace, d: int | None) -> Mechanism:
+    """The mechanism of ``--mechanism/--epsilon/--epsilon-1/--param`` with domain parameter ``d``."""
+    cls = MECHANISMS.get(args.mechanism)
+    return get_mechanism(cls.name, args.epsilon, d, **parse_params(cls, args.param, args.epsilon_1))
+
+
+def estimator_params(items: Sequence[str], names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``EST.KEY=VALUE`` strings → estimator name → its parameters (typed by its Param table)."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in items:
+        target, sep, value = item.partition("=")
+        name, dot, key = target.rpartition(".")
+        name, key = name.strip().lower(), key.strip().lower().replace("-", "_")
+        if not sep or not dot or not name or not key or not value.strip():
+            raise UsageError(f"--estimator-param expects EST.KEY=VALUE, got {item!r}")
+        cls = ESTIMATORS.get(name)
+        if name not in names:
+            raise UsageError(f"--estimator-param {item!r}: estimator {name} is not among --estimators")
+        table = {p.name: p for p in cls.parameters}
+        if key not in table:
+            raise UsageError(f"estimator {name} has no parameter {key!r}; its parameters: "
+                             f"{', '.join(table) or 'none'}")
+        if key in out.setdefault(name, {}):
+            raise UsageError(f"estimator parameter {name}.{key} given twice")
+        out[name][key] = table[key].parse(value.strip())
+    return out
+
+
+def kinds_help() -> str:
+    return ", ".join(f"{k} ({v.lower()})" for k, v in KINDS.items())

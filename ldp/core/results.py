@@ -1,0 +1,93 @@
+"""Immutable records that flow between the layers: what the server holds (:class:`Aggregate`) and what an
+estimator returns (:class:`Estimate`, with its diagnostics).
+
+Both freeze their arrays (``writeable = False``), so a result handed to a page, a cache or another
+estimator cannot be changed behind its owner's back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Aggregate", "Estimate", "frozen_array"]
+
+
+def frozen_array(values: Any, dtype: Any = np.float64) -> np.ndarray:
+    """A read-only copy of ``values``."""
+    arr = np.array(values, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """What the server holds after a collection: a mechanism's additive statistic of the reports and n.
+
+    ``counts`` is the statistic (support counts for frequency oracles, a report histogram for numerical
+    mechanisms, the sum of reports for mean mechanisms: see each mechanism's ``aggregate``); it is additive
+    over users, so aggregates of disjoint groups of users add up (``a + b``). ``engine`` says how it was
+    obtained: ``"exact"`` (every client ran), ``"fast"`` (drawn directly) or ``"reports"`` (real reports).
+    """
+
+    counts: np.ndarray
+    n: int
+    engine: str = "reports"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "counts", frozen_array(self.counts))
+        object.__setattr__(self, "n", int(self.n))
+
+    def __add__(self, other: Aggregate) -> Aggregate:
+        if not isinstance(other, Aggregate) or other.counts.shape != self.counts.shape:
+            return NotImplemented
+        engine = self.engine if self.engine == other.engine else "mixed"
+        return Aggregate(self.counts + other.counts, self.n + other.n, engine)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimator's answer and everything a reader needs to trust it.
+
+    ``values``: the estimated frequencies (length d) or, for mean mechanisms, the estimated mean(s).
+    ``converged``/``iterations``/``trace``: for iterative estimators, whether the stopping rule was met,
+    how many iterations ran and the per-iteration change (or log-likelihood) that the rule watched.
+    ``warnings``: one-line notes a page shows beside the number (e.g. "did not converge").
+    ``diagnostics``: further named quantities (e.g. the method, the validity condition of IIW-G).
+    """
+
+    values: np.ndarray
+    estimator: str
+    converged: bool = True
+    iterations: int = 0
+    trace: np.ndarray | None = field(default=None, repr=False)
+    warnings: tuple[str, ...] = ()
+    diagnostics: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", frozen_array(self.values))
+        if self.trace is not None:
+            object.__setattr__(self, "trace", frozen_array(self.trace))
+        object.__setattr__(self, "warnings", tuple(str(w) for w in self.warnings))
+        object.__setattr__(self, "diagnostics", MappingProxyType(dict(self.diagnostics)))
+
+    @property
+    def d(self) -> int:
+        return int(self.values.shape[0])
+
+    def with_values(self, values: Any, **changes: Any) -> Estimate:
+        """The same record with other values (e.g. lifted from bins to buckets) and optional changes."""
+        return replace(self, values=values, diagnostics=dict(self.diagnostics), **changes)
+
+    def summary(self) -> dict[str, Any]:
+        """Diagnostics as plain JSON-able data (no arrays)."""
+        out: dict[str, Any] = {"estimator": self.estimator, "converged": self.converged,
+                               "iterations": self.iterations, "warnings": list(self.warnings)}
+        for key, value in self.diagnostics.items():
+            if isinstance(value, (str, int, float, bool)) or value is None:
+                out[key] = value
+        return out

@@ -1,0 +1,187 @@
+"""Categorical frequency oracles: the shared base of GRR, unary encodings, SHE, SS, local hashing, HR and their
+longitudinal versions.
+
+Notation follows the IBU paper (Arcolezi et al., DBSec 2023): a mechanism is *pure* (Def. 2) when a report
+supports the user's own value with probability p* and any other value with probability q* < p*; the server
+counts C(v), the number of reports supporting v, and matrix inversion is Eq. (2):
+f̂(v) = (C(v) − n q*) / (n (p* − q*)).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ldp.core.errors import LDPError
+from ldp.core.params import Param
+from ldp.core.results import Aggregate, Estimate
+from ldp.mechanisms.base import Mechanism
+
+__all__ = ["EPSILON_1", "FrequencyOracle", "IBU_PAPER", "LECTURE", "first_hit_success"]
+
+IBU_PAPER = "Arcolezi, Cerna, Palamidessi — On the Utility Gain of Iterative Bayesian Update (DBSec 2023)"
+LECTURE = "Wang, Blocki, Li, Jha — LDP Protocols for Frequency Estimation (USENIX Security 2017), lecture"
+
+EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (second step); default ε∞/2",
+                  low=0.0, low_inclusive=False, optional=True)
+
+
+def first_hit_success(pi_sorted: np.ndarray, hit: float, high: float, low: float) -> float:
+    """E[max over a random support set S] for the Bayes attacker when each value is in S independently with
+    probability ``hit``: the best candidate is π_(J)·high for the first sorted value J in S, or π_(1)·low when
+    value 1 is not in S. Returns Σ_j Pr[J=j] max(·) + Pr[S empty]·low·π_(1)."""
+    d = pi_sorted.shape[0]
+    j = np.arange(1, d + 1)
+    prob_first = (1 - hit) ** (j - 1) * hit
+    values = np.maximum(high * pi_sorted, low * pi_sorted[0])
+    values[0] = high * pi_sorted[0]
+    return float((prob_first * values).sum() + (1 - hit) ** d * low * pi_sorted[0])
+
+
+class FrequencyOracle(Mechanism):
+    """A categorical frequency oracle: inputs are codes in [0, d), the aggregate is the support-count
+    vector C (length d), and the mechanism's own estimate is matrix inversion (Eq. (2)).
+
+    A subclass implements ``_probabilities`` (p*, q*), ``_perturb``, ``_validate_reports``,
+    ``_support_counts`` and ``_sample_counts`` (the fast engine), and for small domains ``_output_count`` and
+    ``_channel``.
+    """
+
+    kind: ClassVar[str] = "frequency"
+    pure: ClassVar[bool] = True
+    default_estimator: ClassVar[str] = "mi"
+    #: The lecture's closed form of Var[c̃(i)]/n (= n·Var[f̂(i)] for a value of negligible frequency), if any.
+    lecture_formula: ClassVar[str] = ""
+
+    def __init__(self, epsilon: float, d: int | None = None, **params: Any) -> None:
+        super().__init__(epsilon, d, **params)
+        p_star, q_star = self._probabilities()
+        self._p_star, self._q_star = float(p_star), float(q_star)
+        if self.pure and not (0.0 <= self._q_star < self._p_star <= 1.0):
+            raise LDPError(f"{self.name}: parameters give p*={self._p_star:.6g} ≤ q*={self._q_star:.6g}; the "
+                           "mechanism would carry no information")
+
+    @classmethod
+    def own_parameters(cls) -> tuple[Param, ...]:
+        extra = (EPSILON_1,) if cls.collection == "longitudinal" else ()
+        return extra + cls.extra_parameters
+
+    # ------------------------------------------------------------------ pure-LDP parameters
+    @property
+    def p_star(self) -> float:
+        """Probability that a report supports the user's own value (Def. 2 of the IBU paper)."""
+        return self._p_star
+
+    @property
+    def q_star(self) -> float:
+        """Probability that a report supports a given other value (Def. 2 of the IBU paper)."""
+        return self._q_star
+
+    @abstractmethod
+    def _probabilities(self) -> tuple[float, float]: ...
+
+    # ------------------------------------------------------------------ server side
+    def support_counts(self, reports: np.ndarray) -> np.ndarray:
+        """C(v) = number of reports that support v, for every v (float64, length d)."""
+        return self.aggregate(reports).counts.copy()
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return self._support_counts(reports)
+
+    @abstractmethod
+    def _support_counts(self, reports: np.ndarray) -> np.ndarray: ...
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        return self._sample_counts(true_counts, rng)
+
+    @abstractmethod
+    def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
+
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        n = float(true_counts.sum())
+        return true_counts * self._p_star + (n - true_counts) * self._q_star
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        # users' support indicators for v are independent Bernoulli(p*) (own value) or Bernoulli(q*)
+        p, q, n = self._p_star, self._q_star, float(true_counts.sum())
+        return true_counts * p * (1 - p) + (n - true_counts) * q * (1 - q)
+
+    # ------------------------------------------------------------------ estimation and theory
+    def invert(self, counts: np.ndarray, n: int) -> np.ndarray:
+        """Matrix inversion, Eq. (2) of the IBU paper: (C − n q*) / (n (p* − q*)), unbiased and unclipped
+        (works row-wise on a (trials, d) array of counts)."""
+        c = np.asarray(counts, dtype=np.float64)
+        return (c - n * self._q_star) / (n * (self._p_star - self._q_star))
+
+    def _estimate(self, aggregate: Aggregate) -> Estimate:
+        return Estimate(self.invert(aggregate.counts, aggregate.n), "mi")
+
+    def variance(self, freqs: np.ndarray | float, n: int) -> np.ndarray:
+        """Closed-form variance of the matrix-inversion estimate f̂(v) for true frequency f(v).
+
+        Each user's support indicator for v is Bernoulli(p*) if they hold v and Bernoulli(q*) otherwise,
+        independently across users, so Var[f̂(v)] = [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²)
+        (Wang et al. 2017, Eq. (2); its f → 0 limit is the lecture's comparison table).
+        """
+        f = np.asarray(freqs, dtype=np.float64)
+        p, q = self._p_star, self._q_star
+        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
+
+    def approximate_variance(self, n: int) -> float:
+        """Var of f̂(v) for a value of negligible frequency (the lecture's table entry divided by n)."""
+        return float(self.variance(0.0, n))
+
+    def _estimate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        n = int(true_counts.sum())
+        return self.variance(true_counts / n, n)
+
+    def report_columns(self) -> int:
+        """Numbers on one line of a report file (1 for a scalar report)."""
+        return self._d
+
+    def support_size(self) -> int | None:
+        """How many values every report supports, when that number is fixed (GRR: 1, SS: ω), else None."""
+        return None
+
+    def lecture_variance(self) -> float | None:
+        """The lecture's closed form of Var[c̃(i)]/n at this ε and d (None where the lecture gives none)."""
+        return None
+
+    # ------------------------------------------------------------------ one report, for people
+    def support_set(self, report: np.ndarray) -> list[int] | None:
+        """The values a single report supports (C(v) counts it), or None when reports do not support values."""
+        if not self.pure:
+            return None
+        rep = np.asarray(report)
+        if rep.ndim == 0 or (rep.ndim == 1 and not self._scalar_reports()):
+            rep = rep[None]
+        if rep.shape[0] != 1:
+            raise LDPError(f"{self.name}: support_set takes exactly one report, got {rep.shape[0]}")
+        return [int(v) for v in np.flatnonzero(self.support_counts(rep) > 0.5)]
+
+    def _explain_report(self, report_text: str) -> str:
+        support = self.support_set(self.parse_reports([report_text]))
+        shown = ", ".join(map(str, support[:12])) + (", …" if support and len(support) > 12 else "")
+        return (f"The report supports the values {{{shown}}}: the user's own value is among them with probability "
+                f"p* = {self.p_star:.3g}, any other value with q* = {self.q_star:.3g}.")
+
+    def support_probabilities(self, matrix: np.ndarray | None = None, labels: list[str] | None = None) -> np.ndarray:
+        """d × d matrix Pr[report supports u | input v]: p* on the diagonal, q* elsewhere.
+
+        From the enumerated channel when given (Σ_y Pr[y|v] 1[u ∈ S(y)], which checks p* and q*), otherwise
+        from p* and q* directly.
+        """
+        if not self.pure:
+            raise LDPError(f"{self.name}: not pure, reports do not support values")
+        d = self._d
+        if matrix is None or labels is None:
+            return np.full((d, d), self._q_star) + (self._p_star - self._q_star) * np.eye(d)
+        reports = self.parse_reports(labels)
+        supports = np.zeros((len(labels), d))
+        for i in range(len(labels)):
+            supports[i] = self.support_counts(reports[i:i + 1]) > 0.5
+        return np.asarray(matrix, dtype=np.float64) @ supports
+

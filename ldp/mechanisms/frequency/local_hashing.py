@@ -1,0 +1,370 @@
+"""Local hashing frequency oracles: BLH and OLH (and the machinery L-BLH and L-OLH share).
+
+Hash family (our choice; the IBU paper §3.1 only asks for a universal family): Carter–Wegman
+H_{a,b}(v) = ((a v + b) mod P) mod g with a ∈ [1, P), b ∈ [0, P) and P a prime ≥ max(d, g). For
+v ≠ v' the pair ((a v + b) mod P, (a v' + b) mod P) is uniform over ordered pairs of distinct
+residues, so the collision probability c = Σ_y m_y (m_y − 1) / (P (P − 1)), with m_y = #{r < P :
+r mod g = y}, is the same for every pair. Hence LH is pure with p* = p and the *exact*
+q* = p c + q (1 − c), which tends to the paper's 1/g as P grows; matrix inversion is exactly
+unbiased for this family.
+
+Server-side support counting never evaluates n × d hashes. With a small prime P it groups users
+by a: for a fixed a, user i supports v iff ((z + b_i) mod P) mod g = y_i with z = a v mod P, a
+cyclic cross-correlation over Z_P computed by FFT (cost independent of n), or, when g is large,
+it enumerates each report's support set {a⁻¹(r − b) : r ≡ y (mod g)} (P/g candidates per report).
+
+Option ``hash="xxh32"`` (on BLH, OLH, L-BLH, L-OLH) uses instead the hash of the IBU paper's reference
+implementation, multi-freq-ldpy (``LH_Client``, ``L_LH_Client``): H_s(v) = XXH32(str(v), seed s) mod g
+with a seed s drawn uniformly from [0, 2^63 − 1) (``np.random.randint(0, sys.maxsize)``; XXH32 uses
+s mod 2^32, see :mod:`ldp.mechanisms.frequency.xxh32`), and reports are ``y s`` — the reference's tuple
+(sanitized value, seed) — so ``ldp aggregate`` reads reports produced by that library. XXH32 is not
+an exactly pairwise-independent family, so the exact q* cannot be derived (nor the channel enumerated:
+``channel()`` raises ``ValueError``); we use the ideal-hash value q* = 1/g of the reference
+implementation (its server sets q = 1/g), with p* = p of the randomizer on [g]. Support counting
+evaluates XXH32 for users × values in bounded chunks (vectorized, O(n d) work).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ldp.core.errors import LDPError
+from ldp.core.params import Param
+from ldp.core.randomness import RandomSource
+from ldp.core.registry import MECHANISMS
+from ldp.maths.primes import is_prime, next_prime
+from ldp.mechanisms.base import ceil_log2, check_int_reports
+from ldp.mechanisms.frequency.base import IBU_PAPER, FrequencyOracle, first_hit_success
+from ldp.mechanisms.frequency.grr import grr_probabilities, grr_randomize
+from ldp.mechanisms.frequency.sampling import binomial_support_counts
+from ldp.mechanisms.frequency.xxh32 import seed32, xxh32_decimal
+
+
+def residue_class_sizes(prime: int, g: int) -> np.ndarray:
+    """m_y = #{r in [0, P): r mod g = y} for y in [0, g)."""
+    return prime // g + (np.arange(g) < prime % g).astype(np.int64)
+
+
+def collision_probability(prime: int, g: int) -> float:
+    m = residue_class_sizes(prime, g).astype(np.float64)
+    return float((m * (m - 1)).sum() / (prime * (prime - 1)))
+
+
+def cw_hash(a: np.ndarray, b: np.ndarray, v: np.ndarray, prime: int, g: int) -> np.ndarray:
+    """H_{a,b}(v) = ((a v + b) mod P) mod g, vectorized (int64; a v < 2^63 for P < 2^31)."""
+    return ((a * v + b) % prime) % g
+
+
+HASH_FAMILIES = ("cw", "xxh32")
+HASH = Param("hash", str, "hash family: 'cw' (Carter–Wegman ((a·v + b) mod P) mod g, exact q*) or 'xxh32' "
+             "(XXH32(str(v), seed) mod g with a 63-bit seed, as the reference implementation multi-freq-ldpy; "
+             "reports 'y seed', q* = 1/g)", default="cw", choices=HASH_FAMILIES)
+# Seeds of hash="xxh32" are uniform on [0, XXH32_SEED_HIGH): numpy.random.randint(0, sys.maxsize) as the reference.
+XXH32_SEED_HIGH = 2**63 - 1
+XXH32_REPORT_FORMAT = ("two integers 'y seed': the randomized hash value y and the seed s of the hash "
+                       "H(v) = XXH32(str(v), seed=s) mod g (multi-freq-ldpy's (sanitized value, seed) tuple)")
+# Cells (users × values) of one block of XXH32 evaluations when counting supports.
+XXH32_BLOCK_CELLS = 1 << 20
+
+
+def xxh32_hash(values: np.ndarray, seeds: np.ndarray, g: int) -> np.ndarray:
+    """H_s(v) = XXH32(str(v), seed=s) mod g (int64), broadcasting values against seeds."""
+    return (xxh32_decimal(values, seeds) % np.uint32(g)).astype(np.int64)
+
+
+def _decimal_length_blocks(d: int, width: int) -> list[tuple[int, int]]:
+    """[0, d) split where the number of decimal digits changes, and into pieces of at most ``width``."""
+    blocks = []
+    lo, edge = 0, 10
+    while lo < d:
+        hi = min(d, edge)
+        blocks += [(s, min(hi, s + width)) for s in range(lo, hi, width)]
+        lo, edge = hi, edge * 10
+    return blocks
+
+
+def xxh32_support_counts(y: np.ndarray, seeds: np.ndarray, d: int, g: int,
+                         block_cells: int = XXH32_BLOCK_CELLS) -> np.ndarray:
+    """C(v) = #{i : XXH32(str(v), seeds_i) mod g = y_i} for v in [0, d), exactly.
+
+    Evaluates every (user, value) hash, vectorized over blocks of about ``block_cells`` pairs (bounded
+    memory); each block holds values of one decimal length, so XXH32 runs without per-cell branches.
+    """
+    s32 = seed32(seeds)
+    yy = np.asarray(y).astype(np.uint32)
+    gg = np.uint32(g)
+    counts = np.zeros(d, dtype=np.int64)
+    for lo, hi in _decimal_length_blocks(d, max(1, min(d, block_cells // 16))):
+        vals = np.arange(lo, hi, dtype=np.int64)[None, :]
+        rows = max(1, block_cells // (hi - lo))
+        for start in range(0, s32.shape[0], rows):
+            h = xxh32_decimal(vals, s32[start:start + rows, None])
+            h %= gg
+            counts[lo:hi] += np.count_nonzero(h == yy[start:start + rows, None], axis=0)
+    return counts.astype(np.float64)
+
+
+def lh_support_counts(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, prime: int, g: int) -> np.ndarray:
+    """C(v) = #{i : H_{a_i,b_i}(v) = y_i} for v in [0, d), exactly, choosing the cheaper algorithm."""
+    n = a.shape[0]
+    fft_cost = (prime - 1) * g * prime * max(1.0, math.log2(prime)) * 1.5
+    enum_cost = n * (prime / g + 1) * 6.0
+    if fft_cost <= enum_cost:
+        return _lh_counts_fft(a, b, y, d, prime, g)
+    return _lh_counts_enumerate(a, b, y, d, prime, g)
+
+
+def _lh_counts_fft(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, prime: int, g: int) -> np.ndarray:
+    # G_a(z) = Σ_y Σ_b C[a, y, b] M_y[(z + b) mod P] with M_y[t] = 1[t mod g = y]: a cyclic
+    # cross-correlation, i.e. irfft(conj(F C) · F M). Then C(v) = Σ_a G_a(a v mod P).
+    freq_m = np.fft.rfft((np.arange(prime)[None, :] % g) == np.arange(g)[:, None], axis=-1)
+    total = np.zeros(d)
+    v = np.arange(d)
+    block = max(1, (1 << 24) // max(1, g * prime))
+    key_all = ((a - 1) * g + y) * prime + b
+    order = np.argsort(a, kind="stable")
+    sorted_a = a[order]
+    for start in range(1, prime, block):
+        stop = min(prime, start + block)
+        lo, hi = np.searchsorted(sorted_a, [start, stop])
+        if lo == hi:
+            continue
+        keys = key_all[order[lo:hi]] - (start - 1) * g * prime
+        cube = np.bincount(keys, minlength=(stop - start) * g * prime).reshape(stop - start, g, prime)
+        spec = (np.conj(np.fft.rfft(cube, axis=-1)) * freq_m[None]).sum(axis=1)
+        corr = np.fft.irfft(spec, n=prime, axis=-1)
+        aa = np.arange(start, stop)
+        total += corr[np.arange(stop - start)[:, None], (aa[:, None] * v[None, :]) % prime].sum(axis=0)
+    return np.rint(total)
+
+
+def _lh_counts_enumerate(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, prime: int, g: int) -> np.ndarray:
+    inverse = np.array([0] + [pow(int(x), prime - 2, prime) for x in range(1, prime)], dtype=np.int64)
+    width = -(-prime // g)
+    steps = np.arange(width, dtype=np.int64) * g
+    counts = np.zeros(max(d, prime), dtype=np.int64)
+    chunk = max(1, (1 << 22) // width)
+    for s in range(0, a.shape[0], chunk):
+        r = y[s:s + chunk, None] + steps[None, :]
+        ok = r < prime
+        v = (inverse[a[s:s + chunk]][:, None] * (r - b[s:s + chunk, None])) % prime
+        counts += np.bincount(v[ok], minlength=counts.shape[0])
+    return counts[:d].astype(np.float64)
+
+
+class LocalHashing(FrequencyOracle):
+    """Shared machinery of BLH, OLH and the longitudinal L-BLH, L-OLH.
+
+    Reports are rows (a, b, y): the hash function's parameters and the randomized hash value.
+    Subclasses set ``g`` and how the hashed value is randomized (one or two GRR steps on [g]).
+
+    With ``hash="xxh32"`` reports are rows (y, s): the randomized hash value and the seed of
+    XXH32(str(v), s) mod g (see the module docstring); ``prime`` does not apply and is not among the
+    resolved parameters. With the default ``hash="cw"`` the resolved parameters leave ``hash`` out, so
+    Carter–Wegman report files and their headers are unchanged.
+    """
+
+    report_format = "three integers 'a b y': hash H(v) = ((a·v + b) mod P) mod g and the randomized value y"
+    communication = "O(log d)"  # a, b < P with P the smallest prime ≥ max(d, g); the lecture's O(log n) counts seeds
+    fast_engine_exact = False
+    fast_engine_note = ("independent binomial support counts: exact marginals and the zero cross-covariance of "
+                        "pairwise-independent hashing")
+
+    @property
+    def g(self) -> int:
+        return self._params["g"]
+
+    @classmethod
+    def own_parameters(cls) -> tuple[Param, ...]:
+        return super().own_parameters() + (HASH,)
+
+    @property
+    def prime(self) -> int | None:
+        """P of the Carter–Wegman family; None with ``hash="xxh32"``."""
+        return self._params.get("prime")
+
+    @property
+    def hash_family(self) -> str:
+        """'cw' (Carter–Wegman, the default) or 'xxh32' (the reference implementation's hash)."""
+        return self._params.get("hash", "cw")
+
+    def _setup(self) -> None:
+        if self._params.get("hash", "cw") == "cw":
+            self._params.pop("hash", None)  # the default: parameters (and report headers) as without the option
+        if self._params.get("g") is None:
+            self._params["g"] = self._default_g()
+        if self.hash_family == "xxh32":
+            if self._params.pop("prime", None) is not None:
+                raise LDPError(f"{self.name}: parameter prime applies to hash='cw' only, not hash='xxh32'")
+            if self.g >= 2**32:
+                raise LDPError(f"{self.name}: with hash='xxh32' g must be below 2^32 (XXH32 digests are 32-bit), "
+                                 f"got {self.g}")
+            self.report_format = XXH32_REPORT_FORMAT
+            return
+        if self._params.get("prime") is None:
+            self._params["prime"] = next_prime(max(self.d, self.g, 3))
+        prime = self._params["prime"]
+        if prime < self.d or not is_prime(prime) or prime >= 2**31:
+            raise LDPError(f"{self.name}: prime must be a prime in [d, 2^31), got {prime}")
+
+    def _default_g(self) -> int:
+        """g when not given: 2 (binary hashing); OLH and L-OLH derive it from ε."""
+        return 2
+
+    def _hashed_probabilities(self) -> tuple[float, float]:
+        """(keep, other) probabilities of the randomizer on the hashed domain [g]."""
+        return grr_probabilities(self.epsilon, self.g)
+
+    def _randomize_hashed(self, hashed: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return grr_randomize(hashed, self._hashed_probabilities()[0], self.g, rng)
+
+    def _probabilities(self) -> tuple[float, float]:
+        keep, other = self._hashed_probabilities()
+        if self.hash_family == "xxh32":
+            return keep, 1.0 / self.g  # ideal hash: another value's hash is uniform on [g] (the reference's q)
+        c = collision_probability(self.prime, self.g)
+        return keep, keep * c + other * (1 - c)
+
+    def report_width(self) -> int:
+        return 4
+
+    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        m = values.shape[0]
+        if self.hash_family == "xxh32":
+            seeds = np.asarray(rng.integers(0, XXH32_SEED_HIGH, size=m), dtype=np.int64)
+            y = self._randomize_hashed(xxh32_hash(values, seeds, self.g), rng)
+            return np.stack([y, seeds], axis=1)
+        a = rng.integers(1, self.prime, size=m)
+        b = rng.integers(0, self.prime, size=m)
+        y = self._randomize_hashed(cw_hash(a, b, values, self.prime, self.g), rng)
+        return np.stack([a, b, y], axis=1)
+
+    def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
+        if self.hash_family == "xxh32":
+            return self._validate_xxh32_reports(reports)
+        if reports.ndim != 2 or reports.shape[1] != 3:
+            raise LDPError(f"{self.name}: each report must be 'a b y', got shape {reports.shape}")
+        reports = check_int_reports(self.name, reports, 0, max(self.prime, self.g), "report fields")
+        if np.any(reports[:, 0] < 1) or np.any(reports[:, 0] >= self.prime) or np.any(reports[:, 1] >= self.prime):
+            raise LDPError(f"{self.name}: hash parameters must satisfy 1 ≤ a < P={self.prime}, 0 ≤ b < P")
+        if np.any(reports[:, 2] >= self.g):
+            raise LDPError(f"{self.name}: hashed values must lie in [0, g={self.g})")
+        return reports
+
+    def _validate_xxh32_reports(self, reports: np.ndarray) -> np.ndarray:
+        if reports.ndim != 2 or reports.shape[1] != 2:
+            raise LDPError(f"{self.name}: each report must be 'y seed' (hash=xxh32), got shape {reports.shape}")
+        reports = check_int_reports(self.name, reports, 0, 2**63, "report fields")
+        if np.any(reports[:, 0] >= self.g):
+            raise LDPError(f"{self.name}: hashed values must lie in [0, g={self.g})")
+        return reports.astype(np.int64, copy=False)
+
+    def _parse_line(self, line: str) -> list[int]:
+        if self.hash_family == "xxh32":  # also "y, seed" and "(y, seed)", as Python prints the reference's tuple
+            if (line[0], line[-1]) in (("(", ")"), ("[", "]")):
+                line = line[1:-1]
+            line = line.replace(",", " ")
+        return super()._parse_line(line)
+
+    def _support_counts(self, reports: np.ndarray) -> np.ndarray:
+        if self.hash_family == "xxh32":
+            return xxh32_support_counts(reports[:, 0], reports[:, 1], self.d, self.g)
+        return lh_support_counts(reports[:, 0], reports[:, 1], reports[:, 2], self.d, self.prime, self.g)
+
+    def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return binomial_support_counts(true_counts, self.p_star, self.q_star, rng)
+
+    def _output_count(self) -> int:
+        if self.hash_family == "xxh32":
+            raise LDPError(f"{self.name}: with hash='xxh32' the exact channel cannot be enumerated — XXH32 is not an "
+                             "exactly pairwise-independent family (2^32 seeds), so p*, q* = 1/g are the ideal-hash "
+                             "values of the reference implementation; use hash='cw' for the exact channel")
+        return self.prime * (self.prime - 1) * self.g
+
+    def report_columns(self) -> int:
+        return 2 if self.hash_family == "xxh32" else 3
+
+    def _privacy_loss(self) -> float:
+        # reached only with hash="xxh32" (the Carter–Wegman channel is enumerated): say why it cannot be
+        self._output_count()
+        return super()._privacy_loss()
+
+    def _attack_success(self, prior: np.ndarray) -> float:
+        # Σ over the g reported values; each value hashes to a given y independently w.p. 1/g (ideal hash).
+        keep, other = self._hashed_probabilities()
+        return self.g * first_hit_success(np.sort(prior)[::-1], 1.0 / self.g, keep, other)
+
+    def _report_bits(self) -> int:
+        if self.prime is None:  # hash=xxh32: a 63-bit seed and the hashed value
+            return 63 + ceil_log2(self.g)
+        return 2 * ceil_log2(self.prime) + ceil_log2(self.g)
+
+    def report_bits_formula(self) -> str:
+        if self.prime is None:
+            return "63 + ⌈log₂ g⌉ (the hash's seed and the value y)"
+        return "2⌈log₂ P⌉ + ⌈log₂ g⌉ (hash a, b and the value y)"
+
+    def _explain_report(self, report_text: str) -> str:
+        if self.prime is None:
+            y, seed = report_text.replace(",", " ").strip("()[] ").split()
+            return (f"Hash H(v) = XXH32(str(v), seed={seed}) mod {self.g} and a randomized hashed value y = {y}: "
+                    "the report supports every v with H(v) = y.")
+        a, b, y = report_text.split()
+        return (f"Hash H(v) = (({a}·v + {b}) mod {self.prime}) mod {self.g} and a randomized hashed value y = {y}: "
+                "the report supports every v with H(v) = y.")
+
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        keep, other = self._hashed_probabilities()
+        aa, bb = np.meshgrid(np.arange(1, self.prime), np.arange(self.prime), indexing="ij")
+        aa, bb = aa.ravel(), bb.ravel()
+        weight = 1.0 / aa.size
+        m = np.empty((self.d, aa.size * self.g))
+        for v in range(self.d):
+            h = cw_hash(aa, bb, np.int64(v), self.prime, self.g)
+            probs = np.where(h[:, None] == np.arange(self.g)[None, :], keep, other)
+            m[v] = (weight * probs).ravel()
+        labels = [f"{a} {b} {y}" for a, b in zip(aa, bb, strict=True) for y in range(self.g)]
+        return m, labels
+
+
+@MECHANISMS.register
+class BLH(LocalHashing):
+    """Binary local hashing (Bassily & Smith 2015): hash to g = 2 values, then GRR."""
+
+    name = "blh"
+    display_name = "BLH"
+    description = "Binary local hashing: hash the value to one bit with a random hash, then randomized response"
+    paper = IBU_PAPER + ", §3.1 (LH, g = 2)"
+    lecture_formula = "(e^ε + 1)² / (e^ε − 1)²"
+    extra_parameters = (Param("g", int, "hash range (always 2 for BLH)", default=2, choices=(2,)),
+                        Param("prime", int, "prime P of the hash family (default: smallest prime ≥ d)",
+                              low=3, optional=True))
+
+    def lecture_variance(self) -> float:
+        e = math.exp(self.epsilon)
+        return (e + 1) ** 2 / (e - 1) ** 2
+
+
+@MECHANISMS.register
+class OLH(LocalHashing):
+    """Optimized local hashing (Wang et al. 2017): g = round(e^ε + 1), then GRR on [g]."""
+
+    name = "olh"
+    display_name = "OLH"
+    description = "Optimized local hashing: hash to g = round(e^ε+1) values, then randomized response"
+    paper = IBU_PAPER + ", §3.1 (LH); g = round(e^ε + 1) as in Wang et al. 2017"
+    lecture_formula = "4e^ε / (e^ε − 1)²"
+    extra_parameters = (
+        Param("g", int, "hash range g (default round(e^ε + 1))", low=2, optional=True),
+        Param("prime", int, "prime P of the hash family (default: smallest prime ≥ max(d, g))", low=3,
+              optional=True),
+    )
+
+    def _default_g(self) -> int:
+        return max(2, int(round(math.exp(self.epsilon) + 1)))
+
+    def lecture_variance(self) -> float:
+        e = math.exp(self.epsilon)
+        return 4 * e / (e - 1) ** 2

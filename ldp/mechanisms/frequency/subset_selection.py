@@ -1,0 +1,213 @@
+"""Subset selection (SS): report ω values, the true one among them with probability ωe^ε/(ωe^ε + d − ω)
+(Wang et al. 2016; Ye & Barg 2018; IBU paper §3.1)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from ldp.core.errors import LDPError
+from ldp.core.params import Param
+from ldp.core.randomness import RandomSource, bernoulli
+from ldp.core.registry import MECHANISMS
+from ldp.mechanisms.base import ceil_log2, check_int_reports
+from ldp.mechanisms.frequency.base import IBU_PAPER, FrequencyOracle
+from ldp.mechanisms.frequency.sampling import structured_gaussian_counts
+
+__all__ = ["SS", "sample_subsets", "ss_default_omega"]
+
+
+def ss_default_omega(epsilon: float, d: int) -> int:
+    """ω = ⌊k/(e^ε + 1)⌋ (IBU paper §3.1), at least 1."""
+    return max(1, int(math.floor(d / (math.exp(epsilon) + 1))))
+
+
+def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclude: np.ndarray | None = None,
+                   include: np.ndarray | None = None) -> np.ndarray:
+    """m independent uniform size-subsets of [0, universe), as a sorted (m, size) int64 array.
+
+    With ``exclude`` (one value per row) row i is a uniform subset of [0, universe) ∖ {exclude[i]}; with
+    ``include`` as well (one bool per row), the rows where it holds are {exclude[i]} plus a uniform
+    (size − 1)-subset of the other values instead (subset selection's report).
+
+    Method (exact): every free cell of an (m, universe) bit matrix is set independently with the same
+    probability, so a row's set S is exchangeable — given |S| = K it is a uniform K-subset. A row with
+    K above its target t then clears K − t of its set cells and a row below sets t − K of its free cells,
+    chosen uniformly without replacement; by symmetry the result is a uniform t-subset for every K.
+    The uniform choice is sequential rejection sampling, vectorized over rows in a few rounds: a row
+    draws uniform candidate cells and takes, in order, those still in its source set (set cells to
+    clear or free cells to set) until it has enough. A round evaluates its candidates against the
+    state before the round, so the first ``need`` acceptable candidates of a row may repeat a cell;
+    repeats count once and the row's remaining candidates are discarded (unused i.i.d. draws after a
+    stopping time), which leaves each accepted cell uniform over the cells still available, exactly
+    as one-at-a-time sampling. Reading each row's set bits in order gives sorted subsets.
+    """
+    m, universe, size = int(m), int(universe), int(size)
+    free = universe - (exclude is not None)
+    if include is not None and exclude is None:
+        raise LDPError("include needs exclude")
+    target = np.full(m, size, dtype=np.int64)
+    if include is not None:
+        target -= np.asarray(include, dtype=bool)
+    if size < 0 or np.any(target > free) or np.any(target < 0):
+        raise LDPError(f"cannot draw {size} distinct values out of {free}")
+    if size == 0 or m == 0:
+        return np.empty((m, size), dtype=np.int64)
+    rows = np.arange(m)
+    # Any common probability works; a multiple of 1/256 near the mean target needs no tie-breaking.
+    rate = min(256, round(256 * float(target.mean()) / free)) / 256 if free else 0.0
+    chosen = bernoulli(rng, rate, (m, universe))
+    if exclude is not None:
+        exclude = np.asarray(exclude, dtype=np.int64)
+        chosen[rows, exclude] = False
+    count = np.add.reduce(chosen.view(np.uint8), axis=1, dtype=np.uint16 if universe < 2**16 else np.int64)
+    count = count.astype(np.int64)
+    flat = chosen.reshape(-1)
+    marks = flat.view(np.uint8)
+    if exclude is not None:
+        marks[rows * universe + exclude] = 2  # the excluded cells match neither a set nor a free cell
+    itype = np.int32 if m * universe < 2**31 else np.int64
+    active = np.flatnonzero(count != target)
+    while active.size:
+        gap = count[active] - target[active]
+        clear = gap > 0  # these rows clear set cells; the others set free cells
+        need = np.minimum(np.abs(gap), 250)  # ≤ 250 per round: the repeat marks below fit in a byte
+        source = np.where(clear, count[active], free - count[active])
+        expect = need * (universe / source)  # candidates needed on average
+        per_row = np.ceil(expect + np.sqrt(expect) + 2.0).astype(itype)
+        owner = np.repeat(np.arange(active.size, dtype=itype), per_row)
+        cell = rng.integers(0, universe, size=owner.size, dtype=itype)
+        cell += np.repeat((active * universe).astype(itype), per_row)
+        ok = marks[cell] == clear.view(np.uint8)[owner]
+        # the first `need` acceptable candidates of each row, in draw order
+        seen = np.cumsum(ok, dtype=itype)
+        ends = np.cumsum(per_row)
+        before = np.concatenate((np.zeros(1, itype), seen))[ends - per_row]
+        taken = np.flatnonzero(ok & (seen <= np.repeat(before + need.astype(itype), per_row)))
+        cell, owner = cell[taken], owner[taken]
+        # a cell taken twice by a row counts once: give the takes of a row distinct marks (2..251),
+        # write them all, and keep one taker per cell (the one whose mark survived)
+        mark = (seen[taken] - before[owner] + 1).astype(np.uint8)
+        marks[cell] = mark
+        distinct = marks[cell] == mark
+        marks[cell] = clear.view(np.uint8)[owner] ^ np.uint8(1)
+        done = np.bincount(owner[distinct], minlength=active.size)
+        count[active] += np.where(clear, -done, done)
+        active = active[count[active] != target[active]]
+    if exclude is not None:
+        chosen[rows, exclude] = False if include is None else include
+    out = np.empty((m, size), dtype=np.int64)
+    block = max(1, (1 << 18) // universe)
+    for start in range(0, m, block):
+        stop = min(m, start + block)
+        pos = np.flatnonzero(chosen[start:stop]).reshape(stop - start, size)
+        np.subtract(pos, (np.arange(stop - start) * universe)[:, None], out=out[start:stop])
+    return out
+
+
+@MECHANISMS.register
+class SS(FrequencyOracle):
+    """Subset selection (Wang et al. 2016; Ye & Barg 2018): report a subset Ω of size ω that
+    contains the true value with probability p = ω e^ε/(ω e^ε + k − ω), filled with uniform other
+    values. Fast engine: Gaussian with the exact mean and covariance of the counts."""
+
+    name = "ss"
+    display_name = "SS (subset selection)"
+    description = "Subset selection: report ω values, including the true one w.p. ωe^ε/(ωe^ε+d−ω)"
+    paper = IBU_PAPER + ", §3.1 (SS)"
+    report_format = "ω space-separated value indices"
+    communication = "O(ω log d)"
+    fast_engine_exact = False
+    fast_engine_note = "a Gaussian with the exact mean and covariance of the support counts"
+    extra_parameters = (Param("omega", int, "subset size ω (default ⌊d/(e^ε+1)⌋)", low=1, optional=True),)
+
+    def _setup(self) -> None:
+        if self._params["omega"] is None:
+            self._params["omega"] = ss_default_omega(self.epsilon, self.d)
+        if self._params["omega"] >= self.d:
+            raise LDPError(f"{self.name}: omega must be smaller than d={self.d}, got {self._params['omega']}")
+
+    @property
+    def omega(self) -> int:
+        return self._params["omega"]
+
+    def _probabilities(self) -> tuple[float, float]:
+        w, k, e = self.omega, self.d, math.exp(self.epsilon)
+        p = w * e / (w * e + k - w)
+        q = (w * e * (w - 1) + (k - w) * w) / ((k - 1) * (w * e + k - w))
+        return p, q
+
+    def report_width(self) -> int:
+        return self.d
+
+    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        # A uniform ω-subset of D ∖ {v}; with probability p* a uniformly chosen element is replaced by v.
+        # Dropping a uniformly chosen element of a uniform ω-subset leaves a uniform (ω−1)-subset, so
+        # those users report v plus a uniform (ω−1)-subset of D ∖ {v}: sample_subsets draws that directly.
+        include = bernoulli(rng, self.p_star, values.shape[0])
+        return sample_subsets(self.d, self.omega, values.shape[0], rng, exclude=values, include=include)
+
+    def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
+        if reports.ndim != 2 or reports.shape[1] != self.omega:
+            raise LDPError(f"{self.name}: each report must list ω={self.omega} values, got shape {reports.shape}")
+        reports = check_int_reports(self.name, reports, 0, self.d, "subset entries")
+        if self.omega > 1:
+            srt = np.sort(reports, axis=1)
+            if np.any(srt[:, 1:] == srt[:, :-1]):
+                raise LDPError(f"{self.name}: a subset report repeats a value")
+        return reports
+
+    def _support_counts(self, reports: np.ndarray) -> np.ndarray:
+        return np.bincount(reports.ravel(), minlength=self.d)
+
+    def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        p, q, w, m = self.p_star, self.q_star, self.omega, self.d - 1
+        both_other = (p * (w - 1) * (w - 2) + (1 - p) * w * (w - 1)) / (m * (m - 1)) if m > 1 else 0.0
+        return structured_gaussian_counts(
+            true_counts, p, q, var_t=p * (1 - p), var_o=q * (1 - q),
+            cov_to=p * (w - 1) / m - p * q, cov_oo=both_other - q * q, rng=rng)
+
+    def _output_count(self) -> int:
+        return math.comb(self.d, self.omega)
+
+    def _channel(self) -> tuple[np.ndarray, list[str]]:
+        subsets = list(itertools.combinations(range(self.d), self.omega))
+        w, k = self.omega, self.d
+        p_in = self.p_star / math.comb(k - 1, w - 1)
+        p_out = (1 - self.p_star) / math.comb(k - 1, w)
+        m = np.array([[p_in if v in s else p_out for s in subsets] for v in range(k)])
+        return m, [" ".join(map(str, s)) for s in subsets]
+
+    def report_columns(self) -> int:
+        return self.omega
+
+    def support_size(self) -> int | None:
+        return self.omega
+
+    # ------------------------------------------------------------------ one report, for people
+    def _attack_success(self, prior: np.ndarray) -> float:
+        # Σ_Ω max(p_in max_{Ω} π, p_out max_{∉Ω} π), p_in/p_out = e^ε; grouping subsets by their first sorted
+        # member J = j: #{Ω} = C(d−j, ω−1), weight relative to C(d−1, ω−1) is w_j.
+        w, d, p = self.omega, self.d, self.p_star
+        srt = np.sort(prior)[::-1]
+        j = np.arange(1, d + 1)
+        with np.errstate(invalid="ignore"):
+            log_w = (gammaln(d - j + 1) - gammaln(w) - gammaln(d - j - w + 2)) - (
+                gammaln(d) - gammaln(w) - gammaln(d - w + 1))
+        weights = np.where(d - j >= w - 1, np.exp(log_w), 0.0)
+        values = np.maximum(p * srt, (1 - p) * w / (d - w) * srt[0])
+        values[0] = p * srt[0]
+        return float((weights * values).sum())
+
+    def _report_bits(self) -> int:
+        return self.omega * ceil_log2(self.d)
+
+    def report_bits_formula(self) -> str:
+        return "ω·⌈log₂ d⌉ (ω value indices)"
+
+    def _explain_report(self, report_text: str) -> str:
+        return (f"A subset of ω = {self.omega} values that contains the true one with probability "
+                f"{self.p_star:.3g}.")

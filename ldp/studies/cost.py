@@ -1,0 +1,94 @@
+"""How long will it take? Generous run-time estimates for simulations, estimator sets and sweeps, so a page
+can warn or refuse before it starts, and pick a default set of estimators that stays fast.
+
+Estimates come in two forms, from one model: per collection, an engine cost (fast: ≈ 0.1 ms + 1 µs·d; exact:
+≈ 0.1 µs per user plus 20 ns per user and value, the slowest mechanisms) plus the measured time of each
+estimator on one collection (:func:`time_estimators`), with a margin.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ldp.core.streams import rng_for
+from ldp.engines import collect
+from ldp.estimators import get_estimator
+from ldp.mechanisms.base import Mechanism
+
+__all__ = ["advisor_seconds", "collection_seconds", "estimate_sweep_seconds", "estimated_seconds", "preselect",
+           "time_estimators"]
+
+
+def collection_seconds(n: int, d: int, engine: str) -> float:
+    """Generous wall time of one collection of n users over d values (measured on the registry, 1 core)."""
+    if engine == "fast":
+        return 2e-4 + 2e-6 * d
+    return n * (1e-7 + 2e-8 * d) + 2e-4
+
+
+def estimated_seconds(n: int, d: int, trials: int, engine: str, estimator_seconds: float = 0.0) -> float:
+    """A generous estimate of a run's wall time, for the "this will take a while" warning.
+
+    Measured on the registry (1 core): the fast engine costs ≈ 0.1 ms + 1 µs·d per trial; the exact
+    engine up to ≈ 0.1 µs per user plus 20 ns per user and domain value (SHE and SS, the slowest).
+    ``estimator_seconds`` is the time all estimators take on one collection (:func:`time_estimators`;
+    iterative ones such as IBU dominate), counted once per trial with a 25% margin.
+    """
+    per_trial = collection_seconds(n, d, engine)
+    return float(trials * (per_trial + 1.25 * max(0.0, float(estimator_seconds))))
+
+
+def time_estimators(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str],
+                    seed: int = 0) -> dict[str, float]:
+    """Seconds each estimator takes on one (fast-engine) collection of this configuration."""
+    agg = collect(mechanism, np.asarray(counts, dtype=np.int64), rng_for(int(seed), "timing"),
+                  "fast")
+    out: dict[str, float] = {}
+    for name in estimators:
+        estimator = get_estimator(name)
+        start = time.perf_counter()
+        estimator.estimate(mechanism, agg)
+        out[name] = time.perf_counter() - start
+    return out
+
+
+def preselect(timing: Mapping[str, float], *, n: int, d: int, trials: int, engine: str,
+              limit: float = 10.0) -> tuple[list[str], list[str]]:
+    """A default set of estimators whose run stays under ``limit`` seconds (:func:`estimated_seconds`).
+
+    Starts from every estimator of ``timing`` (name → seconds per collection, :func:`time_estimators`)
+    and leaves out the slowest ones (IBU with its paper defaults, first) until the estimate fits, keeping
+    at least the fastest. When the run is too long even without estimators (the exact engine, many trials)
+    leaving some out would not help, so all are kept. Returns ``(kept, left_out)``, both in the order of
+    ``timing``.
+    """
+    names = list(timing)
+    kept = set(names)
+    if estimated_seconds(n, d, trials, engine) > limit:
+        return names, []
+    for name in sorted(names, key=lambda e: -timing[e]):
+        total = sum(timing[e] for e in kept)
+        if len(kept) <= 1 or estimated_seconds(n, d, trials, engine, total) <= limit:
+            break
+        kept.discard(name)
+    return [e for e in names if e in kept], [e for e in names if e not in kept]
+
+
+def advisor_seconds(timing: Mapping[str, float], *, n: int, d: int, trials: int, engine: str) -> float:
+    """A generous estimate of :func:`advise`'s wall time: one collection, ``trials`` fast re-simulations and
+    every candidate on each of them plus once on the collection (``timing`` from :func:`time_estimators`)."""
+    per = float(sum(max(0.0, float(t)) for t in timing.values()))
+    return estimated_seconds(n, d, 1, engine) + estimated_seconds(n, d, trials, "fast") + 1.25 * (trials + 1) * per
+
+
+def estimate_sweep_seconds(configurations: Sequence[tuple[int, int]], *, trials: int, engine: str,
+                           estimator_seconds: float = 0.0, overhead: float = 2e-3) -> float:
+    """A generous estimate of a sweep's wall time: Σ over its (n, d) configurations of
+    :func:`estimated_seconds` plus a per-configuration ``overhead`` (building the mechanism, tidying rows).
+    ``estimator_seconds`` is what the chosen estimators take on one collection (:func:`time_estimators` at the
+    sweep's largest d)."""
+    return float(sum(estimated_seconds(int(n), int(d), int(trials), engine, estimator_seconds) + overhead
+                     for n, d in configurations))

@@ -1,0 +1,112 @@
+"""Mean and variance of a numerical column in real units with a mean mechanism (square-wave paper §2.2, §6.3).
+
+The mean comes from the unified engine (every user once, with the full ε); the variance from the paper's 50/50
+split (:func:`ldp.mechanisms.mean.estimate_variance`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ldp.core.errors import LDPError
+from ldp.core.params import check_positive_int
+from ldp.core.registry import MECHANISMS
+from ldp.core.streams import rng_for
+from ldp.data.domain import numeric_values
+from ldp.mechanisms.mean import MeanMechanism, estimate_variance
+from ldp.simulation import simulate
+
+__all__ = ["MeanResult", "engine_note", "mean_values", "simulate_mean"]
+
+
+@dataclass
+class MeanResult:
+    """``trials`` mean (and 50/50-split variance) estimates of one column by SR or PM, in real units."""
+
+    mechanism: str
+    epsilon: float
+    engine: str
+    value_range: tuple[float, float]
+    true_mean: float
+    true_variance: float
+    estimated_mean: np.ndarray  # (trials,)
+    estimated_variance: np.ndarray  # (trials,)
+    theoretical_variance: float  # Var[μ̂] (real units², all n users report their value)
+    users: int
+    clipped: int = 0
+    dropped: int = 0
+
+    @property
+    def theoretical_std_error(self) -> float:
+        return math.sqrt(self.theoretical_variance)
+
+    def summary(self) -> dict[str, float]:
+        return {"mean_error": float(np.mean(np.abs(self.estimated_mean - self.true_mean))),
+                "variance_error": float(np.mean(np.abs(self.estimated_variance - self.true_variance))),
+                "mean_rmse": float(np.sqrt(np.mean((self.estimated_mean - self.true_mean) ** 2))),
+                "theoretical_std_error": self.theoretical_std_error}
+
+
+def mean_values(series: Any, value_range: tuple[float, float] | None = None, clip: bool = False,
+                ) -> tuple[np.ndarray, tuple[float, float], int, int]:
+    """A numerical column → (values in real units, (lo, hi), clipped, dropped): missing values dropped, range
+    from ``value_range`` or the data's min/max; values outside an explicit range rejected or clipped."""
+    series = pd.Series(series)
+    x, dropped = numeric_values(series, str(series.name))  # one-line error for a non-numeric column
+    keep = np.isfinite(x)
+    dropped += int((~keep).sum())
+    x = x[keep]
+    if x.size < 2:
+        raise LDPError("the column needs at least two numerical values")
+    if value_range is None:
+        lo, hi = float(x.min()), float(x.max())
+        if lo == hi:
+            raise LDPError(f"the column is constant ({lo:g}); give --range LO,HI")
+    else:
+        lo, hi = (float(v) for v in value_range)
+    outside = int(((x < lo) | (x > hi)).sum())
+    if outside and not clip:
+        raise LDPError(f"{outside} of {x.size} values are outside the range [{lo:g}, {hi:g}]; widen --range "
+                         "or add --clip")
+    return np.clip(x, lo, hi), (lo, hi), outside, dropped
+
+
+def engine_note(mechanism: MeanMechanism, engine: str) -> str:
+    """How the engine draws a mean mechanism's reports, from the mechanism's own metadata."""
+    if engine == "exact":
+        return f"exact: every user's report drawn by the client ({type(mechanism).__name__}.perturb)"
+    if mechanism.fast_engine_exact:
+        return "fast, exact in distribution: the aggregate of the reports is drawn directly"
+    return f"fast, approximate: {mechanism.fast_engine_note}"
+
+
+def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tuple[float, float], *,
+                  engine: str = "exact", trials: int = 1, seed: int | None = None) -> MeanResult:
+    """Estimate the mean and variance of ``values`` (real units in ``value_range``) ``trials`` times with a mean
+    mechanism (§2.2): map to [−1, 1] by v = 2(x − lo)/(hi − lo) − 1, collect every user's report (either engine,
+    :func:`ldp.simulate`; the population is the distinct values with their multiplicities) and average, and run
+    the 50/50 split of §6.3 (exact clients) for the variance; map both back (mean affinely, variance
+    × ((hi − lo)/2)²)."""
+    cls = MECHANISMS.get(mechanism)
+    if cls.kind != "mean":  # before building it: other kinds need parameters a mean mechanism does not take
+        raise LDPError(f"{mechanism} is not a mean mechanism; choose one of: "
+                       f"{', '.join(c.name for c in MECHANISMS if c.kind == 'mean')}")
+    mech = cls(epsilon)
+    trials = check_positive_int(trials, "trials")
+    lo, hi = (float(v) for v in value_range)
+    x = np.asarray(values, dtype=np.float64)
+    half = (hi - lo) / 2.0
+    v = mech.validate_values(np.clip((x - lo) / half - 1.0, -1.0, 1.0))
+    support, counts = np.unique(v, return_counts=True)
+    result = simulate(mech, counts, support=support, engine=engine, trials=trials,
+                      seed=rng_for(seed, "mean", "collections"))
+    means = lo + (result.estimates["average"][:, 0] + 1.0) * half
+    var_rng = rng_for(seed, "mean", "50/50 split")
+    variances = np.array([estimate_variance(mech, v, var_rng)["variance"] * half * half for _ in range(trials)])
+    return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), float(x.mean()), float(x.var()), means, variances,
+                      mech.mean_variance(v) * half * half, int(v.size))

@@ -1,0 +1,275 @@
+"""Pure builders for the Playground page: histogram and CDF overlays, the results and metrics tables,
+and the plain-language read-outs. No Streamlit import, so everything here is testable alone.
+
+Conventions: ``estimates`` maps a display name (e.g. ``"MI (Base)"``) to one estimate per value;
+``x`` is either the categorical labels or, for numerical data, the bin centres in real units.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldp.evaluation.metrics import METRICS, compute_metrics
+from ldp.viz.style import PALETTE
+
+# Estimator colours: the Okabe–Ito palette without sky blue (kept for the band) and yellow (too light
+# on white for markers).
+ESTIMATOR_PALETTE: list[str] = [c for c in PALETTE if c not in ("#56B4E9", "#F0E442")]
+TRUE_COLOUR = "#BBBBBB"
+BAND_COLOUR = "#56B4E9"
+SYMBOLS = ["circle", "diamond", "square", "x", "triangle-up", "star", "cross", "triangle-down"]
+FONT = {"size": 16}
+Y_TITLE = "frequency (fraction of users)"
+# Metrics shown in the table, in this order, when registered (Wasserstein and KS may be absent).
+TABLE_METRICS = ("mse", "mae", "l1", "max_abs", "topk_mse", "wasserstein", "ks")
+
+
+# --------------------------------------------------------------------------- selection of values
+def display_order(true: np.ndarray, *, top_k: int | None = None, sort_by_frequency: bool = False) -> np.ndarray:
+    """Indices of the values to plot: all of them in domain order, or sorted by true frequency
+    (descending, ties by index), or only the ``top_k`` most frequent (kept in domain order unless sorted)."""
+    f = np.asarray(true, dtype=np.float64)
+    by_freq = np.argsort(-f, kind="stable")
+    if top_k is not None:
+        if top_k < 1:
+            raise ValueError(f"k must be at least 1, got {top_k}")
+        chosen = by_freq[: min(int(top_k), f.size)]
+        return chosen if sort_by_frequency else np.sort(chosen)
+    return by_freq if sort_by_frequency else np.arange(f.size)
+
+
+def bin_centres(edges: Sequence[float] | np.ndarray) -> np.ndarray:
+    e = np.asarray(edges, dtype=np.float64)
+    return (e[:-1] + e[1:]) / 2
+
+
+def _layout(fig: go.Figure, *, title: str, x_title: str, y_title: str, categorical: bool) -> go.Figure:
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white", font=FONT,
+                      legend={"title": {"text": "series"}, "orientation": "h", "yanchor": "top", "y": -0.22,
+                              "x": 0}, height=520, margin={"t": 70, "b": 10}, hovermode="closest")
+    if categorical:
+        fig.update_xaxes(type="category")
+    return fig
+
+
+# --------------------------------------------------------------------------- histogram
+def histogram_figure(x: Sequence[str] | Sequence[float] | np.ndarray, true: np.ndarray,
+                     estimates: Mapping[str, np.ndarray], halfwidths: np.ndarray | None = None,
+                     band: np.ndarray | float | None = None, *, title: str, x_title: str,
+                     y_title: str = Y_TITLE, palette: Sequence[str] = ESTIMATOR_PALETTE,
+                     interval_for: str | None = None, level: float = 0.95,
+                     widths: np.ndarray | None = None, hover_labels: Sequence[str] | None = None) -> go.Figure:
+    """True frequencies as bars and one marker series per estimator (distinct colour and symbol).
+
+    ``halfwidths`` (per value) are drawn as error bars on the series named ``interval_for`` (the
+    unbiased matrix-inversion estimate, for which the closed-form variance holds). ``band`` (scalar
+    or per value) is the simultaneous band, drawn as a translucent box true ± band at every value.
+    Numerical data: pass bin centres as ``x`` and the bin ``widths``; the y axis keeps negative
+    estimates visible and a zero line is drawn.
+    """
+    true = np.asarray(true, dtype=np.float64)
+    xs = list(x)
+    if len(xs) != true.size:
+        raise ValueError(f"x has {len(xs)} entries but there are {true.size} true frequencies")
+    categorical = widths is None and not np.issubdtype(np.asarray(xs).dtype, np.number)
+    text = list(hover_labels) if hover_labels is not None else [str(v) for v in xs]
+    pct = f"{level:.0%}"
+    fig = go.Figure()
+    bar_kw = {"width": np.asarray(widths, dtype=np.float64)} if widths is not None else {}
+    fig.add_bar(x=xs, y=true, name="true frequency (bars)", marker_color=TRUE_COLOUR, hovertext=text,
+                hovertemplate="%{hovertext}<br>true: %{y:.4g}<extra></extra>", **bar_kw)
+    if band is not None:
+        b = np.broadcast_to(np.asarray(band, dtype=np.float64), true.shape)
+        fig.add_bar(x=xs, y=2 * b, base=true - b, name=f"{pct} simultaneous band around the truth (all values at once)",
+                    marker={"color": BAND_COLOUR, "opacity": 0.3, "line": {"width": 0}}, hovertext=text,
+                    customdata=b, hovertemplate="%{hovertext}<br>band: true ± %{customdata:.3g}<extra></extra>",
+                    **bar_kw)
+    for i, (name, est) in enumerate(estimates.items()):
+        est = np.asarray(est, dtype=np.float64)
+        if est.shape != true.shape:
+            raise ValueError(f"estimate {name!r} has shape {est.shape}, expected {true.shape}")
+        with_ci = halfwidths is not None and name == interval_for
+        label = f"{name} estimate" + (f" ± {pct} interval" if with_ci else "")
+        error = ({"type": "data", "array": np.asarray(halfwidths, dtype=np.float64), "visible": True, "thickness": 1.2,
+                  "width": 3} if with_ci else None)
+        fig.add_scatter(x=xs, y=est, mode="markers", name=label, error_y=error, hovertext=text,
+                        marker={"color": palette[i % len(palette)], "symbol": SYMBOLS[i % len(SYMBOLS)], "size": 8,
+                                "line": {"width": 0.5, "color": "#FFFFFF"}},
+                        hovertemplate=f"%{{hovertext}}<br>{name}: %{{y:.4g}}<extra></extra>")
+    fig.add_hline(y=0, line_width=1, line_color="#444444")
+    fig.update_layout(barmode="overlay", bargap=0.15 if categorical else 0.0)
+    return _layout(fig, title=title, x_title=x_title, y_title=y_title, categorical=categorical)
+
+
+# --------------------------------------------------------------------------- CDF
+def cdf_figure(true: np.ndarray, estimates: Mapping[str, np.ndarray], *, title: str, x_title: str,
+               labels: Sequence[str] | None = None, edges: np.ndarray | None = None,
+               unnormalized: Sequence[str] = (), palette: Sequence[str] = ESTIMATOR_PALETTE) -> go.Figure:
+    """Cumulative sums over the ordered domain: true vs each estimator.
+
+    Numerical data (``edges`` given): steps at the bins' right edges in real units, starting at 0 at
+    the left edge. Categorical data: one point per label in domain order. Series named in
+    ``unnormalized`` are cumulative sums of estimates that need not be non-negative or sum to one,
+    and the legend says so.
+    """
+    true = np.asarray(true, dtype=np.float64)
+    if edges is not None:
+        e = np.asarray(edges, dtype=np.float64)
+        if e.size != true.size + 1:
+            raise ValueError(f"{e.size} edges do not fit {true.size} bins")
+        xs: list = list(e)
+
+        def cum(v: np.ndarray) -> np.ndarray:
+            return np.concatenate([[0.0], np.cumsum(v)])
+        shape = "linear"
+    else:
+        xs = list(labels) if labels is not None else [str(i) for i in range(true.size)]
+        if len(xs) != true.size:
+            raise ValueError(f"{len(xs)} labels for {true.size} values")
+
+        def cum(v: np.ndarray) -> np.ndarray:
+            return np.cumsum(v)
+        shape = "hv"
+    fig = go.Figure()
+    fig.add_scatter(x=xs, y=cum(true), mode="lines", name="true CDF", line={"color": "#555555", "width": 4,
+                                                                             "shape": shape})
+    dashes = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+    for i, (name, est) in enumerate(estimates.items()):
+        est = np.asarray(est, dtype=np.float64)
+        note = " (unnormalized: may dip or pass 1)" if name in unnormalized else ""
+        fig.add_scatter(x=xs, y=cum(est), mode="lines", name=f"{name}{note}",
+                        line={"color": palette[i % len(palette)], "width": 2, "shape": shape,
+                              "dash": dashes[i % len(dashes)]})
+    fig.add_hline(y=1, line_width=1, line_dash="dot", line_color="#888888")
+    fig.add_hline(y=0, line_width=1, line_color="#444444")
+    return _layout(fig, title=title, x_title=x_title, y_title="cumulative frequency",
+                   categorical=edges is None)
+
+
+def cdf_table(true: np.ndarray, estimates: Mapping[str, np.ndarray], labels: Sequence[str]) -> pd.DataFrame:
+    """The CDF figure's values: cumulative sums up to and including each value."""
+    out = pd.DataFrame({"value": list(labels), "true CDF": np.cumsum(np.asarray(true, dtype=np.float64))})
+    for name, est in estimates.items():
+        out[f"{name} CDF"] = np.cumsum(np.asarray(est, dtype=np.float64))
+    return out
+
+
+# --------------------------------------------------------------------------- tables
+def results_table(labels: Sequence[str], true: np.ndarray, estimates: Mapping[str, np.ndarray],
+                  halfwidths: np.ndarray | None = None, band: np.ndarray | float | None = None, *,
+                  level: float = 0.95, centres: np.ndarray | None = None) -> pd.DataFrame:
+    """One row per value: label (and bin centre), true frequency, each estimator's estimate, the
+    per-value interval half-width and the simultaneous half-width — the downloadable results."""
+    true = np.asarray(true, dtype=np.float64)
+    out = pd.DataFrame({"value": list(labels)})
+    if centres is not None:
+        out["bin centre"] = np.asarray(centres, dtype=np.float64)
+    out["true"] = true
+    for name, est in estimates.items():
+        out[name] = np.asarray(est, dtype=np.float64)
+    pct = f"{level:.0%}"
+    if halfwidths is not None:
+        out[f"{pct} CI half-width (MI)"] = np.asarray(halfwidths, dtype=np.float64)
+    if band is not None:
+        out[f"{pct} simultaneous half-width"] = np.broadcast_to(np.asarray(band, dtype=np.float64), true.shape)
+    return out
+
+
+def domain_preview(labels: Sequence[str], counts: np.ndarray, *, share: bool = False) -> pd.DataFrame:
+    """The domain's values with their rows (or, for synthetic data, only their share of users)."""
+    c = np.asarray(counts, dtype=np.float64)
+    out = pd.DataFrame({"value": list(labels)})
+    if not share:
+        out["rows"] = np.asarray(counts).astype(np.int64)
+    out["share"] = c / c.sum() if c.sum() > 0 else 0.0
+    return out
+
+
+def available_metrics() -> list[str]:
+    registered = set(METRICS.names())
+    return [m for m in TABLE_METRICS if m in registered]
+
+
+def metrics_frame(true: np.ndarray, estimates: Mapping[str, np.ndarray], *, k: int = 10,
+                  theoretical_variance: float | None = None, edges: np.ndarray | None = None,
+                  metrics: Sequence[str] | None = None, unit: str = "") -> pd.DataFrame:
+    """Each estimator's errors on this run (rows) by metric (columns, display names), next to the
+    closed-form MI variance averaged over the domain (the expected MSE of MI)."""
+    true = np.asarray(true, dtype=np.float64)
+    names = list(metrics) if metrics is not None else available_metrics()
+    context: dict = {"k": max(1, min(int(k), true.size))}
+    if edges is not None:
+        context["edges"] = np.asarray(edges, dtype=np.float64)
+    rows = []
+    for est_name, est in estimates.items():
+        values = compute_metrics(true, np.asarray(est, dtype=np.float64), names, **context)
+        rows.append({"estimator": est_name,
+                     **{_metric_title(m, context["k"], unit if edges is not None else ""): v
+                        for m, v in values.items()}})
+    table = pd.DataFrame(rows).set_index("estimator")
+    if theoretical_variance is not None:
+        table["theoretical MSE of MI (closed form)"] = float(theoretical_variance)
+    return table
+
+
+def _metric_title(name: str, k: int, unit: str = "") -> str:
+    title = METRICS.get(name).display_name
+    if name == "topk_mse":
+        return title.replace("Top-k", f"Top-{k}")
+    if name == "wasserstein":
+        return f"{title} ({unit})" if unit else f"{title} (values)"
+    return title
+
+
+# --------------------------------------------------------------------------- text
+def format_users(n: int) -> str:
+    """10^6 for exact powers of ten ≥ 1000, else 1,234,567."""
+    n = int(n)
+    if n >= 1000:
+        e = round(math.log10(n))
+        if 10**e == n:
+            return f"10^{e}"
+    return f"{n:,}"
+
+
+def readout_text(mechanism: str, n: int, epsilon: float, sigma: float, d: int, *,
+                 covered: float | None = None, level: float = 0.95, epsilon_1: float | None = None) -> str:
+    """The plain-language read-out (Markdown)."""
+    eps = f"ε = {epsilon:g}" + (f" (ε1 = {epsilon_1:g} per report)" if epsilon_1 is not None else "")
+    users = float(f"{sigma * n:.2g}")  # as precise as σ itself
+    text = (f"With **{format_users(n)} users** at **{eps}**, {mechanism}'s estimate of each value is typically "
+            f"off by **±{sigma:.2g}** (about ±{users:,.0f} users; the closed-form standard deviation of the "
+            f"matrix-inversion estimate, averaged over the {d:,} values).")
+    if covered is not None:
+        inside = round(covered * d)
+        text += (f" In this run, **{inside:,} of {d:,}** true frequencies ({covered:.0%}) lie inside their "
+                 f"{level:.0%} intervals — about {level:.0%} is expected.")
+    return text
+
+
+def likelihood_ratio_text(epsilon: float, *, epsilon_1: float | None = None) -> str:
+    """What ε means for one user, as plausible deniability."""
+    if epsilon_1 is None:
+        return (f"Any report is at most e^ε = **{math.exp(epsilon):.2f}** times more likely under one true value "
+                "than under another, so a single report never pins a user down.")
+    return (f"One report is at most e^ε1 = **{math.exp(epsilon_1):.2f}** times more likely under one true value "
+            f"than another (ε1 = {epsilon_1:g}); however many reports a user sends about the same value, "
+            f"everything together stays within e^ε∞ = **{math.exp(epsilon):.2f}** (ε∞ = {epsilon:g}), because the "
+            "first, memoized randomization is reused instead of re-drawn.")
+
+
+def attack_text(success: float | None, baseline: float) -> str:
+    """One sentence comparing the Bayes-optimal attacker with guessing without a report."""
+    if success is None:
+        return ("The attack figure is not computed for SHE: its reports are continuous (Laplace noise on every "
+                "coordinate), so there is no finite report table to optimise over. The no-report baseline is "
+                f"{baseline:.1%}.")
+    gain = success - baseline
+    return (f"An attacker who knows the data distribution and sees one report guesses the user's true value "
+            f"right {success:.1%} of the time, against {baseline:.1%} by always guessing the most common value "
+            f"without any report — the report adds {gain * 100:.1f} percentage points.")

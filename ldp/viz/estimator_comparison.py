@@ -1,0 +1,218 @@
+"""Figures of the Post-processing lab (consistency paper §V): per-value bias and variance (Figs. 2
+and 3), frequent-value (top-k) MSE against k (Fig. 10) and set-value query MSE against ρ (Figs. 6–7).
+
+Pure Plotly: every builder takes the tidy tables computed by :mod:`ldp.studies.comparison` and returns a
+``go.Figure``; no Streamlit import, so they are testable alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldp.viz.style import PALETTE
+
+THEORY_COLOUR = "#444444"
+LAYOUT = {"template": "plotly_white", "font": {"size": 16}, "height": 460, "legend_title": "estimator",
+          "hoverlabel": {"font_size": 14}}
+RANK_AXIS = "value, sorted by true frequency (rank; 1 = most frequent)"
+
+
+DASHES = ("solid", "dash", "dot", "dashdot")
+
+
+def colour_map(names: Sequence[str], colors: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A colour per series: the given ones, else the Okabe–Ito palette in order of appearance."""
+    out = dict(colors or {})
+    free = [c for c in PALETTE if c not in out.values()] or PALETTE
+    i = 0
+    for name in names:
+        if name not in out:
+            out[name] = free[i % len(free)]
+            i += 1
+    return out
+
+
+def dash_map(names: Sequence[str], dashes: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A line style per series: the given ones, else solid for the first eight (one palette round),
+    dashed for the next eight, and so on, so more series than colours stay distinguishable."""
+    out = dict(dashes or {})
+    for i, name in enumerate(names):
+        out.setdefault(name, DASHES[(i // len(PALETTE)) % len(DASHES)])
+    return out
+
+
+def style_maps(names: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Colours and dashes for a fixed list of series (e.g. every registered estimator), so a series
+    keeps its look whichever subset is shown."""
+    return colour_map(names), dash_map(names)
+
+
+def _rgba(hex_colour: str, alpha: float) -> str:
+    h = hex_colour.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _estimators(table: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(table["estimator"]))
+
+
+def _layout(fig: go.Figure, series: int, **kwargs: object) -> go.Figure:
+    """The common layout; with more series than fit beside the plot, the legend moves below it in
+    rows of four and the figure grows so the plot area keeps its height."""
+    layout = dict(LAYOUT)
+    if series > 8:
+        rows = -(-series // 4)
+        layout["height"] = LAYOUT["height"] + 30 * rows
+        layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.18 - 0.02 * rows, "x": 0,
+                            "entrywidth": 0.25, "entrywidthmode": "fraction"}
+    fig.update_layout(**layout, **kwargs)
+    return fig
+
+
+def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapping[str, str] | None = None,
+                dashes: Mapping[str, str] | None = None) -> go.Figure:
+    """Empirical bias (mean estimate − true frequency) per value, values sorted by true frequency, one
+    line per estimator with a band of ±z standard errors (consistency paper Fig. 2).
+
+    ``table`` is :func:`ldp.studies.comparison.per_value_table`. Two traces per estimator: the band, then the line.
+    """
+    cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
+    fig = go.Figure()
+    for name in _estimators(table):
+        rows = table[table["estimator"] == name]
+        x = rows["rank"].to_numpy()
+        bias = rows["bias"].to_numpy()
+        half = z * rows["bias standard error"].to_numpy()
+        fig.add_scatter(
+            x=np.concatenate([x, x[::-1]]), y=np.concatenate([bias + half, (bias - half)[::-1]]),
+            fill="toself", fillcolor=_rgba(cmap[name], 0.18), line={"width": 0}, hoverinfo="skip",
+            name=f"{name} ±{z:g} SE", legendgroup=name, showlegend=False)
+        fig.add_scatter(
+            x=x, y=bias, mode="lines+markers" if len(x) <= 60 else "lines", name=name, legendgroup=name,
+            line={"color": cmap[name], "width": 2, "dash": dmap[name]}, marker={"size": 5},
+            customdata=np.stack([rows["value"].to_numpy(), half], axis=1),
+            hovertemplate="value %{customdata[0]} (rank %{x})<br>bias %{y:.3g} ± %{customdata[1]:.2g}"
+                          "<extra>" + name + "</extra>")
+    fig.add_hline(y=0, line_width=1, line_color=THEORY_COLOUR)
+    return _layout(fig, len(_estimators(table)), title=title, xaxis_title=RANK_AXIS,
+                   yaxis_title="bias: mean estimate − true (fraction of users)")
+
+
+def variance_figure(table: pd.DataFrame, *, title: str, colors: Mapping[str, str] | None = None,
+                    dashes: Mapping[str, str] | None = None) -> go.Figure:
+    """Empirical variance across trials per value (log scale), one line per estimator, with the
+    closed-form MI variance as the reference line (consistency paper Fig. 3).
+
+    Values whose estimate never varied (variance 0, e.g. always clipped to 0) leave a gap: a log
+    axis cannot show zero. Traces: one per estimator, then the reference.
+    """
+    cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
+    fig = go.Figure()
+    first = None
+    for name in _estimators(table):
+        rows = table[table["estimator"] == name]
+        first = rows if first is None else first
+        var = rows["variance"].to_numpy(dtype=float)
+        fig.add_scatter(
+            x=rows["rank"], y=np.where(var > 0, var, np.nan), mode="lines+markers" if len(rows) <= 60 else "lines",
+            name=name, line={"color": cmap[name], "width": 2, "dash": dmap[name]}, marker={"size": 5},
+            customdata=rows["value"],
+            hovertemplate="value %{customdata} (rank %{x})<br>variance %{y:.3g}<extra>" + name + "</extra>")
+    if first is not None:
+        fig.add_scatter(x=first["rank"], y=first["closed-form MI variance"], mode="lines",
+                        name="closed-form MI variance", line={"color": THEORY_COLOUR, "dash": "longdash", "width": 3},
+                        hovertemplate="rank %{x}<br>closed form %{y:.3g}<extra></extra>")
+    return _layout(fig, len(_estimators(table)) + 1, title=title, xaxis_title=RANK_AXIS,
+                   yaxis_title="variance across trials (fraction², log scale)", yaxis_type="log")
+
+
+def top_k_figure(curve: pd.DataFrame, *, k: int, title: str, colors: Mapping[str, str] | None = None,
+                 dashes: Mapping[str, str] | None = None) -> go.Figure:
+    """Top-k MSE against k (consistency paper Fig. 10), ±1 SE error bars, the chosen k marked.
+
+    ``curve`` columns: estimator, k, MSE, SE. One trace per estimator.
+    """
+    cmap, dmap = colour_map(_estimators(curve), colors), dash_map(_estimators(curve), dashes)
+    fig = go.Figure()
+    for name in _estimators(curve):
+        rows = curve[curve["estimator"] == name]
+        fig.add_scatter(x=rows["k"], y=rows["MSE"], mode="lines+markers", name=name,
+                        line={"color": cmap[name], "width": 2, "dash": dmap[name]}, marker={"size": 5},
+                        error_y={"type": "data", "array": rows["SE"], "thickness": 1},
+                        hovertemplate="k = %{x}<br>MSE %{y:.3g}<extra>" + name + "</extra>")
+    fig.add_vline(x=k, line_dash="dot", line_color=THEORY_COLOUR, annotation_text=f"k = {k}",
+                  annotation_position="top right")
+    return _layout(fig, len(_estimators(curve)), title=title, xaxis_title="k (number of most frequent values queried)",
+                   yaxis_title="top-k MSE (fraction², log scale)", yaxis_type="log")
+
+
+def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, title: str,
+                     colors: Mapping[str, str] | None = None, dashes: Mapping[str, str] | None = None) -> go.Figure:
+    """Set-value query MSE against ρ (consistency paper Figs. 6–7): per estimator, a line with the
+    exact average over all subsets of each size and a marker (±1 SE) for the random queries at the
+    chosen ρ.
+
+    ``curve`` columns: estimator, ρ (%), MSE; ``sampled``: estimator, ρ (%), MSE, SE. Two traces per
+    estimator (line, marker).
+    """
+    names = list(dict.fromkeys(list(curve["estimator"]) + list(sampled["estimator"])))
+    cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
+    fig = go.Figure()
+    for name in names:
+        rows = curve[curve["estimator"] == name]
+        fig.add_scatter(x=rows["ρ (%)"], y=rows["MSE"], mode="lines", name=name, legendgroup=name,
+                        line={"color": cmap[name], "width": 2, "dash": dmap[name]},
+                        hovertemplate="ρ = %{x}%<br>expected MSE %{y:.3g}<extra>" + name + "</extra>")
+        pts = sampled[sampled["estimator"] == name]
+        fig.add_scatter(x=pts["ρ (%)"], y=pts["MSE"], mode="markers", name=f"{name} (random queries)",
+                        legendgroup=name, showlegend=False,
+                        marker={"color": cmap[name], "size": 11, "symbol": "diamond",
+                                "line": {"width": 1, "color": "#000000"}},
+                        error_y={"type": "data", "array": pts["SE"], "thickness": 1.5},
+                        hovertemplate="ρ = %{x}%<br>MSE of random queries %{y:.3g}<extra>" + name + "</extra>")
+    fig.add_vline(x=rho, line_dash="dot", line_color=THEORY_COLOUR, annotation_text=f"ρ = {rho:g}%",
+                  annotation_position="top right")
+    return _layout(fig, len(names), title=title, xaxis_title="ρ: share of the domain in each queried set (%)",
+                   yaxis_title="set-value MSE (fraction², log scale)", yaxis_type="log")
+
+
+def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: float = 2.0,
+                   log: bool | None = None) -> go.Figure:
+    """The advisor's expectation next to the truth: per candidate (best expected at the top), the
+    expected error over the advisor's re-simulations with ±z standard errors, and the actual error of
+    the same estimator on the one collection, scored against the true distribution.
+
+    ``table`` is :attr:`ldp.studies.comparison.AdvisorCheck.table` (columns display name, expected, standard error,
+    actual). ``log`` defaults to a log axis when every value is positive. Two traces: expected, actual.
+    """
+    rows = table.reset_index(drop=True)
+    names = [str(n) for n in rows["display name"]]
+    expected = rows["expected"].to_numpy(dtype=float)
+    actual = rows["actual"].to_numpy(dtype=float)
+    half = z * rows["standard error"].to_numpy(dtype=float)
+    values = np.concatenate([expected, actual])
+    values = values[np.isfinite(values)]
+    if log is None:
+        log = bool(values.size) and bool(np.all(values > 0))
+    fig = go.Figure()
+    fig.add_scatter(x=expected, y=names, mode="markers", name=f"expected (advisor, ±{z:g} SE)",
+                    marker={"color": PALETTE[0], "size": 11, "symbol": "circle"},
+                    error_x={"type": "data", "array": half, "thickness": 1.5, "color": PALETTE[0]},
+                    hovertemplate="%{y}<br>expected %{x:.3g}<extra></extra>")
+    fig.add_scatter(x=actual, y=names, mode="markers", name="actual on these reports (true distribution)",
+                    marker={"color": PALETTE[3], "size": 11, "symbol": "diamond",
+                            "line": {"width": 1, "color": "#000000"}},
+                    hovertemplate="%{y}<br>actual %{x:.3g}<extra></extra>")
+    layout = dict(LAYOUT)
+    layout["height"] = max(LAYOUT["height"], 200 + 28 * len(names))
+    layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -80 / (layout["height"] - 160), "x": 0}
+    layout["legend_title"] = ""
+    fig.update_layout(**layout, title=title, xaxis_title=value_label + (" (log scale)" if log else ""),
+                      yaxis_title="estimator (best expected at the top)",
+                      yaxis={"autorange": "reversed", "type": "category"}, xaxis_type="log" if log else "linear")
+    return fig

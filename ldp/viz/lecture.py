@@ -1,0 +1,171 @@
+"""Pure figure builders for the Learn page (Plotly; no Streamlit import, so testable alone).
+
+Every figure has a title, axis titles with units, the Okabe–Ito palette, the "plotly_white"
+template and a 16 px base font; each builder has a companion table of the plotted values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldp.studies.lecture import laplace_densities
+from ldp.viz.style import PALETTE
+
+FONT = {"size": 16}
+BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY = PALETTE[:6]
+# Sequential colour scale from white to the palette's blue (readable for colour-blind viewers).
+PROBABILITY_SCALE = [[0.0, "#FFFFFF"], [0.5, SKY], [1.0, BLUE]]
+
+
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 460) -> go.Figure:
+    fig.update_layout(title={"text": title, "font": {"size": 18}}, xaxis_title=x_title, yaxis_title=y_title,
+                      template="plotly_white", font=FONT, height=height, margin={"t": 70},
+                      legend={"title": {"text": "series"}, "font": {"size": 14}, "traceorder": "normal"})
+    fig.update_xaxes(tickfont={"size": 14}, title_font={"size": 16})
+    fig.update_yaxes(tickfont={"size": 14}, title_font={"size": 16})
+    return fig
+
+
+# --------------------------------------------------------------------------- channel matrix
+def probability_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], *, title: str,
+                        x_title: str, y_title: str = "input value v", max_columns: int | None = None,
+                        colorbar_title: str = "probability") -> go.Figure:
+    """Heatmap of a probability matrix (rows = inputs). With ``max_columns``, only the first
+    columns are drawn and the title says how many of how many are shown."""
+    m = np.asarray(matrix, dtype=np.float64)
+    cols = m.shape[1] if max_columns is None else min(m.shape[1], int(max_columns))
+    if cols < m.shape[1]:
+        title = f"{title} — first {cols} of {m.shape[1]} outputs"
+    x = [str(s) for s in list(x_labels)[:cols]]
+    fig = go.Figure(go.Heatmap(
+        z=m[:, :cols], x=x, y=[str(s) for s in y_labels], colorscale=PROBABILITY_SCALE, zmin=0,
+        zmax=float(m.max()) if m.size else 1.0,
+        colorbar={"title": {"text": colorbar_title}},
+        hovertemplate="input %{y}<br>output %{x}<br>probability %{z:.4g}<extra></extra>",
+        texttemplate="%{z:.3f}" if cols * m.shape[0] <= 100 else None))
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category", autorange="reversed")
+    return _layout(fig, title, x_title, y_title, height=max(320, 60 * m.shape[0] + 160))
+
+
+def heatmap_table(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str],
+                  max_columns: int | None = None) -> pd.DataFrame:
+    """The values drawn by :func:`probability_heatmap` (rows = inputs, columns = outputs)."""
+    m = np.asarray(matrix, dtype=np.float64)
+    cols = m.shape[1] if max_columns is None else min(m.shape[1], int(max_columns))
+    return pd.DataFrame(m[:, :cols], index=[f"v = {s}" for s in y_labels],
+                        columns=[str(s) for s in list(x_labels)[:cols]])
+
+
+def laplace_figure(epsilon: float, width: float | None = None) -> go.Figure:
+    """SHE's per-coordinate densities: the user's own coordinate 1 + Lap(2/ε) and any other Lap(2/ε)."""
+    x, own, other = laplace_points(epsilon, width)
+    fig = go.Figure()
+    fig.add_scatter(x=x, y=own, mode="lines", name="own value's coordinate: 1 + Lap(2/ε)",
+                    line={"color": BLUE, "width": 3})
+    fig.add_scatter(x=x, y=other, mode="lines", name="other coordinate: Lap(2/ε)",
+                    line={"color": ORANGE, "width": 3, "dash": "dash"})
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"SHE report density of one coordinate, ε = {epsilon:g} (ratio ≤ e^(ε/2) everywhere)",
+                   "reported coordinate y_j (unitless)", "probability density (per unit of y_j)")
+
+
+def laplace_points(epsilon: float, width: float | None = None, points: int = 401) -> tuple[np.ndarray, ...]:
+    b = 2.0 / epsilon
+    w = width if width is not None else max(3.0, 5 * b)
+    x = np.linspace(0.5 - w, 0.5 + w, points)
+    own, other = laplace_densities(epsilon, x)
+    return x, own, other
+
+
+def laplace_table(epsilon: float) -> pd.DataFrame:
+    x, own, other = laplace_points(epsilon, points=41)
+    return pd.DataFrame({"y_j": x, "density, own value": own, "density, other value": other,
+                         "ratio own / other": own / other})
+
+
+# --------------------------------------------------------------------------- Warner
+WARNER_PARTS = (("→ yes (truthful)", BLUE, ""), ("→ yes (random)", SKY, "/"),
+                ("→ no (truthful)", VERMILION, ""), ("→ no (random)", ORANGE, "/"))
+
+
+def warner_bars(table: pd.DataFrame, *, title: str) -> go.Figure:
+    """Stacked bars per true answer: truthful and coin-decided yes/no answers (the lecture's table)."""
+    groups = [f"truth: {idx} ({table.loc[idx, 'people']:g} people)" for idx in table.index]
+    fig = go.Figure()
+    for col, colour, pattern in WARNER_PARTS:
+        fig.add_bar(x=groups, y=table[col].to_numpy(dtype=float), name=col.replace("→ ", "answers "),
+                    marker={"color": colour, "pattern": {"shape": pattern}},
+                    hovertemplate="%{x}<br>%{fullData.name}: %{y:.4g} people<extra></extra>")
+    fig.update_layout(barmode="stack", legend={"orientation": "h", "y": -0.2})
+    return _layout(fig, title, "true answer", "people (count)")
+
+
+def warner_spread(estimates: np.ndarray, true_yes: int, sd: float, *, title: str, step: float | None = None,
+                  bins: int = 40) -> go.Figure:
+    """Histogram of the estimated number of true "yes" over repeated classes, with the truth and
+    truth ± one theoretical standard deviation. ``step`` is the spacing of possible estimates
+    (1/t for Warner's estimator): bins are whole multiples of it, so no bin is systematically empty."""
+    est = np.asarray(estimates, dtype=np.float64)
+    fig = go.Figure()
+    xbins = None
+    if step is not None and step > 0 and est.size:
+        width = step * max(1, round((est.max() - est.min()) / bins / step))
+        xbins = {"start": est.min() - width / 2, "end": est.max() + width / 2, "size": width}
+    fig.add_histogram(x=est, name="estimates (one per class)", marker_color=BLUE, opacity=0.85, xbins=xbins)
+    fig.add_vline(x=true_yes, line={"color": "#000000", "width": 3}, annotation_text=f"truth {true_yes}",
+                  annotation_position="top left")
+    for sign in (-1, 1):
+        fig.add_vline(x=true_yes + sign * sd, line={"color": VERMILION, "width": 2, "dash": "dash"})
+    fig.add_annotation(x=true_yes + sd, y=1, yref="paper", text="±1 σ (theory)", showarrow=False, xanchor="left",
+                       yanchor="bottom")
+    return _layout(fig, title, "estimated number of people with 'yes' (count)", "classes (count)")
+
+
+# --------------------------------------------------------------------------- comparison table
+def comparison_figure(table: pd.DataFrame, *, title: str) -> go.Figure:
+    """Dot plot of Var[c̃(i)]/n per mechanism (log scale): our implementation as circles, the
+    lecture's closed form as diamonds; the best mechanism is a large green star."""
+    names = table["mechanism"].tolist()
+    ours = table["ours: approximate_variance(1)"].to_numpy(dtype=float)
+    lecture = table["lecture value"].to_numpy(dtype=float)
+    best = table["best"].to_numpy(dtype=bool)
+    fig = go.Figure()
+    fig.add_scatter(y=names, x=lecture, mode="markers", name="lecture closed form",
+                    marker={"color": ORANGE, "symbol": "diamond", "size": 13, "line": {"color": "#000000", "width": 1}},
+                    hovertemplate="%{y}: %{x:.4g}<extra>lecture</extra>")
+    fig.add_scatter(y=names, x=ours, mode="markers", name="our implementation",
+                    marker={"color": BLUE, "symbol": "circle", "size": 11},
+                    hovertemplate="%{y}: %{x:.4g}<extra>ours</extra>")
+    fig.add_scatter(y=[n for n, b in zip(names, best, strict=True) if b], x=ours[best], mode="markers",
+                    name="lowest variance", marker={"color": GREEN, "symbol": "star", "size": 22,
+                                                    "line": {"color": "#000000", "width": 1}},
+                    hovertemplate="%{y}: %{x:.4g}<extra>best</extra>")
+    fig.update_xaxes(type="log", showgrid=True)
+    fig.update_yaxes(autorange="reversed", type="category", showgrid=True)
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, title, "Var[c̃(i)]/n = n·Var[f̂(i)] (unitless, log scale; lower is better)", "mechanism",
+                   height=520)
+
+
+# --------------------------------------------------------------------------- Q questions
+def split_vs_partition_figure(curves: pd.DataFrame, *, epsilon: float, questions: int, n: int) -> go.Figure:
+    """Per-question variance vs ε for the two strategies (log–log), with the chosen ε marked."""
+    fig = go.Figure()
+    fig.add_scatter(x=curves["epsilon"], y=curves["split the budget"], mode="lines",
+                    name=f"split the budget (ε/{questions} each)", line={"color": VERMILION, "width": 3})
+    fig.add_scatter(x=curves["epsilon"], y=curves["partition users"], mode="lines",
+                    name=f"partition users (n/{questions} each, full ε)",
+                    line={"color": BLUE, "width": 3, "dash": "dash"})
+    fig.add_vline(x=epsilon, line={"color": "#666666", "width": 1, "dash": "dot"}, annotation_text=f"ε = {epsilon:g}")
+    ticks = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50)
+             if curves["epsilon"].min() <= t <= curves["epsilon"].max()]
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"Answering Q = {questions} questions with OLH, n = {n:,} users: variance per question",
+                   "total privacy budget ε per user (log scale)", "Var[f̂(v)] per question (log scale)")

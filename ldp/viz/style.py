@@ -1,0 +1,8 @@
+"""The shared look of every figure: the colour-blind-safe palette."""
+
+from __future__ import annotations
+
+# Okabe–Ito colour-blind-safe palette.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+
+__all__ = ["PALETTE"]

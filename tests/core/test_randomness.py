@@ -1,0 +1,115 @@
+"""Sources of randomness (ldp.core.randomness): the byte-threshold Bernoulli samplers are exact, SecureRandom
+offers the two Generator methods the clients use, make_rng validates seeds.
+
+Tolerances come from theory (see tests/mechanisms/frequency/test_client_sampling.py): a frequency of n
+Bernoulli(p) draws must lie within 5 binomial standard deviations of p. The sample sizes make the bounds tighter
+than the error of a broken step (e.g. a tie refinement that always answered 0 would move bernoulli(1.5/256) by
+0.5/256 ≈ 0.002, about 50 standard deviations with 2^22 draws, and bernoulli(0.3 + 1e-4) by 0.0032, about 14).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from ldp_test_support import assert_frequency
+
+import ldp
+from ldp.core.randomness import SecureRandom, bernoulli, bernoulli_select, make_rng, spawn
+
+# p chosen to exercise: p = 0 and 1 (no randomness), exact multiples of 1/256 (no ties), fractional
+# parts of 256p in (0, 1) (the tie refinement), tiny p (k = 0: only ties can give a 1), p near 1.
+BERNOULLI_PS = [0.0, 1.0, 0.5, 69 / 256, 1.5 / 256, 1e-3, 0.3 + 1e-4, 0.73105857863, 1 - 0.7 / 256, 1 - 1e-9]
+
+
+@pytest.mark.parametrize("p", BERNOULLI_PS)
+def test_bernoulli_frequency(p: float) -> None:
+    n = 1 << 22  # several blocks of the sampler, σ ≤ 2.5e-4
+    bits = bernoulli(np.random.default_rng(11), p, n)
+    assert bits.dtype == np.bool_ and bits.shape == (n,)
+    if p in (0.0, 1.0):
+        assert bits.sum() == n * p
+    assert_frequency(int(bits.sum()), n, p, f"bernoulli({p})")
+
+
+def test_bernoulli_shapes_and_independence() -> None:
+    rng = np.random.default_rng(12)
+    bits = bernoulli(rng, 0.3 + 1e-4, (300, 1024))
+    assert bits.shape == (300, 1024) and bits.dtype == np.bool_
+    assert bernoulli(rng, 0.4, 0).shape == (0,)
+    # neighbouring draws come from the two bytes of one 16-bit word: they must be independent.
+    # P(both set) = p², checked over the 153600 disjoint (even, odd) pairs.
+    flat = bits.reshape(-1)
+    p = 0.3 + 1e-4
+    assert_frequency(int(np.count_nonzero(flat[0::2] & flat[1::2])), flat.size // 2, p * p, "pairs")
+    with pytest.raises(ldp.LDPError):
+        bernoulli(rng, 1.5, 3)
+
+
+def test_bernoulli_array_probabilities() -> None:
+    p = np.array([0.0, 1.5 / 256, 0.25, 0.61, 1.0])
+    n = 1 << 18
+    bits = bernoulli(np.random.default_rng(13), np.broadcast_to(p, (n, p.size)), (n, p.size))
+    for j, pj in enumerate(p):
+        assert_frequency(int(bits[:, j].sum()), n, float(pj), f"column {j}")
+
+
+@pytest.mark.parametrize(("p_true", "p_false"), [
+    (0.62245933, 0.37754067),  # SUE-like, both with ties
+    (0.5, 0.26894142),  # OUE-like: p_true a multiple of 1/256
+    (0.2, 0.7 + 1e-5),  # p_true below p_false (the uint8 threshold wraps)
+    (1.0, 0.1 + 1e-6),  # a probability of one
+    (0.3 + 1e-7, 1.0),
+    (0.0, 0.9),
+])
+def test_bernoulli_select_frequency(p_true: float, p_false: float) -> None:
+    rng = np.random.default_rng(14)
+    n = 1 << 21
+    cond = rng.random(n) < 0.35
+    bits = bernoulli_select(rng, cond, p_true, p_false)
+    assert bits.shape == cond.shape and bits.dtype == np.bool_
+    assert_frequency(int(bits[cond].sum()), int(cond.sum()), p_true, "where the condition holds")
+    assert_frequency(int(bits[~cond].sum()), int((~cond).sum()), p_false, "elsewhere")
+
+
+def test_bernoulli_select_keeps_shape() -> None:
+    cond = np.random.default_rng(15).random((70, 33)) < 0.5
+    out = bernoulli_select(np.random.default_rng(16), cond.T, 0.9, 0.1)  # non-contiguous condition
+    assert out.shape == (33, 70)
+    assert_frequency(int(out[cond.T].sum()), int(cond.sum()), 0.9, "transposed condition")
+
+
+def test_bernoulli_select_rejects_bad_probabilities() -> None:
+    with pytest.raises(ldp.LDPError, match=r"\[0, 1\]"):
+        bernoulli_select(np.random.default_rng(0), np.ones(3, dtype=bool), 1.2, 0.1)
+
+
+def test_secure_random_integers_and_uniforms() -> None:
+    rng = SecureRandom()
+    x = rng.integers(0, 6, size=60_000)
+    assert x.dtype == np.int64 and x.min() == 0 and x.max() == 5
+    for v in range(6):
+        assert_frequency(int(np.count_nonzero(x == v)), x.size, 1 / 6, f"secure integers == {v}")
+    y = rng.integers(3, 5, size=(4, 5), dtype=np.uint8)
+    assert y.shape == (4, 5) and y.dtype == np.uint8 and set(np.unique(y)) <= {3, 4}
+    assert 0 <= rng.integers(7) < 7 and isinstance(rng.random(), float)
+    assert rng.integers(1, 2, endpoint=True) in (1, 2)
+    u = rng.random(50_000)
+    assert u.shape == (50_000,) and np.all((u >= 0) & (u < 1))
+    assert_frequency(int(np.count_nonzero(u < 0.25)), u.size, 0.25, "secure uniforms below 1/4")
+    with pytest.raises(ldp.LDPError, match="greater than low"):
+        rng.integers(5, 5, size=3)
+
+
+def test_make_rng_and_spawn() -> None:
+    a, b = make_rng(3), make_rng(3)
+    assert a.random() == b.random()
+    g = np.random.default_rng(0)
+    assert make_rng(g) is g
+    for bad in (-1, 1.5, "3", True):
+        with pytest.raises(ldp.LDPError, match="seed"):
+            make_rng(bad)
+    children = spawn(np.random.default_rng(4), 3)
+    again = spawn(np.random.default_rng(4), 3)
+    assert len(children) == 3
+    assert [c.random() for c in children] == [c.random() for c in again]
+    assert len({c.random() for c in spawn(np.random.default_rng(4), 3)}) == 3  # independent children

@@ -1,0 +1,76 @@
+"""The immutable records between the layers (ldp.core.results): Aggregate and Estimate."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.core.results import Aggregate, Estimate, frozen_array
+
+
+def test_frozen_array_is_a_read_only_copy():
+    src = np.array([1.0, 2.0])
+    out = frozen_array(src)
+    assert not out.flags.writeable and out.dtype == np.float64
+    src[0] = 9.0
+    assert out[0] == 1.0
+    with pytest.raises(ValueError):
+        out[0] = 3.0
+
+
+def test_aggregate_is_immutable_and_additive():
+    counts = np.array([3, 4, 5])
+    a = Aggregate(counts, 12, "exact")
+    counts[0] = 100
+    assert a.counts.tolist() == [3.0, 4.0, 5.0] and a.counts.dtype == np.float64 and a.n == 12
+    with pytest.raises(ValueError):
+        a.counts[0] = 1.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.n = 3  # type: ignore[misc]
+    b = Aggregate(np.array([1.0, 1.0, 1.0]), 3, "exact")
+    total = a + b
+    assert total.counts.tolist() == [4.0, 5.0, 6.0] and total.n == 15 and total.engine == "exact"
+    assert (a + Aggregate(np.zeros(3), 1, "fast")).engine == "mixed"
+    assert Aggregate(np.zeros(3), 1).engine == "reports"
+    with pytest.raises(TypeError):
+        a + Aggregate(np.zeros(2), 1)  # different layouts do not add
+    assert pickle.loads(pickle.dumps(a)).counts.tolist() == a.counts.tolist()
+
+
+def test_chunk_aggregates_add_up_to_the_whole():
+    """Aggregates are additive over users: the exact engine's chunks add up to aggregating everyone at once."""
+    mech = ldp.get_mechanism("oue", 1.0, 6)
+    reports = mech.perturb(np.arange(600) % 6, np.random.default_rng(0))
+    whole = mech.aggregate(reports)
+    parts = mech.aggregate(reports[:250]) + mech.aggregate(reports[250:])
+    np.testing.assert_array_equal(parts.counts, whole.counts)
+    assert parts.n == whole.n == 600
+
+
+def test_estimate_is_immutable_and_summarizes():
+    trace = np.array([0.5, 0.1])
+    est = Estimate(np.array([0.25, 0.75]), "ibu", converged=False, iterations=2, trace=trace,
+                   warnings=["did not converge"], diagnostics={"tol": 1e-12, "note": "x", "array": np.ones(2)})
+    assert est.d == 2 and est.values.tolist() == [0.25, 0.75]
+    for arr in (est.values, est.trace):
+        with pytest.raises(ValueError):
+            arr[0] = 1.0
+    with pytest.raises(TypeError):
+        est.diagnostics["tol"] = 1.0  # a read-only mapping
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        est.converged = True  # type: ignore[misc]
+    trace[0] = 9.0
+    assert est.trace[0] == 0.5  # a copy
+    assert est.warnings == ("did not converge",)
+    summary = est.summary()
+    assert summary == {"estimator": "ibu", "converged": False, "iterations": 2, "warnings": ["did not converge"],
+                       "tol": 1e-12, "note": "x"}  # arrays are left out
+    lifted = est.with_values(np.array([0.1, 0.2, 0.7]), estimator="ibu on bins")
+    assert lifted.d == 3 and lifted.estimator == "ibu on bins" and lifted.iterations == 2
+    assert dict(lifted.diagnostics) == {"tol": 1e-12, "note": "x", "array": est.diagnostics["array"]}
+    assert est.d == 2  # the original is unchanged
+    assert Estimate(np.zeros(2), "mi").trace is None and Estimate(np.zeros(2), "mi").converged

@@ -1,0 +1,161 @@
+"""EM / EMS on a channel (ldp.maths.em, square-wave paper §5.5): the smoothing step, the paper's tolerances, the
+stopping rule, the likelihood and its maximizer, with a dense matrix and with the square wave's O(d + d̃)
+operator as channels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.maths.em import (
+    DenseChannel,
+    EMTrace,
+    as_channel,
+    default_tolerance,
+    em,
+    ems,
+    expectation_maximization,
+    log_likelihood,
+    smooth_binomial,
+)
+from ldp.mechanisms.numerical.square_wave import SquareWave
+
+
+def test_smoothing_is_the_binomial_121_step_and_preserves_mass():
+    x = np.array([0.1, 0.4, 0.2, 0.3])
+    s = smooth_binomial(x)
+    assert s[1] == pytest.approx(0.5 * 0.4 + 0.25 * (0.1 + 0.2))
+    assert s[2] == pytest.approx(0.5 * 0.2 + 0.25 * (0.4 + 0.3))
+    assert s[0] == pytest.approx(0.75 * 0.1 + 0.25 * 0.4)  # end value repeated
+    assert s.sum() == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(ldp.LDPError, match="at least 2"):
+        smooth_binomial(np.array([1.0]))
+
+
+def test_default_tolerances_are_the_papers():
+    assert default_tolerance("em", 2.0) == pytest.approx(1e-3 * math.exp(2.0))
+    assert default_tolerance("ems", 2.0) == 1e-3
+    assert default_tolerance("EMS", None) == 1e-3
+    with pytest.raises(ldp.LDPError, match="needs ε"):
+        default_tolerance("em", None)
+    with pytest.raises(ldp.LDPError, match="method"):
+        default_tolerance("admm", 1.0)
+
+
+def test_dense_channel_validation():
+    with pytest.raises(ldp.LDPError, match="sum to 1"):
+        DenseChannel(np.ones((3, 2)))
+    with pytest.raises(ldp.LDPError, match="2-D"):
+        DenseChannel(np.ones(3))
+    with pytest.raises(ldp.LDPError, match="non-negative"):
+        DenseChannel(np.array([[1.5], [-0.5]]))
+    m = np.array([[0.75, 0.25], [0.25, 0.75]])
+    ch = as_channel(m)
+    assert isinstance(ch, DenseChannel) and ch.shape == (2, 2)
+    np.testing.assert_allclose(ch.dot(np.array([1.0, 0.0])), [0.75, 0.25])
+    np.testing.assert_allclose(ch.tdot(np.array([1.0, 0.0])), [0.75, 0.25])
+    assert as_channel(ch) is ch
+
+
+def _small_problem():
+    sw = SquareWave(1.0, 12, d_tilde=16)
+    rng = np.random.default_rng(0)
+    truth = rng.dirichlet(np.ones(12) * 2)
+    hist = sw.sample_histogram(rng.multinomial(20_000, truth), rng)
+    return sw, hist
+
+
+def test_em_increases_the_likelihood_and_reaches_the_mle():
+    sw, hist = _small_problem()
+    m = sw.transition_matrix()
+    x, trace = em(hist, m, tol=0.0, max_iter=20_000)
+    lls = trace.log_likelihood
+    assert np.all(np.diff(lls) >= -1e-7)  # EM never decreases L (up to rounding)
+    assert lls[-1] == pytest.approx(log_likelihood(hist, m, x), abs=1e-8)
+    # KKT conditions of max Σ_j n_j ln (Mx)_j on the simplex: ∂L/∂x_i = n where x_i > 0, ≤ n where x_i = 0
+    grad = m.T @ (hist / (m @ x))
+    n = hist.sum()
+    live = x > 1e-6
+    np.testing.assert_allclose(grad[live], n, rtol=1e-3)
+    assert np.all(grad[~live] <= n * (1 + 1e-3))
+    # the O(d + d̃) operator and the dense matrix give the same iterates
+    x2, trace2 = em(hist, sw.transition_operator(), tol=0.0, max_iter=200)
+    x3, _ = em(hist, m, tol=0.0, max_iter=200)
+    np.testing.assert_allclose(x2, x3, rtol=1e-9, atol=1e-15)
+
+
+def test_stopping_rule_is_the_absolute_change_of_the_total_log_likelihood():
+    sw, hist = _small_problem()
+    channel = sw.transition_operator()
+    for method, smoothing in (("em", False), ("ems", True)):
+        tau = default_tolerance(method, sw.epsilon)
+        x, trace = expectation_maximization(hist, channel, smoothing=smoothing, tol=tau)
+        assert isinstance(trace, EMTrace)
+        assert trace.converged and trace.method == method and trace.tol == tau
+        changes = trace.changes
+        assert changes.size == trace.iterations == trace.log_likelihood.size - 1
+        assert changes[-1] < tau and np.all(changes[:-1] >= tau)  # stops at the first change below τ
+        assert trace.log_likelihood[-1] == pytest.approx(log_likelihood(hist, channel, x), abs=1e-9)
+        assert x.sum() == pytest.approx(1.0) and np.all(x >= 0)
+    # τ is compared with the change over all n reports: ten times the reports (same shape) → larger
+    # changes for the same iterates → at least as many iterations
+    _, t1 = ems(hist, channel)
+    _, t10 = ems(10 * hist, channel)
+    assert t10.iterations > t1.iterations
+    np.testing.assert_allclose(t10.log_likelihood[: t1.iterations + 1] - 10 * t1.log_likelihood,
+                               t10.log_likelihood[0] - 10 * t1.log_likelihood[0], atol=1e-6)
+
+
+def test_max_iter_caps_and_reports_non_convergence():
+    sw, hist = _small_problem()
+    x, trace = ems(hist, sw.transition_operator(), tol=0.0, max_iter=7)
+    assert not trace.converged and trace.iterations == 7 and "max_iter=7" in trace.note
+    assert x.shape == (12,) and x.sum() == pytest.approx(1.0)
+    assert trace.to_dict()["converged"] is False
+    with pytest.raises(ldp.LDPError, match="max_iter"):
+        ems(hist, sw.transition_operator(), max_iter=0)
+
+
+def test_em_validation():
+    sw, hist = _small_problem()
+    channel = sw.transition_operator()
+    with pytest.raises(ldp.LDPError, match="d̃=16"):
+        ems(hist[:-1], channel)
+    with pytest.raises(ldp.LDPError, match="non-negative"):
+        ems(-hist, channel)
+    with pytest.raises(ldp.LDPError, match="empty"):
+        ems(np.zeros(16), channel)
+    with pytest.raises(ldp.LDPError, match="needs ε"):
+        em(hist, channel)
+    with pytest.raises(ldp.LDPError, match="tol"):
+        ems(hist, channel, tol=-1.0)
+    with pytest.raises(ldp.LDPError, match="init"):
+        ems(hist, channel, init=np.ones(11))
+    # the mechanism's reconstruction: the paper's τ for EM at its ε, the EM trace on the Estimate
+    res = sw.reconstruct(hist, int(hist.sum()), method="em")
+    assert res.estimator == "em" and res.diagnostics["tol"] == pytest.approx(1e-3 * math.e) and res.d == 12
+    assert res.converged and res.iterations == res.trace.size - 1  # trace: log-likelihoods L(x̂⁰) … L(x̂ᵗ)
+    np.testing.assert_allclose(sw.input_edges(), np.linspace(0, 1, 13))
+
+
+def test_zero_report_buckets_are_handled():
+    sw = SquareWave(4.0, 8, d_tilde=8)
+    hist = np.zeros(8)
+    hist[2] = 50
+    x, trace = ems(hist, sw.transition_operator())
+    assert trace.converged and np.all(np.isfinite(x)) and x.sum() == pytest.approx(1.0)
+
+
+def test_init_is_a_starting_point_and_one_iteration_is_algorithm_1():
+    sw, hist = _small_problem()
+    m = sw.transition_matrix()
+    x0 = np.random.default_rng(5).dirichlet(np.ones(12))
+    x1, trace = em(hist, m, tol=0.0, max_iter=1, init=3 * x0)  # init is normalized
+    assert trace.log_likelihood[0] == pytest.approx(log_likelihood(hist, m, x0), abs=1e-9)
+    p = x0 * (m.T @ (hist / (m @ x0)))  # E-step
+    np.testing.assert_allclose(x1, p / p.sum(), rtol=1e-12)  # M-step
+    s1, _ = ems(hist, m, tol=0.0, max_iter=1, init=x0)
+    np.testing.assert_allclose(s1, smooth_binomial(p / p.sum()), rtol=1e-12)  # S-step after the M-step

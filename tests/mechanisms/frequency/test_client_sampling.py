@@ -1,0 +1,286 @@
+"""The fast client samplers are exact: statistical checks with fixed seeds.
+
+Covers ``sample_subsets`` and SS (uniform subsets by exchangeable bits plus a uniform fix-up), SHE (Laplace by
+inversion) and the longitudinal UE chains (memoized bits, then re-randomized), each also driven by SecureRandom.
+(``bernoulli`` / ``bernoulli_select``, the byte thresholds with tie refinement, are tested in
+tests/core/test_randomness.py.)
+
+Tolerances come from theory, never from tuning:
+
+- a frequency of n Bernoulli(p) draws must lie within 5 standard deviations, 5·sqrt(p(1−p)/n), of p
+  (a correct sampler fails with probability about 6e-7 per check, normal approximation);
+- Pearson chi-square statistics against the exact channel must stay below the chi-square quantile
+  of upper tail 1e-6 for their degrees of freedom;
+- Kolmogorov–Smirnov tests must have p-value above 1e-6.
+
+The seeds are fixed, so the tests are deterministic; the bounds say how unlikely a failure would be
+for an exact sampler.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from ldp_test_support import SIGMAS, assert_frequency
+from scipy import stats
+
+import ldp
+from ldp.core.randomness import SecureRandom, bernoulli, bernoulli_select
+from ldp.mechanisms.frequency.subset_selection import sample_subsets
+
+TAIL = 1e-6  # upper-tail probability for chi-square and KS checks
+
+
+def assert_chi_square(observed: np.ndarray, expected: np.ndarray, what: str = "") -> None:
+    """Pearson chi-square of observed counts against expected counts, df = cells − 1."""
+    observed = np.asarray(observed, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert observed.sum() == pytest.approx(expected.sum())
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    limit = stats.chi2.isf(TAIL, observed.size - 1)
+    assert chi2 < limit, f"{what}: chi-square {chi2:.1f} above {limit:.1f} (df {observed.size - 1})"
+
+
+def subset_codes(subsets: np.ndarray) -> np.ndarray:
+    """Each row (a set of small integers) as a bit mask."""
+    return (np.int64(1) << subsets.astype(np.int64)).sum(axis=1)
+
+
+def subset_histogram(subsets: np.ndarray, universe: int, size: int) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Counts of every size-subset of [0, universe), in itertools.combinations order."""
+    combos = list(itertools.combinations(range(universe), size))
+    index = np.full(1 << universe, -1)
+    for i, combo in enumerate(combos):
+        index[sum(1 << x for x in combo)] = i
+    idx = index[subset_codes(subsets)]
+    assert np.all(idx >= 0), "a row is not a subset of the right size"
+    return np.bincount(idx, minlength=len(combos)), combos
+
+
+def assert_valid_subsets(reports: np.ndarray, m: int, size: int, universe: int) -> None:
+    """Shape (m, size), integer entries in [0, universe), strictly increasing along each row."""
+    assert reports.shape == (m, size)
+    assert np.issubdtype(reports.dtype, np.integer)
+    assert reports.min(initial=0) >= 0 and reports.max(initial=0) < universe
+    assert np.all(np.diff(reports, axis=1) > 0), "rows must be sorted with distinct entries"
+
+
+# --------------------------------------------------------------------------- bernoulli
+
+
+# --------------------------------------------------------------------------- subsets
+
+
+@pytest.mark.parametrize(("universe", "size"), [(5, 2), (7, 3), (6, 1), (6, 5), (8, 4)])
+def test_sample_subsets_uniform(universe: int, size: int) -> None:
+    n = 60_000
+    subsets = sample_subsets(universe, size, n, np.random.default_rng(21))
+    assert_valid_subsets(subsets, n, size, universe)
+    counts, combos = subset_histogram(subsets, universe, size)
+    assert_chi_square(counts, np.full(len(combos), n / len(combos)), f"{size}-subsets of {universe}")
+
+
+def test_sample_subsets_edges() -> None:
+    rng = np.random.default_rng(22)
+    assert sample_subsets(10, 0, 4, rng).shape == (4, 0)
+    assert sample_subsets(10, 3, 0, rng).shape == (0, 3)
+    full = sample_subsets(9, 9, 5, rng)
+    assert np.array_equal(full, np.tile(np.arange(9), (5, 1)))
+    with pytest.raises(ldp.LDPError):
+        sample_subsets(4, 5, 2, rng)
+
+
+def test_sample_subsets_exclude_and_include() -> None:
+    """exclude: uniform over the other values; include: exclude[i] plus a uniform (size−1)-subset."""
+    universe, size, n = 6, 3, 60_000
+    rng = np.random.default_rng(23)
+    exclude = rng.integers(0, universe, n)
+    include = rng.random(n) < 0.4
+    subsets = sample_subsets(universe, size, n, rng, exclude=exclude, include=include)
+    assert_valid_subsets(subsets, n, size, universe)
+    has = (subsets == exclude[:, None]).any(axis=1)
+    assert np.array_equal(has, include)
+    for v in range(universe):
+        for inc in (False, True):
+            rows = (exclude == v) & (include == inc)
+            counts, combos = subset_histogram(subsets[rows], universe, size)
+            allowed = np.array([(v in c) == inc for c in combos])
+            assert counts[~allowed].sum() == 0
+            expected = np.where(allowed, rows.sum() / allowed.sum(), 0.0)
+            assert_chi_square(counts[allowed], expected[allowed], f"v={v}, include={inc}")
+
+
+def test_sample_subsets_large_rows_are_uniform() -> None:
+    """The SS shape (d = 1024, ω = 275): every value is drawn equally often, and adjacent values
+    appear together as often as in uniform subsets."""
+    universe, size, n = 1024, 275, 4096
+    subsets = sample_subsets(universe, size, n, np.random.default_rng(24))
+    assert_valid_subsets(subsets, n, size, universe)
+    # The indicator vector of a uniform size-subset has covariance π(1−π)·U/(U−1)·(I − J/U) with
+    # π = size/U, so Σ_v (c_v − nπ)² / (nπ(1−π)) · (U−1)/U is asymptotically chi-square, U − 1 df.
+    pi = size / universe
+    counts = np.bincount(subsets.ravel(), minlength=universe)
+    chi2 = float(((counts - n * pi) ** 2).sum() / (n * pi * (1 - pi)) * (universe - 1) / universe)
+    assert chi2 < stats.chi2.isf(TAIL, universe - 1)
+    # Adjacent pairs (v, v+1) both present: per row the mean is (U−1)·size(size−1)/(U(U−1)); the
+    # rows are independent, so the sample mean is within 5 standard errors (CLT, n = 4096 rows).
+    member = np.zeros((n, universe), dtype=bool)
+    member[np.arange(n)[:, None], subsets] = True
+    pairs = np.count_nonzero(member[:, 1:] & member[:, :-1], axis=1)
+    mean = size * (size - 1) / universe
+    assert abs(pairs.mean() - mean) < SIGMAS * pairs.std() / math.sqrt(n)
+
+
+# --------------------------------------------------------------------------- SS
+
+
+@pytest.mark.parametrize("omega", [1, 2, 3, 4])
+def test_ss_channel_small_domain(omega: int) -> None:
+    """d = 5: every input's report histogram over all C(5, ω) subsets matches the exact channel
+    (ω = 1 and ω = 4 = d − 1 exercise empty and full fix-up targets)."""
+    d, n_per_value = 5, 40_000
+    mech = ldp.get_mechanism("ss", 1.0, d, omega=omega)
+    channel, _ = mech.channel()
+    values = np.repeat(np.arange(d), n_per_value)
+    reports = mech.perturb(values, np.random.default_rng(31 + omega))
+    assert_valid_subsets(reports, values.size, omega, d)
+    for v in range(d):
+        counts, _ = subset_histogram(reports[values == v], d, omega)
+        assert_chi_square(counts, channel[v] * n_per_value, f"SS ω={omega}, v={v}")
+
+
+def test_ss_inclusion_probability_and_layout() -> None:
+    mech = ldp.get_mechanism("ss", 1.0, 1024)
+    assert mech.omega == 275
+    n = 16_384
+    values = np.random.default_rng(41).integers(0, 1024, n)
+    reports = mech.perturb(values, np.random.default_rng(42))
+    assert reports.dtype == np.int64
+    assert_valid_subsets(reports, n, mech.omega, 1024)
+    assert_frequency(int((reports == values[:, None]).any(axis=1).sum()), n, mech.p_star, "Pr[v reported]")
+    # another value w ≠ v is reported with probability q*
+    other = (values + 1 + np.random.default_rng(43).integers(0, 1023, n)) % 1024
+    assert_frequency(int((reports == other[:, None]).any(axis=1).sum()), n, mech.q_star, "Pr[w reported]")
+
+
+# --------------------------------------------------------------------------- SHE
+
+
+def test_she_noise_is_laplace() -> None:
+    mech = ldp.get_mechanism("she", 1.0, 64)
+    b = mech.scale
+    n = 8192
+    values = np.random.default_rng(51).integers(0, 64, n)
+    reports = mech.perturb(values, np.random.default_rng(52))
+    assert reports.dtype == np.float32 and reports.shape == (n, 64)
+    assert np.all(np.isfinite(reports))
+    own = np.zeros(reports.shape, dtype=bool)
+    own[np.arange(n), values] = True
+    noise = reports.astype(np.float64) - own
+    x = noise.ravel()  # 524288 Laplace(b) draws
+    # mean 0, sd b√2; sample variance has variance (E X⁴ − (E X²)²)/N = (24 − 4) b⁴ / N
+    assert abs(x.mean()) < SIGMAS * b * math.sqrt(2 / x.size)
+    assert abs(x.var() - 2 * b * b) < SIGMAS * math.sqrt(20 * b**4 / x.size)
+    assert stats.kstest(x, stats.laplace(scale=b).cdf).pvalue > TAIL
+    # the user's own coordinate is 1 + Laplace(b)
+    assert stats.kstest(noise[own], stats.laplace(scale=b).cdf).pvalue > TAIL
+    # tails: Pr[|X| > t b] = e^{-t}
+    for t in (3.0, 8.0):
+        assert_frequency(int(np.count_nonzero(np.abs(x) > t * b)), x.size, math.exp(-t), f"tail beyond {t}b")
+
+
+class _FixedUniforms:
+    """A source whose ``random`` returns given uniforms (to check the inversion formula exactly)."""
+
+    def __init__(self, u: np.ndarray) -> None:
+        self.u = np.asarray(u, dtype=np.float64)
+
+    def random(self, size=None):  # noqa: ANN001, ANN201
+        return self.u.reshape(size).copy()
+
+    def integers(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        raise AssertionError("SHE draws only uniforms")
+
+
+def test_she_inversion_endpoints() -> None:
+    """u on the 2^-53 grid of [0, 1) maps to x = −b sgn(v) ln(1 − 2|v|) with v = u − (½ − 2^-54):
+    symmetric, finite at u = 0, tiny but nonzero around u = ½."""
+    mech = ldp.get_mechanism("she", 1.0, 4)
+    b = mech.scale
+    eps = 2.0**-53
+    u = np.array([0.0, 1 - eps, 0.5, 0.5 - eps, 0.25, 0.75 - eps, 0.1, 0.9 - eps])
+    x = mech._perturb(np.array([0, 0]), _FixedUniforms(u)).astype(np.float64)
+    x[0, 0] -= 1.0
+    x[1, 0] -= 1.0
+    x = x.ravel()
+    tail = b * 53 * math.log(2)  # |v| = ½ − 2^-54 → 1 − 2|v| = 2^-53
+    assert x[0] == pytest.approx(-tail, rel=1e-6) and x[1] == pytest.approx(tail, rel=1e-6)
+    assert x[2] == pytest.approx(b * eps, rel=1e-6) and x[3] == pytest.approx(-b * eps, rel=1e-6)
+    assert x[4] == pytest.approx(-b * math.log(2), rel=1e-6) and x[5] == pytest.approx(b * math.log(2), rel=1e-6)
+    assert x[6] == pytest.approx(-x[7], rel=1e-6)
+    assert x[6] == pytest.approx(b * math.log(0.2 + 2 * 2.0**-54), rel=1e-6)
+
+
+# --------------------------------------------------------------------------- longitudinal UE
+
+
+@pytest.mark.parametrize("name", ["l-sue", "l-oue", "l-soue", "l-osue"])
+def test_longitudinal_ue_bit_frequencies(name: str) -> None:
+    """A τ = 1 report has bits Bernoulli(p*) at the own value and Bernoulli(q*) elsewhere, with
+    p* = p1 p2 + (1 − p1) q2 and q* = q1 p2 + (1 − q1) q2 (both steps run)."""
+    d, n = 16, 65_536
+    mech = ldp.get_mechanism(name, 2.0, d)
+    values = np.random.default_rng(61).integers(0, d, n)
+    reports = mech.perturb(values, np.random.default_rng(62))
+    assert reports.shape == (n, d) and reports.dtype == np.bool_
+    own = np.zeros((n, d), dtype=bool)
+    own[np.arange(n), values] = True
+    p_star = mech.p1 * mech.p2 + (1 - mech.p1) * mech.q2
+    q_star = mech.q1 * mech.p2 + (1 - mech.q1) * mech.q2
+    assert p_star == pytest.approx(mech.p_star) and q_star == pytest.approx(mech.q_star)
+    assert_frequency(int(reports[own].sum()), n, mech.p_star, f"{name} own bit")
+    assert_frequency(int(reports[~own].sum()), n * (d - 1), mech.q_star, f"{name} other bits")
+    # bits of one report are independent: two fixed other positions are both set w.p. q*²
+    a, c = (values + 1) % d, (values + 2) % d
+    both = reports[np.arange(n), a] & reports[np.arange(n), c]
+    assert_frequency(int(both.sum()), n, mech.q_star**2, f"{name} pairs")
+
+
+# --------------------------------------------------------------------------- SecureRandom
+
+
+def test_secure_random_drives_every_sampler() -> None:
+    """The samplers only use integers(…, dtype) and random(size): SecureRandom drives them all."""
+    rng = SecureRandom()
+    n = 1 << 15
+    assert_frequency(int(bernoulli(rng, 0.3 + 1e-4, n).sum()), n, 0.3 + 1e-4, "secure bernoulli")
+    assert_frequency(int(bernoulli(rng, 1.5 / 256, n).sum()), n, 1.5 / 256, "secure bernoulli, ties only")
+    cond = np.arange(n) % 3 == 0
+    sel = bernoulli_select(rng, cond, 0.8, 0.1 + 1e-5)
+    assert_frequency(int(sel[cond].sum()), int(cond.sum()), 0.8, "secure select, condition")
+    assert_frequency(int(sel[~cond].sum()), int((~cond).sum()), 0.1 + 1e-5, "secure select, elsewhere")
+
+    subsets = sample_subsets(64, 17, 512, rng)
+    assert_valid_subsets(subsets, 512, 17, 64)
+
+    ss = ldp.get_mechanism("ss", 1.0, 256)
+    values = np.arange(2048) % 256
+    reports = ss.perturb(values, rng)
+    assert_valid_subsets(reports, values.size, ss.omega, 256)
+    assert_frequency(int((reports == values[:, None]).any(axis=1).sum()), values.size, ss.p_star, "secure SS")
+
+    she = ldp.get_mechanism("she", 1.0, 32)
+    noisy = she.perturb(np.zeros(2048, dtype=np.int64), rng)
+    assert noisy.dtype == np.float32 and np.all(np.isfinite(noisy))
+    assert stats.kstest(noisy[:, 1:].ravel().astype(np.float64), stats.laplace(scale=she.scale).cdf).pvalue > TAIL
+
+    lue = ldp.get_mechanism("l-osue", 2.0, 32)
+    bits = lue.perturb(np.zeros(4096, dtype=np.int64), rng)
+    assert_frequency(int(bits[:, 0].sum()), 4096, lue.p_star, "secure L-OSUE own bit")
+    assert_frequency(int(bits[:, 1:].sum()), 4096 * 31, lue.q_star, "secure L-OSUE other bits")
+
+    agg = ldp.run_exact(ss, rng, true_counts=np.full(256, 4))
+    assert agg.counts.sum() == 1024 * ss.omega

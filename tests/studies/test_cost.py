@@ -1,0 +1,84 @@
+"""Run-time estimates (ldp.studies.cost): generous, from one cost model, and the right order of magnitude."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.studies import cost
+from ldp.studies import tradeoff as T
+
+
+def test_estimated_seconds_grows_with_the_work():
+    assert cost.estimated_seconds(10**6, 100, 50, "fast") < 1
+    assert cost.estimated_seconds(10**6, 100, 50, "exact") > 10
+    assert cost.estimated_seconds(10**6, 1000, 50, "exact") > cost.estimated_seconds(10**6, 100, 50, "exact")
+    # the fast engine's cost does not depend on n, the exact engine's is linear in n
+    assert cost.estimated_seconds(10**3, 100, 50, "fast") == cost.estimated_seconds(10**6, 100, 50, "fast")
+    assert cost.collection_seconds(2 * 10**6, 100, "exact") - 2e-4 == pytest.approx(
+        2 * (cost.collection_seconds(10**6, 100, "exact") - 2e-4))
+
+
+def test_time_estimators_feeds_the_estimate():
+    mech = ldp.get_mechanism("oue", 1.0, 16)
+    timing = cost.time_estimators(mech, np.full(16, 100), ["mi", "norm-sub"], seed=0)
+    assert set(timing) == {"mi", "norm-sub"} and all(t >= 0 for t in timing.values())
+    base = cost.estimated_seconds(1000, 16, 50, "fast")
+    assert cost.estimated_seconds(1000, 16, 50, "fast", estimator_seconds=0.2) == pytest.approx(base + 50 * 1.25 * 0.2)
+
+
+def test_preselect_leaves_out_the_slowest():
+    timing = {"mi": 0.0, "ibu": 1.0, "power": 0.1}
+    kept, left = cost.preselect(timing, n=1000, d=10, trials=50, engine="fast", limit=10.0)
+    assert kept == ["mi", "power"] and left == ["ibu"]
+    assert cost.estimated_seconds(1000, 10, 50, "fast", 0.1) <= 10.0
+    assert cost.preselect(timing, n=1000, d=10, trials=50, engine="fast", limit=100.0) == (list(timing), [])
+    # Too slow even without estimators (the exact engine): leaving estimators out would not help.
+    assert cost.preselect(timing, n=10**7, d=1000, trials=50, engine="exact", limit=10.0) == (list(timing), [])
+    assert cost.preselect({"a": 5.0, "b": 9.0}, n=10, d=2, trials=50, engine="fast", limit=1.0) == (["a"], ["b"])
+
+
+def test_advisor_seconds_grows_with_the_work():
+    timing = {"mi": 0.001, "ibu": 0.05}
+    base = cost.advisor_seconds(timing, n=10**5, d=100, trials=20, engine="fast")
+    assert base == pytest.approx(cost.estimated_seconds(10**5, 100, 1, "fast") + cost.estimated_seconds(
+        10**5, 100, 20, "fast") + 1.25 * 21 * 0.051)
+    assert cost.advisor_seconds(timing, n=10**5, d=100, trials=40, engine="fast") > base
+    assert cost.advisor_seconds(timing, n=10**5, d=100, trials=20, engine="exact") > base
+
+
+def test_estimate_sweep_seconds_cost_model():
+    """A sweep costs the sum of its configurations' run estimates plus a per-configuration overhead."""
+    configs = [(10_000, 50)] * 3
+    fast = cost.estimate_sweep_seconds(configs, trials=10, engine="fast", estimator_seconds=0.01, overhead=0.0)
+    assert fast == pytest.approx(3 * cost.estimated_seconds(10_000, 50, 10, "fast", 0.01))
+    assert cost.estimate_sweep_seconds(configs, trials=20, engine="fast", estimator_seconds=0.01,
+                                       overhead=0.0) == pytest.approx(2 * fast, rel=1e-12)
+    assert cost.estimate_sweep_seconds(configs, trials=10, engine="fast", estimator_seconds=0.01,
+                                       overhead=0.5) == pytest.approx(fast + 1.5)
+    # the exact engine grows with n (and the fast one does not)
+    along_n = [(1000, 50), (3000, 50)]
+    exact = cost.estimate_sweep_seconds(along_n, trials=1, engine="exact", overhead=0.0)
+    assert exact == pytest.approx(cost.estimated_seconds(1000, 50, 1, "exact")
+                                  + cost.estimated_seconds(3000, 50, 1, "exact"))
+    assert cost.estimate_sweep_seconds([(3000, 50)], trials=1, engine="exact") > cost.estimate_sweep_seconds(
+        [(1000, 50)], trials=1, engine="exact")
+    assert cost.estimate_sweep_seconds(along_n, trials=1, engine="fast", overhead=0.0) == pytest.approx(
+        2 * cost.estimated_seconds(1, 50, 1, "fast"))
+
+
+def test_the_estimate_predicts_the_sweep_time():
+    freqs = np.ones(100) / 100
+    mechanisms = ["grr", "oue"]
+    grid = T.epsilon_grid(0.5, 5, 4)
+    timing = cost.time_estimators(ldp.get_mechanism("oue", 1.0, 100), np.full(100, 100), ["mi"])
+    configs = [(n, 100) for _, _, _, n, _ in T.sweep_configurations(mechanisms, "epsilon", grid, users=10_000)]
+    predicted = cost.estimate_sweep_seconds(configs, trials=10, engine="fast", estimator_seconds=sum(timing.values()))
+    start = time.perf_counter()
+    T.run_tradeoff_sweep(freqs, mechanisms=mechanisms, grid=grid, users=10_000, trials=10, seed=0)
+    actual = time.perf_counter() - start
+    # timing on a shared machine is noisy: the estimate only has to be the right order of magnitude
+    assert actual / 10 < predicted < actual * 10 + 0.5

@@ -1,0 +1,86 @@
+"""Mean and variance of a numerical column in real units (ldp.studies.mean_variance): the mean from ldp.simulate,
+the variance from the 50/50 split (square-wave paper §2.2, §6.3), both mapped back to the column's units."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ldp
+from ldp.studies.mean_variance import MeanResult, engine_note, mean_values, simulate_mean
+
+
+def hours(n: int = 20_000, seed: int = 0) -> np.ndarray:
+    return np.clip(np.random.default_rng(seed).normal(14.0, 3.0, n), 0.0, 24.0)
+
+
+@pytest.mark.parametrize("name", ["sr", "pm"])
+@pytest.mark.parametrize("engine", ["fast", "exact"])
+def test_mean_is_unbiased_in_real_units_with_the_closed_form_error(name, engine):
+    x = hours()
+    trials = 40
+    res = simulate_mean(name, 2.0, x, (0.0, 24.0), engine=engine, trials=trials, seed=3)
+    assert isinstance(res, MeanResult) and res.mechanism == name and res.engine == engine
+    assert res.estimated_mean.shape == res.estimated_variance.shape == (trials,) and res.users == x.size
+    assert res.true_mean == pytest.approx(x.mean()) and res.true_variance == pytest.approx(x.var())
+    # Var[μ̂] in real units: the mechanism's closed form on [−1, 1] scaled by ((hi − lo)/2)²
+    mech = ldp.get_mechanism(name, 2.0)
+    v = x / 12.0 - 1.0
+    assert res.theoretical_variance == pytest.approx(mech.mean_variance(v) * 144.0, rel=1e-12)
+    se = res.theoretical_std_error
+    assert abs(res.estimated_mean.mean() - x.mean()) < 5 * se / math.sqrt(trials)
+    # the sample sd of 40 means: relative standard error ≈ 1/√(2(T − 1)) (the fast engines draw the sum with its
+    # exact variance, SR exactly and PM as a Gaussian)
+    assert abs(res.estimated_mean.std(ddof=1) / se - 1) < 5 * math.sqrt(1 / (2 * (trials - 1)))
+    summary = res.summary()
+    assert set(summary) == {"mean_error", "variance_error", "mean_rmse", "theoretical_std_error"}
+    assert summary["mean_error"] == pytest.approx(np.mean(np.abs(res.estimated_mean - x.mean())))
+
+
+def test_seeded_and_the_variance_is_the_fifty_fifty_split():
+    x = hours(8000, seed=1)
+    a = simulate_mean("pm", 3.0, x, (0.0, 24.0), trials=30, seed=5)
+    b = simulate_mean("pm", 3.0, x, (0.0, 24.0), trials=30, seed=5)
+    np.testing.assert_array_equal(a.estimated_mean, b.estimated_mean)
+    np.testing.assert_array_equal(a.estimated_variance, b.estimated_variance)
+    c = simulate_mean("pm", 3.0, x, (0.0, 24.0), trials=30, seed=6)
+    assert not np.array_equal(a.estimated_mean, c.estimated_mean)
+    # the 50/50 split estimates σ² + O(1/n); 30 trials: within 5 standard errors of their mean (+ the O(1/n) bias
+    # Var[μ̂] of the half of the users that estimate the mean: twice the all-users Var[μ̂], in real units)
+    est = a.estimated_variance
+    bias = 2 * a.theoretical_variance
+    assert abs(est.mean() - x.var()) < 5 * est.std(ddof=1) / math.sqrt(est.size) + bias
+
+
+def test_engine_note_reads_the_mechanism():
+    sr, pm = ldp.get_mechanism("sr", 1.0), ldp.get_mechanism("pm", 1.0)
+    assert engine_note(sr, "exact").startswith("exact") and "StochasticRounding" in engine_note(sr, "exact")
+    assert "exact in distribution" in engine_note(sr, "fast")
+    assert engine_note(pm, "fast") == f"fast, approximate: {pm.fast_engine_note}"
+
+
+def test_mean_values_of_a_column():
+    s = pd.Series([1.0, 2.0, None, 4.0, 10.0], name="t")
+    x, (lo, hi), clipped, dropped = mean_values(s)
+    assert (lo, hi) == (1.0, 10.0) and clipped == 0 and dropped == 1 and x.tolist() == [1.0, 2.0, 4.0, 10.0]
+    x, rng, clipped, _ = mean_values(s, (0.0, 5.0), clip=True)
+    assert rng == (0.0, 5.0) and clipped == 1 and x.max() == 5.0
+    with pytest.raises(ldp.LDPError, match="outside the range"):
+        mean_values(s, (0.0, 5.0))
+    with pytest.raises(ldp.LDPError, match="constant"):
+        mean_values(pd.Series([3.0, 3.0], name="c"))
+    with pytest.raises(ldp.LDPError, match="at least two"):
+        mean_values(pd.Series([3.0, None], name="c"))
+
+
+def test_bad_inputs():
+    x = hours(100)
+    with pytest.raises(ldp.LDPError, match="not a mean mechanism"):
+        simulate_mean("oue", 1.0, x, (0.0, 24.0))
+    with pytest.raises(ldp.LDPError, match="trials"):
+        simulate_mean("sr", 1.0, x, (0.0, 24.0), trials=0)
+    with pytest.raises(ldp.LDPError, match="unknown mechanism"):
+        simulate_mean("nope", 1.0, x, (0.0, 24.0))

@@ -1,0 +1,158 @@
+"""Unit tests for the Playground's pure builders: figures, tables and read-out sentences."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from ldp.viz import estimates as viz
+
+TRUE = np.array([0.5, 0.3, 0.2])
+EST = {"MI (Base)": np.array([0.55, 0.32, -0.05]), "Norm-Sub": np.array([0.6, 0.4, 0.0])}
+
+
+# --------------------------------------------------------------------------- histogram
+def test_histogram_categorical_traces_titles_and_intervals():
+    half = np.array([0.01, 0.02, 0.03])
+    fig = viz.histogram_figure(["a", "b", "c"], TRUE, EST, half, 0.05, title="T", x_title="airport",
+                               interval_for="MI (Base)", level=0.9)
+    assert isinstance(fig, go.Figure)
+    assert fig.layout.title.text == "T"
+    assert fig.layout.xaxis.title.text == "airport"
+    assert fig.layout.yaxis.title.text == viz.Y_TITLE
+    assert fig.layout.xaxis.type == "category"
+    assert fig.layout.template.layout.font is not None and fig.layout.font.size >= 14
+    assert len(fig.data) == 1 + 1 + len(EST)  # true bars, band, one series per estimator
+    true_bars, band, mi, ns = fig.data
+    np.testing.assert_allclose(true_bars.y, TRUE)
+    np.testing.assert_allclose(np.asarray(band.base, dtype=float), TRUE - 0.05)  # band = true ± 0.05 drawn as a box
+    np.testing.assert_allclose(band.y, np.full(3, 0.1))
+    assert "90%" in band.name and "simultaneous" in band.name
+    np.testing.assert_allclose(mi.error_y.array, half)
+    assert "MI (Base)" in mi.name and "90% interval" in mi.name
+    assert ns.error_y.array is None  # intervals only on the unbiased MI series
+    assert mi.marker.color != ns.marker.color and mi.marker.symbol != ns.marker.symbol
+    assert min(mi.y) < 0  # negative estimates are plotted as they are
+    assert any(s.y0 == 0 and s.y1 == 0 for s in fig.layout.shapes)  # zero line
+
+
+def test_histogram_numerical_uses_real_units_and_bin_widths():
+    edges = np.array([0.0, 2.0, 4.0, 8.0])
+    centres = viz.bin_centres(edges)
+    np.testing.assert_allclose(centres, [1.0, 3.0, 6.0])
+    fig = viz.histogram_figure(centres, TRUE, {"MI (Base)": EST["MI (Base)"]}, None, None, title="T",
+                               x_title="time (hours)", widths=np.diff(edges))
+    assert len(fig.data) == 2  # no band, no intervals
+    assert fig.layout.xaxis.type != "category"
+    np.testing.assert_allclose(fig.data[0].x, centres)
+    np.testing.assert_allclose(fig.data[0].width, [2.0, 2.0, 4.0])
+
+
+def test_histogram_rejects_mismatched_lengths():
+    with pytest.raises(ValueError):
+        viz.histogram_figure(["a", "b"], TRUE, EST, title="T", x_title="x")
+    with pytest.raises(ValueError):
+        viz.histogram_figure(["a", "b", "c"], TRUE, {"bad": np.zeros(2)}, title="T", x_title="x")
+
+
+def test_display_order():
+    f = np.array([0.1, 0.4, 0.2, 0.3])
+    np.testing.assert_array_equal(viz.display_order(f), [0, 1, 2, 3])
+    np.testing.assert_array_equal(viz.display_order(f, sort_by_frequency=True), [1, 3, 2, 0])
+    np.testing.assert_array_equal(viz.display_order(f, top_k=2), [1, 3])  # domain order
+    np.testing.assert_array_equal(viz.display_order(f, top_k=2, sort_by_frequency=True), [1, 3])
+    np.testing.assert_array_equal(viz.display_order(f, top_k=99), [0, 1, 2, 3])  # k capped at d
+    with pytest.raises(ValueError):
+        viz.display_order(f, top_k=0)
+
+
+# --------------------------------------------------------------------------- CDF
+def test_cdf_numerical_steps_at_edges_and_unnormalized_note():
+    edges = np.array([0.0, 1.0, 2.0, 3.0])
+    fig = viz.cdf_figure(TRUE, EST, title="C", x_title="x (h)", edges=edges, unnormalized=["MI (Base)"])
+    assert fig.layout.title.text == "C" and fig.layout.xaxis.title.text == "x (h)"
+    assert fig.layout.yaxis.title.text == "cumulative frequency"
+    assert len(fig.data) == 1 + len(EST)
+    np.testing.assert_allclose(fig.data[0].x, edges)
+    np.testing.assert_allclose(fig.data[0].y, [0.0, 0.5, 0.8, 1.0])
+    np.testing.assert_allclose(fig.data[1].y, [0.0, 0.55, 0.87, 0.82])  # MI's sum can dip and miss 1
+    assert "unnormalized" in fig.data[1].name and "unnormalized" not in fig.data[2].name
+
+
+def test_cdf_categorical_and_table():
+    fig = viz.cdf_figure(TRUE, EST, title="C", x_title="v", labels=["a", "b", "c"])
+    assert fig.layout.xaxis.type == "category"
+    assert list(fig.data[0].x) == ["a", "b", "c"]
+    np.testing.assert_allclose(fig.data[2].y, [0.6, 1.0, 1.0])
+    table = viz.cdf_table(TRUE, EST, ["a", "b", "c"])
+    assert list(table.columns) == ["value", "true CDF", "MI (Base) CDF", "Norm-Sub CDF"]
+    np.testing.assert_allclose(table["true CDF"], [0.5, 0.8, 1.0])
+    with pytest.raises(ValueError):
+        viz.cdf_figure(TRUE, EST, title="C", x_title="v", edges=np.array([0.0, 1.0]))
+
+
+# --------------------------------------------------------------------------- tables
+def test_results_table_columns_and_values():
+    table = viz.results_table(["a", "b", "c"], TRUE, EST, np.array([0.1, 0.2, 0.3]), 0.4, level=0.99,
+                              centres=np.array([1.0, 2.0, 3.0]))
+    assert list(table.columns) == ["value", "bin centre", "true", "MI (Base)", "Norm-Sub",
+                                   "99% CI half-width (MI)", "99% simultaneous half-width"]
+    np.testing.assert_allclose(table["Norm-Sub"], EST["Norm-Sub"])
+    np.testing.assert_allclose(table["99% simultaneous half-width"], [0.4, 0.4, 0.4])
+
+
+def test_metrics_frame_against_hand_computed_values():
+    true = np.array([0.5, 0.5])
+    est = {"A": np.array([0.6, 0.4])}
+    table = viz.metrics_frame(true, est, k=1, theoretical_variance=0.02)
+    row = table.loc["A"]
+    assert row["MSE"] == pytest.approx(0.01)
+    assert row["MAE"] == pytest.approx(0.1)
+    assert row["L1"] == pytest.approx(0.2)
+    assert row["Max abs error"] == pytest.approx(0.1)
+    assert row["Top-1 MSE"] == pytest.approx(0.01)
+    assert row["theoretical MSE of MI (closed form)"] == pytest.approx(0.02)
+    if "wasserstein" in viz.available_metrics():
+        # F − G = 0, −0.1, 0 at the edges: two triangles of area 0.05 with unit-width bins.
+        assert row["Wasserstein (values)"] == pytest.approx(0.1)
+        assert row["KS"] == pytest.approx(0.1)
+        wide = viz.metrics_frame(true, est, edges=np.array([0.0, 2.0, 4.0]), unit="hours")
+        assert wide.loc["A", "Wasserstein (hours)"] == pytest.approx(0.2)  # bin width 2 doubles it
+
+
+# --------------------------------------------------------------------------- text
+@pytest.mark.parametrize(("n", "text"), [(10**6, "10^6"), (1000, "10^3"), (999, "999"), (1234567, "1,234,567"),
+                                         (328521, "328,521")])
+def test_format_users(n, text):
+    assert viz.format_users(n) == text
+
+
+def test_readout_text():
+    text = viz.readout_text("OUE", 10**6, 1.0, 0.0006, 100, covered=0.95, level=0.95)
+    assert "With **10^6 users** at **ε = 1**" in text
+    assert "OUE's estimate of each value is typically off by **±0.0006**" in text
+    assert "about ±600 users" in text
+    assert "**95 of 100**" in text and "95%" in text
+    longitudinal = viz.readout_text("L-OUE", 5000, 2.0, 0.01234, 8, epsilon_1=0.5)
+    assert "ε1 = 0.5" in longitudinal and "±0.012" in longitudinal and "5,000 users" in longitudinal
+    assert "In this run" not in longitudinal
+
+
+def test_privacy_sentences():
+    one = viz.likelihood_ratio_text(1.0)
+    assert f"{math.e:.2f}" in one and "e^ε" in one
+    two = viz.likelihood_ratio_text(2.0, epsilon_1=0.5)
+    assert f"{math.exp(0.5):.2f}" in two and f"{math.exp(2.0):.2f}" in two and "ε∞" in two and "ε1" in two
+    assert "not computed" in viz.attack_text(None, 0.2)
+    sentence = viz.attack_text(0.305, 0.2)
+    assert "30.5%" in sentence and "20.0%" in sentence and "10.5 percentage points" in sentence
+
+
+def test_domain_preview():
+    table = viz.domain_preview(["a", "b"], np.array([3, 1]))
+    assert list(table.columns) == ["value", "rows", "share"]
+    np.testing.assert_allclose(table["share"], [0.75, 0.25])
+    assert list(viz.domain_preview(["a", "b"], np.array([3, 1]), share=True).columns) == ["value", "share"]
