@@ -20,11 +20,12 @@ import pandas as pd
 from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.randomness import make_rng
-from ldp.core.registry import MECHANISMS
+from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.engines import check_engine, collect
 from ldp.estimators import estimate_all, resolve_estimators
 from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics
+from ldp.evaluation.tasks import GAIN_BASELINE, utility_gain
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
@@ -52,6 +53,8 @@ class SimulationResult:
     converged: Mapping[str, np.ndarray] = field(default_factory=dict)  # estimator → (trials,) bool
     iterations: Mapping[str, np.ndarray] = field(default_factory=dict)  # estimator → (trials,) int
     notes: Mapping[str, str] = field(default_factory=dict)  # estimator → the first warning one of its trials gave
+    #: The IBU paper's Γ baseline (MI clipped and renormalised, §2.3) on the same collections: metric → (trials,).
+    baseline: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -94,8 +97,15 @@ class SimulationResult:
         return None if var is None else float(np.mean(var))
 
     def summary(self) -> dict[str, dict[str, float]]:
-        """Each estimator → its metrics averaged over trials."""
-        return {est: {m: float(np.mean(v)) for m, v in per.items()} for est, per in self.metrics.items()}
+        """Each estimator → its metrics averaged over trials, and for frequency oracles ``gain``: the utility gain Γ
+        (%) of its MSE over the IBU paper's baseline, MI clipped and renormalised (Eq. (1), §2.3), on the same
+        collections (``gain_mae`` likewise for the MAE). Γ is computed on the mean errors over the trials."""
+        out = {est: {m: float(np.mean(v)) for m, v in per.items()} for est, per in self.metrics.items()}
+        for row in out.values():
+            for metric, key in (("mse", "gain"), ("mae", "gain_mae")):
+                if metric in self.baseline and metric in row:
+                    row[key] = float(utility_gain(float(np.mean(self.baseline[metric])), row[metric]))
+        return out
 
     def diagnostics(self) -> dict[str, dict[str, Any]]:
         """Each estimator → trials converged and the mean number of iterations (iterative estimators)."""
@@ -165,6 +175,9 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
         context["project"] = True
         root = metric_seed if metric_seed is not None else (seed if isinstance(seed, (int, np.integer)) else 0)
         context["rng"] = lambda: rng_for(root, "range-queries")  # the same ranges for every trial and estimator
+    gain_base = resolve_estimators([GAIN_BASELINE], mechanism)[0] if mechanism.kind == "frequency" and \
+        ESTIMATORS.get(GAIN_BASELINE).applies_to(mechanism) else None
+    base_out = {m: np.empty(trials) for m in metric_names if gain_base is not None and m in ("mse", "mae")}
     est_out = {name: np.empty((trials, size)) for name in names}
     met_out = {name: {m: np.empty(trials) for m in metric_names} for name in names}
     conv = {name: np.ones(trials, dtype=bool) for name in names}
@@ -173,7 +186,12 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
     start = time.perf_counter()
     for t in range(trials):
         agg = collect(mechanism, counts, rng, engine, support=sup, workers=workers)
-        for name, est in estimate_all(mechanism, agg, chosen).items():
+        chain = estimate_all(mechanism, agg, chosen + ([gain_base] if gain_base and GAIN_BASELINE not in names else []))
+        if base_out:
+            for m, value in compute_metrics(truth, chain[GAIN_BASELINE].values, list(base_out), **context).items():
+                base_out[m][t] = value
+        for name in names:
+            est = chain[name]
             est_out[name][t] = est.values
             conv[name][t] = est.converged
             iters[name][t] = est.iterations
@@ -182,12 +200,14 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
             for m, value in compute_metrics(truth, est.values, metric_names, **context).items():
                 met_out[name][m][t] = value
     elapsed = time.perf_counter() - start
+    baseline = {m: base_out[m] for m in base_out if m in ("mse", "mae")}
     iterative = {name for name in names if iters[name].any() or not conv[name].all()}
     return SimulationResult(
         mechanism=mechanism, true_counts=counts, engine=engine, estimates=est_out, metrics=met_out,
         elapsed_s=elapsed, seed=seed if isinstance(seed, (int, np.integer)) or seed is None else None, support=sup,
         edges=None if edges is None else np.asarray(edges, dtype=np.float64), top_k=k,
-        converged={n: conv[n] for n in iterative}, iterations={n: iters[n] for n in iterative}, notes=notes)
+        converged={n: conv[n] for n in iterative}, iterations={n: iters[n] for n in iterative}, notes=notes,
+        baseline=baseline)
 
 
 def configuration_key(mechanism: str, epsilon: float, n: int, d: int, params: Mapping[str, Any]) -> tuple:

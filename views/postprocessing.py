@@ -18,6 +18,7 @@ import streamlit as st
 import ldp
 from ldp.data import list_samples
 from ldp.data.synthetic import SYNTHETIC
+from ldp.evaluation.tasks import GAIN_BASELINE, GAIN_BASELINE_LABEL
 from ldp.evaluation.tasks import TASKS as QUERY_TASKS
 from ldp.studies import advisor, cost
 from ldp.studies import comparison as lab
@@ -283,9 +284,11 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     st.dataframe(best, key="pp_best", hide_index=True,
                  column_config={"mean error": st.column_config.NumberColumn(format="%.3e"),
                                 "runner-up / best": st.column_config.NumberColumn(format="%.2f×")})
-    mi_note = "" if "mi" in result.estimates else " Add MI (Base) to the estimators to see Γ."
-    st.caption(f"Mean over {result.trials} trials (± its standard error). Γ vs MI (%) = 100·max((M_MI − M)/M_MI, 0), "
-               "the utility gain over matrix inversion for each task (IBU paper Eq. (1); 0 = no gain)." + mi_note
+    base = ldp.ESTIMATORS.get(GAIN_BASELINE).display_name
+    gain_note = "" if GAIN_BASELINE in result.estimates else f" Add {base} to the estimators to see Γ."
+    st.caption(f"Mean over {result.trials} trials (± its standard error). Γ (%) = 100·max((M_base − M)/M_base, 0), the "
+               f"utility gain for each task over the IBU paper's baseline, {GAIN_BASELINE_LABEL}: {base} (Eq. (1); "
+               "0 = no gain)." + gain_note
                + f" Equivalent users n′ = n·MSE_MI/MSE: matrix inversion would need n′ users for the full-domain MSE "
                f"this estimator has with n = {result.n:,} (consistency paper §V.C, Fig. 5; MI's closed-form MSE). "
                "Post-Pos answers every query clipped at 0, so it equals Base-Pos on single values and differs from MI "

@@ -60,7 +60,9 @@ __all__ = ["AGGREGATE_CSV_COLUMNS", "SIMULATE_CSV_COLUMNS", "SIMULATE_METRICS_CS
 SIMULATE_EPILOG = f"""\
 output formats:
   json         keys mechanism, kind, epsilon, [epsilon_1], parameters, users, engine, seed, domain (labels),
-               [edges], true, theoretical_variance, summary (estimator -> metric -> mean over trials),
+               [edges], true, theoretical_variance, summary (estimator -> metric -> mean over trials; frequency
+               oracles also gain and gain_mae: Γ of IBU paper Eq. (1) over its baseline, MI clipped at 0 and
+               renormalised, on the same collections),
                diagnostics (iterative estimators: converged trials, mean iterations), trials (per trial:
                estimates and metrics), elapsed_s, warnings, estimators, source.
   csv          tidy estimates, one row per (trial, estimator, domain value): {','.join(SIMULATE_CSV_COLUMNS)}
@@ -120,7 +122,8 @@ and --queries for set, --threshold (a frequency) for threshold, --group NAME=V1,
 for subsets. json keys: best, task, task_label, task_params, better, trials, seed, users, mechanism, epsilon,
 [epsilon_1], parameters, d, fit, summary, elapsed_s, candidates (best first: rank, estimator, display_name,
 consistent, expected_error (expected_score for a higher-is-better task), standard_error, trial_sd,
-tied_with_best, [gain_vs_mi_percent], [equivalent_users], seconds, note).
+tied_with_best, [gain_percent: Γ of IBU paper Eq. (1) over MI clipped and renormalised, §2.3],
+[equivalent_users], seconds, note).
 """
 
 

@@ -430,7 +430,7 @@ def _advise_task_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
-    from ldp.studies.advisor import recommend  # the advisor imports every estimator: only this command needs it
+    from ldp.studies.advisor import GAIN_COLUMN, recommend  # imports every estimator: only this command needs it
 
     cls = mechanism_class(args)
     if cls.kind != "frequency":
@@ -459,8 +459,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
                                 "standard_error": finite_or_none(row["standard error"]),
                                 "trial_sd": finite_or_none(row["trial SD"]),
                                 "tied_with_best": bool(row["tied with best"])}
-        if "Γ vs MI (%)" in rec.table.columns:
-            item["gain_vs_mi_percent"] = finite_or_none(row["Γ vs MI (%)"])
+        if GAIN_COLUMN in rec.table.columns:
+            item["gain_percent"] = finite_or_none(row[GAIN_COLUMN])
         if "equivalent users" in rec.table.columns:
             item["equivalent_users"] = finite_or_none(row["equivalent users"])
         item["seconds"] = float(row["seconds"])
@@ -472,10 +472,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
     out.update(_mechanism_header(mech))
     out.pop("kind")
     out.update({"fit": rec.fit, "summary": rec.summary(), "elapsed_s": rec.elapsed_s, "candidates": candidates_out})
-    headers = ["RANK", "ESTIMATOR", value_key.upper().replace("_", " "), "SE", "TIED", "GAIN VS MI %",
+    headers = ["RANK", "ESTIMATOR", value_key.upper().replace("_", " "), "SE", "TIED", "GAIN %",
                "EQUIVALENT USERS", "NOTE"]
     rows = [[str(c["rank"]), c["estimator"], fmt(c[value_key]), fmt(c["standard_error"]),
-             "yes" if c["tied_with_best"] else "no", fmt(c.get("gain_vs_mi_percent"), ".1f"),
+             "yes" if c["tied_with_best"] else "no", fmt(c.get("gain_percent"), ".1f"),
              fmt(c.get("equivalent_users"), ",.0f"), c["note"] or "-"] for c in candidates_out]
     render(Output(out, headers=headers, table=rows, preamble=f"best: {rec.best}\n{rec.summary()}\n\n"), args.format,
            args.output)

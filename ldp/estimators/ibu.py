@@ -29,14 +29,22 @@ records that it did not converge (§4.1 defaults: 10,000 iterations, tolerance 1
 **Limit.** Eq. (3) is EM for the likelihood Σ_y f̃_y ln (f·A)_y, which is concave, so from any
 full-support start it converges to the maximum-likelihood estimate (Vardi, Shepp & Kaufman 1985).
 With the structured channel the maximizer has a closed form (KKT, water-filling):
-f̂_y = max(c·f̃_y − k, 0) with c chosen so that Σ f̂ = 1 (:func:`ibu_mle`, O(d log d)). EM
-converges to it slowly when the channel is noisy (small ε, large d): at d = 1024, ε = 1 it can take
-more than 10⁵ iterations, so ``method="mle"`` returns the limit directly.
+f̂_y = max(c·f̃_y − k, 0) with c chosen so that Σ f̂ = 1 (:func:`ibu_mle`, O(d log d)); it is unique
+(the objective is strictly concave in every f_y with f̃_y > 0, and f̃_y = 0 forces f_y = 0).
+
+**Methods.** The paper's plain iterations (``method="em"``, 10,000 iterations, tolerance 10⁻¹², §4.1) stop far
+from that limit when the channel is noisy: at d = 1024 and ε = 1, OUE, OLH, SS, HR, THE and the longitudinal
+chains are still 0.37–0.39 away (max |iterate − limit|, with frequencies ≤ 0.39), because the likelihood is
+nearly flat and each iteration changes the iterate by less than the tolerance. The default ``method="mle"``
+therefore returns the limit itself (exact to rounding, well under a millisecond at d = 4096); ``"squarem"``
+accelerates Eq. (3) with SQUAREM (Varadhan & Roland 2008) — a generic alternative, whose fixed-point residual
+meets 10⁻¹² in a few hundred cycles but whose iterate can still differ from the limit by ~10⁻⁴ where the
+likelihood is flattest. Every estimate reports its ``distance_to_limit`` so that a page can show how far the
+plain iterations stopped (early stopping regularises towards the uniform start: for GRR at low ε it can beat
+the limit).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -45,42 +53,18 @@ from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
 from ldp.estimators.base import Estimator
+from ldp.maths.em import EMTrace, squarem
 from ldp.mechanisms.base import Mechanism
 
 IBU_PAPER = "Arcolezi, Cerna, Palamidessi — On the Utility Gain of Iterative Bayesian Update (DBSec 2023)"
 STOP_RULES = ("max_abs", "l1")
-METHODS = ("em", "mle")
+METHODS = ("mle", "squarem", "em")
 # Iterates kept per block: the changes of a block are computed in one vectorized pass (the stopping
 # iteration is still the first one below tol, exactly as in the reference implementation).
 _BLOCK_CELLS = 1 << 16
 
 
-@dataclass(frozen=True)
-class IBUTrace:
-    """What one IBU run did: iterations, whether the stopping rule was met, and the change per iteration.
-
-    ``changes[t]`` is the change (per ``stop``) between iterates t and t+1, so it has ``iterations``
-    entries. For ``method="mle"`` no iteration runs; ``changes`` holds one entry, the change of one
-    Eq. (3) step from the returned estimate (a certificate that it is a fixed point).
-    """
-
-    method: str
-    stop: str
-    tol: float
-    max_iter: int
-    iterations: int
-    converged: bool
-    changes: np.ndarray = field(repr=False)
-    note: str = ""
-
-    @property
-    def final_change(self) -> float:
-        return float(self.changes[-1]) if self.changes.size else float("nan")
-
-    def to_dict(self) -> dict[str, object]:
-        return {"method": self.method, "stop": self.stop, "tol": self.tol, "max_iter": self.max_iter,
-                "iterations": self.iterations, "converged": self.converged, "final_change": self.final_change,
-                "note": self.note}
+IBUTrace = EMTrace  # one trace record for every EM-type run (ldp.maths.em)
 
 
 def ibu_observed(counts: np.ndarray) -> np.ndarray:
@@ -207,15 +191,61 @@ def ibu_mle(observed: np.ndarray, p_star: float, q_star: float) -> np.ndarray:
     return np.maximum(scale[m] * obs - k, 0.0)
 
 
+def ibu_iterates(observed: np.ndarray, p_star: float, q_star: float, checkpoints: np.ndarray | list[int]
+                 ) -> np.ndarray:
+    """The plain Eq. (3) iterates after each number of iterations in ``checkpoints`` (from the uniform start,
+    one run, no stopping rule): a (len(checkpoints), d) array, e.g. to show how early stopping behaves."""
+    obs, p, q = _check_channel(observed, p_star, q_star)
+    marks = np.asarray(checkpoints, dtype=np.int64)
+    if marks.ndim != 1 or marks.size == 0 or np.any(marks < 0) or np.any(np.diff(marks) <= 0):
+        raise LDPError("checkpoints must be increasing non-negative iteration counts")
+    if marks[-1] > 10_000_000:
+        raise LDPError(f"at most 10,000,000 iterations, got {int(marks[-1])}")
+    out = np.empty((marks.size, obs.size))
+    f = np.full(obs.size, 1.0 / obs.size)
+    done = 0
+    for i, target in enumerate(marks):
+        for _ in range(int(target) - done):
+            f = ibu_step(f, obs, p, q)
+        done = int(target)
+        out[i] = f
+    return out
+
+
+def ibu_log_likelihood(estimate: np.ndarray, observed: np.ndarray, p_star: float, q_star: float) -> float:
+    """Σ_y f̃_y ln (f·A)_y with the structured channel: the objective Eq. (3) climbs (−∞ where a supported
+    output has probability 0)."""
+    f = np.asarray(estimate, dtype=np.float64)
+    denom = q_star * f.sum() + (p_star - q_star) * f
+    pos = observed > 0
+    if np.any(denom[pos] <= 0):
+        return -np.inf
+    return float(observed[pos] @ np.log(denom[pos]))
+
+
+def ibu_squarem(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int = 10_000, tol: float = 1e-12,
+                stop: str = "max_abs") -> tuple[np.ndarray, IBUTrace]:
+    """Eq. (3) accelerated by SQUAREM (:func:`ldp.maths.em.squarem`) from the uniform start, with the
+    log-likelihood as the monotonicity safeguard: the same limit as plain IBU, in far fewer iterations."""
+    obs, p, q = _check_channel(observed, p_star, q_star)
+    d = obs.size
+    return squarem(lambda f: ibu_step(f, obs, p, q), np.full(d, 1.0 / d),
+                   objective=lambda f: ibu_log_likelihood(f, obs, p, q), tol=tol, max_iter=max_iter, residual=stop)
+
+
 def run_ibu(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int = 10_000, tol: float = 1e-12,
-            stop: str = "max_abs", method: str = "em") -> tuple[np.ndarray, IBUTrace]:
-    """IBU on an observed distribution: Eq. (3) iterations (``em``) or their limit (``mle``)."""
-    if method == "em":
-        return iterative_bayesian_update(observed, p_star, q_star, max_iter=max_iter, tol=tol, stop=stop)
-    if method != "mle":
-        raise LDPError(f"IBU: method must be one of {list(METHODS)}, got {method!r}")
+            stop: str = "max_abs", method: str = "mle") -> tuple[np.ndarray, IBUTrace]:
+    """IBU on an observed distribution: its limit in closed form (``mle``, the default), Eq. (3) accelerated by
+    SQUAREM (``squarem``), or the paper's plain Eq. (3) iterations (``em``, for teaching: with early stopping
+    they regularise towards the uniform start)."""
     if stop not in STOP_RULES:
         raise LDPError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
+    if method == "em":
+        return iterative_bayesian_update(observed, p_star, q_star, max_iter=max_iter, tol=tol, stop=stop)
+    if method == "squarem":
+        return ibu_squarem(observed, p_star, q_star, max_iter=max_iter, tol=tol, stop=stop)
+    if method != "mle":
+        raise LDPError(f"IBU: method must be one of {list(METHODS)}, got {method!r}")
     est = ibu_mle(observed, p_star, q_star)
     diff = (ibu_step(est, observed, p_star, q_star) - est)[None, :]
     return est, IBUTrace(method="mle", stop=stop, tol=float(tol), max_iter=int(max_iter), iterations=0,
@@ -280,47 +310,67 @@ class IBU(Estimator):
     """Iterative Bayesian update (EM) for every pure mechanism, one-time and longitudinal.
 
     The returned :class:`Estimate` carries the run: ``iterations``, ``converged`` (the stopping rule was met),
-    ``trace`` (the change per iteration) and a warning when it stopped on ``max_iter``.
+    ``trace`` (the change per iteration), ``diagnostics["distance_to_limit"]`` (max |estimate − the limit of
+    Eq. (3)|, 0 for the default ``method="mle"``) and a warning when an iterative method stopped on ``max_iter``
+    or away from the limit.
     """
 
     name = "ibu"
     display_name = "IBU"
-    description = "Iterative Bayesian update (EM, Eq. 3): a maximum-likelihood distribution, non-negative, sums to one"
-    paper = IBU_PAPER + ", Eq. (3), §2.4; defaults §4.1"
+    description = ("Iterative Bayesian update (EM, Eq. 3): its limit, the maximum-likelihood distribution "
+                   "(non-negative, sums to one)")
+    paper = IBU_PAPER + ", Eq. (3), §2.4; iteration defaults §4.1"
     parameters = (
-        Param("max_iter", int, "largest number of Eq. (3) iterations (paper: 10,000)", default=10_000, low=1,
-              high=100_000_000),
-        Param("tol", float, "stop when the change between iterates is below tol (paper: 1e-12)", default=1e-12,
-              low=0.0),
+        Param("max_iter", int, "iterative methods: largest number of Eq. (3) iterations (paper: 10,000)",
+              default=10_000, low=1, high=100_000_000),
+        Param("tol", float, "iterative methods: stop when the change between iterates is below tol (paper: 1e-12)",
+              default=1e-12, low=0.0),
         Param("stop", str, "change measure: 'max_abs' (largest absolute change, the reference default) or 'l1'",
               default="max_abs", choices=STOP_RULES),
-        Param("method", str, "'em' iterates Eq. (3) as the paper; 'mle' returns its limit in closed form",
-              default="em", choices=METHODS),
+        Param("method", str, "'mle' returns the limit of Eq. (3) (the maximum-likelihood estimate) in closed "
+              "form; 'squarem' iterates Eq. (3) accelerated by SQUAREM to the same limit; 'em' runs the paper's "
+              "plain Eq. (3) iterations (max_iter, tol), which may stop before the limit",
+              default="mle", choices=METHODS),
     )
     requires_pure = True
     consistent = True
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate:
         counts = aggregate.counts
-        if np.any(counts < 0):
-            raise LDPError(f"{self.name}: support counts must be non-negative")
+        clipped = []
+        if np.any(counts < 0):  # only moment-matched fast engines (SS's Gaussian) draw negative support counts
+            clipped.append(f"{int(np.sum(counts < 0))} negative support count(s) (possible only from an approximate "
+                           "fast engine) were set to 0 before IBU")
+            counts = np.maximum(counts, 0.0)
         if counts.sum() <= 0:  # nothing observed (possible for tiny n with bit-vector reports): the prior
             d = mechanism.d
             return Estimate(np.full(d, 1.0 / d), self.name, converged=False,
                             warnings=("all support counts are zero; returned the uniform start",),
                             diagnostics=dict(self.params))
-        est, trace = run_ibu(ibu_observed(counts), mechanism.p_star, mechanism.q_star, **self.params)
-        warnings = () if trace.converged else (f"IBU did not converge: {trace.note}",)
+        observed = ibu_observed(counts)
+        est, trace = run_ibu(observed, mechanism.p_star, mechanism.q_star, **self.params)
+        gap = 0.0 if trace.method == "mle" else float(
+            np.max(np.abs(est - ibu_mle(observed, mechanism.p_star, mechanism.q_star))))
+        warnings = list(clipped)
+        if not trace.converged:
+            warnings.append(f"IBU did not converge: {trace.note}")
+        if gap > 1e-6:
+            warnings.append(f"IBU ({trace.method}, {trace.iterations} iterations) stopped {gap:.2g} away from its "
+                            "limit (max absolute difference); method='mle' returns the limit")
         return Estimate(est, self.name, converged=trace.converged, iterations=trace.iterations, trace=trace.changes,
-                        warnings=warnings, diagnostics={**self.params, "final_change": trace.final_change,
-                                                        "note": trace.note})
+                        warnings=tuple(warnings), diagnostics={**self.params, "final_change": trace.final_change,
+                                                               "distance_to_limit": gap, "note": trace.note})
 
     def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        """All rows at once with the batched Eq. (3) iteration (``method="em"``, valid counts), else row by row."""
+        """All rows at once: the closed-form limit row by row (``"mle"``, O(d log d) each), the batched Eq. (3)
+        iteration (``"em"``, valid counts), else one :meth:`estimate` per row."""
         c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         if (self.params["method"] == "em" and np.all(np.isfinite(c)) and np.all(c >= 0)
                 and np.all(c.sum(axis=1) > 0) and self.applies_to(mechanism)):
             obs = c / c.sum(axis=1, keepdims=True)
             return ibu_em_batch(obs, mechanism.p_star, mechanism.q_star, max_iter=self.params["max_iter"],
                                 tol=self.params["tol"], stop=self.params["stop"])
+        if (self.params["method"] == "mle" and np.all(np.isfinite(c)) and np.all(c >= 0)
+                and np.all(c.sum(axis=1) > 0) and self.applies_to(mechanism)):
+            return np.stack([ibu_mle(row / row.sum(), mechanism.p_star, mechanism.q_star) for row in c])
         return super().estimate_batch(mechanism, c, n)

@@ -46,7 +46,8 @@ from ldp.evaluation.metrics import check_k, top_k_indices
 from ldp.mechanisms.base import Mechanism
 
 __all__ = [
-    "MEASURES", "TASKS", "BiasVariance", "BoundTask", "Detection", "Task", "answer_queries", "bias_variance",
+    "GAIN_BASELINE", "GAIN_BASELINE_LABEL", "MEASURES", "TASKS",
+    "BiasVariance", "BoundTask", "Detection", "Task", "answer_queries", "bias_variance",
     "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error", "full_domain_error", "get_task",
     "random_subsets", "set_query_error", "set_value_mse_expected", "subset_masks", "subset_size", "threshold_errors",
     "threshold_positives", "top_k_curve", "top_k_error", "top_k_precision", "utility_gain",
@@ -298,6 +299,12 @@ def threshold_errors(true: np.ndarray, estimate: np.ndarray, threshold: float, *
 
 
 # =========================================================================== comparisons
+#: The baseline of the IBU paper's utility gain Γ (Eq. (1)): matrix inversion with negative estimates clipped to
+#: 0 and renormalised to sum to one (§2.3) — the registered estimator ``norm-mul``.
+GAIN_BASELINE = "norm-mul"
+GAIN_BASELINE_LABEL = "MI clipped at 0 and renormalised (IBU paper §2.3)"
+
+
 def utility_gain(metric_a: float | np.ndarray, metric_b: float | np.ndarray) -> float | np.ndarray:
     """Γ(%) = 100·max((M_A − M_B)/M_A, 0): the gain of method B over baseline A for an error metric
     (IBU paper Eq. (1), A = MI, B = IBU); clipped at 0 ("no gain"). Γ = 0 when M_A = 0."""

@@ -27,6 +27,7 @@ from ldp.data import sample_counts
 from ldp.evaluation.histograms import DECILES, quantile_values
 from ldp.evaluation.metrics import get_metric
 from ldp.evaluation.tasks import (
+    GAIN_BASELINE,
     bias_variance,
     clip_for,
     closed_form_mi_mse,
@@ -46,8 +47,8 @@ from ldp.simulation import SimulationResult, simulate
 
 __all__ = [
     "CHUNK_TRIALS", "TASKS", "TASK_NAMES", "best_per_task", "bias_summary", "chunk_plan", "comparison_columns",
-    "draw_population", "merge_results", "numerical_summary", "per_value_table", "quantile_table", "run_chunk",
-    "set_value_curve_table", "summary_table", "task_errors", "top_k_curve_table",
+    "draw_population", "ibu_early_stopping", "merge_results", "numerical_summary", "per_value_table",
+    "quantile_table", "run_chunk", "set_value_curve_table", "summary_table", "task_errors", "top_k_curve_table",
 ]
 
 CHUNK_TRIALS = 10
@@ -130,7 +131,9 @@ def merge_results(parts: Sequence[SimulationResult]) -> SimulationResult:
                             estimates=estimates, metrics=metrics, elapsed_s=sum(p.elapsed_s for p in parts),
                             seed=first.seed, support=first.support, edges=first.edges, top_k=first.top_k,
                             converged=converged, iterations=iterations,
-                            notes={e: w for p in reversed(parts) for e, w in p.notes.items()})
+                            notes={e: w for p in reversed(parts) for e, w in p.notes.items()},
+                            baseline={m: np.concatenate([p.baseline[m] for p in parts]) for m in first.baseline
+                                      if all(m in p.baseline for p in parts)})
 
 
 # =========================================================================== bias and variance (§V.B)
@@ -300,17 +303,19 @@ def best_per_task(errors: Mapping[str, Mapping[str, np.ndarray]], display: Mappi
 
 def comparison_columns(errors: Mapping[str, Mapping[str, np.ndarray]], *, n: int, mechanism: Mechanism,
                        truth: np.ndarray, task_names: Mapping[str, str] | None = None,
-                       baseline: str = "mi") -> dict[str, dict[str, float]]:
-    """Per estimator: the utility gain Γ(%) over matrix inversion for each task (IBU paper Eq. (1),
-    :func:`ldp.evaluation.tasks.utility_gain` of the mean errors over the same trials; NaN when MI did not run) and
-    the equivalent users n′ = n·MSE_MI/MSE for the full-domain MSE (consistency paper §V.C, Fig. 5,
-    :func:`ldp.evaluation.tasks.equivalent_users` with MI's closed-form MSE, so it is defined without MI)."""
+                       baseline: str = GAIN_BASELINE) -> dict[str, dict[str, float]]:
+    """Per estimator: the utility gain Γ(%) for each task (IBU paper Eq. (1), :func:`ldp.evaluation.tasks.utility_gain`
+    of the mean errors over the same trials) over ``baseline`` — by default the paper's, MI clipped at 0 and
+    renormalised (§2.3, ``norm-mul``); NaN when the baseline did not run — and the equivalent users
+    n′ = n·MSE_MI/MSE for the full-domain MSE (consistency paper §V.C, Fig. 5, :func:`equivalent_users` with
+    MI's closed-form MSE, so it is defined without MI). The Γ column names its baseline."""
     names = task_names or TASKS
     estimators = list(next(iter(errors.values())))
     mi_mse = closed_form_mi_mse(mechanism, int(n), np.asarray(truth, dtype=np.float64))
+    label = "MI clipped + renormalised" if baseline == GAIN_BASELINE else baseline
     out: dict[str, dict[str, float]] = {e: {} for e in estimators}
     for task, per in errors.items():
-        col = f"Γ vs MI, {names.get(task, task)} (%)"
+        col = f"Γ vs {label}, {names.get(task, task)} (%)"
         base = float(np.mean(per[baseline])) if baseline in per else float("nan")
         for est in estimators:
             mean = float(np.mean(per[est]))
@@ -322,6 +327,31 @@ def comparison_columns(errors: Mapping[str, Mapping[str, np.ndarray]], *, n: int
             out[est]["equivalent users n′ (full domain)"] = (
                 float(equivalent_users(int(n), mse, mi_mse)) if math.isfinite(mse) and mse > 0 else float("nan"))
     return out
+
+
+# =========================================================================== IBU: early stopping vs the limit
+def ibu_early_stopping(mechanism: Mechanism, counts: np.ndarray, n: int, truth: np.ndarray,
+                       checkpoints: Sequence[int] = (0, 1, 3, 10, 30, 100, 300, 1_000, 3_000, 10_000)) -> pd.DataFrame:
+    """How the paper's plain Eq. (3) iterations behave when stopped early (IBU paper §4.1 stops at 10,000):
+    MSE against the truth and distance to the limit after each number of iterations, next to the limit itself
+    (the maximum-likelihood estimate, IBU's default) and matrix inversion. Early stopping regularises towards
+    the uniform start: on a near-uniform distribution, or for GRR at low ε, an early iterate can beat the limit.
+    """
+    from ldp.estimators.ibu import ibu_iterates, ibu_mle, ibu_observed
+
+    f = np.asarray(truth, dtype=np.float64)
+    agg = mechanism.as_aggregate(counts, n)
+    observed = ibu_observed(np.maximum(agg.counts, 0.0))
+    limit = ibu_mle(observed, mechanism.p_star, mechanism.q_star)
+    marks = np.asarray(list(checkpoints), dtype=np.int64)
+    iterates = ibu_iterates(observed, mechanism.p_star, mechanism.q_star, marks)
+    mi = mechanism.estimate(agg).values
+    rows = [{"iterations": int(t), "MSE": float(np.mean((x - f) ** 2)),
+             "distance to the limit": float(np.max(np.abs(x - limit)))} for t, x in zip(marks, iterates, strict=True)]
+    table = pd.DataFrame(rows)
+    table["MSE / limit's MSE"] = table["MSE"] / float(np.mean((limit - f) ** 2))
+    table["MSE / MI's MSE"] = table["MSE"] / float(np.mean((mi - f) ** 2))
+    return table
 
 
 # =========================================================================== numerical distributions

@@ -71,21 +71,23 @@ def test_tasks_listing(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_advise_json_matches_the_library(capsys: pytest.CaptureFixture[str], reports: Path) -> None:
     out = run_json(capsys, "advise", *ARGS, "--reports", reports, "--trials", 6, "--seed", 4,
-                   "--candidates", "mi,norm-sub,base-pos,post-pos")
+                   "--candidates", "mi,norm-sub,base-pos,post-pos,norm-mul")
     assert {"best", "task", "candidates", "trials", "users"} <= set(out)
     assert out["task"] == "mse" and out["trials"] == 6 and out["users"] == ROWS and out["d"] == D
     names = [c["estimator"] for c in out["candidates"]]
-    assert sorted(names) == ["base-pos", "mi", "norm-sub", "post-pos"] and names[0] == out["best"]
+    assert sorted(names) == ["base-pos", "mi", "norm-mul", "norm-sub", "post-pos"] and names[0] == out["best"]
     for c in out["candidates"]:
         assert c["expected_error"] > 0 and c["standard_error"] > 0
-        assert c["equivalent_users"] > 0 and 0 <= c["gain_vs_mi_percent"] <= 100
+        # Γ over the IBU paper's baseline, MI clipped and renormalised (a candidate here)
+        assert c["equivalent_users"] > 0 and 0 <= c["gain_percent"] <= 100
+    assert next(c for c in out["candidates"] if c["estimator"] == "norm-mul")["gain_percent"] == 0
     errors = [c["expected_error"] for c in out["candidates"]]
     assert errors == sorted(errors)
     # The same call through the library gives the same numbers (the CLI only parses and prints).
     mech = get_mechanism("grr", 2.0, D)
     agg = aggregate_reports(mech, load_reports(reports, mech)[0])
     rec = recommend(mech, agg.counts, agg.n, task="mse", trials=6, seed=4,
-                    candidates=["mi", "norm-sub", "base-pos", "post-pos"])
+                    candidates=["mi", "norm-sub", "base-pos", "post-pos", "norm-mul"])
     assert rec.best == out["best"]
     np.testing.assert_allclose(errors, rec.table["expected error"].to_numpy())
 
