@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_ibu_convergence.py            # d = 64, 1024, 4096; ε = 0.5, 1, 4
+    .venv/bin/python benchmarks/bench_ibu_convergence.py            # d = 64, 1024, 4096; ε = 0.1, 0.5, 1, 4, 10
     .venv/bin/python benchmarks/bench_ibu_convergence.py --quick    # d = 64 only
 
 For every registered pure frequency oracle, each d and ε, one fast-engine collection of n = 10^6 users from a
@@ -64,7 +64,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     sizes = (64,) if args.quick else (64, 1024, 4096)
-    epsilons = (1.0,) if args.quick else (0.5, 1.0, 4.0)
+    epsilons = (1.0,) if args.quick else (0.1, 0.5, 1.0, 4.0, 10.0)
     print(f"# IBU convergence, n = {args.n:,}, Zipf(1.5), one fast-engine collection per case; load "
           f"{os.getloadavg()[0]:.2f}")
     header = ("mechanism", "d", "ε", "em it", "em ms", "em dist", "sqm evals", "sqm ms", "sqm dist", "mle ms",

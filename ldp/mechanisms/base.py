@@ -126,6 +126,18 @@ class Mechanism(ABC):
     def parameters_info(cls) -> list[dict[str, Any]]:
         return [p.to_dict() for p in cls.parameter_table()]
 
+    @classmethod
+    def epsilon_breakpoints(cls, lo: float, hi: float, d: int | None = None,
+                            params: dict[str, Any] | None = None) -> list[float] | None:
+        """The ε in (lo, hi) where a parameter the mechanism derives from ε as an integer changes (OLH's g),
+        sorted; ``[]`` when none does. Hook ``_epsilon_breakpoints`` gives them in closed form; None (the
+        generic answer) means "not known here": callers locate them by comparing resolved parameters."""
+        return cls._epsilon_breakpoints(float(lo), float(hi), d, dict(params or {}))
+
+    @classmethod
+    def _epsilon_breakpoints(cls, lo: float, hi: float, d: int | None, params: dict[str, Any]) -> list[float] | None:
+        return None
+
     @property
     def epsilon(self) -> float:
         return self._epsilon

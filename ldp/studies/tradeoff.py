@@ -20,7 +20,7 @@ closed form uses exactly the frequencies that are simulated.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ from scipy.stats import chi2
 
 from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
-from ldp.core.registry import ESTIMATORS
+from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.evaluation.metrics import DEFAULT_METRICS, top_k_indices
 from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms import get_mechanism
@@ -303,31 +303,74 @@ def users_needed(mechanism_name: str, epsilon: float, freqs: np.ndarray | Sequen
     return int(n)
 
 
+def _integer_parameters(mechanism: Mechanism) -> tuple[tuple[str, int], ...]:
+    """The mechanism's resolved integer parameters (e.g. OLH's g and P): ε-dependent choices that make its
+    error jump, while every real-valued one (ε₁ = ε/2, SW's b) moves continuously with ε."""
+    return tuple(sorted((k, int(v)) for k, v in mechanism.params.items()
+                        if isinstance(v, (int, np.integer)) and not isinstance(v, bool)))
+
+
+def _parameter_breakpoints(name: str, d: int, params: Mapping[str, Any], lo: float, hi: float,
+                           scan_points: int) -> Iterator[tuple[float, float, dict[str, int]]]:
+    """[lo, hi] cut into pieces on which the derived integer parameters are constant: (start, end, parameters)
+    per piece, in order. The cuts are the mechanism's own (``epsilon_breakpoints``, closed form) or, where it does not
+    know them, located generically: a scan, then bisection (to 1e-13 relative) on every change between scan
+    points — repeated within an interval until its two ends agree, so several changes between two scan
+    points are all found (a parameter that changes and changes back between them would be missed; the
+    derived integer parameters we have are monotone in ε)."""
+    def signature(eps: float) -> tuple[tuple[str, int], ...]:
+        return _integer_parameters(build_mechanism(name, eps, d, params))
+
+    cuts = MECHANISMS.get(name).epsilon_breakpoints(lo, hi, d, dict(params))
+    if cuts is None:
+        grid = np.geomspace(lo, hi, scan_points)
+        cuts = []
+        for k in range(1, len(grid)):
+            a, right = float(grid[k - 1]), signature(float(grid[k]))
+            while signature(a) != right:
+                left, b = signature(a), float(grid[k])
+                while b - a > 1e-13 * b:  # invariant: signature(a) == left != signature(b)
+                    mid = 0.5 * (a + b)
+                    if signature(mid) == left:
+                        a = mid
+                    else:
+                        b = mid
+                cuts.append(b)
+                a = b
+    edges = [float(lo), *[c for c in cuts if lo < c < hi], float(hi)]
+    for start, end in zip(edges[:-1], edges[1:], strict=True):  # lazily: the caller stops at the first piece it needs
+        fixed = dict(signature(math.sqrt(start * end)))  # inside the piece, clear of rounding at its ends
+        yield start, end, {k: v for k, v in fixed.items() if k not in params}
+
+
 def epsilon_needed(mechanism_name: str, n: int, freqs: np.ndarray | Sequence[float], target: float, *,
                    measure: str = "mse", params: Mapping[str, Any] | None = None, lo: float = EPS_MIN,
                    hi: float = EPS_MAX, scan_points: int = 200) -> float | None:
-    """Smallest ε in [lo, hi] whose closed-form error at n users is at most ``target``.
+    """Smallest ε in [lo, hi] whose closed-form error at n users is at most ``target`` (the infimum where
+    the set is open at a jump), or None when no ε in [lo, hi] reaches it.
 
-    Returns ``lo`` when even ε = lo meets the target and ``None`` when even ε = hi does not. The
-    error decreases with ε; the first scan point meeting the target brackets the root, which Brent's
-    method then solves (so mechanisms with integer parameters such as OLH's g are handled).
+    With every parameter fixed, the error decreases continuously in ε (p* − q* grows). But parameters a
+    mechanism derives from ε as integers (OLH's g = round(e^ε + 1), the hash prime P) make it jump, so the
+    error is not monotone in ε: a target can be met just before a jump in g and missed again after it.
+    [lo, hi] is therefore cut where those integer parameters change (found by bisection), and each piece —
+    on which the error is continuous and decreasing — is solved exactly (Brent's method) in order; the
+    first piece that reaches the target holds the minimum.
     """
     f = _normalise(freqs)
     xv = _target_variance(target, measure)
+    user = dict(params or {})
+    for start, end, fixed in _parameter_breakpoints(mechanism_name, f.size, user, lo, hi, scan_points):
 
-    def excess(eps: float) -> float:
-        return math.log(_measure(build_mechanism(mechanism_name, eps, f.size, params), f, int(n), measure) / xv)
+        def excess(eps: float, fixed: dict[str, int] = fixed) -> float:
+            mech = build_mechanism(mechanism_name, eps, f.size, {**user, **fixed})
+            return math.log(_measure(mech, f, int(n), measure) / xv)
 
-    if excess(hi) > 0:
-        return None
-    if excess(lo) <= 0:
-        return float(lo)
-    grid = np.geomspace(lo, hi, scan_points)
-    values = [excess(e) for e in grid]
-    k = next(i for i, v in enumerate(values) if v <= 0)
-    if values[k] == 0:
-        return float(grid[k])
-    return float(brentq(excess, grid[k - 1], grid[k], xtol=1e-12, rtol=1e-12))
+        if excess(end) > 0:  # decreasing on the piece: its best is at its end
+            continue
+        if excess(start) <= 0:
+            return float(start)
+        return float(brentq(excess, start, end, xtol=1e-12, rtol=1e-12))
+    return None
 
 
 def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray | Sequence[float], *,

@@ -176,6 +176,38 @@ def test_epsilon_needed_unreachable_and_trivial():
         T.users_needed("oue", 1.0, ZIPF, 1e-6, measure="rmse")
 
 
+def test_epsilon_needed_is_the_exact_minimum_where_olhs_integer_g_makes_the_error_jump():
+    """OLH's g = round(e^ε + 1) is an integer: at ε = ln(52.5) g steps 53 → 54 and P 53 → 59 and the error jumps
+    *up*. A target just above the error at the end of the g = 53 piece is met on a short stretch before the jump,
+    missed after it, and met again only near ε ≈ 4.03. The answer is the stretch's start, and no ε below it
+    (checked on a fine grid and just below) meets the target."""
+    d, n = 50, 10_000
+    f = np.full(d, 1 / d)
+    jump = math.log(52.5)
+    before = T.closed_form_measure("olh", jump, n, f, params={"g": 53})
+    after = T.closed_form_measure("olh", jump * (1 + 1e-9), n, f)
+    assert after > before * 1.05 and get_mechanism("olh", jump * (1 + 1e-9), d).params == {"g": 54, "prime": 59}
+    target = before * 1.0005
+    eps = T.epsilon_needed("olh", n, f, target)
+    assert eps < jump and T.closed_form_measure("olh", eps, n, f) == pytest.approx(target, rel=1e-9)
+    grid = np.linspace(T.EPS_MIN, eps * (1 - 1e-9), 20_000)
+    assert all(T.closed_form_measure("olh", e, n, f) > target for e in grid)
+
+
+def test_olhs_closed_form_breakpoints_are_where_its_parameters_change(monkeypatch):
+    """The OLH hook (ε = ln(k − ½)) gives exactly the pieces that the generic search finds by comparing
+    resolved parameters, and a given g leaves none."""
+    from ldp.mechanisms.frequency.local_hashing import OLH
+
+    assert OLH.epsilon_breakpoints(0.01, 4.0, 50, {"g": 8}) == []
+    hook = list(T._parameter_breakpoints("olh", 50, {}, 0.01, 4.0, 200))
+    monkeypatch.setattr(OLH, "_epsilon_breakpoints", classmethod(lambda cls, lo, hi, d, params: None))
+    generic = list(T._parameter_breakpoints("olh", 50, {}, 0.01, 4.0, 200))
+    assert len(hook) == len(generic) == 55  # g = 2 … 56 = round(e^4 + 1) up to ε = 4
+    for (s1, e1, p1), (s2, e2, p2) in zip(hook, generic, strict=True):
+        assert p1 == p2 and s1 == pytest.approx(s2, rel=1e-12) and e1 == pytest.approx(e2, rel=1e-12)
+
+
 @pytest.mark.parametrize("measure", ["mse", "sd"])
 def test_check_by_simulation_agrees_with_theory(measure):
     trials = 200

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -465,6 +466,21 @@ class OLH(LocalHashing):
 
     def _default_g(self) -> int:
         return max(2, int(round(math.exp(self.epsilon) + 1)))
+
+    @classmethod
+    def _epsilon_breakpoints(cls, lo: float, hi: float, d: int | None, params: dict[str, Any]) -> list[float] | None:
+        """g = round(e^ε + 1) steps from k to k + 1 at e^ε + 1 = k + ½, i.e. ε = ln(k − ½) (k ≥ 2); the default
+        prime P = next_prime(max(d, g)) only changes with g. A given g fixes both."""
+        if params.get("g") is not None:
+            return []
+        first = max(2, math.floor(math.exp(lo) + 0.5))
+        points = []
+        k = first
+        while math.log(k - 0.5) < hi:
+            if math.log(k - 0.5) > lo:
+                points.append(math.log(k - 0.5))
+            k += 1
+        return points
 
     def lecture_variance(self) -> float:
         e = math.exp(self.epsilon)
