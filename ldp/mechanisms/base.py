@@ -226,7 +226,7 @@ class Mechanism(ABC):
         else:
             if n is None:
                 raise LDPError(f"{self.name}: give the number of reports n with the counts")
-            agg = Aggregate(np.asarray(counts, dtype=np.float64), check_positive_int(n, "n", self.name))
+            agg = Aggregate(counts, check_positive_int(n, "n", self.name))
         size = self.statistic_size()
         if agg.counts.shape != (size,):
             raise LDPError(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
