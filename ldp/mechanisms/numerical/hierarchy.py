@@ -32,7 +32,8 @@ Reconstructions.
 Aggregate. The per-layer support counts (β + β² + … + β^h entries) followed by the number of users in each
 layer (h entries); additive over users. The fast engine splits users among the layers with a per-bucket
 multinomial (exactly the distribution of independent uniform layer choices) and samples each layer's support
-counts with its oracle's own sampler (exact in distribution for GRR, exact marginals for OLH).
+counts with its oracle's own sampler (exact in distribution for GRR, exact marginals for OLH but not its
+cross-covariances, see ``LocalHashing.fast_engine_note``).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class HierarchicalHistogram(NumericalMechanism):
     default_estimator: ClassVar[str] = "hh-admm"
     fast_engine_exact: ClassVar[bool] = False
     fast_engine_note: ClassVar[str] = ("users split over the layers exactly; each layer's support counts from its "
-                                       "oracle's sampler (exact with GRR, exact marginals with OLH)")
+                                       "oracle's sampler (exact with GRR; exact marginals but not the "
+                                       "cross-covariances with OLH)")
 
     def _setup(self) -> None:
         self._beta = int(self._params["branching"])
