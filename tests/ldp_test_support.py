@@ -4,14 +4,20 @@ tests/e2e has its own conftest.py).
 Every mechanism follows one protocol, but its inputs depend on its kind: frequency oracles and the discrete
 square wave take codes in [0, d), numerical mechanisms reals in [0, 1], mean mechanisms reals in [−1, 1]
 (and their ``d`` is the dimension, 1). These helpers build a mechanism and valid inputs and populations of
-any kind, so conformance tests can run over the whole registry.
+any kind, so conformance tests can run over the whole registry; the tables at the end (``MECHANISM_CASES``,
+``ESTIMATOR_CASES``, ``METRIC_CASES``) and :func:`parametrize_with_checks` generate the conformance suite.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import pytest
 
 import ldp
 
@@ -73,3 +79,230 @@ def assert_frequency(hits: float, n: int, p: float, what: str = "") -> None:
     freq = hits / n
     tol = SIGMAS * math.sqrt(p * (1 - p) / n)
     assert abs(freq - p) <= tol, f"{what}: frequency {freq:.6g} vs p = {p:.6g} (tolerance {tol:.3g}, n = {n})"
+
+
+def assert_ldp_error(action: Callable[[], Any], match: str | None = None) -> ldp.LDPError:
+    """``action()`` raises :class:`ldp.LDPError` whose message is one non-empty line (matching ``match``)."""
+    with pytest.raises(ldp.LDPError, match=match) as info:
+        action()
+    message = str(info.value)
+    assert message.strip() and "\n" not in message, f"not a one-line message: {message!r}"
+    return info.value
+
+
+def bad_aggregates(size: int) -> list[tuple[Any, Any, str]]:
+    """(statistic, n, message pattern) triples that no mechanism with a statistic of ``size`` entries accepts."""
+    zeros = np.zeros(size)
+    return [(np.full(size, np.nan), 10, "NaN"), (np.full(size, np.inf), 10, "NaN or infinite"),
+            (np.zeros(size + 1), 10, "entries"), (np.zeros((2, size)), 10, "entries"),
+            (np.array(["a"] * size), 10, "numbers"),
+            (zeros, 0, "n must be a positive integer"), (zeros, -1, "n must be a positive integer"),
+            (zeros, 1000.7, "n must be a positive integer"), (zeros, True, "n must be a positive integer"),
+            (zeros, "10", "n must be a positive integer"), (zeros, math.nan, "n must be a positive integer")]
+
+
+# =====================================================================================================================
+# The conformance suite's tables and generator (tests/conformance/): scikit-learn's ``parametrize_with_checks`` over
+# every registry, with a table of sane parameters per component in the style of scipy.stats' ``distcont``.
+# =====================================================================================================================
+@dataclass(frozen=True, eq=False)
+class Case:
+    """One test configuration of a registered component: its registry (``"mechanism"``, ``"estimator"`` or
+    ``"metric"``), its ``name``, the constructor ``params`` and the ``facts`` the checks need to know about it
+    (what the component promises beyond its class metadata). Compared and hashed by identity: the tables hold
+    each configuration once, so caches of draws can be keyed by the case."""
+
+    registry: str
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """``name`` or ``name(key=value,…)``: the first part of a generated check's id."""
+        if not self.params:
+            return self.name
+        return f"{self.name}({','.join(f'{k}={v}' for k, v in self.params.items())})"
+
+    def __repr__(self) -> str:
+        return f"Case({self.registry} {self.id})"
+
+    # ------------------------------------------------------------------ mechanisms
+    def mechanism(self, epsilon: float = 1.0, d: int = 16, **extra: Any):
+        """The configured mechanism at ε for a population of ``d`` cells (small-domain primes for d ≤ 5)."""
+        return build(self.name, epsilon, d, **{**self.params, **extra})
+
+    # ------------------------------------------------------------------ estimators
+    def estimator(self):
+        return ldp.get_estimator(self.name, **self.params)
+
+
+def mechanism_case(name: str, fast: str | None = None, covariance: bool = True, estimate_variance: bool | None = None,
+                   **params: Any) -> Case:
+    """A mechanism's test configuration.
+
+    ``fast`` — what its fast engine promises where the class does not say "exact in distribution"
+    (``fast_engine_exact = False``, see its ``fast_engine_note``): ``"distribution"`` (exact after all, for these
+    parameters), ``"marginals"`` (every entry's distribution exact) or ``"moments"`` (the exact mean and variance).
+    ``covariance`` — whether it also promises the exact covariance between entries (not Carter–Wegman local
+    hashing: its note says so). ``estimate_variance`` — whether its own estimate has a closed-form variance
+    (default: every kind but numerical distributions, whose reconstructions are biased).
+    """
+    cls = ldp.MECHANISMS.get(name) if name in ldp.MECHANISMS else None  # a stale entry fails test_suite.py
+    promise = "distribution" if cls is not None and cls.fast_engine_exact else fast
+    if estimate_variance is None:
+        estimate_variance = cls is not None and cls.kind != "numerical"
+    return Case("mechanism", name, params, {"fast": promise, "covariance": covariance,
+                                            "estimate_variance": estimate_variance})
+
+
+#: Every registered mechanism's test configurations: the first is its default (the estimator suite runs on it),
+#: further ones exercise distinct code paths; every configuration gets every mechanism check. A registered
+#: mechanism missing here fails the suite.
+MECHANISM_CASES: dict[str, list[Case]] = {
+    "grr": [mechanism_case("grr")],
+    "sue": [mechanism_case("sue")],
+    "oue": [mechanism_case("oue")],
+    "the": [mechanism_case("the"), mechanism_case("the", theta=0.75)],
+    "she": [mechanism_case("she")],
+    "ss": [mechanism_case("ss", fast="moments")],
+    "blh": [mechanism_case("blh", fast="marginals", covariance=False)],
+    "olh": [mechanism_case("olh", fast="marginals", covariance=False),
+            mechanism_case("olh", fast="marginals", covariance=False, g=3)],
+    "hr": [mechanism_case("hr", fast="marginals")],
+    "l-grr": [mechanism_case("l-grr")],
+    "l-sue": [mechanism_case("l-sue")],
+    "l-oue": [mechanism_case("l-oue")],
+    "l-soue": [mechanism_case("l-soue")],
+    "l-osue": [mechanism_case("l-osue")],
+    "l-blh": [mechanism_case("l-blh", fast="marginals", covariance=False)],
+    "l-olh": [mechanism_case("l-olh", fast="marginals", covariance=False)],
+    "sw": [mechanism_case("sw"), mechanism_case("sw", d_tilde=24)],
+    "sw-discrete": [mechanism_case("sw-discrete"), mechanism_case("sw-discrete", b=1)],
+    "cfo-binning": [mechanism_case("cfo-binning", fast="marginals", covariance=False, oracle="olh"),
+                    mechanism_case("cfo-binning", fast="distribution", oracle="grr", bins=4)],
+    "gw": [mechanism_case("gw"), mechanism_case("gw", shape="trapezoid:0.5")],
+    "hh": [mechanism_case("hh", fast="marginals", covariance=False),  # GRR and OLH layers at d = 16
+           mechanism_case("hh", fast="distribution", oracle="grr", branching=2)],
+    "haar-hrr": [mechanism_case("haar-hrr")],
+    "sr": [mechanism_case("sr")],
+    "pm": [mechanism_case("pm", fast="moments")],
+}
+
+
+def estimator_case(name: str, **params: Any) -> Case:
+    return Case("estimator", name, params)
+
+
+#: Every registered estimator's test configurations (parameters that keep the suite fast where the default is
+#: heavy, and the variants with distinct code paths). A registered estimator missing here fails the suite.
+ESTIMATOR_CASES: dict[str, list[Case]] = {
+    "mi": [estimator_case("mi")],
+    "norm-sub": [estimator_case("norm-sub")],
+    "base-pos": [estimator_case("base-pos")],
+    "post-pos": [estimator_case("post-pos")],
+    "base-cut": [estimator_case("base-cut"), estimator_case("base-cut", alpha=0.5)],
+    "norm": [estimator_case("norm")],
+    "norm-mul": [estimator_case("norm-mul")],
+    "norm-cut": [estimator_case("norm-cut")],
+    "mle-apx": [estimator_case("mle-apx")],
+    "power": [estimator_case("power")],
+    "power-ns": [estimator_case("power-ns")],
+    # the contract does not depend on the iteration cap; 2000 instead of 10,000 keeps 24 mechanisms × 5 checks quick
+    "ibu": [estimator_case("ibu", max_iter=2000), estimator_case("ibu", method="mle")],
+    "dw": [estimator_case("dw")],
+    "iiw": [estimator_case("iiw")],
+    "iiw-g": [estimator_case("iiw-g")],
+    "amrp": [estimator_case("amrp", permutations=20)],
+    "smooth": [estimator_case("smooth"), estimator_case("smooth", boundary="wrap")],
+    "ems": [estimator_case("ems")],
+    "em": [estimator_case("em")],
+    "hh-admm": [estimator_case("hh-admm")],
+    "hh-ci": [estimator_case("hh-ci")],
+    "haar": [estimator_case("haar")],
+    "haar-ns": [estimator_case("haar-ns")],
+    "average": [estimator_case("average")],
+}
+
+
+def metric_case(name: str, *, symmetric: bool, bound: float, triangle: bool = False, **context: Any) -> Case:
+    """A metric's test configuration: whether m(a, b) = m(b, a), its largest value between two distributions
+    (on the unit-width domain of :data:`METRIC_EDGES` for numerical metrics, between means in [−1, 1] for mean
+    metrics), whether it obeys the triangle inequality, and the context it is called with."""
+    return Case("metric", name, {}, {"symmetric": symmetric, "bound": bound, "triangle": triangle,
+                                      "context": context})
+
+
+#: Real-unit edges the numerical metrics are evaluated on: a domain of length L = 2 (so the bounds below are
+#: L for distances, L²/4 for the variance error).
+METRIC_EDGES = (-0.5, 1.5)
+
+#: Every registered metric with the identities it must satisfy. Bounds on two distributions p, q over d values:
+#: MSE ≤ 2/d (Σ(p − q)² ≤ Σ|p − q| ≤ 2), MAE = L1/d ≤ 2/d, L1 ≤ 2 (twice the total variation), max abs ≤ 1,
+#: top-k MSE ≤ 1, KS ≤ 1, W1 ≤ L, |Δmean| ≤ L, |Δvariance| ≤ L²/4 (Popoviciu), deciles' gap ≤ L, range answers
+#: are fractions (≤ 1); means in [−1, 1]: |Δ| ≤ 2, Δ² ≤ 4. A registered metric missing here fails the suite.
+METRIC_CASES: dict[str, list[Case]] = {
+    "mse": [metric_case("mse", symmetric=True, bound=2.0, per_d=True)],
+    "mae": [metric_case("mae", symmetric=True, bound=2.0, per_d=True, triangle=True)],
+    "l1": [metric_case("l1", symmetric=True, bound=2.0, triangle=True)],
+    "max_abs": [metric_case("max_abs", symmetric=True, bound=1.0, triangle=True)],
+    "topk_mse": [metric_case("topk_mse", symmetric=False, bound=1.0, k=3)],
+    "wasserstein": [metric_case("wasserstein", symmetric=True, bound=2.0, triangle=True, edges=True)],
+    "ks": [metric_case("ks", symmetric=True, bound=1.0, triangle=True, edges=True)],
+    "mean_error": [metric_case("mean_error", symmetric=True, bound=2.0, triangle=True, edges=True)],
+    "variance_error": [metric_case("variance_error", symmetric=True, bound=1.0, triangle=True, edges=True)],
+    "quantile_error": [metric_case("quantile_error", symmetric=True, bound=2.0, triangle=True, edges=True)],
+    "range_mae": [metric_case("range_mae", symmetric=True, bound=1.0, triangle=True, edges=True)],
+    "abs_error": [metric_case("abs_error", symmetric=True, bound=2.0, triangle=True)],
+    "squared_error": [metric_case("squared_error", symmetric=True, bound=4.0)],
+}
+
+CASES: dict[str, dict[str, list[Case]]] = {"mechanism": MECHANISM_CASES, "estimator": ESTIMATOR_CASES,
+                                          "metric": METRIC_CASES}
+
+
+def check_id(check: Callable[..., Any]) -> str:
+    """``check_name`` or ``check_name(key=value,…)`` for a check given as a function or a partial."""
+    if isinstance(check, functools.partial):
+        args = ",".join(f"{k}={getattr(v, 'id', v)}" for k, v in check.keywords.items())
+        return f"{check.func.__name__}({args})" if args else check.func.__name__
+    return check.__name__
+
+
+def missing_test_configuration(case: Case) -> None:
+    pytest.fail(f"{case.registry} {case.name!r} is registered but has no test configuration: add it to "
+                f"{case.registry.upper()}_CASES in tests/ldp_test_support.py (its sane parameters and the facts the "
+                "conformance checks need)")
+
+
+def generate_checks(registry: Any, yield_checks: Callable[[Case], Iterable[Any]]) -> list[Any]:
+    """The (case, check) pairs of every component of ``registry`` as ``pytest.param``s with readable ids
+    (``<component>(<params>)-<check>(<arguments>)``). ``yield_checks(case)`` yields checks — callables taking the
+    case, or ``pytest.param(check, marks=…)`` to mark one. A component without a configuration in :data:`CASES`
+    gets the failing check :func:`missing_test_configuration`, never a silent skip."""
+    table = CASES[registry.kind]
+    pairs = []
+    for name in registry.names():
+        cases = table.get(name)
+        if not cases:
+            case = Case(registry.kind, name)
+            pairs.append(pytest.param(case, missing_test_configuration, id=f"{name}-missing_test_configuration"))
+            continue
+        for case in cases:
+            for item in yield_checks(case):
+                marks: Any = ()
+                if hasattr(item, "marks") and hasattr(item, "values"):  # a pytest.param(check, marks=…)
+                    (item, ), marks = item.values, item.marks
+                pairs.append(pytest.param(case, item, id=f"{case.id}-{check_id(item)}", marks=marks))
+    ids = [p.id for p in pairs]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise RuntimeError(f"generated check ids are not unique: {duplicates[:5]}")
+    return pairs
+
+
+def parametrize_with_checks(registry: Any, yield_checks: Callable[[Case], Iterable[Any]]) -> Any:
+    """``@parametrize_with_checks(ldp.MECHANISMS, yield_privacy_checks)`` over ``def test_…(case, check)``:
+    scikit-learn's ``parametrize_with_checks`` for one of the library's registries. Registering a component adds
+    its checks; registering one without a test configuration adds a failing check."""
+    return pytest.mark.parametrize("case, check", generate_checks(registry, yield_checks))

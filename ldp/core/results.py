@@ -7,12 +7,15 @@ estimator cannot be changed behind its owner's back.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
+
+from ldp.core.errors import LDPError
 
 __all__ = ["Aggregate", "Estimate", "frozen_array"]
 
@@ -22,6 +25,17 @@ def frozen_array(values: Any, dtype: Any = np.float64) -> np.ndarray:
     arr = np.array(values, dtype=dtype)
     arr.setflags(write=False)
     return arr
+
+
+def _user_count(n: Any) -> int:
+    """A number of users: an integral number ≥ 0, not a bool (1000.7 or True are errors, not 1000 or 1)."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer, float, np.floating)):
+        raise LDPError(f"the number of reports n must be a non-negative integer, got {n!r}")
+    if isinstance(n, (float, np.floating)) and not (math.isfinite(n) and float(n).is_integer()):
+        raise LDPError(f"the number of reports n must be a non-negative integer, got {n!r}")
+    if n < 0:
+        raise LDPError(f"the number of reports n must be a non-negative integer, got {n!r}")
+    return int(n)
 
 
 @dataclass(frozen=True)
@@ -39,8 +53,12 @@ class Aggregate:
     engine: str = "reports"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "counts", frozen_array(self.counts))
-        object.__setattr__(self, "n", int(self.n))
+        try:
+            counts = frozen_array(self.counts)
+        except (TypeError, ValueError):
+            raise LDPError(f"the aggregate's statistic must be numbers, got {type(self.counts).__name__}") from None
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "n", _user_count(self.n))
 
     def __add__(self, other: Aggregate) -> Aggregate:
         if not isinstance(other, Aggregate) or other.counts.shape != self.counts.shape:
@@ -74,6 +92,11 @@ class Estimate:
             object.__setattr__(self, "trace", frozen_array(self.trace))
         object.__setattr__(self, "warnings", tuple(str(w) for w in self.warnings))
         object.__setattr__(self, "diagnostics", MappingProxyType(dict(self.diagnostics)))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # the diagnostics' read-only view cannot be pickled (st.cache_data pickles results): rebuild from a dict
+        return (Estimate, (self.values, self.estimator, self.converged, self.iterations, self.trace, self.warnings,
+                           dict(self.diagnostics)))
 
     @property
     def d(self) -> int:

@@ -49,6 +49,10 @@ class Estimator(ABC):
     consistent: ClassVar[bool] = False
     #: Post-Pos: the vector is left as is and query answers (sums over subsets) are clipped at zero.
     clip_queries: ClassVar[bool] = False
+    #: Promise of a post-processor P: its output fed back as the base estimate comes out unchanged, P(P(x)) =
+    #: P(x) — the projections and clippings of the consistency paper. A consistent idempotent P also leaves
+    #: every distribution unchanged (it maps onto the simplex and fixes its image).
+    idempotent: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params: Mapping[str, Any] = MappingProxyType(resolve_params(self.name, self.parameters, params))
@@ -62,6 +66,10 @@ class Estimator(ABC):
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, tuple(sorted(self.params.items()))))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # params is a read-only view, which cannot be pickled or deep-copied: rebuild from the constructor
+        return (_rebuild_estimator, (type(self), dict(self.params)))
 
     # ------------------------------------------------------------------ applicability
     @classmethod
@@ -108,6 +116,10 @@ class Estimator(ABC):
         """
         c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         return np.stack([self.estimate(mechanism, row, n).values for row in c])
+
+
+def _rebuild_estimator(cls: type[Estimator], params: dict[str, Any]) -> Estimator:
+    return cls(**params)
 
 
 class PostProcessor(Estimator):

@@ -66,6 +66,7 @@ class NormSub(PostProcessor):
     description = "Subtract a common δ and clip at zero so the estimate is a distribution (exact CLS)"
     paper = CONSISTENCY_PAPER + ", §IV (Norm-Sub)"
     consistent = True
+    idempotent = True  # the Euclidean projection onto the simplex (CLS, §IV-C): projecting twice changes nothing
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return norm_sub(base.values)
@@ -358,6 +359,7 @@ class BasePos(PostProcessor):
     display_name = "Base-Pos"
     description = "Matrix inversion with negative estimates set to 0 (positively biased; sum may exceed one)"
     paper = CONSISTENCY_PAPER + ", §IV-A (Base-Pos)"
+    idempotent = True  # max(max(x, 0), 0) = max(x, 0)
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return base_pos(base.values)
@@ -372,6 +374,7 @@ class PostPos(PostProcessor):
     description = "Matrix inversion; a negative query answer (sum over a set of values) is reported as 0"
     paper = CONSISTENCY_PAPER + ", §IV-A (Post-Pos)"
     clip_queries: ClassVar[bool] = True
+    idempotent = True  # the identity on the vector
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return base.values
@@ -386,6 +389,7 @@ class BaseCut(PostProcessor):
     parameters = (Param("alpha", float, "expected number of false positives among d values of frequency 0 "
                         "(Eq. 7; the paper uses 2, RAPPOR's 0.05 cuts too much)", default=2.0, low=0.0,
                         low_inclusive=False),)
+    idempotent = True  # kept values stay ≥ max(T, 0) and zeros stay zero (same T: same mechanism and n)
 
     def threshold(self, mechanism: Mechanism, n: int) -> float:
         return base_cut_threshold(mechanism.d, _sigma(mechanism, n), self.params["alpha"])
@@ -400,6 +404,7 @@ class Norm(PostProcessor):
     display_name = "Norm"
     description = "Add the same δ to every estimate so they sum to one (unbiased; may be negative)"
     paper = CONSISTENCY_PAPER + ", §IV-B (Norm, Lemma 3)"
+    idempotent = True  # the output sums to one, so the second δ = (1 − Σ)/d is 0
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return norm(base.values)
@@ -412,6 +417,7 @@ class NormMul(PostProcessor):
     description = "Clip negatives to 0, then scale so the estimates sum to one"
     paper = CONSISTENCY_PAPER + ", §IV-B (Norm-Mul)"
     consistent = True
+    idempotent = True  # a distribution is rescaled by γ = 1
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return norm_mul(base.values)
@@ -423,6 +429,7 @@ class NormCut(PostProcessor):
     display_name = "Norm-Cut"
     description = "Clip negatives and the smallest positives to 0 so the estimates sum to at most one"
     paper = CONSISTENCY_PAPER + ", §IV-B (Norm-Cut)"
+    idempotent = True  # the output is ≥ 0 and sums to at most one, which Norm-Cut leaves as is
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return norm_cut(base.values)
@@ -436,6 +443,7 @@ class MLEApx(PostProcessor):
     paper = CONSISTENCY_PAPER + ", §IV-D (MLE-Apx, Eq. (10), Appendix B)"
     requires_pure = True
     consistent = True
+    idempotent = True  # a distribution is its own Gaussian-approximation MLE (objective 0): θ = 0, γ = 1
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
         return mle_apx(base.values, mechanism.p_star, mechanism.q_star)

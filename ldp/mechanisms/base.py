@@ -13,7 +13,8 @@ server aggregation             ``aggregate(reports)``      ``_validate_reports``
 fast engine                    ``sample_aggregate``        ``_sample_aggregate``
 theory of the aggregate        ``expected_aggregate``      same name (``aggregate_variance`` too)
 estimation                     ``estimate(aggregate)``     ``_estimate`` (the kind's default estimator)
-privacy                        ``privacy_loss()``          ``_channel`` (discrete) or ``_privacy_loss``
+privacy                        ``privacy_loss()``,         ``_channel`` (discrete) or ``_privacy_loss`` and
+                               ``log_density``             ``_log_density`` (continuous)
 one report                     ``report_bits``,            ``_report_bits``, ``_explain_report``,
                                ``explain_report``,         ``_attack_success`` — each with a generic
                                ``attack_success``          fallback computed from the channel
@@ -238,7 +239,7 @@ class Mechanism(ABC):
         else:
             if n is None:
                 raise LDPError(f"{self.name}: give the number of reports n with the counts")
-            agg = Aggregate(np.asarray(counts, dtype=np.float64), check_positive_int(n, "n", self.name))
+            agg = Aggregate(counts, check_positive_int(n, "n", self.name))
         size = self.statistic_size()
         if agg.counts.shape != (size,):
             raise LDPError(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
@@ -377,6 +378,25 @@ class Mechanism(ABC):
 
     def _privacy_loss(self) -> float:
         raise LDPError(f"{self.name}: no privacy-loss computation for its continuous reports")
+
+    def log_density(self, reports: Any, inputs: Any) -> np.ndarray:
+        """ln Pr[report | input] — a density for continuous reports, a probability for the discrete reports of
+        continuous inputs — for every (report, input) pair: an array of shape (reports, inputs).
+
+        The object of the density-ratio privacy check of mechanisms without a finite channel: the largest
+        ln f(y | v) − ln f(y | v') over reports y and inputs v, v' is the privacy loss (hook ``_log_density``;
+        :class:`LDPError` where a mechanism has a discrete channel instead, or no density).
+        """
+        rep = self.validate_reports(reports)
+        values = self.validate_values(inputs)
+        if values.size == 0:
+            raise LDPError(f"{self.name}: give at least one input")
+        return np.asarray(self._log_density(rep, values), dtype=np.float64)
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        if self.has_discrete_channel():
+            raise LDPError(f"{self.name}: its reports are discrete; read Pr[report | input] from channel()")
+        raise LDPError(f"{self.name}: no report density is implemented")
 
     # ------------------------------------------------------------------ one report, for people
     def attack_success(self, prior: Any) -> float | None:

@@ -205,6 +205,11 @@ class StochasticRounding(MeanMechanism):
         hi, lo = self.plus_probability(1.0), self.plus_probability(-1.0)
         return float(math.log(max(hi / lo, (1 - lo) / (1 - hi))))
 
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """ln Pr[report | v]: the two reports ±scale have probabilities Pr[+ | v] and 1 − Pr[+ | v]."""
+        plus = self.plus_probability(inputs)[None, :]
+        return np.log(np.where(reports[:, None] > 0, plus, 1.0 - plus))
+
 
 @MECHANISMS.register
 class PiecewiseMechanism(MeanMechanism):
@@ -271,6 +276,10 @@ class PiecewiseMechanism(MeanMechanism):
     def _privacy_loss(self) -> float:
         """ln(p_high / p_low) (= ε)."""
         return math.log(self.p_high / self.p_low)
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.density(reports[:, None], inputs[None, :]))
 
 
 class VarianceEstimate(dict):

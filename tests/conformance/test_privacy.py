@@ -1,111 +1,148 @@
-"""ε-LDP conformance over the whole registry (every kind), from each mechanism's exact channel or density.
+"""ε-LDP at the boundary, for every mechanism of every kind (generated over the registry).
 
-For every discrete mechanism the channel (output distribution per input, enumerated over outputs,
-hash functions or subsets) is built exactly; the privacy loss max ln Pr[y|v]/Pr[y|v'] must not
-exceed the claimed budget, and must equal it where the mechanism is meant to spend its whole
-budget (OpenDP-style boundary test: the claim holds at exactly ε and fails just below). Mechanisms with
-continuous reports state their loss in closed form (``privacy_loss``); it is checked the same way, and against
-the report densities themselves on a grid where the mechanism exposes them.
+Discrete reports: the exact channel (output distribution per input, enumerated over outputs, hash functions or
+subsets) gives the privacy loss max ln Pr[y|v]/Pr[y|v']. It must not exceed the budget, and must equal it where the
+mechanism is meant to spend its whole budget — OpenDP-style: the claim holds at exactly ε and fails just below,
+i.e. a claim of ε·(1 − 10⁻⁶) would be violated. ``spends_full_budget = False`` (THE's threshold, a
+post-processing of a tight release) only has to stay within ε. Longitudinal mechanisms: one report spends ε1, the
+memoized first step ε∞.
+
+Continuous reports (SW, GW, PM, SHE; and SR, whose two reports have probabilities depending on a real input):
+a density-ratio check with ``Mechanism.log_density``. Reports are drawn by the mechanism itself from a grid of
+inputs that includes the extremes; the inputs are that grid plus every report that is itself a valid input (so the
+peak of a wave, at ṽ = v, is on the grid). The largest ln f(y|v) − ln f(y|v') over the grid must not exceed ε,
+must reach ε·(1 − 10⁻⁶), and must agree with the closed form ``privacy_loss()``.
+
+Finite precision. A log density is computed in float64 from a few operations (a ratio of p and q, or the sum of
+d Laplace terms), so its rounding error is at most a few ulps of its magnitude: |δ ln f| ≤ (d + 4)·2⁻⁵³·max(1, |ln f|),
+and a difference of two carries twice that. We allow TOL = 2⁻⁴⁶·max(1, max |ln f|) (= 128·2⁻⁵³: d + 4 ≤ 64
+coordinates with a factor 2 to spare). For every grid here TOL < 10⁻¹² ≪ 10⁻⁶·ε, so the boundary stays decidable
+(both "≤ ε + TOL" and "> ε(1 − 10⁻⁶)" are asserted). The exact channels are products of at most d Bernoulli
+probabilities and use the same tolerance, with max |ln Pr| over the channel.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
-from ldp_test_support import build, report_epsilon
+from ldp_test_support import Case, build, parametrize_with_checks, report_epsilon
 
 import ldp
 from ldp.mechanisms.frequency.hadamard import HR
 from ldp.mechanisms.frequency.local_hashing import LocalHashing
 
-EPSILONS = [0.3, 1.0, 2.5]
-TOL = 1e-9
-LONGITUDINAL = [cls.name for cls in ldp.mechanisms_of("frequency") if cls.collection == "longitudinal"]
+EPSILONS = (0.3, 1.0, 2.5)
+DOMAINS = (2, 4)
+BOUNDARY = 1e-6  # the claim must fail at ε·(1 − BOUNDARY)
 
 
-@pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("d", [2, 4])
-def test_privacy_loss_at_budget(mechanism_name, epsilon, d):
-    mech = build(mechanism_name, epsilon, d)
+def tolerance(log_values: np.ndarray) -> float:
+    """Finite-precision allowance for a difference of two log probabilities (see the module docstring)."""
+    finite = np.abs(log_values[np.isfinite(log_values)])
+    return 2.0 ** -46 * max(1.0, float(finite.max(initial=0.0)))
+
+
+def assert_at_boundary(case: Case, loss: float, target: float, tol: float, spends_full_budget: bool) -> None:
+    assert loss <= target + tol, f"{case.id} leaks: loss {loss!r} > ε {target!r} (+ {tol:.1e})"
+    if spends_full_budget:
+        assert loss > target * (1 - BOUNDARY), f"{case.id} wastes budget: loss {loss!r} < ε(1 − 1e-6), ε = {target!r}"
+    assert tol < 1e-3 * BOUNDARY * target, "the tolerance must keep the boundary decidable"
+
+
+def check_channel_privacy_at_boundary(case: Case, epsilon: float, d: int) -> None:
+    mech = case.mechanism(epsilon, d)
+    matrix, labels = mech.channel(max_outputs=20000)
+    assert matrix.shape == (d, len(labels)) == (d, mech.output_count())
+    np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(matrix >= 0)
+    loss = ldp.mechanisms.channel_privacy_loss(matrix)
+    assert mech.privacy_loss(max_outputs=20000) == loss
+    with np.errstate(divide="ignore"):
+        tol = tolerance(np.log(matrix))
+    assert_at_boundary(case, loss, report_epsilon(mech), tol, mech.spends_full_budget)
+
+
+def input_grid(mech: Any, count: int) -> np.ndarray:
+    """``count`` inputs spread over the input domain, its two ends included (codes: every code)."""
+    if mech.input_kind == "codes":
+        return np.arange(mech.d)
+    low = 0.0 if mech.input_kind == "unit" else -1.0
+    return np.linspace(low, 1.0, count)
+
+
+def check_density_ratio_at_boundary(case: Case, epsilon: float, d: int) -> None:
+    mech = case.mechanism(epsilon, d)
+    assert not mech.has_discrete_channel()
+    with pytest.raises(ldp.LDPError, match="continuous"):
+        mech.channel()
+    rng = np.random.default_rng(20261123)
+    grid = input_grid(mech, 21)
+    reports = mech.perturb(np.repeat(grid, 40), rng)
+    inputs = grid
+    if mech.input_kind != "codes":  # every report that is a valid input is an input too (a wave's peak is at ṽ = v)
+        low = 0.0 if mech.input_kind == "unit" else -1.0
+        inputs = np.union1d(grid, reports[(reports >= low) & (reports <= 1.0)])
+    log_f = mech.log_density(reports, inputs)
+    assert log_f.shape == (reports.shape[0], inputs.shape[0])
+    assert np.all(np.isfinite(log_f)), "every report the mechanism draws has a positive density under every input"
+    loss = float((log_f.max(axis=1) - log_f.min(axis=1)).max())
+    tol = tolerance(log_f)
+    assert_at_boundary(case, loss, report_epsilon(mech), tol, mech.spends_full_budget)
+    closed = mech.privacy_loss()
+    assert loss <= closed + tol and abs(closed - report_epsilon(mech)) <= tol
+
+
+def check_discrete_mechanisms_have_no_density(case: Case) -> None:
+    mech = case.mechanism(1.0, 4)
+    with pytest.raises(ldp.LDPError, match="channel"):
+        mech.log_density(mech.perturb(np.zeros(1, dtype=int) if mech.input_kind == "codes" else np.zeros(1),
+                                      np.random.default_rng(0)), np.zeros(1, dtype=int))
+
+
+def check_longitudinal_first_step_spends_eps_inf(case: Case, epsilon: float) -> None:
+    mech = case.mechanism(epsilon, 4)
+    assert mech.params["epsilon_1"] < epsilon
+    assert mech.first_step_privacy_loss() == pytest.approx(epsilon, rel=1e-9)
+
+
+def yield_privacy_checks(case: Case) -> Iterator[Any]:
+    mech = case.mechanism(1.0, 4)
+    for epsilon in EPSILONS:
+        for d in DOMAINS if mech.kind != "mean" else (1,):  # a mean mechanism's d is its dimension, 1
+            if mech.has_discrete_channel():
+                yield functools.partial(check_channel_privacy_at_boundary, epsilon=epsilon, d=d)
+            else:
+                yield functools.partial(check_density_ratio_at_boundary, epsilon=epsilon, d=d)
     if mech.has_discrete_channel():
-        matrix, labels = mech.channel(max_outputs=20000)
-        assert matrix.shape == (d, len(labels)) == (d, mech.output_count())
-        np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=1e-12)
-        assert ldp.mechanisms.channel_privacy_loss(matrix) == mech.privacy_loss(max_outputs=20000)
-    else:  # continuous reports: the closed form (checked against the densities below)
-        with pytest.raises(ldp.LDPError, match="continuous"):
-            mech.channel()
-    loss = mech.privacy_loss(max_outputs=20000)
-    target = report_epsilon(mech)
-    assert loss <= target + TOL, f"{mechanism_name} leaks: loss {loss} > ε {target}"
-    if mech.spends_full_budget:
-        # holds at exactly ε and fails just below: a claim of ε(1 − 1e-6) would be violated
-        assert loss > target * (1 - 1e-6), f"{mechanism_name} wastes budget: loss {loss} < ε {target}"
+        yield check_discrete_mechanisms_have_no_density
+    if mech.collection == "longitudinal":
+        for epsilon in (1.0, 3.0):
+            yield functools.partial(check_longitudinal_first_step_spends_eps_inf, epsilon=epsilon)
 
 
-@pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("name, params", [("sw", {}), ("gw", {"shape": "triangle"}), ("gw", {"shape": "trapezoid:0.5"}),
-                                          ("pm", {})])
-def test_continuous_density_ratio(name, params, epsilon):
-    """The report densities of SW, GW and PM on a grid of reports and inputs: the largest ratio is e^ε."""
-    mech = build(name, epsilon, 8, **params)
-    lo, hi = mech.output_range
-    y = np.linspace(lo, hi, 801)
-    v = np.linspace(-1.0, 1.0, 41) if mech.kind == "mean" else np.linspace(0.0, 1.0, 41)
-    dens = mech.density(y[None, :], v[:, None])  # (inputs, reports)
-    assert np.all(dens > 0)
-    loss = float(np.log(dens.max(axis=0) / dens.min(axis=0)).max())
-    assert loss <= epsilon + TOL
-    assert loss == pytest.approx(epsilon, rel=1e-9)
-    assert mech.privacy_loss() == pytest.approx(epsilon, rel=1e-12)
+@parametrize_with_checks(ldp.MECHANISMS, yield_privacy_checks)
+def test_mechanism(case, check):
+    check(case)
 
 
-@pytest.mark.parametrize("epsilon", EPSILONS)
-def test_stochastic_rounding_report_probabilities(epsilon):
-    """SR's two reports: Pr[+] over inputs in [−1, 1] differ by at most e^ε (and so do Pr[−])."""
-    mech = build("sr", epsilon, 1)
-    plus = mech.plus_probability(np.linspace(-1, 1, 101))
-    loss = max(math.log(plus.max() / plus.min()), math.log((1 - plus.min()) / (1 - plus.max())))
-    assert loss == pytest.approx(epsilon, rel=1e-12)
-    assert mech.privacy_loss() == pytest.approx(loss, rel=1e-12)
-
-
+# ------------------------------------------------------------------------------ family-specific cross-checks
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_the_threshold_is_post_processing(epsilon):
+    """THE spends less than ε by design: its bits' ratio is p*(1−q*)/(q*(1−p*)) < e^ε, while the Laplace(2/ε)
+    release it thresholds (SHE's) is exactly ε-LDP."""
     mech = build("the", epsilon, 3)
     p, q = mech.p_star, mech.q_star
     loss = mech.privacy_loss()
     assert loss == pytest.approx(math.log(p * (1 - q) / (q * (1 - p))), rel=1e-12)
     assert loss < epsilon
-
-
-@pytest.mark.parametrize("epsilon", EPSILONS)
-def test_she_laplace_density_ratio(epsilon):
-    """SHE / HE: the Laplace(2/ε) release of a one-hot vector is exactly ε-LDP (sensitivity 2)."""
-    mech = build("she", epsilon, 3)
-    rng = np.random.default_rng(7)
-    y = rng.normal(0.5, 3.0, size=(5000, 3))
-    losses = mech.laplace_log_density(y, 0) - mech.laplace_log_density(y, 1)
-    assert losses.max() <= epsilon + TOL
-    extreme = np.array([[1.0, 0.0, 0.3]])  # y_0 ≥ 1 and y_1 ≤ 0: the ratio is attained
-    assert (mech.laplace_log_density(extreme, 0) - mech.laplace_log_density(extreme, 1))[0] == pytest.approx(epsilon)
-
-
-@pytest.mark.parametrize("name", ["the"])
-def test_the_underlying_laplace_is_tight(name):
-    mech = build(name, 1.0, 3)
-    she = build("she", 1.0, 3)  # same Laplace(2/ε) release before thresholding
+    she = build("she", epsilon, 3)  # the same Laplace(2/ε) release before thresholding
     y = np.array([[1.0, 0.0, 0.0]])
-    assert she.laplace_log_density(y, 0)[0] - she.laplace_log_density(y, 1)[0] == pytest.approx(mech.epsilon)
-
-
-@pytest.mark.parametrize("epsilon", [1.0, 3.0])
-@pytest.mark.parametrize("name", LONGITUDINAL)
-def test_longitudinal_first_step_spends_eps_inf(name, epsilon):
-    mech = build(name, epsilon, 4)
-    assert mech.first_step_privacy_loss() == pytest.approx(epsilon, rel=1e-9)
+    assert she.laplace_log_density(y, 0)[0] - she.laplace_log_density(y, 1)[0] == pytest.approx(epsilon)
 
 
 def test_support_probabilities_match_channel_for_grr_family():
@@ -141,3 +178,13 @@ def test_support_probabilities_match_channel_enumerated(name):
     # the mechanism's own reading of its channel agrees (it parses the labels and counts supports)
     np.testing.assert_allclose(mech.support_probabilities(matrix, labels), prob, atol=1e-12)
     np.testing.assert_allclose(mech.support_probabilities(), prob, atol=1e-12)
+
+
+def test_log_density_validates_its_arguments():
+    sw = build("sw", 1.0, 8)
+    with pytest.raises(ldp.LDPError, match="outside"):
+        sw.log_density(np.array([0.5]), np.array([2.0]))
+    with pytest.raises(ldp.LDPError, match="outside"):
+        sw.log_density(np.array([5.0]), np.array([0.5]))
+    with pytest.raises(ldp.LDPError, match="at least one input"):
+        sw.log_density(np.array([0.5]), np.array([]))

@@ -74,3 +74,26 @@ def test_estimate_is_immutable_and_summarizes():
     assert dict(lifted.diagnostics) == {"tol": 1e-12, "note": "x", "array": est.diagnostics["array"]}
     assert est.d == 2  # the original is unchanged
     assert Estimate(np.zeros(2), "mi").trace is None and Estimate(np.zeros(2), "mi").converged
+
+
+def test_estimates_and_estimators_pickle_and_copy():
+    """st.cache_data pickles what it caches: Estimates (their read-only diagnostics too) and estimators."""
+    import copy
+
+    est = Estimate(np.array([0.25, 0.75]), "ibu", converged=False, iterations=2, trace=np.ones(2),
+                   warnings=["w"], diagnostics={"tol": 1e-12})
+    for again in (pickle.loads(pickle.dumps(est)), copy.deepcopy(est)):
+        assert again.values.tolist() == [0.25, 0.75] and not again.values.flags.writeable
+        assert (again.estimator, again.converged, again.iterations, again.warnings) == ("ibu", False, 2, ("w",))
+        assert dict(again.diagnostics) == {"tol": 1e-12} and again.trace.tolist() == [1.0, 1.0]
+    estimator = ldp.get_estimator("base-cut", alpha=0.5)
+    assert pickle.loads(pickle.dumps(estimator)) == estimator == copy.deepcopy(estimator)
+
+
+def test_aggregate_n_is_a_count():
+    for bad in (1000.7, True, -1, "10", float("nan"), None):
+        with pytest.raises(ldp.LDPError, match="non-negative integer"):
+            Aggregate(np.zeros(3), bad)
+    with pytest.raises(ldp.LDPError, match="numbers"):
+        Aggregate(np.array(["a", "b"]), 3)
+    assert Aggregate(np.zeros(3), 12.0).n == 12 and Aggregate(np.zeros(3), np.int64(0)).n == 0

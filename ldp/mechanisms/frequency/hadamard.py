@@ -35,8 +35,8 @@ class HR(FrequencyOracle):
     communication = "O(log d)"
     lecture_formula = "(e^ε + 1)² / (e^ε − 1)²  (as BLH)"
     fast_engine_exact = False
-    fast_engine_note = ("independent binomial support counts: exact marginals and the zero cross-covariance of "
-                        "Hadamard rows")
+    fast_engine_note = ("independent binomial support counts: exact marginals and the exact (zero) cross-covariances "
+                        "of Hadamard rows")
 
     @property
     def rows(self) -> int:

@@ -100,6 +100,10 @@ class SHE(FrequencyOracle):
     def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
         return np.full(true_counts.shape, 2 * self.scale**2 * float(true_counts.sum()))
 
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        y = reports.astype(np.float64)
+        return np.stack([self.laplace_log_density(y, int(v)) for v in inputs], axis=1)
+
     def _privacy_loss(self) -> float:
         # densities of y under v and v' differ in two coordinates by at most 1 each: ratio ≤ e^{2/b} = e^ε
         return 2.0 / self.scale

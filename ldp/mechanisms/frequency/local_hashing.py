@@ -253,8 +253,10 @@ class LocalHashing(FrequencyOracle):
     report_format = "three integers 'a b y': hash H(v) = ((a·v + b) mod P) mod g and the randomized value y"
     communication = "O(log d)"  # a, b < P with P the smallest prime ≥ max(d, g); the lecture's O(log n) counts seeds
     fast_engine_exact = False
-    fast_engine_note = ("independent binomial support counts: exact marginals and the zero cross-covariance of "
-                        "pairwise-independent hashing")
+    fast_engine_note = ("independent binomial support counts: exact marginals, but not the cross-covariances — "
+                        "Carter–Wegman hashing with P ≈ d makes the counts negatively correlated (about P/g values "
+                        "hash to each y, so Σ_v C(v) is nearly fixed), so sums over many values vary more than on "
+                        "the exact engine")
 
     @property
     def g(self) -> int:

@@ -9,8 +9,9 @@ def binomial_support_counts(true_counts: np.ndarray, p: float, q: float, rng: np
     """C(v) = Binomial(n_v, p) + Binomial(n − n_v, q), independently over v.
 
     Exact in distribution when support indicators are independent across values given the input
-    (unary encoding, THE); for LH and HR it has the exact marginals and the zero cross-covariance of
-    pairwise-independent hashing.
+    (unary encoding, THE); for HR it has the exact marginals and the exact (zero) cross-covariances of
+    Hadamard rows; for LH only the exact marginals (Carter–Wegman hashing correlates the supports of
+    different values negatively, which independent binomials leave out).
     """
     c = np.asarray(true_counts, dtype=np.int64)
     n = int(c.sum())

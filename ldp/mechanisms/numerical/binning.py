@@ -72,7 +72,7 @@ class CFOBinning(NumericalMechanism):
     # Norm-Sub is the paper's (§4.1); every categorical estimator applies through frequency_view().
     fast_engine_exact: ClassVar[bool] = False
     fast_engine_note: ClassVar[str] = ("the bins' oracle's own sampler: exact in distribution with GRR; exact "
-                                       "marginals with OLH")
+                                       "marginals but not the cross-covariances with OLH")
     reconstructions: ClassVar[tuple[str, ...]] = ("norm-sub",)
     default_estimator: ClassVar[str] = "norm-sub"
 

@@ -32,7 +32,8 @@ Reconstructions.
 Aggregate. The per-layer support counts (β + β² + … + β^h entries) followed by the number of users in each
 layer (h entries); additive over users. The fast engine splits users among the layers with a per-bucket
 multinomial (exactly the distribution of independent uniform layer choices) and samples each layer's support
-counts with its oracle's own sampler (exact in distribution for GRR, exact marginals for OLH).
+counts with its oracle's own sampler (exact in distribution for GRR, exact marginals for OLH but not its
+cross-covariances, see ``LocalHashing.fast_engine_note``).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class HierarchicalHistogram(NumericalMechanism):
     default_estimator: ClassVar[str] = "hh-admm"
     fast_engine_exact: ClassVar[bool] = False
     fast_engine_note: ClassVar[str] = ("users split over the layers exactly; each layer's support counts from its "
-                                       "oracle's sampler (exact with GRR, exact marginals with OLH)")
+                                       "oracle's sampler (exact with GRR; exact marginals but not the "
+                                       "cross-covariances with OLH)")
 
     def _setup(self) -> None:
         self._beta = int(self._params["branching"])
@@ -224,6 +226,7 @@ class HierarchicalHistogram(NumericalMechanism):
                         warnings=warnings)
 
     def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        """E[C_k(v)] = (N_k(v) p*_k + (n − N_k(v)) q*_k)/h and E[n_k] = n/h (see :meth:`_aggregate_variance`)."""
         out = np.zeros(self.statistic_size())
         expected_layers = self.layer_counts(true_counts / self._h)
         for k in range(1, self._h + 1):
@@ -232,6 +235,30 @@ class HierarchicalHistogram(NumericalMechanism):
             oracle = self._oracles[k - 1]
             out[self._offsets[k - 1]:self._offsets[k]] = layer_f * oracle.p_star + (n_k - layer_f) * oracle.q_star
             out[self._offsets[-1] + k - 1] = n_k
+        return out
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        """Var of every entry of the aggregate, in closed form.
+
+        Support count of node v at depth k: C_k(v) = Σ_u X_u with X_u = 1[u picked layer k]·1[u's report supports
+        v]. A user picks layer k with probability 1/h, independently of everything else, and her layer-k oracle
+        report supports v with probability p*_k if v is her ancestor at depth k, q*_k otherwise (the oracle's
+        Def. 2 probabilities, exact for GRR and for Carter–Wegman OLH). So X_u is Bernoulli(p*_k/h) for the
+        N_k(v) users below v and Bernoulli(q*_k/h) for the n − N_k(v) others, independently over users:
+
+            Var C_k(v) = N_k(v)·(p*/h)(1 − p*/h) + (n − N_k(v))·(q*/h)(1 − q*/h).
+
+        Users per layer: n_k = Σ_u 1[u picked layer k] is Binomial(n, 1/h), Var n_k = n (1/h)(1 − 1/h).
+        """
+        out = np.zeros(self.statistic_size())
+        n = float(true_counts.sum())
+        layers = self.layer_counts(true_counts)
+        for k in range(1, self._h + 1):
+            below = layers[k]
+            oracle = self._oracles[k - 1]
+            p, q = oracle.p_star / self._h, oracle.q_star / self._h
+            out[self._offsets[k - 1]:self._offsets[k]] = below * p * (1 - p) + (n - below) * q * (1 - q)
+            out[self._offsets[-1] + k - 1] = n * (1.0 / self._h) * (1.0 - 1.0 / self._h)
         return out
 
     # ----------------------------------------------------------------- privacy: a mixture over layers
@@ -364,6 +391,54 @@ class HaarHRR(NumericalMechanism):
                           support: np.ndarray | None) -> np.ndarray:
         sums, sizes = self.sample_sums(true_counts, rng)
         return np.concatenate([*sums, sizes])
+
+    # ----------------------------------------------------------------- theory of the aggregate
+    def _signed_subtree_counts(self, true_counts: np.ndarray, ell: int) -> np.ndarray:
+        """D_a = N(left subtree of a) − N(right subtree of a) for the m = 2^(h−ℓ) nodes a at height ℓ."""
+        padded = np.zeros(self._leaves)
+        padded[:self._d] = true_counts
+        halves = padded.reshape(1 << (self._h - ell), 2, 1 << (ell - 1)).sum(axis=2)  # (node, left/right)
+        return halves[:, 0] - halves[:, 1]
+
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        """E of the per-layer Hadamard sums and of the users per layer, in closed form.
+
+        At height ℓ (m = 2^(h−ℓ) nodes and Hadamard rows) user u contributes X_u(j) = y_u·1[ℓ_u = ℓ, j_u = j] to
+        S_j. She picks ℓ with probability 1/h and j with 1/m, and then y = s_u φ[j, a_u] (her sign s_u = ±1 and
+        ancestor a_u at height ℓ) is kept with probability κ = e^ε/(e^ε + 1), else negated, so
+        E[y | ℓ, j] = (2κ − 1) s_u φ[j, a_u] with 2κ − 1 = (e^ε − 1)/(e^ε + 1) = 1/scale. Summing over users,
+
+            E[S_j] = (2κ − 1)/(h m) · Σ_a φ[j, a] D_a = (2κ − 1)/(h m) · (H_m D)_j,
+
+        with D_a = N(left subtree of a) − N(right subtree of a) and H_m D one fast Walsh–Hadamard transform.
+        Users per layer: E[n_ℓ] = n/h.
+        """
+        n = float(true_counts.sum())
+        bias = 1.0 / self._scale
+        sums = [fwht(self._signed_subtree_counts(true_counts, ell)) * bias / (self._h * (1 << (self._h - ell)))
+                for ell in range(1, self._h + 1)]
+        return np.concatenate([*sums, np.full(self._h, n / self._h)])
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        """Var of the per-layer Hadamard sums and of the users per layer, in closed form.
+
+        The X_u(j) of :meth:`_expected_aggregate` are independent over users and take values in {−1, 0, 1} with
+        X_u(j)² = 1[ℓ_u = ℓ, j_u = j] (every real user has a non-zero Haar entry at every height), so
+        E[X_u(j)²] = 1/(h m) and (E X_u(j))² = ((2κ − 1)/(h m))²·(s_u φ[j, a_u])² = ((2κ − 1)/(h m))², whatever
+        the user's value. Hence the variance does not depend on the data beyond n:
+
+            Var S_j = n/(h m) · (1 − (2κ − 1)²/(h m)).
+
+        Users per layer: n_ℓ is Binomial(n, 1/h), Var n_ℓ = n (1/h)(1 − 1/h).
+        """
+        n = float(true_counts.sum())
+        bias2 = self._scale ** -2
+        parts = []
+        for ell in range(1, self._h + 1):
+            m = 1 << (self._h - ell)
+            share = 1.0 / (self._h * m)
+            parts.append(np.full(m, n * share * (1.0 - bias2 * share)))
+        return np.concatenate([*parts, np.full(self._h, n * (1.0 / self._h) * (1.0 - 1.0 / self._h))])
 
     # ----------------------------------------------------------------- privacy
     def _output_count(self) -> int:

@@ -417,6 +417,10 @@ class SquareWave(NumericalMechanism):
     def _privacy_loss(self) -> float:
         return math.log(self._p / self._q)  # the density ratio p/q = e^ε (Theorem 1)
 
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.density(reports[:, None], inputs[None, :]))
+
     def _report_bits(self) -> int:
         return 64  # one real number, sent as a float64 (as the report files write it)
 

@@ -19,15 +19,14 @@ The closest competitor is CFO-binning with 16 bins at ε ≤ 1 (≈ 38–56 % wo
 30 seeds: significant at the 1 % level one-sided, but not by a huge margin — 16 bins happen to suit a
 smooth unimodal Beta(5, 2) at these n). Every other competitor is ≥ 6 SE and ≥ 80 % worse. The test
 asserts, per ε and competitor, that the paired mean difference exceeds 2 SE and that the competitor's mean
-W1 is at least 15 % above SW's. Runtime ≈ 12 s for the three ε on one core. (W1 is scored on the Norm-Sub
+W1 is at least 15 % above SW's. Its wall time (target 10 s per ε) is a row of ``benchmarks/bench_numerical.py``
+(table 4), not an assertion here. (W1 is scored on the Norm-Sub
 projection of estimates that are not distributions — HaarHRR's — as ``ldp.simulate`` does for numerical
 mechanisms; the streams of random numbers are ``ldp.simulate``'s, so the table was re-measured when the
 library moved to named streams.)
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -65,7 +64,6 @@ def wasserstein_per_seed(epsilon: float) -> dict[str, np.ndarray]:
 
 @pytest.mark.parametrize("epsilon", EPSILONS)
 def test_square_wave_with_ems_beats_binning_and_hierarchies_in_wasserstein(epsilon):
-    start = time.perf_counter()
     w1 = wasserstein_per_seed(epsilon)
     sw = w1["SW + EMS"]
     for label, other in w1.items():
@@ -75,4 +73,3 @@ def test_square_wave_with_ems_beats_binning_and_hierarchies_in_wasserstein(epsil
         se = diff.std(ddof=1) / np.sqrt(SEEDS)
         assert diff.mean() > 2 * se, (epsilon, label, sw.mean(), other.mean(), se)
         assert other.mean() > 1.15 * sw.mean(), (epsilon, label, sw.mean(), other.mean())
-    assert time.perf_counter() - start < 10.0

@@ -5,7 +5,6 @@ are tested in tests/maths/test_trees.py.)"""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -181,15 +180,11 @@ def test_determinism_with_a_seed():
             np.testing.assert_array_equal(a, b)
 
 
-def test_hh_admm_at_d_1024_takes_under_a_second():
+def test_hh_admm_at_d_1024_is_a_distribution():
+    """(Its wall time, target ≤ 1 s, is a row of benchmarks/bench_numerical.py, table 4.)"""
     m = HierarchicalHistogram(1.0, 1024)
     counts = beta_counts(1024, 1_000_000, np.random.default_rng(1))
-    rng = np.random.default_rng(2)
-    run(m, counts, rng)  # warm-up
-    start = time.perf_counter()
-    est = run(m, counts, rng)
-    elapsed = time.perf_counter() - start
-    assert elapsed <= 1.0, elapsed
+    est = run(m, counts, np.random.default_rng(2))
     assert np.all(est >= 0) and est.sum() == pytest.approx(1.0)
 
 
