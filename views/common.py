@@ -83,8 +83,13 @@ class MechanismControls:
         return _controls_of(self)
 
 
+@st.cache_data(show_spinner=False)
+def _reachable_epsilon_1(mechanism: str, epsilon: float) -> list[float]:
+    return choices.reachable_epsilon_1(mechanism, epsilon, EPS_GRID)
+
+
 def _epsilon_1_fields(mechanism: str, epsilon: float) -> dict[str, Any]:
-    options = choices.reachable_epsilon_1(mechanism, epsilon, EPS_GRID)
+    options = _reachable_epsilon_1(mechanism, epsilon)
     return {"options": options, "default": choices.closest(options, epsilon / 2)}
 
 
@@ -110,7 +115,7 @@ def mechanism_picker(c: MechanismControls, container: Any = st) -> tuple[str, fl
     epsilon = float(render(c.epsilon, container))
     container.caption("◀ more private · · · more accurate ▶")
     epsilon_1 = None
-    if c.epsilon_1 is not None and choices.reachable_epsilon_1(name, epsilon, EPS_GRID):
+    if c.epsilon_1 is not None and _reachable_epsilon_1(name, epsilon):
         epsilon_1 = float(render(c.epsilon_1, container, mechanism=name, epsilon=epsilon))
     # no reachable ε1: the library's own message explains it where the mechanism is built
     return name, epsilon, choices.mechanism_parameters(name, epsilon, epsilon_1)

@@ -15,9 +15,9 @@ they show (``format_func``) in the URL, so labels are kept short. Streamlit igno
 
 What Streamlit does not validate: an integer number input given a number too large for an integer
 (``users=1e400``, ``seed=Infinity``) raises OverflowError while the widget is built. :func:`render` therefore
-checks a numeric control's URL value against the declaration first and refuses one that is not a finite
-number within the control's (possibly data-dependent) bounds, with a message; the widget then starts from its
-default.
+checks a numeric control's URL value against the declaration before the URL seeds the widget (the widget has no
+value yet in this session) and refuses one that is not a finite number within the control's (possibly
+data-dependent) bounds, with a message; the widget then starts from its default.
 
 Bounds, options or a default that depend on data (k ≤ d, a column's range, the ε1 a longitudinal mechanism
 can reach) are declared by ``depends``: a function of named data that returns the fields it fills in; the
@@ -107,6 +107,8 @@ class Control:
 
     def widget_arguments(self) -> dict[str, Any]:
         """The keyword arguments of the matching ``st.<kind>`` call (besides key, help and the bindings)."""
+        if self.default is None and self.kind in (*NUMERIC, "select_slider", "selectbox", "radio"):
+            raise ValueError(f"{self.key}: a {self.kind} needs a default (declared, or from its data)")
         if self.kind in NUMERIC:
             out = {"min_value": self.min_value, "max_value": self.max_value, "value": self.default,
                    "step": self.step, "format": self.format}
@@ -138,11 +140,15 @@ def render(control: Control, container: Any = st, *, disabled: bool = False, **d
     sidebar, a column)."""
     spec = control.at(**data)
     bind: str | None = "query-params"
-    reason = spec.refusal(st.query_params.get_all(spec.key))
-    if reason is not None:
-        container.warning(reason)
-        del st.query_params[spec.key]  # out of the URL; not bound yet, since this run is the first to see it
-        bind = None  # this run only: the widget starts from its default rather than the URL's value
+    # The URL seeds a widget that has no value yet in this session (a page opened from a link); afterwards the
+    # widget's own value wins over the URL, which Streamlit keeps in step (and then resets a value that new
+    # bounds exclude to the default itself).
+    if spec.key not in st.session_state:
+        reason = spec.refusal(st.query_params.get_all(spec.key))
+        if reason is not None:
+            container.warning(reason)
+            del st.query_params[spec.key]  # out of the URL; not bound yet, since the widget has no value yet
+            bind = None  # this run only: the widget starts from its default rather than the URL's value
     if control.follows_data:
         _follow_default(spec)
     widget = getattr(container, spec.kind)

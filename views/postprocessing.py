@@ -142,14 +142,16 @@ def _controls() -> dict[str, Any]:
         trials = int(render(TRIALS))
         engine = render(ENGINE)
         seed = int(render(SEED))
-        with common.friendly_errors("this mechanism"):
-            ldp.get_mechanism(mech, eps, data.d, **params)  # validates before the timing and the run
-            counts = lab.draw_population(np.asarray(data.counts), users, seed)
-            applicable = tuple(choices.estimators_for(mech))
-            timing = _timing(mech, eps, tuple(sorted(params.items())), counts, applicable, seed)
-        # Every estimator, unless the first run would then take more than ~WARN_S s: the slowest (IBU with its
-        # paper defaults) are then left out of the default (the page says so below).
-        kept, left_out = cost.preselect(timing, n=users, d=data.d, trials=trials, engine=engine, limit=WARN_S)
+        estimators_slot = st.container()
+    with common.friendly_errors("this mechanism"):  # in the main area
+        ldp.get_mechanism(mech, eps, data.d, **params)  # validates before the timing and the run
+        counts = lab.draw_population(np.asarray(data.counts), users, seed)
+        applicable = tuple(choices.estimators_for(mech))
+        timing = _timing(mech, eps, tuple(sorted(params.items())), counts, applicable, seed)
+    # Every estimator, unless the first run would then take more than ~WARN_S s: the slowest (IBU with its paper
+    # defaults) are then left out of the default (the page says so).
+    kept, left_out = cost.preselect(timing, n=users, d=data.d, trials=trials, engine=engine, limit=WARN_S)
+    with estimators_slot:
         estimators = list(render(ESTIMATORS, mechanism=mech, preselected=kept))
     return {"data": data, "mech": mech, "eps": eps, "params": params, "users": users, "estimators": estimators,
             "trials": trials, "engine": engine, "seed": seed, "counts": counts, "timing": timing,

@@ -217,6 +217,19 @@ def test_hostile_numbers_are_refused_with_a_message(query, key, expected):
     assert not at.exception and not any("The link's value" in w.value for w in at.warning)
 
 
+def test_a_url_value_that_new_data_makes_invalid_is_reset_not_refused():
+    """After the first run the widget's own value wins over the URL: when new data shrink a bound below the value
+    the URL still holds (k = 50, then a column of 3 values), Streamlit resets the widget to its default."""
+    at = open_page("playground")
+    widgets(at)["topk"].set_value(50)
+    at.run()
+    at.query_params["topk"] = "50"  # what the browser's URL now holds
+    widgets(at)["data_column"].set_value("origin")
+    at.run()
+    assert not at.exception and not at.error
+    assert widgets(at)["topk"].value == 3 and not any("The link's value" in w.value for w in at.warning)
+
+
 @pytest.mark.parametrize("query", [
     {"eps": "NaN"}, {"eps": "0.7"}, {"mech": "nope"}, {"est": ["nope"]}, {"conf": "1e400"}, {"whole": "yes"},
     {"data_sample": "Infinity"}, {"data_bins": "1e400"},
@@ -281,6 +294,10 @@ def test_a_control_is_declared_once_and_checks_itself():
     assert Control("m", "selectbox", "M", "b", options=["a", "b"]).refusal(["nope"]) is None  # Streamlit's job
     with pytest.raises(TypeError):
         users.at(d=4)
+    with pytest.raises(ValueError, match="needs a default"):
+        k.widget_arguments()  # its default comes from the data: k.at(d=…)
+    assert k.at(d=4).widget_arguments() == {"min_value": 1, "max_value": 4, "value": 4}
+    assert Control("s", "multiselect", "S", options=["a"]).widget_arguments() == {"options": ["a"], "default": []}
 
 
 # --------------------------------------------------------------------------- pages: wiring and text only
