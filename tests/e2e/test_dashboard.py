@@ -75,14 +75,13 @@ def test_playground_loads_with_charts(page, server):
     screenshot(page, "playground_default")
 
 
-def test_changing_epsilon_redraws_the_chart(page, server):
-    open_page(page, server)
-    wait_for_charts(page)
-    slider = epsilon_slider(page)
-    eps_before = slider_text(slider)
+def step_epsilon_down(page) -> str:
+    """Move the ε slider one step down the log grid with the keyboard, wait for the redrawn charts; the new ε."""
+    eps_before = slider_text(epsilon_slider(page))
     charts_before = chart_signatures(page)
 
     def move_left():
+        slider = epsilon_slider(page)
         slider.focus()
         page.keyboard.press("ArrowLeft")  # one step down the log grid: a smaller ε
 
@@ -94,6 +93,13 @@ def test_changing_epsilon_redraws_the_chart(page, server):
     assert float(eps_after) < float(eps_before)
     assert chart_signatures(page) != charts_before
     assert_clean(page, f"Playground after ε {eps_before} → {eps_after}")
+    return eps_after
+
+
+def test_changing_epsilon_redraws_the_chart(page, server):
+    open_page(page, server)
+    wait_for_charts(page)
+    step_epsilon_down(page)
 
 
 def _write_csv(path) -> None:
@@ -198,19 +204,7 @@ def test_settings_live_in_the_url_and_a_copied_link_reopens_them(page, browser, 
     wait_for_charts(page)
     assert_clean(page, "Playground from a link")
     assert page.get_by_role("spinbutton", name="Number of users n").input_value() == "5000"
-    before = chart_signatures(page)
-    eps_before = slider_text(epsilon_slider(page))
-
-    def move_left():
-        slider = epsilon_slider(page)
-        slider.focus()
-        page.keyboard.press("ArrowLeft")
-
-    rerun(page, move_left)
-    wait_for_chart_change(page, before)
-    wait_idle(page)
-    eps = slider_text(epsilon_slider(page))
-    assert eps != eps_before
+    eps = step_epsilon_down(page)
     page.wait_for_function("(e) => new URLSearchParams(location.search).get('eps') === e", arg=eps)
     query = page.evaluate("() => location.search")
     assert "mech=GRR" in query and "users=5000" in query, query
@@ -230,17 +224,7 @@ def test_settings_live_in_the_url_and_a_copied_link_reopens_them(page, browser, 
 def test_settings_survive_a_trip_to_another_page(page, server):
     open_page(page, server)
     wait_for_charts(page)
-    before = chart_signatures(page)
-
-    def move_left():
-        slider = epsilon_slider(page)
-        slider.focus()
-        page.keyboard.press("ArrowLeft")
-
-    rerun(page, move_left)
-    wait_for_chart_change(page, before)
-    wait_idle(page)
-    eps = slider_text(epsilon_slider(page))
+    eps = step_epsilon_down(page)
     for path, title in (("learn", PAGES["learn"]), ("playground", PAGES["playground"])):
         page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
         wait_for_path(page, "" if path == "playground" else path)
