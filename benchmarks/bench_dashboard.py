@@ -25,7 +25,6 @@ Nothing here asserts: the table shows each target and PASS/FAIL for a human to r
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -42,13 +41,15 @@ COLD_TARGET_S = 3.0
 EPS_TARGET_P95_S = 1.0
 SWEEP_TARGET_S = 10.0
 
+# URL values as Streamlit writes them for bound widgets: numbers, and the label a selection shows.
 PLAYGROUND_QUERY = {
     "data_source": "Synthetic", "data_synthetic": "zipf", "data_d": 1024, "users": 1_000_000, "engine": "fast",
-    "est": ["mi", "norm-sub", "base-pos"], "eps": 1.0, "mech": "oue", "seed": 0,
+    "est": ["MI (Base)", "Norm-Sub", "Base-Pos"], "eps": 1.0, "mech": "OUE", "seed": 0,
 }
 TRADEOFF_QUERY = {
-    "to_mechs": ["grr", "oue", "olh", "ss"], "to_est": ["mi"], "to_axis": "epsilon", "to_eps_lo": 0.1,
-    "to_eps_hi": 10.0, "to_eps_points": 10, "to_trials": 20, "to_engine": "fast", "to_users": 100_000,
+    "to_mechs": ["GRR (k-RR)", "OUE", "OLH", "SS (subset selection)"], "to_est": ["MI (Base)"],
+    "to_axis": "ε (privacy budget)", "to_eps_lo": 0.1, "to_eps_hi": 10.0, "to_eps_points": 10, "to_trials": 20,
+    "to_engine": "fast", "to_users": 100_000,
 }
 
 
@@ -57,8 +58,8 @@ def log(message: str) -> None:
 
 
 def query(params: dict) -> str:
-    """The app's own URL encoding (views/common.write_to_url): every value JSON, a list as one JSON array."""
-    return urllib.parse.urlencode({key: json.dumps(value) for key, value in params.items()})
+    """The URL of these settings (bind="query-params"): one parameter per value, a list as repeated parameters."""
+    return urllib.parse.urlencode(params, doseq=True)
 
 
 def percentile(values: list[float], q: float) -> float:

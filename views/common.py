@@ -1,12 +1,13 @@
-"""Widgets and layout helpers shared by the pages. Streamlit only: every computation is a call
-into ``ldp`` (maths) or ``ldp.viz`` (figures)."""
+"""What the pages share: the controls every page declares with its own key prefix (the dataset, the mechanism
+and ε, the estimators, the engine, the seed), the dataset picker that draws the dataset's controls, error
+handling and output. Streamlit only: every computation is a call into ``ldp``."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -14,114 +15,266 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.data import (
-    SUPPORTED_EXTENSIONS,
-    bucketize,
-    encode_categorical,
-    get_column,
-    list_samples,
-    load_sample,
-    load_table_bytes,
-)
-from ldp.data.synthetic import SYNTHETIC, generate, true_distribution
+from ldp.data import SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
+from ldp.data.synthetic import SYNTHETIC
+from ldp.studies import choices, datasets
+from ldp.studies.datasets import Dataset
+from views.controls import Control, render
 
-# ε values offered by the ε control: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
+__all__ = ["EPS_GRID", "DataControls", "Dataset", "MechanismControls", "data_controls", "data_section",
+           "dataset_picker", "download_buttons", "engine_control", "epsilon_control", "estimator_control",
+           "friendly_errors", "mechanism_controls", "mechanism_picker", "seed_control", "show_figure"]
+
+# ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
 EPS_GRID: list[float] = sorted({float(f"{x:.2g}") for x in np.geomspace(0.05, 10, 60)} | {0.5, 1.0, 2.0, 4.0})
 UPLOAD_LIMIT_MB = 50
-MAX_CATEGORIES = 5000
+SOURCES = ["Sample data", "Synthetic", "Upload"]
+KINDS = ["numerical", "categorical"]
+ENGINE_HELP = ("fast samples the aggregated support counts directly (cost O(d) per collection whatever n); exact "
+               "randomizes every user's report (cost O(n·d)). Same seed, same distribution of results.")
+
+
+# --------------------------------------------------------------------------- shared controls
+def _controls_of(group: Any) -> Iterator[Control]:
+    """The controls of a group of controls, in declaration order."""
+    return (value for f in fields(group) if isinstance(value := getattr(group, f.name), Control))
+
+
+def engine_control(key: str) -> Control:
+    return Control(key, "radio", "Engine", "fast", options=["fast", "exact"], horizontal=True, help=ENGINE_HELP)
+
+
+def seed_control(key: str) -> Control:
+    return Control(key, "number_input", "Seed", 0, min_value=0, max_value=2**31 - 1, step=1,
+                   help="Same seed and settings → same result.")
+
+
+def epsilon_control(key: str, label: str = "Privacy budget ε", default: float = 1.0) -> Control:
+    """ε from 0.05 to 10 on a log grid (finer steps at small ε)."""
+    return Control(key, "select_slider", label, default, options=EPS_GRID,
+                   help="Smaller ε = stronger privacy (more noise); larger ε = more accuracy. Steps are finer at "
+                        "small ε.")
+
+
+def _estimator_fields(default: Sequence[str]) -> Any:
+    def fields(mechanism: str | None = None, preselected: Sequence[str] | None = None) -> dict[str, Any]:
+        options = choices.estimators_for(mechanism)
+        return {"options": options, "default": [e for e in (preselected or default) if e in options]}
+    return fields
+
+
+def estimator_control(key: str, default: Sequence[str] = ("mi", "norm-sub")) -> Control:
+    """The frequency estimators to compare; with ``mechanism=`` at render, those that apply to it, and with
+    ``preselected=`` a computed default."""
+    return Control(key, "multiselect", "Estimators / post-processing",
+                   format_func=lambda e: ldp.ESTIMATORS.get(e).display_name, depends=_estimator_fields(default),
+                   help="Every estimator runs on the same simulated reports, so their errors compare like for like.")
 
 
 @dataclass(frozen=True)
-class Dataset:
-    """The population a page works on: users per value plus how to show the values."""
+class MechanismControls:
+    """A frequency oracle, its ε and, for a longitudinal one, ε1 (one report) below ε = ε∞."""
 
-    counts: np.ndarray
-    labels: list[str]
-    name: str
-    kind: str = "categorical"  # or "numerical"
-    edges: np.ndarray | None = None
-    unit: str = ""
-    description: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    mechanism: Control
+    epsilon: Control
+    epsilon_1: Control | None
 
-    @property
-    def d(self) -> int:
-        return len(self.labels)
-
-    @property
-    def rows(self) -> int:
-        return int(self.counts.sum())
-
-    @property
-    def frequencies(self) -> np.ndarray:
-        return self.counts / self.counts.sum()
-
-    def axis_title(self) -> str:
-        return f"{self.name} ({self.unit})" if self.unit else self.name
+    def __iter__(self) -> Iterator[Control]:
+        return _controls_of(self)
 
 
-# --------------------------------------------------------------------------- query parameters
-def restore_from_url(keys: Sequence[str]) -> None:
-    """Once per session, seed widget state from the URL's query parameters (shareable links)."""
-    flag = "_restored_" + ",".join(keys)
-    # Re-assigning keeps widget values alive across a run in which their widgets were not drawn (e.g. while
-    # the upload picker waits for a file and stops the script): otherwise Streamlit forgets them and the
-    # browser sends back the widgets' defaults.
-    for key in keys:
-        if key in st.session_state:
-            st.session_state[key] = st.session_state[key]
-    if st.session_state.get(flag):
-        return
-    st.session_state[flag] = True
-    for key in keys:
-        if key in st.query_params and key not in st.session_state:
-            raw = st.query_params.get_all(key)
-            try:
-                value = json.loads(raw[0]) if len(raw) == 1 else [json.loads(r) for r in raw]
-            except (ValueError, TypeError):
-                value = raw[0] if len(raw) == 1 else raw
-            st.session_state[key] = value
+@st.cache_data(show_spinner=False)
+def _reachable_epsilon_1(mechanism: str, epsilon: float) -> list[float]:
+    return choices.reachable_epsilon_1(mechanism, epsilon, EPS_GRID)
 
 
-def write_to_url(keys: Sequence[str]) -> None:
-    """Mirror the current widget values into the URL so a copied link reopens the same view."""
-    params: dict[str, Any] = {}
-    for key in keys:
-        if key in st.session_state:
-            value = st.session_state[key]
-            if isinstance(value, (list, tuple)):
-                params[key] = json.dumps(list(value))  # one JSON array, so one-element lists stay lists
-            elif isinstance(value, (str, int, float, bool)) or value is None:
-                params[key] = json.dumps(value)
-    if params:
-        st.query_params.from_dict(params)
+def _epsilon_1_fields(mechanism: str, epsilon: float) -> dict[str, Any]:
+    options = _reachable_epsilon_1(mechanism, epsilon)
+    return {"options": options, "default": choices.closest(options, epsilon / 2)}
 
 
-def coerce_state(key: str, cast: Any, ok: Any = lambda v: True) -> None:
-    """Make a value restored from a (possibly hand-edited) URL acceptable to its widget: cast it, and drop
-    it (so the widget's default applies) when it cannot be cast or fails ``ok``."""
-    ss = st.session_state
-    if key not in ss:
-        return
-    try:
-        value = cast(ss[key])
-        if not ok(value):
-            raise ValueError
-    except (TypeError, ValueError):
-        del ss[key]
-        return
-    if value != ss[key] or type(value) is not type(ss[key]):
-        ss[key] = value
+def mechanism_controls(prefix: str, *, eps_key: str, default: str = "oue",
+                       collections: Sequence[str] = ("one-time", "longitudinal")) -> MechanismControls:
+    """Keys ``prefix`` (the mechanism), ``eps_key`` (ε) and ``prefix_eps1`` (ε1 of longitudinal mechanisms)."""
+    names = choices.frequency_oracles(collections)
+    mechanism = Control(prefix, "selectbox", "Mechanism", default, options=names,
+                        format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
+                        help="One-time mechanisms first, then longitudinal ones (memoized, for repeated reports).")
+    epsilon_1 = None
+    if "longitudinal" in collections:
+        epsilon_1 = Control(f"{prefix}_eps1", "select_slider", "ε1 (one report; ε above is ε∞ of the memoized "
+                            "value)", depends=_epsilon_1_fields)
+    return MechanismControls(mechanism, epsilon_control(eps_key), epsilon_1)
 
 
-def config_of(keys: Sequence[str]) -> dict[str, Any]:
-    """The page's configuration as plain JSON data (for the 'download configuration' button)."""
-    out = {}
-    for key in keys:
-        value = st.session_state.get(key)
-        if isinstance(value, (str, int, float, bool, list)) or value is None:
-            out[key] = value
-    return out
+def mechanism_picker(c: MechanismControls, container: Any = st) -> tuple[str, float, dict[str, Any]]:
+    """Draw the mechanism, ε and (longitudinal mechanisms) ε1 controls: (mechanism, ε, its parameters)."""
+    name = render(c.mechanism, container)
+    cls = ldp.MECHANISMS.get(name)
+    container.caption(f"{cls.collection.capitalize()} · {cls.description}. _{cls.paper}_")
+    epsilon = float(render(c.epsilon, container))
+    container.caption("◀ more private · · · more accurate ▶")
+    epsilon_1 = None
+    if c.epsilon_1 is not None and _reachable_epsilon_1(name, epsilon):
+        epsilon_1 = float(render(c.epsilon_1, container, mechanism=name, epsilon=epsilon))
+    # no reachable ε1: the library's own message explains it where the mechanism is built
+    return name, epsilon, choices.mechanism_parameters(name, epsilon, epsilon_1)
+
+
+# --------------------------------------------------------------------------- the dataset
+@dataclass(frozen=True)
+class DataControls:
+    """The dataset picker's controls: the source, then a bundled sample's column (numerical columns: bins and
+    range), a synthetic family (d, Zipf's exponent), or an uploaded file's column and how to treat it."""
+
+    source: Control
+    sample: Control
+    column: Control
+    bins: Control
+    lo: Control
+    hi: Control
+    synthetic: Control
+    d: Control
+    zipf_s: Control
+    upload_column: Control
+    upload_kind: Control
+    upload_key: str
+
+    def __iter__(self) -> Iterator[Control]:
+        return _controls_of(self)
+
+
+def _column_fields(default_column: str) -> Any:
+    def fields(sample: str) -> dict[str, Any]:
+        info = next(s for s in list_samples() if s["name"] == sample)
+        columns = [c["name"] for c in info["columns"]]
+        return {"options": columns, "default": default_column if default_column in columns else info["default_column"]}
+    return fields
+
+
+def _range_fields(end: int) -> Any:
+    def fields(natural: tuple[float, float]) -> dict[str, Any]:
+        lo, hi = (float(v) for v in natural)
+        span = hi - lo or 1.0  # from and to may go one span beyond the data's own range
+        return {"default": (lo, hi)[end], "min_value": lo - span, "max_value": hi + span}
+    return fields
+
+
+def data_controls(prefix: str, *, default_sample: str = "flights", default_column: str = "dest",
+                  upload: bool = True) -> DataControls:
+    """The dataset controls with keys ``prefix_source``, ``prefix_sample``, …"""
+    return DataControls(
+        source=Control(f"{prefix}_source", "radio", "Dataset", "Sample data",
+                       options=SOURCES if upload else SOURCES[:2], horizontal=True),
+        sample=Control(f"{prefix}_sample", "selectbox", "Sample", default_sample,
+                       options=[s["name"] for s in list_samples()], help="Bundled real data (NYC flights 2013)."),
+        column=Control(f"{prefix}_column", "selectbox", "Column", depends=_column_fields(default_column)),
+        bins=Control(f"{prefix}_bins", "slider", "Bins", 48, min_value=2, max_value=512,
+                     help="The numerical column is bucketized into this many equal-width bins."),
+        lo=Control(f"{prefix}_lo", "number_input", "from", format="%.4g", depends=_range_fields(0),
+                   follows_data=True),
+        hi=Control(f"{prefix}_hi", "number_input", "to", format="%.4g", depends=_range_fields(1),
+                   follows_data=True),
+        synthetic=Control(f"{prefix}_synthetic", "selectbox", "Distribution", "zipf", options=list(SYNTHETIC)),
+        d=Control(f"{prefix}_d", "slider", "Domain size d", 100, min_value=2, max_value=2048),
+        zipf_s=Control(f"{prefix}_zipf_s", "slider", "Zipf exponent s", 1.5, min_value=0.1, max_value=3.0,
+                       step=0.1),
+        upload_column=Control(f"{prefix}_upcol", "selectbox", "Column",
+                              depends=lambda columns: {"options": columns, "default": columns[0]}),
+        upload_kind=Control(f"{prefix}_upkind", "radio", "Treat as", options=KINDS, horizontal=True,
+                            depends=lambda guess: {"default": guess}, follows_data=True),
+        upload_key=f"{prefix}_upload",
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _sample_dataset(sample: str, column: str, bins: int, value_range: tuple[float, float] | None) -> Dataset:
+    return datasets.sample_dataset(sample, column, bins, value_range)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _column_range(sample: str, column: str) -> tuple[float, float]:
+    return datasets.column_range(sample, column)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _synthetic_dataset(name: str, d: int, s: float | None) -> Dataset:
+    return datasets.synthetic_dataset(name, d, s)
+
+
+def _bins_and_range(c: DataControls, container: Any, natural: tuple[float, float]) -> tuple[int, tuple[float, float]]:
+    bins = int(render(c.bins, container))
+    c1, c2 = container.columns(2)
+    lo = float(render(c.lo, c1, natural=natural))
+    hi = float(render(c.hi, c2, natural=natural))
+    if hi <= lo:
+        raise ldp.LDPError(f"the range must have 'to' > 'from' (got {lo:g} to {hi:g}); widen the range")
+    return bins, (lo, hi)
+
+
+def dataset_picker(c: DataControls, container: Any = st) -> Dataset:
+    """Bundled sample data, a synthetic distribution, or an upload (CSV or Parquet) with a column picker; the
+    bucketization's warnings (more bins than distinct values) are shown under it."""
+    source = render(c.source, container)
+    if source == "Sample data":
+        sample = render(c.sample, container)
+        column = render(c.column, container, sample=sample)
+        if datasets.sample_column_info(sample, column)["kind"] == "numerical":
+            bins, value_range = _bins_and_range(c, container, _column_range(sample, column))
+            data = _sample_dataset(sample, column, bins, value_range)
+        else:
+            data = _sample_dataset(sample, column, 0, None)
+    elif source == "Synthetic":
+        name = render(c.synthetic, container)
+        d = int(render(c.d, container))
+        s = float(render(c.zipf_s, container)) if name == "zipf" else None
+        data = _synthetic_dataset(name, d, s)
+    else:
+        data = _upload_picker(c, container)
+    for warning in data.warnings:
+        container.warning(f"Bins: {warning}.")
+    return data
+
+
+def data_section(c: DataControls, what: str = "this dataset") -> Dataset:
+    """The sidebar's "Data" section: the dataset picker, what the data is and what its encoding did."""
+    st.header("Data")
+    with friendly_errors(what):
+        data = dataset_picker(c)
+    size = f"{data.d:,} {'bins' if data.numerical else 'values'}"
+    st.caption(f"{data.description} · {size}" + ("" if data.origin == "synthetic" else f" · {data.rows:,} rows"))
+    for note in data.notes:
+        st.caption(note)
+    return data
+
+
+def _upload_picker(c: DataControls, container: Any) -> Dataset:
+    exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS})
+    up = container.file_uploader(f"CSV or Parquet file (≤ {UPLOAD_LIMIT_MB} MB)", type=exts, key=c.upload_key)
+    if up is None:
+        container.info("Upload a file to use it, or pick sample data.")
+        st.stop()
+    raw = up.getvalue()
+    if len(raw) > UPLOAD_LIMIT_MB * 1024 * 1024:
+        raise ldp.LDPError(f"the file is larger than {UPLOAD_LIMIT_MB} MB; upload a smaller extract")
+    # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another.
+    cache = st.session_state.setdefault("_uploads", {})
+    signature = (up.name, len(raw), hash(raw))
+    if signature not in cache:
+        cache.clear()
+        cache[signature] = load_table_bytes(raw, up.name)
+    table = cache[signature]
+    column = render(c.upload_column, container, columns=datasets.usable_columns(table))
+    series = get_column(table, column)
+    kind = render(c.upload_kind, container, guess=datasets.guess_kind(series))
+    source = f"uploaded file {up.name}"
+    if kind == "numerical":
+        bins, value_range = _bins_and_range(c, container, datasets.data_range(series))
+        return datasets.table_dataset(table, column, kind, bins=bins, value_range=value_range, source=source)
+    data = datasets.table_dataset(table, column, kind, source=source)
+    with container.expander(f"Domain preview ({data.d} values)"):
+        st.dataframe(pd.DataFrame({"value": data.labels, "rows": data.counts}), hide_index=True)
+    return data
 
 
 # --------------------------------------------------------------------------- errors
@@ -137,238 +290,6 @@ def friendly_errors(what: str = "this configuration") -> Iterator[None]:
         st.error("This configuration needs more memory than the server has: use the fast engine, "
                  "fewer users or a smaller domain.")
         st.stop()
-
-
-# --------------------------------------------------------------------------- controls
-def epsilon_slider(key: str = "eps", *, label: str = "Privacy budget ε", default: float = 1.0,
-                   container: Any = st) -> float:
-    """ε from 0.05 to 10 on a log grid; says which end is more private."""
-    if key in st.session_state and st.session_state[key] not in EPS_GRID:
-        st.session_state[key] = min(EPS_GRID, key=lambda e: abs(e - float(st.session_state[key])))
-    st.session_state.setdefault(key, default)
-    value = container.select_slider(
-        label, options=EPS_GRID, key=key,
-        help="Smaller ε = stronger privacy (more noise); larger ε = more accuracy. Steps are finer at small ε.")
-    container.caption("◀ more private · · · more accurate ▶")
-    return float(value)
-
-
-def mechanism_picker(key: str = "mech", *, container: Any = st, default: str = "oue",
-                     allow_she: bool = True, collections: Sequence[str] = ("one-time", "longitudinal")) -> str:
-    """A frequency oracle from the registry, grouped by collection (one-time, longitudinal), with its one-line
-    explanation."""
-    options = [cls.name for collection in collections for cls in ldp.mechanisms_of("frequency")
-               if cls.collection == collection and (cls.pure or allow_she)]
-    if key in st.session_state and st.session_state[key] not in options:
-        del st.session_state[key]
-
-    def fmt(name: str) -> str:
-        cls = ldp.MECHANISMS.get(name)
-        return f"{cls.collection.capitalize()} · {cls.display_name}"
-
-    st.session_state.setdefault(key, default)
-    name = container.selectbox("Mechanism", options, key=key, format_func=fmt)
-    cls = ldp.MECHANISMS.get(name)
-    container.caption(f"{cls.description}. _{cls.paper}_")
-    return name
-
-
-def mechanism_params(name: str, epsilon: float, key: str = "mech", container: Any = st) -> dict[str, Any]:
-    """Widgets for a mechanism's own parameters (ε1 for longitudinal ones; g, ω, θ are derived)."""
-    cls = ldp.MECHANISMS.get(name)
-    params: dict[str, Any] = {}
-    if cls.collection == "longitudinal":
-        options = _reachable_epsilon_1(name, epsilon)
-        if not options:  # nothing reachable: the library's own message explains it where the mechanism is built
-            return {"epsilon_1": epsilon / 2}
-        k = f"{key}_eps1"
-        if k in st.session_state and st.session_state[k] not in options:
-            st.session_state[k] = min(options, key=lambda e: abs(e - float(st.session_state[k])))
-        st.session_state.setdefault(k, min(options, key=lambda e: abs(e - epsilon / 2)))
-        params["epsilon_1"] = float(container.select_slider(
-            "ε1 (one report; ε above is ε∞ of the memoized value)", options=options, key=k))
-    return params
-
-
-@st.cache_data(show_spinner=False)
-def _reachable_epsilon_1(name: str, epsilon: float) -> list[float]:
-    """The ε1 values of the grid below ε∞ that this longitudinal mechanism can actually reach."""
-    out = []
-    for e1 in [e for e in EPS_GRID if e < epsilon] or [epsilon / 2]:
-        try:
-            ldp.get_mechanism(name, epsilon, 8, epsilon_1=e1)
-        except ldp.LDPError:
-            continue
-        out.append(e1)
-    return out
-
-
-def estimator_picker(key: str = "est", *, container: Any = st, default: Sequence[str] = ("mi", "norm-sub"),
-                     mechanism: str | None = None) -> list[str]:
-    names = [e.name for e in ldp.ESTIMATORS if "frequency" in e.kinds]
-    if mechanism is not None:
-        cls = ldp.MECHANISMS.get(mechanism)
-        names = [e.name for e in ldp.ESTIMATORS if "frequency" in e.kinds and (cls.pure or not e.requires_pure)]
-    if key in st.session_state:
-        st.session_state[key] = [e for e in st.session_state[key] if e in names]
-    st.session_state.setdefault(key, [e for e in default if e in names])
-    chosen = container.multiselect(
-        "Estimators / post-processing", names, key=key,
-        format_func=lambda e: ldp.ESTIMATORS.get(e).display_name,
-        help="Every estimator runs on the same simulated reports, so their errors compare like for like.")
-    return list(chosen)
-
-
-# --------------------------------------------------------------------------- data
-@st.cache_data(show_spinner=False, max_entries=64)
-def _sample_column(sample: str, column: str, buckets: int, lo: float | None, hi: float | None) -> dict:
-    meta = next(s for s in list_samples() if s["name"] == sample)
-    col = next(c for c in meta["columns"] if c["name"] == column)
-    series = get_column(load_sample(sample), column)
-    if col["kind"] == "numerical":
-        rng = (lo, hi) if lo is not None and hi is not None else (tuple(col["range"]) if "range" in col else None)
-        enc = bucketize(series, buckets, value_range=rng, out_of_range="clip", name=column)
-    else:
-        enc = encode_categorical(series, name=column)
-    return {"counts": enc.true_counts(), "labels": list(enc.labels), "kind": enc.kind, "edges": enc.edges,
-            "unit": col.get("unit", ""), "description": col.get("description", ""), "dropped": enc.dropped,
-            "clipped": enc.clipped}
-
-
-def _numeric_controls(key: str, container: Any, series: pd.Series | None, default_bins: int = 48,
-                      natural: tuple[float, float] | None = None,
-                      range_key: str = "") -> tuple[int, float | None, float | None]:
-    st.session_state.setdefault(f"{key}_bins", default_bins)
-    bins = container.slider("Bins", 2, 512, key=f"{key}_bins",
-                            help="The numerical column is bucketized into this many equal-width bins.")
-    lo_hi = natural
-    if series is not None:
-        vals = pd.to_numeric(series, errors="coerce").dropna()
-        if len(vals):
-            lo_hi = (float(vals.min()), float(vals.max()))
-    if lo_hi is None:
-        return bins, None, None
-    c1, c2 = container.columns(2)
-    rk = key  # fixed keys (shareable in the URL); reset to the natural range when the column changes
-    owner = f"{key}_range_of"
-    if st.session_state.get(owner) not in (None, range_key) or f"{rk}_lo" not in st.session_state:
-        st.session_state[f"{rk}_lo"] = float(lo_hi[0])
-        st.session_state[f"{rk}_hi"] = float(lo_hi[1])
-    st.session_state[owner] = range_key
-    lo = c1.number_input("from", key=f"{rk}_lo", format="%.4g")
-    hi = c2.number_input("to", key=f"{rk}_hi", format="%.4g")
-    if hi <= lo:
-        raise ldp.LDPError(f"the range must have 'to' > 'from' (got {lo:g} to {hi:g}); widen the range")
-    return bins, float(lo), float(hi)
-
-
-def dataset_picker(key: str = "data", *, container: Any = st, allow_upload: bool = True,
-                   default_sample: str = "flights", default_column: str = "dest") -> Dataset:
-    """Bundled sample data, a synthetic generator, or an upload (CSV or Parquet) with a column picker."""
-    sources = ["Sample data", "Synthetic", "Upload"] if allow_upload else ["Sample data", "Synthetic"]
-    source = container.radio("Dataset", sources, key=f"{key}_source", horizontal=True)
-    if source == "Sample data":
-        samples = list_samples()
-        names = [s["name"] for s in samples]
-        st.session_state.setdefault(f"{key}_sample", default_sample)
-        sample = container.selectbox("Sample", names, key=f"{key}_sample",
-                                     format_func=lambda s: next(x["title"] for x in samples if x["name"] == s))
-        info = next(s for s in samples if s["name"] == sample)
-        cols = [c["name"] for c in info["columns"]]
-        ck = f"{key}_column"
-        if ck in st.session_state and st.session_state[ck] not in cols:
-            del st.session_state[ck]
-        st.session_state.setdefault(ck, default_column if default_column in cols else info["default_column"])
-        kinds = {c["name"]: c["kind"] for c in info["columns"]}
-        column = container.selectbox("Column", cols, key=ck, format_func=lambda c: f"{c} ({kinds[c]})")
-        col = next(c for c in info["columns"] if c["name"] == column)
-        if col["kind"] == "numerical":
-            bins, lo, hi = _numeric_controls(key, container, None, natural=tuple(col["range"]) if "range" in col
-                                             else _natural_range(sample, column), range_key=f"{sample}_{column}")
-        else:
-            bins, lo, hi = 0, None, None
-        data = _sample_column(sample, column, bins or 2, lo, hi)
-        notes = []
-        if data["dropped"]:
-            notes.append(f"{data['dropped']:,} rows with a missing value were left out.")
-        if data["clipped"]:
-            notes.append(f"{data['clipped']:,} values outside the range were clipped into the end bins.")
-        return Dataset(counts=data["counts"], labels=data["labels"], name=column, kind=data["kind"],
-                       edges=data["edges"], unit=data["unit"], description=f"{info['title']}: {data['description']}",
-                       notes=tuple(notes))
-    if source == "Synthetic":
-        names = list(SYNTHETIC)
-        spec_name = container.selectbox("Distribution", names, key=f"{key}_synthetic",
-                                        format_func=lambda s: f"{s} — {SYNTHETIC[s][0]}")
-        st.session_state.setdefault(f"{key}_d", int(SYNTHETIC[spec_name][1].get("d", 100)))
-        d = container.slider("Domain size d", 2, 2048, key=f"{key}_d")
-        extra = ""
-        if spec_name == "zipf":
-            st.session_state.setdefault(f"{key}_zipf_s", 1.5)
-            s = container.slider("Zipf exponent s", 0.1, 3.0, step=0.1, key=f"{key}_zipf_s")
-            extra = f",s={s}"
-        spec = f"{spec_name}:d={d}{extra}"
-        freqs = true_distribution(spec)
-        enc = generate(spec, 2, np.random.default_rng(0))
-        counts = np.round(freqs * 1_000_000).astype(np.int64)
-        return Dataset(counts=np.maximum(counts, 0), labels=list(enc.labels), name=spec_name,
-                       kind=enc.kind, edges=enc.edges, description=SYNTHETIC[spec_name][0],
-                       notes=("Synthetic data: the population follows the exact distribution; users are drawn "
-                              "from it.",))
-    return _upload_picker(key, container)
-
-
-@st.cache_data(show_spinner=False)
-def _natural_range(sample: str, column: str) -> tuple[float, float]:
-    vals = pd.to_numeric(get_column(load_sample(sample), column), errors="coerce").dropna()
-    return float(vals.min()), float(vals.max())
-
-
-def _upload_picker(key: str, container: Any) -> Dataset:
-    exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS})
-    up = container.file_uploader(f"CSV or Parquet file (≤ {UPLOAD_LIMIT_MB} MB)", type=exts, key=f"{key}_upload")
-    if up is None:
-        container.info("Upload a file to use it, or pick sample data.")
-        st.stop()
-    raw = up.getvalue()
-    if len(raw) > UPLOAD_LIMIT_MB * 1024 * 1024:
-        raise ldp.LDPError(f"the file is larger than {UPLOAD_LIMIT_MB} MB; upload a smaller extract")
-    # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another.
-    cache = st.session_state.setdefault("_uploads", {})
-    sig = (up.name, len(raw), hash(raw))
-    if sig not in cache:
-        cache.clear()
-        cache[sig] = load_table_bytes(raw, up.name)
-    df = cache[sig]
-    usable = [c for c in df.columns if df[c].notna().sum() > 0]
-    if not usable:
-        raise ldp.LDPError("the file has no column with values; check that it has a header row and data")
-    column = container.selectbox("Column", usable, key=f"{key}_upcol")
-    series = get_column(df, column)
-    numeric = pd.to_numeric(series, errors="coerce")
-    is_num = numeric.notna().sum() == series.notna().sum() and series.nunique() > 20
-    kind = container.radio("Treat as", ["numerical", "categorical"], index=0 if is_num else 1,
-                           key=f"{key}_upkind_{column}", horizontal=True)
-    if kind == "numerical":
-        if numeric.notna().sum() < series.notna().sum():
-            raise ldp.LDPError(f"column '{column}' is not numeric; treat it as categorical or pick another column")
-        bins, lo, hi = _numeric_controls(key, container, series, range_key=f"up_{column}")
-        enc = bucketize(series, bins, value_range=(lo, hi) if lo is not None else None, out_of_range="clip",
-                        name=column)
-    else:
-        if series.nunique() > MAX_CATEGORIES:
-            raise ldp.LDPError(f"column '{column}' has {series.nunique():,} distinct values (more than "
-                             f"{MAX_CATEGORIES:,}); treat it as numerical or pick another column")
-        enc = encode_categorical(series, name=column)
-        with container.expander(f"Domain preview ({enc.d} values)"):
-            st.dataframe(pd.DataFrame({"value": enc.labels, "rows": enc.true_counts()}), hide_index=True)
-    notes = []
-    if enc.dropped:
-        notes.append(f"{enc.dropped:,} rows with a missing value were left out.")
-    if enc.clipped:
-        notes.append(f"{enc.clipped:,} values outside the range were clipped into the end bins.")
-    return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
-                   description=f"uploaded file {up.name}", notes=tuple(notes))
 
 
 # --------------------------------------------------------------------------- output

@@ -3,14 +3,15 @@ checked live on a mechanism's exact channel, Warner's randomized response with t
 one user's report under every mechanism, the channel matrix, the comparison table for the chosen ε
 and d, and answering several questions (split ε or partition users).
 
-Wiring only: the maths is in ``ldp.studies.lecture`` and the figures in ``ldp.viz.lecture``.
+Wiring and text only: the controls are declared below; the maths is in ``ldp.studies.lecture`` and the figures
+in ``ldp.viz.lecture``.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,48 +19,44 @@ import pandas as pd
 import streamlit as st
 
 import ldp
+from ldp.studies import choices
 from ldp.studies import lecture as teaching
 from ldp.viz import lecture as viz
 from views import common
+from views.controls import Control, render
 
-# Widget keys mirrored into the URL (shareable links).
-KEYS = ["learn_mech", "learn_eps", "learn_mech_eps1", "learn_d", "learn_w_n", "learn_w_yes", "learn_w_t",
-        "learn_w_seed", "learn_u_d", "learn_u_v", "learn_u_seed", "learn_hm_view", "learn_cmp_d", "learn_cmp_n",
-        "learn_q", "learn_q_n", "learn_q_seed"]
 MAX_HEATMAP_COLUMNS = 64  # a full channel with more outputs is drawn truncated (and says so)
 WARNER_CLASSES = 1000  # repeated classes for the spread of Warner's estimate
 SIM_TRIALS, SIM_D = 200, 32  # split-vs-partition simulation: collections and values per question
+VIEWS = {"Support probabilities": "Pr[report supports u | v], a d × d matrix",
+         "Full channel": "Pr[y | v] for every output y"}
+
+# --------------------------------------------------------------------------- controls (each stated once)
+MECH = common.mechanism_controls("learn_mech", eps_key="learn_eps", default="grr")
+D = Control("learn_d", "slider", "Domain size d (small: the channel is enumerated)", 4, min_value=2, max_value=8)
+W_N = Control("learn_w_n", "number_input", "People in the class", 100, min_value=2, max_value=100_000, step=10)
+W_YES = Control("learn_w_yes", "number_input", "…of whom truly 'yes'", min_value=0, step=1,
+                depends=lambda n: {"max_value": n, "default": min(80, n)})
+W_T = Control("learn_w_t", "slider", "Truth coin: Pr[heads]", 0.5, min_value=0.05, max_value=0.95, step=0.05,
+              help="Probability of answering truthfully; the lecture uses 0.5")
+W_SEED = common.seed_control("learn_w_seed")
+U_D = Control("learn_u_d", "slider", "Domain size d", 8, min_value=2, max_value=16)
+U_V = Control("learn_u_v", "selectbox", "The user's value v",
+              depends=lambda d: {"options": list(range(d)), "default": min(3, d - 1)})
+U_SEED = common.seed_control("learn_u_seed")
+HM_VIEW = Control("learn_hm_view", "radio", "View", options=list(VIEWS), horizontal=True,
+                  depends=lambda single: {"default": "Full channel" if single else "Support probabilities"},
+                  help=" · ".join(f"{view}: {what}" for view, what in VIEWS.items()))
+CMP_D = Control("learn_cmp_d", "number_input", "Domain size d", 100, min_value=2, max_value=2**24, step=1)
+CMP_N = Control("learn_cmp_n", "number_input", "Users n (for the typical error)", 10_000, min_value=1,
+                max_value=10**9, step=1000)
+Q = Control("learn_q", "slider", "Questions Q", 2, min_value=1, max_value=10)
+Q_N = Control("learn_q_n", "number_input", "Users n", 10_000, min_value=10, max_value=10**8, step=1000)
+Q_SEED = common.seed_control("learn_q_seed")
+CONTROLS = (*MECH, D, W_N, W_YES, W_T, W_SEED, U_D, U_V, U_SEED, HM_VIEW, CMP_D, CMP_N, Q, Q_N, Q_SEED)
 
 
 # --------------------------------------------------------------------------- helpers
-def _sanitize() -> None:
-    """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
-    ss = st.session_state
-
-    def coerce(key: str, cast: Callable[[Any], Any]) -> None:
-        if key in ss:
-            try:
-                ss[key] = cast(ss[key])
-            except (TypeError, ValueError):
-                del ss[key]
-
-    def clamp(lo: int, hi: int) -> Callable[[Any], int]:
-        return lambda v: int(min(max(int(float(v)), lo), hi))
-
-    coerce("learn_d", clamp(2, 8))
-    coerce("learn_w_n", clamp(2, 100_000))
-    coerce("learn_w_yes", clamp(0, 100_000))
-    coerce("learn_w_t", lambda v: round(min(max(float(v), 0.05), 0.95) * 20) / 20)
-    coerce("learn_u_d", clamp(2, 16))
-    coerce("learn_u_v", clamp(0, 15))
-    coerce("learn_cmp_d", clamp(2, 2**24))
-    coerce("learn_cmp_n", clamp(1, 10**9))
-    coerce("learn_q", clamp(1, 10))
-    coerce("learn_q_n", clamp(10, 10**8))
-    for key in ("learn_w_seed", "learn_u_seed", "learn_q_seed"):
-        coerce(key, clamp(0, 2**31 - 1))
-
-
 def section(func: Callable[..., None]) -> Callable[..., None]:
     """A page section: a library error becomes an ``st.error`` inside the section (the other
     sections still render; ``common.friendly_errors`` would stop the whole page)."""
@@ -69,13 +66,26 @@ def section(func: Callable[..., None]) -> Callable[..., None]:
             func(*args, **kwargs)
         except ldp.LDPError as exc:
             st.error(f"Cannot show this section: {exc}")
-        common.write_to_url(KEYS)
     return run
 
 
+def _simulated(title: str, seed: Control, button: str, key: str, config: Sequence[Any], waiting: str) -> int | None:
+    """A seed and a button (``key``) under ``title``: the seed once the button was pressed for this configuration
+    (until the configuration or the seed changes), else None after showing ``waiting``."""
+    st.markdown(f"#### {title}")
+    c1, c2 = st.columns([1, 2])
+    value = int(render(seed, c1))
+    pressed = f"{key}_pressed_for"  # the configuration the button was last pressed for (an action, not a setting)
+    if c2.button(button, key=key, type="primary"):
+        st.session_state[pressed] = (*config, value)
+    if st.session_state.get(pressed) != (*config, value):
+        st.caption(waiting)
+        return None
+    return value
+
+
 def _mechanism(name: str, epsilon: float, d: int, epsilon_1: float | None) -> ldp.Mechanism:
-    params = {"epsilon_1": epsilon_1} if ldp.MECHANISMS.get(name).collection == "longitudinal" else {}
-    return ldp.get_mechanism(name, epsilon, d, **params)
+    return ldp.get_mechanism(name, epsilon, d, **choices.mechanism_parameters(name, epsilon, epsilon_1))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -192,18 +202,10 @@ def warner_section() -> None:
     st.markdown("A survey asks a sensitive yes/no question (*do you have the disease?*). Each person flips a "
                 "secret coin: on **heads** they answer truthfully; on **tails** they flip a second fair coin and "
                 "answer *yes* or *no* by it. Seeing an answer, nobody is certain of the secret.")
-    ss = st.session_state
-    ss.setdefault("learn_w_n", 100)
-    ss.setdefault("learn_w_yes", 80)
-    ss.setdefault("learn_w_t", 0.5)
-    ss.setdefault("learn_w_seed", 0)
     c1, c2, c3 = st.columns(3)
-    n = int(c1.number_input("People in the class", min_value=2, max_value=100_000, step=10, key="learn_w_n"))
-    if ss["learn_w_yes"] > n:
-        ss["learn_w_yes"] = n
-    n_yes = int(c2.number_input("…of whom truly 'yes'", min_value=0, max_value=n, step=1, key="learn_w_yes"))
-    t = float(c3.slider("Truth coin: Pr[heads]", 0.05, 0.95, step=0.05, key="learn_w_t",
-                        help="Probability of answering truthfully; the lecture uses 0.5"))
+    n = int(render(W_N, c1))
+    n_yes = int(render(W_YES, c2, n=n))
+    t = float(render(W_T, c3))
     n_no = n - n_yes
     a, b = teaching.warner_probabilities(t)
     eps = teaching.warner_epsilon(t)
@@ -231,19 +233,14 @@ def warner_section() -> None:
                                     "whose truth is no, "
                                     f"{table.loc['no', '→ yes']:.4g}. In total {yes:.4g} yes answers."))
 
-    st.markdown("#### Simulate this class")
-    c1, c2 = st.columns([1, 2])
-    seed = int(c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="learn_w_seed"))
-    config = (n_yes, n_no, t, seed)
-    if c2.button("Simulate this class", key="learn_w_sim", type="primary"):
-        ss["learn_w_last"] = config
-    if ss.get("learn_w_last") != config:
-        st.caption(f"Draws every person's two coins (seeded), then repeats the class {WARNER_CLASSES:,} times to "
-                   "show how much the estimate varies.")
+    seed = _simulated("Simulate this class", W_SEED, "Simulate this class", "learn_w_sim", (n_yes, n_no, t),
+                      f"Draws every person's two coins (seeded), then repeats the class {WARNER_CLASSES:,} times to "
+                      "show how much the estimate varies.")
+    if seed is None:
         return
-    sim = _warner_simulate(*config)
+    sim = _warner_simulate(n_yes, n_no, t, seed)
     st.dataframe(sim.table.reset_index(), hide_index=True, key="learn_warner_sim_table")
-    sd_emp = float(np.std(sim.estimates, ddof=1))
+    sd_emp = sim.empirical_sd
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Observed 'yes' answers", f"{sim.yes_answers}")
     m2.metric("Estimate of true 'yes'", f"{sim.estimate:.4g}", delta=f"{sim.estimate - n_yes:+.4g} vs truth",
@@ -266,16 +263,10 @@ def warner_section() -> None:
 @section
 def one_user_section(epsilon: float, epsilon_1: float | None) -> None:
     st.subheader("One user's value and the report each mechanism would send")
-    ss = st.session_state
-    ss.setdefault("learn_u_d", 8)
-    ss.setdefault("learn_u_v", 3)
-    ss.setdefault("learn_u_seed", 0)
     c1, c2, c3 = st.columns(3)
-    d = int(c1.slider("Domain size d", 2, 16, key="learn_u_d"))
-    if ss["learn_u_v"] >= d:
-        ss["learn_u_v"] = d - 1
-    value = int(c2.selectbox("The user's value v", list(range(d)), key="learn_u_v"))
-    seed = int(c3.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="learn_u_seed"))
+    d = int(render(U_D, c1))
+    value = int(render(U_V, c2, d=d))
+    seed = int(render(U_SEED, c3))
     eps1 = epsilon_1 if epsilon_1 is not None else epsilon / 2
     st.caption(f"ε = {epsilon:g} (sidebar); longitudinal mechanisms use ε∞ = {epsilon:g} and ε1 = {eps1:g} for the "
                "report. A report 'supports' the values whose count C(v) it increments; the server estimates "
@@ -312,9 +303,8 @@ def heatmap_section(name: str, epsilon: float, d: int, epsilon_1: float | None) 
                            description="The two per-coordinate densities of an SHE report; their ratio never exceeds "
                                        f"e^(ε/2) = {math.exp(epsilon / 2):.3g}.")
         return
-    views = ["Support probabilities Pr[report supports u | v] (d × d)", "Full channel Pr[y | v]"]
-    st.session_state.setdefault("learn_hm_view", views[1] if mech.support_size() == 1 else views[0])
-    view = st.radio("View", views, key="learn_hm_view", horizontal=True)
+    views = list(VIEWS)
+    view = render(HM_VIEW, single=mech.support_size() == 1)
     values = [str(v) for v in range(d)]
     try:
         matrix, labels = _channel(name, epsilon, d, epsilon_1)
@@ -353,13 +343,9 @@ def heatmap_section(name: str, epsilon: float, d: int, epsilon_1: float | None) 
 @section
 def comparison_section(epsilon: float) -> None:
     st.subheader("Comparison of mechanisms")
-    ss = st.session_state
-    ss.setdefault("learn_cmp_d", 100)
-    ss.setdefault("learn_cmp_n", 10_000)
     c1, c2 = st.columns(2)
-    d = int(c1.number_input("Domain size d", min_value=2, max_value=2**24, step=1, key="learn_cmp_d"))
-    n = int(c2.number_input("Users n (for the typical error)", min_value=1, max_value=10**9, step=1000,
-                            key="learn_cmp_n"))
+    d = int(render(CMP_D, c1))
+    n = int(render(CMP_N, c2))
     st.caption(f"ε = {epsilon:g} (sidebar). Var[c̃(i)]/n is the variance of an estimated count divided by n "
                "(= n·Var[f̂(i)]) for a value of negligible frequency; lower is better.")
     table = teaching.comparison_table(epsilon, d, n)
@@ -395,13 +381,9 @@ def questions_section(epsilon: float) -> None:
     st.latex(r"\text{split: } \operatorname{Var}[\hat f(v)] = \frac{4e^{\varepsilon/Q}}{n\,(e^{\varepsilon/Q}-1)^2}"
              r"\qquad \text{partition: } \operatorname{Var}[\hat f(v)] = "
              r"\frac{Q\cdot 4e^{\varepsilon}}{n\,(e^{\varepsilon}-1)^2}")
-    ss = st.session_state
-    ss.setdefault("learn_q", 2)
-    ss.setdefault("learn_q_n", 10_000)
-    ss.setdefault("learn_q_seed", 0)
     c1, c2 = st.columns(2)
-    q = int(c1.slider("Questions Q", 1, 10, key="learn_q"))
-    n = int(c2.number_input("Users n", min_value=10, max_value=10**8, step=1000, key="learn_q_n"))
+    q = int(render(Q, c1))
+    n = int(render(Q_N, c2))
     grid = np.asarray(common.EPS_GRID)
     curves = teaching.split_vs_partition_curves(q, n, grid)
     split, part = teaching.split_vs_partition_variance(epsilon, q, n)
@@ -418,66 +400,58 @@ def questions_section(epsilon: float) -> None:
                                        f"to {ratio.max():.3g}." if ratio.min() > 1 else
                                        f"their ratio split / partition ranges from {ratio.min():.3g} to "
                                        f"{ratio.max():.3g}.")))
-    st.markdown("#### Verify by simulation")
-    c1, c2 = st.columns([1, 2])
-    seed = int(c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="learn_q_seed"))
-    config = (epsilon, q, n, seed)
-    if c2.button("Simulate both strategies", key="learn_q_sim", type="primary"):
-        ss["learn_q_last"] = config
-    if ss.get("learn_q_last") != config:
-        st.caption(f"Runs {SIM_TRIALS} collections of one question (OLH, fast engine, {SIM_D} equally frequent "
-                   "values) for each strategy and measures the variance of the frequency estimates.")
+    seed = _simulated("Verify by simulation", Q_SEED, "Simulate both strategies", "learn_q_sim", (epsilon, q, n),
+                      f"Runs {SIM_TRIALS} collections of one question (OLH, fast engine, {SIM_D} equally frequent "
+                      "values) for each strategy and measures the variance of the frequency estimates.")
+    if seed is None:
         return
     if n < q:
         st.error(f"Partitioning needs at least one user per question: raise n above Q = {q}.")
         return
     with st.spinner("Simulating…"):
-        result = _split_simulation(*config)
+        result = _split_simulation(epsilon, q, n, seed)
     st.dataframe(_fmt(result), hide_index=True, key="learn_q_sim_table")
-    rel = math.sqrt(2 / ((SIM_TRIALS - 1) * SIM_D))
+    rel = teaching.variance_relative_se(SIM_TRIALS, SIM_D)
     st.caption(f"The simulated variances should match the closed form within a few × {rel:.1%} (the relative "
                f"standard error of a variance estimated from {SIM_TRIALS} trials and averaged over {SIM_D} values); "
                "the lecture's formula ignores the f(1 − f) term and OLH's integer g, so it differs slightly.")
 
 
 # --------------------------------------------------------------------------- page
-common.restore_from_url(KEYS)
-_sanitize()
+def main() -> None:
+    st.title("Learn: local differential privacy, step by step")
+    st.markdown("Based on the lecture *Local Differential Privacy (Part 1)* (Wang, Blocki, Li, Jha — *Locally "
+                "Differentially Private Protocols for Frequency Estimation*, USENIX Security 2017). Every number on "
+                "this page is computed live from the mechanisms in the `ldp` package.")
 
-st.title("Learn: local differential privacy, step by step")
-st.markdown("Based on the lecture *Local Differential Privacy (Part 1)* (Wang, Blocki, Li, Jha — *Locally "
-            "Differentially Private Protocols for Frequency Estimation*, USENIX Security 2017). Every number on "
-            "this page is computed live from the mechanisms in the `ldp` package.")
+    with st.sidebar:
+        st.header("Mechanism for the live sections")
+        mech_name, epsilon, mech_params = common.mechanism_picker(MECH, container=st.sidebar)
+        small_d = int(render(D))
+        eps1 = mech_params.get("epsilon_1")
+        try:  # an impossible combination (e.g. an unreachable ε1) only disables the sections that use it
+            _mechanism(mech_name, epsilon, small_d, eps1)
+        except ldp.LDPError as exc:
+            st.error(f"Cannot build this mechanism: {exc}. Change ε1 or ε; the ε-LDP check and the channel "
+                     "heatmap need a valid mechanism, the other sections still work.")
+        st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "
+                   "comparison table (ε).")
 
-with st.sidebar:
-    st.header("Mechanism for the live sections")
-    st.session_state.setdefault("learn_d", 4)
-    mech_name = common.mechanism_picker("learn_mech", container=st.sidebar, default="grr")
-    epsilon = common.epsilon_slider("learn_eps", container=st.sidebar)
-    mech_params = common.mechanism_params(mech_name, epsilon, key="learn_mech", container=st.sidebar)
-    small_d = int(st.slider("Domain size d (small: the channel is enumerated)", 2, 8, key="learn_d"))
-    try:  # an impossible combination (e.g. an unreachable ε1) only disables the sections that use it
-        _mechanism(mech_name, epsilon, small_d, mech_params.get("epsilon_1"))
-    except ldp.LDPError as exc:
-        st.error(f"Cannot build this mechanism: {exc}. Change ε1 or ε; the ε-LDP check and the channel "
-                 "heatmap need a valid mechanism, the other sections still work.")
-    st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "
-               "comparison table (ε).")
-eps1 = mech_params.get("epsilon_1")
+    tabs = st.tabs(["1 · ε-LDP definition", "2 · Warner's randomized response", "3 · One user's report",
+                    "4 · Channel matrix", "5 · Comparison table", "6 · Q questions"])
+    with tabs[0]:
+        definition_section(mech_name, epsilon, small_d, eps1)
+    with tabs[1]:
+        warner_section()
+    with tabs[2]:
+        one_user_section(epsilon, eps1)
+    with tabs[3]:
+        heatmap_section(mech_name, epsilon, small_d, eps1)
+    with tabs[4]:
+        comparison_section(epsilon)
+    with tabs[5]:
+        questions_section(epsilon)
 
-tabs = st.tabs(["1 · ε-LDP definition", "2 · Warner's randomized response", "3 · One user's report",
-                "4 · Channel matrix", "5 · Comparison table", "6 · Q questions"])
-with tabs[0]:
-    definition_section(mech_name, epsilon, small_d, eps1)
-with tabs[1]:
-    warner_section()
-with tabs[2]:
-    one_user_section(epsilon, eps1)
-with tabs[3]:
-    heatmap_section(mech_name, epsilon, small_d, eps1)
-with tabs[4]:
-    comparison_section(epsilon)
-with tabs[5]:
-    questions_section(epsilon)
 
-common.write_to_url(KEYS)
+if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
+    main()

@@ -4,93 +4,71 @@ the bin of every user, and MI + Norm-Sub estimates the histogram, read as unifor
 to it, the registered numerical mechanisms (``ldp.mechanisms_of("numerical")``: Square Wave with EM/EMS,
 hierarchical histograms, …) collect the same column at the same ε, n and seed.
 
-Wiring only: data from ``views.common``, runs from ``ldp.simulate``, metrics from ``ldp.evaluation``,
-summaries from ``ldp.studies.comparison``, figures from ``ldp.viz.distributions``.
+Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
+``views.common.dataset_picker``), runs, metrics and summaries from ``ldp.studies.comparison``, the mean from
+``ldp.studies.mean_variance``, run-time estimates from ``ldp.studies.cost``, figures from
+``ldp.viz.distributions``.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
 import ldp
-from ldp.core.streams import rng_for
-from ldp.data import bucketize, get_column, list_samples, load_sample
-from ldp.data.synthetic import SYNTHETIC
-from ldp.evaluation.metrics import metrics_over_trials
+from ldp.studies import choices, cost
 from ldp.studies import comparison as lab
-from ldp.studies import cost
-from ldp.studies.mean_variance import engine_note, simulate_mean
+from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean
 from ldp.viz import distributions as viz
 from ldp.viz.style import PALETTE
-from views import common
+from views import common, controls
+from views.controls import Control, render
 
 NUMERICAL = [cls.name for cls in ldp.mechanisms_of("numerical")]
 MEAN = [cls.name for cls in ldp.mechanisms_of("mean")]
-KEYS = ["num_data_source", "num_data_sample", "num_data_column", "num_data_bins", "num_data_lo", "num_data_hi",
-        "num_data_synthetic", "num_data_d", "num_mech", "num_eps", "num_users", "num_trials", "num_seed", "num_engine",
-        "num_alpha", "num_nmechs", "num_mean_mech", *(f"num_rec_{name}" for name in NUMERICAL)]
-DEFAULT_NUMERICAL = ("sw",)
-SECONDS_PER_BUCKET_TRIAL = 1e-3  # EM at d = 256 takes ≈ 0.15 s a trial on one core; EMS a third of it
 ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75]
-DEFAULT_ALPHAS = [0.1, 0.4]
 RANGE_QUERIES = 1000
-DEFAULT_USERS = 100_000
-MAX_USERS = 10**9
-MAX_TRIALS = 500
 WARN_S = 10.0
 BLOCK_S = 600.0
+MEAN_BLOCK_S = 120.0
 ESTIMATORS = ("mi", "norm-sub")
 COLOURS = {"MI (raw)": PALETTE[1], "MI + Norm-Sub": PALETTE[0]}
-SECONDS_PER_MEAN_USER_TRIAL = 2e-7  # SR/PM clients (mean + the 50/50 variance split) per user and trial
-MEAN_BLOCK_S = 120.0
 
 
-# --------------------------------------------------------------------------- URL values
-def _sanitize() -> None:
-    """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
-    ss = st.session_state
-    coerce = common.coerce_state
-
-    coerce("num_eps", float, lambda v: v > 0)
-    coerce("num_users", lambda v: int(min(max(int(float(v)), 10), MAX_USERS)))
-    coerce("num_trials", lambda v: int(min(max(int(float(v)), 1), MAX_TRIALS)))
-    coerce("num_seed", lambda v: int(min(max(int(float(v)), 0), 2**31 - 1)))
-    coerce("num_data_bins", lambda v: int(min(max(int(float(v)), 2), 512)))
-    coerce("num_data_d", lambda v: int(min(max(int(float(v)), 2), 2048)))
-    coerce("num_engine", str, lambda v: v in ("fast", "exact"))
-    coerce("num_data_source", str, lambda v: v in ("Sample data", "Synthetic", "Upload"))
-    coerce("num_data_synthetic", str, lambda v: v in SYNTHETIC)
-    coerce("num_data_sample", str, lambda v: v in {s["name"] for s in list_samples()})
-    coerce("num_mech", str, lambda v: v in ldp.MECHANISMS)
-    coerce("num_mean_mech", str, lambda v: v in MEAN)
-    coerce("num_data_lo", float)
-    coerce("num_data_hi", float)
-    _list_of("num_nmechs", NUMERICAL)
-    for name in NUMERICAL:
-        _list_of(f"num_rec_{name}", list(ldp.MECHANISMS.get(name).reconstructions))
-    if "num_alpha" in ss:  # a one-element list comes back from the URL as a bare value
-        value = ss["num_alpha"]
-        values = value if isinstance(value, list) else [value]
-        try:
-            ss["num_alpha"] = [min(ALPHAS, key=lambda a: abs(a - float(v))) for v in values]
-        except (TypeError, ValueError):
-            del ss["num_alpha"]
+def _display(name: str) -> str:
+    return ldp.MECHANISMS.get(name).display_name
 
 
-def _list_of(key: str, allowed: list[str]) -> None:
-    """A restored multiselect value: keep only known options (a bare value from the URL becomes a list)."""
-    ss = st.session_state
-    if key not in ss:
-        return
-    value = ss[key]
-    values = value if isinstance(value, list) else [value]
-    kept = [v for v in values if isinstance(v, str) and v in allowed]
-    if kept != value:
-        ss[key] = kept
+# --------------------------------------------------------------------------- controls (each stated once)
+DATA = common.data_controls("num_data", default_column="dep_time_hours")
+MECH = common.mechanism_controls("num_mech", eps_key="num_eps", collections=("one-time",))
+METHODS = Control("num_nmechs", "multiselect", "Compare with", ["sw"], options=NUMERICAL, format_func=_display,
+                  help="Registered numerical mechanisms, run on the same column, ε, n, seed and trials: "
+                       + "; ".join(f"{c.display_name}: {c.description}" for c in ldp.mechanisms_of("numerical")))
+RECONSTRUCTIONS = {
+    cls.name: Control(f"num_rec_{cls.name}", "multiselect", f"{cls.display_name}: reconstruction",
+                      list(cls.reconstructions)[:1], options=list(cls.reconstructions), format_func=str.upper,
+                      help=f"Server-side reconstruction of {cls.display_name} (first = default). Every "
+                           "reconstruction sees the same collections.")
+    for cls in ldp.mechanisms_of("numerical") if cls.reconstructions}
+USERS = Control("num_users", "number_input", "Number of users n", 100_000, min_value=10, max_value=10**9,
+                step=10_000, help="n users are drawn once (seeded) from the column's binned distribution.")
+TRIALS = Control("num_trials", "number_input", "Trials (repeated collections)", 20, min_value=1, max_value=500,
+                 step=5, help="The metrics are averaged over the trials; the figures show the first one.")
+ENGINE = common.engine_control("num_engine")
+SEED = common.seed_control("num_seed")
+RANGE_WIDTHS = Control("num_alpha", "multiselect", "Range-query widths α (share of the domain)", [0.1, 0.4],
+                       options=ALPHAS, format_func=lambda a: f"{a:g}",
+                       help=f"{RANGE_QUERIES} random ranges [i, i + α·(hi − lo)] per width, i uniform; error = "
+                            "|true − estimated fraction of users in the range|.")
+MEAN_MECH = Control("num_mean_mech", "radio", "Mean mechanism", "pm", options=MEAN, horizontal=True,
+                    format_func=_display,
+                    help="Each user maps her value to [−1, 1] (the column's range) and reports it once with ε; the "
+                         "server averages. The variance uses the 50/50 split of §6.3: half the users report their "
+                         "value, the other half their squared distance to that half's mean.")
+CONTROLS = (*DATA, *MECH, METHODS, *RECONSTRUCTIONS.values(), USERS, TRIALS, ENGINE, SEED, RANGE_WIDTHS, MEAN_MECH)
 
 
 # --------------------------------------------------------------------------- cached computation
@@ -99,122 +77,45 @@ def _simulate(mechanism: str, epsilon: float, counts: np.ndarray, engine: str, t
               seed: int) -> ldp.SimulationResult:
     """``trials`` collections of the bucketized column; keyed by every input including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]))
-    parts = [lab.run_chunk(mech, counts, ESTIMATORS, engine=engine, seed=seed, index=i, trials=size)
-             for i, size in lab.chunk_plan(trials)]
-    return lab.merge_results(parts)
+    return lab.run_trials(mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, counts: np.ndarray, edges: np.ndarray,
                         engine: str, trials: int, seed: int) -> np.ndarray:
-    """``trials`` collections by a registered numerical mechanism: estimates (trials, d); keyed by every
-    input including the seed (same seed → the same collections for every reconstruction)."""
-    mech = ldp.get_mechanism(name, epsilon, int(counts.shape[0]))
-    method = reconstruction or mech.default_estimator
-    result = ldp.simulate(mech, counts, estimators=[method], engine=engine, trials=trials, seed=seed, edges=edges)
-    return result.estimates[method]
+    return lab.simulate_numerical(name, reconstruction, epsilon, counts, edges, engine=engine, trials=trials,
+                                  seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas: tuple[float, ...],
              seed: int) -> dict[str, np.ndarray]:
-    names = ["wasserstein", "ks", "mean_error", "variance_error", "quantile_error",
-             *(f"range_mae_{a:g}" for a in alphas)]
-    return metrics_over_trials(truth, estimates, names, edges=edges, project=True, queries=RANGE_QUERIES,
-                               rng=lambda: rng_for(seed, "range-queries"))
+    return lab.numerical_metrics(edges, truth, estimates, alphas, seed=seed, queries=RANGE_QUERIES)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _simulate_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np.ndarray, engine: str, trials: int,
                    seed: int) -> Any:
-    """SR/PM mean and variance of the population (every user at her bin's centre); keyed by every input."""
-    centres = (edges[:-1] + edges[1:]) / 2.0
-    values = np.repeat(centres, counts)
-    return simulate_mean(mechanism, epsilon, values, (float(edges[0]), float(edges[-1])), engine=engine,
-                         trials=trials, seed=seed)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _bucket_warnings(sample: str, column: str, bins: int, lo: float | None, hi: float | None) -> list[str]:
-    """The warnings ``bucketize`` issues for this sample column (e.g. more bins than distinct values)."""
-    series = get_column(load_sample(sample), column)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        bucketize(series, bins, value_range=(lo, hi) if lo is not None and hi is not None else None,
-                  out_of_range="clip", name=column)
-    return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-
-
-def _show_bucket_warnings(data: common.Dataset) -> None:
-    """st.warning for every bucketization warning of the chosen sample column (uploads and synthetic data have
-    none to show here)."""
-    ss = st.session_state
-    if data.kind != "numerical" or ss.get("num_data_source", "Sample data") != "Sample data":
-        return
-    sample, column = ss.get("num_data_sample"), ss.get("num_data_column")
-    if not sample or not column:
-        return
-    try:
-        lo, hi = ss.get("num_data_lo"), ss.get("num_data_hi")
-        messages = _bucket_warnings(sample, column, int(data.d), None if lo is None else float(lo),
-                                    None if hi is None else float(hi))
-    except ldp.LDPError:
-        return  # the picker has already reported a bad column or range
-    for message in messages:
-        st.warning(f"Bins: {message}.")
+    return simulate_histogram_mean(mechanism, epsilon, counts, edges, engine=engine, trials=trials, seed=seed)
 
 
 # --------------------------------------------------------------------------- sidebar
 def _controls() -> dict[str, Any]:
     with st.sidebar:
-        st.header("Data")
-        with common.friendly_errors("this column"):
-            data = common.dataset_picker("num_data", default_sample="flights", default_column="dep_time_hours")
-        st.caption(f"{data.description} · {data.d:,} bins")
-        for note in data.notes:
-            st.caption(note)
+        data = common.data_section(DATA, "this column")
         st.header("Mechanism (CFO-binning)")
-        mech = common.mechanism_picker("num_mech", default="oue", collections=("one-time",))
+        mech, eps, _ = common.mechanism_picker(MECH)
         st.header("Numerical mechanisms")
-        names = NUMERICAL
-        st.session_state.setdefault("num_nmechs", [n for n in DEFAULT_NUMERICAL if n in names])
-        chosen = st.multiselect("Compare with", names, key="num_nmechs",
-                                format_func=lambda n: ldp.MECHANISMS.get(n).display_name,
-                                help="Registered numerical mechanisms, run on the same column, ε, n, seed and "
-                                     "trials: " + "; ".join(f"{c.display_name}: {c.description}"
-                                                            for c in ldp.mechanisms_of("numerical")))
-        methods: list[tuple[str, str | None]] = []
-        for name in chosen:
-            cls = ldp.MECHANISMS.get(name)
-            recs = list(cls.reconstructions)
-            if not recs:
-                methods.append((name, None))
-                continue
-            key = f"num_rec_{name}"
-            st.session_state.setdefault(key, recs[:1])
-            picked = st.multiselect(f"{cls.display_name}: reconstruction", recs, key=key,
-                                    format_func=lambda r: r.upper(),
-                                    help=f"Server-side reconstruction of {cls.display_name} (first = default). "
-                                         "Every reconstruction sees the same collections.")
-            methods += [(name, r) for r in picked]
-        st.header("Privacy")
-        eps = common.epsilon_slider("num_eps")
+        chosen = render(METHODS)
+        picked = {name: render(RECONSTRUCTIONS[name]) for name in chosen if name in RECONSTRUCTIONS}
+        methods = choices.numerical_methods(chosen, picked)
         st.header("Experiment")
-        st.session_state.setdefault("num_users", DEFAULT_USERS)
-        users = st.number_input("Number of users n", min_value=10, max_value=MAX_USERS, step=10_000, key="num_users",
-                                help="n users are drawn once (seeded) from the column's binned distribution.")
-        st.session_state.setdefault("num_trials", 20)
-        trials = st.number_input("Trials (repeated collections)", min_value=1, max_value=MAX_TRIALS, step=5,
-                                 key="num_trials", help="The metrics are averaged over the trials; the figures show "
-                                                        "the first one.")
-        st.session_state.setdefault("num_engine", "fast")
-        engine = st.radio("Engine", ["fast", "exact"], key="num_engine", horizontal=True,
-                          format_func=lambda e: {"fast": "fast (aggregate counts)", "exact": "exact (every user)"}[e])
-        st.session_state.setdefault("num_seed", 0)
-        seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="num_seed",
-                               help="Same seed and settings → same result.")
-    return {"data": data, "mech": mech, "eps": float(eps), "users": int(users), "trials": int(trials),
-            "engine": engine, "seed": int(seed), "methods": methods}
+        users = int(render(USERS))
+        trials = int(render(TRIALS))
+        engine = render(ENGINE)
+        seed = int(render(SEED))
+    return {"data": data, "mech": mech, "eps": eps, "users": users, "trials": trials, "engine": engine,
+            "seed": seed, "methods": methods}
 
 
 # --------------------------------------------------------------------------- metrics (fragment)
@@ -229,12 +130,7 @@ def _metrics_section(data: common.Dataset, result: ldp.SimulationResult,
 def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical: dict[str, np.ndarray],
                   cfo_label: str) -> None:
     st.subheader("Numerical metrics")
-    st.session_state.setdefault("num_alpha", list(DEFAULT_ALPHAS))
-    alphas = st.multiselect("Range-query widths α (share of the domain)", ALPHAS, key="num_alpha",
-                            format_func=lambda a: f"{a:g}",
-                            help=f"{RANGE_QUERIES} random ranges [i, i + α·(hi − lo)] per width, i uniform; error = "
-                                 "|true − estimated fraction of users in the range|.")
-    common.write_to_url(KEYS)
+    alphas = render(RANGE_WIDTHS)
     edges = np.asarray(data.edges, dtype=np.float64)
     truth = result.true_frequencies
     estimates = result.estimates["norm-sub"]
@@ -274,33 +170,23 @@ def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical:
 
 # --------------------------------------------------------------------------- page
 def main() -> None:
-    common.restore_from_url(KEYS)
-    _sanitize()
     st.title("Numerical distributions")
     st.caption("A numerical column (time of day, temperature, …) collected under local differential privacy, shown "
-               "and scored in its own units. Today's method is CFO-binning: cut the range into equal-width bins, "
-               "collect every user's bin with a categorical frequency oracle, estimate the histogram with matrix "
-               "inversion + Norm-Sub, and read it as uniform within each bin.")
+               "and scored in its own units. CFO-binning cuts the range into equal-width bins, collects every "
+               "user's bin with a categorical frequency oracle, estimates the histogram with matrix inversion + "
+               "Norm-Sub and reads it as uniform within each bin; the numerical mechanisms chosen in the sidebar "
+               "collect the same column for comparison.")
     ctl = _controls()
-    common.write_to_url(KEYS)
     data: common.Dataset = ctl["data"]
-    _show_bucket_warnings(data)
-    if data.kind != "numerical" or data.edges is None:
+    if not data.numerical:
         st.error(f"'{data.name}' is categorical: pick a numerical column in the sidebar (e.g. dep_time_hours or "
                  "distance in the flights sample, temp in the weather sample) or a numerical synthetic "
                  "distribution (uniform, gaussian, exponential, beta, …).")
         st.stop()
-    cls = ldp.MECHANISMS.get(ctl["mech"])
-    if cls.collection != "one-time":
-        st.error(f"{cls.display_name} is a longitudinal mechanism: this page compares one-time collections. Pick a "
-                 "one-time mechanism (GRR, OUE, OLH, …) in the sidebar.")
-        st.stop()
     with common.friendly_errors("this configuration"):
         ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d)  # validates before the run
         counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
-    methods = ctl["methods"]
-    seconds = cost.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"]) * (1 + len(methods))
-    seconds += SECONDS_PER_BUCKET_TRIAL * data.d * ctl["trials"] * len(methods)
+    seconds = cost.numerical_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], len(ctl["methods"]))
     if seconds > BLOCK_S:
         st.error(f"This run would take about {seconds / 60:.0f} minutes: use the fast engine, fewer trials or fewer "
                  "users.")
@@ -310,6 +196,7 @@ def main() -> None:
                    "The fast engine gives the same distribution of results in a fraction of a second.")
     with common.friendly_errors("this configuration"), st.spinner("Simulating the collections…"):
         result = _simulate(ctl["mech"], ctl["eps"], counts, ctl["engine"], ctl["trials"], ctl["seed"])
+    cls = ldp.MECHANISMS.get(ctl["mech"])
 
     edges = np.asarray(data.edges, dtype=np.float64)
     truth = result.true_frequencies
@@ -347,25 +234,19 @@ def main() -> None:
               "numerical_methods": list(numerical)}
     if numerical:
         table = viz.density_table(edges, truth, {**estimates, **{k: v[0] for k, v in numerical.items()}}, unit=unit)
-    common.download_buttons(table, {**common.config_of(KEYS), **config}, key="num_download", name="ldp-numerical")
+    common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="num_download", name="ldp-numerical")
 
 
 @st.fragment
 def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, ctl: dict[str, Any]) -> None:
     """Mean and variance with SR or PM (§2.2, §6.3); choosing the mechanism reruns only this fragment."""
     st.header("Mean and variance")
-    st.session_state.setdefault("num_mean_mech", "pm")
-    name = st.radio("Mean mechanism", MEAN, key="num_mean_mech", horizontal=True,
-                    format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
-                    help="Each user maps her value to [−1, 1] (the column's range) and reports it once with ε; "
-                         "the server averages. The variance uses the 50/50 split of §6.3: half the users report "
-                         "their value, the other half their squared distance to that half's mean.")
-    common.write_to_url(KEYS)
+    name = render(MEAN_MECH)
     n, trials, eps = int(counts.sum()), ctl["trials"], ctl["eps"]
     if n < 2:
         st.info("The mean and variance need at least two users.")
         return
-    seconds = SECONDS_PER_MEAN_USER_TRIAL * n * trials
+    seconds = cost.mean_seconds(n, trials)
     if seconds > MEAN_BLOCK_S:
         st.info(f"Skipped: {n:,} users × {trials} trials would take about {seconds / 60:.0f} minutes here (the "
                 "variance split runs every client). Use fewer users or trials.")
@@ -376,30 +257,30 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
         res = _simulate_mean(name, eps, counts, edges, ctl["engine"], trials, ctl["seed"])
     unit = data.unit
     se = res.theoretical_std_error
-    mechs = {m: ldp.get_mechanism(m, eps) for m in MEAN}
-    better = min(mechs, key=lambda m: mechs[m].worst_case_variance())
+    chosen = ldp.get_mechanism(name, eps)
+    better = lower_variance_mechanism(eps)
+    worst = max(ldp.get_mechanism(m, eps).worst_case_variance() for m in MEAN)
     with common.friendly_errors("the mean figure"):
         fig = viz.mean_trials_figure(res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
-                                     title=f"Estimated mean per trial — {mechs[name].display_name}, ε = {eps:g}, "
+                                     title=f"Estimated mean per trial — {chosen.display_name}, ε = {eps:g}, "
                                            f"n = {n:,}")
         table = viz.mean_variance_table(res.true_mean, res.true_variance, res.estimated_mean,
                                         res.estimated_variance, se, unit)
         common.show_figure(fig, "num_mean_fig", table, description=(
-            f"Dots: the mean of {data.name} estimated by {mechs[name].display_name} in each of {trials} trial(s); "
+            f"Dots: the mean of {data.name} estimated by {chosen.display_name} in each of {trials} trial(s); "
             "black line: the true mean; dashed lines: the true mean ± 1.96 closed-form standard errors, where about "
             "95 % of the dots should fall."))
     st.dataframe(table, key="num_mean_table", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4g")
                                 for c in ("true", "average estimate", "mean absolute error", "RMSE",
                                           "closed-form SE")})
-    note = engine_note(mechs[name], ctl["engine"])
+    note = engine_note(chosen, ctl["engine"])
     st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
                "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
                f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
     st.info(f"**SR or PM?** Their worst-case variances cross at ε ≈ 1.29: Stochastic Rounding is better below, the "
             f"Piecewise Mechanism above (Wang et al.; square-wave paper §2.2). At ε = {eps:g} the lower worst-case "
-            f"variance is {mechs[better].display_name}'s ({mechs[better].worst_case_variance():.4g} vs "
-            f"{max(m.worst_case_variance() for m in mechs.values()):.4g} on [−1, 1]).")
+            f"variance is {better.display_name}'s ({better.worst_case_variance():.4g} vs {worst:.4g} on [−1, 1]).")
 
 
 def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.ndarray, edges: np.ndarray,
@@ -411,16 +292,16 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
         st.caption("No numerical mechanism chosen: pick one or more in the sidebar (e.g. Square Wave with EMS) "
                    "to compare them with CFO-binning on this column.")
         return {}
-    out: dict[str, np.ndarray] = {}
+    def run(name: str, reconstruction: str | None) -> np.ndarray:
+        return _simulate_numerical(name, reconstruction, ctl["eps"], counts, edges, ctl["engine"], ctl["trials"],
+                                   ctl["seed"])
+
     with st.spinner("Simulating the numerical mechanisms…"):
-        for name, rec in ctl["methods"]:
-            cls = ldp.MECHANISMS.get(name)
-            label = viz.method_label(cls.display_name, rec)
-            try:
-                out[label] = _simulate_numerical(name, rec, ctl["eps"], counts, edges, ctl["engine"], ctl["trials"],
-                                                 ctl["seed"])
-            except ldp.LDPError as exc:
-                st.warning(f"{label} cannot run on this configuration and is left out: {exc}")
+        done, failed = lab.run_methods(ctl["methods"], run)
+    for (name, rec), reason in failed.items():
+        st.warning(f"{viz.method_label(_display(name), rec)} cannot run on this configuration and is left out: "
+                   f"{reason}")
+    out = {viz.method_label(_display(name), rec): estimates for (name, rec), estimates in done.items()}
     if not out:
         return out
     unit = data.unit
@@ -449,4 +330,5 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
     return out
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
+    main()

@@ -3,8 +3,9 @@ and variance (consistency paper §V.B, Figs. 2–3), frequent-value (top-k) and 
 (§V.D–E), a per-task summary with the utility gain Γ over MI and the equivalent users n′, and the
 advisor (§V.D): which estimator to use for a query, from one collection's reports, checked against the truth.
 
-Wiring only: data from ``views.common``, runs and every number from ``ldp.studies.comparison``, figures from
-``ldp.viz.estimator_comparison``.
+Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
+``views.common.dataset_picker``), runs and every number from ``ldp.studies.comparison``, the advisor from
+``ldp.studies.advisor``, run-time estimates from ``ldp.studies.cost``, figures from ``ldp.viz.estimator_comparison``.
 """
 
 from __future__ import annotations
@@ -16,22 +17,14 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.data import list_samples
-from ldp.data.synthetic import SYNTHETIC
 from ldp.evaluation.tasks import GAIN_BASELINE, GAIN_BASELINE_LABEL
 from ldp.evaluation.tasks import TASKS as QUERY_TASKS
-from ldp.studies import advisor, cost
+from ldp.studies import advisor, choices, cost
 from ldp.studies import comparison as lab
 from ldp.viz import estimator_comparison as viz
-from views import common
+from views import common, controls
+from views.controls import Control, render
 
-KEYS = ["pp_data_source", "pp_data_sample", "pp_data_column", "pp_data_bins", "pp_data_lo", "pp_data_hi",
-        "pp_data_synthetic", "pp_data_d", "pp_data_zipf_s", "pp_mech", "pp_mech_eps1", "pp_eps", "pp_users", "pp_est",
-        "pp_trials", "pp_seed", "pp_engine", "pp_k", "pp_rho", "pp_adv_task", "pp_adv_k", "pp_adv_rho",
-        "pp_adv_threshold", "pp_adv_group", "pp_adv_trials"]
-DEFAULT_USERS = 1_000_000
-MAX_USERS = 10**9
-MAX_TRIALS = 2000
 RHO_GRID = [1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90]  # % of the domain per set (paper Figs. 6–7)
 SET_QUERIES = 500
 K_MAX = 100
@@ -40,49 +33,54 @@ WARN_S = 10.0
 BLOCK_S = 600.0
 Z = 2.0
 MAX_CELLS = 5_000_000  # trials × d × estimators kept in memory (8 bytes each: 40 MB)
-ADVISOR_TRIALS = 20  # the advisor's re-simulations by default (consistency paper §V.D)
-ADVISOR_MAX_TRIALS = 200
 ADVISOR_WARN_S = 5.0  # the advisor should answer within this; slower configurations get a warning
 ADVISOR_QUERIES = 200  # random sets of the set-value task
-ADVISOR_TASKS = list(QUERY_TASKS)  # every task of ldp.evaluation.tasks (fixed subsets: a group of values picked below)
 
 
-# --------------------------------------------------------------------------- URL values
-def _sanitize() -> None:
-    """Coerce values restored from a (possibly hand-edited) URL so the widgets accept them."""
-    ss = st.session_state
-    coerce = common.coerce_state
+def _top_k_fields(d: int) -> dict[str, Any]:
+    k_max = min(d, K_MAX)
+    return {"max_value": k_max, "default": min(10, k_max)}
 
-    coerce("pp_eps", float, lambda v: v > 0)
-    coerce("pp_mech_eps1", float, lambda v: v > 0)
-    coerce("pp_users", lambda v: int(min(max(int(float(v)), 10), MAX_USERS)))
-    coerce("pp_trials", lambda v: int(min(max(int(float(v)), 2), MAX_TRIALS)))
-    coerce("pp_seed", lambda v: int(min(max(int(float(v)), 0), 2**31 - 1)))
-    coerce("pp_k", lambda v: int(min(max(int(float(v)), 1), K_MAX)))
-    coerce("pp_rho", lambda v: min(RHO_GRID, key=lambda r: abs(r - float(v))))
-    coerce("pp_data_bins", lambda v: int(min(max(int(float(v)), 2), 512)))
-    coerce("pp_data_d", lambda v: int(min(max(int(float(v)), 2), 2048)))
-    coerce("pp_data_zipf_s", lambda v: round(min(max(float(v), 0.1), 3.0), 1))
-    coerce("pp_data_lo", float)
-    coerce("pp_data_hi", float)
-    coerce("pp_engine", str, lambda v: v in ("fast", "exact"))
-    coerce("pp_adv_task", str, lambda v: v in ADVISOR_TASKS)
-    coerce("pp_adv_k", lambda v: int(min(max(int(float(v)), 1), K_MAX)))
-    coerce("pp_adv_rho", lambda v: min(RHO_GRID, key=lambda r: abs(r - float(v))))
-    coerce("pp_adv_threshold", lambda v: float(min(max(float(v), 0.0), 1.0)))
-    coerce("pp_adv_trials", lambda v: int(min(max(int(float(v)), 2), ADVISOR_MAX_TRIALS)))
-    coerce("pp_data_source", str, lambda v: v in ("Sample data", "Synthetic", "Upload"))
-    coerce("pp_data_synthetic", str, lambda v: v in SYNTHETIC)
-    coerce("pp_data_sample", str, lambda v: v in {s["name"] for s in list_samples()})
-    coerce("pp_mech", str, lambda v: v in ldp.MECHANISMS)
-    if "pp_est" in ss:  # a one-element list comes back from the URL as a bare string
-        value = ss["pp_est"]
-        ss["pp_est"] = [value] if isinstance(value, str) else [str(v) for v in value] if isinstance(value, list) \
-            else []
-    if "pp_adv_group" in ss:
-        value = ss["pp_adv_group"]
-        ss["pp_adv_group"] = [str(value)] if isinstance(value, (str, int, float)) else [str(v) for v in value] \
-            if isinstance(value, list) else []
+
+# --------------------------------------------------------------------------- controls (each stated once)
+DATA = common.data_controls("pp_data")
+MECH = common.mechanism_controls("pp_mech", eps_key="pp_eps", default="olh")
+USERS = Control("pp_users", "number_input", "Number of users n", 1_000_000, min_value=10, max_value=10**9,
+                step=100_000, help="The population: n users drawn once (seeded) from the dataset's distribution; every "
+                                   "trial collects this same population again.")
+TRIALS = Control("pp_trials", "number_input", "Trials (repeated collections)", 50, min_value=2, max_value=2000,
+                 step=10, help="Bias and variance are measured across trials; more trials = smaller standard errors "
+                               "(the paper uses 30 for errors and 5000 for Figs. 2–3).")
+ENGINE = common.engine_control("pp_engine")
+SEED = common.seed_control("pp_seed")
+ESTIMATORS = common.estimator_control("pp_est")
+TOP_K = Control("pp_k", "slider", "k: the most frequent values queried", min_value=1, depends=_top_k_fields,
+                help="Top-k MSE: the MSE over the k values with the highest true frequency (paper §V.E).")
+RHO = Control("pp_rho", "select_slider", "ρ: share of the domain in each queried set (%)", 10, options=RHO_GRID,
+              format_func=lambda r: f"{r}%", help=f"Set-value query: the summed frequency of a random set of ρ% of "
+                                                  f"the values (paper §V.D); {SET_QUERIES} random sets, the same for "
+                                                  "every estimator.")
+TASK = Control("pp_adv_task", "selectbox", "Your query", "mse", options=list(QUERY_TASKS),
+               format_func=lambda t: QUERY_TASKS[t].display_name,
+               help="What you will ask of the estimate decides which estimator is best (§V).")
+ADV_K = Control("pp_adv_k", "slider", "k: the most frequent values", min_value=1, depends=_top_k_fields,
+                help="Your query is about the k values with the highest true frequency (paper §V.E).")
+ADV_RHO = Control("pp_adv_rho", "select_slider", "ρ: share of the domain in each queried set (%)", 10,
+                  options=RHO_GRID, format_func=lambda r: f"{r}%",
+                  help=f"{ADVISOR_QUERIES} random sets of ρ% of the values, the same for every estimator (paper "
+                       "§V.D).")
+THRESHOLD = Control("pp_adv_threshold", "number_input", "Threshold (fraction of users)", min_value=0.0,
+                    max_value=1.0, step=0.001, format="%.4f",
+                    depends=lambda d: {"default": round(1.0 / d, 4) if d <= 10_000 else 0.0001},
+                    help="A value is reported when its estimate is above this frequency; the error counts false "
+                         "positives plus missed values.")
+GROUP = Control("pp_adv_group", "multiselect", "Values in the group", follows_data=True,
+                depends=lambda labels: {"options": labels, "default": labels[:3]},
+                help="Your query is the summed frequency of these values (e.g. a category, §V.D Fig. 8).")
+ADV_TRIALS = Control("pp_adv_trials", "number_input", "Advisor trials", 20, min_value=2, max_value=200, step=5,
+                     help="Re-simulations of the synthetic dataset; more = smaller standard errors.")
+CONTROLS = (*DATA, *MECH, USERS, TRIALS, ENGINE, SEED, ESTIMATORS, TOP_K, RHO, TASK, ADV_K, ADV_RHO, THRESHOLD,
+            GROUP, ADV_TRIALS)
 
 
 # --------------------------------------------------------------------------- cached computation
@@ -95,102 +93,70 @@ def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, es
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _estimator_seconds(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray,
-                       estimators: tuple[str, ...], seed: int) -> dict[str, float]:
-    """How long each estimator takes on one collection (iterative ones such as IBU dominate a run)."""
+def _timing(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
+            seed: int) -> dict[str, float]:
+    """Seconds per collection of each estimator (iterative ones such as IBU dominate a run)."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
     return cost.time_estimators(mech, counts, estimators, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _advise(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
-            engine: str, seed: int, task: str, task_params: tuple, trials: int) -> advisor.AdvisorCheck:
+            engine: str, seed: int, task: str, task_params: dict[str, Any], trials: int) -> advisor.AdvisorCheck:
     """The advisor on one simulated collection, with every candidate's actual error; keyed by every input
-    including the seed (``task_params``: sorted (name, value) pairs, lists as tuples)."""
+    including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    kwargs = {k: (list(v) if isinstance(v, tuple) else v) for k, v in task_params}
     return advisor.advise(mech, counts, task=task, trials=trials, seed=seed, candidates=list(estimators), engine=engine,
-                      **kwargs)
-
-
-def _all_timing(mech: str, eps: float, params: dict[str, Any], counts: np.ndarray, seed: int) -> dict[str, float]:
-    """Seconds per collection of every estimator that applies (one cached measurement per configuration)."""
-    mechanism = ldp.get_mechanism(mech, eps, int(counts.shape[0]), **params)
-    names = tuple(e.name for e in ldp.ESTIMATORS if e.applies_to(mechanism))
-    return _estimator_seconds(mech, eps, tuple(sorted(params.items())), counts, names, seed)
+                          **task_params)
 
 
 def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.SimulationResult:
-    plan = lab.chunk_plan(ctl["trials"])
-    bar = st.progress(0.0, text="Simulating the collections…") if seconds > 1.0 and len(plan) > 1 else None
-    parts = []
-    done = 0
-    for index, size in plan:
-        parts.append(_chunk(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts,
-                            tuple(ctl["estimators"]), ctl["engine"], ctl["seed"], index, size))
-        done += size
+    params = tuple(sorted(ctl["params"].items()))
+
+    def chunk(index: int, size: int) -> ldp.SimulationResult:
+        return _chunk(ctl["mech"], ctl["eps"], params, counts, tuple(ctl["estimators"]), ctl["engine"], ctl["seed"],
+                      index, size)
+
+    chunked = ctl["trials"] > lab.CHUNK_TRIALS
+    bar = st.progress(0.0, text="Simulating the collections…") if seconds > 1.0 and chunked else None
+
+    def progress(done: int, total: int) -> None:
         if bar is not None:
-            bar.progress(done / ctl["trials"], text=f"Simulating the collections… {done} of {ctl['trials']} trials")
+            bar.progress(done / total, text=f"Simulating the collections… {done} of {total} trials")
+
+    mechanism = ldp.get_mechanism(ctl["mech"], ctl["eps"], int(counts.shape[0]), **ctl["params"])
+    result = lab.run_trials(mechanism, counts, ctl["estimators"], engine=ctl["engine"], seed=ctl["seed"],
+                            trials=ctl["trials"], chunk=chunk, progress=progress)
     if bar is not None:
         bar.empty()
-    return lab.merge_results(parts)
+    return result
 
 
 # --------------------------------------------------------------------------- sidebar
-def _default_estimators(data: common.Dataset, mech: str, eps: float, params: dict[str, Any],
-                        users: int) -> tuple[list[str], list[str]]:
-    """Every estimator, unless the first run would then take more than ~WARN_S s: the slowest (IBU with
-    its paper defaults) are then left out of the preselection (``lab.preselect``). Only computed while
-    the picker has no value yet (first visit without a URL)."""
-    names = ldp.ESTIMATORS.names()
-    if "pp_est" in st.session_state:
-        return names, []
-    try:
-        seed = int(st.session_state.get("pp_seed", 0))
-        counts = lab.draw_population(np.asarray(data.counts), users, seed)
-        timing = _all_timing(mech, eps, params, counts, seed)
-        return cost.preselect(timing, n=users, d=data.d, trials=int(st.session_state.get("pp_trials", 50)),
-                             engine=str(st.session_state.get("pp_engine", "fast")), limit=WARN_S)
-    except ldp.LDPError:  # reported where the run is validated
-        return names, []
-
-
 def _controls() -> dict[str, Any]:
     with st.sidebar:
-        st.header("Data")
-        with common.friendly_errors("this dataset"):
-            data = common.dataset_picker("pp_data", default_sample="flights", default_column="dest")
-        st.caption(f"{data.description} · {data.d:,} values")
-        for note in data.notes:
-            st.caption(note)
+        data = common.data_section(DATA)
         st.header("Mechanism")
-        mech = common.mechanism_picker("pp_mech", default="olh")
-        eps = common.epsilon_slider("pp_eps")
-        params = common.mechanism_params(mech, eps, key="pp_mech")
+        mech, eps, params = common.mechanism_picker(MECH)
         st.header("Experiment")
-        st.session_state.setdefault("pp_users", DEFAULT_USERS)
-        users = st.number_input("Number of users n", min_value=10, max_value=MAX_USERS, step=100_000, key="pp_users",
-                                help="The population: n users drawn once (seeded) from the dataset's distribution; "
-                                     "every trial collects this same population again.")
-        default, left_out = _default_estimators(data, mech, eps, params, int(users))
-        estimators = common.estimator_picker("pp_est", mechanism=mech, default=default)
-        if left_out:
-            st.session_state["_pp_left_out"] = left_out
-        st.session_state.setdefault("pp_trials", 50)
-        trials = st.number_input("Trials (repeated collections)", min_value=2, max_value=MAX_TRIALS, step=10,
-                                 key="pp_trials",
-                                 help="Bias and variance are measured across trials; more trials = smaller standard "
-                                      "errors (the paper uses 30 for errors and 5000 for Figs. 2–3).")
-        st.session_state.setdefault("pp_engine", "fast")
-        engine = st.radio("Engine", ["fast", "exact"], key="pp_engine", horizontal=True,
-                          format_func=lambda e: {"fast": "fast (aggregate counts)", "exact": "exact (every user)"}[e],
-                          help="fast samples the aggregated support counts directly (cost O(d) per trial whatever "
-                               "n); exact randomizes every user's report (cost O(n·d) per trial).")
-        st.session_state.setdefault("pp_seed", 0)
-        seed = st.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="pp_seed",
-                               help="Same seed and settings → same result.")
-    return {"data": data, "mech": mech, "eps": float(eps), "params": params, "users": int(users),
-            "estimators": list(estimators), "trials": int(trials), "engine": engine, "seed": int(seed)}
+        users = int(render(USERS))
+        trials = int(render(TRIALS))
+        engine = render(ENGINE)
+        seed = int(render(SEED))
+        estimators_slot = st.container()
+    with common.friendly_errors("this mechanism"):  # in the main area
+        ldp.get_mechanism(mech, eps, data.d, **params)  # validates before the timing and the run
+        counts = lab.draw_population(np.asarray(data.counts), users, seed)
+        applicable = tuple(choices.estimators_for(mech))
+        timing = _timing(mech, eps, tuple(sorted(params.items())), counts, applicable, seed)
+    # Every estimator, unless the first run would then take more than ~WARN_S s: the slowest (IBU with its paper
+    # defaults) are then left out of the default (the page says so).
+    kept, left_out = cost.preselect(timing, n=users, d=data.d, trials=trials, engine=engine, limit=WARN_S)
+    with estimators_slot:
+        estimators = list(render(ESTIMATORS, mechanism=mech, preselected=kept))
+    return {"data": data, "mech": mech, "eps": eps, "params": params, "users": users, "estimators": estimators,
+            "trials": trials, "engine": engine, "seed": seed, "counts": counts, "timing": timing,
+            "left_out": left_out}
 
 
 # --------------------------------------------------------------------------- bias and variance
@@ -231,19 +197,9 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     truth = result.true_frequencies
     st.subheader("Frequent values and set-value queries")
     k_max = min(d, K_MAX)
-    if st.session_state.get("pp_k", 0) > k_max:
-        st.session_state["pp_k"] = k_max
-    st.session_state.setdefault("pp_k", min(10, k_max))
-    st.session_state.setdefault("pp_rho", 10)
     c1, c2 = st.columns(2)
-    k = int(c1.slider("k: the most frequent values queried", 1, k_max, key="pp_k",
-                      help="Top-k MSE: the MSE over the k values with the highest true frequency (paper §V.E)."))
-    rho = int(c2.select_slider("ρ: share of the domain in each queried set (%)", RHO_GRID, key="pp_rho",
-                               format_func=lambda r: f"{r}%",
-                               help=f"Set-value query: the summed frequency of a random set of ρ% of the values "
-                                    f"(paper §V.D); {SET_QUERIES} random sets, the same for every estimator."))
-    common.write_to_url(KEYS)
-    m = lab.subset_size(d, rho / 100)
+    k = int(render(TOP_K, c1, d=d))
+    rho = int(render(RHO, c2))
     errors = lab.task_errors(result.estimates, truth, k=k, rho=rho / 100, queries=SET_QUERIES, seed=result.seed or 0)
     what = f"{result.mechanism.display_name}, ε = {result.mechanism.epsilon:g}, {result.trials} trials"
 
@@ -255,9 +211,8 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
         f"{k_max}; dotted: the chosen k = {k} ({at_k})."))
 
     expected = lab.set_value_curve_table(result.estimates, truth, RHO_GRID, display, seed=result.seed or 0)
-    sampled = pd.DataFrame([{"estimator": display[e], "ρ (%)": float(rho), "set size": m,
-                             "MSE": float(np.mean(v)), "SE": float(np.std(v, ddof=1) / np.sqrt(len(v)))}
-                            for e, v in errors["set"].items()])
+    sampled = lab.set_value_sample_table(errors["set"], truth, rho, display)
+    m = int(sampled["set size"].iloc[0])
     fig = viz.set_value_figure(expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}",
                                **style)
     at_rho = "; ".join(f"{r['estimator']}: {r['MSE']:.2e}" for _, r in sampled.iterrows())
@@ -297,7 +252,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
                "the task, as in the paper's §V.F.")
 
     per_value = table.copy()
-    common.download_buttons(per_value, {**common.config_of(KEYS), **config}, key="pp_download",
+    common.download_buttons(per_value, {**controls.values(CONTROLS), **config}, key="pp_download",
                             name="ldp-postprocessing")
     st.download_button("Download the summary (CSV)", summary.to_csv(index=False).encode(),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
@@ -311,37 +266,17 @@ def _advisor(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset, timi
         _advisor_body(ctl, counts, data, timing)
 
 
-def _task_params(task: str, d: int, data: common.Dataset) -> dict[str, Any]:
+def _task_params(task: str, data: common.Dataset) -> dict[str, Any]:
     """The chosen task's parameter widgets; returns the parameters for ``ldp.evaluation.tasks``."""
     if task in ("topk", "topk-precision"):
-        k_max = min(d, K_MAX)
-        if st.session_state.get("pp_adv_k", 0) > k_max:
-            st.session_state["pp_adv_k"] = k_max
-        st.session_state.setdefault("pp_adv_k", min(10, k_max))
-        k = st.slider("k: the most frequent values", 1, k_max, key="pp_adv_k",
-                      help="Your query is about the k values with the highest true frequency (paper §V.E).")
-        return {"k": int(k)}
+        return {"k": int(render(ADV_K, d=data.d))}
     if task == "set":
-        st.session_state.setdefault("pp_adv_rho", 10)
-        rho = st.select_slider("ρ: share of the domain in each queried set (%)", RHO_GRID, key="pp_adv_rho",
-                               format_func=lambda r: f"{r}%",
-                               help=f"{ADVISOR_QUERIES} random sets of ρ% of the values, the same for every "
-                                    "estimator (paper §V.D).")
-        return {"rho": int(rho) / 100, "queries": ADVISOR_QUERIES}
+        return {"rho": int(render(ADV_RHO)) / 100, "queries": ADVISOR_QUERIES}
     if task == "threshold":
-        st.session_state.setdefault("pp_adv_threshold", round(1.0 / d, 4) if d <= 10_000 else 0.0001)
-        thr = st.number_input("Threshold (fraction of users)", min_value=0.0, max_value=1.0, step=0.001,
-                              format="%.4f", key="pp_adv_threshold",
-                              help="A value is reported when its estimate is above this frequency; the error counts "
-                                   "false positives plus missed values.")
-        return {"threshold": float(thr)}
+        return {"threshold": float(render(THRESHOLD, d=data.d))}
     if task == "subsets":
         labels = [str(v) for v in data.labels]
-        kept = [v for v in st.session_state.get("pp_adv_group", []) if v in labels]
-        st.session_state["pp_adv_group"] = kept or labels[: min(3, len(labels))]
-        group = st.multiselect("Values in the group", labels, key="pp_adv_group",
-                               help="Your query is the summed frequency of these values (e.g. a category, §V.D "
-                                    "Fig. 8).")
+        group = render(GROUP, labels=labels)
         if not group:
             raise ldp.LDPError("pick at least one value for the group")
         position = {v: i for i, v in enumerate(labels)}
@@ -359,21 +294,14 @@ def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset,
                "sidebar; the candidates are the estimators chosen there. Because this is a simulator, each "
                "candidate's actual error on those reports against the true distribution is shown next to the "
                "advisor's expectation.")
-    st.session_state.setdefault("pp_adv_task", "mse")
-    st.session_state.setdefault("pp_adv_trials", ADVISOR_TRIALS)
     c1, c2, c3 = st.columns([2, 2, 1])
     with c1:
-        task = st.selectbox("Your query", ADVISOR_TASKS, key="pp_adv_task",
-                            format_func=lambda t: QUERY_TASKS[t].display_name,
-                            help="What you will ask of the estimate decides which estimator is best (§V).")
+        task = render(TASK)
         st.caption(QUERY_TASKS[task].description)
     with c2:
-        task_params = _task_params(task, data.d, data)
+        task_params = _task_params(task, data)
     with c3:
-        trials = int(st.number_input("Advisor trials", min_value=2, max_value=ADVISOR_MAX_TRIALS, step=5,
-                                     key="pp_adv_trials",
-                                     help="Re-simulations of the synthetic dataset; more = smaller standard errors."))
-    common.write_to_url(KEYS)
+        trials = int(render(ADV_TRIALS))
     candidates = [e for e in ctl["estimators"] if e in timing]
     if not candidates:
         raise ldp.LDPError("none of the chosen estimators applies to this mechanism; choose others in the sidebar")
@@ -390,11 +318,9 @@ def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset,
         if not st.button(f"Ask the advisor (about {seconds:.0f} s)", key="pp_adv_run"):
             st.info("The advisor takes a while for this configuration, so it runs when you press the button.")
             return
-    frozen = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in task_params.items()))
-    frozen = tuple((k, tuple(tuple(g) for g in v) if k == "groups" else v) for k, v in frozen)
     with st.spinner("The advisor is re-simulating the collection…"):
         check = _advise(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts, tuple(candidates),
-                        ctl["engine"], ctl["seed"], task, frozen, trials)
+                        ctl["engine"], ctl["seed"], task, task_params, trials)
     st.session_state["_pp_adv_ran"] = signature
     _advisor_result(check, mech, trials)
 
@@ -451,34 +377,25 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
 
 # --------------------------------------------------------------------------- page
 def main() -> None:
-    common.restore_from_url(KEYS)
-    _sanitize()
     st.title("Post-processing lab")
     st.caption("Matrix inversion is unbiased but can be negative and need not sum to one; post-processing makes the "
                "estimate a distribution at the price of bias. Repeat the same collection many times and see, value "
                "by value, what each estimator trades — and which one wins for which query (Wang et al., NDSS 2020, "
                "§V).")
     ctl = _controls()
-    common.write_to_url(KEYS)
     data: common.Dataset = ctl["data"]
+    counts, all_timing = ctl["counts"], ctl["timing"]
     if not ctl["estimators"]:
         st.error("Choose at least one estimator in the sidebar (under 'Estimators / post-processing').")
         st.stop()
-    with common.friendly_errors("this mechanism"):
-        ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d, **ctl["params"])  # validates before the run
-        counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
-    cells = ctl["trials"] * data.d * len(ctl["estimators"])
-    if cells > MAX_CELLS:
+    most = lab.max_trials(data.d, len(ctl["estimators"]), MAX_CELLS)
+    if ctl["trials"] > most:
         st.error(f"{ctl['trials']:,} trials × {data.d:,} values × {len(ctl['estimators'])} estimators is more than "
-                 f"this page keeps in memory: use at most {MAX_CELLS // (data.d * len(ctl['estimators'])):,} trials, "
-                 "or a smaller domain.")
+                 f"this page keeps in memory: use at most {most:,} trials, or a smaller domain.")
         st.stop()
-    with common.friendly_errors("this configuration"):
-        all_timing = _all_timing(ctl["mech"], ctl["eps"], ctl["params"], counts, ctl["seed"])
-        timing = {e: all_timing.get(e, 0.0) for e in ctl["estimators"]}
+    timing = {e: all_timing.get(e, 0.0) for e in ctl["estimators"]}
     seconds = cost.estimated_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], sum(timing.values()))
-    left_out = [e for e in st.session_state.get("_pp_left_out", []) if e in all_timing and
-                e not in ctl["estimators"]]
+    left_out = [e for e in ctl["left_out"] if e not in ctl["estimators"]]
     if left_out:
         names = ", ".join(ldp.ESTIMATORS.get(e).display_name for e in left_out)
         extra = sum(all_timing[e] for e in left_out)
@@ -528,4 +445,5 @@ def main() -> None:
     _advisor(ctl, counts, data, all_timing)
 
 
-main()
+if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
+    main()

@@ -1,13 +1,14 @@
 """Trade-off curves: error against ε (or n, d) for several mechanisms and estimators, where one
 mechanism overtakes another, what ε or n a target error needs, and utility against attack success.
 
-Widgets only: the maths is in ``ldp.studies.tradeoff`` and the figures in ``ldp.viz.tradeoff``.
+Wiring and text only: the controls are declared below; the maths is in ``ldp.studies.tradeoff`` (sources, grids,
+closed forms, sweeps, the inverse question), run-time estimates in ``ldp.studies.cost`` and the figures in
+``ldp.viz.tradeoff``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from typing import Any
 
@@ -16,28 +17,70 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.data.synthetic import true_distribution
 from ldp.evaluation.metrics import DEFAULT_METRICS
-from ldp.studies import cost
+from ldp.studies import choices, cost
 from ldp.studies import tradeoff as T
 from ldp.studies.attacks import baseline_success
 from ldp.viz import tradeoff as V
-from views import common
+from views import common, controls
+from views.controls import Control, render
 
-DEFAULT_MECHANISMS = ["grr", "oue", "olh", "ss"]
-AXIS_OPTIONS = {"epsilon": "ε (privacy budget)", "users": "n (users) at a fixed ε", "d": "d (domain size) at a fixed ε"}
-CONFIRM_SECONDS = 10.0
-FINE_POINTS = 120  # closed-form curves are cheap: draw them smoothly
 CHECK_TRIALS = 40
 MAX_CHECK_USERS = 10**13
+CONFIRM_SECONDS = 10.0
+FINE_POINTS = {"epsilon": 120, "users": 60, "d": 80}  # closed-form curves are cheap: draw them smoothly
+AXIS_LABELS = {"epsilon": "ε (privacy budget)", "users": "n (users)", "d": "d (domain size)"}
+MEASURE_LABELS = {"mse": "MSE over the values", "sd": "SD of the least precise value"}
 TARGETS = {
     "mse": [float(f"{m}e{e}") for e in range(-10, -1) for m in (1, 2, 5)],
     "sd": [float(f"{m}e{e}") for e in range(-5, 0) for m in (1, 2, 5)],
 }
-KEYS = ["to_data_source", "to_data_sample", "to_data_column", "to_data_bins", "to_data_synthetic", "to_data_d",
-        "to_data_zipf_s", "to_mechs",
-        "to_est", "to_axis", "to_eps_lo", "to_eps_hi", "to_eps_points", "to_eps_fixed", "to_x_lo", "to_x_hi",
-        "to_x_points", "to_users", "to_trials", "to_metric", "to_engine", "to_seed"]
+
+# --------------------------------------------------------------------------- controls (each stated once)
+DATA = common.data_controls("to_data")
+MECHANISMS = Control("to_mechs", "multiselect", "Mechanisms", ["grr", "oue", "olh", "ss"],
+                     options=choices.frequency_oracles(), format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
+                     help="One colour per mechanism. Parameters take their defaults at every ε (OLH's g = "
+                          "round(e^ε + 1), SS's ω, THE's θ); longitudinal mechanisms use ε1 = ε/2.")
+ESTIMATORS = common.estimator_control("to_est")
+AXIS = Control("to_axis", "radio", "Sweep over", "epsilon", options=list(AXIS_LABELS), format_func=AXIS_LABELS.get,
+               help="n and d are swept at the fixed ε below.")
+EPS_LO = Control("to_eps_lo", "number_input", "smallest ε", 0.1, min_value=0.01, max_value=20.0, step=0.05,
+                 format="%.3g")
+EPS_HI = Control("to_eps_hi", "number_input", "largest ε", 10.0, min_value=0.01, max_value=20.0, step=0.5,
+                 format="%.3g")
+EPS_POINTS = Control("to_eps_points", "slider", "ε values (log-spaced)", 10, min_value=2, max_value=40)
+EPS_FIXED = common.epsilon_control("to_eps_fixed", "Fixed ε")
+N_LO = Control("to_n_lo", "number_input", "smallest n", 1_000, min_value=100, max_value=10**9, step=1)
+N_HI = Control("to_n_hi", "number_input", "largest n", 1_000_000, min_value=100, max_value=10**9, step=1)
+N_POINTS = Control("to_n_points", "slider", "n values (log-spaced)", 8, min_value=2, max_value=30)
+D_LO = Control("to_d_lo", "number_input", "smallest d", 4, min_value=2, max_value=2048, step=1)
+D_HI = Control("to_d_hi", "number_input", "largest d", 512, min_value=2, max_value=2048, step=1)
+D_POINTS = Control("to_d_points", "slider", "d values (log-spaced)", 8, min_value=2, max_value=30)
+USERS = Control("to_users", "number_input", "Users n", 100_000, min_value=100, max_value=10**9, step=10_000,
+                help="The dataset's distribution is scaled to exactly n users.")
+TRIALS = Control("to_trials", "number_input", "Trials per point", 20, min_value=1, max_value=500, step=1,
+                 help="Independent collections per configuration; the band is the mean ± 1.96·sd/√trials.")
+METRIC = Control("to_metric", "selectbox", "Error metric", "mse",
+                 options=[m.name for m in ldp.METRICS if "frequency" in m.kinds],
+                 format_func=lambda m: ldp.METRICS.get(m).display_name)
+ENGINE = common.engine_control("to_engine")
+SEED = common.seed_control("to_seed")
+INV_MECH = Control("to_inv_mech", "selectbox", "Mechanism", format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
+                   depends=lambda mechanisms: {"options": mechanisms, "default": mechanisms[0]})
+INV_MEASURE = Control("to_inv_measure", "radio", "Target", "mse", options=list(MEASURE_LABELS),
+                      format_func=MEASURE_LABELS.get, help="The MSE over all values, or the standard deviation of "
+                                                           "the value estimated least precisely.")
+INV_TARGET = {measure: Control(f"to_inv_target_{measure}", "select_slider", "Largest acceptable error x", default,
+                               options=TARGETS[measure], format_func=lambda v: f"{v:.0e}")
+              for measure, default in (("mse", 1e-6), ("sd", 0.002))}
+INV_EPS = common.epsilon_control("to_inv_eps", "At ε (for the number of users)")
+INV_N = Control("to_inv_n", "number_input", "With n users (for ε)", 100_000, min_value=10, max_value=10**12,
+                step=10_000)
+RANGES = {"epsilon": (EPS_LO, EPS_HI, EPS_POINTS), "users": (N_LO, N_HI, N_POINTS), "d": (D_LO, D_HI, D_POINTS)}
+CONTROLS = (*DATA, MECHANISMS, ESTIMATORS, AXIS, EPS_LO, EPS_HI, EPS_POINTS, EPS_FIXED, N_LO, N_HI, N_POINTS, D_LO,
+            D_HI, D_POINTS, USERS, TRIALS, METRIC, ENGINE, SEED, INV_MECH, INV_MEASURE, *INV_TARGET.values(), INV_EPS,
+            INV_N)
 
 
 # --------------------------------------------------------------------------- cached computations
@@ -49,33 +92,10 @@ def _run_config(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray, 
                                engine=engine, seed=seed, metrics=metrics, params=params, top_k=top_k)
 
 
-def _freq_source(source: tuple) -> Any:
-    """The distribution, or for the d axis a function d ↦ distribution (rebuilt from a hashable spec)."""
-    kind = source[0]
-    if kind == "fixed":
-        return np.asarray(source[1])
-    if kind == "synthetic":
-        spec = source[1]
-        return lambda d: true_distribution(spec.format(d=int(d)))
-    if kind == "rebin":
-        base = np.asarray(source[1])
-        return lambda d: T.rebin_frequencies(base, int(d))
-    raise ldp.LDPError(f"unknown data source {kind!r}")
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
-def _closed_form(mechanisms: tuple[str, ...], axis: str, grid: tuple[float, ...], source: tuple, epsilon: float,
-                 users: int, metric: str) -> tuple[pd.DataFrame, list[tuple[float, str, str]]]:
-    freqs = _freq_source(source)
-    table = T.closed_form_curves(mechanisms, axis, grid, freqs, epsilon=epsilon, users=users, metric=metric)
-    if table["value"].isna().all():
-        return table, []
-    curves = {m: table.loc[table["mechanism"] == m, "value"].to_numpy() for m in mechanisms}
-    functions = None
-    if axis != "d":
-        functions = {m: T.closed_form_function(m, axis, freqs, epsilon=epsilon, users=users, metric=metric)
-                     for m in mechanisms}
-    return table, T.crossovers(curves, np.asarray(grid), functions=functions)
+def _closed_form(mechanisms: tuple[str, ...], axis: str, grid: tuple[float, ...], source: T.FrequencySource,
+                 epsilon: float, users: int, metric: str) -> tuple[pd.DataFrame, list[tuple[float, str, str]]]:
+    return T.closed_form_study(mechanisms, axis, grid, source, epsilon=epsilon, users=users, metric=metric)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -87,14 +107,7 @@ def _attack(mechanisms: tuple[str, ...], epsilons: tuple[float, ...], freqs: np.
 @st.cache_data(show_spinner=False, max_entries=64)
 def _estimator_seconds(mechanisms: tuple[str, ...], freqs: np.ndarray, users: int, estimators: tuple[str, ...],
                        epsilon: float) -> float:
-    """Seconds the chosen estimators take on one collection, the slowest mechanism's (a cached measurement)."""
-    counts = T.population_counts(freqs, users)
-    worst = 0.0
-    for name in mechanisms:
-        mech = ldp.get_mechanism(name, epsilon, int(freqs.shape[0]))
-        names = [e for e in estimators if ldp.ESTIMATORS.get(e).applies_to(mech)]
-        worst = max(worst, sum(cost.time_estimators(mech, counts, names).values()))
-    return worst
+    return T.sweep_estimator_seconds(mechanisms, freqs, users, estimators, epsilon)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -110,262 +123,45 @@ def _fmt_seconds(s: float) -> str:
     return f"about {s / 60:.1f} minutes"
 
 
-def _fmt_x(x: float, axis: str) -> str:
-    return f"{x:.3g}" if axis == "epsilon" else f"{int(round(x)):,}"
-
-
-# --------------------------------------------------------------------------- page
-common.restore_from_url(KEYS)
-st.title("📉 Trade-off curves")
-st.markdown(
-    "How fast does each mechanism's error fall as the privacy budget ε grows, and where does one "
-    "mechanism overtake another? The dotted curves are the closed-form error of matrix inversion (MI), "
-    "available at once; **Run sweep** adds simulated curves — the mean over repeated trials with a 95 % "
-    "confidence band — for every mechanism × estimator. Below: the ε or number of users a target error "
-    "needs, and the error against the success of an attacker who guesses a user's value from their report.")
-
-sb = st.sidebar
-with sb:
-    st.header("Data")
-    with common.friendly_errors("this dataset"):
-        data = common.dataset_picker("to_data", container=sb)
-    st.header("Mechanisms and estimators")
-    names = ldp.MECHANISMS.names()
-    if "to_mechs" in st.session_state:
-        st.session_state["to_mechs"] = [m for m in st.session_state["to_mechs"] if m in names]
-    st.session_state.setdefault("to_mechs", DEFAULT_MECHANISMS)
-    mechanisms = st.multiselect(
-        "Mechanisms", names, key="to_mechs", format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
-        help="One colour per mechanism. Parameters take their defaults at every ε (OLH's g = round(e^ε + 1), "
-             "SS's ω, THE's θ); longitudinal mechanisms use ε1 = ε/2.")
-    estimators = common.estimator_picker("to_est", container=sb)
-    st.header("Sweep")
-    st.session_state.setdefault("to_axis", "epsilon")
-    axis = st.radio("Sweep over", list(AXIS_OPTIONS), key="to_axis", format_func=AXIS_OPTIONS.get)
-    if axis == "epsilon":
-        st.session_state.setdefault("to_eps_lo", 0.1)
-        st.session_state.setdefault("to_eps_hi", 10.0)
+# --------------------------------------------------------------------------- sidebar
+def _controls() -> dict[str, Any]:
+    with st.sidebar:
+        data = common.data_section(DATA)
+        st.header("Mechanisms and estimators")
+        mechanisms = list(render(MECHANISMS))
+        estimators = list(render(ESTIMATORS))
+        st.header("Sweep")
+        axis = render(AXIS)
+        lo_control, hi_control, points_control = RANGES[axis]
+        eps_fixed = 1.0 if axis == "epsilon" else float(render(EPS_FIXED))
         c1, c2 = st.columns(2)
-        eps_lo = c1.number_input("smallest ε", 0.01, 20.0, key="to_eps_lo", step=0.05, format="%.3g")
-        eps_hi = c2.number_input("largest ε", 0.01, 20.0, key="to_eps_hi", step=0.5, format="%.3g")
-        st.session_state.setdefault("to_eps_points", 10)
-        points = st.slider("ε values (log-spaced)", 2, 40, key="to_eps_points")
-        eps_fixed = 1.0
-    else:
-        eps_fixed = common.epsilon_slider("to_eps_fixed", label="Fixed ε", container=sb)
-        lo_default, hi_default, lo_min, hi_max = ((1_000, 1_000_000, 100, 10**9) if axis == "users"
-                                                  else (4, 512, 2, 2048))
-        previous = st.session_state.get("_to_x_axis")
-        st.session_state["_to_x_axis"] = axis
-        for k, default in (("to_x_lo", lo_default), ("to_x_hi", hi_default)):
-            value = st.session_state.get(k)
-            # a switch of axis, or a value (e.g. from the URL) outside this axis's range: its own default
-            if (previous is not None and previous != axis) or not isinstance(value, (int, float)) \
-                    or not lo_min <= value <= hi_max:
-                st.session_state[k] = default
-            else:
-                st.session_state[k] = int(value)
-        c1, c2 = st.columns(2)
-        what = "n" if axis == "users" else "d"
-        x_lo = c1.number_input(f"smallest {what}", lo_min, hi_max, key="to_x_lo", step=1)
-        x_hi = c2.number_input(f"largest {what}", lo_min, hi_max, key="to_x_hi", step=1)
-        st.session_state.setdefault("to_x_points", 8)
-        points = st.slider(f"{what} values (log-spaced)", 2, 30, key="to_x_points")
-    if axis != "users":
-        st.session_state.setdefault("to_users", 100_000)
-        users = int(st.number_input("Users n", 100, 10**9, key="to_users", step=10_000,
-                                    help="The dataset's distribution is scaled to exactly n users."))
-    else:
-        users = 100_000
-    st.session_state.setdefault("to_trials", 20)
-    trials = int(st.number_input("Trials per point", 1, 500, key="to_trials", step=1,
-                                 help="Independent collections per configuration; the band is the mean "
-                                      "± 1.96·sd/√trials."))
-    metrics_all = ldp.METRICS.names()
-    st.session_state.setdefault("to_metric", "mse")
-    metric = st.selectbox("Error metric", metrics_all, key="to_metric",
-                          format_func=lambda m: f"{ldp.METRICS.get(m).display_name} — {ldp.METRICS.get(m).description}")
-    st.session_state.setdefault("to_engine", "fast")
-    engine = st.radio("Engine", ["fast", "exact"], key="to_engine", horizontal=True,
-                      help="fast: samples the aggregate counts directly (same distribution); "
-                           "exact: randomizes every user's report (slower, grows with n).")
-    st.session_state.setdefault("to_seed", 0)
-    seed = int(st.number_input("Seed", 0, 2**31 - 1, key="to_seed", step=1,
-                               help="The same seed reproduces the same sweep."))
-common.write_to_url(KEYS)
-
-if not mechanisms:
-    st.error("Choose at least one mechanism in the sidebar (e.g. GRR and OUE) to draw trade-off curves.")
-    st.stop()
-if not estimators:
-    st.error("Choose at least one estimator in the sidebar (e.g. MI) to run the sweep.")
-    st.stop()
-
-# ----------------------------------------------------------------- grid and data source
-with common.friendly_errors("this sweep range"):
-    if axis == "epsilon":
-        grid = T.epsilon_grid(eps_lo, eps_hi, points)
-        fine = T.epsilon_grid(eps_lo, eps_hi, FINE_POINTS)
-    elif axis == "users":
-        grid = T.log_int_grid(int(x_lo), int(x_hi), points).astype(float)
-        fine = T.log_int_grid(int(x_lo), int(x_hi), 60).astype(float)
-    else:
-        grid = T.log_int_grid(int(x_lo), int(x_hi), points).astype(float)
-        fine = T.log_int_grid(int(x_lo), int(x_hi), 80).astype(float)
-
-freqs = data.frequencies
-if axis == "d":
-    if st.session_state.get("to_data_source") == "Synthetic":
-        spec_name = st.session_state.get("to_data_synthetic", data.name)
-        extra = f",s={st.session_state['to_data_zipf_s']}" if spec_name == "zipf" else ""
-        source: tuple = ("synthetic", f"{spec_name}:d={{d}}{extra}")
-        st.caption(f"Varying d: the synthetic {spec_name} distribution is regenerated with each domain size.")
-    elif data.kind == "numerical" and data.edges is not None:
-        source = ("rebin", tuple(freqs))
-        st.caption(f"Varying d: the numerical column {data.name} is re-bucketized into d equal-width bins over "
-                   "the same range (values spread evenly inside each of the current bins).")
-    else:
-        st.error(f"The domain size cannot vary for the categorical column **{data.name}**: its {data.d} "
-                 "categories are fixed. Pick synthetic data or a numerical column (which can be re-bucketized), "
-                 "or sweep over ε or n instead.")
-        st.stop()
-else:
-    source = ("fixed", tuple(freqs))
-freq_source = _freq_source(source)
-
-st.caption(f"Data: {data.description or data.name} — d = {data.d:,} values, scaled to "
-           f"{'each n of the sweep' if axis == 'users' else f'n = {users:,} users'}. " + " ".join(data.notes))
-
-sim_metrics = tuple(dict.fromkeys([*DEFAULT_METRICS["frequency"], metric]))
-signature = hashlib.sha256(json.dumps({
-    "source": [source[0], source[1] if isinstance(source[1], str) else list(source[1])],
-    "mechanisms": mechanisms, "estimators": estimators, "axis": axis, "grid": [float(g) for g in grid],
-    "eps": eps_fixed, "users": users, "trials": trials, "engine": engine, "seed": seed, "metrics": sim_metrics,
-}, default=float).encode()).hexdigest()
-
-# ----------------------------------------------------------------- Chart 1: error curves
-st.header("Error against " + {"epsilon": "ε", "users": "the number of users", "d": "the domain size"}[axis])
-with common.friendly_errors("the closed-form curves"):
-    closed, crossings = _closed_form(tuple(mechanisms), axis, tuple(float(x) for x in fine), source, eps_fixed,
-                                     users, metric)
-if metric == "wasserstein":
-    st.caption("Wasserstein distances here are measured in bins (positions in the value order): the simulated "
-               "estimates carry no bin edges.")
-if metric not in T.CLOSED_FORM_METRICS:
-    st.info(f"{V.metric_label(metric)} has no closed form for matrix inversion: the chart shows simulated curves "
-            "only (run the sweep).")
-elif T.CLOSED_FORM_METRICS[metric] != "exact":
-    st.caption(f"The closed form of {V.metric_label(metric)} uses the normal approximation E|f̂ − f| = σ·√(2/π).")
-
-# Time estimate and the Run button
-d_max = int(grid.max()) if axis == "d" else data.d
-cal_freqs = freq_source(d_max) if axis == "d" else freqs
-with common.friendly_errors("the time estimate"):
-    per_collection = _estimator_seconds(tuple(mechanisms), np.asarray(cal_freqs), users, tuple(estimators), eps_fixed)
-    sizes = [(int(x) if axis == "users" else users, int(x) if axis == "d" else data.d) for x in grid]
-    seconds = cost.estimate_sweep_seconds(sizes * len(mechanisms), trials=trials, engine=engine,
-                                          estimator_seconds=per_collection)
-configs = len(mechanisms) * len(grid)
-st.markdown(f"**Run sweep** simulates {len(mechanisms)} mechanism(s) × {len(grid)} "
-            f"{'ε' if axis == 'epsilon' else ('n' if axis == 'users' else 'd')} values × {trials} trials "
-            f"({configs * trials:,} collections, every estimator on the same reports) with the {engine} engine: "
-            f"{_fmt_seconds(seconds)}, estimated from the estimators' measured time. Sweeps do not rerun on every "
-            "change.")
-confirmed = True
-if seconds > CONFIRM_SECONDS:
-    st.warning(f"This sweep would take {_fmt_seconds(seconds)}. Reduce the trials, the grid points, n (exact "
-               "engine) or use the fast engine — or confirm below to run it anyway.")
-    # keyed by the configuration: a confirmation covers this sweep only
-    confirmed = st.checkbox(f"Yes, run the long sweep ({_fmt_seconds(seconds)})", key=f"to_confirm_{signature[:12]}")
-run = st.button("Run sweep", key="to_run", type="primary", disabled=not confirmed)
-
-if run:
-    bar = st.progress(0.0, text="Starting the sweep…")
-
-    def _progress(done: int, total: int, label: str) -> None:
-        bar.progress(done / total, text=f"{done}/{total} configurations — {label}")
-
-    start = time.perf_counter()
-    with common.friendly_errors("this sweep"):
-        table = T.run_tradeoff_sweep(
-            freq_source, mechanisms=mechanisms, estimators=estimators, axis=axis, grid=grid, epsilon=eps_fixed,
-            users=users, trials=trials, engine=engine, seed=seed, metrics=sim_metrics, progress=_progress,
-            runner=_run_config)
-    bar.empty()
-    st.session_state["to_sweep"] = {"signature": signature, "table": table,
-                                    "elapsed": time.perf_counter() - start}
-
-result = st.session_state.get("to_sweep")
-summary = None
-if result is not None and result["signature"] == signature:
-    table = result["table"]
-    with common.friendly_errors("the sweep summary"):
-        summary = T.summarize_sweep(table, metric)
-    st.caption(f"Last sweep: {configs} configurations × {trials} trials in {result['elapsed']:.1f} s "
-               "(repeated configurations come from the cache).")
-elif result is not None:
-    st.info("The settings changed since the last sweep: press **Run sweep** to simulate them "
-            "(the closed form below is already up to date).")
-else:
-    st.info("No sweep yet: the chart shows the closed-form curves. Press **Run sweep** to add simulated "
-            "curves with confidence bands.")
-
-fig = V.error_curves_figure(mechanisms, summary=summary, closed_form=closed if not closed["value"].isna().all()
-                            else None, crossings=crossings, axis=axis, metric=metric)
-plotted = closed.rename(columns={"value": "closed form"}).drop(columns=["x"])
-if summary is not None:
-    plotted = summary[["mechanism", "estimator", "epsilon", "users", "d", "mean", "ci_low", "ci_high", "trials",
-                       "closed_form"]]
-n_words = "Along n every error falls as 1/n (MSE), so the ranking of mechanisms does not change."
-sim_words = ("Solid and dashed lines are the simulated means over trials with shaded 95 % bands; "
-             if summary is not None else "")
-common.show_figure(
-    fig, "to_fig_curves", plotted,
-    f"{sim_words}dotted lines are the closed-form {V.metric_label(metric)} of MI on log–log axes, one colour per "
-    f"mechanism. {V.describe_crossings(crossings, axis) if axis != 'users' else n_words}")
-if crossings:
-    with st.expander("Crossovers (closed form)"):
-        st.dataframe(V.crossings_table(crossings, axis), hide_index=True, key="to_crossings")
-        if axis == "epsilon" and {"grr", "oue"} <= set(mechanisms):
-            ref = T.grr_oue_crossover(data.d)
-            if ref is not None:
-                st.caption(f"For small frequencies GRR and OUE cross where d = 3e^ε + 2, i.e. ε = ln((d − 2)/3) = "
-                           f"{ref:.3g} for d = {data.d}; with this data's frequencies the crossing moves slightly.")
-
-if summary is not None:
-    st.subheader("Results")
-    show = summary.rename(columns={"mean": f"mean {V.metric_label(metric)}", "ci_low": "95 % low",
-                                   "ci_high": "95 % high", "closed_form": "closed form (MI)"})
-    st.dataframe(show.drop(columns=["x"]), hide_index=True, key="to_results")
-    config = common.config_of(KEYS) | {"grid": [float(g) for g in grid], "dataset": data.name, "d": data.d,
-                                       "metrics": list(sim_metrics)}
-    common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff")
-
-# ----------------------------------------------------------------- the inverse question
+        lo, hi = render(lo_control, c1), render(hi_control, c2)
+        points = int(render(points_control))
+        users = int(render(USERS)) if axis != "users" else int(USERS.default)
+        trials = int(render(TRIALS))
+        metric = render(METRIC)
+        st.caption(ldp.METRICS.get(metric).description)
+        engine = render(ENGINE)
+        seed = int(render(SEED))
+    return {"data": data, "mechanisms": mechanisms, "estimators": estimators, "axis": axis, "lo": lo, "hi": hi,
+            "points": points, "eps": eps_fixed, "users": users, "trials": trials, "metric": metric, "engine": engine,
+            "seed": seed}
 
 
+# --------------------------------------------------------------------------- the inverse question
 @st.fragment
-def inverse_question(freqs: np.ndarray, mechanisms: list[str], users: int, seed: int) -> None:
+def inverse_question(freqs: np.ndarray, mechanisms: list[str], seed: int) -> None:
     st.header("Which ε, or how many users, for a target error?")
     st.markdown("Pick a mechanism and the largest error you accept. The answers come from the closed-form "
                 "variance of MI (it falls exactly as 1/n, and monotonically with ε) and are then **checked by "
                 f"simulation**: {CHECK_TRIALS} trials at the answer with the fast engine, on this data.")
     c1, c2, c3 = st.columns(3)
-    if st.session_state.get("to_inv_mech") not in mechanisms:
-        st.session_state["to_inv_mech"] = mechanisms[0]
-    mech = c1.selectbox("Mechanism", mechanisms, key="to_inv_mech",
-                        format_func=lambda m: ldp.MECHANISMS.get(m).display_name)
-    st.session_state.setdefault("to_inv_measure", "mse")
-    measure = c2.radio("Target", list(T.TARGET_MEASURES), key="to_inv_measure",
-                       format_func=lambda m: T.TARGET_MEASURES[m])
-    tkey = f"to_inv_target_{measure}"
-    st.session_state.setdefault(tkey, 1e-6 if measure == "mse" else 0.002)
-    target = float(c3.select_slider("Largest acceptable error x", TARGETS[measure], key=tkey,
-                                    format_func=lambda v: f"{v:.0e}"))
+    mech = render(INV_MECH, c1, mechanisms=mechanisms)
+    measure = render(INV_MEASURE, c2)
+    target = float(render(INV_TARGET[measure], c3))
     c4, c5 = st.columns(2)
-    eps = common.epsilon_slider("to_inv_eps", label="At ε (for the number of users)", container=c4)
-    st.session_state.setdefault("to_inv_n", int(users))
-    n = int(c5.number_input("With n users (for ε)", 10, 10**12, key="to_inv_n", step=10_000))
+    eps = float(render(INV_EPS, c4))
+    n = int(render(INV_N, c5))
     what = "MSE" if measure == "mse" else "standard deviation of the least precise value"
     left, right = st.columns(2)
     with common.friendly_errors("the inverse question"):
@@ -400,22 +196,155 @@ def inverse_question(freqs: np.ndarray, mechanisms: list[str], users: int, seed:
                         f"(95 % interval {chk['low']:.3g} – {chk['high']:.3g}) vs target {target:.3g}.")
 
 
-inverse_question(np.asarray(freq_source(data.d) if axis == "d" else freqs), mechanisms, users, seed)
+# --------------------------------------------------------------------------- page
+def main() -> None:
+    st.title("📉 Trade-off curves")
+    st.markdown(
+        "How fast does each mechanism's error fall as the privacy budget ε grows, and where does one "
+        "mechanism overtake another? The dotted curves are the closed-form error of matrix inversion (MI), "
+        "available at once; **Run sweep** adds simulated curves — the mean over repeated trials with a 95 % "
+        "confidence band — for every mechanism × estimator. Below: the ε or number of users a target error "
+        "needs, and the error against the success of an attacker who guesses a user's value from their report.")
+    ctl = _controls()
+    data: common.Dataset = ctl["data"]
+    mechanisms, estimators, axis, metric = ctl["mechanisms"], ctl["estimators"], ctl["axis"], ctl["metric"]
+    users, trials, engine, seed, eps_fixed = ctl["users"], ctl["trials"], ctl["engine"], ctl["seed"], ctl["eps"]
+    if not mechanisms:
+        st.error("Choose at least one mechanism in the sidebar (e.g. GRR and OUE) to draw trade-off curves.")
+        st.stop()
+    if not estimators:
+        st.error("Choose at least one estimator in the sidebar (e.g. MI) to run the sweep.")
+        st.stop()
 
-# ----------------------------------------------------------------- Chart 2: utility vs attack success
-st.header("Utility against privacy: error vs the attacker's success")
-eps_grid = grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 10)
-prior = np.asarray(freq_source(data.d) if axis == "d" else freqs)
-with common.friendly_errors("the attack-success curves"):
-    points = _attack(tuple(mechanisms), tuple(float(e) for e in eps_grid), prior, users, metric)
-base = baseline_success(prior)
-sim_points = None
-if summary is not None and axis == "epsilon" and "mi" in estimators:
-    mi = summary[summary["estimator"] == "mi"][["mechanism", "epsilon", "mean"]]
-    sim_points = mi.merge(points[["mechanism", "epsilon", "attack_success"]], on=["mechanism", "epsilon"])
-if points["closed_form"].isna().all():
-    st.info(f"{V.metric_label(metric)} has no closed form; choose MSE, top-k MSE, MAE or L1 for this chart.")
-else:
+    with common.friendly_errors("this sweep range"):
+        grid, fine = T.sweep_grids(axis, ctl["lo"], ctl["hi"], ctl["points"], FINE_POINTS[axis])
+    with common.friendly_errors("a sweep over d"):
+        source = T.frequency_source(data, axis)
+    if source.kind == "synthetic":
+        st.caption(f"Varying d: the synthetic {data.name} distribution is regenerated with each domain size.")
+    elif source.kind == "rebin":
+        st.caption(f"Varying d: the numerical column {data.name} is re-bucketized into d equal-width bins over "
+                   "the same range (values spread evenly inside each of the current bins).")
+    st.caption(f"Data: {data.description or data.name} — d = {data.d:,} values, scaled to "
+               f"{'each n of the sweep' if axis == 'users' else f'n = {users:,} users'}. " + " ".join(data.notes))
+
+    sim_metrics = tuple(dict.fromkeys([*DEFAULT_METRICS["frequency"], metric]))
+    signature = hashlib.sha256(repr((source, mechanisms, estimators, axis, [float(g) for g in grid], eps_fixed, users,
+                                     trials, engine, seed, sim_metrics)).encode()).hexdigest()
+
+    # ------------------------------------------------------------- Chart 1: error curves
+    st.header("Error against " + {"epsilon": "ε", "users": "the number of users", "d": "the domain size"}[axis])
+    with common.friendly_errors("the closed-form curves"):
+        closed, crossings = _closed_form(tuple(mechanisms), axis, tuple(float(x) for x in fine), source, eps_fixed,
+                                         users, metric)
+    if metric == "wasserstein":
+        st.caption("Wasserstein distances here are measured in bins (positions in the value order): the simulated "
+                   "estimates carry no bin edges.")
+    if metric not in T.CLOSED_FORM_METRICS:
+        st.info(f"{V.metric_label(metric)} has no closed form for matrix inversion: the chart shows simulated "
+                "curves only (run the sweep).")
+    elif T.CLOSED_FORM_METRICS[metric] != "exact":
+        st.caption(f"The closed form of {V.metric_label(metric)} uses the normal approximation E|f̂ − f| = "
+                   "σ·√(2/π).")
+
+    # Time estimate and the Run button
+    with common.friendly_errors("the time estimate"):
+        largest = source(int(grid.max())) if axis == "d" else data.frequencies
+        per_collection = _estimator_seconds(tuple(mechanisms), np.asarray(largest), users, tuple(estimators),
+                                            eps_fixed)
+        seconds = cost.sweep_seconds(axis, grid, users=users, d=data.d, mechanisms=len(mechanisms), trials=trials,
+                                     engine=engine, estimator_seconds=per_collection)
+    configs = len(mechanisms) * len(grid)
+    st.markdown(f"**Run sweep** simulates {len(mechanisms)} mechanism(s) × {len(grid)} "
+                f"{'ε' if axis == 'epsilon' else ('n' if axis == 'users' else 'd')} values × {trials} trials "
+                f"({configs * trials:,} collections, every estimator on the same reports) with the {engine} engine: "
+                f"{_fmt_seconds(seconds)}, estimated from the estimators' measured time. Sweeps do not rerun on "
+                "every change.")
+    confirmed = True
+    if seconds > CONFIRM_SECONDS:
+        st.warning(f"This sweep would take {_fmt_seconds(seconds)}. Reduce the trials, the grid points, n (exact "
+                   "engine) or use the fast engine — or confirm below to run it anyway.")
+        # an action, not a setting (so not in the URL): keyed by the configuration, it covers this sweep only
+        confirmed = st.checkbox(f"Yes, run the long sweep ({_fmt_seconds(seconds)})",
+                                key=f"to_confirm_{signature[:12]}")
+    if st.button("Run sweep", key="to_run", type="primary", disabled=not confirmed):
+        bar = st.progress(0.0, text="Starting the sweep…")
+
+        def _progress(done: int, total: int, label: str) -> None:
+            bar.progress(done / total, text=f"{done}/{total} configurations — {label}")
+
+        start = time.perf_counter()
+        with common.friendly_errors("this sweep"):
+            table = T.run_tradeoff_sweep(
+                source if axis == "d" else source(), mechanisms=mechanisms, estimators=estimators, axis=axis,
+                grid=grid, epsilon=eps_fixed, users=users, trials=trials, engine=engine, seed=seed,
+                metrics=sim_metrics, progress=_progress, runner=_run_config)
+        bar.empty()
+        st.session_state["to_sweep"] = {"signature": signature, "table": table,
+                                        "elapsed": time.perf_counter() - start}
+
+    result = st.session_state.get("to_sweep")
+    summary = None
+    if result is not None and result["signature"] == signature:
+        table = result["table"]
+        with common.friendly_errors("the sweep summary"):
+            summary = T.summarize_sweep(table, metric)
+        st.caption(f"Last sweep: {configs} configurations × {trials} trials in {result['elapsed']:.1f} s "
+                   "(repeated configurations come from the cache).")
+    elif result is not None:
+        st.info("The settings changed since the last sweep: press **Run sweep** to simulate them "
+                "(the closed form below is already up to date).")
+    else:
+        st.info("No sweep yet: the chart shows the closed-form curves. Press **Run sweep** to add simulated "
+                "curves with confidence bands.")
+
+    fig = V.error_curves_figure(mechanisms, summary=summary, closed_form=closed if not closed["value"].isna().all()
+                                else None, crossings=crossings, axis=axis, metric=metric)
+    plotted = closed.rename(columns={"value": "closed form"}).drop(columns=["x"])
+    if summary is not None:
+        plotted = summary[["mechanism", "estimator", "epsilon", "users", "d", "mean", "ci_low", "ci_high", "trials",
+                           "closed_form"]]
+    n_words = "Along n every error falls as 1/n (MSE), so the ranking of mechanisms does not change."
+    sim_words = ("Solid and dashed lines are the simulated means over trials with shaded 95 % bands; "
+                 if summary is not None else "")
+    common.show_figure(
+        fig, "to_fig_curves", plotted,
+        f"{sim_words}dotted lines are the closed-form {V.metric_label(metric)} of MI on log–log axes, one colour per "
+        f"mechanism. {V.describe_crossings(crossings, axis) if axis != 'users' else n_words}")
+    if crossings:
+        with st.expander("Crossovers (closed form)"):
+            st.dataframe(V.crossings_table(crossings, axis), hide_index=True, key="to_crossings")
+            if axis == "epsilon" and {"grr", "oue"} <= set(mechanisms):
+                ref = T.grr_oue_crossover(data.d)
+                if ref is not None:
+                    st.caption(f"For small frequencies GRR and OUE cross where d = 3e^ε + 2, i.e. ε = ln((d − 2)/3) "
+                               f"= {ref:.3g} for d = {data.d}; with this data's frequencies the crossing moves "
+                               "slightly.")
+
+    if summary is not None:
+        st.subheader("Results")
+        show = summary.rename(columns={"mean": f"mean {V.metric_label(metric)}", "ci_low": "95 % low",
+                                       "ci_high": "95 % high", "closed_form": "closed form (MI)"})
+        st.dataframe(show.drop(columns=["x"]), hide_index=True, key="to_results")
+        config = controls.values(CONTROLS) | {"grid": [float(g) for g in grid], "dataset": data.name, "d": data.d,
+                                              "metrics": list(sim_metrics)}
+        common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff")
+
+    freqs = np.asarray(data.frequencies)
+    inverse_question(freqs, mechanisms, seed)
+
+    # ------------------------------------------------------------- Chart 2: utility vs attack success
+    st.header("Utility against privacy: error vs the attacker's success")
+    eps_grid = grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 10)
+    with common.friendly_errors("the attack-success curves"):
+        points = _attack(tuple(mechanisms), tuple(float(e) for e in eps_grid), freqs, users, metric)
+    base = baseline_success(freqs)
+    sim_points = None
+    if summary is not None and axis == "epsilon" and "mi" in estimators:
+        sim_points = T.simulated_attack_points(summary, points)
+    if points["closed_form"].isna().all():
+        st.info(f"{V.metric_label(metric)} has no closed form; choose MSE, top-k MSE, MAE or L1 for this chart.")
+        return
     fig2 = V.utility_privacy_figure(points, mechanisms, baseline=base, metric=metric, simulated=sim_points)
     skipped = sorted(set(points.loc[points["attack_success"].isna(), "mechanism"]))
     note = (f" {', '.join(ldp.MECHANISMS.get(m).display_name for m in skipped)} is left out: its reports are "
@@ -426,3 +355,7 @@ else:
         "the Bayes-optimal attacker, knowing the data distribution, guesses a user's value from one report; y is "
         f"the closed-form {V.metric_label(metric)} with {users:,} users. The dashed line is the no-report baseline "
         f"(guess the most common value: {base:.3f}); curves further down and to the left are better." + note)
+
+
+if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
+    main()

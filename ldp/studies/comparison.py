@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data import sample_counts
 from ldp.evaluation.histograms import DECILES, quantile_values
-from ldp.evaluation.metrics import get_metric
+from ldp.evaluation.metrics import get_metric, metrics_over_trials
 from ldp.evaluation.tasks import (
     GAIN_BASELINE,
     bias_variance,
@@ -42,13 +42,16 @@ from ldp.evaluation.tasks import (
     utility_gain,
 )
 from ldp.evaluation.uncertainty import standard_error
+from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 from ldp.simulation import SimulationResult, simulate
 
 __all__ = [
-    "CHUNK_TRIALS", "TASKS", "TASK_NAMES", "best_per_task", "bias_summary", "chunk_plan", "comparison_columns",
-    "draw_population", "ibu_early_stopping", "merge_results", "numerical_summary", "per_value_table",
-    "quantile_table", "run_chunk", "set_value_curve_table", "summary_table", "task_errors", "top_k_curve_table",
+    "CHUNK_TRIALS", "NUMERICAL_METRICS", "TASKS", "TASK_NAMES", "best_per_task", "bias_summary", "chunk_plan",
+    "comparison_columns", "draw_population", "ibu_early_stopping", "max_trials", "merge_results", "numerical_metrics",
+    "numerical_summary", "per_value_table", "quantile_table", "run_chunk", "run_methods", "run_trials",
+    "set_value_curve_table", "set_value_sample_table", "simulate_numerical", "summary_table", "task_errors",
+    "top_k_curve_table",
 ]
 
 CHUNK_TRIALS = 10
@@ -107,6 +110,32 @@ def run_chunk(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str
     result = simulate(mechanism, counts, estimators=list(estimators), engine=engine, trials=int(trials), seed=rng,
                       top_k=top_k)
     return dataclasses.replace(result, seed=int(seed))
+
+
+def run_trials(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str], *, engine: str, seed: int,
+               trials: int, chunk: Callable[[int, int], SimulationResult] | None = None,
+               progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+    """``trials`` collections of the population, run in the chunks of :func:`chunk_plan` and merged.
+
+    ``chunk(index, size)`` runs one chunk (default :func:`run_chunk` of this configuration; a page passes a
+    cached one); ``progress(done, trials)`` is called after each chunk."""
+    def default(index: int, size: int) -> SimulationResult:
+        return run_chunk(mechanism, counts, estimators, engine=engine, seed=seed, index=index, trials=size)
+
+    run = chunk or default
+    parts = []
+    done = 0
+    for index, size in chunk_plan(trials):
+        parts.append(run(index, size))
+        done += size
+        if progress is not None:
+            progress(done, int(trials))
+    return merge_results(parts)
+
+
+def max_trials(d: int, estimators: int, cells: int) -> int:
+    """The most trials whose estimates (trials × d × estimators numbers) fit in ``cells``."""
+    return int(cells) // max(1, int(d) * int(estimators))
 
 
 def merge_results(parts: Sequence[SimulationResult]) -> SimulationResult:
@@ -252,6 +281,16 @@ def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray
     return pd.DataFrame(rows)
 
 
+def set_value_sample_table(errors: Mapping[str, np.ndarray], truth: np.ndarray, rho_percent: float,
+                           display: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The set-value errors of :func:`task_errors` (estimator → per-trial MSE over its random sets) at one ρ:
+    estimator, ρ (%), set size, MSE (mean over trials) and its standard error."""
+    m = subset_size(np.asarray(truth).shape[0], float(rho_percent) / 100)
+    return pd.DataFrame([{"estimator": (display or {}).get(name, name), "ρ (%)": float(rho_percent), "set size": m,
+                          "MSE": float(np.mean(values)), "SE": standard_error(values)}
+                         for name, values in errors.items()])
+
+
 # =========================================================================== summaries
 
 
@@ -355,6 +394,44 @@ def ibu_early_stopping(mechanism: Mechanism, counts: np.ndarray, n: int, truth: 
 
 
 # =========================================================================== numerical distributions
+NUMERICAL_METRICS = ("wasserstein", "ks", "mean_error", "variance_error", "quantile_error")
+
+
+def numerical_metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas: Sequence[float], *,
+                      seed: int, queries: int = 1000) -> dict[str, np.ndarray]:
+    """Per-trial numerical metrics of histogram estimates (rows of ``estimates``, projected with Norm-Sub) in
+    real units: :data:`NUMERICAL_METRICS` and the mean absolute error of ``queries`` random range queries of
+    each width α (the same ranges for every call with this ``seed``)."""
+    names = [*NUMERICAL_METRICS, *(f"range_mae_{a:g}" for a in alphas)]
+    return metrics_over_trials(truth, estimates, names, edges=edges, project=True, queries=int(queries),
+                               rng=lambda: rng_for(int(seed), "range-queries"))
+
+
+def simulate_numerical(mechanism: str, reconstruction: str | None, epsilon: float, counts: np.ndarray,
+                       edges: np.ndarray, *, engine: str, trials: int, seed: int) -> np.ndarray:
+    """``trials`` collections of a bucketized population by a registered numerical mechanism, reconstructed with
+    ``reconstruction`` (default: the mechanism's own): estimates (trials, d). The same seed gives the same
+    collections whatever the reconstruction."""
+    mech = get_mechanism(mechanism, epsilon, int(np.asarray(counts).shape[0]))
+    method = reconstruction or mech.default_estimator
+    result = simulate(mech, counts, estimators=[method], engine=engine, trials=int(trials), seed=seed, edges=edges)
+    return result.estimates[method]
+
+
+def run_methods(methods: Sequence[tuple[str, str | None]], run: Callable[[str, str | None], np.ndarray],
+                ) -> tuple[dict[tuple[str, str | None], np.ndarray], dict[tuple[str, str | None], str]]:
+    """Run every (mechanism, reconstruction) with ``run`` (e.g. :func:`simulate_numerical` on one configuration,
+    cached): returns the estimates of those that ran and, for those that cannot run on this configuration (an
+    ``LDPError``, e.g. more buckets than a hierarchy supports), the reason."""
+    done: dict[tuple[str, str | None], np.ndarray] = {}
+    failed: dict[tuple[str, str | None], str] = {}
+    for method in methods:
+        try:
+            done[method] = run(*method)
+        except LDPError as exc:
+            failed[method] = str(exc)
+    return done, failed
+
 
 
 def numerical_summary(per_trial: Mapping[str, np.ndarray], unit: str = "") -> pd.DataFrame:

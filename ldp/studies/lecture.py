@@ -249,6 +249,11 @@ class WarnerSimulation:
     def theoretical_sd(self) -> float:
         return math.sqrt(warner_variance(self.n_yes, self.n_no, self.truth_prob))
 
+    @property
+    def empirical_sd(self) -> float:
+        """The standard deviation of the estimate over the repeated classes."""
+        return float(np.std(self.estimates, ddof=1)) if self.estimates.size > 1 else math.nan
+
 
 def warner_simulate(n_yes: int, n_no: int, truth_prob: float = 0.5, seed: int = 0,
                     classes: int = 1000) -> WarnerSimulation:
@@ -484,3 +489,11 @@ def split_vs_partition_simulation(epsilon: float, questions: int, n: int, d: int
                      "closed form (our OLH, f = 1/d)": float(np.mean(mech.variance(counts / users, users))),
                      "simulated": float(np.mean(est.var(axis=0, ddof=1))), "trials": trials})
     return pd.DataFrame(rows)
+
+
+def variance_relative_se(trials: int, values: int) -> float:
+    """Relative standard error of a variance estimated from ``trials`` normal draws and averaged over ``values``
+    independent values: √(2 / ((trials − 1)·values))."""
+    if trials < 2 or values < 1:
+        raise LDPError(f"need at least two trials and one value, got {trials} and {values}")
+    return math.sqrt(2 / ((trials - 1) * values))

@@ -10,7 +10,9 @@ Pure functions behind the Trade-off page:
   error of at most x?", and ``check_by_simulation`` to verify an answer empirically;
 * ``run_tradeoff_sweep``: repeated simulations of every configuration into a tidy table, with a
   progress callback; ``summarize_sweep`` (mean and confidence band per curve point);
-* how long a sweep will take: :mod:`ldp.studies.cost`.
+* ``frequency_source``: what a sweep runs on (along d: a synthetic family regenerated, a numerical column
+  re-bucketized); ``sweep_grids`` and ``closed_form_study`` (curves and their crossings) for the page;
+* how long a sweep will take: :mod:`ldp.studies.cost` and ``sweep_estimator_seconds``.
 
 The population of a configuration is the dataset's distribution scaled to n users by largest-remainder
 rounding (``population_counts``): it is fixed, so all the randomness is the mechanism's, and the
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,12 +34,15 @@ from scipy.stats import chi2
 from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS, MECHANISMS
+from ldp.data import true_distribution
 from ldp.evaluation.metrics import DEFAULT_METRICS, top_k_indices
 from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 from ldp.simulation import simulate, simulate_configuration
 from ldp.studies.attacks import attack_success
+from ldp.studies.cost import time_estimators
+from ldp.studies.datasets import Dataset, synthetic_spec
 
 FREQUENCY_METRICS = DEFAULT_METRICS["frequency"]
 AXES = {"epsilon": "privacy budget ε", "users": "users n", "d": "domain size d"}
@@ -535,4 +541,96 @@ def attack_curve(mechanisms: Sequence[str], epsilons: Sequence[float] | np.ndarr
     return pd.DataFrame(rows, columns=["mechanism", "epsilon", "attack_success", "closed_form"])
 
 
-# --------------------------------------------------------------------------- timing
+
+def simulated_attack_points(summary: pd.DataFrame, points: pd.DataFrame, estimator: str = "mi") -> pd.DataFrame:
+    """The simulated error of ``estimator`` (a :func:`summarize_sweep` over ε) beside the attacker's success at
+    the same (mechanism, ε) of :func:`attack_curve`: columns mechanism, epsilon, mean, attack_success."""
+    mine = summary[summary["estimator"] == estimator][["mechanism", "epsilon", "mean"]]
+    return mine.merge(points[["mechanism", "epsilon", "attack_success"]], on=["mechanism", "epsilon"])
+
+
+# --------------------------------------------------------------------------- what a sweep runs on
+@dataclass(frozen=True)
+class FrequencySource:
+    """The distribution a sweep runs on, as a function of the domain size for the d axis: ``"fixed"`` (the
+    frequencies as they are), ``"rebin"`` (a numerical histogram re-bucketized into d equal-width bins over the
+    same range) or ``"synthetic"`` (a synthetic family regenerated with d values). Hashable, so a page can
+    cache what is computed from it."""
+
+    kind: str
+    frequencies: tuple[float, ...] = ()
+    family: str = ""
+    exponent: float | None = None
+
+    def __call__(self, d: int | None = None) -> np.ndarray:
+        if self.kind == "synthetic":
+            if d is None:
+                raise LDPError("a synthetic source needs a domain size")
+            return true_distribution(synthetic_spec(self.family, int(d), self.exponent))
+        if self.kind == "rebin" and d is not None:
+            return rebin_frequencies(self.frequencies, int(d))
+        if self.kind in ("fixed", "rebin"):
+            return _normalise(self.frequencies)
+        raise LDPError(f"unknown frequency source {self.kind!r}; one of fixed, rebin, synthetic")
+
+    @property
+    def varies_with_d(self) -> bool:
+        return self.kind != "fixed"
+
+
+def frequency_source(data: Dataset, axis: str) -> FrequencySource:
+    """What a sweep along ``axis`` runs on for this dataset. Along d: a synthetic dataset is regenerated with
+    each domain size and a numerical column re-bucketized; a categorical column's values are fixed (LDPError)."""
+    freqs = tuple(float(f) for f in data.frequencies)
+    if axis != "d":
+        return FrequencySource("fixed", freqs)
+    if data.synthetic is not None:
+        family, exponent = data.synthetic
+        return FrequencySource("synthetic", family=family, exponent=exponent)
+    if data.numerical:
+        return FrequencySource("rebin", freqs)
+    raise LDPError(f"the domain size cannot vary for the categorical column {data.name}: its {data.d} categories "
+                   "are fixed. Pick synthetic data or a numerical column (which can be re-bucketized), or sweep "
+                   "over ε or n instead")
+
+
+def sweep_grids(axis: str, lo: float, hi: float, points: int, fine: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sweep's grid of ``points`` log-spaced values from ``lo`` to ``hi`` along ``axis`` and a ``fine`` one
+    for smooth closed-form curves (ε: reals; n and d: distinct integers)."""
+    if axis == "epsilon":
+        return epsilon_grid(lo, hi, points), epsilon_grid(lo, hi, fine)
+    if axis in ("users", "d"):
+        return (log_int_grid(int(lo), int(hi), points).astype(float),
+                log_int_grid(int(lo), int(hi), fine).astype(float))
+    raise LDPError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+
+
+def closed_form_study(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray,
+                      source: FrequencySource, *, epsilon: float, users: int,
+                      metric: str) -> tuple[pd.DataFrame, list[tuple[float, str, str]]]:
+    """The closed-form curves of every mechanism on ``grid`` (:func:`closed_form_curves`) and where they cross
+    (:func:`crossovers`, refined on the closed-form functions along ε and n); no crossings when the metric has
+    no closed form."""
+    freqs = source if source.varies_with_d else source()
+    table = closed_form_curves(mechanisms, axis, grid, freqs, epsilon=epsilon, users=users, metric=metric)
+    if table["value"].isna().all():
+        return table, []
+    curves = {m: table.loc[table["mechanism"] == m, "value"].to_numpy() for m in mechanisms}
+    functions = None
+    if axis != "d":
+        functions = {m: closed_form_function(m, axis, freqs, epsilon=epsilon, users=users, metric=metric)
+                     for m in mechanisms}
+    return table, crossovers(curves, np.asarray(grid), functions=functions)
+
+
+def sweep_estimator_seconds(mechanisms: Sequence[str], freqs: np.ndarray, users: int, estimators: Sequence[str],
+                            epsilon: float, seed: int = 0) -> float:
+    """Seconds the chosen estimators take on one collection of ``users`` users following ``freqs`` for the
+    slowest of the mechanisms (each at ``epsilon``, with the estimators that apply to it)."""
+    counts = population_counts(freqs, users)
+    worst = 0.0
+    for name in mechanisms:
+        mech = build_mechanism(name, epsilon, counts.size)
+        names = [e for e in estimators if ESTIMATORS.get(e).applies_to(mech)]
+        worst = max(worst, sum(time_estimators(mech, counts, names, seed).values()))
+    return worst

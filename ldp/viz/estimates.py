@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,37 @@ def display_order(true: np.ndarray, *, top_k: int | None = None, sort_by_frequen
 def bin_centres(edges: Sequence[float] | np.ndarray) -> np.ndarray:
     e = np.asarray(edges, dtype=np.float64)
     return (e[:-1] + e[1:]) / 2
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The values a histogram shows (a selection of the domain, in display order) and everything drawn at them:
+    ``x`` is the labels, or the bin centres of numerical data (``widths`` then the bin widths)."""
+
+    index: np.ndarray
+    labels: list[str]
+    x: list
+    true: np.ndarray
+    estimates: dict[str, np.ndarray]
+    halfwidths: np.ndarray
+    band: np.ndarray
+    centres: np.ndarray | None = None
+    widths: np.ndarray | None = None
+
+
+def shown_values(labels: Sequence[str], true: np.ndarray, estimates: Mapping[str, np.ndarray],
+                 halfwidths: np.ndarray, band: np.ndarray, *, edges: np.ndarray | None = None,
+                 top_k: int | None = None, sort_by_frequency: bool = False) -> Shown:
+    """Select and order the values to show (:func:`display_order`) and take every per-value series at them."""
+    idx = display_order(true, top_k=top_k, sort_by_frequency=sort_by_frequency)
+    names = [str(v) for v in np.asarray(list(labels), dtype=object)[idx]]
+    centres = bin_centres(edges)[idx] if edges is not None else None
+    return Shown(index=idx, labels=names, x=list(centres) if centres is not None else names,
+                 true=np.asarray(true, dtype=np.float64)[idx],
+                 estimates={name: np.asarray(est, dtype=np.float64)[idx] for name, est in estimates.items()},
+                 halfwidths=np.asarray(halfwidths, dtype=np.float64)[idx],
+                 band=np.broadcast_to(np.asarray(band, dtype=np.float64), np.shape(true))[idx], centres=centres,
+                 widths=np.diff(np.asarray(edges, dtype=np.float64))[idx] if edges is not None else None)
 
 
 def _layout(fig: go.Figure, *, title: str, x_title: str, y_title: str, categorical: bool) -> go.Figure:

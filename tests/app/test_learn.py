@@ -107,7 +107,7 @@ def test_live_check_longitudinal(at):
 def test_live_check_hash_mechanism_and_heatmap_views(at):
     _set(at, learn_mech="olh", learn_eps=1.0, learn_d=4)
     assert "Spends exactly ε = 1" in _texts(at, "success")
-    _set(at, learn_hm_view="Full channel Pr[y | v]")
+    _set(at, learn_hm_view="Full channel")
     assert "the heatmap shows the first 64" in _texts(at, "info")
     _set(at, learn_eps=10.0)  # g = round(e^10 + 1): far too many outputs to enumerate
     assert "too large to enumerate" in _texts(at, "warning")

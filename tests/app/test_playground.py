@@ -60,7 +60,10 @@ def test_defaults_render_charts_metrics_readout_and_privacy(shared):
     assert any("e^ε" in label for label in labels) and any("attacker" in label.lower() for label in labels)
     assert any(m.value == "2.72×" for m in at.metric)
     assert len(at.get("download_button")) == 2
-    assert at.query_params.get("eps") is not None  # main keys mirrored into the URL
+    # every control is bound to the URL query parameter named by its key (Streamlit writes it once it differs
+    # from the default; tests/app/test_controls.py reopens every page from such a URL)
+    for key in ("eps", "mech", "users", "est", "engine", "seed", "conf", "topk", "data_source", "data_column"):
+        assert _widget(at, key).proto.query_param_key == key
 
 
 @pytest.mark.parametrize("changes", [
@@ -137,7 +140,7 @@ def test_absurd_exact_run_is_blocked():
 
 
 def test_url_restores_epsilon():
-    at = _page({"eps": "0.5", "mech": '"grr"'})
+    at = _page({"eps": "0.5", "mech": "GRR (k-RR)"})  # a selection's URL value is the label it shows
     _assert_results(at)
     assert _widget(at, "eps").value == 0.5
     assert _widget(at, "mech").value == "grr"

@@ -22,7 +22,7 @@ PAGE = "views/postprocessing.py"
 KINDS = ("selectbox", "slider", "select_slider", "radio", "number_input", "multiselect")
 # The change tests start from two fast estimators (set through the URL) so that they do not re-run
 # the iterative ones (IBU) on every change; the defaults test runs every registered estimator.
-FAST = {"pp_est": ['"mi"', '"norm-sub"']}
+FAST = {"pp_est": ["MI (Base)", "Norm-Sub"]}  # a selection's URL value is the label it shows
 
 
 def widget(at: AppTest, key: str):
@@ -103,8 +103,8 @@ def test_defaults_render_every_section():
     best = best_table(at)
     assert len(best) == 3 and set(best["best"]) <= set(shown)
     assert len(at.get("download_button")) == 4  # per-value data, configuration, summary, advisor table
-    assert '"olh"' in str(at.query_params["pp_mech"])  # the URL mirrors the widgets
-    assert '"mse"' in str(at.query_params["pp_adv_task"])
+    for key in ("pp_mech", "pp_eps", "pp_users", "pp_est", "pp_trials", "pp_adv_task", "pp_adv_trials", "pp_k"):
+        assert widget(at, key).proto.query_param_key == key  # every control is bound to the URL
 
 
 def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():
@@ -211,8 +211,8 @@ def test_a_long_run_warns_and_waits_for_the_button():
 
 
 def test_url_state_is_restored():
-    at = open_page(query={"pp_mech": '"grr"', "pp_k": "4", "pp_rho": "30", "pp_est": '"norm-sub"',
-                          "pp_adv_task": '"topk"', "pp_adv_k": "7", "pp_adv_trials": "9"})
+    at = open_page(query={"pp_mech": "GRR (k-RR)", "pp_k": "4", "pp_rho": "30%", "pp_est": "Norm-Sub",
+                          "pp_adv_task": "Frequent values (top-k MSE)", "pp_adv_k": "7", "pp_adv_trials": "9"})
     assert_full_page(at)
     assert widget(at, "pp_mech").value == "grr"
     assert widget(at, "pp_k").value == 4
@@ -245,6 +245,6 @@ def test_a_newly_registered_estimator_appears_automatically(monkeypatch):
 
 
 def test_too_many_trials_for_the_domain_is_a_friendly_error():
-    at = open_page({**FAST, "pp_data_source": '"Synthetic"', "pp_data_d": "2048", "pp_trials": "2000"})
+    at = open_page({**FAST, "pp_data_source": "Synthetic", "pp_data_d": "2048", "pp_trials": "2000"})
     assert not at.exception
     assert "trials" in at.error[0].value and "at most" in at.error[0].value

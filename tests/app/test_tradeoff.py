@@ -71,7 +71,8 @@ def test_defaults_show_closed_form_and_explain_the_button(shared):
     assert _widget(at, "to_trials").value == 20 and _widget(at, "to_users").value == 100_000
     assert _widget(at, "to_eps_points").value == 10
     assert not at.get("download_button")  # nothing to download before a sweep
-    assert at.query_params.get("to_mechs") is not None  # main controls mirrored into the URL
+    for key in ("to_mechs", "to_est", "to_axis", "to_eps_lo", "to_eps_hi", "to_eps_points", "to_trials", "to_users"):
+        assert _widget(at, key).proto.query_param_key == key  # every control is bound to the URL
 
 
 def test_small_sweep_shows_curves_table_and_downloads(shared):
@@ -121,7 +122,7 @@ def test_no_mechanism_is_an_error():
 
 def test_sweep_along_users_with_exact_engine():
     at = _set(_page(), to_axis="users", to_trials=2, to_engine="exact", to_mechs=["grr", "oue"])
-    _set(at, to_x_lo=1000, to_x_hi=5000, to_x_points=2)
+    _set(at, to_n_lo=1000, to_n_hi=5000, to_n_points=2)
     _run_sweep(at)
     assert not at.error, [e.value for e in at.error]
     assert len(at.get("plotly_chart")) == 2
@@ -131,7 +132,7 @@ def test_sweep_along_users_with_exact_engine():
 def test_domain_axis_needs_synthetic_or_numerical_data():
     at = _set(_page(), to_axis="d")
     assert any("cannot vary" in e.value for e in at.error)  # the default column (flights dest) is categorical
-    _set(at, to_data_source="Synthetic", to_x_lo=4, to_x_hi=64, to_x_points=3, to_trials=2)
+    _set(at, to_data_source="Synthetic", to_d_lo=4, to_d_hi=64, to_d_points=3, to_trials=2)
     _set(at, to_data_d=50)
     assert not at.error, [e.value for e in at.error]
     _run_sweep(at)
@@ -156,6 +157,6 @@ def test_long_sweep_needs_confirmation():
 
 
 def test_url_restores_controls():
-    at = _page({"to_trials": "3", "to_mechs": ['"grr"', '"oue"']})
+    at = _page({"to_trials": "3", "to_mechs": ["GRR (k-RR)", "OUE"]})  # selections carry their labels
     assert _widget(at, "to_trials").value == 3
     assert _widget(at, "to_mechs").value == ["grr", "oue"]

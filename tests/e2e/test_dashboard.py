@@ -2,7 +2,9 @@
 
 Checks what AppTest cannot: the page really renders in a browser (Plotly charts drawn, no exception box),
 moving the ε slider redraws the chart, an uploaded CSV goes through the file chooser and is simulated on,
-and every page opens from its url path and from the sidebar navigation.
+every page opens from its url path and from the sidebar navigation, the frontend writes the settings into the
+URL and a copied link reopens them in another session, settings survive a trip to another page, and a hostile
+link is refused with a message.
 """
 
 from __future__ import annotations
@@ -73,14 +75,13 @@ def test_playground_loads_with_charts(page, server):
     screenshot(page, "playground_default")
 
 
-def test_changing_epsilon_redraws_the_chart(page, server):
-    open_page(page, server)
-    wait_for_charts(page)
-    slider = epsilon_slider(page)
-    eps_before = slider_text(slider)
+def step_epsilon_down(page) -> str:
+    """Move the ε slider one step down the log grid with the keyboard, wait for the redrawn charts; the new ε."""
+    eps_before = slider_text(epsilon_slider(page))
     charts_before = chart_signatures(page)
 
     def move_left():
+        slider = epsilon_slider(page)
         slider.focus()
         page.keyboard.press("ArrowLeft")  # one step down the log grid: a smaller ε
 
@@ -92,6 +93,13 @@ def test_changing_epsilon_redraws_the_chart(page, server):
     assert float(eps_after) < float(eps_before)
     assert chart_signatures(page) != charts_before
     assert_clean(page, f"Playground after ε {eps_before} → {eps_after}")
+    return eps_after
+
+
+def test_changing_epsilon_redraws_the_chart(page, server):
+    open_page(page, server)
+    wait_for_charts(page)
+    step_epsilon_down(page)
 
 
 def _write_csv(path) -> None:
@@ -187,3 +195,50 @@ def test_sidebar_navigation_opens_every_page(page, server):
         assert_clean(page, f"{title} (via the sidebar)")
     wait_idle(page)
     assert_clean(page, "Playground (back via the sidebar)")
+
+
+def test_settings_live_in_the_url_and_a_copied_link_reopens_them(page, browser, server):
+    """Streamlit's frontend writes every changed setting into the URL (bind="query-params"): a link opened in a
+    fresh browser context (another session) shows the same settings."""
+    open_page(page, server, query="mech=GRR+(k-RR)&users=5000")
+    wait_for_charts(page)
+    assert_clean(page, "Playground from a link")
+    assert page.get_by_role("spinbutton", name="Number of users n").input_value() == "5000"
+    eps = step_epsilon_down(page)
+    page.wait_for_function("(e) => new URLSearchParams(location.search).get('eps') === e", arg=eps)
+    query = page.evaluate("() => location.search")
+    assert "mech=GRR" in query and "users=5000" in query, query
+    other = new_page(browser)
+    try:
+        open_page(other, server, query=query.lstrip("?"))
+        wait_for_charts(other)
+        assert_clean(other, f"Playground reopened from {query}")
+        assert slider_text(epsilon_slider(other)) == eps
+        assert other.get_by_role("spinbutton", name="Number of users n").input_value() == "5000"
+        assert f"GRR (k-RR), ε = {eps}" in " ".join(chart_signatures(other))  # the histogram's title
+        screenshot(other, "url_reopened")
+    finally:
+        other.context.close()
+
+
+def test_settings_survive_a_trip_to_another_page(page, server):
+    open_page(page, server)
+    wait_for_charts(page)
+    eps = step_epsilon_down(page)
+    for path, title in (("learn", PAGES["learn"]), ("playground", PAGES["playground"])):
+        page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
+        wait_for_path(page, "" if path == "playground" else path)
+        page.locator(f'[data-testid="stSidebarNavLink"][aria-current="page"]:has-text("{title}")').wait_for()
+        wait_idle(page)
+    wait_for_charts(page)
+    assert_clean(page, "Playground after a trip to Learn")
+    assert slider_text(epsilon_slider(page)) == eps
+
+
+def test_a_hostile_link_is_refused_with_a_message(page, server):
+    open_page(page, server, query="users=1e400&seed=Infinity")
+    wait_for_charts(page)
+    assert_clean(page, "Playground from a hostile link")
+    warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+    assert sum("The link's value for" in w for w in warnings) == 2, warnings
+    assert page.get_by_role("spinbutton", name="Number of users n").input_value() in ("1000000", "1,000,000")

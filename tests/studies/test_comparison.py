@@ -242,3 +242,48 @@ def test_equivalent_users_of_mi_is_about_n(zipf_run):
     # consistency paper: Norm-Mul is worse than Norm-Sub, even worse than MI, on skewed data); the baseline's own Γ is 0
     gain = "Γ vs MI clipped + renormalised, Full domain (MSE) (%)"
     assert out["norm-sub"][gain] > 50 and out["mi"][gain] > 10 and out["norm-mul"][gain] == 0.0
+
+
+# --------------------------------------------------------------------------- runs for the pages
+def test_run_trials_merges_the_chunks_and_reports_progress():
+    mech = ldp.get_mechanism("oue", 1.0, 8)
+    counts = np.full(8, 500)
+    seen = []
+    result = lab.run_trials(mech, counts, ("mi",), engine="fast", seed=3, trials=25,
+                            progress=lambda done, total: seen.append((done, total)))
+    assert result.trials == 25 and seen == [(10, 25), (20, 25), (25, 25)]
+    parts = [lab.run_chunk(mech, counts, ("mi",), engine="fast", seed=3, index=i, trials=size)
+             for i, size in lab.chunk_plan(25)]
+    np.testing.assert_array_equal(result.estimates["mi"], lab.merge_results(parts).estimates["mi"])
+    calls = []
+    lab.run_trials(mech, counts, ("mi",), engine="fast", seed=3, trials=12,
+                   chunk=lambda i, size: calls.append((i, size)) or parts[i])
+    assert calls == [(0, 10), (1, 2)]
+    assert lab.max_trials(100, 4, 5_000_000) == 12_500
+
+
+def test_set_value_sample_table():
+    errors = {"mi": np.array([1e-4, 3e-4]), "norm-sub": np.array([2e-4, 2e-4])}
+    table = lab.set_value_sample_table(errors, np.full(20, 0.05), 10, {"mi": "MI (Base)"})
+    assert list(table["estimator"]) == ["MI (Base)", "norm-sub"]
+    assert list(table["set size"]) == [2, 2] and table.loc[0, "MSE"] == pytest.approx(2e-4)
+    assert table.loc[1, "SE"] == 0.0 and table.loc[0, "ρ (%)"] == 10.0
+
+
+def test_numerical_methods_run_or_say_why_not():
+    edges = np.linspace(0.0, 1.0, 17)
+    counts = np.full(16, 1000)
+    sw = lab.simulate_numerical("sw", "ems", 1.0, counts, edges, engine="fast", trials=2, seed=0)
+    assert sw.shape == (2, 16)
+    np.testing.assert_allclose(sw.sum(axis=1), 1.0, atol=1e-6)
+
+    def run(name, reconstruction):
+        if name == "bad":
+            raise ldp.LDPError("cannot run here")
+        return lab.simulate_numerical(name, reconstruction, 1.0, counts, edges, engine="fast", trials=1, seed=0)
+
+    done, failed = lab.run_methods([("sw", "em"), ("bad", None)], run)
+    assert list(done) == [("sw", "em")] and failed == {("bad", None): "cannot run here"}
+    metrics = lab.numerical_metrics(edges, counts / counts.sum(), sw, (0.1,), seed=0, queries=50)
+    assert set(metrics) == {*lab.NUMERICAL_METRICS, "range_mae_0.1"}
+    assert all(values.shape == (2,) for values in metrics.values())

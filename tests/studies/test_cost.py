@@ -65,3 +65,21 @@ def test_estimate_sweep_seconds_cost_model():
         [(1000, 50)], trials=1, engine="exact")
     assert cost.estimate_sweep_seconds(along_n, trials=1, engine="fast", overhead=0.0) == pytest.approx(
         2 * cost.estimated_seconds(1, 50, 1, "fast"))
+
+
+def test_numerical_and_mean_estimates():
+    base = cost.estimated_seconds(10**5, 48, 20, "fast")
+    assert cost.numerical_seconds(10**5, 48, 20, "fast") == pytest.approx(base)
+    two = cost.numerical_seconds(10**5, 48, 20, "fast", methods=2)
+    assert two == pytest.approx(3 * base + 2 * cost.SECONDS_PER_BUCKET_TRIAL * 48 * 20)
+    assert cost.mean_seconds(10**6, 1) > 0
+    assert cost.mean_seconds(10**6, 10) == pytest.approx(10 * cost.mean_seconds(10**6, 1))
+
+
+def test_sweep_seconds_counts_each_configuration():
+    grid = [1000.0, 10_000.0]
+    along_n = cost.sweep_seconds("users", grid, users=5, d=16, mechanisms=3, trials=2, engine="exact")
+    expected = cost.estimate_sweep_seconds([(1000, 16), (10_000, 16)] * 3, trials=2, engine="exact")
+    assert along_n == pytest.approx(expected)
+    along_d = cost.sweep_seconds("d", [4.0, 64.0], users=100, d=16, mechanisms=1, trials=2, engine="exact")
+    assert along_d == pytest.approx(cost.estimate_sweep_seconds([(100, 4), (100, 64)], trials=2, engine="exact"))

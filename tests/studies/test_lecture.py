@@ -332,3 +332,12 @@ def test_one_user_reports_mark_unbuildable_mechanisms():
     table = teaching.one_user_reports(0, 8, 0.06, seed=0, epsilon_1=0.05).set_index("name")
     assert "not available" in table.loc["l-oue", "report"] and "not reachable" in table.loc["l-oue", "how to read it"]
     assert "not available" not in table.loc["l-grr", "report"]
+
+
+def test_warner_spread_and_the_precision_of_a_simulated_variance():
+    sim = teaching.warner_simulate(80, 20, 0.5, seed=0, classes=500)
+    assert sim.empirical_sd == pytest.approx(np.std(sim.estimates, ddof=1))
+    assert sim.empirical_sd == pytest.approx(sim.theoretical_sd, rel=0.15)
+    assert teaching.variance_relative_se(200, 32) == pytest.approx(math.sqrt(2 / (199 * 32)))
+    with pytest.raises(ldp.LDPError):
+        teaching.variance_relative_se(1, 32)

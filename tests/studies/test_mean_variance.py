@@ -84,3 +84,15 @@ def test_bad_inputs():
         simulate_mean("sr", 1.0, x, (0.0, 24.0), trials=0)
     with pytest.raises(ldp.LDPError, match="unknown mechanism"):
         simulate_mean("nope", 1.0, x, (0.0, 24.0))
+
+
+def test_the_mean_of_a_bucketized_population_and_the_better_mechanism():
+    from ldp.studies.mean_variance import lower_variance_mechanism, simulate_histogram_mean
+
+    edges = np.array([0.0, 10.0, 20.0])
+    res = simulate_histogram_mean("pm", 2.0, np.array([300, 100]), edges, engine="fast", trials=3, seed=1)
+    assert res.true_mean == pytest.approx((300 * 5 + 100 * 15) / 400) and res.value_range == (0.0, 20.0)
+    assert res.estimated_mean.shape == (3,)
+    with pytest.raises(ldp.LDPError, match="edges"):
+        simulate_histogram_mean("pm", 1.0, np.array([1, 2]), np.array([0.0, 1.0]))
+    assert lower_variance_mechanism(0.5).name == "sr" and lower_variance_mechanism(2.0).name == "pm"

@@ -315,3 +315,54 @@ def test_attack_curve():
     assert np.all(np.diff(grr) >= -1e-12) and grr[-1] > 0.9
     assert table[table["mechanism"] == "she"]["attack_success"].isna().all()
     assert table["closed_form"].notna().all()
+
+
+# --------------------------------------------------------------------------- what a sweep runs on (pages)
+def test_frequency_sources_along_each_axis():
+    from ldp.studies import datasets
+
+    categorical = datasets.sample_dataset("flights", "carrier")
+    fixed = T.frequency_source(categorical, "epsilon")
+    assert fixed.kind == "fixed" and not fixed.varies_with_d
+    np.testing.assert_allclose(fixed(), categorical.frequencies)
+    with pytest.raises(ldp.LDPError, match="cannot vary"):
+        T.frequency_source(categorical, "d")
+    numerical = datasets.sample_dataset("flights", "dep_time_hours", bins=24)
+    rebin = T.frequency_source(numerical, "d")
+    assert rebin.kind == "rebin" and rebin.varies_with_d
+    np.testing.assert_allclose(rebin(12), T.rebin_frequencies(numerical.frequencies, 12))
+    zipf = T.frequency_source(datasets.synthetic_dataset("zipf", 50, 1.2), "d")
+    assert zipf.kind == "synthetic"
+    np.testing.assert_allclose(zipf(7), ldp.data.true_distribution("zipf:d=7,s=1.2"))
+    assert hash(zipf) == hash(T.FrequencySource("synthetic", family="zipf", exponent=1.2))  # cacheable
+
+
+def test_sweep_grids_and_the_closed_form_study():
+    grid, fine = T.sweep_grids("epsilon", 0.5, 4.0, 4, 30)
+    np.testing.assert_allclose(grid, T.epsilon_grid(0.5, 4.0, 4))
+    assert len(fine) == 30
+    grid, _ = T.sweep_grids("d", 4, 64, 3, 10)
+    assert list(grid) == [4.0, 16.0, 64.0]
+    with pytest.raises(ldp.LDPError):
+        T.sweep_grids("nope", 1, 2, 2, 2)
+    source = T.FrequencySource("fixed", tuple(np.full(32, 1 / 32)))
+    table, crossings = T.closed_form_study(("grr", "oue"), "epsilon", T.epsilon_grid(0.5, 8, 40), source,
+                                           epsilon=1.0, users=10_000, metric="mse")
+    assert set(table["mechanism"]) == {"grr", "oue"}
+    # GRR overtakes OUE near d = 3e^ε + 2 (ε ≈ 2.3 for d = 32; f = 1/32 is not small, so a little later),
+    # exactly where their closed forms are equal
+    assert len(crossings) == 1 and 2.0 < crossings[0][0] < 3.0
+    at = crossings[0][0]
+    grr, oue = (T.closed_form_function(m, "epsilon", source(), users=10_000) for m in ("grr", "oue"))
+    assert grr(at) == pytest.approx(oue(at), rel=1e-3)
+
+
+def test_sweep_estimator_seconds_and_simulated_attack_points():
+    freqs = np.full(16, 1 / 16)
+    seconds = T.sweep_estimator_seconds(("grr", "she"), freqs, 1000, ("mi", "ibu"), 1.0)
+    assert seconds > 0
+    summary = pd.DataFrame({"mechanism": ["grr", "grr"], "estimator": ["mi", "norm-sub"], "epsilon": [1.0, 1.0],
+                            "mean": [0.1, 0.2]})
+    points = pd.DataFrame({"mechanism": ["grr"], "epsilon": [1.0], "attack_success": [0.3], "closed_form": [0.1]})
+    merged = T.simulated_attack_points(summary, points)
+    assert merged.to_dict("records") == [{"mechanism": "grr", "epsilon": 1.0, "mean": 0.1, "attack_success": 0.3}]

@@ -156,3 +156,21 @@ def test_domain_preview():
     assert list(table.columns) == ["value", "rows", "share"]
     np.testing.assert_allclose(table["share"], [0.75, 0.25])
     assert list(viz.domain_preview(["a", "b"], np.array([3, 1]), share=True).columns) == ["value", "share"]
+
+
+def test_shown_values_select_and_order_every_series():
+    true = np.array([0.1, 0.5, 0.15, 0.25])
+    est = {"MI": np.array([0.12, 0.48, 0.1, 0.3])}
+    half = np.array([0.01, 0.02, 0.03, 0.04])
+    shown = viz.shown_values(["a", "b", "c", "d"], true, est, half, 0.05, top_k=2, sort_by_frequency=True)
+    assert list(shown.index) == [1, 3] and shown.labels == ["b", "d"] and shown.x == ["b", "d"]
+    np.testing.assert_allclose(shown.true, [0.5, 0.25])
+    np.testing.assert_allclose(shown.estimates["MI"], [0.48, 0.3])
+    np.testing.assert_allclose(shown.halfwidths, [0.02, 0.04])
+    np.testing.assert_allclose(shown.band, [0.05, 0.05])
+    assert shown.centres is None and shown.widths is None
+    edges = np.array([0.0, 1.0, 2.0, 4.0, 8.0])
+    numerical = viz.shown_values(["a", "b", "c", "d"], true, est, half, np.full(4, 0.05), edges=edges)
+    np.testing.assert_allclose(numerical.x, [0.5, 1.5, 3.0, 6.0])
+    np.testing.assert_allclose(numerical.widths, [1.0, 1.0, 2.0, 4.0])
+    assert numerical.labels == ["a", "b", "c", "d"]

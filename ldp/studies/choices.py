@@ -1,0 +1,77 @@
+"""What a user may choose for a configuration, from the registries: the frequency oracles of a collection, the
+estimators that apply to a mechanism, the ε1 a longitudinal mechanism can reach below its ε∞, and the (numerical
+mechanism, reconstruction) pairs to compare. A page offers exactly these, so a choice it offers always runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ldp.core.errors import LDPError
+from ldp.core.registry import ESTIMATORS, MECHANISMS
+from ldp.mechanisms import get_mechanism
+
+__all__ = ["PROBE_D", "closest", "estimators_for", "frequency_oracles", "mechanism_parameters", "numerical_methods",
+           "reachable_epsilon_1"]
+
+PROBE_D = 8  # the domain size at which a mechanism is built to probe what applies to it or what it can reach
+
+
+def frequency_oracles(collections: Sequence[str] = ("one-time", "longitudinal"), *, pure_only: bool = False,
+                      ) -> list[str]:
+    """The registered frequency oracles of these collections, grouped by collection in that order."""
+    return [cls.name for collection in collections for cls in MECHANISMS
+            if cls.kind == "frequency" and cls.collection == collection and (cls.pure or not pure_only)]
+
+
+def estimators_for(mechanism: str | None = None, kind: str = "frequency") -> list[str]:
+    """The registered estimators of a mechanism kind, in registry order; with a mechanism, those that apply to
+    it (e.g. an estimator that needs a pure mechanism does not apply to SHE)."""
+    if mechanism is None:
+        return [e.name for e in ESTIMATORS if kind in e.kinds]
+    probe = get_mechanism(mechanism, 1.0, PROBE_D)
+    return [e.name for e in ESTIMATORS if e.applies_to(probe)]
+
+
+def reachable_epsilon_1(mechanism: str, epsilon: float, grid: Sequence[float]) -> list[float]:
+    """The ε1 of ``grid`` below ε∞ = ``epsilon`` that the longitudinal mechanism can reach (its second step
+    must exist for them); ε∞/2 is tried when no grid value is below ε∞. Empty for a one-time mechanism."""
+    if MECHANISMS.get(mechanism).collection != "longitudinal":
+        return []
+    out = []
+    for e1 in [float(e) for e in grid if e < epsilon] or [epsilon / 2]:
+        try:
+            get_mechanism(mechanism, epsilon, PROBE_D, epsilon_1=e1)
+        except LDPError:  # this ε1 is out of the mechanism's reach at this ε∞
+            continue
+        out.append(e1)
+    return out
+
+
+def closest(options: Sequence[float], target: float) -> float:
+    """The option nearest to ``target``."""
+    if not options:
+        raise LDPError("there is nothing to choose from")
+    return min(options, key=lambda o: abs(float(o) - float(target)))
+
+
+def mechanism_parameters(mechanism: str, epsilon: float, epsilon_1: float | None) -> dict[str, Any]:
+    """The parameters a page passes with (mechanism, ε): ε1 for a longitudinal mechanism (ε∞/2 when none is
+    chosen), none for a one-time one."""
+    if MECHANISMS.get(mechanism).collection != "longitudinal":
+        return {}
+    return {"epsilon_1": float(epsilon / 2 if epsilon_1 is None else epsilon_1)}
+
+
+def numerical_methods(chosen: Sequence[str], reconstructions: Mapping[str, Sequence[str]]
+                      ) -> list[tuple[str, str | None]]:
+    """(numerical mechanism, reconstruction) pairs to run: each chosen mechanism with each of its chosen
+    reconstructions, or with its default one (None) when it has none to choose from."""
+    out: list[tuple[str, str | None]] = []
+    for name in chosen:
+        if MECHANISMS.get(name).reconstructions:
+            out += [(name, r) for r in reconstructions.get(name, ())]
+        else:
+            out.append((name, None))
+    return out

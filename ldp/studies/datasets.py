@@ -1,0 +1,199 @@
+"""The population a study works on, from any source: a bundled sample's column, a synthetic distribution, or a
+column of the user's own table — as users per value, with what it takes to show those values (labels, real-unit
+bin edges, unit, a description and notes on what the encoding did).
+
+Everything a page needs to decide about a dataset is here too: the numerical columns' natural ranges, which
+columns of an uploaded table hold values, whether a column looks numerical, the synthetic spec of a family at
+a domain size, and the bucketization warnings (more bins than distinct values) as text.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ldp.core.errors import LDPError
+from ldp.data import (
+    SYNTHETIC,
+    EncodedColumn,
+    bucketize,
+    encode_categorical,
+    generate,
+    get_column,
+    list_samples,
+    load_sample,
+    true_distribution,
+)
+
+__all__ = ["MAX_CATEGORIES", "SYNTHETIC_USERS", "Dataset", "column_range", "data_range", "guess_kind",
+           "sample_column_info", "sample_dataset", "synthetic_dataset", "synthetic_spec", "table_dataset",
+           "usable_columns"]
+
+MAX_CATEGORIES = 5000  # a categorical column with more distinct values is refused (treat it as numerical)
+SYNTHETIC_USERS = 1_000_000  # a synthetic distribution is shown as this many users (its exact shares, rounded)
+NUMERICAL_MIN_DISTINCT = 21  # a numeric column with more distinct values than this looks numerical
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Users per value plus how to show the values."""
+
+    counts: np.ndarray
+    labels: list[str]
+    name: str
+    kind: str = "categorical"  # or "numerical"
+    edges: np.ndarray | None = None
+    unit: str = ""
+    description: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    origin: str = "sample"  # "sample" (bundled), "synthetic" or "table" (the user's own)
+    synthetic: tuple[str, float | None] | None = None  # (family, Zipf exponent) of a synthetic distribution
+
+    @property
+    def d(self) -> int:
+        return len(self.labels)
+
+    @property
+    def rows(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def frequencies(self) -> np.ndarray:
+        return self.counts / self.counts.sum()
+
+    @property
+    def numerical(self) -> bool:
+        """A numerical column with real-unit bin edges."""
+        return self.kind == "numerical" and self.edges is not None
+
+    def axis_title(self) -> str:
+        return f"{self.name} ({self.unit})" if self.unit else self.name
+
+
+def _notes(enc: EncodedColumn) -> tuple[str, ...]:
+    notes = []
+    if enc.dropped:
+        notes.append(f"{enc.dropped:,} rows with a missing value were left out.")
+    if enc.clipped:
+        notes.append(f"{enc.clipped:,} values outside the range were clipped into the end bins.")
+    return tuple(notes)
+
+
+def _bucketize(series: pd.Series, bins: int, value_range: tuple[float, float] | None,
+               name: str) -> tuple[EncodedColumn, tuple[str, ...]]:
+    """Equal-width bins over the range (values outside clipped in), with the warnings ``bucketize`` issued."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        enc = bucketize(series, bins, value_range=value_range, out_of_range="clip", name=name)
+    return enc, tuple(str(w.message) for w in caught if issubclass(w.category, UserWarning))
+
+
+# --------------------------------------------------------------------------- bundled samples
+def sample_column_info(sample: str, column: str) -> dict:
+    """The catalogue entry of a bundled sample's column (name, kind, unit, description, range when known)."""
+    info = next((s for s in list_samples() if s["name"] == sample), None)
+    if info is None:
+        raise LDPError(f"unknown sample {sample!r}; one of {', '.join(s['name'] for s in list_samples())}")
+    col = next((c for c in info["columns"] if c["name"] == column), None)
+    if col is None:
+        raise LDPError(f"sample {sample!r} has no column {column!r}; one of "
+                       f"{', '.join(c['name'] for c in info['columns'])}")
+    return col
+
+
+def column_range(sample: str, column: str) -> tuple[float, float]:
+    """The natural range of a bundled numerical column: the catalogue's, else the data's min and max."""
+    col = sample_column_info(sample, column)
+    if "range" in col:
+        return float(col["range"][0]), float(col["range"][1])
+    values = pd.to_numeric(get_column(load_sample(sample), column), errors="coerce").dropna()
+    if values.empty:
+        raise LDPError(f"column {column!r} of {sample!r} has no numerical values")
+    return float(values.min()), float(values.max())
+
+
+def sample_dataset(sample: str, column: str, bins: int = 48,
+                   value_range: tuple[float, float] | None = None) -> Dataset:
+    """A bundled sample's column: categorical values as they are, a numerical column cut into ``bins``
+    equal-width bins over ``value_range`` (default: its natural range; values outside are clipped in)."""
+    col = sample_column_info(sample, column)
+    title = next(s["title"] for s in list_samples() if s["name"] == sample)
+    series = get_column(load_sample(sample), column)
+    found: tuple[str, ...] = ()
+    if col["kind"] == "numerical":
+        enc, found = _bucketize(series, bins, value_range or column_range(sample, column), column)
+    else:
+        enc = encode_categorical(series, name=column)
+    return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
+                   unit=col.get("unit", ""), description=f"{title}: {col.get('description', '')}",
+                   notes=_notes(enc), warnings=found)
+
+
+# --------------------------------------------------------------------------- synthetic distributions
+def synthetic_spec(name: str, d: int, s: float | None = None) -> str:
+    """The spec of synthetic family ``name`` over ``d`` values (Zipf with exponent ``s``, else its default)."""
+    if name not in SYNTHETIC:
+        raise LDPError(f"unknown synthetic distribution {name!r}; one of {', '.join(SYNTHETIC)}")
+    extra = f",s={s:g}" if name == "zipf" and s is not None else ""
+    return f"{name}:d={int(d)}{extra}"
+
+
+def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SYNTHETIC_USERS) -> Dataset:
+    """A synthetic family's exact distribution over ``d`` values, shown as ``users`` users (rounded shares)."""
+    spec = synthetic_spec(name, d, s)
+    freqs = true_distribution(spec)
+    shape = generate(spec, 2, np.random.default_rng(0))  # labels, kind and edges of the spec
+    counts = np.maximum(np.round(freqs * users), 0).astype(np.int64)
+    return Dataset(counts=counts, labels=list(shape.labels), name=name, kind=shape.kind, edges=shape.edges,
+                   description=SYNTHETIC[name][0],
+                   notes=("Synthetic data: the population follows the exact distribution; users are drawn from it.",),
+                   origin="synthetic", synthetic=(name, s if name == "zipf" else None))
+
+
+# --------------------------------------------------------------------------- the user's own table
+def usable_columns(table: pd.DataFrame) -> list[str]:
+    """The columns that hold at least one value."""
+    columns = [str(c) for c in table.columns if table[c].notna().sum() > 0]
+    if not columns:
+        raise LDPError("the file has no column with values; check that it has a header row and data")
+    return columns
+
+
+def guess_kind(series: pd.Series) -> str:
+    """"numerical" for a column of numbers with many distinct values, else "categorical"."""
+    numeric = pd.to_numeric(series, errors="coerce")
+    many = series.nunique() >= NUMERICAL_MIN_DISTINCT
+    return "numerical" if numeric.notna().sum() == series.notna().sum() and many else "categorical"
+
+
+def data_range(series: pd.Series) -> tuple[float, float]:
+    """The min and max of a column's numerical values."""
+    values = pd.to_numeric(series, errors="coerce").dropna()
+    if values.empty:
+        raise LDPError(f"column {series.name!r} has no numerical values")
+    return float(values.min()), float(values.max())
+
+
+def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48,
+                  value_range: tuple[float, float] | None = None, source: str = "your table") -> Dataset:
+    """A column of the user's table, treated as ``kind``: numerical (``bins`` equal-width bins over
+    ``value_range``, default its min and max) or categorical (at most :data:`MAX_CATEGORIES` values)."""
+    series = get_column(table, column)
+    if kind == "numerical":
+        if pd.to_numeric(series, errors="coerce").notna().sum() < series.notna().sum():
+            raise LDPError(f"column '{column}' is not numeric; treat it as categorical or pick another column")
+        enc, found = _bucketize(series, bins, value_range, column)
+    elif kind == "categorical":
+        if series.nunique() > MAX_CATEGORIES:
+            raise LDPError(f"column '{column}' has {series.nunique():,} distinct values (more than "
+                           f"{MAX_CATEGORIES:,}); treat it as numerical or pick another column")
+        enc, found = encode_categorical(series, name=column), ()
+    else:
+        raise LDPError(f"kind must be numerical or categorical, got {kind!r}")
+    return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
+                   description=source, notes=_notes(enc), warnings=found, origin="table")
+

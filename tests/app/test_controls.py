@@ -1,0 +1,327 @@
+"""The declared controls (views/controls.py) and the URL: every control of every page is bound to the URL query
+parameter named by its key — set every control to a non-default value, reopen the page with only the URL those
+values make, and every value comes back — hostile URL values are refused with a message instead of breaking the
+page, settings survive a page switch, and the pages keep to wiring and text (no broad excepts, no roadmap).
+
+The URL a browser holds is written by Streamlit's frontend (AppTest does not run it), so ``url_of`` writes it the
+same way from the widgets on the page: the number, ``true``/``false``, or the label a selection shows.
+tests/e2e checks the same round trip in a real browser.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import ldp  # noqa: E402
+from views.controls import Control  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox")
+PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn")
+
+
+# --------------------------------------------------------------------------- helpers
+def controls_of(page: str) -> tuple[Control, ...]:
+    """The page's declared controls (importing a page does not run it: Streamlit runs it as __main__)."""
+    return importlib.import_module(f"views.{page}").CONTROLS
+
+
+def open_page(page: str, query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(query or {})
+    at.switch_page(f"views/{page}.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def widgets(at: AppTest) -> dict:
+    """Every keyed widget on the page (main area and sidebar) by key."""
+    return {w.key: w for kind in KINDS for w in getattr(at, kind) if w.key}
+
+
+def label_of(w, value) -> str:
+    return str(w.format_func(value))
+
+
+def url_value(w, kind: str) -> str | list[str]:
+    """What the frontend writes into the URL for this widget's value."""
+    if kind in ("checkbox", "toggle"):
+        return "true" if w.value else "false"
+    if kind in ("selectbox", "radio"):
+        return w.options[w.index]
+    if kind == "select_slider":
+        return label_of(w, w.value)
+    if kind == "multiselect":
+        return [w.options[i] for i in w.indices] or ""  # an emptied selection: ?key= (empty)
+    return str(w.value)
+
+
+def url_of(at: AppTest, controls: Iterable[Control]) -> dict[str, str | list[str]]:
+    found = widgets(at)
+    return {c.key: url_value(found[c.key], c.kind) for c in controls if c.key in found}
+
+
+def other_value(w, control: Control):
+    """A value other than the widget's current one, valid for it (small steps keep the pages fast)."""
+    kind = control.kind
+    if kind in ("checkbox", "toggle"):
+        return not w.value
+    if kind in ("slider", "number_input"):
+        step = w.step or 1
+        value = w.value - step if w.min is None or w.value - step >= w.min else w.value + step
+        return int(value) if isinstance(w.value, int) else float(value)
+    labels = list(w.options)
+    raw = list(control.options) if control.options and len(control.options) == len(labels) else labels
+    if kind == "multiselect":
+        chosen = [raw[i] for i in w.indices]
+        if len(chosen) >= 2:
+            return chosen[:-1]
+        others = [o for o in raw if o not in chosen]
+        return chosen + others[:1] if others else []
+    current = labels.index(label_of(w, w.value)) if kind == "select_slider" else w.index
+    return raw[(current + 1) % len(raw)]
+
+
+def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
+    """Set the pinned values (in order), then every other control on the page to another value, rounds until no
+    new control appears; returns the keys that were set."""
+    by_key = {c.key: c for c in controls}
+    changed: set[str] = set()
+    for key, value in pins.items():
+        widgets(at)[key].set_value(value)
+        at.run()
+        assert not at.exception, f"{key}={value!r}: {at.exception}"
+        changed.add(key)
+    for _ in range(6):
+        todo = [k for k, w in widgets(at).items() if k in by_key and k not in changed and k not in pins
+                and not w.disabled]
+        if not todo:
+            break
+        for key in todo:
+            w = widgets(at).get(key)
+            if w is None or w.disabled:
+                continue
+            value = other_value(w, by_key[key])
+            w.set_value(value)
+            at.run()
+            assert not at.exception, f"{key}={value!r}: {at.exception}"
+            changed.add(key)
+    return changed
+
+
+RECONSTRUCTED = [c.name for c in ldp.mechanisms_of("numerical") if c.reconstructions]
+# Pinned settings per scenario: together they bring every declared control onto the page (uploads aside).
+SCENARIOS = {
+    "playground": [
+        {"data_source": "Sample data", "data_sample": "flights", "data_column": "dest", "whole": False},
+        {"data_source": "Sample data", "data_column": "dep_time_hours", "mech": "l-oue", "whole": True},
+        {"data_source": "Synthetic", "data_synthetic": "zipf"},
+    ],
+    "tradeoff": [
+        {"to_data_source": "Sample data", "to_axis": "epsilon", "to_inv_measure": "mse"},
+        {"to_data_source": "Sample data", "to_data_column": "distance", "to_axis": "users", "to_inv_measure": "sd"},
+        {"to_data_source": "Synthetic", "to_data_synthetic": "zipf", "to_axis": "d"},
+    ],
+    "numerical": [
+        {"num_data_source": "Sample data", "num_trials": 2},
+        {"num_data_source": "Synthetic", "num_data_synthetic": "zipf", "num_trials": 2},
+        {"num_data_source": "Sample data", "num_trials": 1, "num_users": 2000, "num_nmechs": RECONSTRUCTED},
+    ],
+    "postprocessing": [
+        {"pp_data_source": "Sample data", "pp_engine": "fast", "pp_est": ["mi", "norm-sub"], "pp_adv_task": "topk"},
+        {"pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "set",
+         "pp_mech": "l-osue"},
+        {"pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "threshold", "pp_data_source": "Synthetic",
+         "pp_data_synthetic": "zipf"},
+        {"pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "subsets",
+         "pp_users": 1000, "pp_engine": "exact"},
+    ],
+    "learn": [
+        {},
+        {"learn_mech": "l-oue", "learn_eps": 2.0},
+    ],
+}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_control_comes_back_from_the_url(page):
+    """Each scenario: set every control on the page to another value, write the URL those values make, reopen the
+    page from that URL alone, and find every value again; over the scenarios, every declared control is set."""
+    controls = controls_of(page)
+    kinds = {c.key: c.kind for c in controls}
+    exercised: set[str] = set()
+    for pins in SCENARIOS[page]:
+        at = open_page(page)
+        changed = set_everything(at, controls, pins)
+        on_page = widgets(at)
+        for key in kinds:
+            if key in on_page:  # bound to the URL parameter named by its key
+                assert on_page[key].proto.query_param_key == key, key
+        expected = {key: on_page[key].value for key in kinds if key in on_page}
+        query = url_of(at, controls)
+        again = widgets(open_page(page, query))
+        for key, value in expected.items():
+            assert key in again, f"{page}: {key} is not on the page reopened from {query}"
+            assert again[key].value == value, f"{page}: {key} = {again[key].value!r}, not {value!r} ({query})"
+        exercised |= changed & set(expected)
+    uploads = {c.key for c in controls if c.key.endswith(("_upcol", "_upkind"))}  # a file cannot be in a URL
+    assert set(kinds) - uploads - exercised == set()
+
+
+def test_settings_survive_a_page_switch():
+    at = open_page("playground")
+    found = widgets(at)
+    found["eps"].set_value(0.3)
+    found["users"].set_value(5000)
+    found["est"].set_value(["norm-sub"])
+    found["data_column"].set_value("carrier")
+    at.run()
+    at.switch_page("views/learn.py")
+    at.run()
+    assert not at.exception and "learn_eps" in widgets(at) and "eps" not in widgets(at)
+    at.switch_page("views/playground.py")
+    at.run()
+    assert not at.exception
+    found = widgets(at)
+    assert (found["eps"].value, found["users"].value, found["est"].value) == (0.3, 5000, ["norm-sub"])
+    assert found["data_column"].value == "carrier"
+    assert any("ε = 0.3" in m.value for m in at.markdown)
+
+
+# --------------------------------------------------------------------------- hostile URLs
+@pytest.mark.parametrize(("query", "key", "expected"), [
+    ({"users": "1e400"}, "users", 1_000_000),  # Streamlit alone: OverflowError in the integer number input
+    ({"seed": "Infinity"}, "seed", 0),
+    ({"users": "NaN"}, "users", 1_000_000),
+    ({"users": "5e9"}, "users", 1_000_000),  # above the declared bound
+    ({"topk": "500"}, "topk", 10),  # k larger than d (105 destinations)
+    ({"data_column": "dep_time_hours", "data_lo": "-1e400"}, "data_lo", 0.0),
+])
+def test_hostile_numbers_are_refused_with_a_message(query, key, expected):
+    at = open_page("playground", query)
+    assert not at.error, [e.value for e in at.error]
+    assert widgets(at)[key].value == expected
+    assert any("The link's value for" in w.value and "starts from" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 2  # the page works
+    at.run()  # the refused value is out of the URL: the next run is quiet
+    assert not at.exception and not any("The link's value" in w.value for w in at.warning)
+
+
+def test_a_url_value_that_new_data_makes_invalid_is_reset_not_refused():
+    """After the first run the widget's own value wins over the URL: when new data shrink a bound below the value
+    the URL still holds (k = 50, then a column of 3 values), Streamlit resets the widget to its default."""
+    at = open_page("playground")
+    widgets(at)["topk"].set_value(50)
+    at.run()
+    at.query_params["topk"] = "50"  # what the browser's URL now holds
+    widgets(at)["data_column"].set_value("origin")
+    at.run()
+    assert not at.exception and not at.error
+    assert widgets(at)["topk"].value == 3 and not any("The link's value" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize("query", [
+    {"eps": "NaN"}, {"eps": "0.7"}, {"mech": "nope"}, {"est": ["nope"]}, {"conf": "1e400"}, {"whole": "yes"},
+    {"data_sample": "Infinity"}, {"data_bins": "1e400"},
+])
+def test_invalid_choices_fall_back_to_the_default(query):
+    """Streamlit itself drops an invalid value of a selection, slider or checkbox: the default applies."""
+    at = open_page("playground", query)
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_a_data_dependent_bound_refuses_on_the_learn_page():
+    at = open_page("learn", {"learn_w_n": "50", "learn_w_yes": "1e400", "learn_u_d": "4", "learn_u_v": "9"})
+    found = widgets(at)
+    assert found["learn_w_n"].value == 50 and found["learn_w_yes"].value == 50  # default min(80, n)
+    assert found["learn_u_v"].value == 3  # an option that does not exist for d = 4: the default
+    assert any("…of whom truly 'yes'" in w.value for w in at.warning)
+
+
+def _bound_script():
+    import streamlit as st
+
+    from views.controls import Control, render
+
+    d = render(Control("d", "slider", "d", 8, min_value=2, max_value=64))
+    k = render(Control("k", "number_input", "k", min_value=1, step=1,
+                       depends=lambda d: {"max_value": d, "default": min(10, d)}), d=d)
+    lo = render(Control("lo", "number_input", "from", format="%.4g", follows_data=True,
+                        depends=lambda d: {"default": float(d), "min_value": 0.0, "max_value": 10.0 * d}), d=d)
+    st.write(f"{d} {k} {lo}")
+
+
+def test_render_binds_refuses_and_follows_data():
+    at = AppTest.from_function(_bound_script)
+    at.query_params.update({"d": "4", "k": "3", "lo": "9.5"})
+    at.run()
+    assert [m.value for m in at.markdown] == ["4 3 9.5"] and not at.warning
+    assert {w.key: w.proto.query_param_key for w in at.number_input} == {"k": "k", "lo": "lo"}
+    at.slider(key="d").set_value(20)
+    at.run()  # k = 3 is still valid; the range belongs to d = 4, so it follows d to its new default
+    assert [m.value for m in at.markdown] == ["20 3 20.0"]
+    at = AppTest.from_function(_bound_script)
+    at.query_params.update({"d": "4", "k": "9", "lo": "1e400"})
+    at.run()
+    assert [m.value for m in at.markdown] == ["4 4 4.0"]
+    assert len(at.warning) == 2 and "from 1 to 4" in at.warning[0].value
+
+
+def test_a_control_is_declared_once_and_checks_itself():
+    with pytest.raises(ValueError, match="unknown control kind"):
+        Control("x", "dial", "X")
+    with pytest.raises(ValueError, match="follows_data"):
+        Control("x", "number_input", "X", follows_data=True)
+    k = Control("k", "number_input", "k", min_value=1, depends=lambda d: {"max_value": d, "default": min(10, d)})
+    assert k.at(d=4).max_value == 4 and k.at(d=4).default == 4 and k.max_value is None
+    assert k.at(d=4).refusal(["3"]) is None and k.at(d=4).refusal([]) is None
+    for raw in ("5", "1e400", "NaN", "Infinity", "0x10", "abc", "-1"):
+        assert "from 1 to 4" in k.at(d=4).refusal([raw]), raw
+    users = Control("users", "number_input", "Users", 1000, min_value=10, max_value=10**9)
+    assert users.refusal(["123.7"]) is None and users.refusal(["1e3"]) is None
+    assert users.refusal(["5", "100"]) is None  # the last value counts, as in Streamlit
+    assert Control("m", "selectbox", "M", "b", options=["a", "b"]).refusal(["nope"]) is None  # Streamlit's job
+    with pytest.raises(TypeError):
+        users.at(d=4)
+    with pytest.raises(ValueError, match="needs a default"):
+        k.widget_arguments()  # its default comes from the data: k.at(d=…)
+    assert k.at(d=4).widget_arguments() == {"min_value": 1, "max_value": 4, "value": 4}
+    assert Control("s", "multiselect", "S", options=["a"]).widget_arguments() == {"options": ["a"], "default": []}
+
+
+# --------------------------------------------------------------------------- pages: wiring and text only
+def _page_sources() -> dict[str, ast.Module]:
+    return {p.name: ast.parse(p.read_text()) for p in sorted((ROOT / "views").glob("*.py"))}
+
+
+def test_pages_never_catch_programming_errors_as_user_errors():
+    allowed = {"LDPError", "MemoryError"}  # library errors, and the one resource error pages explain
+    for name, tree in _page_sources().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ExceptHandler):
+                assert node.type is not None, f"{name}:{node.lineno}: a bare except"
+                caught = {n.attr if isinstance(n, ast.Attribute) else n.id for n in ast.walk(node.type)
+                          if isinstance(n, ast.Attribute | ast.Name) and (n.id if isinstance(n, ast.Name)
+                                                                           else n.attr)[0].isupper()}
+                assert caught <= allowed, f"{name}:{node.lineno} catches {caught - allowed}"
+
+
+def test_pages_state_no_roadmap():
+    words = ("coming soon", "to come", "roadmap", "not yet", "will be added", "in a future", "today's method",
+             "todo")
+    for name, tree in _page_sources().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.lower()
+                assert not any(w in text for w in words), f"{name}:{node.lineno}: {node.value[:80]!r}"

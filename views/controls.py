@@ -1,0 +1,176 @@
+"""Declared controls: a page states each widget once — key, kind, label, default, bounds or options — and that
+one declaration draws the widget, binds it to the URL and keeps its value across page switches.
+
+    USERS = Control("users", "number_input", "Number of users n", 1_000_000, min_value=10, max_value=10**9,
+                    step=100_000, help="Users are drawn from the dataset's distribution.")
+    TOPK = Control("topk", "number_input", "k (top values)", 10, min_value=1, step=1,
+                   depends=lambda d: {"max_value": d, "default": min(10, d)})
+    users = render(USERS)             # st.number_input(..., key="users", bind="query-params", persist_state="session")
+    k = render(TOPK, container=c2, d=data.d)
+
+The URL query parameter is the key; Streamlit writes it when the value differs from the default and drops it
+when it equals the default. Selection widgets (selectbox, radio, multiselect, select_slider) carry the label
+they show (``format_func``) in the URL, so labels are kept short. Streamlit ignores an invalid URL value
+(unknown option, number out of range, NaN) and starts the widget from its default.
+
+What Streamlit does not validate: an integer number input given a number too large for an integer
+(``users=1e400``, ``seed=Infinity``) raises OverflowError while the widget is built. :func:`render` therefore
+checks a numeric control's URL value against the declaration before the URL seeds the widget (the widget has no
+value yet in this session) and refuses one that is not a finite number within the control's (possibly
+data-dependent) bounds, with a message; the widget then starts from its default.
+
+Bounds, options or a default that depend on data (k ≤ d, a column's range, the ε1 a longitudinal mechanism
+can reach) are declared by ``depends``: a function of named data that returns the fields it fills in; the
+page passes that data to :func:`render`. ``follows_data=True`` says that a value chosen for other data means
+nothing here (a range of one column for another column): when the data-dependent default changes, the value
+returns to it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import streamlit as st
+
+__all__ = ["KINDS", "Control", "render", "values"]
+
+KINDS = ("slider", "select_slider", "number_input", "selectbox", "radio", "multiselect", "checkbox", "toggle",
+         "text_input")
+NUMERIC = ("slider", "number_input")
+CHOICE = ("select_slider", "selectbox", "radio", "multiselect")
+# A plain decimal number as a URL may hold it ("NaN", "Infinity" and hexadecimal are not numbers here).
+NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_FOLLOWED = "_control_default:"  # session-state prefix: the data-dependent default a value was chosen under
+
+
+@dataclass(frozen=True)
+class Control:
+    """One widget, declared once: what it is, its default and its bounds or options."""
+
+    key: str
+    kind: str
+    label: str
+    default: Any = None
+    min_value: Any = None
+    max_value: Any = None
+    step: Any = None
+    options: Sequence[Any] = ()
+    format: str | None = None
+    format_func: Callable[[Any], str] | None = None
+    help: str | None = None
+    horizontal: bool = False
+    depends: Callable[..., Mapping[str, Any]] | None = field(default=None, compare=False)
+    follows_data: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown control kind {self.kind!r}; one of {', '.join(KINDS)}")
+        if not self.key:
+            raise ValueError("a control needs a key: it names the URL query parameter")
+        if self.follows_data and self.depends is None:
+            raise ValueError(f"{self.key}: follows_data needs a data-dependent default (depends)")
+
+    def at(self, **data: Any) -> Control:
+        """This control with its data-dependent fields filled in from ``data`` (itself when it has none)."""
+        if self.depends is None:
+            if data:
+                raise TypeError(f"{self.key} takes no data, got {', '.join(data)}")
+            return self
+        return replace(self, depends=None, follows_data=False, **self.depends(**data))
+
+    def refusal(self, raw: Sequence[str]) -> str | None:
+        """Why a URL value (the query parameter's values) cannot be this numeric control's value, or None.
+
+        Only numeric controls are checked here: Streamlit validates the others against their options."""
+        if self.kind not in NUMERIC or not raw or raw[-1] == "":
+            return None
+        text = raw[-1].strip()
+        value = float(text) if NUMBER.fullmatch(text) else math.nan
+        if math.isfinite(value) and self._within(value):
+            return None
+        return (f"The link's value for “{self.label}” is not a number from {self._show(self.min_value)} to "
+                f"{self._show(self.max_value)}: it starts from {self._show(self.default)} instead.")
+
+    def _within(self, value: float) -> bool:
+        return ((self.min_value is None or value >= self.min_value)
+                and (self.max_value is None or value <= self.max_value))
+
+    @staticmethod
+    def _show(value: Any) -> str:
+        if value is None:
+            return "any"
+        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+    def widget_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of the matching ``st.<kind>`` call (besides key, help and the bindings)."""
+        if self.default is None and self.kind in (*NUMERIC, "select_slider", "selectbox", "radio"):
+            raise ValueError(f"{self.key}: a {self.kind} needs a default (declared, or from its data)")
+        if self.kind in NUMERIC:
+            out = {"min_value": self.min_value, "max_value": self.max_value, "value": self.default,
+                   "step": self.step, "format": self.format}
+            return {k: v for k, v in out.items() if v is not None or k == "value"}
+        if self.kind in CHOICE:
+            options = list(self.options)
+            out: dict[str, Any] = {"options": options}
+            if self.format_func is not None:
+                out["format_func"] = self.format_func
+            if self.kind == "multiselect":
+                out["default"] = list(self.default or [])
+            elif self.kind == "select_slider":
+                out["value"] = self.default
+            else:
+                out["index"] = options.index(self.default) if options else None
+            if self.kind == "radio":
+                out["horizontal"] = self.horizontal
+            return out
+        if self.kind in ("checkbox", "toggle"):
+            return {"value": bool(self.default)}
+        return {"value": "" if self.default is None else str(self.default)}
+
+
+def render(control: Control, container: Any = st, *, disabled: bool = False, **data: Any) -> Any:
+    """Draw ``control`` with the matching ``st.<kind>`` call: ``key`` = the control's key, bound to the URL
+    query parameter of that name and kept for the whole session; returns the widget's value.
+
+    ``data`` feeds the control's data-dependent fields (``depends``); ``container`` is where it is drawn (the
+    sidebar, a column)."""
+    spec = control.at(**data)
+    bind: str | None = "query-params"
+    # The URL seeds a widget that has no value yet in this session (a page opened from a link); afterwards the
+    # widget's own value wins over the URL, which Streamlit keeps in step (and then resets a value that new
+    # bounds exclude to the default itself).
+    if spec.key not in st.session_state:
+        reason = spec.refusal(st.query_params.get_all(spec.key))
+        if reason is not None:
+            container.warning(reason)
+            del st.query_params[spec.key]  # out of the URL; not bound yet, since the widget has no value yet
+            bind = None  # this run only: the widget starts from its default rather than the URL's value
+    if control.follows_data:
+        _follow_default(spec)
+    widget = getattr(container, spec.kind)
+    return widget(spec.label, key=spec.key, help=spec.help, disabled=disabled, bind=bind, persist_state="session",
+                  **spec.widget_arguments())
+
+
+def _follow_default(spec: Control) -> None:
+    """Return the value to a data-dependent default that has changed since the value was chosen."""
+    record = _FOLLOWED + spec.key
+    state = st.session_state
+    previous = state[record] if record in state else spec.default
+    state[record] = spec.default
+    if previous != spec.default and spec.key in state:
+        state[spec.key] = spec.default
+
+
+def values(controls: Iterable[Control]) -> dict[str, Any]:
+    """The current values of these controls as plain JSON data (for a 'download configuration' button)."""
+    out: dict[str, Any] = {}
+    for control in controls:
+        if control.key in st.session_state:
+            value = st.session_state[control.key]
+            out[control.key] = list(value) if isinstance(value, tuple) else value
+    return out
