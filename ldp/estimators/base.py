@@ -112,10 +112,19 @@ class Estimator(ABC):
     def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
         """The estimate's values for every row of ``counts`` (trials × statistic), all from n reports.
 
-        Generic fallback: one :meth:`estimate` per row; estimators with a vectorized form override it.
+        A composite mechanism's rows go to its frequency view's oracle and are lifted back; hook
+        ``_estimate_batch`` (on a mechanism without a view) is the vectorized form, with one :meth:`estimate`
+        per row as the generic fallback.
         """
         c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
-        return np.stack([self.estimate(mechanism, row, n).values for row in c])
+        view = mechanism.frequency_view()
+        if view is not None and self.applies_to(mechanism):
+            oracle, lift = view
+            return np.stack([lift(row) for row in self.estimate_batch(oracle, c, n)])
+        return self._estimate_batch(mechanism, c, n)
+
+    def _estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        return np.stack([self.estimate(mechanism, row, n).values for row in counts])
 
 
 def _rebuild_estimator(cls: type[Estimator], params: dict[str, Any]) -> Estimator:

@@ -361,10 +361,9 @@ class IBU(Estimator):
                         warnings=tuple(warnings), diagnostics={**self.params, "final_change": trace.final_change,
                                                                "distance_to_limit": gap, "note": trace.note})
 
-    def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+    def _estimate_batch(self, mechanism: Mechanism, c: np.ndarray, n: int) -> np.ndarray:
         """All rows at once: the closed-form limit row by row (``"mle"``, O(d log d) each), the batched Eq. (3)
         iteration (``"em"``, valid counts), else one :meth:`estimate` per row."""
-        c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         if (self.params["method"] == "em" and np.all(np.isfinite(c)) and np.all(c >= 0)
                 and np.all(c.sum(axis=1) > 0) and self.applies_to(mechanism)):
             obs = c / c.sum(axis=1, keepdims=True)
@@ -373,4 +372,4 @@ class IBU(Estimator):
         if (self.params["method"] == "mle" and np.all(np.isfinite(c)) and np.all(c >= 0)
                 and np.all(c.sum(axis=1) > 0) and self.applies_to(mechanism)):
             return np.stack([ibu_mle(row / row.sum(), mechanism.p_star, mechanism.q_star) for row in c])
-        return super().estimate_batch(mechanism, c, n)
+        return super()._estimate_batch(mechanism, c, n)

@@ -10,9 +10,12 @@ inside its interval is at least ``level``, so "every bar is inside" holds at the
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import bdtr, gammaln, ndtri, xlog1py, xlogy
 
 from ldp.core.errors import LDPError
 
@@ -54,3 +57,190 @@ def standard_error(x: np.ndarray) -> float:
     """Standard error of the mean of ``x``: sd (ddof 1) / √len, NaN with fewer than two values."""
     arr = np.asarray(x, dtype=np.float64).ravel()
     return float(np.std(arr, ddof=1) / math.sqrt(arr.size)) if arr.size > 1 else float("nan")
+
+
+# =========================================================================== intervals that hold at small counts
+#: Below this variance of a support count the per-value interval is exact (binomial test inversion); above it
+#: the count's skewness is at most 1/√2500 = 0.02 and the normal quantile errs by ≲ 1 % of the half-width
+#: (Cornish–Fisher: relative error ≈ γ(z² − 1)/(6z) ≤ 0.02·15/24 at z = 4, the simultaneous z of d ≈ 10³).
+EXACT_COUNT_VARIANCE = 2500.0
+_TAIL_SDS = 10.0  # the convolution sums the narrower binomial over its mean ± 10 sd (tail mass < 1e-20)
+
+
+@dataclass(frozen=True)
+class FrequencyIntervals:
+    """Confidence intervals [low, high] for every value's frequency, from one collection's support counts.
+
+    ``simultaneous``: the band holds every value at once with probability ≥ ``level``; ``method`` says per
+    value whether its interval is ``"exact"`` (binomial test inversion) or ``"normal"``; ``notes`` explain.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    level: float
+    simultaneous: bool
+    method: np.ndarray
+    notes: tuple[str, ...] = ()
+
+    def covers(self, truth: np.ndarray) -> np.ndarray:
+        t = np.asarray(truth, dtype=np.float64)
+        return (self.low <= t) & (t <= self.high)
+
+    @property
+    def exact_share(self) -> float:
+        return float(np.mean(self.method == "exact"))
+
+
+def _binom_cdf(k: np.ndarray, trials: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """P(Bin(trials, prob) ≤ k), elementwise, for any real k (0 below 0, 1 from trials on)."""
+    k, trials, prob = np.broadcast_arrays(np.floor(k), trials, prob)
+    inside = (k >= 0) & (k < trials)
+    out = np.where(k >= trials, 1.0, 0.0)
+    if np.any(inside):
+        out[inside] = bdtr(k[inside].astype(np.int64), trials[inside].astype(np.int64), prob[inside])
+    return out
+
+
+def _binom_pmf(k: np.ndarray, trials: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    log = (gammaln(trials + 1) - gammaln(k + 1) - gammaln(trials - k + 1) + xlogy(k, prob)
+           + xlog1py(trials - k, -prob))
+    return np.where((k >= 0) & (k <= trials), np.exp(log), 0.0)
+
+
+def _binom_pmf_run(first: np.ndarray, width: int, trials: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """pmf of Bin(trials, prob) at k = first, first + 1, …, first + width − 1 for each row: one log-gamma pmf per
+    row at the run's first k in [0, trials], then the ratio pmf(k + 1)/pmf(k) = (N − k)/(k + 1)·p/(1 − p)
+    accumulated in logs (a few flops per cell instead of three log-gammas)."""
+    k = first[:, None] + np.arange(width)[None, :]
+    n_, p_ = trials[:, None], prob[:, None]
+    anchor = np.clip(first, 0, trials)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(k < 0, 0.0, np.where(k < n_, np.log(n_ - k) - np.log(k + 1) + np.log(p_) - np.log1p(-p_),
+                                             -np.inf))
+    before = np.concatenate([np.zeros((k.shape[0], 1)), np.cumsum(step[:, :-1], axis=1)], axis=1)
+    col = (anchor - first).astype(np.int64)
+    inside = (col >= 0) & (col < width)
+    base = np.zeros(k.shape[0])
+    base[inside] = before[np.flatnonzero(inside), col[inside]]
+    log_anchor = np.log(_binom_pmf(anchor, trials, prob))
+    with np.errstate(invalid="ignore"):
+        out = np.exp(log_anchor[:, None] + before - base[:, None])
+    return np.where((k >= 0) & (k <= n_) & inside[:, None], np.nan_to_num(out, nan=0.0), 0.0)
+
+
+def _count_cdf(c: np.ndarray, m: np.ndarray, n: int, p: float, q: float) -> np.ndarray:
+    """P(X + Y ≤ c) for X ~ Bin(m, p), Y ~ Bin(n − m, q), elementwise over (c, m): Σ over the narrower of the
+    two binomials (mean ± 10 sd) of its pmf times the other's cdf."""
+    c = np.asarray(c, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    rest = n - m
+    sx, sy = np.sqrt(m * p * (1 - p)), np.sqrt(rest * q * (1 - q))
+    over_x = sx <= sy
+    trials = np.where(over_x, m, rest)
+    prob = np.where(over_x, p, q)
+    other_trials = np.where(over_x, rest, m)
+    other_prob = np.where(over_x, q, p)
+    mean, sd = trials * prob, np.where(over_x, sx, sy)
+    start = np.clip(np.floor(mean - _TAIL_SDS * sd - 1), 0, None)
+    stop = np.minimum(np.minimum(np.ceil(mean + _TAIL_SDS * sd + 1), trials), np.maximum(c, -1))
+    out = np.zeros(c.shape)
+    spans = np.maximum(stop - start, 0.0) + 1
+    order = np.argsort(spans, kind="stable")  # rows of similar width together: each block is as wide as its widest
+    for pos in range(0, order.shape[0], 256):
+        sl = order[pos:pos + 256]
+        width = int(spans[sl].max())
+        steps = np.arange(width)[None, :]
+        # the narrow variable runs k = stop, stop − 1, …; the other's cdf at c − k then climbs from c − stop
+        # one pmf at a time (one incomplete-beta call per row, sums of positive terms only: no cancellation)
+        k = stop[sl, None] - steps
+        bottom = c[sl] - stop[sl]
+        cdf = _binom_cdf(bottom, other_trials[sl], other_prob[sl])[:, None] + np.concatenate(
+            [np.zeros((sl.shape[0], 1)),
+             np.cumsum(_binom_pmf_run(bottom + 1, width - 1, other_trials[sl], other_prob[sl]), axis=1)], axis=1)
+        pmf = _binom_pmf_run(stop[sl] - width + 1, width, trials[sl], prob[sl])[:, ::-1]  # k = stop, stop − 1, …
+        out[sl] = (np.where(k >= start[sl, None], pmf, 0.0) * cdf).sum(axis=1)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _first_accepted(accept: Callable[[np.ndarray], np.ndarray], lo: np.ndarray, hi: np.ndarray, n: int,
+                    increasing: bool) -> np.ndarray:
+    """Per element, the smallest integer m in [0, n] with accept(m) (``increasing``: accept is monotone
+    False → True) or the largest (accept monotone True → False), searched first in the bracket [lo, hi]
+    and in all of [0, n] where the bracket turns out not to hold it."""
+    lo, hi = np.clip(np.floor(lo), 0, n), np.clip(np.ceil(hi), 0, n)
+    if increasing:
+        bad = ~accept(hi) | ((lo > 0) & accept(np.maximum(lo - 1, 0)))
+    else:
+        bad = ~accept(lo) | ((hi < n) & accept(np.minimum(hi + 1, n)))
+    lo, hi = np.where(bad, 0.0, lo), np.where(bad, float(n), hi)
+    while np.any(lo < hi):
+        if increasing:
+            mid = np.floor((lo + hi) / 2)
+            ok = accept(mid)
+            hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid + 1)
+        else:
+            mid = np.ceil((lo + hi) / 2)
+            ok = accept(mid)
+            lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1)
+    return lo
+
+
+def _exact_count_bounds(c: np.ndarray, guess: np.ndarray, spread: np.ndarray, n: int, p: float, q: float,
+                        tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (Clopper–Pearson-type) bounds on the number of holders m of each value from its support count c:
+    the m ∈ [0, n] not rejected by either one-sided test at level ``tail``. P(C ≤ c | m) decreases in m
+    (p > q), so each bound is an integer bisection, started in the bracket guess ± spread."""
+    lower = _first_accepted(lambda m: 1.0 - _count_cdf(c - 1, m, n, p, q) > tail, guess - spread, guess + spread,
+                            n, increasing=True)
+    upper = _first_accepted(lambda m: _count_cdf(c, m, n, p, q) > tail, guess - spread, guess + spread, n,
+                            increasing=False)
+    return lower, np.maximum(upper, lower)
+
+
+def frequency_intervals(mechanism: Any, counts: np.ndarray, n: int, level: float = 0.95, *,
+                        simultaneous: bool = False) -> FrequencyIntervals:
+    """Intervals for each value's frequency from one collection's support counts ``counts`` of ``n`` users.
+
+    For a pure frequency oracle the support count of v is exactly C ~ Bin(n_v, p*) + Bin(n − n_v, q*)
+    (each user supports v independently with probability p* if she holds v, q* otherwise; IBU paper
+    Def. 2). Where C's variance is small (below ``EXACT_COUNT_VARIANCE``: small expected counts n·q*, the
+    regime where the normal approximation under-covers) the interval inverts this distribution exactly
+    over integer n_v; elsewhere it is f̂ ± z·σ̂ with σ̂ the closed-form variance at the clipped estimate.
+    The simultaneous band uses per-value level 1 − (1 − level)/d (Bonferroni: valid for any dependence
+    between values, and within 0.2 % of Šidák's Gaussian-only level^{1/d}); each exact interval covers with
+    probability ≥ its level, so the band covers every value at once with probability ≥ ``level``. Non-pure
+    mechanisms (SHE) get the normal interval, with a note.
+    """
+    level = _check_level(level)
+    c = np.asarray(counts, dtype=np.float64)
+    n = int(n)
+    d = c.shape[0]
+    alpha = (1 - level) / d if simultaneous else 1 - level
+    z = float(ndtri(1 - alpha / 2))
+    estimate = mechanism.estimate(c, n).values if hasattr(mechanism, "estimate") else c / n
+    clipped = np.clip(estimate, 0.0, 1.0)
+    sd = np.sqrt(mechanism.variance(clipped, n))
+    low, high = estimate - z * sd, estimate + z * sd
+    method = np.full(d, "normal", dtype=object)
+    notes: list[str] = []
+    if getattr(mechanism, "pure", False):
+        p, q = mechanism.p_star, mechanism.q_star
+        m = clipped * n
+        count_var = m * p * (1 - p) + (n - m) * q * (1 - q)
+        small = count_var < EXACT_COUNT_VARIANCE
+        if np.any(small):
+            spread = (z + 8) * n * sd[small] + 20  # the bracket; checked, and widened where it misses
+            lo_m, hi_m = _exact_count_bounds(np.rint(c[small]), m[small], spread, n, p, q, alpha / 2)
+            low[small], high[small] = lo_m / n, hi_m / n
+            method[small] = "exact"
+            notes.append(f"{int(small.sum()):,} of {d:,} values have small support counts (variance < "
+                         f"{EXACT_COUNT_VARIANCE:g}): their intervals invert the exact binomial distribution of "
+                         "the count, where the normal approximation would cover less than stated.")
+    else:
+        notes.append(f"{mechanism.display_name} is not pure (continuous reports): normal intervals, which hold "
+                     "when every count sums many users' reports.")
+    if simultaneous:
+        notes.append(f"Simultaneous: per-value level 1 − {1 - level:g}/{d:,} (Bonferroni), valid for any "
+                     "dependence between values.")
+    return FrequencyIntervals(low=low, high=high, level=level, simultaneous=simultaneous,
+                              method=method.astype(str), notes=tuple(notes))

@@ -241,15 +241,8 @@ def yield_estimator_checks(case: Case) -> Iterator[Any]:
         if not cls.applies_to(mechanism.mechanism(EPSILON, D)):
             continue
         yield functools.partial(check_contract, mechanism=mechanism)
-        if cls.estimate_batch is not Estimator.estimate_batch:  # a vectorized batch (the fallback is estimate per row)
-            batch = functools.partial(check_batch_matches_estimate, mechanism=mechanism)
-            if (case.name == "ibu" and case.params.get("method", "em") == "em"
-                    and mechanism.mechanism(EPSILON, D).frequency_view() is not None):
-                batch = pytest.param(batch, marks=pytest.mark.xfail(strict=True, raises=AttributeError, reason=(
-                    "ldp/estimators/ibu.py: IBU.estimate_batch reads mechanism.p_star without going through "
-                    "frequency_view(), so a composite mechanism (CFO binning) raises AttributeError; estimate() "
-                    "works")))
-            yield batch
+        if cls._estimate_batch is not Estimator._estimate_batch:  # vectorized (the fallback is estimate per row)
+            yield functools.partial(check_batch_matches_estimate, mechanism=mechanism)
         yield functools.partial(check_stateless, mechanism=mechanism)
         if cls.idempotent:
             yield functools.partial(check_idempotent, mechanism=mechanism)
