@@ -152,6 +152,10 @@ def _controls() -> dict[str, Any]:
     # Every estimator, unless the first run would then take more than ~WARN_S s: the slowest (IBU with its paper
     # defaults) are then left out of the default (the page says so).
     kept, left_out = cost.preselect(timing, n=users, d=data.d, trials=trials, engine=engine, limit=WARN_S)
+    # the default applies on the widget's first render only: keep what was left out then (a later timing may differ)
+    if "pp_est" not in st.session_state:
+        st.session_state["_pp_left_out"] = left_out
+    left_out = st.session_state.get("_pp_left_out", left_out)
     with estimators_slot:
         estimators = list(render(ESTIMATORS, mechanism=mech, preselected=kept))
     return {"data": data, "mech": mech, "eps": eps, "params": params, "users": users, "estimators": estimators,
