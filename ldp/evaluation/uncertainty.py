@@ -18,6 +18,7 @@ import numpy as np
 from scipy.special import bdtr, gammaln, ndtri, xlog1py, xlogy
 
 from ldp.core.errors import LDPError
+from ldp.core.params import check_positive_int
 
 
 def _check_level(level: float) -> float:
@@ -212,8 +213,15 @@ def frequency_intervals(mechanism: Any, counts: np.ndarray, n: int, level: float
     mechanisms (SHE) get the normal interval, with a note.
     """
     level = _check_level(level)
-    c = np.asarray(counts, dtype=np.float64)
-    n = int(n)
+    n = check_positive_int(n, "n")
+    try:
+        c = np.asarray(counts, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise LDPError(f"support counts must be numbers: {exc}") from None
+    if c.shape != (mechanism.d,):
+        raise LDPError(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c > n):
+        raise LDPError(f"support counts must be finite and within [0, n={n}]")
     d = c.shape[0]
     alpha = (1 - level) / d if simultaneous else 1 - level
     z = float(ndtri(1 - alpha / 2))

@@ -1,7 +1,7 @@
 """The one mechanism protocol: a validated public API over a few private hooks (scipy.stats style).
 
 Every kind of mechanism — categorical frequency oracles (one-time and longitudinal), numerical-distribution
-mechanisms and mean mechanisms, and the families still to come — derives from :class:`Mechanism` and
+mechanisms and mean mechanisms — derives from :class:`Mechanism` and
 implements the same steps:
 
 =============================  ==========================  ===============================================

@@ -364,6 +364,9 @@ def epsilon_needed(mechanism_name: str, n: int, freqs: np.ndarray | Sequence[flo
     """
     f = _normalise(freqs)
     xv = _target_variance(target, measure)
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo < hi and 3 <= scan_points <= 10_000):
+        raise LDPError(f"need 0 < lo < hi (finite) and 3 ≤ scan_points ≤ 10,000, got lo={lo}, hi={hi}, "
+                       f"scan_points={scan_points}")
     user = dict(params or {})
     for start, end, fixed in _parameter_breakpoints(mechanism_name, f.size, user, lo, hi, scan_points):
 

@@ -130,3 +130,14 @@ def test_a_mechanism_that_is_not_pure_gets_normal_intervals_and_says_so():
     assert set(iv.method) == {"normal"} and any("not pure" in note for note in iv.notes)
     with pytest.raises(ldp.LDPError):
         frequency_intervals(mech, agg.counts, 4000, 1.5)
+
+
+def test_frequency_intervals_refuse_bad_counts_with_one_reason():
+    from ldp.evaluation.uncertainty import frequency_intervals
+
+    mech = ldp.get_mechanism("grr", 1.0, 4)
+    for counts, n, match in [(np.ones(3), 10, "length d=4"), (np.array([1, np.nan, 1, 1]), 10, "finite"),
+                             (np.array([1, 20, 1, 1]), 10, "within"), (np.ones(4), 0, "n"),
+                             (np.array(["a"] * 4), 10, "numbers")]:
+        with pytest.raises(ldp.LDPError, match=match):
+            frequency_intervals(mech, counts, n)

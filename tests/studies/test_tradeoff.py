@@ -366,3 +366,10 @@ def test_sweep_estimator_seconds_and_simulated_attack_points():
     points = pd.DataFrame({"mechanism": ["grr"], "epsilon": [1.0], "attack_success": [0.3], "closed_form": [0.1]})
     merged = T.simulated_attack_points(summary, points)
     assert merged.to_dict("records") == [{"mechanism": "grr", "epsilon": 1.0, "mean": 0.1, "attack_success": 0.3}]
+
+
+def test_epsilon_needed_checks_its_search_range():
+    with pytest.raises(ldp.LDPError, match="lo < hi"):
+        T.epsilon_needed("olh", 1000, ZIPF, 1e-3, lo=2.0, hi=1.0)
+    with pytest.raises(ldp.LDPError, match="scan_points"):
+        T.epsilon_needed("olh", 1000, ZIPF, 1e-3, scan_points=10**9)

@@ -11,6 +11,7 @@ same names call.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -67,8 +68,9 @@ class NumericalMechanism(Mechanism):
             raise LDPError(f"{self.name} offers the reconstructions {', '.join(self.reconstructions)}, not {name!r}")
         return self._reconstruct(self.as_aggregate(aggregate, n), name, **options)
 
+    @abstractmethod
     def _reconstruct(self, aggregate: Aggregate, method: str, **options: Any) -> Estimate:
-        raise NotImplementedError  # pragma: no cover - every registered subclass implements it
+        """The reconstruction ``method`` (one of ``reconstructions``) from a validated aggregate."""
 
     def _estimate(self, aggregate: Aggregate) -> Estimate:
         return self._reconstruct(aggregate, self.reconstructions[0])
