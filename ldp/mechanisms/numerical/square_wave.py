@@ -45,6 +45,7 @@ wide and the explicit band otherwise (where b is small and the cumulative sums w
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -277,8 +278,74 @@ def _expand(counts: np.ndarray) -> np.ndarray:
 
 
 # ============================================================================================ continuous SW
+class _WindowChannel(NumericalMechanism):
+    """What the two square waves share: a band channel M given as an O(d + d̃) operator, EM/EMS through it, and a
+    fast engine that splits users into "in the wave" (a window around the input) and "background" (uniform on
+    all d̃ report cells). Subclasses give ``transition_operator``, ``_window_mass`` and ``_spread_window``."""
+
+    @property
+    def p(self) -> float:
+        """Probability (density for the continuous SW) of each report within b of the input (§5.2, §5.4)."""
+        return self._p
+
+    @property
+    def q(self) -> float:
+        """Probability (density) of each report farther than b from the input; p/q = e^ε."""
+        return self._q
+
+    def transition_matrix(self) -> np.ndarray:
+        return self.transition_operator().dense()
+
+    @abstractmethod
+    def transition_operator(self) -> Any:
+        """M as an O(d + d̃) operator (``dot``, ``tdot``, ``dense``) for EM/EMS."""
+
+    def _reconstruct(self, aggregate: Aggregate, method: str, *, tol: float | None = None,
+                     max_iter: int = DEFAULT_MAX_ITER) -> Estimate:
+        """EM or EMS (§5.5) on the d̃-cell report histogram, with the paper's τ unless ``tol`` is given."""
+        return channel_reconstruction(aggregate.counts, self.transition_operator(), method, self._epsilon, tol,
+                                      max_iter)
+
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self.transition_operator().dot(true_counts.astype(np.float64))
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        m = self.transition_matrix()  # a sum over input buckets of independent multinomials
+        return m @ true_counts - (m * m) @ true_counts
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        return self.sample_histogram(true_counts, rng)
+
+    @abstractmethod
+    def _window_mass(self) -> float:
+        """Probability that a report is drawn from the window rather than from the uniform background."""
+
+    @abstractmethod
+    def _spread_window(self, in_window: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Report-cell counts (length d̃) of ``in_window[i]`` window users of each input bucket i."""
+
+    def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
+        """The d̃-cell report histogram of a population given by its d input-bucket counts, drawn directly:
+        Binomial(n_i, window mass) window users per bucket, spread by ``_spread_window``, plus one uniform
+        Multinomial over all d̃ cells for the background users (exact in distribution)."""
+        counts = np.asarray(true_counts, dtype=np.int64)
+        n = int(counts.sum())
+        dt = self.d_tilde
+        out = np.zeros(dt, dtype=np.int64)
+        if n == 0:
+            return out
+        in_window = rng.binomial(counts, min(1.0, self._window_mass()))
+        m = int(in_window.sum())
+        if n - m:
+            out += rng.multinomial(n - m, np.full(dt, 1.0 / dt))
+        if m:
+            out += self._spread_window(in_window, rng)
+        return out
+
+
 @MECHANISMS.register
-class SquareWave(NumericalMechanism):
+class SquareWave(_WindowChannel):
     """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b]."""
 
     name: ClassVar[str] = "sw"
@@ -308,16 +375,6 @@ class SquareWave(NumericalMechanism):
     @property
     def d_tilde(self) -> int:
         return int(self._params["d_tilde"])
-
-    @property
-    def p(self) -> float:
-        """Density of a report within b of the input (§5.2)."""
-        return self._p
-
-    @property
-    def q(self) -> float:
-        """Density of a report farther than b from the input (§5.2); p/q = e^ε."""
-        return self._q
 
     @property
     def output_range(self) -> tuple[float, float]:
@@ -408,12 +465,6 @@ class SquareWave(NumericalMechanism):
         """M as an O(d + d̃) operator for EM/EMS."""
         return self._cached("channel", lambda: SquareWaveChannel(self._epsilon, self.b, self._d, self.d_tilde))
 
-    def _reconstruct(self, aggregate: Aggregate, method: str, *, tol: float | None = None,
-                     max_iter: int = DEFAULT_MAX_ITER) -> Estimate:
-        """EM or EMS (§5.5) on the d̃-bucket report histogram, with the paper's τ unless ``tol`` is given."""
-        return channel_reconstruction(aggregate.counts, self.transition_operator(), method, self._epsilon, tol,
-                                      max_iter)
-
     def _privacy_loss(self) -> float:
         return math.log(self._p / self._q)  # the density ratio p/q = e^ε (Theorem 1)
 
@@ -427,53 +478,26 @@ class SquareWave(NumericalMechanism):
     def report_bits_formula(self) -> str:
         return "64 (one real number as a float64)"
 
-    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
-        return self.transition_operator().dot(true_counts.astype(np.float64))
-
-    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
-        m = self.transition_matrix()  # a sum over buckets of independent multinomials
-        return m @ true_counts - (m * m) @ true_counts
-
     # ----------------------------------------------------------------- fast engine
-    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
-                          support: np.ndarray | None) -> np.ndarray:
-        return self.sample_histogram(true_counts, rng)
+    def _window_mass(self) -> float:
+        """2b(p − q): a report is "in the wave" (uniform on [v − b, v + b]) or background (uniform on [−b, 1 + b])."""
+        return 2.0 * self.b * (self._p - self._q)
 
-    def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
-        """The d̃-bucket report histogram of a population given by its d input-bucket counts, drawn directly.
-
-        Exact in distribution for the discretized model (input uniform within its bucket): the sum over
-        input buckets i of Multinomial(n_i, column i of M). Each report is independently "in the wave"
-        (probability 2b(p − q), uniform on [v − b, v + b]) or "background" (uniform on [−b, 1 + b]), so the
-        draw splits into Binomial(n_i, 2b(p − q)) window users per bucket, one Multinomial over the band of
-        each column (vectorized), and one uniform Multinomial for all background users.
-        """
-        counts = np.asarray(true_counts, dtype=np.int64)
-        n = int(counts.sum())
+    def _spread_window(self, in_window: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Exact for the discretized model (input uniform within its bucket): one Multinomial over the band of
+        each column of M (vectorized), or one draw per window user when the band is too large to tabulate."""
         dt = self.d_tilde
-        out = np.zeros(dt, dtype=np.int64)
-        if n == 0:
-            return out
-        pi_window = min(1.0, 2.0 * self.b * (self._p - self._q))
-        in_window = rng.binomial(counts, pi_window)
-        m = int(in_window.sum())
-        if n - m:
-            out += rng.multinomial(n - m, np.full(dt, 1.0 / dt))
-        if m == 0:
-            return out
         w_tilde = (1.0 + 2.0 * self.b) / dt
         if self._d * (math.ceil((1.0 / self._d + 2.0 * self.b) / w_tilde) + 3) <= FAST_BAND_CELLS:
             rows, _, area = self._cached("band", lambda: _window_band(self.b, self._d, dt))
             probs = self._cached("band_probs", lambda: area / area.sum(axis=1, keepdims=True))
             drawn = rng.multinomial(in_window, probs)
-            out += np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=dt).astype(np.int64)
-        else:  # one draw per in-window user: v uniform in its bucket, report uniform on [v − b, v + b]
-            idx = _expand(in_window)
-            v = (idx + rng.random(m)) / self._d
-            y = v + self.b * (2.0 * rng.random(m) - 1.0)
-            pos = np.clip(np.floor((y + self.b) * (dt / (1.0 + 2.0 * self.b))).astype(np.int64), 0, dt - 1)
-            out += np.bincount(pos, minlength=dt)
-        return out
+            return np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=dt).astype(np.int64)
+        m = int(in_window.sum())  # v uniform in its bucket, report uniform on [v − b, v + b]
+        v = (_expand(in_window) + rng.random(m)) / self._d
+        y = v + self.b * (2.0 * rng.random(m) - 1.0)
+        pos = np.clip(np.floor((y + self.b) * (dt / (1.0 + 2.0 * self.b))).astype(np.int64), 0, dt - 1)
+        return np.bincount(pos, minlength=dt)
 
 
 # ============================================================================================ discrete SW
@@ -527,7 +551,7 @@ class BoxChannel:
 
 
 @MECHANISMS.register
-class DiscreteSquareWave(NumericalMechanism):
+class DiscreteSquareWave(_WindowChannel):
     """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b)."""
 
     name: ClassVar[str] = "sw-discrete"
@@ -562,14 +586,6 @@ class DiscreteSquareWave(NumericalMechanism):
         return self._d + 2 * self.b
 
     @property
-    def p(self) -> float:
-        return self._p
-
-    @property
-    def q(self) -> float:
-        return self._q
-
-    @property
     def window_probability(self) -> float:
         """Pr[|ṽ − v| ≤ b] = (2b + 1) p."""
         return (2 * self.b + 1) * self._p
@@ -599,10 +615,6 @@ class DiscreteSquareWave(NumericalMechanism):
         """Counts of each of the d + 2b report codes (int64)."""
         return self.aggregate(reports).counts.astype(np.int64)
 
-    def transition_matrix(self) -> np.ndarray:
-        """The exact (d + 2b) × d matrix: p on the band i ≤ y ≤ i + 2b, q elsewhere."""
-        return self.transition_operator().dense()
-
     def transition_operator(self) -> BoxChannel:
         """M as an O(d + d̃) operator for EM/EMS."""
         return self._cached("channel", lambda: BoxChannel(self._p, self._q, self.b, self._d))
@@ -616,46 +628,15 @@ class DiscreteSquareWave(NumericalMechanism):
     def _report_bits(self) -> int:
         return ceil_log2(self.d_tilde)
 
-    def _reconstruct(self, aggregate: Aggregate, method: str, *, tol: float | None = None,
-                     max_iter: int = DEFAULT_MAX_ITER) -> Estimate:
-        """EM or EMS on the (d + 2b)-code report histogram."""
-        return channel_reconstruction(aggregate.counts, self.transition_operator(), method, self._epsilon, tol,
-                                      max_iter)
+    def _window_mass(self) -> float:
+        """(2b + 1)(p − q): a report uniform on the window codes v … v + 2b, else uniform on all d + 2b codes."""
+        return (2 * self.b + 1) * (self._p - self._q)
 
-    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
-        return self.transition_operator().dot(true_counts.astype(np.float64))
-
-    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
-        m = self.transition_matrix()
-        return m @ true_counts - (m * m) @ true_counts
-
-    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
-                          support: np.ndarray | None) -> np.ndarray:
-        return self.sample_histogram(true_counts, rng)
-
-    def sample_histogram(self, true_counts: Any, rng: np.random.Generator) -> np.ndarray:
-        """The (d + 2b)-code report histogram drawn directly (exact in distribution): Binomial window users
-        per code, each spread uniformly over its 2b + 1 window codes, plus a uniform Multinomial for the
-        rest (background density q on all d + 2b codes)."""
-        counts = np.asarray(true_counts, dtype=np.int64)
-        n = int(counts.sum())
-        dt = self.d_tilde
-        out = np.zeros(dt, dtype=np.int64)
-        if n == 0:
-            return out
-        width = 2 * self.b + 1
-        pi_window = min(1.0, width * (self._p - self._q))
-        in_window = rng.binomial(counts, pi_window)
-        m = int(in_window.sum())
-        if n - m:
-            out += rng.multinomial(n - m, np.full(dt, 1.0 / dt))
-        if m == 0:
-            return out
+    def _spread_window(self, in_window: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        dt, width = self.d_tilde, 2 * self.b + 1
         if self._d * width <= FAST_BAND_CELLS:
             drawn = rng.multinomial(in_window, np.full(width, 1.0 / width))
             rows = np.arange(self._d)[:, None] + np.arange(width)[None, :]
-            out += np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=dt).astype(np.int64)
-        else:
-            idx = _expand(in_window)
-            out += np.bincount(idx + rng.integers(0, width, size=m), minlength=dt)
-        return out
+            return np.bincount(rows.ravel(), weights=drawn.ravel(), minlength=dt).astype(np.int64)
+        idx = _expand(in_window)
+        return np.bincount(idx + rng.integers(0, width, size=idx.size), minlength=dt)
