@@ -141,9 +141,7 @@ def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical:
     unit = data.unit or "the data's units"
     st.caption(f"Mean over {result.trials} trial(s) of MI + Norm-Sub against the true histogram (square-wave paper "
                f"§3). Wasserstein-1 and the errors of the mean and the deciles are in {unit}, the variance error in "
-               f"{unit} squared, KS and range queries in fractions of users. Every metric first projects an estimate "
-               "that is negative or does not sum to one onto the probability simplex with Norm-Sub (raw MI would "
-               "give the same numbers as MI + Norm-Sub).")
+               f"{unit} squared, KS and range queries in fractions of users. " + lab.NUMERICAL_PROJECTION)
     if not alphas:
         st.caption("No range-query width chosen: pick one or more α above to add range queries.")
     st.markdown("**Deciles** (in real units)")
@@ -165,7 +163,9 @@ def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical:
         st.dataframe(compared, key="num_compare", hide_index=True,
                      column_config={c: st.column_config.NumberColumn(format="%.4g") for c in per_method})
         st.caption(f"Mean over {result.trials} trial(s) of each method on the same population (same ε, n, seed and "
-                   "random range queries); lower is better everywhere. Units as in the table above.")
+                   "random range queries); lower is better everywhere. Units as in the table above. Each column is the "
+                   "method's own output after the reconstruction its name gives (CFO-binning: MI + Norm-Sub). "
+                   + lab.NUMERICAL_PROJECTION)
 
 
 # --------------------------------------------------------------------------- page

@@ -287,3 +287,21 @@ def test_numerical_methods_run_or_say_why_not():
     metrics = lab.numerical_metrics(edges, counts / counts.sum(), sw, (0.1,), seed=0, queries=50)
     assert set(metrics) == {*lab.NUMERICAL_METRICS, "range_mae_0.1"}
     assert all(values.shape == (2,) for values in metrics.values())
+
+
+def test_range_queries_score_the_raw_estimate_as_the_square_wave_paper_does():
+    """Issue 9 item 4: HH-CI/HaarHRR range answers are compared raw in the SW paper (§6.1); projecting them onto
+    the simplex first inflated their error 2–3×. A raw estimate with negative cells must be scored as it is,
+    while the distribution metrics still see its Norm-Sub projection."""
+    edges = np.linspace(0.0, 1.0, 9)
+    truth = np.full(8, 1 / 8)
+    raw = truth + np.array([-0.4, 0.4, -0.3, 0.3, -0.2, 0.2, -0.1, 0.1])  # negative cells, sums to 1
+    metrics = lab.numerical_metrics(edges, truth, raw[None, :], (0.25,), seed=3, queries=200)
+    from ldp.evaluation.metrics import range_query_mae
+    expect_raw = range_query_mae(truth, raw, edges, alpha=0.25, rng=rng_for(3, "range-queries"), queries=200)
+    expect_proj = range_query_mae(truth, raw, edges, alpha=0.25, rng=rng_for(3, "range-queries"), queries=200,
+                                  project=True)
+    assert metrics["range_mae_0.25"][0] == pytest.approx(expect_raw, rel=1e-12)
+    assert abs(expect_raw - expect_proj) > 1e-3  # the projection changes the answer: the test can tell them apart
+    assert metrics["wasserstein"][0] == pytest.approx(wasserstein(truth, raw, edges, project=True), rel=1e-12)
+    assert "no projection" in lab.NUMERICAL_PROJECTION
