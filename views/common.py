@@ -17,13 +17,15 @@ import streamlit as st
 import ldp
 from ldp.data import SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
 from ldp.data.synthetic import SYNTHETIC
+from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
 from ldp.studies.datasets import Dataset
 from views.controls import Control, render
 
 __all__ = ["EPS_GRID", "DataControls", "Dataset", "MechanismControls", "data_controls", "data_section",
            "dataset_picker", "download_buttons", "engine_control", "epsilon_control", "estimator_control",
-           "friendly_errors", "mechanism_controls", "mechanism_picker", "seed_control", "show_figure"]
+           "estimator_notes", "friendly_errors", "mechanism_controls", "mechanism_picker", "seed_control",
+           "show_figure"]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
 EPS_GRID: list[float] = sorted({float(f"{x:.2g}") for x in np.geomspace(0.05, 10, 60)} | {0.5, 1.0, 2.0, 4.0})
@@ -293,6 +295,33 @@ def friendly_errors(what: str = "this configuration") -> Iterator[None]:
 
 
 # --------------------------------------------------------------------------- output
+def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
+    """Every diagnostic of the chosen estimators beside their numbers: did not converge / validity condition /
+    rough data (from the estimates), an order-assuming estimator on a domain without order, and the data's
+    smoothness along the domain's order when such an estimator is chosen."""
+    names = {e: ldp.ESTIMATORS.get(e).display_name for e in chosen}
+    for line in result.warnings:  # "<estimator>: <note>" or "<estimator> did not converge …"
+        name = line.split(" ", 1)[0].rstrip(":")
+        if name in names:
+            container.warning(f"**{names[name]}** — {line[len(name):].lstrip(': ')}")
+    ordered = [names[e] for e in chosen if ldp.ESTIMATORS.get(e).assumes_order]
+    if not ordered:
+        return
+    if not data.ordered:
+        container.warning(f"{', '.join(ordered)} assume(s) that neighbouring values have similar frequencies, but "
+                          f"'{data.name}' has no natural order (its values are categories in alphabetical order): "
+                          "expect it to be worse than MI or Norm-Sub here (convolution paper §V).")
+    mech = result.mechanism
+    if not getattr(mech, "pure", False) or mech.d < 3 or "mi" not in result.estimates:
+        return
+    sm = smoothness(result.estimates["mi"][0], float(mech.approximate_variance(result.n)))
+    verdict = ("the noise hides the data's shape: no verdict" if sm.score is None else
+               f"**{sm.score:.2f}** (1 = smooth, 0 = like a random order)")
+    container.caption(f"Smoothness of the data along the domain's order, judged from the MI estimate alone: "
+                      f"{verdict}. The order-assuming estimators ({', '.join(ordered)}) help on smooth data and warn "
+                      f"below {SMOOTHNESS_WARN:g}.")
+
+
 def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "") -> None:
     """A chart with an accessible text description and its plotted values as a table."""
     st.plotly_chart(fig, key=key, config={"displaylogo": False, "toImageButtonOptions": {"format": "png",

@@ -16,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 import ldp
-from ldp.evaluation.uncertainty import coverage, simultaneous_halfwidth, value_intervals
+from ldp.evaluation.uncertainty import estimate_intervals
 from ldp.studies import cost
 from ldp.studies.attacks import attack_success, baseline_success, plausible_deniability_ratio
 from ldp.studies.comparison import draw_population
@@ -109,9 +109,11 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     mech = result.mechanism
     true = result.true_frequencies
     variances = result.variance_per_value()
-    half = value_intervals(variances, level)
-    band = simultaneous_halfwidth(variances, level)
-    covered = coverage(true, result.estimates["mi"][0], half)
+    mi_first = result.estimates["mi"][0]
+    per_value = estimate_intervals(mech, mi_first, result.n, level)
+    simultaneous = estimate_intervals(mech, mi_first, result.n, level, simultaneous=True)
+    intervals, band = (per_value.low, per_value.high), (simultaneous.low, simultaneous.high)
+    covered = float(np.mean(per_value.covers(true)))
     eps1 = mech.params.get("epsilon_1") if mech.collection == "longitudinal" else None
     st.markdown(viz.readout_text(mech.display_name, result.n, mech.epsilon, math.sqrt(float(np.mean(variances))), d,
                                  covered=covered, level=level, epsilon_1=eps1))
@@ -119,23 +121,23 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     names = {e: ldp.ESTIMATORS.get(e).display_name for e in chosen}
     mi_name = ldp.ESTIMATORS.get("mi").display_name
     full = {names[e]: result.estimates[e][0] for e in chosen}
-    shown = viz.shown_values(data.labels, true, full, half, band, edges=data.edges if numerical else None,
+    shown = viz.shown_values(data.labels, true, full, intervals, band, edges=data.edges if numerical else None,
                              top_k=k if only_top else None, sort_by_frequency=sort)
     pct = f"{level:.0%}"
     x_title = (f"{data.axis_title()} — bin centre" if numerical else data.axis_title())
     fig = viz.histogram_figure(
-        shown.x, shown.true, shown.estimates, shown.halfwidths, shown.band,
+        shown.x, shown.true, shown.estimates, shown.intervals, shown.band,
         title=(f"True vs estimated frequencies — {mech.display_name}, ε = {mech.epsilon:g}, "
                f"n = {viz.format_users(result.n)}" + (f" (top {min(k, d)} values)" if only_top else "")),
         x_title=x_title, interval_for=mi_name, level=level, widths=shown.widths, hover_labels=shown.labels)
     table = viz.results_table(shown.labels, shown.true, {f"{n} estimate": v for n, v in shown.estimates.items()},
-                              shown.halfwidths, shown.band, level=level, centres=shown.centres)
-    bars = (f" error bars on the {mi_name} markers: {pct} intervals from the closed-form variance;"
-            if "mi" in chosen else "")
+                              shown.intervals, shown.band, level=level, centres=shown.centres)
+    bars = (f" error bars on the {mi_name} markers: {pct} intervals for each value;" if "mi" in chosen else "")
     common.show_figure(fig, "pg_hist", table, description=(
         f"Bars: the true frequency of each of the {len(shown.index):,} values shown; markers: each estimator's "
-        f"estimate;{bars} shaded boxes: the {pct} simultaneous band, inside which every {mi_name} estimate falls "
-        f"at once with probability ≥ {pct}."))
+        f"estimate;{bars} shaded boxes: the {pct} simultaneous band from the {mi_name} estimate, which holds every "
+        f"true frequency at once with probability ≥ {pct}. " + " ".join(simultaneous.notes)))
+    common.estimator_notes(result, data, chosen)
     if "mi" not in chosen:
         st.caption(f"Add {mi_name} to the estimators to see the per-value intervals (they hold for the unbiased "
                    "matrix-inversion estimate).")
@@ -160,7 +162,7 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     st.caption("One collection (one trial), so errors vary from seed to seed; the theoretical MSE of MI is the "
                "closed-form variance averaged over the values, i.e. the MSE that MI's error averages to.")
 
-    csv = viz.results_table(data.labels, true, {f"{n} estimate": v for n, v in full.items()}, half, band,
+    csv = viz.results_table(data.labels, true, {f"{n} estimate": v for n, v in full.items()}, intervals, band,
                             level=level, centres=viz.bin_centres(data.edges) if numerical else None)
     common.download_buttons(csv, {**controls.values(CONTROLS), **config}, key="pg_download", name="ldp-playground")
 

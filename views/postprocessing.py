@@ -442,6 +442,7 @@ def main() -> None:
     with common.friendly_errors("the bias and variance"):
         table = lab.per_value_table(result, data.labels, display)
         _bias_variance(result, table, style)
+    common.estimator_notes(result, data, list(result.estimates))
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated": result.n,
               "mechanism_parameters": dict(result.mechanism.params), "set_value_queries": SET_QUERIES,
               "elapsed_s": result.elapsed_s}

@@ -66,7 +66,7 @@ class Registry(Generic[T]):
 def describe(item: Any) -> dict[str, Any]:
     """Metadata of a registered component as plain JSON-able data (used by the CLI and the pages)."""
     out: dict[str, Any] = {"name": item.name}
-    for key in ("kind", "display_name", "description", "paper"):
+    for key in ("kind", "display_name", "description", "paper", "assumes_order"):
         if hasattr(item, key):
             out[key] = getattr(item, key)
     if hasattr(item, "parameters_info"):

@@ -53,6 +53,9 @@ class Estimator(ABC):
     #: P(x) — the projections and clippings of the consistency paper. A consistent idempotent P also leaves
     #: every distribution unchanged (it maps onto the simplex and fixes its image).
     idempotent: ClassVar[bool] = False
+    #: Assumes an ordered domain whose neighbouring values have similar frequencies (the Wiener family and
+    #: (1,2,1) smoothing): pages warn when the data have no order (a categorical column).
+    assumes_order: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params: Mapping[str, Any] = MappingProxyType(resolve_params(self.name, self.parameters, params))

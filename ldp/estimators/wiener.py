@@ -28,6 +28,8 @@ false positives at a threshold) and :func:`significance_threshold` (Eq. (6)).
 
 from __future__ import annotations
 
+import math
+from abc import abstractmethod
 from typing import NamedTuple
 
 import numpy as np
@@ -40,9 +42,9 @@ from ldp.estimators.base import PostProcessor
 from ldp.mechanisms.frequency.base import FrequencyOracle as Mechanism
 
 __all__ = [
-    "Detection", "amrp", "direct_wiener", "has_fixed_support", "iterative_wiener", "mechanism_noise_power_spectrum",
-    "noise_power_spectrum", "random_permutations", "significance_threshold", "smooth_121", "threshold_detection",
-    "transfer_spectrum", "wiener_filter",
+    "SMOOTHNESS_WARN", "Detection", "Smoothness", "amrp", "direct_wiener", "has_fixed_support", "iterative_wiener",
+    "mechanism_noise_power_spectrum", "noise_power_spectrum", "random_permutations", "significance_threshold",
+    "smooth_121", "smoothness", "threshold_detection", "transfer_spectrum", "wiener_filter",
 ]
 
 WIENER_PAPER = ("Fang, Chen, Liu, Gao — Locally Differentially Private Frequency Estimation Based on "
@@ -223,6 +225,56 @@ def smooth_121(estimate: np.ndarray, boundary: str = "edge") -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------- §V.E helpers
+class Smoothness(NamedTuple):
+    """How smooth the frequencies look along the domain's order, judged from the MI estimate alone."""
+
+    score: float | None  #: 1 − R̂ (1: smooth; about 0: like a random order); None when noise hides the signal
+    signal_share: float  #: share of the MI estimate's spread that is signal rather than noise, in [0, 1]
+
+
+def smoothness(mi_estimate: np.ndarray, noise_variance: float) -> Smoothness:
+    """A diagnostic for the Wiener family and (1,2,1) smoothing, which assume neighbouring values have similar
+    frequencies (convolution paper §V: "smooth" Taxi vs "non-smooth" RP-Taxi/Kosarak).
+
+    With f̂ = f + e and independent noise of variance σ² per value (Eq. (5) of the consistency paper, Var* of the
+    convolution paper), E Σ(f̂ᵢ₊₁ − f̂ᵢ)² = Σ(Δf)² + 2(d − 1)σ² and E Σ(f̂ᵢ − mean)² = Σ(fᵢ − 1/d)² + (d − 1)σ². The
+    noise-corrected roughness R̂ = [Σ(Δf̂)² − 2(d − 1)σ²] / (2 [Σ(f̂ − mean)² − (d − 1)σ²]) is about 0 for a smooth
+    histogram and about 1 when the values are in random order (then E(Δf)² = 2 Var f); the score is 1 − R̂ clipped
+    to [0, 1]. Uses only the published estimate, so it is a fair diagnostic on real data. The noise part of the
+    spread, Σe² ≈ σ² χ²_{d−1}, has standard deviation √(2(d − 1))·σ²; when the corrected spread is below three of
+    those, the noise hides the signal and the score is None.
+    """
+    f = np.asarray(mi_estimate, dtype=np.float64)
+    d = f.size
+    if d < 3 or not np.all(np.isfinite(f)) or not np.isfinite(noise_variance) or noise_variance < 0:
+        raise LDPError("smoothness needs a finite estimate of at least 3 values and a non-negative noise variance")
+    spread = float(np.sum((f - f.mean()) ** 2))
+    signal = spread - (d - 1) * noise_variance
+    share = 0.0 if spread <= 0 else float(np.clip(signal / spread, 0.0, 1.0))
+    if signal <= 3.0 * math.sqrt(2.0 * (d - 1)) * noise_variance or signal <= 0:
+        return Smoothness(None, share)
+    rough = (float(np.sum(np.diff(f) ** 2)) - 2 * (d - 1) * noise_variance) / (2 * signal)
+    return Smoothness(float(np.clip(1.0 - rough, 0.0, 1.0)), share)
+
+
+#: Below this smoothness score the order-assuming estimators warn (halfway between smooth and random order).
+SMOOTHNESS_WARN = 0.5
+
+
+def _smoothness_estimate(name: str, values: np.ndarray, mechanism: Mechanism, base: Estimate, n: int,
+                         extra: tuple[str, ...] = (), diagnostics: dict | None = None, *, warn: bool = True,
+                         ) -> Estimate:
+    """An estimate with the smoothness diagnostic of its MI base (and, with ``warn``, a warning when low)."""
+    sm = smoothness(base.values, float(mechanism.approximate_variance(n)))
+    warnings = list(base.warnings) + list(extra)
+    if warn and sm.score is not None and sm.score < SMOOTHNESS_WARN:
+        warnings.append(f"the data look rough along the domain's order (smoothness {sm.score:.2f} on a 0–1 scale, "
+                        "0 = random order): this estimator assumes neighbouring values have similar frequencies "
+                        "and can be worse than MI here (convolution paper §V); prefer MI/Norm-Sub or DW-AMRP")
+    return Estimate(np.asarray(values, dtype=np.float64), name, warnings=tuple(warnings),
+                    diagnostics={"smoothness": sm.score, "signal_share": sm.signal_share, **(diagnostics or {})})
+
+
 class Detection(NamedTuple):
     """True and false positives at one or more thresholds (arrays broadcast like the inputs)."""
 
@@ -279,7 +331,27 @@ ITERATIONS = Param("iterations", int, "Wiener filterings (1 = DW); the paper sto
                    low=1, high=10_000)
 
 
-class _WienerEstimator(PostProcessor):
+class _OrderedPostProcessor(PostProcessor):
+    """A post-processor whose result depends on the domain's order (``_filter`` gives the values): its estimate
+    carries the :func:`smoothness` diagnostic, and warns when the data look rough if it ``assumes_order`` (that
+    neighbouring values have similar frequencies)."""
+
+    assumes_order = True
+
+    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate:
+        return _smoothness_estimate(self.name, self._filter(mechanism, aggregate, base), mechanism, base,
+                                    aggregate.n, *self._validity(mechanism, aggregate.n), warn=self.assumes_order)
+
+    @abstractmethod
+    def _filter(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate) -> np.ndarray:
+        """The filtered values from the MI estimate ``base``."""
+
+    def _validity(self, mechanism: Mechanism, n: int) -> tuple[tuple[str, ...], dict]:
+        """Warnings and diagnostics of the estimator's own validity condition (hook; none by default)."""
+        return (), {}
+
+
+class _WienerEstimator(_OrderedPostProcessor):
     """Shared parts: pure mechanisms only (the model needs p*, q*), output not clipped."""
 
     requires_pure = True
@@ -296,7 +368,7 @@ class DirectWiener(_WienerEstimator):
     description = "Direct Wiener deconvolution of the MI estimate: one Wiener filter with P_f = |G/H|²"
     paper = WIENER_PAPER + ", §IV-C (DW), Eqs. (16)–(21), Theorem 3"
 
-    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+    def _filter(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate) -> np.ndarray:
         return direct_wiener(base.values, mechanism.p_star, mechanism.q_star, aggregate.n,
                              zero_dc=has_fixed_support(mechanism))
 
@@ -314,7 +386,7 @@ class IterativeWiener(_WienerEstimator):
     parameters = (ITERATIONS,)
     init = "g/h"
 
-    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+    def _filter(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate) -> np.ndarray:
         return iterative_wiener(base.values, mechanism.p_star, mechanism.q_star, aggregate.n,
                                 iterations=self.params["iterations"], init=self.init,
                                 zero_dc=has_fixed_support(mechanism))
@@ -337,6 +409,15 @@ class IterativeWienerG(IterativeWiener):
                         "suggests about 10", default=10, low=1, high=10_000),)
     init = "g"
 
+    def _validity(self, mechanism: Mechanism, n: int) -> tuple[tuple[str, ...], dict]:
+        """§V.B: IIW-G is valid only when the noise-to-mean-signal ratio d·√Var* < 1 (Var* the MI estimate's
+        variance, Eq. (5)); the paper's KRR ratios are 10.93, 2.95, 0.99, 0.36 at ε = 1, 2, 3, 4."""
+        ratio = mechanism.d * math.sqrt(float(mechanism.approximate_variance(n)))
+        warn = () if ratio < 1 else (
+            f"IIW-G's validity condition d·√Var* < 1 fails (d·√Var* = {ratio:.3g}): it can stay stuck at its "
+            "over-smoothed start (convolution paper §V.B); use IIW, or more users or a larger ε",)
+        return warn, {"validity_ratio": ratio}
+
 
 @ESTIMATORS.register
 class AverageRandomPermutations(_WienerEstimator):
@@ -353,14 +434,16 @@ class AverageRandomPermutations(_WienerEstimator):
         Param("seed", int, "seed of the permutations (results are reproducible)", default=0, low=0),
     )
 
-    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+    assumes_order = False  # it averages over random orders: meant for non-smooth data
+
+    def _filter(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate) -> np.ndarray:
         return amrp(base.values, mechanism.p_star, mechanism.q_star, aggregate.n,
                     permutations=self.params["permutations"], seed=self.params["seed"],
                     zero_dc=has_fixed_support(mechanism))
 
 
 @ESTIMATORS.register
-class Smoothing(PostProcessor):
+class Smoothing(_OrderedPostProcessor):
     """The smoothing baseline of §V.A (from Nychka 1990 via the EMS paper): the MI estimate smoothed once
     with the binomial kernel (1, 2, 1)/4, Eq. (25). Applies to every mechanism (it only needs MI)."""
 
@@ -371,5 +454,5 @@ class Smoothing(PostProcessor):
     parameters = (Param("boundary", str, "ends of the domain: 'edge' repeats the end value, 'wrap' is circular",
                         default="edge", choices=("edge", "wrap")),)
 
-    def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> np.ndarray:
+    def _filter(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate) -> np.ndarray:
         return smooth_121(base.values, self.params["boundary"])

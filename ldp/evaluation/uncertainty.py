@@ -222,16 +222,38 @@ def frequency_intervals(mechanism: Any, counts: np.ndarray, n: int, level: float
         raise LDPError(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c > n):
         raise LDPError(f"support counts must be finite and within [0, n={n}]")
-    d = c.shape[0]
+    estimate = mechanism.estimate(c, n).values if hasattr(mechanism, "estimate") else c / n
+    return _intervals(mechanism, np.asarray(estimate, dtype=np.float64), c, n, level, simultaneous)
+
+
+def estimate_intervals(mechanism: Any, mi_estimate: np.ndarray, n: int, level: float = 0.95, *,
+                       simultaneous: bool = False) -> FrequencyIntervals:
+    """:func:`frequency_intervals` from one collection's matrix-inversion estimate instead of its counts: for a
+    pure mechanism f̂ = (C/n − q*)/(p* − q*) (Eq. (1) of the consistency paper) is inverted to the integer
+    support counts C; other mechanisms get the normal interval around f̂."""
+    level = _check_level(level)
+    n = check_positive_int(n, "n")
+    f = np.asarray(mi_estimate, dtype=np.float64)
+    if f.shape != (mechanism.d,) or not np.all(np.isfinite(f)):
+        raise LDPError(f"the estimate must be {mechanism.d} finite numbers, got shape {f.shape}")
+    counts = None
+    if getattr(mechanism, "pure", False):
+        p, q = mechanism.p_star, mechanism.q_star
+        counts = np.clip(np.rint(n * (q + (p - q) * f)), 0, n)
+    return _intervals(mechanism, f, counts, n, level, simultaneous)
+
+
+def _intervals(mechanism: Any, estimate: np.ndarray, c: np.ndarray | None, n: int, level: float,
+               simultaneous: bool) -> FrequencyIntervals:
+    d = estimate.shape[0]
     alpha = (1 - level) / d if simultaneous else 1 - level
     z = float(ndtri(1 - alpha / 2))
-    estimate = mechanism.estimate(c, n).values if hasattr(mechanism, "estimate") else c / n
     clipped = np.clip(estimate, 0.0, 1.0)
     sd = np.sqrt(mechanism.variance(clipped, n))
     low, high = estimate - z * sd, estimate + z * sd
     method = np.full(d, "normal", dtype=object)
     notes: list[str] = []
-    if getattr(mechanism, "pure", False):
+    if getattr(mechanism, "pure", False) and c is not None:
         p, q = mechanism.p_star, mechanism.q_star
         m = clipped * n
         count_var = m * p * (1 - p) + (n - m) * q * (1 - q)

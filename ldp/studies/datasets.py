@@ -66,6 +66,19 @@ class Dataset:
         return self.counts / self.counts.sum()
 
     @property
+    def ordered(self) -> bool:
+        """Whether the domain's order means something (neighbouring values are alike): numerical bins, a
+        synthetic distribution over 0…d−1, or labels that are all numbers (months, hours, engine counts) —
+        not alphabetical categories such as airport codes."""
+        if self.kind == "numerical" or self.origin == "synthetic":
+            return True
+        try:
+            [float(label) for label in self.labels]
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    @property
     def numerical(self) -> bool:
         """A numerical column with real-unit bin edges."""
         return self.kind == "numerical" and self.edges is not None

@@ -59,24 +59,34 @@ class Shown:
     x: list
     true: np.ndarray
     estimates: dict[str, np.ndarray]
-    halfwidths: np.ndarray
-    band: np.ndarray
+    intervals: tuple[np.ndarray, np.ndarray] | None
+    band: tuple[np.ndarray, np.ndarray] | None
     centres: np.ndarray | None = None
     widths: np.ndarray | None = None
 
 
+Bounds = tuple[np.ndarray, np.ndarray]
+
+
+def _take(bounds: Bounds | None, idx: np.ndarray) -> Bounds | None:
+    if bounds is None:
+        return None
+    low, high = (np.asarray(b, dtype=np.float64) for b in bounds)
+    return low[idx], high[idx]
+
+
 def shown_values(labels: Sequence[str], true: np.ndarray, estimates: Mapping[str, np.ndarray],
-                 halfwidths: np.ndarray, band: np.ndarray, *, edges: np.ndarray | None = None,
+                 intervals: Bounds | None = None, band: Bounds | None = None, *, edges: np.ndarray | None = None,
                  top_k: int | None = None, sort_by_frequency: bool = False) -> Shown:
-    """Select and order the values to show (:func:`display_order`) and take every per-value series at them."""
+    """Select and order the values to show (:func:`display_order`) and take every per-value series at them
+    (``intervals`` and ``band`` are (low, high) arrays over the whole domain)."""
     idx = display_order(true, top_k=top_k, sort_by_frequency=sort_by_frequency)
     names = [str(v) for v in np.asarray(list(labels), dtype=object)[idx]]
     centres = bin_centres(edges)[idx] if edges is not None else None
     return Shown(index=idx, labels=names, x=list(centres) if centres is not None else names,
                  true=np.asarray(true, dtype=np.float64)[idx],
                  estimates={name: np.asarray(est, dtype=np.float64)[idx] for name, est in estimates.items()},
-                 halfwidths=np.asarray(halfwidths, dtype=np.float64)[idx],
-                 band=np.broadcast_to(np.asarray(band, dtype=np.float64), np.shape(true))[idx], centres=centres,
+                 intervals=_take(intervals, idx), band=_take(band, idx), centres=centres,
                  widths=np.diff(np.asarray(edges, dtype=np.float64))[idx] if edges is not None else None)
 
 
@@ -91,16 +101,17 @@ def _layout(fig: go.Figure, *, title: str, x_title: str, y_title: str, categoric
 
 # --------------------------------------------------------------------------- histogram
 def histogram_figure(x: Sequence[str] | Sequence[float] | np.ndarray, true: np.ndarray,
-                     estimates: Mapping[str, np.ndarray], halfwidths: np.ndarray | None = None,
-                     band: np.ndarray | float | None = None, *, title: str, x_title: str,
+                     estimates: Mapping[str, np.ndarray], intervals: Bounds | None = None,
+                     band: Bounds | None = None, *, title: str, x_title: str,
                      y_title: str = Y_TITLE, palette: Sequence[str] = ESTIMATOR_PALETTE,
                      interval_for: str | None = None, level: float = 0.95,
                      widths: np.ndarray | None = None, hover_labels: Sequence[str] | None = None) -> go.Figure:
     """True frequencies as bars and one marker series per estimator (distinct colour and symbol).
 
-    ``halfwidths`` (per value) are drawn as error bars on the series named ``interval_for`` (the
-    unbiased matrix-inversion estimate, for which the closed-form variance holds). ``band`` (scalar
-    or per value) is the simultaneous band, drawn as a translucent box true ± band at every value.
+    ``intervals`` = (low, high) per value are drawn as (possibly asymmetric) error bars on the series named
+    ``interval_for`` (the matrix-inversion estimate they are computed from). ``band`` = (low, high) per value
+    is the simultaneous confidence band, drawn as a translucent box at every value: every true frequency lies
+    inside its box at once with probability ≥ ``level``.
     Numerical data: pass bin centres as ``x`` and the bin ``widths``; the y axis keeps negative
     estimates visible and a zero line is drawn.
     """
@@ -116,19 +127,23 @@ def histogram_figure(x: Sequence[str] | Sequence[float] | np.ndarray, true: np.n
     fig.add_bar(x=xs, y=true, name="true frequency (bars)", marker_color=TRUE_COLOUR, hovertext=text,
                 hovertemplate="%{hovertext}<br>true: %{y:.4g}<extra></extra>", **bar_kw)
     if band is not None:
-        b = np.broadcast_to(np.asarray(band, dtype=np.float64), true.shape)
-        fig.add_bar(x=xs, y=2 * b, base=true - b, name=f"{pct} simultaneous band around the truth (all values at once)",
+        lo, hi = (np.asarray(b, dtype=np.float64) for b in band)
+        fig.add_bar(x=xs, y=hi - lo, base=lo, name=f"{pct} simultaneous band (holds every true value at once)",
                     marker={"color": BAND_COLOUR, "opacity": 0.3, "line": {"width": 0}}, hovertext=text,
-                    customdata=b, hovertemplate="%{hovertext}<br>band: true ± %{customdata:.3g}<extra></extra>",
+                    customdata=np.stack([lo, hi], axis=-1),
+                    hovertemplate="%{hovertext}<br>band: %{customdata[0]:.3g} to %{customdata[1]:.3g}<extra></extra>",
                     **bar_kw)
     for i, (name, est) in enumerate(estimates.items()):
         est = np.asarray(est, dtype=np.float64)
         if est.shape != true.shape:
             raise ValueError(f"estimate {name!r} has shape {est.shape}, expected {true.shape}")
-        with_ci = halfwidths is not None and name == interval_for
-        label = f"{name} estimate" + (f" ± {pct} interval" if with_ci else "")
-        error = ({"type": "data", "array": np.asarray(halfwidths, dtype=np.float64), "visible": True, "thickness": 1.2,
-                  "width": 3} if with_ci else None)
+        with_ci = intervals is not None and name == interval_for
+        label = f"{name} estimate" + (f" with {pct} interval" if with_ci else "")
+        error = None
+        if with_ci:
+            lo, hi = (np.asarray(b, dtype=np.float64) for b in intervals)
+            error = {"type": "data", "symmetric": False, "array": np.maximum(hi - est, 0.0),
+                     "arrayminus": np.maximum(est - lo, 0.0), "visible": True, "thickness": 1.2, "width": 3}
         fig.add_scatter(x=xs, y=est, mode="markers", name=label, error_y=error, hovertext=text,
                         marker={"color": palette[i % len(palette)], "symbol": SYMBOLS[i % len(SYMBOLS)], "size": 8,
                                 "line": {"width": 0.5, "color": "#FFFFFF"}},
@@ -193,10 +208,10 @@ def cdf_table(true: np.ndarray, estimates: Mapping[str, np.ndarray], labels: Seq
 
 # --------------------------------------------------------------------------- tables
 def results_table(labels: Sequence[str], true: np.ndarray, estimates: Mapping[str, np.ndarray],
-                  halfwidths: np.ndarray | None = None, band: np.ndarray | float | None = None, *,
+                  intervals: Bounds | None = None, band: Bounds | None = None, *,
                   level: float = 0.95, centres: np.ndarray | None = None) -> pd.DataFrame:
     """One row per value: label (and bin centre), true frequency, each estimator's estimate, the
-    per-value interval half-width and the simultaneous half-width — the downloadable results."""
+    per-value interval and the simultaneous band (low and high) — the downloadable results."""
     true = np.asarray(true, dtype=np.float64)
     out = pd.DataFrame({"value": list(labels)})
     if centres is not None:
@@ -205,10 +220,10 @@ def results_table(labels: Sequence[str], true: np.ndarray, estimates: Mapping[st
     for name, est in estimates.items():
         out[name] = np.asarray(est, dtype=np.float64)
     pct = f"{level:.0%}"
-    if halfwidths is not None:
-        out[f"{pct} CI half-width (MI)"] = np.asarray(halfwidths, dtype=np.float64)
+    if intervals is not None:
+        out[f"{pct} CI low (MI)"], out[f"{pct} CI high (MI)"] = (np.asarray(b, dtype=np.float64) for b in intervals)
     if band is not None:
-        out[f"{pct} simultaneous half-width"] = np.broadcast_to(np.asarray(band, dtype=np.float64), true.shape)
+        out[f"{pct} band low"], out[f"{pct} band high"] = (np.asarray(b, dtype=np.float64) for b in band)
     return out
 
 

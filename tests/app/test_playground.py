@@ -152,3 +152,17 @@ def test_upload_source_without_file_asks_for_one():
     _set(at, data_source="Upload")
     assert not at.exception
     assert any("Upload a file" in i.value for i in at.info)
+
+
+def test_order_assuming_estimator_on_categories_is_flagged_beside_the_numbers():
+    """Issue 9 item 6: DW on airport codes (alphabetical, no order) gets a warning in the main panel and the
+    smoothness diagnostic; on an ordered synthetic domain only the diagnostic is shown."""
+    at = _page({"mech": "grr", "eps": "4"})
+    _set(at, est=["mi", "dw"])
+    _assert_results(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "no natural order" in warnings and "DW" in warnings
+    assert any("Smoothness of the data" in c.value for c in at.caption)
+    _set(at, data_source="Synthetic")
+    assert "no natural order" not in " ".join(w.value for w in at.warning)
+    assert any("Smoothness of the data" in c.value for c in at.caption)

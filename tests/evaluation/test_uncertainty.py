@@ -141,3 +141,22 @@ def test_frequency_intervals_refuse_bad_counts_with_one_reason():
                              (np.array(["a"] * 4), 10, "numbers")]:
         with pytest.raises(ldp.LDPError, match=match):
             frequency_intervals(mech, counts, n)
+
+
+@pytest.mark.parametrize("name", ["grr", "oue", "olh"])
+def test_intervals_from_the_mi_estimate_equal_those_from_the_counts(name):
+    """The Playground keeps MI estimates, not counts: inverting Eq. (1) back to integer counts must give the very
+    intervals (and band) that the counts give."""
+    from ldp.evaluation.uncertainty import estimate_intervals, frequency_intervals
+    mech = ldp.get_mechanism(name, 6.0 if name == "grr" else 1.0, 50)
+    truth = np.random.default_rng(0).multinomial(3000, np.full(50, 1 / 50))
+    agg = mech.sample_aggregate(truth, np.random.default_rng(1))
+    mi = mech.estimate(agg).values
+    for simultaneous in (False, True):
+        a = frequency_intervals(mech, agg.counts, agg.n, 0.9, simultaneous=simultaneous)
+        b = estimate_intervals(mech, mi, agg.n, 0.9, simultaneous=simultaneous)
+        np.testing.assert_allclose(b.low, a.low, atol=1e-12)
+        np.testing.assert_allclose(b.high, a.high, atol=1e-12)
+        assert list(b.method) == list(a.method)
+    with pytest.raises(ldp.LDPError):
+        estimate_intervals(mech, np.full(49, 0.02), agg.n)

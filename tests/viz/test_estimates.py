@@ -16,8 +16,10 @@ EST = {"MI (Base)": np.array([0.55, 0.32, -0.05]), "Norm-Sub": np.array([0.6, 0.
 
 # --------------------------------------------------------------------------- histogram
 def test_histogram_categorical_traces_titles_and_intervals():
-    half = np.array([0.01, 0.02, 0.03])
-    fig = viz.histogram_figure(["a", "b", "c"], TRUE, EST, half, 0.05, title="T", x_title="airport",
+    mi_est = EST["MI (Base)"]
+    intervals = (mi_est - np.array([0.01, 0.02, 0.03]), mi_est + np.array([0.02, 0.02, 0.05]))  # asymmetric
+    band = (mi_est - 0.05, mi_est + 0.06)
+    fig = viz.histogram_figure(["a", "b", "c"], TRUE, EST, intervals, band, title="T", x_title="airport",
                                interval_for="MI (Base)", level=0.9)
     assert isinstance(fig, go.Figure)
     assert fig.layout.title.text == "T"
@@ -28,10 +30,12 @@ def test_histogram_categorical_traces_titles_and_intervals():
     assert len(fig.data) == 1 + 1 + len(EST)  # true bars, band, one series per estimator
     true_bars, band, mi, ns = fig.data
     np.testing.assert_allclose(true_bars.y, TRUE)
-    np.testing.assert_allclose(np.asarray(band.base, dtype=float), TRUE - 0.05)  # band = true ± 0.05 drawn as a box
-    np.testing.assert_allclose(band.y, np.full(3, 0.1))
+    np.testing.assert_allclose(np.asarray(band.base, dtype=float), mi_est - 0.05)  # the band's box, low to high
+    np.testing.assert_allclose(band.y, np.full(3, 0.11))
     assert "90%" in band.name and "simultaneous" in band.name
-    np.testing.assert_allclose(mi.error_y.array, half)
+    np.testing.assert_allclose(mi.error_y.array, [0.02, 0.02, 0.05])
+    np.testing.assert_allclose(mi.error_y.arrayminus, [0.01, 0.02, 0.03])
+    assert mi.error_y.symmetric is False
     assert "MI (Base)" in mi.name and "90% interval" in mi.name
     assert ns.error_y.array is None  # intervals only on the unbiased MI series
     assert mi.marker.color != ns.marker.color and mi.marker.symbol != ns.marker.symbol
@@ -96,12 +100,13 @@ def test_cdf_categorical_and_table():
 
 # --------------------------------------------------------------------------- tables
 def test_results_table_columns_and_values():
-    table = viz.results_table(["a", "b", "c"], TRUE, EST, np.array([0.1, 0.2, 0.3]), 0.4, level=0.99,
-                              centres=np.array([1.0, 2.0, 3.0]))
-    assert list(table.columns) == ["value", "bin centre", "true", "MI (Base)", "Norm-Sub",
-                                   "99% CI half-width (MI)", "99% simultaneous half-width"]
+    table = viz.results_table(["a", "b", "c"], TRUE, EST, (np.zeros(3), np.array([0.1, 0.2, 0.3])),
+                              (np.full(3, -0.4), np.full(3, 0.4)), level=0.99, centres=np.array([1.0, 2.0, 3.0]))
+    assert list(table.columns) == ["value", "bin centre", "true", "MI (Base)", "Norm-Sub", "99% CI low (MI)",
+                                   "99% CI high (MI)", "99% band low", "99% band high"]
     np.testing.assert_allclose(table["Norm-Sub"], EST["Norm-Sub"])
-    np.testing.assert_allclose(table["99% simultaneous half-width"], [0.4, 0.4, 0.4])
+    np.testing.assert_allclose(table["99% CI high (MI)"], [0.1, 0.2, 0.3])
+    np.testing.assert_allclose(table["99% band low"], [-0.4, -0.4, -0.4])
 
 
 def test_metrics_frame_against_hand_computed_values():
@@ -161,16 +166,18 @@ def test_domain_preview():
 def test_shown_values_select_and_order_every_series():
     true = np.array([0.1, 0.5, 0.15, 0.25])
     est = {"MI": np.array([0.12, 0.48, 0.1, 0.3])}
-    half = np.array([0.01, 0.02, 0.03, 0.04])
-    shown = viz.shown_values(["a", "b", "c", "d"], true, est, half, 0.05, top_k=2, sort_by_frequency=True)
+    low, high = true - np.array([0.01, 0.02, 0.03, 0.04]), true + 0.05
+    shown = viz.shown_values(["a", "b", "c", "d"], true, est, (low, high), (low - 1, high + 1), top_k=2,
+                             sort_by_frequency=True)
     assert list(shown.index) == [1, 3] and shown.labels == ["b", "d"] and shown.x == ["b", "d"]
     np.testing.assert_allclose(shown.true, [0.5, 0.25])
     np.testing.assert_allclose(shown.estimates["MI"], [0.48, 0.3])
-    np.testing.assert_allclose(shown.halfwidths, [0.02, 0.04])
-    np.testing.assert_allclose(shown.band, [0.05, 0.05])
+    np.testing.assert_allclose(shown.intervals[0], [0.48, 0.21])
+    np.testing.assert_allclose(shown.band[1], [1.55, 1.3])
     assert shown.centres is None and shown.widths is None
     edges = np.array([0.0, 1.0, 2.0, 4.0, 8.0])
-    numerical = viz.shown_values(["a", "b", "c", "d"], true, est, half, np.full(4, 0.05), edges=edges)
+    numerical = viz.shown_values(["a", "b", "c", "d"], true, est, edges=edges)
+    assert numerical.intervals is None and numerical.band is None
     np.testing.assert_allclose(numerical.x, [0.5, 1.5, 3.0, 6.0])
     np.testing.assert_allclose(numerical.widths, [1.0, 1.0, 2.0, 4.0])
     assert numerical.labels == ["a", "b", "c", "d"]
