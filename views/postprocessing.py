@@ -33,6 +33,7 @@ WARN_S = 10.0
 BLOCK_S = 600.0
 Z = 2.0
 MAX_CELLS = 5_000_000  # trials × d × estimators kept in memory (8 bytes each: 40 MB)
+ADVISOR_MISS = 1.5  # the advisor's choice is flagged when its actual error is this many times the best's
 ADVISOR_WARN_S = 5.0  # the advisor should answer within this; slower configurations get a warning
 ADVISOR_QUERIES = 200  # random sets of the set-value task
 
@@ -352,7 +353,25 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
     if tied:
         st.caption(f"Statistically tied with the recommendation (paired difference within 2 standard errors): "
                    f"{', '.join(tied)}.")
-    st.markdown(check.verdict())
+    st.markdown("**Check: expected vs actual on these reports** (only a simulator can do this)")
+    ratio = check.actual_ratio
+    (st.warning if ratio == ratio and ratio > ADVISOR_MISS else st.info)(
+        check.verdict() + (f" Its actual error is **{ratio:.2f}×** the best candidate's here." if ratio == ratio
+                           and ratio > 1 else ""))
+    guide = check.guideline()
+    left, right = st.columns(2)
+    left.metric("Data-driven choice (advisor)", str(best["display name"]),
+                help="Chosen from these reports: the candidate with the lowest expected error on a synthetic "
+                     "dataset fitted to them (consistency paper §V.D).")
+    left.caption(f"expected {best['expected']:.3g} · actual {best['actual']:.3g}")
+    if guide is None:
+        right.metric("Paper's fixed guideline (§V.F)", "none for this task")
+    else:
+        right.metric("Paper's fixed guideline (§V.F)", str(guide["display name"]),
+                     help="The consistency paper's summary: single values → Base-Cut, frequent values → Norm, "
+                          "set-value queries → PowerNS; scored on the same re-simulations and reports.")
+        right.caption(f"expected {guide['expected']:.3g} · actual {guide['actual']:.3g}"
+                      + (" · the same as the advisor's choice" if guide["is recommended"] else ""))
     label = {"topk-precision": "top-k precision (share of the k values, higher is better)",
              "threshold": "misclassified values (count)"}.get(rec.task, "error (MSE, fraction²)")
     fig = viz.advisor_figure(check.table, title=f"Advisor: expected vs actual — {rec.task_label}, "

@@ -472,11 +472,14 @@ def cmd_advise(args: argparse.Namespace) -> int:
     out.update(_mechanism_header(mech))
     out.pop("kind")
     out.update({"fit": rec.fit, "summary": rec.summary(), "elapsed_s": rec.elapsed_s, "candidates": candidates_out})
+    if rec.guideline is not None:  # the consistency paper's fixed choice (§V.F), beside the data-driven one
+        out["guideline"] = {"estimator": rec.guideline, value_key: finite_or_none(rec.expected_error(rec.guideline))}
     headers = ["RANK", "ESTIMATOR", value_key.upper().replace("_", " "), "SE", "TIED", "GAIN %",
                "EQUIVALENT USERS", "NOTE"]
     rows = [[str(c["rank"]), c["estimator"], fmt(c[value_key]), fmt(c["standard_error"]),
              "yes" if c["tied_with_best"] else "no", fmt(c.get("gain_percent"), ".1f"),
              fmt(c.get("equivalent_users"), ",.0f"), c["note"] or "-"] for c in candidates_out]
-    render(Output(out, headers=headers, table=rows, preamble=f"best: {rec.best}\n{rec.summary()}\n\n"), args.format,
-           args.output)
+    guide = f"paper's guideline (§V.F): {rec.guideline}\n" if rec.guideline else ""
+    preamble = f"best: {rec.best}\n{guide}{rec.summary()}\n\n"
+    render(Output(out, headers=headers, table=rows, preamble=preamble), args.format, args.output)
     return 0

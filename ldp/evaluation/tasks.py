@@ -385,6 +385,9 @@ class Task:
     parameters: dict[str, Any] = field(default_factory=dict)
     better: str = "lower"
     paper: str = ""
+    #: The consistency paper's fixed guideline for this task (§V.F: single values → Base-Cut, frequent values →
+    #: Norm, set-value queries → PowerNS), shown beside the advisor's data-driven choice; None where it has none.
+    guideline: str | None = None
 
     def __call__(self, true: np.ndarray, estimate: np.ndarray, **params: Any) -> float | np.ndarray:
         return self.function(true, estimate, **params)
@@ -428,16 +431,17 @@ class Task:
 CONSISTENCY = "Wang et al., Frequency Estimation with Consistency (NDSS 2020)"
 TASKS: dict[str, Task] = {t.name: t for t in (
     Task("mse", "Full domain (MSE)", "mean squared error of every value's frequency", full_domain_error,
-         paper=CONSISTENCY + ", §V.C"),
+         paper=CONSISTENCY + ", §V.C", guideline="base-cut"),
     Task("topk", "Frequent values (top-k MSE)", "mean squared error over the k truly most frequent values",
-         top_k_error, {"k": 10}, paper=CONSISTENCY + ", §V.E"),
+         top_k_error, {"k": 10}, paper=CONSISTENCY + ", §V.E", guideline="norm"),
     Task("topk-precision", "Top-k precision", "share of the k values with the highest estimates that are "
          "truly among the k most frequent (higher is better)", top_k_precision, {"k": 10}, better="higher"),
     Task("set", "Random set-value queries (MSE)", "mean squared error of sums over random subsets holding a "
          "fraction ρ of the domain", set_query_error, {"rho": 0.1, "queries": 200},
-         paper=CONSISTENCY + ", §V.D"),
+         paper=CONSISTENCY + ", §V.D", guideline="power-ns"),
     Task("subsets", "Fixed subsets (MSE)", "mean squared error of sums over user-defined groups of values "
-         "(e.g. categories)", fixed_subset_error, {"groups": None}, paper=CONSISTENCY + ", §V.D (Fig. 8)"),
+         "(e.g. categories)", fixed_subset_error, {"groups": None}, paper=CONSISTENCY + ", §V.D (Fig. 8)",
+         guideline="power-ns"),
     Task("threshold", "Threshold detection (misclassified values)", "false positives plus false negatives "
          "among values whose estimate is above a frequency threshold", threshold_errors, {"threshold": None},
          paper="Convolution framework / Wiener deconvolution paper, §V.E"),

@@ -124,6 +124,9 @@ class Recommendation:
     better: str = "lower"
     elapsed_s: float = 0.0
     method: str = SECTION
+    #: The paper's fixed guideline for the task (§V.F), scored on the same collections even when it is not a
+    #: candidate; None where the task has none or it does not apply to the mechanism.
+    guideline: str | None = None
 
     @property
     def value_column(self) -> str:
@@ -152,6 +155,8 @@ class Recommendation:
                 "trials": self.trials, "seed": self.seed, "fit": self.fit, "n": self.n,
                 "mechanism": self.mechanism.name, "epsilon": self.mechanism.epsilon, "better": self.better,
                 "method": self.method, "elapsed_s": self.elapsed_s, "synthetic": self.synthetic.tolist(),
+                "guideline": self.guideline,
+                "guideline_expected": None if self.guideline is None else self.expected_error(self.guideline),
                 "table": self.table.to_dict(orient="records")}
 
 
@@ -226,14 +231,19 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
             notes[name] = f"failed: {exc}"
         seconds[name] = time.perf_counter() - t0
 
-    baseline = ESTIMATORS.get(GAIN_BASELINE)
-    if GAIN_BASELINE not in errors and baseline.applies_to(mechanism):
-        # Γ's reference (Eq. 14) is always scored, on the same collections, even when it is not a candidate.
+    guideline = spec.guideline if spec.guideline and ESTIMATORS.get(spec.guideline).applies_to(mechanism) else None
+    # Γ's reference (Eq. 14) and the paper's fixed guideline (§V.F) are always scored, on the same collections,
+    # even when they are not candidates.
+    for extra in dict.fromkeys(e for e in (GAIN_BASELINE, guideline) if e is not None):
+        cls = ESTIMATORS.get(extra)
+        if extra in errors or not cls.applies_to(mechanism):
+            continue
         try:
-            est = estimate_trials(get_estimator(GAIN_BASELINE), mechanism, reports, n)
-            errors[GAIN_BASELINE] = np.asarray(bound.score(truth, est, clip_for(baseline)), dtype=np.float64)
+            est = estimate_trials(get_estimator(extra), mechanism, reports, n)
+            errors[extra] = np.asarray(bound.score(truth, est, clip_for(cls)), dtype=np.float64)
         except (ValueError, FloatingPointError, ArithmeticError):
-            pass
+            if extra == guideline:
+                guideline = None
 
     sign = -1.0 if spec.better == "higher" else 1.0
     means = {name: float(np.mean(v)) for name, v in errors.items()}
@@ -271,7 +281,8 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     return Recommendation(best=best, table=table, synthetic=synthetic, task=spec.name, task_label=bound.label,
                           task_params={k: v for k, v in bound.params.items()}, trials=int(trials),
                           seed=None if seed is None else int(seed), fit=fit, n=n, mechanism=mechanism,
-                          errors=errors, better=spec.better, elapsed_s=time.perf_counter() - start)
+                          errors=errors, better=spec.better, elapsed_s=time.perf_counter() - start,
+                          guideline=guideline)
 
 
 
@@ -318,6 +329,27 @@ class AdvisorCheck:
     def row(self, name: str) -> pd.Series:
         return self.table[self.table["estimator"] == name].iloc[0]
 
+    @property
+    def actual_ratio(self) -> float:
+        """The recommended estimator's actual error over the actual best candidate's on these reports (1 when it
+        is the best; for a higher-is-better score, best over recommended). The check a page shows first."""
+        best, top = self.actual.get(self.best, math.nan), self.actual.get(self.actual_best, math.nan)
+        if self.better == "higher":
+            best, top = top, best
+        if not (math.isfinite(best) and math.isfinite(top)):
+            return math.nan
+        return 1.0 if best == top else (best / top if top > 0 else math.inf)
+
+    def guideline(self) -> dict[str, Any] | None:
+        """The paper's fixed guideline (§V.F) for the task, beside the data-driven choice: its name, display name,
+        expected error (advisor's re-simulations) and actual error on these reports."""
+        name = self.recommendation.guideline
+        if name is None:
+            return None
+        return {"estimator": name, "display name": ESTIMATORS.get(name).display_name,
+                "expected": self.recommendation.expected_error(name), "actual": self.actual.get(name, math.nan),
+                "is recommended": name == self.best}
+
     def verdict(self) -> str:
         """One sentence: where the recommended estimator actually ranked on these reports."""
         best = self.row(self.best)
@@ -353,7 +385,7 @@ def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trial
                                       labels=labels, **task_params)
     actual: dict[str, float] = {}
     notes: dict[str, str] = {}
-    for name in rec.ranking:
+    for name in dict.fromkeys([*rec.ranking, *([rec.guideline] if rec.guideline else [])]):
         try:
             est = get_estimator(name).estimate(mechanism, agg).values
             actual[name] = float(bound.score(truth, est[None, :], clip_for(name))[0])

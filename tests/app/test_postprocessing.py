@@ -75,7 +75,11 @@ def assert_full_page(at: AppTest) -> None:
     adv = advisor_table(at)
     assert len(adv) == len(widget(at, "pp_est").value)  # every chosen estimator is a candidate
     assert adv["expected"].notna().all() and adv["actual"].notna().all()
-    assert any("On these reports" in m.value for m in at.markdown)
+    # the expected-vs-actual check is prominent (an info or, when the choice is far off, a warning box) and the
+    # paper's fixed guideline stands beside the data-driven choice (issue 9 item 8)
+    assert any("On these reports" in m.value for m in [*at.info, *at.warning])
+    labels = {m.label: m.value for m in at.metric}
+    assert "Data-driven choice (advisor)" in labels and "Paper's fixed guideline (§V.F)" in labels
 
 
 def test_defaults_render_every_section():

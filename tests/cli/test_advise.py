@@ -146,3 +146,11 @@ def test_advise_checks_the_report_file(capsys: pytest.CaptureFixture[str], repor
     line = assert_bad(capsys, "advise", "-m", "grr", "-e", "1", "-d", D, "--reports", reports)
     assert line == assert_bad(capsys, "aggregate", "-m", "grr", "-e", "1", "-d", D, "--reports", reports)
     assert_bad(capsys, "advise", *ARGS)  # --reports is required
+
+
+def test_json_carries_the_papers_guideline_beside_the_choice(capsys, reports):
+    out = run_json(capsys, "advise", *ARGS, "--reports", reports, "--task", "topk", "--k", 3, "--trials", 3,
+                   "--seed", 1, "--candidates", "mi,norm-sub", "--format", "json")
+    assert out["guideline"]["estimator"] == "norm"  # consistency paper §V.F: frequent values → Norm
+    assert out["guideline"]["expected_error"] > 0
+    assert "norm" not in [c["estimator"] for c in out["candidates"]]

@@ -300,3 +300,32 @@ def test_advisor_figure(population):
     assert list(fig.data[0].y) == list(check.table["display name"])
     zero = check.table.assign(actual=0.0)
     assert vl.advisor_figure(zero, title="t", value_label="misclassified values").layout.xaxis.type == "linear"
+
+
+@pytest.mark.parametrize("task, guideline", [("mse", "base-cut"), ("topk", "norm"), ("set", "power-ns"),
+                                             ("topk-precision", None)])
+def test_the_papers_fixed_guideline_is_scored_beside_the_data_driven_choice(population, task, guideline):
+    """Issue 9 item 8: consistency paper §V.F — single values → Base-Cut, frequent values → Norm, set-value queries
+    → PowerNS. The guideline is scored on the same re-simulations and reports even when it is not a candidate, and
+    the check against the truth reports how far the advisor's choice is from the actual best."""
+    mech = ldp.get_mechanism("oue", 1.0, 20)
+    names = ["mi", "norm-sub"]
+    params = {"k": 5} if task.startswith("topk") else {}
+    check = advise(mech, population, task=task, trials=5, seed=3, candidates=names, **params)
+    rec = check.recommendation
+    assert rec.guideline == guideline and rec.to_dict()["guideline"] == guideline
+    assert guideline not in check.table["estimator"].tolist()  # beside the ranking, not in it
+    guide = check.guideline()
+    if guideline is None:
+        assert guide is None
+    else:
+        agg = advisor_collection(mech, population, engine="fast", seed=3)
+        truth = population / population.sum()
+        est = ldp.get_estimator(guideline).estimate(mech, agg.counts, agg.n).values
+        bound = tasks.get_task(task).bind(20, rng=ldp.core.streams.rng_for(3, "advisor", "queries"), **params)
+        assert guide["actual"] == pytest.approx(float(bound.score(truth, est[None, :], False)[0]), rel=1e-12)
+        assert guide["expected"] == pytest.approx(float(np.mean(rec.errors[guideline])))
+    actual = {e: check.actual[e] for e in names}
+    best_actual = (max if check.better == "higher" else min)(actual.values())
+    ratio = (actual[check.best] / best_actual) if check.better == "lower" else (best_actual / actual[check.best])
+    assert check.actual_ratio == pytest.approx(ratio)
