@@ -32,7 +32,7 @@ WHOLE = Control("whole", "toggle", "Whole dataset (its real counts)", False,
                      "available for synthetic data, which is a distribution, not a table.")
 USERS = Control("users", "number_input", "Number of users n", 1_000_000, min_value=10, max_value=10**9,
                 step=100_000, help="Users are drawn from the dataset's distribution.")
-ESTIMATORS = common.estimator_control("est")
+ESTIMATORS = common.estimator_controls("est")
 ENGINE = common.engine_control("engine")
 SEED = common.seed_control("seed")
 LEVEL = Control("conf", "radio", "Confidence level", 0.95, options=[0.90, 0.95, 0.99], horizontal=True,
@@ -45,7 +45,7 @@ TOPK_ONLY = Control("topk_only", "checkbox", "Top-k values only", depends=lambda
                     help="Large domains: plot only the k most frequent values (zoom also works).")
 SORT = Control("sort_freq", "checkbox", "Sort by frequency", False,
                help="Categorical data: order the values by true frequency, most common first.")
-CONTROLS = (*DATA, *MECH, WHOLE, USERS, ESTIMATORS, ENGINE, SEED, LEVEL, TOPK, TOPK_ONLY, SORT)
+CONTROLS = (*DATA, *MECH, WHOLE, USERS, *ESTIMATORS, ENGINE, SEED, LEVEL, TOPK, TOPK_ONLY, SORT)
 
 # The exact engine randomizes every user (ldp.studies.cost): warn above ~10 s, refuse above ~5 minutes.
 EXACT_WARN_S = 10.0
@@ -55,11 +55,12 @@ EXACT_BLOCK_S = 300.0
 # --------------------------------------------------------------------------- cached computations
 @st.cache_data(show_spinner=False, max_entries=48)
 def _simulate(mechanism: str, epsilon: float, params: tuple, data_counts: np.ndarray, users: int | None,
-              estimators: tuple[str, ...], engine: str, seed: int) -> ldp.SimulationResult:
+              estimators: tuple[Any, ...], engine: str, seed: int) -> ldp.SimulationResult:
     """One collection; keyed by every input including the seed. ``users=None``: the data's own counts."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(data_counts.shape[0]), **dict(params))
     counts = data_counts if users is None else draw_population(data_counts, users, seed)
-    return ldp.simulate(mech, counts, estimators=list(estimators), engine=engine, seed=seed, metrics=("mse",))
+    return ldp.simulate(mech, counts, estimators=common.build_estimators(estimators), engine=engine, seed=seed,
+                        metrics=("mse",))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -82,11 +83,11 @@ def _controls() -> dict[str, Any]:
         st.header("Collection")
         whole = bool(render(WHOLE, disabled=synthetic)) and not synthetic
         users = int(render(USERS, disabled=whole))
-        estimators = list(render(ESTIMATORS, mechanism=mech))
+        estimators, estimator_params = common.estimator_picker(ESTIMATORS, mechanism=mech)
         engine = render(ENGINE)
         seed = int(render(SEED))
     return {"data": data, "mech": mech, "eps": eps, "params": params, "whole": whole, "users": users,
-            "estimators": estimators, "engine": engine, "seed": seed}
+            "estimators": estimators, "estimator_params": estimator_params, "engine": engine, "seed": seed}
 
 
 # --------------------------------------------------------------------------- results (fragment)
@@ -118,6 +119,11 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     st.markdown(viz.readout_text(mech.display_name, result.n, mech.epsilon, math.sqrt(float(np.mean(variances))), d,
                                  covered=covered, level=level, epsilon_1=eps1))
 
+    used = {k: v for k, v in mech.params.items() if v is not None}
+    if used:
+        st.caption(f"{mech.display_name} parameters in use: "
+                   + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in used.items())
+                   + " (change them under 'Advanced' in the sidebar).")
     names = {e: ldp.ESTIMATORS.get(e).display_name for e in chosen}
     mi_name = ldp.ESTIMATORS.get("mi").display_name
     full = {names[e]: result.estimates[e][0] for e in chosen}
@@ -221,12 +227,14 @@ def main() -> None:
         st.caption(f"The fast engine for {cls.display_name} draws the support counts with the exact mean and "
                    "covariance (a Gaussian approximation); choose exact to randomize every user.")
     params = tuple(sorted(ctl["params"].items()))
-    estimators = tuple(dict.fromkeys(["mi", *ctl["estimators"]]))  # MI always runs: intervals and coverage
+    # MI always runs: intervals and coverage
+    estimators = common.estimator_specs(list(dict.fromkeys(["mi", *ctl["estimators"]])), ctl["estimator_params"])
     with common.friendly_errors("this configuration"), st.spinner("Simulating the collection…"):
         result = _simulate(ctl["mech"], ctl["eps"], params, np.asarray(data.counts, dtype=np.int64), users,
                            estimators, ctl["engine"], ctl["seed"])
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated":
-              result.n, "mechanism_parameters": dict(result.mechanism.params)}
+              result.n, "mechanism_parameters": dict(result.mechanism.params),
+              "estimator_parameters": ctl["estimator_params"]}
     _results(result, data, ctl["estimators"], config)
     _privacy(result.mechanism, params, data.frequencies)
 

@@ -54,7 +54,7 @@ TRIALS = Control("pp_trials", "number_input", "Trials (repeated collections)", 5
                                "(the paper uses 30 for errors and 5000 for Figs. 2–3).")
 ENGINE = common.engine_control("pp_engine")
 SEED = common.seed_control("pp_seed")
-ESTIMATORS = common.estimator_control("pp_est")
+ESTIMATORS = common.estimator_controls("pp_est")
 TOP_K = Control("pp_k", "slider", "k: the most frequent values queried", min_value=1, depends=_top_k_fields,
                 help="Top-k MSE: the MSE over the k values with the highest true frequency (paper §V.E).")
 RHO = Control("pp_rho", "select_slider", "ρ: share of the domain in each queried set (%)", 10, options=RHO_GRID,
@@ -80,43 +80,47 @@ GROUP = Control("pp_adv_group", "multiselect", "Values in the group", follows_da
                 help="Your query is the summed frequency of these values (e.g. a category, §V.D Fig. 8).")
 ADV_TRIALS = Control("pp_adv_trials", "number_input", "Advisor trials", 20, min_value=2, max_value=200, step=5,
                      help="Re-simulations of the synthetic dataset; more = smaller standard errors.")
-CONTROLS = (*DATA, *MECH, USERS, TRIALS, ENGINE, SEED, ESTIMATORS, TOP_K, RHO, TASK, ADV_K, ADV_RHO, THRESHOLD,
+CONTROLS = (*DATA, *MECH, USERS, TRIALS, ENGINE, SEED, *ESTIMATORS, TOP_K, RHO, TASK, ADV_K, ADV_RHO, THRESHOLD,
             GROUP, ADV_TRIALS)
 
 
 # --------------------------------------------------------------------------- cached computation
 @st.cache_data(show_spinner=False, max_entries=512)
-def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
+def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[Any, ...],
            engine: str, seed: int, index: int, trials: int) -> ldp.SimulationResult:
     """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return lab.run_chunk(mech, counts, estimators, engine=engine, seed=seed, index=index, trials=trials)
+    return lab.run_chunk(mech, counts, common.build_estimators(estimators), engine=engine, seed=seed, index=index,
+                         trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _timing(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
+def _timing(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[Any, ...],
             seed: int) -> dict[str, float]:
     """Seconds per collection of each estimator (iterative ones such as IBU dominate a run)."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return cost.time_estimators(mech, counts, estimators, seed)
+    return cost.time_estimators(mech, counts, common.build_estimators(estimators), seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _advise(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[str, ...],
+def _advise(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[Any, ...],
             engine: str, seed: int, task: str, task_params: dict[str, Any], trials: int) -> advisor.AdvisorCheck:
     """The advisor on one simulated collection, with every candidate's actual error; keyed by every input
     including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return advisor.advise(mech, counts, task=task, trials=trials, seed=seed, candidates=list(estimators), engine=engine,
+    names = [e if isinstance(e, str) else e[0] for e in estimators]
+    eparams = {e[0]: dict(e[1]) for e in estimators if not isinstance(e, str)}
+    return advisor.advise(mech, counts, task=task, trials=trials, seed=seed, candidates=names, engine=engine,
+                          estimator_params=eparams,
                           **task_params)
 
 
 def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.SimulationResult:
     params = tuple(sorted(ctl["params"].items()))
+    specs = common.estimator_specs(ctl["estimators"], ctl["estimator_params"])
 
     def chunk(index: int, size: int) -> ldp.SimulationResult:
-        return _chunk(ctl["mech"], ctl["eps"], params, counts, tuple(ctl["estimators"]), ctl["engine"], ctl["seed"],
-                      index, size)
+        return _chunk(ctl["mech"], ctl["eps"], params, counts, specs, ctl["engine"], ctl["seed"], index, size)
 
     chunked = ctl["trials"] > lab.CHUNK_TRIALS
     bar = st.progress(0.0, text="Simulating the collections…") if seconds > 1.0 and chunked else None
@@ -126,7 +130,7 @@ def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.Simulat
             bar.progress(done / total, text=f"Simulating the collections… {done} of {total} trials")
 
     mechanism = ldp.get_mechanism(ctl["mech"], ctl["eps"], int(counts.shape[0]), **ctl["params"])
-    result = lab.run_trials(mechanism, counts, ctl["estimators"], engine=ctl["engine"], seed=ctl["seed"],
+    result = lab.run_trials(mechanism, counts, common.build_estimators(specs), engine=ctl["engine"], seed=ctl["seed"],
                             trials=ctl["trials"], chunk=chunk, progress=progress)
     if bar is not None:
         bar.empty()
@@ -158,8 +162,9 @@ def _controls() -> dict[str, Any]:
         st.session_state["_pp_left_out"] = left_out
     left_out = st.session_state.get("_pp_left_out", left_out)
     with estimators_slot:
-        estimators = list(render(ESTIMATORS, mechanism=mech, preselected=kept))
+        estimators, estimator_params = common.estimator_picker(ESTIMATORS, mechanism=mech, preselected=kept)
     return {"data": data, "mech": mech, "eps": eps, "params": params, "users": users, "estimators": estimators,
+            "estimator_params": estimator_params,
             "trials": trials, "engine": engine, "seed": seed, "counts": counts, "timing": timing,
             "left_out": left_out}
 
@@ -318,14 +323,16 @@ def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset,
                    f"estimators over {data.d:,} values; {ldp.ESTIMATORS.get(slow).display_name} is the slowest). "
                    "Fewer advisor trials or fewer estimators make it faster.")
     signature = (ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), data.name, data.d, ctl["users"],
-                 tuple(candidates), ctl["engine"], ctl["seed"], task, repr(task_params), trials)
+                 common.estimator_specs(candidates, ctl["estimator_params"]), ctl["engine"], ctl["seed"], task,
+                 repr(task_params), trials)
     if seconds > LIVE_S and st.session_state.get("_pp_adv_ran") != signature:
         if not st.button(f"Ask the advisor (about {seconds:.0f} s)", key="pp_adv_run"):
             st.info("The advisor takes a while for this configuration, so it runs when you press the button.")
             return
     with st.spinner("The advisor is re-simulating the collection…"):
-        check = _advise(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts, tuple(candidates),
-                        ctl["engine"], ctl["seed"], task, task_params, trials)
+        check = _advise(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts,
+                        common.estimator_specs(candidates, ctl["estimator_params"]), ctl["engine"], ctl["seed"], task,
+                        task_params, trials)
     st.session_state["_pp_adv_ran"] = signature
     _advisor_result(check, mech, trials)
 
@@ -446,7 +453,8 @@ def main() -> None:
         st.caption(f"The fast engine for {cls.display_name} draws the support counts with the exact mean and "
                    "covariance (a Gaussian approximation); choose exact to randomize every user.")
     signature = (ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), data.name, data.d, ctl["users"],
-                 tuple(ctl["estimators"]), ctl["trials"], ctl["engine"], ctl["seed"], hash(counts.tobytes()))
+                 common.estimator_specs(ctl["estimators"], ctl["estimator_params"]), ctl["trials"], ctl["engine"],
+                 ctl["seed"], hash(counts.tobytes()))
     if seconds > LIVE_S and st.session_state.get("_pp_ran") != signature:
         if not st.button(f"Run {ctl['trials']} trials (about {seconds:.0f} s)", key="pp_run", type="primary"):
             st.info("This configuration takes a while, so it runs when you press the button.")

@@ -369,7 +369,7 @@ class AdvisorCheck:
 
 def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trials: int = 20, seed: int = 0,
            candidates: Sequence[str] | None = None, engine: str = "fast", labels: Sequence[str] | None = None,
-           **task_params: Any) -> AdvisorCheck:
+           estimator_params: dict[str, dict[str, Any]] | None = None, **task_params: Any) -> AdvisorCheck:
     """Simulate one collection of the population ``counts`` (:func:`advisor_collection`), ask
     :func:`ldp.studies.advisor.recommend` which estimator suits ``task`` from those reports alone, and score every
     candidate on the same reports against the true distribution (which only a simulator knows), with the
@@ -379,7 +379,7 @@ def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trial
     agg = advisor_collection(mechanism, c, engine=engine, seed=seed)
     rec = recommend(mechanism, agg.counts, int(agg.n), task=task, trials=int(trials), seed=int(seed),
                             candidates=None if candidates is None else list(candidates), labels=labels,
-                            **task_params)
+                            estimator_params=estimator_params, **task_params)
     truth = c / c.sum()
     bound = get_task(task).bind(mechanism.d, rng=rng_for(int(seed), "advisor", "queries"),
                                       labels=labels, **task_params)
@@ -387,7 +387,7 @@ def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trial
     notes: dict[str, str] = {}
     for name in dict.fromkeys([*rec.ranking, *([rec.guideline] if rec.guideline else [])]):
         try:
-            est = get_estimator(name).estimate(mechanism, agg).values
+            est = get_estimator(name, **(estimator_params or {}).get(name, {})).estimate(mechanism, agg).values
             actual[name] = float(bound.score(truth, est[None, :], clip_for(name))[0])
         except (ValueError, FloatingPointError, ArithmeticError) as exc:
             actual[name] = float("nan")

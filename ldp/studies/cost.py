@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,17 +47,18 @@ def estimated_seconds(n: int, d: int, trials: int, engine: str, estimator_second
     return float(trials * (per_trial + 1.25 * max(0.0, float(estimator_seconds))))
 
 
-def time_estimators(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str],
+def time_estimators(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[Any],
                     seed: int = 0) -> dict[str, float]:
-    """Seconds each estimator takes on one (fast-engine) collection of this configuration."""
+    """Seconds each estimator (a name or an ``Estimator``) takes on one (fast-engine) collection of this
+    configuration, by name."""
     agg = collect(mechanism, np.asarray(counts, dtype=np.int64), rng_for(int(seed), "timing"),
                   "fast")
     out: dict[str, float] = {}
-    for name in estimators:
-        estimator = get_estimator(name)
+    for spec in estimators:
+        estimator = get_estimator(spec)
         start = time.perf_counter()
         estimator.estimate(mechanism, agg)
-        out[name] = time.perf_counter() - start
+        out[estimator.name] = time.perf_counter() - start
     return out
 
 

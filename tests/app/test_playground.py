@@ -157,7 +157,8 @@ def test_upload_source_without_file_asks_for_one():
 def test_order_assuming_estimator_on_categories_is_flagged_beside_the_numbers():
     """Issue 9 item 6: DW on airport codes (alphabetical, no order) gets a warning in the main panel and the
     smoothness diagnostic; on an ordered synthetic domain only the diagnostic is shown."""
-    at = _page({"mech": "grr", "eps": "4"})
+    at = _page({"mech": "GRR (k-RR)", "eps": "4"})  # a selection's URL value is the label it shows
+    assert _widget(at, "mech").value == "grr"
     _set(at, est=["mi", "dw"])
     _assert_results(at)
     warnings = " ".join(w.value for w in at.warning)
@@ -166,3 +167,28 @@ def test_order_assuming_estimator_on_categories_is_flagged_beside_the_numbers():
     _set(at, data_source="Synthetic")
     assert "no natural order" not in " ".join(w.value for w in at.warning)
     assert any("Smoothness of the data" in c.value for c in at.caption)
+
+
+def test_advanced_parameters_reach_the_mechanism_and_the_estimators_and_the_url():
+    """Issue 9, every parameter in reach: OLH's g (blank = the paper's e^ε + 1) and IBU's method from the
+    advanced expanders reach the library, are bound to the URL, and a bad value is refused in the main panel."""
+    at = _page()
+    _set(at, mech="olh", eps=2.0, est=["mi", "ibu"])
+    g = next(t for t in at.text_input if t.key == "mech_olh_g")
+    assert g.value == "" and g.proto.query_param_key == "mech_olh_g"
+    method = _widget(at, "est_ibu_method")
+    assert method.value == "mle" and method.proto.query_param_key == "est_ibu_method"
+    assert any("Advanced: OLH" in e.label for e in at.expander) and any("Advanced: IBU" in e.label
+                                                                          for e in at.expander)
+    assert any("parameters in use: g = 8" in c.value for c in at.caption)  # ⌊e² + 1⌉ = 8 (Wang et al.)
+    g.set_value("5")
+    at.run()
+    _assert_results(at)
+    assert any("parameters in use: g = 5" in c.value for c in at.caption)
+    _set(at, est_ibu_method="em")
+    _assert_results(at)
+    assert at.session_state["mech_olh_g"] == "5" and at.session_state["est_ibu_method"] == "em"
+    next(t for t in at.text_input if t.key == "mech_olh_g").set_value("five")
+    at.run()
+    assert not at.exception
+    assert any("g" in e.value and "int" in e.value for e in at.error), [e.value for e in at.error]
