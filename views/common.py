@@ -103,6 +103,10 @@ def param_control(key: str, param: Param) -> Control:
                    max_value=None if high is None else float(high), format="%g", help=help_text)
 
 
+#: Keys of the controls generated from Param tables (tests exercise them by kind, not one by one).
+GENERATED_KEYS: set[str] = set()
+
+
 def parameter_controls(prefix: str, owners: Sequence[Any], *, skip: Sequence[str] = ("epsilon_1",),
                        ) -> dict[str, tuple[tuple[Param, Control], ...]]:
     """Owner name → its parameters with their controls (keys ``prefix_owner_param``), for the registered
@@ -114,6 +118,7 @@ def parameter_controls(prefix: str, owners: Sequence[Any], *, skip: Sequence[str
                       for p in table if p.name not in skip)
         if pairs:
             out[owner.name] = pairs
+            GENERATED_KEYS.update(control.key for _, control in pairs)
     return out
 
 

@@ -1,8 +1,9 @@
 """Numerical distributions — a numerical column collected under LDP, shown and scored in its own
-units. CFO-binning: the column is cut into equal-width bins, a categorical frequency oracle collects
-the bin of every user, and MI + Norm-Sub estimates the histogram, read as uniform within each bin. Next
-to it, the registered numerical mechanisms (``ldp.mechanisms_of("numerical")``: Square Wave with EM/EMS,
-hierarchical histograms, …) collect the same column at the same ε, n and seed.
+units. The page leads with the square-wave paper's own method: Square Wave reports + EMS, with the b it
+uses and the mutual-information curve that chose it (§5.3). Next to it: CFO-binning (the column cut into
+equal-width bins, a categorical frequency oracle collecting every user's bin, MI + Norm-Sub) and any other
+registered numerical mechanism (``ldp.mechanisms_of("numerical")``: hierarchical histograms, HaarHRR, …)
+at the same ε, n and seed.
 
 Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
 ``views.common.dataset_picker``), runs, metrics and summaries from ``ldp.studies.comparison``, the mean from
@@ -15,9 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import ldp
+from ldp.mechanisms.numerical.square_wave import mutual_information_b, mutual_information_bound
 from ldp.studies import choices, cost
 from ldp.studies import comparison as lab
 from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean
@@ -44,8 +47,14 @@ def _display(name: str) -> str:
 # --------------------------------------------------------------------------- controls (each stated once)
 DATA = common.data_controls("num_data", default_column="dep_time_hours")
 MECH = common.mechanism_controls("num_mech", eps_key="num_eps", collections=("one-time",))
-METHODS = Control("num_nmechs", "multiselect", "Compare with", ["sw"], options=NUMERICAL, format_func=_display,
-                  help="Registered numerical mechanisms, run on the same column, ε, n, seed and trials: "
+LEAD = ("sw", "ems")  # the square-wave paper's own method leads the page
+LEAD_PARAMS = common.parameter_controls("num_lead", [ldp.MECHANISMS.get("sw"), ldp.ESTIMATORS.get("ems")])
+OTHER_PARAMS = common.parameter_controls("num_p", [c for c in ldp.mechanisms_of("numerical") if c.name != "sw"])
+RECONSTRUCTION_PARAMS = common.parameter_controls(
+    "num_r", [e for e in ldp.ESTIMATORS if "numerical" in e.kinds and e.name != "norm-sub"])
+METHODS = Control("num_nmechs", "multiselect", "Also compare with", [], options=NUMERICAL, format_func=_display,
+                  help="Other registered numerical mechanisms (or SW with another reconstruction), run on the same "
+                       "column, ε, n, seed and trials: "
                        + "; ".join(f"{c.display_name}: {c.description}" for c in ldp.mechanisms_of("numerical")))
 RECONSTRUCTIONS = {
     cls.name: Control(f"num_rec_{cls.name}", "multiselect", f"{cls.display_name}: reconstruction",
@@ -68,23 +77,26 @@ MEAN_MECH = Control("num_mean_mech", "radio", "Mean mechanism", "pm", options=ME
                     help="Each user maps her value to [−1, 1] (the column's range) and reports it once with ε; the "
                          "server averages. The variance uses the 50/50 split of §6.3: half the users report their "
                          "value, the other half their squared distance to that half's mean.")
-CONTROLS = (*DATA, *MECH, METHODS, *RECONSTRUCTIONS.values(), USERS, TRIALS, ENGINE, SEED, RANGE_WIDTHS, MEAN_MECH)
+CONTROLS = (*DATA, *MECH, METHODS, *RECONSTRUCTIONS.values(), USERS, TRIALS, ENGINE, SEED, RANGE_WIDTHS, MEAN_MECH,
+            *(c for group in (LEAD_PARAMS, OTHER_PARAMS, RECONSTRUCTION_PARAMS) for pairs in group.values()
+              for _, c in pairs))
 
 
 # --------------------------------------------------------------------------- cached computation
 @st.cache_data(show_spinner=False, max_entries=64)
 def _simulate(mechanism: str, epsilon: float, counts: np.ndarray, engine: str, trials: int,
-              seed: int) -> ldp.SimulationResult:
-    """``trials`` collections of the bucketized column; keyed by every input including the seed."""
-    mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]))
+              seed: int, params: tuple = ()) -> ldp.SimulationResult:
+    """``trials`` collections of the bucketized column by CFO-binning's oracle; keyed by every input."""
+    mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
     return lab.run_trials(mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, counts: np.ndarray, edges: np.ndarray,
-                        engine: str, trials: int, seed: int) -> np.ndarray:
+                        engine: str, trials: int, seed: int, params: tuple = (),
+                        reconstruction_params: tuple = ()) -> np.ndarray:
     return lab.simulate_numerical(name, reconstruction, epsilon, counts, edges, engine=engine, trials=trials,
-                                  seed=seed)
+                                  seed=seed, params=dict(params), reconstruction_params=dict(reconstruction_params))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -103,49 +115,63 @@ def _simulate_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np
 def _controls() -> dict[str, Any]:
     with st.sidebar:
         data = common.data_section(DATA, "this column")
-        st.header("Mechanism (CFO-binning)")
-        mech, eps, _ = common.mechanism_picker(MECH)
-        st.header("Numerical mechanisms")
+        st.header("Square Wave + EMS")
+        eps = float(render(MECH.epsilon))
+        st.caption("◀ more private · · · more accurate ▶")
+        lead = common.render_parameters(LEAD_PARAMS["sw"], "Advanced: Square Wave parameters (b, d̃)")
+        lead_rec = common.render_parameters(LEAD_PARAMS["ems"], "Advanced: EMS parameters (tolerance, iterations)")
+        st.header("Compared with")
+        mech = render(MECH.mechanism)
+        cls = ldp.MECHANISMS.get(mech)
+        st.caption(f"CFO-binning's frequency oracle: {cls.description}. _{cls.paper}_")
+        cfo_params = (common.render_parameters(MECH.parameters[mech], f"Advanced: {cls.display_name} parameters")
+                      if mech in MECH.parameters else {})
         chosen = render(METHODS)
         picked = {name: render(RECONSTRUCTIONS[name]) for name in chosen if name in RECONSTRUCTIONS}
         methods = choices.numerical_methods(chosen, picked)
+        params = {name: common.render_parameters(OTHER_PARAMS[name], f"Advanced: {_display(name)} parameters")
+                  for name in chosen if name in OTHER_PARAMS}
+        recs = {rec for _, rec in methods if rec in RECONSTRUCTION_PARAMS}
+        rec_params = {rec: common.render_parameters(RECONSTRUCTION_PARAMS[rec], f"Advanced: {rec.upper()} parameters")
+                      for rec in sorted(recs)}
         st.header("Experiment")
         users = int(render(USERS))
         trials = int(render(TRIALS))
         engine = render(ENGINE)
         seed = int(render(SEED))
-    return {"data": data, "mech": mech, "eps": eps, "users": users, "trials": trials, "engine": engine,
-            "seed": seed, "methods": methods}
+    return {"data": data, "mech": mech, "cfo_params": cfo_params, "eps": eps, "users": users, "trials": trials,
+            "engine": engine, "seed": seed, "methods": methods, "lead": lead, "lead_rec": lead_rec, "params": params,
+            "rec_params": rec_params}
 
 
 # --------------------------------------------------------------------------- metrics (fragment)
 @st.fragment
-def _metrics_section(data: common.Dataset, result: ldp.SimulationResult,
-                     numerical: dict[str, np.ndarray], cfo_label: str) -> None:
-    """The live part: changing the range-query widths reruns only this fragment."""
+def _metrics_section(data: common.Dataset, truth: np.ndarray, per_method: dict[str, np.ndarray], trials: int,
+                     seed: int) -> None:
+    """The live part: changing the range-query widths reruns only this fragment. ``per_method``: label →
+    estimates (trials, d), the lead method first."""
     with common.friendly_errors("the metrics"):
-        _metrics_body(data, result, numerical, cfo_label)
+        _metrics_body(data, truth, per_method, trials, seed)
 
 
-def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical: dict[str, np.ndarray],
-                  cfo_label: str) -> None:
+def _metrics_body(data: common.Dataset, truth: np.ndarray, per_method: dict[str, np.ndarray], trials: int,
+                  seed: int) -> None:
     st.subheader("Numerical metrics")
-    alphas = render(RANGE_WIDTHS)
+    alphas = tuple(sorted(float(a) for a in render(RANGE_WIDTHS)))
     edges = np.asarray(data.edges, dtype=np.float64)
-    truth = result.true_frequencies
-    estimates = result.estimates["norm-sub"]
-    per_trial = _metrics(edges, truth, estimates, tuple(sorted(float(a) for a in alphas)), result.seed or 0)
-    table = lab.numerical_summary(per_trial, data.unit)
+    lead_label, lead = next(iter(per_method.items()))
+    per_trial = {label: _metrics(edges, truth, est, alphas, seed) for label, est in per_method.items()}
+    table = lab.numerical_summary(per_trial[lead_label], data.unit)
     st.dataframe(table, key="num_metrics", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4g") for c in ("mean over trials", "± SE")})
     unit = data.unit or "the data's units"
-    st.caption(f"Mean over {result.trials} trial(s) of MI + Norm-Sub against the true histogram (square-wave paper "
-               f"§3). Wasserstein-1 and the errors of the mean and the deciles are in {unit}, the variance error in "
+    st.caption(f"{lead_label}: mean over {trials} trial(s) against the true histogram (square-wave paper §3). "
+               f"Wasserstein-1 and the errors of the mean and the deciles are in {unit}, the variance error in "
                f"{unit} squared, KS and range queries in fractions of users. " + lab.NUMERICAL_PROJECTION)
     if not alphas:
         st.caption("No range-query width chosen: pick one or more α above to add range queries.")
-    st.markdown("**Deciles** (in real units)")
-    deciles = lab.quantile_table(edges, truth, estimates)
+    st.markdown(f"**Deciles** (in real units) — {lead_label}")
+    deciles = lab.quantile_table(edges, truth, lead)
     st.dataframe(deciles, key="num_deciles", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4g")
                                 for c in ("true", "estimated (trial 1)", "mean absolute error")})
@@ -153,29 +179,24 @@ def _metrics_body(data: common.Dataset, result: ldp.SimulationResult, numerical:
                "bin: these numbers measure the noise of the LDP collection at this binning, not the binning error "
                "itself (the real values are not uniform within a bin). More bins: less binning error, more noise "
                "per bin.")
-    if numerical:
-        st.subheader("Numerical mechanisms compared")
-        key_alphas = tuple(sorted(float(a) for a in alphas))
-        per_method = {cfo_label: per_trial}
-        per_method.update({label: _metrics(edges, truth, est, key_alphas, result.seed or 0)
-                           for label, est in numerical.items()})
-        compared = viz.comparison_table(per_method, data.unit)
-        st.dataframe(compared, key="num_compare", hide_index=True,
-                     column_config={c: st.column_config.NumberColumn(format="%.4g") for c in per_method})
-        st.caption(f"Mean over {result.trials} trial(s) of each method on the same population (same ε, n, seed and "
-                   "random range queries); lower is better everywhere. Units as in the table above. Each column is the "
-                   "method's own output after the reconstruction its name gives (CFO-binning: MI + Norm-Sub). "
-                   + lab.NUMERICAL_PROJECTION)
+    st.subheader("Methods compared")
+    compared = viz.comparison_table(per_trial, data.unit)
+    st.dataframe(compared, key="num_compare", hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4g") for c in per_trial})
+    st.caption(f"Mean over {trials} trial(s) of each method on the same population (same ε, n, seed and "
+               "random range queries); lower is better everywhere. Units as in the table above. Each column is the "
+               "method's own output after the reconstruction its name gives (CFO-binning: MI + Norm-Sub). "
+               + lab.NUMERICAL_PROJECTION)
 
 
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Numerical distributions")
     st.caption("A numerical column (time of day, temperature, …) collected under local differential privacy, shown "
-               "and scored in its own units. CFO-binning cuts the range into equal-width bins, collects every "
-               "user's bin with a categorical frequency oracle, estimates the histogram with matrix inversion + "
-               "Norm-Sub and reads it as uniform within each bin; the numerical mechanisms chosen in the sidebar "
-               "collect the same column for comparison.")
+               "and scored in its own units, with the square-wave paper's own method: every user reports a value "
+               "drawn near her own (the Square Wave), and the server reconstructs the histogram with EMS (EM with a "
+               "smoothing step). CFO-binning (equal-width bins collected by a categorical frequency oracle) and the "
+               "numerical mechanisms chosen in the sidebar collect the same column for comparison.")
     ctl = _controls()
     data: common.Dataset = ctl["data"]
     if not data.numerical:
@@ -183,10 +204,13 @@ def main() -> None:
                  "distance in the flights sample, temp in the weather sample) or a numerical synthetic "
                  "distribution (uniform, gaussian, exponential, beta, …).")
         st.stop()
-    with common.friendly_errors("this configuration"):
-        ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d)  # validates before the run
+    eps = ctl["eps"]
+    with common.friendly_errors("this configuration"):  # validates before any run
+        sw = ldp.get_mechanism(LEAD[0], eps, data.d, **ctl["lead"])
+        ldp.get_estimator(LEAD[1], **ctl["lead_rec"])
+        ldp.get_mechanism(ctl["mech"], eps, data.d, **ctl["cfo_params"])
         counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
-    seconds = cost.numerical_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], len(ctl["methods"]))
+    seconds = cost.numerical_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], len(ctl["methods"]) + 1)
     if seconds > BLOCK_S:
         st.error(f"This run would take about {seconds / 60:.0f} minutes: use the fast engine, fewer trials or fewer "
                  "users.")
@@ -194,47 +218,68 @@ def main() -> None:
     if seconds > WARN_S:
         st.warning(f"This run may take about {seconds:.0f} s ({ctl['trials']} trials on the {ctl['engine']} engine). "
                    "The fast engine gives the same distribution of results in a fraction of a second.")
-    with common.friendly_errors("this configuration"), st.spinner("Simulating the collections…"):
-        result = _simulate(ctl["mech"], ctl["eps"], counts, ctl["engine"], ctl["trials"], ctl["seed"])
-    cls = ldp.MECHANISMS.get(ctl["mech"])
-
     edges = np.asarray(data.edges, dtype=np.float64)
+    with common.friendly_errors("this configuration"), st.spinner("Simulating the collections…"):
+        lead = _simulate_numerical(*LEAD, eps, counts, edges, ctl["engine"], ctl["trials"], ctl["seed"],
+                                   tuple(sorted(ctl["lead"].items())), tuple(sorted(ctl["lead_rec"].items())))
+        result = _simulate(ctl["mech"], eps, counts, ctl["engine"], ctl["trials"], ctl["seed"],
+                           tuple(sorted(ctl["cfo_params"].items())))
+    cls = ldp.MECHANISMS.get(ctl["mech"])
     truth = result.true_frequencies
-    mi, ns = result.estimates["mi"][0], result.estimates["norm-sub"][0]
-    width = float(np.mean(np.diff(edges)))
     unit = data.unit
-    st.markdown(f"**Method:** CFO-binning — {cls.display_name} on {data.d} bins of width {width:.4g}"
-                f"{' ' + unit if unit else ''} over [{edges[0]:.4g}, {edges[-1]:.4g}], matrix inversion (MI) + "
-                f"Norm-Sub, uniform within each bin · ε = {ctl['eps']:g} · n = {result.n:,}.")
-    what = f"{cls.display_name}, ε = {ctl['eps']:g}, n = {result.n:,}, {data.d} bins"
-    estimates = {"MI (raw)": mi, "MI + Norm-Sub": ns}
+    width = float(np.mean(np.diff(edges)))
+    span = float(edges[-1] - edges[0])
+    lead_label = viz.method_label(sw.display_name, LEAD[1])
+    b_note = "the paper's choice" if "b" not in ctl["lead"] else "set under Advanced"
+    st.markdown(f"**Method:** {lead_label} — b = {sw.b:.4g} of the range ({sw.b * span:.4g}{' ' + unit if unit else ''}"
+                f" in the column's units; {b_note}), reports bucketized into d̃ = {sw.d_tilde} buckets, the histogram "
+                f"reconstructed on {data.d} bins of width {width:.4g}{' ' + unit if unit else ''} over "
+                f"[{edges[0]:.4g}, {edges[-1]:.4g}] · ε = {eps:g} · n = {result.n:,}.")
+    what = f"ε = {eps:g}, n = {result.n:,}, {data.d} bins"
     with common.friendly_errors("the figures"):
-        fig = viz.density_figure(edges, truth, estimates, name=data.name, unit=unit, colors=COLOURS,
-                                 title=f"True vs estimated density — {what}")
-        table = viz.density_table(edges, truth, estimates, unit=unit)
+        first = {lead_label: lead[0]}
+        fig = viz.density_figure(edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
+                                 title=f"True vs estimated density — {lead_label}, {what}")
+        table = viz.density_table(edges, truth, first, unit=unit)
         common.show_figure(fig, "num_density", table, description=(
             f"Grey bars: the true density of {data.name} (fraction of users per {unit or 'unit'}, bar width = bin "
-            "width); lines: the first trial's estimates, raw matrix inversion (can dip below zero) and after "
-            "Norm-Sub (non-negative, sums to one)."))
-        fig = viz.cdf_figure(edges, truth, {"MI + Norm-Sub": ns}, name=data.name, unit=unit, colors=COLOURS,
-                             title=f"True vs estimated CDF — {what}")
+            f"width); line: the first trial's {lead_label} estimate (non-negative and summing to one: EMS keeps it a "
+            "distribution)."))
+        fig = viz.cdf_figure(edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
+                             title=f"True vs estimated CDF — {lead_label}, {what}")
         common.show_figure(fig, "num_cdf", table[[c for c in table.columns if "CDF" in c or c.startswith(("from",
                                                                                                         "to"))]],
                            description=(f"Lines: the fraction of users below each value of {data.name}, truth "
-                                        "(black) and the first trial's MI + Norm-Sub estimate (dashed), linear "
+                                        f"(black) and the first trial's {lead_label} estimate (dashed), linear "
                                         "within each bin. Wasserstein-1 is the area between them, KS their largest "
                                         "vertical gap."))
+        _b_section(sw, eps)
     cfo_label = f"CFO-binning ({cls.display_name}) · MI + Norm-Sub"
-    numerical = _numerical_section(ctl, data, counts, edges, truth, {cfo_label: ns}, what)
-    _metrics_section(data, result, numerical, cfo_label)
+    reference = {lead_label: lead, cfo_label: result.estimates["norm-sub"]}
+    numerical = _numerical_section(ctl, data, counts, edges, truth, reference, what)
+    _metrics_section(data, truth, {**reference, **numerical}, result.trials, result.seed or 0)
     _mean_section(data, counts, edges, ctl)
     config = {"dataset": data.name, "dataset_description": data.description, "bins": data.d,
               "range": [float(edges[0]), float(edges[-1])], "unit": unit, "users_simulated": result.n,
-              "method": "CFO-binning, MI + Norm-Sub, uniform within bins", "range_queries": RANGE_QUERIES,
-              "numerical_methods": list(numerical)}
-    if numerical:
-        table = viz.density_table(edges, truth, {**estimates, **{k: v[0] for k, v in numerical.items()}}, unit=unit)
+              "method": f"{lead_label} (b = {sw.b:.6g}, d̃ = {sw.d_tilde})", "compared_with": [cfo_label, *numerical],
+              "range_queries": RANGE_QUERIES}
+    table = viz.density_table(edges, truth, {k: v[0] for k, v in {**reference, **numerical}.items()}, unit=unit)
     common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="num_download", name="ldp-numerical")
+
+
+def _b_section(sw: Any, eps: float) -> None:
+    """The b in use on the mutual-information curve that chose the paper's b (§5.3)."""
+    b_mi = mutual_information_b(eps)
+    grid = np.geomspace(min(b_mi, sw.b) / 30, max(b_mi, sw.b) * 30, 200)
+    fig = viz.mutual_information_figure(grid, mutual_information_bound(eps, grid), b_mi=b_mi, b_used=sw.b,
+                                        bound_used=float(mutual_information_bound(eps, sw.b)), epsilon=eps)
+    common.show_figure(fig, "num_b", pd.DataFrame({"b": grid, "bound (nats)": mutual_information_bound(eps, grid)}),
+                       description=(
+        "Line: the upper bound h(U) − h(Ṽ|V) of the mutual information between a user's value and her report, as a "
+        "function of the wave's half-width b (Eq. (4)); dotted line: its maximum, the paper's b; diamond: the b in "
+        "use. A wider wave (larger b) hides the value better but blurs the histogram; a narrower one concentrates "
+        "the reports but leaves most of the probability in the flat background. The paper's Fig. 6 finds this b "
+        "among the best for the reconstruction error too."))
 
 
 @st.fragment
@@ -287,14 +332,15 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
                        truth: np.ndarray, reference: dict[str, np.ndarray], what: str) -> dict[str, np.ndarray]:
     """Run every chosen (numerical mechanism, reconstruction) on the same population and overlay their first
     trial with CFO-binning's; returns label → estimates (trials, d) of the methods that ran."""
-    st.header("Numerical mechanisms")
+    st.header("Compared with CFO-binning" + (" and other numerical mechanisms" if ctl["methods"] else ""))
     if not ctl["methods"]:
-        st.caption("No numerical mechanism chosen: pick one or more in the sidebar (e.g. Square Wave with EMS) "
-                   "to compare them with CFO-binning on this column.")
-        return {}
+        st.caption("Add hierarchical histograms, HaarHRR or SW with plain EM under 'Also compare with' in the "
+                   "sidebar to see them here too.")
+
     def run(name: str, reconstruction: str | None) -> np.ndarray:
         return _simulate_numerical(name, reconstruction, ctl["eps"], counts, edges, ctl["engine"], ctl["trials"],
-                                   ctl["seed"])
+                                   ctl["seed"], tuple(sorted(ctl["params"].get(name, {}).items())),
+                                   tuple(sorted(ctl["rec_params"].get(reconstruction, {}).items())))
 
     with st.spinner("Simulating the numerical mechanisms…"):
         done, failed = lab.run_methods(ctl["methods"], run)
@@ -302,26 +348,25 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
         st.warning(f"{viz.method_label(_display(name), rec)} cannot run on this configuration and is left out: "
                    f"{reason}")
     out = {viz.method_label(_display(name), rec): estimates for (name, rec), estimates in done.items()}
-    if not out:
-        return out
     unit = data.unit
     first = {label: est[0] for label, est in out.items()}
-    series = {**reference, **first}
-    colours = {next(iter(reference)): PALETTE[0]}
+    series = {**{label: est[0] for label, est in reference.items()}, **first}
+    colours = {label: PALETTE[i] for i, label in enumerate(reference)}
     st.markdown("**Methods:** " + "; ".join(series) + f" · same population, ε = {ctl['eps']:g}, n = "
                 f"{int(counts.sum()):,}, seed {ctl['seed']} and {ctl['trials']} trial(s); the figures show the "
                 "first trial.")
-    papers = sorted({ldp.MECHANISMS.get(n).paper for n, _ in ctl["methods"]})
+    papers = sorted({ldp.MECHANISMS.get(n).paper for n in ["sw", ctl["mech"], *(n for n, _ in ctl["methods"])]})
     st.caption("Numerical mechanisms from: " + "; ".join(papers) + ".")
     with common.friendly_errors("the figures"):
         table = viz.density_table(edges, truth, series, unit=unit)
         fig = viz.density_figure(edges, truth, series, name=data.name, unit=unit, colors=colours,
-                                 title=f"Numerical mechanisms vs CFO-binning: density — {what}")
+                                 title=f"Methods compared: density — {what}")
         common.show_figure(fig, "num_cmp_density", table, description=(
             f"Grey bars: the true density of {data.name}; one coloured step line per method (first trial), "
-            "CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its reconstruction."))
+            "Square Wave + EMS, CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its "
+            "reconstruction."))
         fig = viz.cdf_figure(edges, truth, series, name=data.name, unit=unit, colors=colours,
-                             title=f"Numerical mechanisms vs CFO-binning: CDF — {what}")
+                             title=f"Methods compared: CDF — {what}")
         common.show_figure(fig, "num_cmp_cdf", table[[c for c in table.columns if "CDF" in c
                                                       or c.startswith(("from", "to"))]],
                            description=(f"Black: the true CDF of {data.name}; one dashed line per method (first "

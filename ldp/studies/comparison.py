@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data import sample_counts
+from ldp.estimators import get_estimator
 from ldp.evaluation.histograms import DECILES, quantile_values
 from ldp.evaluation.metrics import get_metric, metrics_over_trials
 from ldp.evaluation.tasks import (
@@ -421,13 +423,18 @@ NUMERICAL_PROJECTION = ("Range queries score each method's own estimate (no proj
 
 
 def simulate_numerical(mechanism: str, reconstruction: str | None, epsilon: float, counts: np.ndarray,
-                       edges: np.ndarray, *, engine: str, trials: int, seed: int) -> np.ndarray:
-    """``trials`` collections of a bucketized population by a registered numerical mechanism, reconstructed with
-    ``reconstruction`` (default: the mechanism's own): estimates (trials, d). The same seed gives the same
-    collections whatever the reconstruction."""
-    mech = get_mechanism(mechanism, epsilon, int(np.asarray(counts).shape[0]))
+                       edges: np.ndarray, *, engine: str, trials: int, seed: int,
+                       params: Mapping[str, Any] | None = None,
+                       reconstruction_params: Mapping[str, Any] | None = None) -> np.ndarray:
+    """``trials`` collections of a bucketized population by a registered numerical mechanism (with its own
+    ``params``, e.g. SW's b), reconstructed with ``reconstruction`` (default: the mechanism's own; with
+    ``reconstruction_params``, e.g. EMS's tol): estimates (trials, d). The same seed gives the same collections
+    whatever the reconstruction."""
+    mech = get_mechanism(mechanism, epsilon, int(np.asarray(counts).shape[0]), **dict(params or {}))
     method = reconstruction or mech.default_estimator
-    result = simulate(mech, counts, estimators=[method], engine=engine, trials=int(trials), seed=seed, edges=edges)
+    estimator = get_estimator(method, **dict(reconstruction_params or {}))
+    result = simulate(mech, counts, estimators=[estimator], engine=engine, trials=int(trials), seed=seed,
+                      edges=edges)
     return result.estimates[method]
 
 

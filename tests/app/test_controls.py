@@ -21,11 +21,13 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ldp  # noqa: E402
+from views import common  # noqa: E402
 from views.controls import Control  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox")
+KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
+         "text_input")
 PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn")
 
 
@@ -76,6 +78,8 @@ def other_value(w, control: Control):
     kind = control.kind
     if kind in ("checkbox", "toggle"):
         return not w.value
+    if kind == "text_input":
+        return None  # free text (a parameter's value): its own test sets valid values
     if kind in ("slider", "number_input"):
         step = w.step or 1
         value = w.value - step if w.min is None or w.value - step >= w.min else w.value + step
@@ -112,6 +116,8 @@ def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> se
             if w is None or w.disabled:
                 continue
             value = other_value(w, by_key[key])
+            if value is None:
+                continue
             w.set_value(value)
             at.run()
             assert not at.exception, f"{key}={value!r}: {at.exception}"
@@ -175,7 +181,51 @@ def test_every_control_comes_back_from_the_url(page):
             assert again[key].value == value, f"{page}: {key} = {again[key].value!r}, not {value!r} ({query})"
         exercised |= changed & set(expected)
     uploads = {c.key for c in controls if c.key.endswith(("_upcol", "_upkind"))}  # a file cannot be in a URL
-    assert set(kinds) - uploads - exercised == set()
+    # the controls generated from Param tables share one code path: test_parameter_controls_* cover each kind
+    assert set(kinds) - uploads - exercised - common.GENERATED_KEYS == set()
+
+
+# a mechanism parameter of each control kind (text: derived default; selectbox: choices) and estimator parameters
+# (integer and float number inputs, a choice), set on the Playground and read back from the URL alone
+PARAMETER_VALUES = {"mech": "olh", "est": ["mi", "ibu", "base-cut"], "mech_olh_g": "6", "mech_olh_hash": "xxh32",
+                    "est_ibu_max_iter": 500, "est_ibu_method": "squarem", "est_base_cut_alpha": 0.5}
+
+
+def test_parameter_controls_of_each_kind_come_back_from_the_url():
+    at = open_page("playground")
+    for key, value in PARAMETER_VALUES.items():
+        widgets(at)[key].set_value(value)
+        at.run()
+        assert not at.exception, f"{key}={value!r}: {at.exception}"
+    assert not at.error, [e.value for e in at.error]
+    found = widgets(at)
+    for key in PARAMETER_VALUES:
+        assert found[key].proto.query_param_key == key
+    controls = controls_of("playground")
+    query = url_of(at, [c for c in controls if c.key in PARAMETER_VALUES])
+    again = widgets(open_page("playground", query))
+    for key, value in PARAMETER_VALUES.items():
+        assert again[key].value == value, (key, again[key].value, query)
+
+
+def test_every_registered_parameter_has_a_control_with_its_default_and_bounds():
+    """The generated controls are the Param tables: same default (blank where the paper derives it), the
+    choices as options, integer bounds as the widget's bounds."""
+    mech = common.mechanism_controls("t_mech", eps_key="t_eps")
+    est = common.estimator_controls("t_est")
+    for owners, table in ((ldp.MECHANISMS, mech.parameters), (ldp.ESTIMATORS, est.parameters)):
+        for name, pairs in table.items():
+            for param, control in pairs:
+                assert control.key == f"t_{'mech' if owners is ldp.MECHANISMS else 'est'}_{name}_{param.name}" \
+                    .replace("-", "_")
+                if param.choices is not None:
+                    assert [o for o in control.options if o != ""] == list(param.choices)
+                elif param.default is None:
+                    assert control.kind == "text_input" and control.default == ""
+                elif param.type is int:
+                    assert control.default == param.default and control.min_value == param.low
+                if param.default is not None:
+                    assert str(param.default) in control.label
 
 
 def test_settings_survive_a_page_switch():

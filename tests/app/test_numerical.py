@@ -1,7 +1,6 @@
-"""AppTest: the Numerical distributions page renders CFO-binning in real units with the numerical
-metrics, compares it with the registered numerical mechanisms (Square Wave with EMS by default), says
-which parts of the numerical issue are present and which are to come, and turns invalid inputs into
-friendly errors."""
+"""AppTest: the Numerical distributions page leads with the square-wave paper's method (SW + EMS, with the b it
+uses on the mutual-information curve), in real units with the numerical metrics, compares it with CFO-binning and
+any chosen numerical mechanism, reaches every parameter, and turns invalid inputs into friendly errors."""
 
 from __future__ import annotations
 
@@ -45,10 +44,11 @@ def compare_table(at: AppTest):
                 and "mean over trials" not in df.value.columns)
 
 
-def assert_full_page(at: AppTest, charts: int = 5) -> None:
+def assert_full_page(at: AppTest, charts: int = 6) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) == charts  # CFO density and CDF, the numerical overlays, the mean
+    # SW + EMS density and CDF, the b curve, the comparison overlays (density, CDF), the mean
+    assert len(at.get("plotly_chart")) == charts
     shown = " ".join(str(x.value) for x in [*at.info, *at.caption, *at.markdown])
     for roadmap in ("Still to come", "still to come", "Available now", "arrive with", "numerical issue"):
         assert roadmap not in shown  # no roadmap text reaches a user
@@ -65,26 +65,44 @@ def test_defaults_render_in_real_units():
                                          "Mean absolute error of the deciles"]
     assert sum("Range queries" in m for m in table["metric"]) == 2  # α = 0.1 and 0.4
     assert table.loc[0, "unit"] == "hours" and table.loc[3, "unit"] == "hours²"
-    assert "CFO-binning" in " ".join(m.value for m in at.markdown)
+    shown = " ".join(m.value for m in at.markdown)
+    assert shown.index("Square Wave (SW) · EMS — b = 0.2561") < shown.index("CFO-binning")  # SW + EMS leads
     assert len(at.get("download_button")) == 2
 
 
-def test_numerical_mechanisms_compared_by_default():
+def test_sw_ems_leads_and_cfo_binning_is_compared_by_default():
     at = open_page()
     assert_full_page(at)
-    assert widget(at, "num_nmechs").value == ["sw"] and widget(at, "num_rec_sw").value == ["ems"]
+    assert widget(at, "num_nmechs").value == []
     table = compare_table(at)
-    assert list(table.columns) == ["metric", "unit", "CFO-binning (OUE) · MI + Norm-Sub", "Square Wave (SW) · EMS"]
+    assert list(table.columns) == ["metric", "unit", "Square Wave (SW) · EMS", "CFO-binning (OUE) · MI + Norm-Sub"]
     assert table.loc[0, "unit"] == "hours" and (table.iloc[:, 2:] >= 0).all().all()
-    overlay = at.dataframe[2].value  # the numerical density overlay's plotted values
+    curve = at.dataframe[2].value  # the mutual-information curve's plotted values
+    assert list(curve.columns) == ["b", "bound (nats)"]
+    assert curve["b"].iloc[int(curve["bound (nats)"].idxmax())] == pytest.approx(0.2561, rel=0.03)  # the paper's b
+    overlay = at.dataframe[3].value  # the comparison's density overlay
     assert "Square Wave (SW) · EMS density" in overlay.columns and len(overlay) == 48
 
 
+def test_sw_b_from_the_advanced_section_reaches_the_run_and_the_curve():
+    at = open_page()
+    b = next(t for t in at.text_input if t.key == "num_lead_sw_b")
+    assert b.proto.query_param_key == "num_lead_sw_b"
+    b.set_value("0.05")
+    at.run()
+    assert_full_page(at)
+    assert any("b = 0.05 of the range" in m.value and "set under Advanced" in m.value for m in at.markdown)
+    next(t for t in at.text_input if t.key == "num_lead_sw_b").set_value("-1")
+    at.run()
+    assert not at.exception
+    assert any("b must be" in e.value for e in at.error), [e.value for e in at.error]
+
+
 def test_change_mechanisms_reconstructions_and_epsilon():
-    at = open_page(num_nmechs=["sw", "sw-discrete"], num_rec_sw=["ems", "em"], num_eps=2.0, num_trials=3)
+    at = open_page(num_nmechs=["sw", "sw-discrete"], num_rec_sw=["em"], num_eps=2.0, num_trials=3)
     assert_full_page(at)
     assert widget(at, "num_rec_sw-discrete").value == ["ems"]
-    assert list(compare_table(at).columns)[2:] == ["CFO-binning (OUE) · MI + Norm-Sub", "Square Wave (SW) · EMS",
+    assert list(compare_table(at).columns)[2:] == ["Square Wave (SW) · EMS", "CFO-binning (OUE) · MI + Norm-Sub",
                                                    "Square Wave (SW) · EM",
                                                    "Discrete Square Wave (SW, bucketize first) · EMS"]
     widget(at, "num_rec_sw-discrete").set_value(["em"])
@@ -93,10 +111,14 @@ def test_change_mechanisms_reconstructions_and_epsilon():
     assert "Discrete Square Wave (SW, bucketize first) · EM" in compare_table(at).columns
 
 
-def test_no_numerical_mechanism_keeps_cfo_binning_only():
-    at = open_page(num_nmechs=[])
-    assert_full_page(at, charts=3)
-    assert any("No numerical mechanism chosen" in c.value for c in at.caption)
+def test_hierarchy_with_its_parameters_joins_the_comparison():
+    at = open_page(num_nmechs=["hh"], num_trials=2)
+    assert_full_page(at)
+    assert widget(at, "num_p_hh_branching").value == 4
+    widget(at, "num_p_hh_branching").set_value(2)
+    at.run()
+    assert_full_page(at)
+    assert any(c.startswith("Hierarchical") for c in compare_table(at).columns)
 
 
 @pytest.mark.parametrize("changes", [
@@ -106,7 +128,7 @@ def test_no_numerical_mechanism_keeps_cfo_binning_only():
     {RANGE[0]: 5.0, RANGE[1]: 22.0},
     {"num_alpha": [0.05, 0.2, 0.5]},
     {"num_users": 5000, "num_trials": 3, "num_seed": 9},
-    {"num_engine": "exact", "num_users": 3000, "num_trials": 2, "num_rec_sw": ["em"]},
+    {"num_engine": "exact", "num_users": 3000, "num_trials": 2, "num_nmechs": ["sw"], "num_rec_sw": ["em"]},
     {"num_data_sample": "weather"},
     {"num_data_source": "Synthetic", "num_data_synthetic": "gaussian"},
 ])

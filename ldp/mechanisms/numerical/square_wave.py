@@ -63,7 +63,7 @@ from ldp.mechanisms.numerical import NumericalMechanism
 
 __all__ = [
     "BoxChannel", "DiscreteSquareWave", "SquareWave", "SquareWaveChannel", "discrete_b", "mutual_information_b",
-    "square_wave_probabilities",
+    "mutual_information_bound", "square_wave_probabilities",
 ]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
@@ -103,6 +103,20 @@ def mutual_information_b(epsilon: float) -> float:
             term *= eps / (k + 1)
         return num / (2.0 * e * den)
     return (eps * e - e + 1.0) / (2.0 * e * (e - 1.0 - eps))
+
+
+def mutual_information_bound(epsilon: float, b: Any) -> np.ndarray:
+    """§5.3, Eq. (4): the upper bound h(U) − h(Ṽ|V) = log((2b + 1)/(2b e^ε + 1)) + 2bε e^ε/(2b e^ε + 1) (nats) of the
+    mutual information between SW's input and output, as a function of b; :func:`mutual_information_b` is its
+    maximum."""
+    eps = float(epsilon)
+    if not (math.isfinite(eps) and eps > 0):
+        raise LDPError(f"ε must be a positive number, got {epsilon!r}")
+    bb = np.asarray(b, dtype=np.float64)
+    if not np.all(np.isfinite(bb)) or np.any(bb < 0):
+        raise LDPError("b must be non-negative and finite")
+    e = math.exp(eps)
+    return np.log1p(2 * bb) - np.log1p(2 * bb * e) + 2 * bb * eps * e / (2 * bb * e + 1)
 
 
 def discrete_b(epsilon: float, d: int) -> int:

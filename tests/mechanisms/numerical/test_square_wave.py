@@ -338,3 +338,25 @@ def test_real_units_end_to_end():
     w_unit = wasserstein(truth, est, sw.input_edges(), project=True)
     assert w_real == pytest.approx(60 * w_unit, rel=1e-9) and w_real < 0.5  # years
     assert abs(moments(edges, est)[0] - ages.mean()) < 0.5
+
+
+@pytest.mark.parametrize("eps", [0.25, 1.0, 2.0, 5.0])
+def test_mutual_information_bound_is_eq4_and_peaks_at_the_papers_b(eps):
+    """§5.3 Eq. (4): h(U) − h(Ṽ|V) with h(U) = log(2b + 1) and h(Ṽ|V) = −(2b p log p + q log q) (the q region
+    has length 1); the paper's closed-form b is its maximiser (checked against neighbours 1 % away)."""
+    from ldp.mechanisms.numerical.square_wave import (
+        mutual_information_b,
+        mutual_information_bound,
+        square_wave_probabilities,
+    )
+    for b in (0.05, 0.3, 1.0):
+        p, q = square_wave_probabilities(eps, b)
+        direct = math.log(2 * b + 1) + (2 * b * p * math.log(p) + q * math.log(q))
+        assert float(mutual_information_bound(eps, b)) == pytest.approx(direct, rel=1e-12)
+    best = mutual_information_b(eps)
+    at_best = float(mutual_information_bound(eps, best))
+    assert at_best > float(mutual_information_bound(eps, best * 0.99))
+    assert at_best > float(mutual_information_bound(eps, best * 1.01))
+    assert float(mutual_information_bound(eps, 0.0)) == 0.0
+    with pytest.raises(ldp.LDPError):
+        mutual_information_bound(eps, -1.0)
