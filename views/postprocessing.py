@@ -33,6 +33,7 @@ WARN_S = 10.0
 BLOCK_S = 600.0
 Z = 2.0
 MAX_CELLS = 5_000_000  # trials × d × estimators kept in memory (8 bytes each: 40 MB)
+EARLY_STOPPING_TRIALS = 10  # collections averaged by the early-stopping study
 ADVISOR_MISS = 1.5  # the advisor's choice is flagged when its actual error is this many times the best's
 ADVISOR_WARN_S = 5.0  # the advisor should answer within this; slower configurations get a warning
 ADVISOR_QUERIES = 200  # random sets of the set-value task
@@ -405,6 +406,45 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
                        "ldp-advisor.csv", "text/csv", key="pp_adv_download")
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _early_stopping_table(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, engine: str,
+                          seed: int, trials: int) -> pd.DataFrame:
+    mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
+    return lab.early_stopping_study(mech, counts, trials=trials, seed=seed, engine=engine)
+
+
+@st.fragment
+def _early_stopping(ctl: dict[str, Any], counts: np.ndarray) -> None:
+    """IBU paper §4.1 stops the plain Eq. (3) iterations at 10,000; IBU here returns their limit (the MLE). What
+    stopping early does, on collections of this configuration."""
+    mech = ldp.get_mechanism(ctl["mech"], ctl["eps"], int(counts.shape[0]), **ctl["params"])
+    st.header("IBU stopped early")
+    if not ldp.ESTIMATORS.get("ibu").applies_to(mech):
+        st.caption(f"IBU does not apply to {mech.display_name}.")
+        return
+    with common.friendly_errors("the early-stopping study"), st.spinner("Running the plain IBU iterations…"):
+        table = _early_stopping_table(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts,
+                                      ctl["engine"], ctl["seed"], EARLY_STOPPING_TRIALS)
+    fig = viz.early_stopping_figure(table, title=f"Plain IBU iterations vs their limit — {mech.display_name}, "
+                                                 f"ε = {mech.epsilon:g}, d = {mech.d}")
+    best = table.loc[table["MSE"].idxmin()]
+    last = table.iloc[-1]
+    common.show_figure(fig, "pp_early", table, description=(
+        f"Line: the mean MSE over {EARLY_STOPPING_TRIALS} collections of the paper's plain Eq. (3) iterate after x "
+        "iterations from the uniform start; dashed: its limit, the maximum-likelihood estimate that IBU returns by "
+        "default; dotted: matrix inversion."))
+    ratio = float(best["MSE / limit's MSE"])
+    verdict = (f"Stopping after **{int(best['iterations']):,}** iterations gives **{ratio:.2f}×** the limit's MSE: "
+               "early stopping pulls the estimate towards the uniform start, which helps when the distribution is "
+               "close to uniform or the noise is large (GRR at low ε)." if ratio < 0.99 else
+               "No early stop beats the limit here: the data are far from uniform enough that shrinking towards the "
+               "uniform start only adds bias.")
+    gap = float(last["distance to the limit"])
+    st.markdown(verdict + f" After the paper's 10,000 iterations the iterate is still {gap:.2g} from the limit "
+                "(largest per-value gap). The IBU paper's finding that Γ grows as ε falls comes partly "
+                "from this early stopping: the converged MLE does not always show it.")
+
+
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Post-processing lab")
@@ -475,6 +515,7 @@ def main() -> None:
               "elapsed_s": result.elapsed_s}
     _queries(result, table, display, style, config)
     _advisor(ctl, counts, data, all_timing)
+    _early_stopping(ctl, counts)
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

@@ -25,6 +25,7 @@ from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data import sample_counts
+from ldp.engines import collect
 from ldp.estimators import get_estimator
 from ldp.evaluation.histograms import DECILES, quantile_values
 from ldp.evaluation.metrics import get_metric, metrics_over_trials
@@ -50,11 +51,10 @@ from ldp.simulation import SimulationResult, simulate
 
 __all__ = [
     "CHUNK_TRIALS", "NUMERICAL_METRICS", "NUMERICAL_PROJECTION", "TASKS", "TASK_NAMES", "best_per_task",
-    "bias_summary", "chunk_plan",
-    "comparison_columns", "draw_population", "ibu_early_stopping", "max_trials", "merge_results", "numerical_metrics",
-    "numerical_summary", "per_value_table", "quantile_table", "run_chunk", "run_methods", "run_trials",
-    "set_value_curve_table", "set_value_sample_table", "simulate_numerical", "summary_table", "task_errors",
-    "top_k_curve_table",
+    "bias_summary", "chunk_plan", "comparison_columns", "draw_population", "early_stopping_study",
+    "ibu_early_stopping", "max_trials", "merge_results", "numerical_metrics", "numerical_summary", "per_value_table",
+    "quantile_table", "run_chunk", "run_methods", "run_trials", "set_value_curve_table", "set_value_sample_table",
+    "simulate_numerical", "summary_table", "task_errors", "top_k_curve_table",
 ]
 
 CHUNK_TRIALS = 10
@@ -394,6 +394,29 @@ def ibu_early_stopping(mechanism: Mechanism, counts: np.ndarray, n: int, truth: 
     table["MSE / limit's MSE"] = table["MSE"] / float(np.mean((limit - f) ** 2))
     table["MSE / MI's MSE"] = table["MSE"] / float(np.mean((mi - f) ** 2))
     return table
+
+
+def early_stopping_study(mechanism: Mechanism, population: np.ndarray, *, trials: int = 10, seed: int = 0,
+                         engine: str = "fast",
+                         checkpoints: Sequence[int] = (0, 1, 3, 10, 30, 100, 300, 1_000, 3_000, 10_000),
+                         ) -> pd.DataFrame:
+    """:func:`ibu_early_stopping` averaged over ``trials`` collections of the population (their own named stream
+    of ``seed``): per checkpoint, the mean MSE of the plain Eq. (3) iterate, its mean distance to the limit, and
+    the mean MSE of the limit (IBU's default) and of MI on the same collections."""
+    trials = check_positive_int(trials, "trials")
+    c = np.asarray(population, dtype=np.int64)
+    truth = c / c.sum()
+    rng = rng_for(int(seed), "ibu early stopping")
+    tables = []
+    for _ in range(trials):
+        agg = collect(mechanism, c, rng, engine)
+        t = ibu_early_stopping(mechanism, agg.counts, agg.n, truth, checkpoints)
+        t["limit MSE"] = t["MSE"] / t["MSE / limit's MSE"]
+        t["MI MSE"] = t["MSE"] / t["MSE / MI's MSE"]
+        tables.append(t[["iterations", "MSE", "distance to the limit", "limit MSE", "MI MSE"]])
+    out = pd.concat(tables).groupby("iterations", as_index=False).mean()
+    out["MSE / limit's MSE"] = out["MSE"] / out["limit MSE"]
+    return out
 
 
 # =========================================================================== numerical distributions

@@ -216,3 +216,25 @@ def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: floa
                       yaxis_title="estimator (best expected at the top)",
                       yaxis={"autorange": "reversed", "type": "category"}, xaxis_type="log" if log else "linear")
     return fig
+
+
+def early_stopping_figure(table: pd.DataFrame, *, title: str) -> go.Figure:
+    """The IBU paper's plain iterations stopped early: mean MSE against the number of Eq. (3) iterations (log
+    axes; iteration 0 drawn at 0.5), with the converged limit's and MI's mean MSE as lines. Traces: iterates,
+    limit, MI."""
+    x = np.maximum(table["iterations"].to_numpy(dtype=np.float64), 0.5)
+    fig = go.Figure()
+    fig.add_scatter(x=x, y=table["MSE"], mode="lines+markers", name="plain Eq. (3), stopped after x iterations",
+                    line={"color": PALETTE[0], "width": 3},
+                    hovertemplate="%{x:.0f} iterations<br>MSE %{y:.3e}<extra></extra>")
+    for column, name, colour, dash in (("limit MSE", "the limit (IBU's default: the MLE)", PALETTE[1], "dash"),
+                                       ("MI MSE", "matrix inversion (MI)", THEORY_COLOUR, "dot")):
+        value = float(table[column].iloc[0])
+        fig.add_scatter(x=[x.min(), x.max()], y=[value, value], mode="lines", name=name,
+                        line={"color": colour, "width": 2, "dash": dash},
+                        hovertemplate=f"{name}: %{{y:.3e}}<extra></extra>")
+    fig.update_layout(title=title, xaxis_title="iterations of Eq. (3) (log scale; 0 = the uniform start)",
+                      yaxis_title="MSE (mean over collections, log scale)", **LAYOUT)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig

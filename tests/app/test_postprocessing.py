@@ -69,7 +69,10 @@ def recommended(at: AppTest) -> str:
 def assert_full_page(at: AppTest) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) == 5  # bias, variance, top-k, set-value, advisor
+    # bias, variance, top-k, set-value, advisor, and IBU stopped early where IBU applies (not SHE)
+    early = not any("IBU does not apply" in c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 5 + early
+    assert any("10,000 iterations" in m.value for m in at.markdown) == early
     assert len(at.dataframe) >= 8  # five plotted-value tables, the summary, best per task and the advisor's table
     assert "Recommended:" in recommended(at)
     adv = advisor_table(at)
@@ -155,7 +158,7 @@ def test_a_slow_advisor_warns_then_waits_for_its_button(monkeypatch):
     assert not at.exception and not at.error
     assert any(b.key == "pp_adv_run" for b in at.button)
     assert not any("Recommended:" in s.value for s in at.success)
-    assert len(at.get("plotly_chart")) == 4  # the lab's charts stay
+    assert len(at.get("plotly_chart")) == 5  # the lab's charts and the early-stopping study stay
     next(b for b in at.button if b.key == "pp_adv_run").click()
     at.run()
     assert_full_page(at)
