@@ -18,10 +18,12 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.errors import LDPError
+from ldp.core.executors import run_ordered
 from ldp.core.params import check_positive_int
 from ldp.core.randomness import make_rng
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.core.streams import rng_for
+from ldp.data import sample_counts
 from ldp.engines import check_engine, collect
 from ldp.estimators import estimate_all, resolve_estimators
 from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics
@@ -29,8 +31,8 @@ from ldp.evaluation.tasks import GAIN_BASELINE, utility_gain
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["SWEEP_COLUMNS", "SimulationResult", "configuration_key", "simulate", "simulate_configuration", "sweep",
-           "sweep_rows"]
+__all__ = ["SWEEP_COLUMNS", "SimulationResult", "SweepPopulation", "configuration_key", "simulate",
+           "simulate_configuration", "sweep", "sweep_rows"]
 
 SWEEP_COLUMNS = ("mechanism", "epsilon", "users", "d", "engine", "trial", "estimator", "metric", "value",
                  "theoretical_variance")
@@ -229,36 +231,78 @@ def simulate_configuration(mechanism_name: str, epsilon: float, n: int, d: int,
     return simulate(mechanism, counts, seed=rng_for(seed, "sweep", "collection", *key), **options)
 
 
+@dataclass(frozen=True)
+class SweepPopulation:
+    """A sweep's population, picklable (so configurations can run in other processes): per domain size d, the
+    weights of the values (frequencies or counts); n users are drawn from them with the configuration's stream,
+    except that n equal to ``rows[d]`` (a data file's own size) takes the counts as they are."""
+
+    weights: Mapping[int, np.ndarray]
+    rows: Mapping[int, int] | None = None
+
+    def __call__(self, d: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        if d not in self.weights:
+            raise LDPError(f"no population for domain size {d}; have {', '.join(map(str, self.weights))}")
+        w = np.asarray(self.weights[d])
+        if self.rows is not None and self.rows.get(d) == n:
+            return w.astype(np.int64)
+        return sample_counts(w, n, rng)
+
+
+@dataclass(frozen=True)
+class _ConfigurationRows:
+    """One configuration's tidy rows (module level and frozen: picklable for a process pool or Dask)."""
+
+    population: Callable[[int, int, np.random.Generator], np.ndarray]
+    seed: int | None
+    estimators: tuple[str, ...]
+    trials: int
+    engine: str
+    metrics: tuple[str, ...] | None
+
+    def __call__(self, config: tuple[str, float, int, int, dict[str, Any]]) -> list[dict[str, Any]]:
+        mech_name, eps, n, d, extra = config
+        result = simulate_configuration(mech_name, eps, n, d, self.population, params=extra, seed=self.seed,
+                                        estimators=list(self.estimators), engine=self.engine, trials=self.trials,
+                                        metrics=None if self.metrics is None else list(self.metrics))
+        tv = result.theoretical_variance
+        return [{"mechanism": mech_name, "epsilon": eps, "users": n, "d": d, "engine": self.engine, "trial": t,
+                 "estimator": est, "metric": metric, "value": float(value), "theoretical_variance": tv}
+                for est, per in result.metrics.items() for metric, values in per.items()
+                for t, value in enumerate(values)]
+
+
 def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray], *, mechanisms: Sequence[str],
                epsilons: Sequence[float], users: Sequence[int], domain_sizes: Sequence[int],
                estimators: Sequence[str] = ("mi",), trials: int = 1, engine: str = "fast", seed: int | None = 0,
                metrics: Sequence[str] | None = None, params: Mapping[str, Mapping[str, Any]] | None = None,
-               epsilon_1: float | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Iterator[dict[str, Any]]:
-    """The rows of :func:`sweep`, configuration by configuration (memory bounded by one configuration).
+               epsilon_1: float | None = None, executor: str = "serial", workers: int | None = None,
+               address: str | None = None, progress: Callable[[int, int], None] | None = None,
+               cancel: Callable[[], bool] | None = None) -> Iterator[dict[str, Any]]:
+    """The rows of :func:`sweep`, configuration by configuration (memory bounded by a few configurations).
 
     ``population(d, n, rng)`` returns the users-per-value counts for domain size d and n users; it draws from
-    the configuration's own stream, as does the collection.
+    the configuration's own stream, as does the collection, so every ``executor`` (``serial``, ``processes``
+    with ``workers``, ``dask`` at scheduler ``address``; :func:`ldp.core.executors.run_ordered`) yields the same
+    rows in the same order. A pool or a cluster needs a picklable ``population`` (e.g. :class:`SweepPopulation`).
+    ``progress(done, total)`` counts configurations; ``cancel()`` stops the sweep (``Cancelled``).
     """
     grid = list(itertools.product(mechanisms, epsilons, users, domain_sizes))
     if not grid:
         raise LDPError("the sweep is empty: give at least one mechanism, ε, n and d")
     trials = _check_trials(trials)
-    for i, (mech_name, eps, n, d) in enumerate(grid):
+    configs = []
+    for mech_name, eps, n, d in grid:
         extra = dict((params or {}).get(mech_name, {}))
         longitudinal = MECHANISMS.get(mech_name).collection == "longitudinal"
         if epsilon_1 is not None and "epsilon_1" not in extra and longitudinal:
             extra["epsilon_1"] = float(epsilon_1)
-        result = simulate_configuration(mech_name, eps, n, d, population, params=extra, seed=seed,
-                                        estimators=list(estimators), engine=engine, trials=trials, metrics=metrics)
-        tv = result.theoretical_variance
-        for est, per in result.metrics.items():
-            for metric, values in per.items():
-                for t, value in enumerate(values):
-                    yield {"mechanism": mech_name, "epsilon": eps, "users": n, "d": d, "engine": engine, "trial": t,
-                           "estimator": est, "metric": metric, "value": float(value), "theoretical_variance": tv}
-        if progress is not None:
-            progress(i + 1, len(grid))
+        configs.append((mech_name, eps, n, d, extra))
+    task = _ConfigurationRows(population, seed, tuple(estimators), trials, engine,
+                              None if metrics is None else tuple(metrics))
+    for rows in run_ordered(task, configs, executor=executor, workers=workers, address=address, progress=progress,
+                            cancel=cancel):
+        yield from rows
 
 
 def sweep(population: Callable[[int, int, np.random.Generator], np.ndarray], **kwargs: Any) -> pd.DataFrame:

@@ -174,6 +174,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_args(p)
     p.add_argument("--trials", "-t", type=int, default=1, metavar="T", help="trials per configuration (default 1)")
     p.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="root seed (default 0)")
+    p.add_argument("--executor", choices=("processes", "serial", "dask"), default="processes",
+                   help="where configurations run: a local process pool (default; small sweeps stay in this "
+                        "process), this process only, or a Dask cluster (--dask); same seed, same table on each")
+    p.add_argument("--workers", type=int, metavar="W", help="process-pool size (default: the number of cores)")
+    p.add_argument("--dask", metavar="ADDRESS", help="scheduler address of an existing Dask cluster (implies "
+                   "--executor dask; needs the optional 'distributed' package)")
     add_output_args(p, ("csv",), "csv")
     p.set_defaults(func=commands.cmd_sweep)
 

@@ -253,11 +253,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 parse_estimators(names or [mech.default_estimator], mech)
     estimators = names or [classes[0].default_estimator]
     total = len(classes) * len(epsilons) * len(users) * len(sizes)
+    executor = "dask" if args.dask else args.executor
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be a positive integer, got {args.workers}")
     with progress_bar(total, "sweep") as bar:
         table = sweep_rows(population, mechanisms=[c.name for c in classes], epsilons=epsilons, users=users,
                            domain_sizes=sizes, estimators=estimators, trials=args.trials, engine=args.engine,
-                           seed=args.seed, params=params, epsilon_1=args.epsilon_1,
-                           progress=lambda done, _total: bar.update(1))
+                           seed=args.seed, params=params, epsilon_1=args.epsilon_1, executor=executor,
+                           workers=args.workers, address=args.dask,
+                           progress=lambda done, _total: bar.update(done - bar.n))
         rows_out = ([row[c] for c in SWEEP_COLUMNS] for row in table)
         render(Output(columns=SWEEP_COLUMNS, rows=rows_out), "csv", args.output)
     return 0

@@ -28,6 +28,7 @@ from ldp.data import (
     sample_counts,
     true_distribution,
 )
+from ldp.simulation import SweepPopulation
 from ldp.studies.mean_variance import mean_values
 
 
@@ -218,7 +219,7 @@ def sweep_population(args: argparse.Namespace, domain_sizes: list[int] | None, n
         pops = {d: synthetic_population(args.synthetic, d) for d in sizes}
         if numerical and any(p.edges is None for p in pops.values()):
             raise UsageError(f"numerical mechanisms need a numerical synthetic spec, not {args.synthetic!r}")
-        return (lambda d, n, rng: sample_counts(pops[d].frequencies, n, rng)), sizes, None, []
+        return SweepPopulation({d: p.frequencies for d, p in pops.items()}), sizes, None, []
     series, _ = load_series(args)
     numeric = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
     bucketed = numerical or args.buckets is not None or args.value_range is not None or (
@@ -245,9 +246,6 @@ def sweep_population(args: argparse.Namespace, domain_sizes: list[int] | None, n
             encoded[d], found = _bucketize(series, d, value_range, "clip" if args.clip else "reject")
             notes += found
     rows = next(iter(encoded.values())).n
-
-    def population(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        enc = encoded[d]
-        return enc.true_counts() if n == enc.n else sample_counts(enc.true_counts(), n, rng)
-
+    population = SweepPopulation({d: enc.true_counts() for d, enc in encoded.items()},
+                                 {d: enc.n for d, enc in encoded.items()})
     return population, sizes, rows, notes

@@ -429,6 +429,12 @@ def test_sweep_synthetic(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
                          "100,1000", "--domain-sizes", "4,8", "--estimators", "mi,norm-sub", "--trials", "2", "--seed",
                          "3", "--synthetic", "zipf:s=1.2,d=50", "--param", "g=3", "--param", "l-grr.epsilon_1=0.2")
     assert again == target.read_text()
+    # and the same on this process only (the default is a process pool; tests/test_simulation.py forces one)
+    code, serial, _ = run(capsys, "sweep", "--mechanisms", "grr,olh,l-grr", "--epsilons", "0.5,2", "--users",
+                          "100,1000", "--domain-sizes", "4,8", "--estimators", "mi,norm-sub", "--trials", "2", "--seed",
+                          "3", "--synthetic", "zipf:s=1.2,d=50", "--param", "g=3", "--param", "l-grr.epsilon_1=0.2",
+                          "--executor", "serial")
+    assert serial == again
 
 
 def test_sweep_real_data(capsys: pytest.CaptureFixture[str], people: Path) -> None:
@@ -574,6 +580,8 @@ def test_bad_domain_and_output(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     ["--mechanisms", "grr", "--epsilons", "1", "--param", "olh.g=3"],
     ["--mechanisms", "grr", "--epsilons", "1", "--epsilon-1", "0.5"],
     ["--mechanisms", "grr", "--epsilons", "1", "--trials", "0"],
+    ["--mechanisms", "grr", "--epsilons", "1", "--workers", "0"],
+    ["--mechanisms", "grr", "--epsilons", "1", "--executor", "threads"],
 ])
 def test_sweep_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]) -> None:
     target = tmp_path / "s.csv"
