@@ -41,7 +41,7 @@ from ldp.mechanisms.frequency.local_hashing import LocalHashing, cw_hash
 from ldp.mechanisms.frequency.unary import BitVectorMechanism
 
 __all__ = ["ATTACKED", "PoisonResult", "attacked_mechanism", "crafted_reports", "expected_gain", "fake_users",
-           "simulate_attack", "targets_supported"]
+           "gain_curves", "simulate_attack", "targets_supported"]
 
 #: Mechanisms the maximal-gain attack is defined for.
 ATTACKED = ("grr", "oue", "olh")
@@ -193,3 +193,15 @@ def attacked_mechanism(name: str, epsilon: float, d: int) -> Mechanism:
     if str(name).strip().lower() not in ATTACKED:
         raise LDPError(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {name!r}")
     return get_mechanism(str(name).strip().lower(), epsilon=epsilon, d=d)
+
+
+def gain_curves(epsilon: float, d: int, targets: Any, betas: Any, target_frequency: float = 0.0,
+                mechanisms: tuple[str, ...] = ATTACKED) -> list[dict[str, Any]]:
+    """Closed-form MGA gain per mechanism and β (rows for a table or a chart)."""
+    rows = []
+    for name in mechanisms:
+        mech = attacked_mechanism(name, epsilon, d)
+        gains = expected_gain(mech, targets, np.asarray(betas, dtype=np.float64), target_frequency)
+        rows += [{"mechanism": name, "beta": float(b), "expected_gain": float(g)}
+                 for b, g in zip(np.atleast_1d(betas), np.atleast_1d(gains), strict=True)]
+    return rows
