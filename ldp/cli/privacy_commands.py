@@ -19,14 +19,15 @@ from ldp.core.registry import MECHANISMS
 from ldp.privacy.audit import TEACHING_MECHANISMS, audit, make_audited
 from ldp.privacy.longitudinal import longitudinal_study
 from ldp.privacy.poisoning import ATTACKED, attacked_mechanism, simulate_attack
-from ldp.privacy.shuffle import DEFAULT_STEP, largest_local_epsilon, shuffle_bounds
+from ldp.privacy.shuffle import DEFAULT_STEP, fine_step, largest_local_epsilon, shuffle_bounds
 
 __all__ = ["add_privacy_commands"]
 
 SHUFFLE_EPILOG = """\
 json keys: users, epsilon0, delta, closed_form (Feldman-McMillan-Talwar Theorem 3.1; null where its condition
 epsilon0 <= log(n / (16 log(2/delta))) fails), valid, lower and upper (their numerical analysis, intervals of
---step clone counts), blanket and domain_size (--mechanism grr --domain-size D: Balle et al.'s privacy blanket,
+--step clone counts and the authors' early stop; with --tight every interval at a fine step), early_stop,
+blanket and domain_size (--mechanism grr --domain-size D: Balle et al.'s privacy blanket,
 null where it exceeds 1), step; with --target-epsilon E also largest_epsilon0: the largest local epsilon0 whose
 shuffled upper bound is at most E.
 """
@@ -73,12 +74,17 @@ def cmd_shuffle(args: argparse.Namespace) -> int:
         k = args.domain_size
     elif args.domain_size is not None:
         raise UsageError("--domain-size goes with --mechanism grr")
-    bounds = shuffle_bounds(args.users, args.epsilon0, args.delta, k, args.step)
+    if args.tight:
+        bounds = shuffle_bounds(args.users, args.epsilon0, args.delta, k, fine_step(args.users, args.epsilon0),
+                                early_stop=False)
+    else:
+        bounds = shuffle_bounds(args.users, args.epsilon0, args.delta, k, args.step)
     data: dict[str, Any] = bounds.to_dict()
     if args.target_epsilon is not None:
         _positive(args.target_epsilon, "--target-epsilon")
         data["target_epsilon"] = args.target_epsilon
-        data["largest_epsilon0"] = largest_local_epsilon(args.target_epsilon, args.users, args.delta, args.step)
+        data["largest_epsilon0"] = largest_local_epsilon(args.target_epsilon, args.users, args.delta, args.step,
+                                                         tight=args.tight)
     rows = [[key, "-" if data[key] is None else (fmt(data[key]) if isinstance(data[key], float) else str(data[key]))]
             for key in data]
     render(Output(data, headers=["QUANTITY", "VALUE"], table=rows), args.format, args.output)
@@ -157,6 +163,9 @@ def add_privacy_commands(sub: Any) -> None:
     p.add_argument("--domain-size", "-d", dest="domain_size", type=int, metavar="D", help="GRR's domain size")
     p.add_argument("--step", type=int, default=DEFAULT_STEP, metavar="K",
                    help=f"clone counts per interval of the numerical bound (default {DEFAULT_STEP})")
+    p.add_argument("--tight", action="store_true",
+                   help="sum every interval at a step of about a tenth of the clone count's sd (tighter than the "
+                        "authors' algorithm; --step is then ignored)")
     p.add_argument("--target-epsilon", dest="target_epsilon", type=float, metavar="E",
                    help="also report the largest ε₀ whose shuffled ε is at most E")
     add_output_args(p, ("json", "table"), "json")

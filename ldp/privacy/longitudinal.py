@@ -10,7 +10,8 @@ Two ways to report the same value v every round, each report ε1-LDP (GRR on d v
   the attacker learns at most the memoized value.
 
 Closed forms (prior π on the d values, π_v the true value's prior): the worst-case posterior on v after τ
-reports is π_v e^{L} / (π_v e^{L} + 1 − π_v) with L = τ ε1 (no memoization) or L = min(τ ε1, ε∞) (memoization);
+reports is π_v e^{L} / (π_v e^{L} + 1 − π_v) with L = τ ε1 (no memoization) or L = min(τ ε1, ε∞) (memoization),
+averaged over v ~ π for the ``bound_*`` curves (an upper bound on the mean posterior);
 with memoization and τ → ∞ the attacker holds the memoized value exactly, so its expected posterior on the true
 value tends to Σ_y Pr[y|v] π_v Pr[y|v] / Σ_u π_u Pr[y|u] for the first step's channel (averaged over v ~ π).
 The expected posterior at finite τ is simulated: users are drawn from π, their τ reports generated with the
@@ -135,10 +136,13 @@ def longitudinal_study(d: int, epsilon_inf: float, epsilon_1: float, rounds: Any
     taus_arr = np.asarray(taus, dtype=np.float64)
     composed = taus_arr * epsilon_1
     memoized = np.minimum(composed, epsilon_inf)
-    prior_v = float((pi * pi).sum())  # E_v[π_v]; the bound is shown for the typical (uniform: exact) prior value
+
+    def bound(total: np.ndarray) -> list[float]:  # E_{v~π}[worst-case posterior on v]: bounds the mean posterior
+        return (pi[None, :] * posterior_bound(pi[None, :], total[:, None])).sum(axis=1).tolist()
+
     return LongitudinalResult(d, float(epsilon_1), float(epsilon_inf), taus, int(users), composed.tolist(),
                               memoized.tolist(), out["pf"], out["pm"],
-                              posterior_bound(prior_v, composed).tolist(), posterior_bound(prior_v, memoized).tolist(),
+                              bound(composed), bound(memoized),
                               out["af"], out["am"], memoized_limit(pi, epsilon_inf), float(pi.max()))
 
 

@@ -233,20 +233,27 @@ def shuffle_bounds(n: int, epsilon0: float, delta: float, k: int | None = None,
                          None if k is None else int(k), int(step), bool(early_stop))
 
 
+def _upper(n: int, epsilon0: float, delta: float, step: int, tight: bool) -> float:
+    if tight:
+        return fmt_numerical(n, epsilon0, delta, fine_step(n, epsilon0), early_stop=False)[1]
+    return fmt_numerical(n, epsilon0, delta, step)[1]
+
+
 def largest_local_epsilon(target: float, n: int, delta: float, step: int = DEFAULT_STEP,
-                          iterations: int = 30, hi: float = 20.0) -> float:
+                          iterations: int = 30, hi: float = 20.0, tight: bool = False) -> float:
     """The largest ε₀ whose shuffled central ε (FMT numerical upper bound) is at most ``target`` (bisection;
-    the upper bound increases with ε₀). Returns ``target`` itself at least (shuffling never hurts: ε ≤ ε₀)."""
+    the upper bound increases with ε₀). Returns ``target`` itself at least (shuffling never hurts: ε ≤ ε₀).
+    ``tight``: the upper bound with every interval summed at :func:`fine_step` (else the authors' algorithm)."""
     if not (math.isfinite(target) and target > 0):
         raise LDPError(f"shuffle: the target central ε must be a positive finite number, got {target!r}")
     _check(n, target, delta)
     lo = float(target)
-    if fmt_numerical(n, hi, delta, step)[1] <= target:
+    if _upper(n, hi, delta, step, tight) <= target:
         return hi
     top = hi
     for _ in range(iterations):
         mid = (lo + top) / 2
-        if fmt_numerical(n, mid, delta, step)[1] <= target:
+        if _upper(n, mid, delta, step, tight) <= target:
             lo = mid
         else:
             top = mid
@@ -270,13 +277,14 @@ def shuffle_curve(users: Any, epsilon0: float, delta: float, k: int | None = Non
 
 
 def error_bought(target: float, n: int, delta: float, d: int,
-                 mechanisms: tuple[str, ...] = ("grr", "oue", "olh")) -> list[dict[str, Any]]:
+                 mechanisms: tuple[str, ...] = ("grr", "oue", "olh"), tight: bool = True) -> list[dict[str, Any]]:
     """What shuffling buys in accuracy: for a target central ε, each mechanism's closed-form variance of one
     frequency estimate (matrix inversion, value of negligible frequency, Wang et al. 2017 Eq. (2)) when run
-    locally at ε = target versus at the largest ε₀ whose shuffled central ε is at most the target."""
+    locally at ε = target versus at the largest ε₀ whose shuffled central ε is at most the target (by default
+    the tight numerical upper bound)."""
     from ldp.mechanisms import get_mechanism
 
-    epsilon0 = largest_local_epsilon(target, n, delta)
+    epsilon0 = largest_local_epsilon(target, n, delta, tight=tight)
     rows = []
     for name in mechanisms:
         local = get_mechanism(name, epsilon=target, d=d).approximate_variance(n)

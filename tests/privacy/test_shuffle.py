@@ -8,6 +8,7 @@ import pytest
 from ldp.core.errors import LDPError
 from ldp.privacy.shuffle import (
     blanket_grr,
+    error_bought,
     fmt_closed_form,
     fmt_closed_form_simple,
     fmt_delta,
@@ -15,6 +16,7 @@ from ldp.privacy.shuffle import (
     fmt_valid,
     largest_local_epsilon,
     shuffle_bounds,
+    shuffle_curve,
 )
 
 
@@ -100,3 +102,21 @@ def test_bad_input_is_one_line_error(args):
     with pytest.raises(LDPError) as err:
         fmt_numerical(*args)
     assert "\n" not in str(err.value)
+
+
+def test_tight_inverse_and_the_error_it_buys():
+    target, n, delta = 0.5, 100_000, 1e-6
+    tight = largest_local_epsilon(target, n, delta, tight=True)
+    assert tight >= largest_local_epsilon(target, n, delta) - 1e-6  # a tighter bound allows more local ε₀
+    rows = error_bought(target, n, delta, 32)
+    assert [r["mechanism"] for r in rows] == ["grr", "oue", "olh"]
+    for r in rows:
+        assert r["epsilon0_shuffled"] == pytest.approx(tight)
+        assert r["variance_shuffled"] < r["variance_local"] and r["error_ratio"] > 1
+
+
+def test_shuffle_curve_is_tight_and_sorted():
+    curve = shuffle_curve([100_000, 10_000], 4.0, 1e-6)
+    assert [b.users for b in curve] == [10_000, 100_000]
+    assert all(not b.early_stop and b.upper - b.lower < 1e-3 for b in curve)
+    assert curve[1].upper == pytest.approx(0.1698, abs=5e-4)  # the exact value at n = 1e5, ε₀ = 4 (step 1: 0.16977)
