@@ -40,7 +40,7 @@ def _text(at: AppTest) -> str:
 def test_defaults_render_every_section():
     at = _page()
     assert {"priv_shuffle_chart", "priv_long_chart", "priv_poison_chart"} <= _charts(at)
-    assert "Press the button" in _text(at)
+    assert "Press the button" in _text(at) and "After Norm-Sub (simulated): GRR" in _text(at)
     labels = {m.label: m.value for m in at.metric}
     assert float(labels["Central ε, numerical upper bound"]) >= float(labels["…lower bound"])
 
