@@ -4,7 +4,9 @@ Differential Privacy Protocols* (USENIX Security 2021), on GRR, OUE and OLH.
 m fake users join n genuine ones (β = m / (n + m)) and send crafted reports that support as many of the r target
 items T as possible; the server estimates with matrix inversion over all n + m reports. With p*, q* the support
 probabilities and s the number of targets one crafted report supports, linearity of the estimator gives the
-expected frequency gain of the targets (our derivation; it reproduces the paper's MGA theorems):
+expected frequency gain of the targets (our derivation from linearity; it gives the closed forms the paper states
+for MGA — the theorem numbers below are as we recall them: the paper's text is not among /work/shared/papers, so
+the formulas are derived and tested here, the numbering is to be checked against the paper):
 
     G = Σ_{t∈T} E[f̃_t(after) − f̃_t(before)] = β [ (s − r q*) / (p* − q*) − f_T ],   f_T = Σ_{t∈T} f_t.
 

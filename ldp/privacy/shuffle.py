@@ -25,7 +25,8 @@ Balle, Bell, Gascón, Nissim, *The Privacy Blanket of the Shuffle Model* (CRYPTO
 randomized response: with γ the probability that a user answers uniformly at random (GRR with ε₀ on k values:
 γ = k / (e^{ε₀} + k − 1)), the shuffled protocol is (ε, δ)-DP whenever γ ≥ max{14 k log(2/δ) / ((n − 1) ε²),
 27 k / ((n − 1) ε)}; :func:`blanket_grr` returns the smallest such ε, and ``None`` where it exceeds 1 (the
-theorem is stated for ε ≤ 1).
+theorem is stated for ε ≤ 1). The paper's text is not among the project's papers; the statement is taken as recalled
+(γ = max{14 k log(2/δ)/((n − 1)ε²), 27k/((n − 1)ε)}, ε ≤ 1) and should be checked against it.
 """
 
 from __future__ import annotations
