@@ -170,7 +170,7 @@ def fmt_delta(n: int, epsilon0: float, epsilon: float, step: int = DEFAULT_STEP,
 
 
 def fmt_numerical(n: int, epsilon0: float, delta: float, step: int = DEFAULT_STEP,
-                  iterations: int = 32, early_stop: bool = True) -> tuple[float, float]:
+                  iterations: int = 24, early_stop: bool = True) -> tuple[float, float]:
     """(lower, upper): FMT's numerical bounds on the central ε at δ for n shuffled ε₀-LDP reports.
 
     Each is the smallest ε in [0, ε₀] with bound-δ(ε) ≤ δ, by bisection to ε₀·2^−iterations (the upper rounded up,
@@ -234,10 +234,12 @@ def shuffle_bounds(n: int, epsilon0: float, delta: float, k: int | None = None,
                          None if k is None else int(k), int(step), bool(early_stop))
 
 
-def _upper(n: int, epsilon0: float, delta: float, step: int, tight: bool) -> float:
+def _within(n: int, epsilon0: float, delta: float, target: float, step: int, tight: bool) -> bool:
+    """Whether the numerical upper bound on the central ε is at most ``target``: since the bound's δ(ε) decreases
+    in ε, that is δ_upper(target) ≤ δ — one evaluation instead of a bisection."""
     if tight:
-        return fmt_numerical(n, epsilon0, delta, fine_step(n, epsilon0), early_stop=False)[1]
-    return fmt_numerical(n, epsilon0, delta, step)[1]
+        return fmt_delta(n, epsilon0, target, fine_step(n, epsilon0), True, early_stop=False) <= delta
+    return fmt_delta(n, epsilon0, target, step, True, early_stop=True) <= delta
 
 
 def largest_local_epsilon(target: float, n: int, delta: float, step: int = DEFAULT_STEP,
@@ -249,12 +251,12 @@ def largest_local_epsilon(target: float, n: int, delta: float, step: int = DEFAU
         raise LDPError(f"shuffle: the target central ε must be a positive finite number, got {target!r}")
     _check(n, target, delta)
     lo = float(target)
-    if _upper(n, hi, delta, step, tight) <= target:
+    if _within(n, hi, delta, target, step, tight):
         return hi
     top = hi
     for _ in range(iterations):
         mid = (lo + top) / 2
-        if _upper(n, mid, delta, step, tight) <= target:
+        if _within(n, mid, delta, target, step, tight):
             lo = mid
         else:
             top = mid

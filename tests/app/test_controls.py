@@ -26,7 +26,7 @@ from views.controls import Control  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox")
-PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn")
+PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -149,6 +149,9 @@ SCENARIOS = {
     "learn": [
         {},
         {"learn_mech": "l-oue", "learn_eps": 2.0},
+    ],
+    "privacy": [
+        {},
     ],
 }
 
