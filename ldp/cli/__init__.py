@@ -16,6 +16,10 @@ Subcommands (``ldp COMMAND --help`` for each)::
     ldp aggregate   --mechanism M --epsilon E ... (--domain-size D | --domain FILE | --range LO,HI [--buckets D])
                     --reports REPORTS [--estimators LIST] [--format json|csv] [--output FILE]
     ldp advise      --mechanism M --epsilon E ... (--domain-size D | --domain FILE) --reports REPORTS [--task T] ...
+    ldp shuffle     --epsilon0 E0 --users N [--delta D] [--mechanism grr --domain-size D] [--target-epsilon E]
+    ldp audit       --mechanism M --epsilon E [--samples S] [--seed S] [--inputs V0,V1]
+    ldp longitudinal --domain-size D --epsilon EINF --epsilon-1 E1 [--rounds LIST]
+    ldp poison      --mechanism grr|oue|olh --epsilon E --domain-size D --targets LIST [--betas LIST]
 
 Every mechanism kind works where the command makes sense: frequency oracles on categories, numerical
 mechanisms on bucketized numbers (real-unit metrics), mean mechanisms on a column of numbers. The CLI only
@@ -49,6 +53,7 @@ from ldp.cli.options import (
     one_line,
 )
 from ldp.cli.population import add_population_args
+from ldp.cli.privacy_commands import add_privacy_commands
 from ldp.core.errors import LDPError
 from ldp.evaluation.tasks import TASKS
 from ldp.mechanisms import KINDS
@@ -232,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated candidate estimators (default: every estimator that applies)")
     add_output_args(p, ("json", "table"), "json")
     p.set_defaults(func=commands.cmd_advise)
+    add_privacy_commands(sub)
     return parser
 
 

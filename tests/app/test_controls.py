@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
          "text_input")
-PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn")
+PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -155,6 +155,9 @@ SCENARIOS = {
     "learn": [
         {},
         {"learn_mech": "l-oue", "learn_eps": 2.0},
+    ],
+    "privacy": [
+        {},
     ],
 }
 

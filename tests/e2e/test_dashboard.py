@@ -44,6 +44,7 @@ PAGES = {
     "numerical": "Numerical distributions",
     "postprocessing": "Post-processing lab",
     "learn": "Learn",
+    "privacy": "Privacy questions",
 }
 # Pages that draw at least one chart with their default settings.
 CHARTED = {"playground", "tradeoff", "numerical", "postprocessing"}

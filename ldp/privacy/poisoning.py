@@ -1,0 +1,209 @@
+"""Malicious users: the maximal-gain attack (MGA) of Cao, Jia & Gong, *Data Poisoning Attacks to Local
+Differential Privacy Protocols* (USENIX Security 2021), on GRR, OUE and OLH.
+
+m fake users join n genuine ones (β = m / (n + m)) and send crafted reports that support as many of the r target
+items T as possible; the server estimates with matrix inversion over all n + m reports. With p*, q* the support
+probabilities and s the number of targets one crafted report supports, linearity of the estimator gives the
+expected frequency gain of the targets (our derivation from linearity; it gives the closed forms the paper states
+for MGA — the theorem numbers below are as we recall them: the paper's text is not among /work/shared/papers, so
+the formulas are derived and tested here, the numbering is to be checked against the paper):
+
+    G = Σ_{t∈T} E[f̃_t(after) − f̃_t(before)] = β [ (s − r q*) / (p* − q*) − f_T ],   f_T = Σ_{t∈T} f_t.
+
+- GRR (the paper's kRR, its Theorem 1 for MGA): a fake user reports one target (s = 1):
+  G = β(1 − f_T) + β(d − r) q / (p − q).
+- OUE (Theorem 2): a fake user sets every target bit (s = r), plus l = max(0, round(p + (d − 1)q) − r) random
+  other bits so that its number of ones looks ordinary (those bits do not touch the targets):
+  G = β(2r − f_T) + 2βr / (e^ε − 1).
+- OLH (Theorem 3): a fake user searches for a hash function that maps all targets to one value and reports it
+  (s = r when found; we search the Carter–Wegman family exhaustively up to 2²⁰ functions, else a random
+  sample, and use the best s found). With the paper's q* = 1/g and g = e^ε + 1 this is OUE's gain; with our
+  exact Carter–Wegman q* (collision probability of the family) the formula above is used as is.
+
+Post-processing: :func:`simulate_attack` also reports the gain after a consistency estimator (Norm-Sub by
+default, Wang et al. NDSS 2020), which has no closed form here: clipping the negative estimates and shifting
+the rest to sum to one takes mass from the promoted targets too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ldp.core.errors import LDPError
+from ldp.core.results import Aggregate
+from ldp.core.streams import rng_for
+from ldp.estimators import estimate_all
+from ldp.mechanisms import Mechanism, get_mechanism
+from ldp.mechanisms.frequency.grr import GRR
+from ldp.mechanisms.frequency.local_hashing import LocalHashing, cw_hash
+from ldp.mechanisms.frequency.unary import BitVectorMechanism
+
+__all__ = ["ATTACKED", "PoisonResult", "attacked_mechanism", "crafted_reports", "expected_gain", "fake_users",
+           "gain_curves", "simulate_attack", "targets_supported"]
+
+#: Mechanisms the maximal-gain attack is defined for.
+ATTACKED = ("grr", "oue", "olh")
+MAX_HASH_SEARCH = 1 << 20
+
+
+def _check(mech: Mechanism, targets: Any) -> np.ndarray:
+    if mech.name not in ATTACKED:
+        raise LDPError(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {mech.name}")
+    t = np.unique(np.asarray(targets, dtype=np.int64).ravel())
+    if t.size < 1 or t.min() < 0 or t.max() >= mech.d:
+        raise LDPError(f"poison: targets must be distinct values in [0, {mech.d}), got {list(np.asarray(targets))}")
+    if t.size >= mech.d:
+        raise LDPError("poison: the targets must leave at least one value that is not a target")
+    return t
+
+
+def _check_beta(beta: float) -> float:
+    if not (math.isfinite(beta) and 0 <= beta < 1):
+        raise LDPError(f"poison: the fraction of fake users β must lie in [0, 1), got {beta!r}")
+    return float(beta)
+
+
+def _best_hashes(mech: LocalHashing, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Hash functions (a, b) and value y maximising the number of targets with H(t) = y; and that number."""
+    prime, g = mech.prime, mech.g
+    total = prime * (prime - 1)
+    if total <= MAX_HASH_SEARCH:
+        idx = np.arange(total, dtype=np.int64)
+    else:
+        idx = np.random.default_rng(0).choice(total, size=MAX_HASH_SEARCH, replace=False)
+    a, b = 1 + idx // prime, idx % prime
+    hashed = cw_hash(a[:, None], b[:, None], targets[None, :], prime, g)  # functions × targets
+    counts = np.zeros((idx.size, g), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(idx.size), targets.size), hashed.ravel()), 1)
+    y = counts.argmax(axis=1)
+    best = counts[np.arange(idx.size), y]
+    s = int(best.max())
+    keep = best == s
+    return a[keep], b[keep], y[keep], s
+
+
+def targets_supported(mechanism: Mechanism, targets: Any) -> int:
+    """s: how many targets one crafted report supports (GRR 1; OUE r; OLH the best hash function found)."""
+    t = _check(mechanism, targets)
+    if isinstance(mechanism, GRR):
+        return 1
+    if isinstance(mechanism, BitVectorMechanism):
+        return int(t.size)
+    return _best_hashes(mechanism, t)[3]
+
+
+def expected_gain(mechanism: Mechanism, targets: Any, beta: float | np.ndarray,
+                  target_frequency: float = 0.0) -> np.ndarray:
+    """Closed-form expected frequency gain G of the targets under MGA at fake-user fraction(s) β (see the
+    module docstring); ``target_frequency`` is f_T, the targets' true total frequency among genuine users."""
+    t = _check(mechanism, targets)
+    b = np.asarray(beta, dtype=np.float64)
+    if np.any(~np.isfinite(b)) or np.any(b < 0) or np.any(b >= 1):
+        raise LDPError("poison: the fraction of fake users β must lie in [0, 1)")
+    if not (0 <= target_frequency <= 1):
+        raise LDPError(f"poison: f_T must lie in [0, 1], got {target_frequency!r}")
+    s = targets_supported(mechanism, t)
+    p, q = mechanism.p_star, mechanism.q_star
+    return b * ((s - t.size * q) / (p - q) - target_frequency)
+
+
+def fake_users(n: int, beta: float) -> int:
+    """m = round(β n / (1 − β)) fake users among n genuine ones, so that m / (n + m) ≈ β."""
+    beta = _check_beta(beta)
+    return int(round(beta * n / (1 - beta)))
+
+
+def crafted_reports(mechanism: Mechanism, targets: Any, m: int, rng: np.random.Generator) -> np.ndarray:
+    """m reports of MGA fake users in the mechanism's own report format."""
+    t = _check(mechanism, targets)
+    if isinstance(mechanism, GRR):
+        return t[rng.integers(0, t.size, size=m)]
+    if isinstance(mechanism, BitVectorMechanism):
+        d = mechanism.d
+        p, q = mechanism.p_star, mechanism.q_star
+        extra = max(0, int(round(p + (d - 1) * q)) - t.size)
+        reports = np.zeros((m, d), dtype=bool)
+        reports[:, t] = True
+        if extra and m:
+            others = np.setdiff1d(np.arange(d), t)
+            keys = rng.random((m, others.size))
+            pick = np.argpartition(keys, min(extra, others.size) - 1, axis=1)[:, :min(extra, others.size)]
+            reports[np.arange(m)[:, None], others[pick]] = True
+        return reports
+    a, b, y, _ = _best_hashes(mechanism, t)
+    j = rng.integers(0, a.size, size=m)
+    return np.stack([a[j], b[j], y[j]], axis=1)
+
+
+@dataclass(frozen=True)
+class PoisonResult:
+    """Gain of the targets' estimated total frequency under MGA, by closed form and by simulation."""
+
+    mechanism: str
+    epsilon: float
+    d: int
+    targets: list[int]
+    genuine_users: int
+    fake_users: int
+    beta: float
+    target_frequency: float
+    targets_supported: int
+    expected_gain: float
+    simulated_gain: dict[str, float] = field(default_factory=dict)
+    simulated_sd: dict[str, float] = field(default_factory=dict)
+    trials: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: float, trials: int = 20,
+                    seed: int | None = 0, estimators: tuple[str, ...] = ("mi", "norm-sub")) -> PoisonResult:
+    """Simulate MGA: genuine support counts from the fast engine (exact in distribution for GRR and OUE, exact
+    marginals for OLH), fake users' crafted reports aggregated for real; the gain per estimator is the targets'
+    estimated total after the attack minus before it (same genuine collection), averaged over ``trials``."""
+    t = _check(mechanism, targets)
+    beta = _check_beta(beta)
+    counts, _ = mechanism.check_population(true_counts)
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise LDPError(f"poison: trials must be a positive integer, got {trials!r}")
+    n = int(counts.sum())
+    m = fake_users(n, beta)
+    f_t = float(counts[t].sum() / n)
+    gains: dict[str, list[float]] = {e: [] for e in estimators}
+    for trial in range(int(trials)):
+        rng = rng_for(seed, "poison", mechanism.name, mechanism.epsilon, mechanism.d, n, beta, trial)
+        genuine = mechanism.sample_aggregate(counts, rng)
+        before = estimate_all(mechanism, genuine, list(estimators))
+        after_agg = genuine + mechanism.aggregate(crafted_reports(mechanism, t, m, rng)) if m else genuine
+        after = estimate_all(mechanism, Aggregate(after_agg.counts, after_agg.n), list(estimators))
+        for e in estimators:
+            gains[e].append(float(after[e].values[t].sum() - before[e].values[t].sum()))
+    beta_real = m / (n + m)
+    return PoisonResult(mechanism.name, mechanism.epsilon, mechanism.d, [int(x) for x in t], n, m, beta_real, f_t,
+                        targets_supported(mechanism, t), float(expected_gain(mechanism, t, beta_real, f_t)),
+                        {e: float(np.mean(v)) for e, v in gains.items()},
+                        {e: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0 for e, v in gains.items()}, int(trials))
+
+
+def attacked_mechanism(name: str, epsilon: float, d: int) -> Mechanism:
+    """One of :data:`ATTACKED` by name (a one-line error otherwise)."""
+    if str(name).strip().lower() not in ATTACKED:
+        raise LDPError(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {name!r}")
+    return get_mechanism(str(name).strip().lower(), epsilon=epsilon, d=d)
+
+
+def gain_curves(epsilon: float, d: int, targets: Any, betas: Any, target_frequency: float = 0.0,
+                mechanisms: tuple[str, ...] = ATTACKED) -> list[dict[str, Any]]:
+    """Closed-form MGA gain per mechanism and β (rows for a table or a chart)."""
+    rows = []
+    for name in mechanisms:
+        mech = attacked_mechanism(name, epsilon, d)
+        gains = expected_gain(mech, targets, np.asarray(betas, dtype=np.float64), target_frequency)
+        rows += [{"mechanism": name, "beta": float(b), "expected_gain": float(g)}
+                 for b, g in zip(np.atleast_1d(betas), np.atleast_1d(gains), strict=True)]
+    return rows
