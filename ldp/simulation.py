@@ -259,12 +259,15 @@ class _ConfigurationRows:
     trials: int
     engine: str
     metrics: tuple[str, ...] | None
+    edges: tuple[float, ...] | None = None
 
     def __call__(self, config: tuple[str, float, int, int, dict[str, Any]]) -> list[dict[str, Any]]:
         mech_name, eps, n, d, extra = config
         result = simulate_configuration(mech_name, eps, n, d, self.population, params=extra, seed=self.seed,
-                                        estimators=list(self.estimators), engine=self.engine, trials=self.trials,
-                                        metrics=None if self.metrics is None else list(self.metrics))
+                                        estimators=list(self.estimators) or None, engine=self.engine,
+                                        trials=self.trials,
+                                        metrics=None if self.metrics is None else list(self.metrics),
+                                        edges=None if self.edges is None else np.asarray(self.edges))
         tv = result.theoretical_variance
         return [{"mechanism": mech_name, "epsilon": eps, "users": n, "d": d, "engine": self.engine, "trial": t,
                  "estimator": est, "metric": metric, "value": float(value), "theoretical_variance": tv}
@@ -276,7 +279,8 @@ def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray]
                epsilons: Sequence[float], users: Sequence[int], domain_sizes: Sequence[int],
                estimators: Sequence[str] = ("mi",), trials: int = 1, engine: str = "fast", seed: int | None = 0,
                metrics: Sequence[str] | None = None, params: Mapping[str, Mapping[str, Any]] | None = None,
-               epsilon_1: float | None = None, executor: str = "serial", workers: int | None = None,
+               epsilon_1: float | None = None, edges: Sequence[float] | None = None, executor: str = "serial",
+               workers: int | None = None,
                address: str | None = None, progress: Callable[[int, int], None] | None = None,
                cancel: Callable[[], bool] | None = None) -> Iterator[dict[str, Any]]:
     """The rows of :func:`sweep`, configuration by configuration (memory bounded by a few configurations).
@@ -285,7 +289,8 @@ def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray]
     the configuration's own stream, as does the collection, so every ``executor`` (``serial``, ``processes``
     with ``workers``, ``dask`` at scheduler ``address``; :func:`ldp.core.executors.run_ordered`) yields the same
     rows in the same order. A pool or a cluster needs a picklable ``population`` (e.g. :class:`SweepPopulation`).
-    ``progress(done, total)`` counts configurations; ``cancel()`` stops the sweep (``Cancelled``).
+    ``progress(done, total)`` counts configurations; ``cancel()`` stops the sweep (``Cancelled``). An empty
+    ``estimators`` runs each mechanism's own; ``edges`` (real-unit bin edges) feed the numerical metrics.
     """
     grid = list(itertools.product(mechanisms, epsilons, users, domain_sizes))
     if not grid:
@@ -299,7 +304,8 @@ def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray]
             extra["epsilon_1"] = float(epsilon_1)
         configs.append((mech_name, eps, n, d, extra))
     task = _ConfigurationRows(population, seed, tuple(estimators), trials, engine,
-                              None if metrics is None else tuple(metrics))
+                              None if metrics is None else tuple(metrics),
+                              None if edges is None else tuple(float(e) for e in edges))
     for rows in run_ordered(task, configs, executor=executor, workers=workers, address=address, progress=progress,
                             cancel=cancel):
         yield from rows

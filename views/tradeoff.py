@@ -77,10 +77,24 @@ INV_TARGET = {measure: Control(f"to_inv_target_{measure}", "select_slider", "Lar
 INV_EPS = common.epsilon_control("to_inv_eps", "At ε (for the number of users)")
 INV_N = Control("to_inv_n", "number_input", "With n users (for ε)", 100_000, min_value=10, max_value=10**12,
                 step=10_000)
+NUM_METHODS = Control("to_num_methods", "multiselect", "Numerical mechanisms (each with its own reconstruction)",
+                      ["sw", "cfo-binning"], options=[c.name for c in ldp.mechanisms_of("numerical")],
+                      format_func=lambda m: ldp.MECHANISMS.get(m).display_name,
+                      help="Square Wave with EMS, CFO-binning with MI + Norm-Sub, hierarchies with their own "
+                           "reconstruction; the ε grid is the sweep's (or 0.1 to 10 when the sweep is over n or d).")
+NUM_METRIC = Control("to_num_metric", "selectbox", "Numerical metric", "wasserstein",
+                     options=list(T.NUMERICAL_SWEEP_METRICS), format_func=lambda m: ldp.METRICS.get(m).display_name)
+EXECUTOR = Control("to_executor", "radio", "Run the numerical sweep on", "processes",
+                   options=["serial", "processes", "dask"], horizontal=True,
+                   format_func={"serial": "this process", "processes": "a local process pool",
+                                "dask": "a Dask cluster"}.get,
+                   help="Same seed, same numbers on each. A process pool uses every core; Dask needs an existing "
+                        "cluster's scheduler address (and the optional 'distributed' package).")
+DASK_ADDRESS = Control("to_dask", "text_input", "Dask scheduler address (e.g. tcp://10.0.0.5:8786)", "")
 RANGES = {"epsilon": (EPS_LO, EPS_HI, EPS_POINTS), "users": (N_LO, N_HI, N_POINTS), "d": (D_LO, D_HI, D_POINTS)}
 CONTROLS = (*DATA, MECHANISMS, ESTIMATORS, AXIS, EPS_LO, EPS_HI, EPS_POINTS, EPS_FIXED, N_LO, N_HI, N_POINTS, D_LO,
             D_HI, D_POINTS, USERS, TRIALS, METRIC, ENGINE, SEED, INV_MECH, INV_MEASURE, *INV_TARGET.values(), INV_EPS,
-            INV_N)
+            INV_N, NUM_METHODS, NUM_METRIC, EXECUTOR, DASK_ADDRESS)
 
 
 # --------------------------------------------------------------------------- cached computations
@@ -194,6 +208,55 @@ def inverse_question(freqs: np.ndarray, mechanisms: list[str], seed: int) -> Non
             chk = _check(mech, max(need_eps, T.EPS_MIN), n, freqs, measure, seed)
             st.markdown(f"**Checked by simulation:** {what} = {chk['empirical']:.3g} "
                         f"(95 % interval {chk['low']:.3g} – {chk['high']:.3g}) vs target {target:.3g}.")
+
+
+# --------------------------------------------------------------------------- numerical mechanisms
+@st.fragment
+def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: int, engine: str, seed: int) -> None:
+    """The numerical column's own mechanisms against ε (square-wave paper Figs. 2–5): simulated only."""
+    st.header("Numerical mechanisms against ε")
+    c1, c2 = st.columns(2)
+    methods = list(render(NUM_METHODS, c1))
+    metric = render(NUM_METRIC, c2)
+    executor = render(EXECUTOR)
+    address = str(render(DASK_ADDRESS)).strip() if executor == "dask" else None
+    if not methods:
+        st.info("Choose one or more numerical mechanisms above to sweep them over ε on this column.")
+        return
+    counts = np.asarray(data.counts, dtype=np.int64)
+    edges = np.asarray(data.edges, dtype=np.float64)
+    signature = hashlib.sha256(repr((data.name, counts.tobytes(), edges.tobytes(), methods, [float(g) for g in grid],
+                                     users, trials, engine, seed)).encode()).hexdigest()
+    st.markdown(f"{len(methods)} mechanism(s) × {len(grid)} ε values × {trials} trials on {data.name} "
+                f"({data.d} bins, n = {users:,}); every metric in the column's units. Pressing **Stop** (or changing "
+                "any setting) while it runs cancels the sweep.")
+    go, stop = st.columns([1, 1])
+    if go.button("Run numerical sweep", key="to_num_run", type="primary"):
+        stop.button("Stop", key="to_num_stop")  # a click reruns the page, which stops this run and its workers
+        bar = st.progress(0.0, text="Starting the numerical sweep…")
+        start = time.perf_counter()
+        with common.friendly_errors("the numerical sweep"):
+            table = T.numerical_sweep(counts, edges, [(m, None) for m in methods], grid, users=users, trials=trials,
+                                      engine=engine, seed=seed, executor=executor, address=address,
+                                      progress=lambda done, total: bar.progress(
+                                          done / total, text=f"{done}/{total} configurations"))
+        bar.empty()
+        st.session_state["to_num_sweep"] = {"signature": signature, "table": table,
+                                            "elapsed": time.perf_counter() - start}
+    result = st.session_state.get("to_num_sweep")
+    if result is None or result["signature"] != signature:
+        st.info("Press **Run numerical sweep** to simulate these mechanisms over ε.")
+        return
+    with common.friendly_errors("the numerical sweep summary"):
+        summary = T.summarize_sweep(result["table"], metric)
+    unit = {"wasserstein": data.unit, "mean_error": data.unit}.get(metric) or ""
+    fig = V.error_curves_figure(methods, summary=summary, axis="epsilon", metric=metric,
+                                title=f"{V.metric_label(metric)}{f' ({unit})' if unit else ''} against ε — "
+                                      f"numerical mechanisms on {data.name}")
+    common.show_figure(fig, "to_num_fig", summary[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high",
+                                                   "trials"]],
+                       f"Mean over {trials} trials with 95 % bands; one colour per mechanism, each with its own "
+                       f"reconstruction. Last run: {result['elapsed']:.1f} s.")
 
 
 # --------------------------------------------------------------------------- page
@@ -329,6 +392,10 @@ def main() -> None:
         config = controls.values(CONTROLS) | {"grid": [float(g) for g in grid], "dataset": data.name, "d": data.d,
                                               "metrics": list(sim_metrics)}
         common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff")
+
+    if data.numerical:
+        numerical_sweep(data, grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 8), users, trials, engine,
+                        seed)
 
     freqs = np.asarray(data.frequencies)
     inverse_question(freqs, mechanisms, seed)

@@ -133,7 +133,7 @@ def _drain(submit: Callable[[list[Any]], Any], batches: list[list[Any]], window:
             if nxt is not None:
                 pending.append(submit(nxt))
             yield from step(results)
-    except (KeyboardInterrupt, GeneratorExit):  # Ctrl-C, or the consumer stopped early: drop the queued work
+    except BaseException:  # Ctrl-C, a page rerun (Stop), or the consumer stopped early: drop the queued work
         drop()
         raise
 

@@ -39,7 +39,7 @@ from ldp.evaluation.metrics import DEFAULT_METRICS, top_k_indices
 from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
-from ldp.simulation import simulate, simulate_configuration
+from ldp.simulation import SWEEP_COLUMNS, SweepPopulation, simulate, simulate_configuration, sweep_rows
 from ldp.studies.attacks import attack_success
 from ldp.studies.cost import time_estimators
 from ldp.studies.datasets import Dataset, synthetic_spec
@@ -524,6 +524,42 @@ def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z
     out["ci_low"] = out["mean"] - half
     out["ci_high"] = out["mean"] + half
     return out
+
+
+# --------------------------------------------------------------------------- numerical mechanisms against ε
+NUMERICAL_SWEEP_METRICS = ("wasserstein", "ks", "range_mae", "mean_error")
+
+
+def numerical_sweep(counts: np.ndarray, edges: np.ndarray, methods: Sequence[tuple[str, str | None]],
+                    epsilons: Sequence[float] | np.ndarray, *, users: int, trials: int = 5, engine: str = "fast",
+                    seed: int | None = 0, metrics: Sequence[str] = NUMERICAL_SWEEP_METRICS,
+                    executor: str = "serial", workers: int | None = None, address: str | None = None,
+                    progress: Callable[[int, int], None] | None = None,
+                    cancel: Callable[[], bool] | None = None) -> pd.DataFrame:
+    """Numerical mechanisms (each with its reconstruction, None = its own) against ε on one bucketized column:
+    the tidy table of :func:`ldp.simulation.sweep_rows` (same seeding: identical on every executor) with ``x`` =
+    ε and an empty ``closed_form`` column, ready for :func:`summarize_sweep`. ``progress(done, total)`` counts
+    configurations over all methods."""
+    c = np.asarray(counts, dtype=np.int64)
+    d = int(c.size)
+    eps = [float(e) for e in epsilons]
+    if not methods or not eps:
+        raise LDPError("choose at least one numerical mechanism and one ε")
+    population = SweepPopulation({d: c})
+    total = len(methods) * len(eps)
+    parts = []
+    for i, (name, reconstruction) in enumerate(methods):
+        offset = i * len(eps)
+        rows = sweep_rows(population, mechanisms=[name], epsilons=eps, users=[int(users)], domain_sizes=[d],
+                          estimators=[reconstruction] if reconstruction else [], trials=trials, engine=engine,
+                          seed=seed, metrics=list(metrics), edges=edges, executor=executor, workers=workers,
+                          address=address, cancel=cancel,
+                          progress=None if progress is None else (lambda done, _t, o=offset: progress(o + done, total)))
+        parts.append(pd.DataFrame(list(rows), columns=list(SWEEP_COLUMNS)))
+    table = pd.concat(parts, ignore_index=True)
+    table["x"] = table["epsilon"]
+    table["closed_form"] = math.nan
+    return table
 
 
 # --------------------------------------------------------------------------- privacy side

@@ -78,8 +78,8 @@ def other_value(w, control: Control):
     kind = control.kind
     if kind in ("checkbox", "toggle"):
         return not w.value
-    if kind == "text_input":
-        return None  # free text (a parameter's value): its own test sets valid values
+    if kind == "text_input":  # a parameter's free text has its own test (valid values); other text: any other
+        return None if control.key in common.GENERATED_KEYS else (w.value + "1" if w.value else "tcp://127.0.0.1:8786")
     if kind in ("slider", "number_input"):
         step = w.step or 1
         value = w.value - step if w.min is None or w.value - step >= w.min else w.value + step
