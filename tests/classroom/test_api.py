@@ -22,14 +22,23 @@ GRR_Q = {"question": "Favourite season?", "labels": ["spring", "summer", "autumn
          "epsilon": 1.0}
 
 
-@pytest.fixture
-def classroom(tmp_path) -> Classroom:
+@pytest.fixture(params=["sqlite", "postgres"])
+def classroom(request, tmp_path) -> Classroom:
+    """Every contract test runs on both stores: SQLite in a temporary data directory, and a throwaway Postgres server
+    (conftest.py; skipped with the reason when Postgres is not installed)."""
+    if request.param == "postgres":
+        return Classroom(open_store(database_url=request.getfixturevalue("postgres_url")))
     return Classroom(open_store(database_url="", data_dir=tmp_path))
 
 
 @pytest.fixture
 def client(classroom) -> TestClient:
     return TestClient(Starlette(routes=classroom_routes(classroom)))
+
+
+@pytest.fixture
+def sqlite_client(tmp_path) -> TestClient:
+    return TestClient(Starlette(routes=classroom_routes(Classroom(open_store(database_url="", data_dir=tmp_path)))))
 
 
 def _create(client, body=GRR_Q) -> tuple[str, dict]:
@@ -148,7 +157,7 @@ def test_rate_limit_per_class(tmp_path):
     assert _post(client, a, "1", "nonce-a100").status_code == 201
 
 
-def test_reveal_export_and_delete(client, tmp_path):
+def test_reveal_export_and_delete(client, classroom):
     code, auth = _create(client, {**GRR_Q, "question": "=HYPERLINK(\"http://x\")", "labels": ["+1", "-1", "@a", "b"]})
     assert _post(client, code, "2", "-nonce-0001").status_code == 201
     resp = client.post(f"/api/classes/{code}/reveal", headers=auth, json={"truth": {"+1": 3, "-1": 1}})
@@ -163,11 +172,14 @@ def test_reveal_export_and_delete(client, tmp_path):
     assert [csv_cell(x) for x in ("=1", "+1", "-1", "@1", "a=1", 3)] == ["'=1", "'+1", "'-1", "'@1", "a=1", "3"]
     assert client.delete(f"/api/classes/{code}", headers=auth).status_code == 200
     assert client.get(f"/api/classes/{code}").status_code == 404
-    db = sqlite3.connect(tmp_path / "classroom.sqlite3")
-    assert db.execute("SELECT COUNT(*) FROM reports").fetchone()[0] == 0
+    with classroom.store._tx(False) as run:
+        assert run("SELECT COUNT(*) FROM reports r JOIN classes c ON c.id = r.class_id WHERE c.code = :c",
+                   c=code)[0][0] == 0
+        assert run("SELECT COUNT(*) FROM classes WHERE code = :c", c=code)[0][0] == 0
 
 
-def test_only_report_nonce_and_timestamp_are_stored_and_the_token_is_hashed(client, tmp_path):
+def test_only_report_nonce_and_timestamp_are_stored_and_the_token_is_hashed(sqlite_client, tmp_path):
+    client = sqlite_client
     resp = client.post("/api/classes", json=GRR_Q)
     code, token = resp.json()["code"], resp.json()["teacher_token"]
     assert _post(client, code, "3", "nonce-0001").status_code == 201
