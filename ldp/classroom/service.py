@@ -45,6 +45,10 @@ CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
 RATE_PER_SECOND = 200.0
 RATE_BURST = 500.0
 LEVEL = 0.95
+# Each process remembers a class's current question this long (a GET or POST then needs no query): safe, since
+# the INSERT itself only stores a report while its question is open, and this process forgets on its own teacher
+# actions; another instance's "next question" is seen within this delay.
+CURRENT_TTL_S = 1.0
 SECONDARY_ESTIMATOR = "norm-sub"   # consistent (non-negative, sums to one): consistency paper §IV
 PM_BINS = 10
 
@@ -100,25 +104,39 @@ def _clean(x: float) -> float | None:
 class Classroom:
     """The classroom's operations over one store (thread-safe: the store opens a connection per thread)."""
 
-    def __init__(self, store: Store, *, limiter: RateLimiter | None = None) -> None:
+    def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic) -> None:
         self.store = store
         self.limiter = limiter if limiter is not None else RateLimiter()
+        self._clock = clock
+        self._cache: dict[str, tuple[float, _Current]] = {}
 
     # ---------------------------------------------------------------- lookup and authorization
-    def _current(self, code: Any) -> _Current:
+    def _current(self, code: Any, *, fresh: bool = False) -> _Current:
+        """The class's current question; from this process's memory if read less than ``CURRENT_TTL_S`` ago."""
         if not isinstance(code, str) or not CODE_RE.match(code.upper()):
             raise NotFound(f"no class with code {str(code)[:16]!r}")
-        row = self.store.current_question(code.upper())
+        code = code.upper()
+        now = self._clock()
+        hit = self._cache.get(code)
+        if hit is not None and not fresh and now - hit[0] < CURRENT_TTL_S:
+            return hit[1]
+        row = self.store.current_question(code)
         if row is None:
+            self._cache.pop(code, None)
             raise NotFound(f"no class with code {code!r}")
         cid, qid, seq, spec, closed, truth = row
-        return _Current(cid, qid, seq, _spec(spec), bool(closed), json.loads(truth) if truth else None)
+        current = _Current(cid, qid, seq, _spec(spec), bool(closed), json.loads(truth) if truth else None)
+        self._cache[code] = (now, current)
+        return current
+
+    def _forget(self, code: str) -> None:
+        self._cache.pop(code.upper(), None)
 
     def authorize(self, code: Any, token: str | None) -> _Current:
         """The class's current question if ``token`` is its teacher token; 401 without a token, 403 if wrong."""
         if not token:
             raise Unauthorized("this needs the teacher token (header Authorization: Bearer <teacher_token>)")
-        current = self._current(code)
+        current = self._current(code, fresh=True)
         row = self.store.class_row(code.upper())
         if row is None or not hmac.compare_digest(row[1], hash_token(token)):
             raise Forbidden("wrong teacher token for this class")
@@ -145,11 +163,13 @@ class Classroom:
         spec = QuestionSpec.from_dict(body)
         mechanism_of(spec)
         self.store.add_question(current.class_id, json.dumps(spec.to_dict()))
+        self._forget(code)
         return self.public_info(code)
 
     def close(self, code: str, token: str | None) -> dict[str, Any]:
         current = self.authorize(code, token)
         self.store.close_question(current.question_id)
+        self._forget(code)
         return {"closed": True, "question_id": current.question_id}
 
     def reveal(self, code: str, token: str | None, truth: Any) -> dict[str, Any]:
@@ -158,6 +178,7 @@ class Classroom:
         spec = current.spec
         if truth is None:
             self.store.set_truth(current.question_id, None)
+            self._forget(code)
             return {"truth": None}
         if spec.labels is not None:
             if not isinstance(truth, dict) or set(truth) - set(spec.labels):
@@ -171,11 +192,13 @@ class Classroom:
                 raise LDPError("the true mean of a numeric question must be a number")
             value = float(truth)
         self.store.set_truth(current.question_id, json.dumps(value))
+        self._forget(code)
         return {"truth": value}
 
     def delete(self, code: str, token: str | None) -> dict[str, Any]:
         current = self.authorize(code, token)
         self.store.delete_class(current.class_id)
+        self._forget(code)
         return {"deleted": code.upper()}
 
     def export_csv(self, code: str, token: str | None) -> str:
@@ -276,11 +299,16 @@ class Classroom:
             raise ClassClosed("this question is closed: it accepts no more reports")
         asked = body.get("question")
         if asked is not None and asked != current.question_id:
+            current = self._current(code, fresh=True)
+            if current.closed:
+                raise ClassClosed("this question is closed: it accepts no more reports")
+        if asked is not None and asked != current.question_id:
             raise ClassClosed("this report answers an earlier question; reload the page for the current one")
         report = parse_report(current.spec, body["report"])
         if not self.limiter.allow(code.upper()):
             raise RateLimited("too many reports for this class right now; retry in a second")
         if not self.store.add_report(current.class_id, current.question_id, nonce, report):
+            self._forget(code)
             raise ClassClosed("this question is closed: it accepts no more reports")
         return {"accepted": True, "question_id": current.question_id, "report": report}
 

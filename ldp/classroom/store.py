@@ -53,6 +53,8 @@ class Store(ABC):
 
     pk = "INTEGER PRIMARY KEY"
     backend = "?"
+    #: operations are local and sub-millisecond (SQLite): the students' routes may run them on the event loop
+    local = False
 
     @abstractmethod
     def _tx(self, write: bool) -> contextlib.AbstractContextManager[Any]:
@@ -155,11 +157,16 @@ class Store(ABC):
 
 class SQLiteStore(Store):
     backend = "sqlite"
+    local = True
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        # SQLite has one writer at a time; waiting for it in SQLite's busy handler means sleeping 1, 2, 5, … 100 ms
+        # between retries, so this process's writers queue on a lock instead (woken at once). The busy timeout
+        # still covers writers in other processes.
+        self._write_lock = threading.Lock()
         self.create_schema()
 
     def _conn(self) -> sqlite3.Connection:
@@ -176,17 +183,18 @@ class SQLiteStore(Store):
     @contextlib.contextmanager
     def _tx(self, write: bool) -> Iterator[Any]:
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        with self._write_lock if write else contextlib.nullcontext():
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
-        def run(sql: str, **params: Any) -> list[tuple]:
-            return conn.execute(sql, params).fetchall()
+            def run(sql: str, **params: Any) -> list[tuple]:
+                return conn.execute(sql, params).fetchall()
 
-        try:
-            yield run
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            try:
+                yield run
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def _is_unique_violation(self, exc: Exception) -> bool:
         return isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in str(exc)
@@ -207,7 +215,8 @@ class SQLStore(Store):
         if url.startswith("postgresql://") or url.startswith("postgres://"):
             url = "postgresql+psycopg://" + url.split("://", 1)[1]
         self._sa = sqlalchemy
-        self.engine = sqlalchemy.create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+        # no pre-ping (a round trip per checkout): connections are recycled after 30 min instead
+        self.engine = sqlalchemy.create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_recycle=1800)
         self.create_schema()
 
     @contextlib.contextmanager
