@@ -82,7 +82,8 @@ with common.friendly_errors("this class"):
 # --------------------------------------------------------------------------- what the projector shows
 base = st.text_input("Address students open", reachable_base(st.context.headers.get("host")), key="cls_base",
                      help="The address of this server on the lecture hall's network (phones cannot open your "
-                          "localhost). Serve it on the network with ./dev app --server.address 0.0.0.0")
+                          "localhost, so it is replaced by this machine's network address). ./dev app listens on "
+                          "every interface; the phones must be on a network that reaches it.")
 with common.friendly_errors("this address"):
     url = join_url(base, code)
 left, right = st.columns([3, 1])
