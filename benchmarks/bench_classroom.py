@@ -38,6 +38,9 @@ from test_restart import kill_and_restart  # noqa: E402
 from ldp.classroom import ByteStreamRandom, QuestionSpec, randomize  # noqa: E402
 
 P95_TARGET_MS = 200.0
+# The teacher's pause between questions: the class's rate-limit bucket (500 reports, 200/s) refills in 2.5 s, so
+# each round starts as a fresh class would (without it, back-to-back rounds of 200 exceed 200 reports/s: 429s).
+ROUND_PAUSE_S = 3.0
 QUESTION = {"question": "Which season do you like best?", "labels": ["spring", "summer", "autumn", "winter"],
             "mechanism": "oue", "epsilon": 1.0}
 
@@ -123,6 +126,7 @@ def load_run(url: str, students: int, rounds: int) -> dict:
     wall = 0.0
     for rnd in range(rounds):
         if rnd:
+            time.sleep(ROUND_PAUSE_S)
             h.call("POST", f"{url}/api/classes/{code}/questions", QUESTION, token=token)
         t0 = time.perf_counter()
         outs = asyncio.run(_round(port, code, students, rnd))

@@ -53,7 +53,7 @@ class Store(ABC):
 
     pk = "INTEGER PRIMARY KEY"
     backend = "?"
-    #: operations are local and sub-millisecond (SQLite): the students' routes may run them on the event loop
+    #: reads are local and sub-millisecond (SQLite): the students' question route may run on the event loop
     local = False
 
     @abstractmethod
