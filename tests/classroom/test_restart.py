@@ -5,6 +5,7 @@ directory: every report acknowledged with a 201 before the kill is there afterwa
 from __future__ import annotations
 
 import csv
+import http.client
 import io
 import os
 import sys
@@ -29,7 +30,7 @@ def _submit_until_dead(url: str, code: str, worker: int, acked: list[str], stop:
         try:
             status, _ = call("POST", f"{url}/api/classes/{code}/reports", {"report": str(i % 3), "nonce": nonce},
                              timeout=5)
-        except OSError:   # the server is gone
+        except (OSError, http.client.HTTPException):   # the server is gone (maybe mid-response)
             return
         if status == 201:
             acked.append(nonce)
