@@ -14,17 +14,19 @@ JSON contract (bodies are JSON, errors ``{"error": "<one line>"}`` with a 4xx st
 
 The students' question route runs on the event loop when the store is local (SQLite: a lookup cached for 1 s, or
 one read that never waits for a writer under WAL); handing it to the thread pool cost CPU and latency when 200
-students arrive at once (benchmarks/bench_classroom.py). Everything else — a report's commit and fsync, Postgres
-round trips, the teacher's estimates — runs in the thread pool, never blocking the loop that also serves the
-dashboard (committing on the loop was faster on an idle machine but its tail latency tripled when the disk or the
-cores were busy).
+students arrive at once (benchmarks/bench_classroom.py). On SQLite a report's validation, commit and fsync run on
+one dedicated writer thread (SQLite has one writer anyway; committing on the loop itself was faster on an idle
+machine but its tail latency tripled when the disk or the cores were busy). Everything else — Postgres round trips,
+the teacher's estimates — runs in the thread pool, never blocking the loop that also serves the dashboard.
 Bodies are read up to :data:`MAX_BODY_BYTES` and refused beyond (413).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,9 @@ __all__ = ["MAX_BODY_BYTES", "classroom_routes"]
 MAX_BODY_BYTES = 4096
 STATIC = Path(__file__).resolve().parent / "static"
 _NO_STORE = {"Cache-Control": "no-store"}
+# SQLite has one writer at a time: the reports' commits run on one dedicated thread (a plain executor hop costs
+# less CPU than anyio's thread pool, and no pool thread waits on the write lock)
+_WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ldp-classroom-writer")
 
 
 async def _body(request: Request) -> Any:
@@ -79,12 +84,14 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
     get = classroom if callable(classroom) and not isinstance(classroom, Classroom) else (lambda: classroom)
 
     def handler(work: Callable[[Request, Any], Any], *, status: int = 200, body: bool = False,
-                kind: str = "json", quick: bool = False) -> Callable:
+                kind: str = "json", quick: bool = False, serial: bool = False) -> Callable:
         async def endpoint(request: Request) -> Response:
             try:
                 payload = await _body(request) if body else None
                 if quick and get().store.local:
                     result = work(request, payload)
+                elif serial and get().store.local:
+                    result = await asyncio.get_running_loop().run_in_executor(_WRITER, work, request, payload)
                 else:
                     result = await run_in_threadpool(work, request, payload)
             except LDPError as exc:
@@ -111,7 +118,7 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
         Route("/api/classes/{code}", handler(lambda r, b: get().public_info(code(r)), quick=True), methods=["GET"]),
         Route("/api/classes/{code}", handler(lambda r, b: get().delete(code(r), _token(r))), methods=["DELETE"]),
         Route("/api/classes/{code}/reports",
-              handler(lambda r, b: get().submit(code(r), b), status=201, body=True), methods=["POST"]),
+              handler(lambda r, b: get().submit(code(r), b), status=201, body=True, serial=True), methods=["POST"]),
         Route("/api/classes/{code}/summary", handler(lambda r, b: get().summary(code(r), _token(r))),
               methods=["GET"]),
         Route("/api/classes/{code}/close", handler(lambda r, b: get().close(code(r), _token(r))), methods=["POST"]),
