@@ -16,8 +16,9 @@ The students' question route runs on the event loop when the store is local (SQL
 one read that never waits for a writer under WAL); handing it to the thread pool cost CPU and latency when 200
 students arrive at once (benchmarks/bench_classroom.py). On SQLite a report's validation, commit and fsync run on
 one dedicated writer thread (SQLite has one writer anyway; committing on the loop itself was faster on an idle
-machine but its tail latency tripled when the disk or the cores were busy). Everything else — Postgres round trips,
-the teacher's estimates — runs in the thread pool, never blocking the loop that also serves the dashboard.
+machine but its tail latency tripled when the disk or the cores were busy), on Postgres on a pool of 10 threads;
+everything else (the teacher's routes) runs in Starlette's thread pool: nothing blocks the loop that also serves the
+dashboard.
 Bodies are read up to :data:`MAX_BODY_BYTES` and refused beyond (413).
 """
 
@@ -47,6 +48,8 @@ _NO_STORE = {"Cache-Control": "no-store"}
 # SQLite has one writer at a time: the reports' commits run on one dedicated thread (a plain executor hop costs
 # less CPU than anyio's thread pool, and no pool thread waits on the write lock)
 _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ldp-classroom-writer")
+# Postgres takes concurrent writers: the reports' round trips run on a pool as large as the connection pool
+_DB_POOL = ThreadPoolExecutor(max_workers=10, thread_name_prefix="ldp-classroom-db")
 
 
 async def _body(request: Request) -> Any:
@@ -90,8 +93,9 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
                 payload = await _body(request) if body else None
                 if quick and get().store.local:
                     result = work(request, payload)
-                elif serial and get().store.local:
-                    result = await asyncio.get_running_loop().run_in_executor(_WRITER, work, request, payload)
+                elif serial:
+                    pool = _WRITER if get().store.local else _DB_POOL
+                    result = await asyncio.get_running_loop().run_in_executor(pool, work, request, payload)
                 else:
                     result = await run_in_threadpool(work, request, payload)
             except LDPError as exc:
