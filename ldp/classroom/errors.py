@@ -1,0 +1,51 @@
+"""Errors of the live classroom, each an :class:`~ldp.core.errors.LDPError` (one-line reason) with the HTTP status
+the API answers with. A plain ``LDPError`` (a malformed report, a bad question) is a 400."""
+
+from __future__ import annotations
+
+from ldp.core.errors import LDPError
+
+__all__ = ["ClassClosed", "ClassroomError", "DuplicateNonce", "Forbidden", "NotFound", "RateLimited", "TooLarge",
+           "Unauthorized", "status_of"]
+
+
+class ClassroomError(LDPError):
+    status = 400
+
+
+class NotFound(ClassroomError):
+    status = 404
+
+
+class Unauthorized(ClassroomError):
+    """No teacher token given."""
+
+    status = 401
+
+
+class Forbidden(ClassroomError):
+    """A teacher token was given, but not this class's."""
+
+    status = 403
+
+
+class DuplicateNonce(ClassroomError):
+    status = 409
+
+
+class ClassClosed(ClassroomError):
+    """The question is closed, or the report answers another question than the open one."""
+
+    status = 409
+
+
+class TooLarge(ClassroomError):
+    status = 413
+
+
+class RateLimited(ClassroomError):
+    status = 429
+
+
+def status_of(error: LDPError) -> int:
+    return getattr(error, "status", 400)

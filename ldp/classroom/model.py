@@ -1,0 +1,167 @@
+"""A class question: what is asked, which answers it takes, and the LDP mechanism every student's browser applies.
+
+A question is either *categorical* (answer labels; mechanisms GRR, OUE, OLH — the IBU paper's §3.1 frequency
+oracles) or *numeric* (a range [lo, hi] in the question's units; the Piecewise Mechanism of the SW paper §2.2,
+whose reports estimate the mean). The answer of a student is mapped to the mechanism's input — the label's
+index, or v = 2·(x − lo)/(hi − lo) − 1 in [−1, 1] — and a report is one line of the README's report files
+(an integer index for GRR, d characters 0/1 for OUE, ``a b y`` for OLH, a real number for PM), parsed and
+validated by the mechanism itself (:meth:`~ldp.mechanisms.base.Mechanism.parse_reports`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ldp.core.errors import LDPError
+from ldp.mechanisms import get_mechanism
+from ldp.mechanisms.base import Mechanism
+
+__all__ = ["CATEGORICAL_MECHANISMS", "MAX_LABELS", "NUMERIC_MECHANISMS", "QuestionSpec", "mechanism_of",
+           "parse_report", "randomizer_parameters"]
+
+CATEGORICAL_MECHANISMS = ("grr", "oue", "olh")
+NUMERIC_MECHANISMS = ("pm",)
+MAX_LABELS = 32
+MAX_LABEL_CHARS = 60
+MAX_QUESTION_CHARS = 300
+EPSILON_RANGE = (0.05, 10.0)
+# A report line is at most this long (OUE: MAX_LABELS characters; OLH: three integers; PM: one float).
+MAX_REPORT_CHARS = 64
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """An immutable, validated question. ``labels`` for a categorical question, ``range`` for a numeric one."""
+
+    question: str
+    mechanism: str
+    epsilon: float
+    labels: tuple[str, ...] | None = None
+    range: tuple[float, float] | None = None
+
+    @classmethod
+    def from_dict(cls, body: Any) -> QuestionSpec:
+        """The JSON body ``{question, labels | range, mechanism, epsilon}``; a one-line :class:`LDPError` if bad."""
+        if not isinstance(body, dict):
+            raise LDPError("the question must be a JSON object {question, labels | range, mechanism, epsilon}")
+        unknown = set(body) - {"question", "labels", "range", "mechanism", "epsilon"}
+        if unknown:
+            raise LDPError(f"unknown field(s) {sorted(unknown)}: give question, labels or range, mechanism, epsilon")
+        question = body.get("question")
+        if not isinstance(question, str) or not question.strip() or len(question) > MAX_QUESTION_CHARS:
+            raise LDPError(f"question must be a non-empty text of at most {MAX_QUESTION_CHARS} characters")
+        mechanism = body.get("mechanism")
+        if not isinstance(mechanism, str):
+            raise LDPError("mechanism must be one of " + ", ".join(CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS))
+        mechanism = mechanism.strip().lower()
+        epsilon = body.get("epsilon")
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) \
+                or not EPSILON_RANGE[0] <= epsilon <= EPSILON_RANGE[1]:
+            raise LDPError(f"epsilon must be a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}], got {epsilon!r}")
+        labels, rng = body.get("labels"), body.get("range")
+        if (labels is None) == (rng is None):
+            raise LDPError("give either labels (a categorical question) or range [lo, hi] (a numeric one)")
+        if labels is not None:
+            if mechanism not in CATEGORICAL_MECHANISMS:
+                raise LDPError(f"a question with labels takes mechanism {', '.join(CATEGORICAL_MECHANISMS)}, "
+                               f"got {mechanism!r}")
+            if not isinstance(labels, list) or not 2 <= len(labels) <= MAX_LABELS:
+                raise LDPError(f"labels must be a list of 2 to {MAX_LABELS} texts")
+            if not all(isinstance(x, str) and x.strip() and len(x) <= MAX_LABEL_CHARS for x in labels):
+                raise LDPError(f"every label must be a non-empty text of at most {MAX_LABEL_CHARS} characters")
+            clean = tuple(x.strip() for x in labels)
+            if len(set(clean)) != len(clean):
+                raise LDPError("labels must be distinct")
+            return cls(question.strip(), mechanism, float(epsilon), labels=clean)
+        if mechanism not in NUMERIC_MECHANISMS:
+            raise LDPError(f"a numeric question (range) takes mechanism {', '.join(NUMERIC_MECHANISMS)}, "
+                           f"got {mechanism!r}")
+        if not isinstance(rng, list) or len(rng) != 2 or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rng) \
+                or not rng[0] < rng[1]:
+            raise LDPError(f"range must be [lo, hi] with finite numbers lo < hi, got {rng!r}")
+        return cls(question.strip(), mechanism, float(epsilon), range=(float(rng[0]), float(rng[1])))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"question": self.question, "mechanism": self.mechanism, "epsilon": self.epsilon}
+        if self.labels is not None:
+            out["labels"] = list(self.labels)
+        else:
+            out["range"] = list(self.range)
+        return out
+
+    @property
+    def kind(self) -> str:
+        return "categorical" if self.labels is not None else "numeric"
+
+    def to_input(self, answer: Any) -> Any:
+        """The mechanism's input for a student's answer: the label's index, or 2·(x − lo)/(hi − lo) − 1 (the
+        same floating-point operations as the browser's randomizer, clipped to [−1, 1])."""
+        if self.labels is not None:
+            if isinstance(answer, str) and answer in self.labels:
+                return self.labels.index(answer)
+            if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool) \
+                    and 0 <= answer < len(self.labels):
+                return int(answer)
+            raise LDPError(f"answer must be one of the labels {list(self.labels)}")
+        lo, hi = self.range
+        try:
+            x = float(answer)
+        except (TypeError, ValueError):
+            raise LDPError(f"answer must be a number in [{lo:g}, {hi:g}]") from None
+        if not math.isfinite(x) or not lo <= x <= hi:
+            raise LDPError(f"answer must be a number in [{lo:g}, {hi:g}], got {answer!r}")
+        return min(1.0, max(-1.0, 2.0 * (x - lo) / (hi - lo) - 1.0))
+
+    def from_unit_mean(self, m: float) -> float:
+        """A mean on [−1, 1] back in the question's units."""
+        lo, hi = self.range
+        return lo + (m + 1.0) / 2.0 * (hi - lo)
+
+
+@lru_cache(maxsize=256)
+def mechanism_of(spec: QuestionSpec) -> Mechanism:
+    """The question's mechanism (cached: specs are immutable). Categorical: d = number of labels; PM: d = 1."""
+    if spec.labels is not None:
+        return get_mechanism(spec.mechanism, spec.epsilon, len(spec.labels))
+    return get_mechanism(spec.mechanism, spec.epsilon)
+
+
+def parse_report(spec: QuestionSpec, report: Any) -> str:
+    """One report checked against the question's mechanism, returned in its canonical one-line encoding.
+
+    ``report`` is a JSON string (one line of a report file) or, for GRR and PM, a JSON number. Wrong length,
+    an out-of-range index, garbage → :class:`LDPError` with the mechanism's one-line reason.
+    """
+    if isinstance(report, bool) or not isinstance(report, (str, int, float)):
+        raise LDPError(f"report must be one line of text ({mechanism_of(spec).report_format})")
+    text = report if isinstance(report, str) else repr(report)
+    if not text.strip() or len(text) > MAX_REPORT_CHARS or "\n" in text or "\r" in text:
+        raise LDPError(f"report must be one line of at most {MAX_REPORT_CHARS} characters "
+                       f"({mechanism_of(spec).report_format})")
+    mech = mechanism_of(spec)
+    parsed = mech.parse_reports([text])
+    if parsed.shape[0] != 1:
+        raise LDPError(f"exactly one report per request ({mech.report_format})")
+    return next(iter(mech.format_reports(parsed)))
+
+
+def randomizer_parameters(spec: QuestionSpec) -> dict[str, Any]:
+    """What the browser's randomizer needs besides the question: the probabilities computed here (so the page
+    never evaluates exp itself, whose last bit may differ between JavaScript engines and C libraries)."""
+    mech = mechanism_of(spec)
+    if spec.mechanism == "grr":
+        return {"d": mech.d, "p": mech.p_star, "q": mech.q_star}
+    if spec.mechanism == "oue":
+        return {"d": mech.d, "p": mech.p_star, "q": mech.q_star}
+    if spec.mechanism == "olh":
+        keep, other = mech._hashed_probabilities()
+        return {"d": mech.d, "g": mech.g, "prime": mech.prime, "keep": keep, "other": other,
+                "p": mech.p_star, "q": mech.q_star}
+    return {"t": mech.t, "s": mech.s, "center_probability": mech.center_probability,
+            "lo": spec.range[0], "hi": spec.range[1]}

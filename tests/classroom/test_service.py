@@ -1,0 +1,58 @@
+"""The service beyond the HTTP contract: two app instances on one store (the 1 s cache of the current question
+never lets a report into a closed question, nor refuses one for the newly opened question), the rate limiter's
+refill, and the join link and its QR code."""
+
+from __future__ import annotations
+
+import pytest
+
+from ldp.classroom import Classroom, open_store
+from ldp.classroom.errors import ClassClosed
+from ldp.classroom.links import join_url, qr_png, reachable_base
+from ldp.classroom.service import RateLimiter
+from ldp.core.errors import LDPError
+
+Q = {"question": "q", "labels": ["a", "b", "c"], "mechanism": "grr", "epsilon": 1.0}
+
+
+def test_two_instances_on_one_store_agree_despite_the_cache(tmp_path):
+    store = open_store(database_url="", data_dir=tmp_path)
+    clock = [0.0]
+    one = Classroom(store, clock=lambda: clock[0])
+    other = Classroom(store, clock=lambda: clock[0])
+    created = one.create_class(Q)
+    code, token = created["code"], created["teacher_token"]
+    q1 = other.public_info(code)["question_id"]                   # `other` now caches question 1 as open
+    one.close(code, token)
+    with pytest.raises(ClassClosed):                                # the INSERT refuses it, whatever the cache says
+        other.submit(code, {"report": "1", "nonce": "nonce-0001"})
+    one.next_question(code, token, {**Q, "labels": ["x", "y"]})
+    q2 = one.public_info(code)["question_id"]
+    assert q2 != q1
+    # a student who already has question 2 is not refused by an instance still caching question 1
+    assert other.submit(code, {"report": "0", "nonce": "nonce-0002", "question": q2})["question_id"] == q2
+    with pytest.raises(ClassClosed, match="earlier question"):
+        other.submit(code, {"report": "0", "nonce": "nonce-0003", "question": q1})
+    clock[0] += 2.0                                                  # past the cache's 1 s: `other` sees question 2
+    assert other.public_info(code)["question_id"] == q2
+    assert one.summary(code, token)["reports"] == 1
+
+
+def test_rate_limiter_refills_at_its_rate():
+    clock = [0.0]
+    limiter = RateLimiter(rate=10.0, burst=2, clock=lambda: clock[0])
+    assert [limiter.allow("A") for _ in range(3)] == [True, True, False]
+    clock[0] += 0.1                                                  # one token back after 1/rate seconds
+    assert [limiter.allow("A") for _ in range(2)] == [True, False]
+    assert limiter.allow("B")
+
+
+def test_join_link_and_qr_code():
+    assert join_url("http://10.0.0.5:8501/", "ABCDEF") == "http://10.0.0.5:8501/join/ABCDEF"
+    assert reachable_base("lecture.example.org:8501") == "http://lecture.example.org:8501"
+    base = reachable_base("localhost:8501")
+    assert base.endswith(":8501") and base.startswith("http://")
+    with pytest.raises(LDPError, match="http://host:port"):
+        join_url("lecture hall", "ABCDEF")
+    png = qr_png("http://10.0.0.5:8501/join/ABCDEF")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,238 @@
+"""The live classroom in headless Chromium on the real server (``serve.py``: the dashboard and the classroom routes):
+
+- the page's randomizer (crypto.getRandomValues) draws 10⁵ reports per mechanism that pass a χ² test against the
+  mechanism's exact channel (GRR, OUE, OLH) or its density (PM, binned);
+- fed fixed bytes, Chromium's randomizer gives the Python randomizer's reports (tests/classroom checks node too);
+- every request the student page makes is intercepted: none carries the raw answer;
+- the teacher's projector view and a phone-sized student page, screenshotted (test-artifacts/screenshots/).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from e2e_harness import SCREENSHOTS, open_page, screenshot, wait_idle
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "classroom"))
+from classroom_harness import call, start_app, stop_app  # noqa: E402
+
+from ldp.classroom import QuestionSpec, mechanism_of, randomize  # noqa: E402
+
+pytestmark = pytest.mark.e2e
+
+DRAWS = 100_000
+# χ² p-value below which a test fails. The browser's randomness cannot be seeded (that is the point: it is the
+# real crypto source), so each of the four tests fails by chance with probability 1e-4 when all is well.
+ALPHA = 1e-4
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def classroom_server(tmp_path_factory) -> Iterator[object]:
+    tmp = tmp_path_factory.mktemp("classroom-e2e")
+    app = start_app({"LDP_DATA_DIR": str(tmp / "data"), "LDP_DATABASE_URL": ""}, tmp / "serve.log")
+    try:
+        yield app
+    finally:
+        stop_app(app)
+
+
+def _create(server, body: dict) -> dict:
+    status, out = call("POST", f"{server.url}/api/classes", body)
+    assert status == 201, out
+    return out
+
+
+def _student_page(browser, server, code: str, viewport=PHONE):
+    context = browser.new_context(viewport=viewport, locale="en-US", is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    return page
+
+
+DRAW_JS = """
+([mechanism, params, answer, draws]) => {
+  const src = LDPRandomizer.cryptoSource();
+  const counts = {};
+  for (let i = 0; i < draws; i++) {
+    const r = LDPRandomizer.randomize(mechanism, params, answer, src);
+    counts[r] = (counts[r] || 0) + 1;
+  }
+  return counts;
+}
+"""
+PM_DRAW_JS = """
+([params, answer, draws]) => {
+  const src = LDPRandomizer.cryptoSource();
+  const out = new Float64Array(draws);
+  for (let i = 0; i < draws; i++) out[i] = Number(LDPRandomizer.randomize("pm", params, answer, src));
+  return Array.from(out);
+}
+"""
+
+
+@pytest.mark.parametrize("mechanism", ["grr", "oue", "olh"])
+def test_chromium_reports_follow_the_channel(browser, classroom_server, mechanism):
+    body = {"question": "chi2", "labels": ["a", "b", "c", "d"], "mechanism": mechanism, "epsilon": 1.0}
+    code = _create(classroom_server, body)["code"]
+    page = _student_page(browser, classroom_server, code)
+    try:
+        page.goto(f"{classroom_server.url}/join/{code}")
+        page.wait_for_function("() => window.LDPRandomizer !== undefined")
+        info = call("GET", f"{classroom_server.url}/api/classes/{code}")[1]
+        answer = 2
+        counts = page.evaluate(DRAW_JS, [mechanism, info["parameters"], answer, DRAWS])
+    finally:
+        page.context.close()
+    mech = mechanism_of(QuestionSpec.from_dict(body))
+    channel, labels = mech.channel()
+    expected = channel[answer] * DRAWS
+    observed = np.array([counts.pop(label, 0) for label in labels], dtype=float)
+    assert not counts, f"reports outside the channel's outputs: {list(counts)[:5]}"
+    assert observed.sum() == DRAWS
+    keep = expected > 0   # outputs impossible for this answer (none here) would have to be unobserved
+    assert np.all(observed[~keep] == 0)
+    p = stats.chisquare(observed[keep], expected[keep]).pvalue
+    assert p > ALPHA, f"{mechanism}: χ² p = {p:.2e} over {keep.sum()} outputs"
+
+
+def test_chromium_pm_reports_follow_the_density(browser, classroom_server):
+    body = {"question": "chi2", "range": [0, 10], "mechanism": "pm", "epsilon": 1.0}
+    code = _create(classroom_server, body)["code"]
+    page = _student_page(browser, classroom_server, code)
+    try:
+        page.goto(f"{classroom_server.url}/join/{code}")
+        page.wait_for_function("() => window.LDPRandomizer !== undefined")
+        info = call("GET", f"{classroom_server.url}/api/classes/{code}")[1]
+        reports = np.array(page.evaluate(PM_DRAW_JS, [info["parameters"], 7.5, DRAWS]))
+    finally:
+        page.context.close()
+    mech = mechanism_of(QuestionSpec.from_dict(body))
+    v = 2 * 7.5 / 10 - 1
+    lo, hi = mech.interval(v)
+    # the density is p_high on [ℓ, r] and p_low elsewhere on [−s, s] (SW paper §2.2): exact bin probabilities
+    edges = np.linspace(-mech.s, mech.s, 41)
+    inside = np.clip(np.minimum(edges[1:], hi) - np.maximum(edges[:-1], lo), 0, None)
+    probs = mech.p_low * np.diff(edges) + (mech.p_high - mech.p_low) * inside
+    assert math.isclose(probs.sum(), 1.0, rel_tol=1e-9)
+    observed, _ = np.histogram(reports, bins=edges)
+    assert observed.sum() == DRAWS
+    p = stats.chisquare(observed, probs * DRAWS).pvalue
+    assert p > ALPHA, f"pm: χ² p = {p:.2e}"
+
+
+def test_chromium_and_python_agree_on_the_same_bytes(browser, classroom_server):
+    from test_randomizer import _cases, _python  # tests/classroom: the node comparison's cases
+
+    cases = _cases(seed=7, per_spec=60)
+    code = _create(classroom_server, {"question": "x", "labels": ["a", "b"], "mechanism": "grr", "epsilon": 1})["code"]
+    page = _student_page(browser, classroom_server, code)
+    try:
+        page.goto(f"{classroom_server.url}/join/{code}")
+        page.wait_for_function("() => window.LDPRandomizer !== undefined")
+        got = page.evaluate("""(cases) => cases.map((c) => {
+            const bytes = Uint8Array.from(c.bytes.match(/../g).map((h) => parseInt(h, 16)));
+            const src = LDPRandomizer.fixedSource(bytes);
+            return [LDPRandomizer.randomize(c.mechanism, c.params, c.answer, src), src.consumed];
+        })""", cases)
+    finally:
+        page.context.close()
+    for case, (report, consumed) in zip(cases, got, strict=True):
+        expected, used = _python(case)
+        assert (float(report) == float(expected)) if case["mechanism"] == "pm" else report == expected, case
+        assert consumed == used, case
+
+
+@pytest.mark.parametrize("kind", ["categorical", "numeric"])
+def test_no_request_of_the_student_page_carries_the_answer(browser, classroom_server, kind):
+    if kind == "categorical":
+        body = {"question": "Where would you rather live?", "labels": ["Oslo", "Zanzibar-Island", "Lima"],
+                "mechanism": "oue", "epsilon": 1.0}
+        secret = "Zanzibar-Island"
+    else:
+        body = {"question": "How many hours did you sleep?", "range": [0, 12], "mechanism": "pm", "epsilon": 1.0}
+        secret = "7.317"
+    created = _create(classroom_server, body)
+    code = created["code"]
+    page = _student_page(browser, classroom_server, code)
+    seen: list[dict] = []
+    page.on("request", lambda req: seen.append({"url": req.url, "method": req.method, "body": req.post_data or "",
+                                                "headers": json.dumps(req.headers)}))
+    try:
+        page.goto(f"{classroom_server.url}/join/{code}")
+        page.wait_for_selector("#answers input")
+        if kind == "categorical":
+            page.get_by_text(secret, exact=True).click()
+        else:
+            page.fill("#number", secret)
+        page.click("#send")
+        page.wait_for_selector("#result:not([hidden])")
+        page.wait_for_timeout(3500)   # one poll of the question as well
+        shown = page.inner_text("#sent")
+    finally:
+        page.context.close()
+    assert secret in shown   # the page itself tells the student what they answered …
+    posts = [r for r in seen if r["method"] == "POST"]
+    assert len(posts) == 1 and posts[0]["url"].endswith(f"/api/classes/{code}/reports")
+    sent = json.loads(posts[0]["body"])
+    assert set(sent) == {"report", "nonce", "question"}
+    for r in seen:   # … but no request carries it: not in a URL, a body or a header
+        assert secret not in r["url"] + r["body"] + r["headers"], r
+        assert r["url"].startswith(classroom_server.url), r   # nothing leaves for another host
+    summary = call("GET", f"{classroom_server.url}/api/classes/{code}/summary", token=created["teacher_token"])[1]
+    assert summary["reports"] == 1
+
+
+def test_projector_view_and_phone_page(browser, classroom_server):
+    """The teacher creates a class on the Classroom page; 40 students answer; the show of hands is revealed."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1250}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    try:
+        page.goto(f"{classroom_server.url}/")   # app.py's st.navigation must have run once (see tests/e2e)
+        open_page(page, classroom_server, "classroom")
+        page.get_by_role("button", name="Create class").click()
+        page.wait_for_selector("text=Join code")
+        wait_idle(page)
+        code = re.search(r"Join code ([A-Z0-9]{6})", page.inner_text("body")).group(1)
+        info = call("GET", f"{classroom_server.url}/api/classes/{code}")[1]
+        spec = QuestionSpec.from_dict({k: info[k] for k in ("question", "labels", "mechanism", "epsilon")})
+        hands = {"Spring": 9, "Summer": 17, "Autumn": 10, "Winter": 4}
+        answers = [label for label, k in hands.items() for _ in range(k)]
+        for i, answer in enumerate(answers):
+            assert call("POST", f"{classroom_server.url}/api/classes/{code}/reports",
+                        {"report": randomize(spec, answer), "nonce": f"student-{i:04d}"})[0] == 201
+        page.get_by_text("Reveal the show of hands").click()
+        for label, k in hands.items():
+            page.get_by_label(label, exact=True).fill(str(k))
+        page.get_by_role("button", name="Reveal").click()
+        page.wait_for_function("() => document.body.innerText.includes('With 40 students')", timeout=20_000)
+        page.wait_for_timeout(2500)   # the live view's next refresh draws the show of hands
+        wait_idle(page)
+        assert "With 40 students the error is ±" in page.inner_text("body")
+        page.get_by_text("Reveal the show of hands").click()   # fold the form again for the picture
+        page.evaluate("() => { window.scrollTo(0, 0); document.querySelectorAll('[data-testid=\"stMain\"], "
+                      "[data-testid=\"stAppViewContainer\"]').forEach((e) => e.scrollTo(0, 0)); }")
+        page.wait_for_timeout(800)
+        screenshot(page, "classroom-projector", full_page=False)
+
+        phone = _student_page(browser, classroom_server, code)
+        try:
+            phone.goto(f"{classroom_server.url}/join/{code}")
+            phone.get_by_text("Summer", exact=True).click()
+            phone.click("#send")
+            phone.wait_for_selector("#result:not([hidden])")
+            screenshot(phone, "classroom-student-phone", full_page=True)
+        finally:
+            phone.context.close()
+    finally:
+        context.close()
+    assert (SCREENSHOTS / "classroom-projector.png").exists()
