@@ -45,6 +45,7 @@ PAGES = {
     "postprocessing": "Post-processing lab",
     "learn": "Learn",
     "privacy": "Privacy questions",
+    "classroom": "Classroom",
 }
 # Pages that draw at least one chart with their default settings.
 CHARTED = {"playground", "tradeoff", "numerical", "postprocessing"}
