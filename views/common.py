@@ -5,8 +5,9 @@ handling and output. Streamlit only: every computation is a call into ``ldp``.""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -27,7 +28,7 @@ __all__ = ["EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "Mechanis
            "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control", "epsilon_control",
            "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
            "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
-           "render_parameters", "seed_control", "show_figure"]
+           "render_parameters", "render_row", "section", "seed_control", "show_figure"]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
 EPS_GRID: list[float] = sorted({float(f"{x:.2g}") for x in np.geomspace(0.05, 10, 60)} | {0.5, 1.0, 2.0, 4.0})
@@ -429,6 +430,23 @@ def friendly_errors(what: str = "this configuration") -> Iterator[None]:
         st.error("This configuration needs more memory than the server has: use the fast engine, "
                  "fewer users or a smaller domain.")
         st.stop()
+
+
+def section(func: Callable[..., None]) -> Callable[..., None]:
+    """A page section: a library error becomes an ``st.error`` inside the section, and the other sections still
+    render (``friendly_errors`` would stop the whole page)."""
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            func(*args, **kwargs)
+        except ldp.LDPError as exc:
+            st.error(f"Cannot show this section: {exc}")
+    return run
+
+
+def render_row(row: Sequence[Control]) -> list[Any]:
+    """Draw controls side by side in one row of equal columns; their values in order."""
+    return [render(control, column) for control, column in zip(row, st.columns(len(row)), strict=True)]
 
 
 # --------------------------------------------------------------------------- output

@@ -9,9 +9,8 @@ in ``ldp.viz.lecture``.
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,16 +56,9 @@ CONTROLS = (*MECH, D, W_N, W_YES, W_T, W_SEED, U_D, U_V, U_SEED, HM_VIEW, CMP_D,
 
 
 # --------------------------------------------------------------------------- helpers
-def section(func: Callable[..., None]) -> Callable[..., None]:
-    """A page section: a library error becomes an ``st.error`` inside the section (the other
-    sections still render; ``common.friendly_errors`` would stop the whole page)."""
-    @functools.wraps(func)
-    def run(*args: Any, **kwargs: Any) -> None:
-        try:
-            func(*args, **kwargs)
-        except ldp.LDPError as exc:
-            st.error(f"Cannot show this section: {exc}")
-    return run
+
+
+section = common.section
 
 
 def _simulated(title: str, seed: Control, button: str, key: str, config: Sequence[Any], waiting: str) -> int | None:

@@ -8,9 +8,7 @@ Wiring and text only: the controls are declared below; the maths is in ``ldp.pri
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -69,15 +67,7 @@ CONTROLS = (SH_EPS0, SH_DELTA, SH_N, SH_D, SH_TARGET, AU_MECH, AU_EPS, AU_D, AU_
             LO_EPS_1, LO_SEED, PO_EPS, PO_D, PO_R, PO_SEED)
 
 
-def section(func: Callable[..., None]) -> Callable[..., None]:
-    """A library error becomes an ``st.error`` inside the section; the other sections still render."""
-    @functools.wraps(func)
-    def run(*args: Any, **kwargs: Any) -> None:
-        try:
-            func(*args, **kwargs)
-        except ldp.LDPError as exc:
-            st.error(f"Cannot show this section: {exc}")
-    return run
+section = common.section
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -200,11 +190,8 @@ def longitudinal_section() -> None:
                 "the guarantee is τ·ε1 and the attacker's posterior on the true value tends to certainty. "
                 "**Memoized** reports (L-GRR: a GRR(ε∞) value drawn once, re-randomized each round) cost ε1 each "
                 "but never more than ε∞ together: the attacker learns at most the memoized value.")
-    c1, c2, c3, c4 = st.columns(4)
-    d = int(render(LO_D, c1))
-    e_inf = float(render(LO_EPS_INF, c2))
-    e_1 = float(render(LO_EPS_1, c3))
-    seed = int(render(LO_SEED, c4))
+    d, e_inf, e_1, seed = common.render_row([LO_D, LO_EPS_INF, LO_EPS_1, LO_SEED])
+    d, e_inf, e_1, seed = int(d), float(e_inf), float(e_1), int(seed)
     if e_1 >= e_inf:
         st.warning("Choose ε1 below ε∞: one report must cost less than the memoized value.")
         return
@@ -223,11 +210,8 @@ def poisoning_section() -> None:
                 "fakes pick a hash that maps all targets to one value. The lines are the closed-form gain of the "
                 "targets' estimated frequency; markers are simulations (100,000 genuine users, Zipf data, targets "
                 "= the r rarest values), with matrix inversion and after Norm-Sub.")
-    c1, c2, c3, c4 = st.columns(4)
-    epsilon = float(render(PO_EPS, c1))
-    d = int(render(PO_D, c2))
-    r = int(render(PO_R, c3))
-    seed = int(render(PO_SEED, c4))
+    epsilon, d, r, seed = common.render_row([PO_EPS, PO_D, PO_R, PO_SEED])
+    epsilon, d, r, seed = float(epsilon), int(d), int(r), int(seed)
     if r >= d:
         st.warning("Choose fewer targets than values.")
         return
