@@ -80,10 +80,13 @@ with common.friendly_errors("this class"):
     info = room.public_info(code)
 
 # --------------------------------------------------------------------------- what the projector shows
+if st.get_option("server.address") in ("localhost", "127.0.0.1", "::1"):
+    st.warning("This server listens on this computer only, so phones cannot join yet: restart it with "
+               "`./dev app --classroom` to open it to the lecture hall's network.")
 base = st.text_input("Address students open", reachable_base(st.context.headers.get("host")), key="cls_base",
                      help="The address of this server on the lecture hall's network (phones cannot open your "
-                          "localhost, so it is replaced by this machine's network address). ./dev app listens on "
-                          "every interface; the phones must be on a network that reaches it.")
+                          "localhost, so it is replaced by this machine's network address). `./dev app --classroom` "
+                          "listens on every interface; the phones must be on a network that reaches it.")
 with common.friendly_errors("this address"):
     url = join_url(base, code)
 left, right = st.columns([3, 1])
