@@ -391,23 +391,30 @@ def data_section(c: DataControls, what: str = "this dataset") -> Dataset:
 def _upload_picker(c: DataControls, container: Any) -> Dataset:
     exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS})
     up = container.file_uploader(f"CSV or Parquet file (≤ {UPLOAD_LIMIT_MB} MB)", type=exts, key=c.upload_key)
-    if up is None:
-        container.info("Upload a file to use it, or pick sample data.")
-        st.stop()
-    raw = up.getvalue()
-    if len(raw) > UPLOAD_LIMIT_MB * 1024 * 1024:
-        raise ldp.LDPError(f"the file is larger than {UPLOAD_LIMIT_MB} MB; upload a smaller extract")
-    # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another.
+    # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another. The
+    # last file uploaded in this session stays in use on every page (a file uploader forgets its file when the
+    # page changes) until another is uploaded.
     cache = st.session_state.setdefault("_uploads", {})
-    signature = (up.name, len(raw), hash(raw))
-    if signature not in cache:
-        cache.clear()
-        cache[signature] = load_table_bytes(raw, up.name)
-    table = cache[signature]
+    if up is None:
+        if not cache:
+            container.info("Upload a file to use it, or pick sample data.")
+            st.stop()
+        (name, _, _), table = next(iter(cache.items()))
+        container.caption(f"Using **{name}**, uploaded earlier in this session; upload another file to replace it.")
+    else:
+        raw = up.getvalue()
+        if len(raw) > UPLOAD_LIMIT_MB * 1024 * 1024:
+            raise ldp.LDPError(f"the file is larger than {UPLOAD_LIMIT_MB} MB; upload a smaller extract")
+        name = up.name
+        signature = (name, len(raw), hash(raw))
+        if signature not in cache:
+            cache.clear()
+            cache[signature] = load_table_bytes(raw, name)
+        table = cache[signature]
     column = render(c.upload_column, container, columns=datasets.usable_columns(table))
     series = get_column(table, column)
     kind = render(c.upload_kind, container, guess=datasets.guess_kind(series))
-    source = f"uploaded file {up.name}"
+    source = f"uploaded file {name}"
     if kind == "numerical":
         bins, value_range = _bins_and_range(c, container, datasets.data_range(series))
         return datasets.table_dataset(table, column, kind, bins=bins, value_range=value_range, source=source)

@@ -378,3 +378,25 @@ def test_pages_state_no_roadmap():
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = node.value.lower()
                 assert not any(w in text for w in words), f"{name}:{node.lineno}: {node.value[:80]!r}"
+
+
+def test_an_uploaded_file_stays_in_use_across_pages():
+    """Issue 11: a file uploaded on one page stays the data on every page of the session (a file uploader forgets
+    its file when the page changes). The parsed table is what the upload leaves in the session."""
+    import pandas as pd
+
+    at = open_page("playground")
+    at.session_state["_uploads"] = {("grades.csv", 123, 1): pd.DataFrame({"grade": list("AABBBCCD") * 50})}
+    widgets(at)["data_source"].set_value("Upload")
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("grades.csv" in c.value and "uploaded earlier" in c.value for c in at.caption)
+    at.switch_page("views/tradeoff.py")
+    at.run()
+    widgets(at)["to_data_source"].set_value("Upload")
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("grades.csv" in c.value for c in at.caption)
+    at.switch_page("views/playground.py")
+    at.run()
+    assert widgets(at)["data_source"].value == "Upload" and any("grades.csv" in c.value for c in at.caption)
