@@ -20,6 +20,7 @@ from ldp.evaluation.uncertainty import estimate_intervals
 from ldp.studies import cost
 from ldp.studies.attacks import attack_success, baseline_success, plausible_deniability_ratio
 from ldp.studies.comparison import draw_population
+from ldp.studies.verdicts import verdict
 from ldp.viz import estimates as viz
 from views import common, controls
 from views.controls import Control, render
@@ -109,15 +110,16 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
 
     mech = result.mechanism
     true = result.true_frequencies
-    variances = result.variance_per_value()
     mi_first = result.estimates["mi"][0]
     per_value = estimate_intervals(mech, mi_first, result.n, level)
     simultaneous = estimate_intervals(mech, mi_first, result.n, level, simultaneous=True)
     intervals, band = (per_value.low, per_value.high), (simultaneous.low, simultaneous.high)
     covered = float(np.mean(per_value.covers(true)))
     eps1 = mech.params.get("epsilon_1") if mech.collection == "longitudinal" else None
-    st.markdown(viz.readout_text(mech.display_name, result.n, mech.epsilon, math.sqrt(float(np.mean(variances))), d,
-                                 covered=covered, level=level, epsilon_1=eps1))
+    with common.friendly_errors("the verdict"):
+        plain = verdict(mech, mi_first, result.n, level)
+    (st.warning if plain.swamped else st.markdown)(plain.sentence(mech.display_name, mech.epsilon, eps1))
+    st.markdown(viz.coverage_text(covered, d, level))
 
     used = {k: v for k, v in mech.params.items() if v is not None}
     if used:

@@ -284,19 +284,11 @@ def format_users(n: int) -> str:
     return f"{n:,}"
 
 
-def readout_text(mechanism: str, n: int, epsilon: float, sigma: float, d: int, *,
-                 covered: float | None = None, level: float = 0.95, epsilon_1: float | None = None) -> str:
-    """The plain-language read-out (Markdown)."""
-    eps = f"ε = {epsilon:g}" + (f" (ε1 = {epsilon_1:g} per report)" if epsilon_1 is not None else "")
-    users = float(f"{sigma * n:.2g}")  # as precise as σ itself
-    text = (f"With **{format_users(n)} users** at **{eps}**, {mechanism}'s estimate of each value is typically "
-            f"off by **±{sigma:.2g}** (about ±{users:,.0f} users; the closed-form standard deviation of the "
-            f"matrix-inversion estimate, averaged over the {d:,} values).")
-    if covered is not None:
-        inside = round(covered * d)
-        text += (f" In this run, **{inside:,} of {d:,}** true frequencies ({covered:.0%}) lie inside their "
-                 f"{level:.0%} intervals — about {level:.0%} is expected.")
-    return text
+def coverage_text(covered: float, d: int, level: float = 0.95) -> str:
+    """How many true frequencies this run's intervals hold (a simulator can check it; Markdown)."""
+    inside = round(covered * d)
+    return (f"In this run, **{inside:,} of {d:,}** true frequencies ({covered:.0%}) lie inside their {level:.0%} "
+            f"intervals — at least about {level:.0%} is expected.")
 
 
 def likelihood_ratio_text(epsilon: float, *, epsilon_1: float | None = None) -> str:

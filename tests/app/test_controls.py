@@ -248,7 +248,7 @@ def test_settings_survive_a_page_switch():
     found = widgets(at)
     assert (found["eps"].value, found["users"].value, found["est"].value) == (0.3, 5000, ["norm-sub"])
     assert found["data_column"].value == "carrier"
-    assert any("ε = 0.3" in m.value for m in at.markdown)
+    assert any("ε = 0.3" in m.value for m in [*at.markdown, *at.warning])
 
 
 # --------------------------------------------------------------------------- hostile URLs

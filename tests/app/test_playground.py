@@ -41,7 +41,7 @@ def _assert_results(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
     assert len(at.get("plotly_chart")) == 2
     assert len(at.dataframe) >= 1  # the metrics table (plus the plotted-values tables)
-    assert any("typically off by" in m.value for m in at.markdown)
+    assert any("estimates each value to within about" in m.value for m in [*at.markdown, *at.warning])
     assert len(at.metric) == 3
 
 
@@ -54,8 +54,8 @@ def shared() -> AppTest:
 def test_defaults_render_charts_metrics_readout_and_privacy(shared):
     at = shared
     _assert_results(at)
-    readout = next(m.value for m in at.markdown if "typically off by" in m.value)
-    assert "10^6 users" in readout and "ε = 1" in readout and "OUE" in readout
+    readout = next(m.value for m in at.markdown if "estimates each value to within about" in m.value)
+    assert "1,000,000 users" in readout and "ε = 1" in readout and "OUE" in readout and "🟢" in readout
     labels = [m.label for m in at.metric]
     assert any("e^ε" in label for label in labels) and any("attacker" in label.lower() for label in labels)
     assert any(m.value == "2.72×" for m in at.metric)
@@ -144,7 +144,7 @@ def test_url_restores_epsilon():
     _assert_results(at)
     assert _widget(at, "eps").value == 0.5
     assert _widget(at, "mech").value == "grr"
-    assert any("ε = 0.5" in m.value for m in at.markdown)
+    assert any("ε = 0.5" in m.value for m in [*at.markdown, *at.warning])
 
 
 def test_upload_source_without_file_asks_for_one():

@@ -135,15 +135,9 @@ def test_format_users(n, text):
     assert viz.format_users(n) == text
 
 
-def test_readout_text():
-    text = viz.readout_text("OUE", 10**6, 1.0, 0.0006, 100, covered=0.95, level=0.95)
-    assert "With **10^6 users** at **ε = 1**" in text
-    assert "OUE's estimate of each value is typically off by **±0.0006**" in text
-    assert "about ±600 users" in text
+def test_coverage_text():
+    text = viz.coverage_text(0.95, 100, 0.95)
     assert "**95 of 100**" in text and "95%" in text
-    longitudinal = viz.readout_text("L-OUE", 5000, 2.0, 0.01234, 8, epsilon_1=0.5)
-    assert "ε1 = 0.5" in longitudinal and "±0.012" in longitudinal and "5,000 users" in longitudinal
-    assert "In this run" not in longitudinal
 
 
 def test_privacy_sentences():
