@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from views import common
+
 st.set_page_config(page_title="LDP Explorer", page_icon="🔒", layout="wide", initial_sidebar_state="expanded")
 
 PAGES = {
@@ -27,4 +29,5 @@ PAGES = {
     ],
 }
 
+common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
 st.navigation(PAGES).run()

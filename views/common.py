@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -22,13 +23,15 @@ from ldp.data.synthetic import SYNTHETIC
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
 from ldp.studies.datasets import Dataset
-from views.controls import Control, render
+from views.controls import Control, message_area, open_message_area, render
 
-__all__ = ["EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "build_estimators",
-           "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control", "epsilon_control",
-           "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
-           "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
-           "render_parameters", "render_row", "section", "seed_control", "show_figure"]
+__all__ = [
+    "EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "build_estimators",
+    "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control", "epsilon_control",
+    "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
+    "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
+    "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "show_figure",
+]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
 EPS_GRID: list[float] = sorted({float(f"{x:.2g}") for x in np.geomspace(0.05, 10, 60)} | {0.5, 1.0, 2.0, 4.0})
@@ -276,6 +279,7 @@ class DataControls:
     synthetic: Control
     d: Control
     zipf_s: Control
+    mixture: Control
     upload_column: Control
     upload_kind: Control
     upload_key: str
@@ -319,6 +323,10 @@ def data_controls(prefix: str, *, default_sample: str = "flights", default_colum
         d=Control(f"{prefix}_d", "slider", "Domain size d", 100, min_value=2, max_value=2048),
         zipf_s=Control(f"{prefix}_zipf_s", "slider", "Zipf exponent s", 1.5, min_value=0.1, max_value=3.0,
                        step=0.1),
+        mixture=Control(f"{prefix}_mix", "text_input", "Mixture formula", datasets.DEFAULT_MIXTURE,
+                        help="Weights times numerical families, joined by +, e.g. "
+                             f"`{datasets.DEFAULT_MIXTURE}` (families: uniform, gaussian(mu, sigma), exponential(lam), "
+                             "triangular(left, mode, right), beta(a, b)); the range is the union of theirs."),
         upload_column=Control(f"{prefix}_upcol", "selectbox", "Column",
                               depends=lambda columns: {"options": columns, "default": columns[0]}),
         upload_kind=Control(f"{prefix}_upkind", "radio", "Treat as", options=KINDS, horizontal=True,
@@ -338,8 +346,8 @@ def _column_range(sample: str, column: str) -> tuple[float, float]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _synthetic_dataset(name: str, d: int, s: float | None) -> Dataset:
-    return datasets.synthetic_dataset(name, d, s)
+def _synthetic_dataset(name: str, d: int, s: float | None, formula: str | None = None) -> Dataset:
+    return datasets.synthetic_dataset(name, d, s, formula=formula)
 
 
 def _bins_and_range(c: DataControls, container: Any, natural: tuple[float, float]) -> tuple[int, tuple[float, float]]:
@@ -368,11 +376,12 @@ def dataset_picker(c: DataControls, container: Any = st) -> Dataset:
         name = render(c.synthetic, container)
         d = int(render(c.d, container))
         s = float(render(c.zipf_s, container)) if name == "zipf" else None
-        data = _synthetic_dataset(name, d, s)
+        formula = str(render(c.mixture, container)) if name == "mixture" else None
+        data = _synthetic_dataset(name, d, s, formula)
     else:
         data = _upload_picker(c, container)
     for warning in data.warnings:
-        container.warning(f"Bins: {warning}.")
+        container.warning(f"{warning}." if data.kind == "categorical" else f"Bins: {warning}.")
     return data
 
 
@@ -409,9 +418,18 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
         signature = (name, len(raw), hash(raw))
         if signature not in cache:
             cache.clear()
-            cache[signature] = load_table_bytes(raw, name)
+            with warnings.catch_warnings():  # the encoding note is shown below, from the table itself
+                warnings.simplefilter("ignore")
+                cache[signature] = load_table_bytes(raw, name)
         table = cache[signature]
+    if table.attrs.get("encoding"):
+        container.caption(f"**{name}** is not UTF-8: read as {table.attrs['encoding']} (detected). If letters look "
+                          "wrong, re-save it with UTF-8 encoding.")
     column = render(c.upload_column, container, columns=datasets.usable_columns(table))
+    empty = datasets.empty_columns(table)
+    if empty:
+        container.caption("Left out (no values at all): " + ", ".join(f"`{e}`" for e in empty[:10])
+                          + (f" and {len(empty) - 10} more" if len(empty) > 10 else "") + ".")
     series = get_column(table, column)
     kind = render(c.upload_kind, container, guess=datasets.guess_kind(series))
     source = f"uploaded file {name}"
@@ -427,15 +445,17 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
 # --------------------------------------------------------------------------- errors
 @contextlib.contextmanager
 def friendly_errors(what: str = "this configuration") -> Iterator[None]:
-    """Turn library errors into an ``st.error`` that says what to change; never a traceback."""
+    """Turn library errors into an ``st.error`` that says what to change, in the main panel even when raised while
+    drawing the sidebar (issue 11: the narrow sidebar hid them while the main panel stayed blank); never a
+    traceback."""
     try:
         yield
     except ldp.LDPError as exc:  # a user error; a TypeError or KeyError is a bug and surfaces as one
-        st.error(f"Cannot run {what}: {exc}")
+        message_area().error(f"Cannot run {what}: {exc}")
         st.stop()
     except MemoryError:
-        st.error("This configuration needs more memory than the server has: use the fast engine, "
-                 "fewer users or a smaller domain.")
+        message_area().error("This configuration needs more memory than the server has: use the fast engine, "
+                             "fewer users or a smaller domain.")
         st.stop()
 
 

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 __all__ = ["KINDS", "Control", "render", "values"]
 
@@ -132,6 +134,26 @@ class Control:
         return {"value": "" if self.default is None else str(self.default)}
 
 
+_AREA = threading.local()  # this thread's (this script run's) message area, opened by app.py above every page
+
+
+def open_message_area() -> None:
+    """Open this run's message area at the top of the main panel (app.py, before the page runs): errors and
+    refusals raised while a page draws its sidebar are shown there, where they are seen (issue 11: they landed in
+    the narrow sidebar while the main panel stayed blank)."""
+    _AREA.dg = st.container()
+
+
+def message_area() -> Any:
+    """Where a page's errors and refusals go: the run's message area in a full run, the current place otherwise
+    (a fragment's rerun draws inside its own container only)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    area = getattr(_AREA, "dg", None)
+    if area is None or ctx is None or ctx.fragment_ids_this_run:
+        return st
+    return area
+
+
 def render(control: Control, container: Any = st, *, disabled: bool = False, **data: Any) -> Any:
     """Draw ``control`` with the matching ``st.<kind>`` call: ``key`` = the control's key, bound to the URL
     query parameter of that name and kept for the whole session; returns the widget's value.
@@ -146,7 +168,7 @@ def render(control: Control, container: Any = st, *, disabled: bool = False, **d
     if spec.key not in st.session_state:
         reason = spec.refusal(st.query_params.get_all(spec.key))
         if reason is not None:
-            container.warning(reason)
+            message_area().warning(reason)  # in the main panel, where it is seen (not under a sidebar widget)
             del st.query_params[spec.key]  # out of the URL; not bound yet, since the widget has no value yet
             bind = None  # this run only: the widget starts from its default rather than the URL's value
     if control.follows_data:

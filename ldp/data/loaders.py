@@ -1,7 +1,8 @@
 """Reading user tables (CSV or Parquet) into pandas, with one-line error messages.
 
-Every failure — a missing file, an unsupported extension, an empty or malformed file, text that is
-not UTF-8, a table without rows or columns — raises :class:`ValueError` whose message is a single
+Text that is not UTF-8 is read in the encoding charset-normalizer detects (recorded in ``df.attrs["encoding"]``).
+Every failure — a missing file, an unsupported extension, an empty or malformed file, text whose encoding cannot
+be detected, a table without rows or columns — raises :class:`ValueError` whose message is a single
 line that can be shown as is by the command line or the dashboard.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import warnings
 import zlib
 from pathlib import Path
 
@@ -68,19 +70,70 @@ def _sniff_separator(head: bytes) -> str:
     return ","
 
 
-def _read_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bool = False) -> pd.DataFrame:
+_DETECT_BYTES = 1024 * 1024  # how much of a file that is not UTF-8 the charset detector reads
+# The encodings tried for a CSV that is not UTF-8, in order of preference when they decode it equally cleanly:
+# UTF-16 (with its BOM), the Western, Central-European and Cyrillic Windows code pages, Mac Roman.
+_ENCODINGS = ("utf_16", "cp1252", "cp1250", "cp1251", "mac_roman")
+
+
+def _detect_encoding(source: str | io.BytesIO, compressed: bool) -> str | None:
+    """The most likely text encoding of a CSV that is not UTF-8 (charset-normalizer on its first MB), or None."""
+    from charset_normalizer import from_bytes
+
     try:
-        return pd.read_csv(source, sep=_sniff_separator(head), encoding="utf-8-sig", low_memory=False,
+        if isinstance(source, io.BytesIO):
+            source.seek(0)
+            raw = source.read(_DETECT_BYTES) if not compressed else gzip.GzipFile(fileobj=source).read(_DETECT_BYTES)
+            source.seek(0)
+        else:
+            with (gzip.open(source, "rb") if compressed else open(source, "rb")) as fh:
+                raw = fh.read(_DETECT_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return None
+    found = {m.encoding: m.chaos for m in from_bytes(raw, cp_isolation=list(_ENCODINGS))}
+    if not found:
+        return None
+    least = min(found.values())
+    # short Western text decodes cleanly in several code pages: among the cleanest, the usual spreadsheet
+    # export (Windows-1252, a superset of Latin-1's printable range) wins over its neighbours
+    return next(e for e in _ENCODINGS if e in found and found[e] <= least + 0.01)
+
+
+def _read_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bool = False) -> pd.DataFrame:
+    """A CSV as UTF-8 (with or without BOM); a file that is not UTF-8 (a spreadsheet's Latin-1/cp1252 export) is
+    read in the encoding charset-normalizer detects, recorded in ``df.attrs["encoding"]`` so it can be said."""
+    try:
+        return _parse_csv(source, head, label, compressed, "utf-8-sig")
+    except UnicodeDecodeError as exc:
+        encoding = _detect_encoding(source, compressed)
+        if encoding is not None:
+            try:
+                df = _parse_csv(source, head, label, compressed, encoding)
+            except UnicodeDecodeError:
+                pass
+            else:
+                df.attrs["encoding"] = encoding
+                warnings.warn(f"{label} is not UTF-8: read as {encoding} (detected); if letters look wrong, re-save it "
+                              "with UTF-8 encoding", stacklevel=3)
+                return df
+        raise LDPError(
+            f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x}) and its encoding could not be "
+            "detected; re-save it with UTF-8 encoding"
+        ) from None
+
+
+def _parse_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bool, encoding: str) -> pd.DataFrame:
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+    try:
+        return pd.read_csv(source, sep=_sniff_separator(head), encoding=encoding, low_memory=False,
                            compression="gzip" if compressed else None)
+    except UnicodeDecodeError:
+        raise
     except pd.errors.EmptyDataError:
         raise LDPError(f"{label} is empty") from None
     except pd.errors.ParserError as exc:
         raise LDPError(f"{label} is not a well-formed CSV file: {_one_line(exc)}") from None
-    except UnicodeDecodeError as exc:
-        raise LDPError(
-            f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x}); "
-            "re-save it with UTF-8 encoding"
-        ) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
     except OSError as exc:

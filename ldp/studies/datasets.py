@@ -28,11 +28,11 @@ from ldp.data import (
     true_distribution,
 )
 
-__all__ = ["MAX_CATEGORIES", "SYNTHETIC_USERS", "Dataset", "column_range", "data_range", "guess_kind",
-           "sample_column_info", "sample_dataset", "synthetic_dataset", "synthetic_spec", "table_dataset",
-           "usable_columns"]
+__all__ = ["DEFAULT_MIXTURE", "MAX_CATEGORIES", "OTHER", "SYNTHETIC_USERS", "TOP_CATEGORIES", "Dataset",
+           "column_range", "data_range", "empty_columns", "guess_kind", "sample_column_info", "sample_dataset",
+           "synthetic_dataset", "synthetic_spec", "table_dataset", "top_categories", "usable_columns"]
 
-MAX_CATEGORIES = 5000  # a categorical column with more distinct values is refused (treat it as numerical)
+MAX_CATEGORIES = 5000  # a categorical column with more distinct values keeps its top TOP_CATEGORIES + "(other)"
 SYNTHETIC_USERS = 1_000_000  # a synthetic distribution is shown as this many users (its exact shares, rounded)
 NUMERICAL_MIN_DISTINCT = 21  # a numeric column with more distinct values than this looks numerical
 
@@ -147,33 +147,71 @@ def sample_dataset(sample: str, column: str, bins: int = 48,
 
 
 # --------------------------------------------------------------------------- synthetic distributions
-def synthetic_spec(name: str, d: int, s: float | None = None) -> str:
-    """The spec of synthetic family ``name`` over ``d`` values (Zipf with exponent ``s``, else its default)."""
+#: The mixture a page starts from (its formula field): a narrow peak on a flat background.
+DEFAULT_MIXTURE = "0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform"
+
+
+def synthetic_spec(name: str, d: int, s: float | None = None, formula: str | None = None) -> str:
+    """The spec of synthetic family ``name`` over ``d`` values (Zipf with exponent ``s``, a mixture with its
+    ``formula`` such as :data:`DEFAULT_MIXTURE`, else the family's defaults)."""
     if name not in SYNTHETIC:
         raise LDPError(f"unknown synthetic distribution {name!r}; one of {', '.join(SYNTHETIC)}")
+    if name == "mixture":
+        text = (formula or "").strip()
+        if not text:
+            raise LDPError(f"a mixture needs a formula, such as {DEFAULT_MIXTURE}")
+        return f"mix:d={int(d)},{text}"
     extra = f",s={s:g}" if name == "zipf" and s is not None else ""
     return f"{name}:d={int(d)}{extra}"
 
 
-def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SYNTHETIC_USERS) -> Dataset:
+def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SYNTHETIC_USERS,
+                      formula: str | None = None) -> Dataset:
     """A synthetic family's exact distribution over ``d`` values, shown as ``users`` users (rounded shares)."""
-    spec = synthetic_spec(name, d, s)
+    spec = synthetic_spec(name, d, s, formula)
     freqs = true_distribution(spec)
     shape = generate(spec, 2, np.random.default_rng(0))  # labels, kind and edges of the spec
     counts = np.maximum(np.round(freqs * users), 0).astype(np.int64)
     return Dataset(counts=counts, labels=list(shape.labels), name=name, kind=shape.kind, edges=shape.edges,
-                   description=SYNTHETIC[name][0],
+                   description=SYNTHETIC[name][0] if name != "mixture" else f"Mixture {formula}",
                    notes=("Synthetic data: the population follows the exact distribution; users are drawn from it.",),
                    origin="synthetic", synthetic=(name, s if name == "zipf" else None))
 
 
 # --------------------------------------------------------------------------- the user's own table
 def usable_columns(table: pd.DataFrame) -> list[str]:
-    """The columns that hold at least one value."""
+    """The columns that hold at least one value (:func:`empty_columns` names the others, for a note)."""
     columns = [str(c) for c in table.columns if table[c].notna().sum() > 0]
     if not columns:
         raise LDPError("the file has no column with values; check that it has a header row and data")
     return columns
+
+
+def empty_columns(table: pd.DataFrame) -> list[str]:
+    """The columns without a single value (all missing): left out of the column picker, and said so."""
+    return [str(c) for c in table.columns if table[c].notna().sum() == 0]
+
+
+#: A categorical column with more than MAX_CATEGORIES distinct values keeps its TOP_CATEGORIES most frequent ones
+#: and groups the rest as "(other)" (an ID-like column is then one big "(other)": the note says so).
+TOP_CATEGORIES = 1000
+OTHER = "(other)"
+
+
+def top_categories(series: pd.Series, keep: int = TOP_CATEGORIES, limit: int = MAX_CATEGORIES,
+                   ) -> tuple[pd.Series, str | None]:
+    """The column with all but its ``keep`` most frequent values replaced by :data:`OTHER` when it has more than
+    ``limit`` distinct values, and a note saying so (None when the column is left as it is)."""
+    counts = series.value_counts()
+    if len(counts) <= limit:
+        return series, None
+    kept = counts.index[:keep]
+    other_rows = int(counts.iloc[keep:].sum())
+    out = series.where(series.isin(kept) | series.isna(), OTHER)
+    note = (f"'{series.name}' has {len(counts):,} distinct values: the {keep:,} most frequent are kept and the other "
+            f"{len(counts) - keep:,} ({other_rows:,} rows, {other_rows / max(int(counts.sum()), 1):.1%}) are grouped "
+            f"as '{OTHER}'")
+    return out, note
 
 
 def guess_kind(series: pd.Series) -> str:
@@ -194,17 +232,16 @@ def data_range(series: pd.Series) -> tuple[float, float]:
 def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48,
                   value_range: tuple[float, float] | None = None, source: str = "your table") -> Dataset:
     """A column of the user's table, treated as ``kind``: numerical (``bins`` equal-width bins over
-    ``value_range``, default its min and max) or categorical (at most :data:`MAX_CATEGORIES` values)."""
+    ``value_range``, default its min and max) or categorical (beyond :data:`MAX_CATEGORIES` values, the most frequent
+    :data:`TOP_CATEGORIES` and "(other)")."""
     series = get_column(table, column)
     if kind == "numerical":
         if pd.to_numeric(series, errors="coerce").notna().sum() < series.notna().sum():
             raise LDPError(f"column '{column}' is not numeric; treat it as categorical or pick another column")
         enc, found = _bucketize(series, bins, value_range, column)
     elif kind == "categorical":
-        if series.nunique() > MAX_CATEGORIES:
-            raise LDPError(f"column '{column}' has {series.nunique():,} distinct values (more than "
-                           f"{MAX_CATEGORIES:,}); treat it as numerical or pick another column")
-        enc, found = encode_categorical(series, name=column), ()
+        series, note = top_categories(series)
+        enc, found = encode_categorical(series, name=column), ((note,) if note else ())
     else:
         raise LDPError(f"kind must be numerical or categorical, got {kind!r}")
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,

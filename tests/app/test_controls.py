@@ -78,8 +78,10 @@ def other_value(w, control: Control):
     kind = control.kind
     if kind in ("checkbox", "toggle"):
         return not w.value
-    if kind == "text_input":  # a parameter's free text has its own test (valid values); other text: any other
-        return None if control.key in common.GENERATED_KEYS else (w.value + "1" if w.value else "tcp://127.0.0.1:8786")
+    if kind == "text_input":  # a parameter's free text has its own test (valid values); other text: a valid other
+        if control.key in common.GENERATED_KEYS:
+            return None
+        return next(v for suffix, v in OTHER_TEXT.items() if control.key.endswith(suffix))
     if kind in ("slider", "number_input"):
         step = w.step or 1
         value = w.value - step if w.min is None or w.value - step >= w.min else w.value + step
@@ -125,6 +127,7 @@ def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> se
     return changed
 
 
+OTHER_TEXT = {"_mix": "0.5*gaussian(mu=0.5,sigma=0.1)+0.5*uniform", "_dask": "tcp://127.0.0.1:8786"}
 RECONSTRUCTED = [c.name for c in ldp.mechanisms_of("numerical") if c.reconstructions]
 # Pinned settings per scenario: together they bring every declared control onto the page (uploads aside).
 SCENARIOS = {
@@ -132,16 +135,19 @@ SCENARIOS = {
         {"data_source": "Sample data", "data_sample": "flights", "data_column": "dest", "whole": False},
         {"data_source": "Sample data", "data_column": "dep_time_hours", "mech": "l-oue", "whole": True},
         {"data_source": "Synthetic", "data_synthetic": "zipf"},
+        {"data_source": "Synthetic", "data_synthetic": "mixture"},
     ],
     "tradeoff": [
         {"to_data_source": "Sample data", "to_axis": "epsilon", "to_inv_measure": "mse"},
         {"to_data_source": "Sample data", "to_data_column": "distance", "to_axis": "users", "to_inv_measure": "sd"},
         {"to_data_source": "Synthetic", "to_data_synthetic": "zipf", "to_axis": "d"},
+        {"to_data_source": "Synthetic", "to_data_synthetic": "mixture", "to_trials": 2},
     ],
     "numerical": [
         {"num_data_source": "Sample data", "num_trials": 2},
         {"num_data_source": "Synthetic", "num_data_synthetic": "zipf", "num_trials": 2},
         {"num_data_source": "Sample data", "num_trials": 1, "num_users": 2000, "num_nmechs": RECONSTRUCTED},
+        {"num_data_source": "Synthetic", "num_data_synthetic": "mixture", "num_trials": 1, "num_users": 2000},
     ],
     "postprocessing": [
         {"pp_data_source": "Sample data", "pp_engine": "fast", "pp_est": ["mi", "norm-sub"], "pp_adv_task": "topk"},
@@ -151,6 +157,7 @@ SCENARIOS = {
          "pp_data_synthetic": "zipf"},
         {"pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "subsets",
          "pp_users": 1000, "pp_engine": "exact"},
+        {"pp_est": ["mi"], "pp_trials": 2, "pp_data_source": "Synthetic", "pp_data_synthetic": "mixture"},
     ],
     "learn": [
         {},

@@ -192,3 +192,18 @@ def test_advanced_parameters_reach_the_mechanism_and_the_estimators_and_the_url(
     at.run()
     assert not at.exception
     assert any("g" in e.value and "int" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_mixture_has_its_formula_field_and_a_bad_formula_is_said_in_the_main_panel():
+    """Issue 11 item 3: "mixture" was offered without a field for its formula (it always failed), and errors landed
+    in the narrow sidebar while the main panel stayed blank."""
+    at = _page()
+    _set(at, data_source="Synthetic", data_synthetic="mixture")
+    _assert_results(at)
+    formula = next(t for t in at.text_input if t.key == "data_mix")
+    assert formula.value == "0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform"
+    formula.set_value("0.5*nope+0.5*uniform")
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.main.error] and not [e.value for e in at.sidebar.error]
+    assert "nope" in at.main.error[0].value

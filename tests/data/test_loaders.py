@@ -197,22 +197,36 @@ def test_malformed_csv(tmp_path, content):
         load_table_bytes(content, "bad.csv")
 
 
-@pytest.mark.parametrize("content", [b"name\ncaf\xe9\n", b"\xff\xfea,b\n1,2\n"])
-def test_not_utf8(tmp_path, content):
-    path = tmp_path / "latin.csv"
+SPREADSHEET = "city,population\nZürich,400000\nGenève,200000\nSão Paulo,12000000\nMünchen,1500000\n"
+
+
+@pytest.mark.parametrize(("text", "encoding"), [(SPREADSHEET, "cp1252"), ("город,число\nМосква,12\nКиев,3\n", "cp1251"),
+                                                (SPREADSHEET, "utf_16")])
+def test_a_csv_that_is_not_utf8_is_read_in_its_detected_encoding(tmp_path, text, encoding):
+    """Issue 11: a spreadsheet's Windows-1252 export (and Cyrillic, UTF-16) is read, not refused; the encoding used
+    is recorded so the page can say it. A cp1250 reading of the Western file would turn 'Genève' into 'Genčve':
+    among equally clean code pages Windows-1252 wins."""
+    content = text.encode(encoding)
+    path = tmp_path / "export.csv"
     path.write_bytes(content)
-    with pytest.raises(ldp.LDPError, match="not UTF-8 text") as exc:
-        load_table(path)
+    for df in (load_table(path), load_table_bytes(content, "export.csv")):
+        assert df.attrs["encoding"] == encoding
+        expected = [line.split(",")[0] for line in text.strip().splitlines()[1:]]
+        assert df.iloc[:, 0].tolist() == expected
+
+
+def test_undetectable_bytes_are_refused_in_one_line(tmp_path):
+    content = bytes(range(128, 256)) * 4
+    with pytest.raises(ldp.LDPError, match="not UTF-8 text .* could not be detected") as exc:
+        load_table_bytes(content, "x.csv")
     _one_line(exc)
-    with pytest.raises(ldp.LDPError, match="not UTF-8 text"):
-        load_table_bytes(content, "latin.csv")
 
 
-def test_not_utf8_far_into_the_file(tmp_path):
+def test_not_utf8_far_into_the_file_is_still_read(tmp_path):
     path = tmp_path / "deep.csv"
     path.write_bytes(b"a,b\n" + b"x,1\n" * 100_000 + b"caf\xe9,2\n")
-    with pytest.raises(ldp.LDPError, match="not UTF-8 text"):
-        load_table(path)
+    df = load_table(path)
+    assert df["a"].iloc[-1] == "café" and len(df) == 100_001
 
 
 def test_header_only_has_no_rows(tmp_path):

@@ -81,7 +81,27 @@ def test_a_table_column_as_numerical_or_categorical():
         datasets.table_dataset(table, "age", "ordinal")
 
 
-def test_too_many_categories_are_refused():
-    table = pd.DataFrame({"id": [f"u{i}" for i in range(datasets.MAX_CATEGORIES + 1)]})
-    with pytest.raises(ldp.LDPError, match="distinct values"):
-        datasets.table_dataset(table, "id", "categorical")
+def test_a_high_cardinality_column_keeps_its_top_values_and_groups_the_rest():
+    """Issue 11: a 100k-distinct string column was refused with circular advice ("treat it as numerical" → "not
+    numeric; treat it as categorical"); now it keeps its TOP_CATEGORIES most frequent values plus "(other)"."""
+    rng = np.random.default_rng(0)
+    common = [f"c{i}" for i in range(50)]
+    values = list(rng.choice(common, 60_000)) + [f"u{i}" for i in range(100_000)]
+    data = datasets.table_dataset(pd.DataFrame({"id": values}), "id", "categorical")
+    assert data.d == datasets.TOP_CATEGORIES + 1 and datasets.OTHER in data.labels
+    assert data.rows == len(values)
+    other = data.counts[data.labels.index(datasets.OTHER)]
+    assert other == 100_000 - (datasets.TOP_CATEGORIES - 50)  # the 950 singletons kept are among the ties
+    assert any("100,050 distinct values" in w for w in data.warnings)
+    small = datasets.table_dataset(pd.DataFrame({"x": list("abcab")}), "x", "categorical")
+    assert datasets.OTHER not in small.labels and not small.warnings
+
+
+def test_mixture_needs_its_formula_and_empty_columns_are_named():
+    assert datasets.synthetic_spec("mixture", 40, formula=datasets.DEFAULT_MIXTURE).startswith("mix:d=40,")
+    mix = datasets.synthetic_dataset("mixture", 40, formula=datasets.DEFAULT_MIXTURE)
+    assert mix.d == 40 and mix.counts.sum() > 0 and datasets.DEFAULT_MIXTURE in mix.description
+    with pytest.raises(ldp.LDPError, match="needs a formula"):
+        datasets.synthetic_spec("mixture", 40)
+    table = pd.DataFrame({"a": [1, 2], "empty": [np.nan, np.nan]})
+    assert datasets.usable_columns(table) == ["a"] and datasets.empty_columns(table) == ["empty"]
