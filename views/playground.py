@@ -151,24 +151,32 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
                    "matrix-inversion estimate).")
 
     unnormalized = [names[e] for e in chosen if not ldp.ESTIMATORS.get(e).consistent]
-    cdf = viz.cdf_figure(true, full, title=f"Cumulative distribution — true vs estimated ({mech.display_name}, "
-                                           f"ε = {mech.epsilon:g})",
-                         x_title=data.axis_title() if numerical else f"{data.axis_title()} (domain order)",
-                         labels=data.labels, edges=data.edges if numerical else None, unnormalized=unnormalized)
-    order = "" if numerical else " Categorical values are taken in the domain's order, whatever the histogram's sort."
-    note = (f" {', '.join(unnormalized)}: cumulative sums of unnormalized estimates, which can dip (negative "
-            "estimates) or end away from 1." if unnormalized else "")
-    common.show_figure(cdf, "pg_cdf", viz.cdf_table(true, full, data.labels), description=(
-        f"Lines: cumulative frequency up to each value, the truth (thick grey) and each estimator; the whole domain "
-        f"is shown.{order}{note}"))
+    if data.ordered:
+        cdf = viz.cdf_figure(true, full, title=f"Cumulative distribution — true vs estimated ({mech.display_name}, "
+                                               f"ε = {mech.epsilon:g})",
+                             x_title=data.axis_title() if numerical else f"{data.axis_title()} (domain order)",
+                             labels=data.labels, edges=data.edges if numerical else None, unnormalized=unnormalized)
+        order = "" if numerical else " Values are taken in the domain's order, whatever the histogram's sort."
+        note = (f" {', '.join(unnormalized)}: cumulative sums of unnormalized estimates, which can dip (negative "
+                "estimates) or end away from 1." if unnormalized else "")
+        common.show_figure(cdf, "pg_cdf", viz.cdf_table(true, full, data.labels), description=(
+            f"Lines: cumulative frequency up to each value, the truth (thick grey) and each estimator; the whole "
+            f"domain is shown.{order}{note}"))
+    else:
+        st.caption(f"No cumulative distribution, Wasserstein or KS here: the values of '{data.name}' are categories "
+                   "without an order (alphabetical), so those would depend on an arbitrary order.")
 
     st.subheader("Errors of this run")
     metrics = viz.metrics_frame(true, full, k=k, theoretical_variance=result.theoretical_variance,
-                                edges=data.edges if numerical else None, unit=data.unit)
-    st.dataframe(metrics, key="pg_metrics", column_config={c: st.column_config.NumberColumn(format="%.3e")
-                                                           for c in metrics.columns})
-    st.caption("One collection (one trial), so errors vary from seed to seed; the theoretical MSE of MI is the "
-               "closed-form variance averaged over the values, i.e. the MSE that MI's error averages to.")
+                                edges=data.edges if numerical else None, unit=data.unit,
+                                metrics=[m for m in viz.available_metrics()
+                                         if data.ordered or m not in ("wasserstein", "ks")])
+    plain = viz.plain_metrics(metrics)
+    st.dataframe(plain, key="pg_metrics", column_config={c: st.column_config.NumberColumn(format="%.3g")
+                                                         for c in plain.columns})
+    st.caption("One collection (one trial), so errors vary from seed to seed. Errors are percentages of all users "
+               "(a squared error as its root, RMSE): '0.19' means about 0.19 % of the users, 1,900 of 1,000,000. The "
+               "theoretical RMSE of MI is the root of the closed-form variance averaged over the values.")
 
     csv = viz.results_table(data.labels, true, {f"{n} estimate": v for n, v in full.items()}, intervals, band,
                             level=level, centres=viz.bin_centres(data.edges) if numerical else None)

@@ -264,6 +264,21 @@ def metrics_frame(true: np.ndarray, estimates: Mapping[str, np.ndarray], *, k: i
     return table
 
 
+def plain_metrics(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`metrics_frame` in plain units for a projector: errors as percentages of all users (a squared error
+    as its square root, RMSE), so "0.19 %" replaces "3.6e-06"; Wasserstein stays in the data's unit."""
+    out = pd.DataFrame(index=table.index)
+    for column in table.columns:
+        values = table[column].astype(float)
+        if "MSE" in column:
+            out[column.replace("MSE", "RMSE") + " (% of users)"] = 100 * np.sqrt(values.clip(lower=0))
+        elif column.startswith("Wasserstein"):
+            out[column] = values
+        else:
+            out[f"{column} (% of users)"] = 100 * values
+    return out
+
+
 def _metric_title(name: str, k: int, unit: str = "") -> str:
     title = METRICS.get(name).display_name
     if name == "topk_mse":

@@ -39,7 +39,9 @@ def _set(at: AppTest, **changes) -> AppTest:
 def _assert_results(at: AppTest) -> None:
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) == 2
+    # the histogram, and a CDF only where the values have an order (not alphabetical categories such as airports)
+    ordered = not any("have no order" in c.value or "without an order" in c.value for c in at.caption)
+    assert len(at.get("plotly_chart")) == 1 + ordered
     assert len(at.dataframe) >= 1  # the metrics table (plus the plotted-values tables)
     assert any("estimates each value to within about" in m.value for m in [*at.markdown, *at.warning])
     assert len(at.metric) == 3
@@ -207,3 +209,16 @@ def test_mixture_has_its_formula_field_and_a_bad_formula_is_said_in_the_main_pan
     assert not at.exception
     assert [e.value for e in at.main.error] and not [e.value for e in at.sidebar.error]
     assert "nope" in at.main.error[0].value
+
+
+def test_metrics_fit_the_data_and_read_in_plain_units():
+    """Issue 11 item 4: no CDF, Wasserstein or KS over alphabetical airport codes; errors as % of users, not 4e-6."""
+    at = _page()
+    assert [c.key for c in at.get("plotly_chart")] == ["pg_hist"]
+    table = next(df.value for df in at.dataframe if "RMSE (% of users)" in df.value.columns)
+    assert not any(c.startswith(("KS", "Wasserstein")) for c in table.columns)
+    assert (table["RMSE (% of users)"] < 5).all()  # 10⁶ users at ε = 1: a fraction of a percent
+    _set(at, data_source="Synthetic")
+    assert [c.key for c in at.get("plotly_chart")] == ["pg_hist", "pg_cdf"]
+    table = next(df.value for df in at.dataframe if "RMSE (% of users)" in df.value.columns)
+    assert any(c.startswith("KS") for c in table.columns)

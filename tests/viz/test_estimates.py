@@ -175,3 +175,13 @@ def test_shown_values_select_and_order_every_series():
     np.testing.assert_allclose(numerical.x, [0.5, 1.5, 3.0, 6.0])
     np.testing.assert_allclose(numerical.widths, [1.0, 1.0, 2.0, 4.0])
     assert numerical.labels == ["a", "b", "c", "d"]
+
+
+def test_plain_metrics_are_percentages_of_users():
+    table = viz.metrics_frame(np.array([0.5, 0.5]), {"A": np.array([0.6, 0.4])}, k=1, theoretical_variance=0.0004,
+                              metrics=["mse", "mae", "ks"])
+    plain = viz.plain_metrics(table)
+    assert plain.loc["A", "RMSE (% of users)"] == pytest.approx(10.0)  # √0.01 = 0.1 = 10 % of the users
+    assert plain.loc["A", "MAE (% of users)"] == pytest.approx(10.0)
+    assert plain.loc["A", "theoretical RMSE of MI (closed form) (% of users)"] == pytest.approx(2.0)
+    assert plain.loc["A", "KS (% of users)"] == pytest.approx(10.0)
