@@ -71,6 +71,7 @@ def _layout(fig: go.Figure, series: int, **kwargs: object) -> go.Figure:
         layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.18 - 0.02 * rows, "x": 0,
                             "entrywidth": 0.25, "entrywidthmode": "fraction"}
     fig.update_layout(**layout, **kwargs)
+    fig.update_yaxes(exponentformat="power")  # 10⁻⁶, not Plotly's SI "1µ" or "100n" on fractions
     return fig
 
 
