@@ -193,23 +193,35 @@ def ibu_mle(observed: np.ndarray, p_star: float, q_star: float) -> np.ndarray:
 
 def ibu_iterates(observed: np.ndarray, p_star: float, q_star: float, checkpoints: np.ndarray | list[int]
                  ) -> np.ndarray:
-    """The plain Eq. (3) iterates after each number of iterations in ``checkpoints`` (from the uniform start,
-    one run, no stopping rule): a (len(checkpoints), d) array, e.g. to show how early stopping behaves."""
-    obs, p, q = _check_channel(observed, p_star, q_star)
+    """The plain Eq. (3) iterates after each number of iterations in ``checkpoints`` (from the uniform start, no
+    stopping rule), e.g. to show how early stopping behaves: a (len(checkpoints), d) array for one observed
+    distribution, or (len(checkpoints), rows, d) for a (rows, d) batch run together (one O(rows·d) step each)."""
+    obs_in = np.asarray(observed, dtype=np.float64)
+    rows = np.atleast_2d(obs_in)
+    for row in rows:
+        _check_channel(row, p_star, q_star)
+    p, q = float(p_star), float(q_star)
     marks = np.asarray(checkpoints, dtype=np.int64)
     if marks.ndim != 1 or marks.size == 0 or np.any(marks < 0) or np.any(np.diff(marks) <= 0):
         raise LDPError("checkpoints must be increasing non-negative iteration counts")
     if marks[-1] > 10_000_000:
         raise LDPError(f"at most 10,000,000 iterations, got {int(marks[-1])}")
-    out = np.empty((marks.size, obs.size))
-    f = np.full(obs.size, 1.0 / obs.size)
+    if obs_in.ndim > 2:
+        raise LDPError("IBU: the observed distributions must be a 1-D array or a (rows, d) batch")
+    a = p - q
+    out = np.empty((marks.size, *rows.shape))
+    f = np.full(rows.shape, 1.0 / rows.shape[1])
+    ratio = np.empty_like(f)
     done = 0
     for i, target in enumerate(marks):
-        for _ in range(int(target) - done):
-            f = ibu_step(f, obs, p, q)
+        for _ in range(int(target) - done):  # Eq. (3), as ibu_step, batched over the rows
+            denom = q * f.sum(axis=1, keepdims=True) + a * f
+            np.divide(rows, denom, out=ratio, where=denom > 0)
+            ratio[denom <= 0] = 0.0
+            f = f * (q * ratio.sum(axis=1, keepdims=True) + a * ratio)
         done = int(target)
         out[i] = f
-    return out
+    return out if obs_in.ndim == 2 else out[:, 0, :]
 
 
 def ibu_log_likelihood(estimate: np.ndarray, observed: np.ndarray, p_star: float, q_star: float) -> float:
