@@ -19,6 +19,7 @@ import streamlit as st
 import ldp
 from ldp.core.params import Param
 from ldp.data import SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
+from ldp.data.spreadsheet import safe_frame
 from ldp.data.synthetic import SYNTHETIC
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
@@ -26,11 +27,12 @@ from ldp.studies.datasets import Dataset
 from views.controls import Control, message_area, open_message_area, render
 
 __all__ = [
-    "EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "build_estimators",
-    "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control", "epsilon_control",
-    "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
-    "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
-    "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "show_figure",
+    "EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "build_estimators", "csv_bytes",
+    "with_context", "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control",
+    "epsilon_control", "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker",
+    "estimator_specs", "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control",
+    "parameter_controls", "message_area", "open_message_area", "render_parameters", "render_row", "section",
+    "seed_control", "show_figure",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -515,9 +517,33 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
             st.dataframe(data, key=f"{key}_table")
 
 
+#: Settings that travel with every downloaded results table (matched by a control key's last part).
+CONTEXT_KEYS = ("mech", "eps", "eps1", "users", "trials", "engine", "seed")
+
+
+def csv_bytes(table: pd.DataFrame) -> bytes:
+    """A downloadable CSV: UTF-8 with a BOM (a spreadsheet then reads ε and accents right) and every text cell
+    that a spreadsheet would run as a formula escaped (``ldp.data.spreadsheet``)."""
+    return safe_frame(table).to_csv(index=False).encode("utf-8-sig")
+
+
+def with_context(table: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
+    """``table`` with the dataset and the settings of :data:`CONTEXT_KEYS` (from a page's control values, keys
+    such as ``pp_eps`` → ``eps``) as leading constant columns."""
+    context: dict[str, Any] = {"dataset": config.get("dataset")}
+    for k, v in config.items():
+        short = k.rsplit("_", 1)[-1]
+        if short in CONTEXT_KEYS and isinstance(v, (str, int, float)) and short not in context:
+            context[short] = v
+    lead = pd.DataFrame({k: [v] * len(table) for k, v in context.items() if v is not None}, index=table.index)
+    return pd.concat([lead, table.drop(columns=[c for c in lead.columns if c in table.columns])], axis=1)
+
+
 def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer") -> None:
+    """The results as CSV — with the dataset and the settings that made them (mechanism, ε, n, seed, …) as leading
+    columns, so a file found later says what it is — and the whole configuration as JSON."""
     c1, c2 = st.columns(2)
-    c1.download_button("Download results (CSV)", table.to_csv(index=False).encode(), f"{name}-results.csv",
+    c1.download_button("Download results (CSV)", csv_bytes(with_context(table, config)), f"{name}-results.csv",
                        "text/csv", key=f"{key}_csv")
     c2.download_button("Download configuration (JSON)", json.dumps(config, indent=2, default=str).encode(),
                        f"{name}-config.json", "application/json", key=f"{key}_json")

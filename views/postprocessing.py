@@ -269,7 +269,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     per_value = table.copy()
     common.download_buttons(per_value, {**controls.values(CONTROLS), **config}, key="pp_download",
                             name="ldp-postprocessing")
-    st.download_button("Download the summary (CSV)", summary.to_csv(index=False).encode(),
+    st.download_button("Download the summary (CSV)", common.csv_bytes(summary),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
 
 
@@ -406,7 +406,7 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
                f"one collection's error spreads; 'actual': the error on these reports against the truth, which only a "
                f"simulator knows; 'actual − expected' in trial SDs (within about ±2 when the synthetic dataset "
                f"resembles the truth). Post-Pos is scored on clipped answers.{note}")
-    st.download_button("Download the advisor's table (CSV)", shown.to_csv(index=False).encode(),
+    st.download_button("Download the advisor's table (CSV)", common.csv_bytes(shown),
                        "ldp-advisor.csv", "text/csv", key="pp_adv_download")
 
 

@@ -30,6 +30,7 @@ from ldp.classroom.errors import ClassClosed, Forbidden, NotFound, RateLimited, 
 from ldp.classroom.model import QuestionSpec, mechanism_of, parse_report, randomizer_parameters
 from ldp.classroom.store import Store, open_store
 from ldp.core.errors import LDPError
+from ldp.data.spreadsheet import csv_cell
 from ldp.estimators import estimate_all
 from ldp.evaluation.uncertainty import frequency_intervals, z_value
 
@@ -55,13 +56,6 @@ PM_BINS = 10
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def csv_cell(value: Any) -> str:
-    """A CSV cell that a spreadsheet will not run as a formula: text starting with = + - @ (or a tab / carriage
-    return) gets a leading apostrophe (OWASP's CSV-injection advice)."""
-    text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 class RateLimiter:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.data.spreadsheet import safe_row
 from ldp.report_files import atomic_write
 
 __all__ = ["Output", "finite_or_none", "fmt", "render", "text_table", "to_json"]
@@ -84,6 +85,6 @@ def render(out: Output, format: str, output: str | None = None) -> None:
     else:
         def write_csv(fh: io.TextIOBase) -> None:
             writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(out.columns or [])
-            writer.writerows(out.rows or [])
+            writer.writerow(safe_row(out.columns or []))
+            writer.writerows(safe_row(row) for row in out.rows or [])
         _write(write_csv, output)

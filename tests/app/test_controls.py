@@ -407,3 +407,16 @@ def test_an_uploaded_file_stays_in_use_across_pages():
     at.switch_page("views/playground.py")
     at.run()
     assert widgets(at)["data_source"].value == "Upload" and any("grades.csv" in c.value for c in at.caption)
+
+
+def test_downloaded_results_carry_their_settings():
+    """Issue 11 item 7: the results CSV said nothing of the mechanism, ε, n or seed that made it."""
+    import pandas as pd
+
+    table = pd.DataFrame({"value": ["=1+1", "JFK"], "estimate": [-0.1, 0.2]})
+    out = common.with_context(table, {"dataset": "dest", "pp_mech": "oue", "pp_eps": 0.5, "pp_users": 1000,
+                                      "pp_seed": 3, "pp_est": ["mi"], "engine": "fast"})
+    assert list(out.columns)[:6] == ["dataset", "mech", "eps", "users", "seed", "engine"]
+    assert out["eps"].tolist() == [0.5, 0.5] and out["estimate"].tolist() == [-0.1, 0.2]
+    text = common.csv_bytes(out).decode("utf-8-sig")
+    assert "'=1+1" in text and "-0.1" in text

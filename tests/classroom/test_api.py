@@ -169,7 +169,7 @@ def test_reveal_export_and_delete(client, classroom):
     row = csv_text.splitlines()[1]
     assert row.startswith("1,'=HYPERLINK") or row.startswith('1,"\'=HYPERLINK')
     assert ",'-nonce-0001,2," in row
-    assert [csv_cell(x) for x in ("=1", "+1", "-1", "@1", "a=1", 3)] == ["'=1", "'+1", "'-1", "'@1", "a=1", "3"]
+    assert [csv_cell(x) for x in ("=1", "+1", "-1", "@1", "a=1", 3)] == ["'=1", "'+1", "'-1", "'@1", "a=1", 3]
     assert client.delete(f"/api/classes/{code}", headers=auth).status_code == 200
     assert client.get(f"/api/classes/{code}").status_code == 404
     with classroom.store._tx(False) as run:
