@@ -29,5 +29,6 @@ PAGES = {
     ],
 }
 
+common.apply_pending_configuration()  # a configuration loaded on the page, before any widget is drawn
 common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
 st.navigation(PAGES).run()

@@ -24,15 +24,22 @@ from ldp.data.synthetic import SYNTHETIC
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
 from ldp.studies.datasets import Dataset
-from views.controls import Control, message_area, open_message_area, render
+from views.controls import (
+    Control,
+    apply_pending_configuration,
+    load_configuration,
+    message_area,
+    open_message_area,
+    render,
+)
 
 __all__ = [
-    "EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "build_estimators", "csv_bytes",
-    "with_context", "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control",
-    "epsilon_control", "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker",
-    "estimator_specs", "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control",
-    "parameter_controls", "message_area", "open_message_area", "render_parameters", "render_row", "section",
-    "seed_control", "show_figure",
+    "EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "apply_pending_configuration",
+    "build_estimators", "csv_bytes", "with_context", "data_controls", "data_section", "dataset_picker",
+    "download_buttons", "engine_control", "epsilon_control", "estimator_control", "estimator_controls",
+    "estimator_notes", "estimator_picker", "estimator_specs", "friendly_errors", "mechanism_controls",
+    "mechanism_picker", "param_control", "parameter_controls", "message_area", "open_message_area",
+    "render_parameters", "render_row", "section", "seed_control", "show_figure",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -539,11 +546,45 @@ def with_context(table: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
     return pd.concat([lead, table.drop(columns=[c for c in lead.columns if c in table.columns])], axis=1)
 
 
-def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer") -> None:
+def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer",
+                     controls: Sequence[Control] = ()) -> None:
     """The results as CSV — with the dataset and the settings that made them (mechanism, ε, n, seed, …) as leading
-    columns, so a file found later says what it is — and the whole configuration as JSON."""
+    columns, so a file found later says what it is — and the whole configuration as JSON, which the uploader
+    below (given the page's ``controls``) loads back."""
     c1, c2 = st.columns(2)
     c1.download_button("Download results (CSV)", csv_bytes(with_context(table, config)), f"{name}-results.csv",
                        "text/csv", key=f"{key}_csv")
     c2.download_button("Download configuration (JSON)", json.dumps(config, indent=2, default=str).encode(),
                        f"{name}-config.json", "application/json", key=f"{key}_json")
+    if controls:
+        _configuration_loader(controls, key)
+
+
+def _configuration_loader(controls: Sequence[Control], key: str) -> None:
+    refused = st.session_state.pop("_config_refused", None)
+    if refused:
+        st.warning("Loaded, except settings whose saved value this page cannot take (left at their current value): "
+                   + ", ".join(refused) + ".")
+    up = st.file_uploader("Load a configuration (JSON) downloaded from this page", type=["json"], key=f"{key}_load")
+    if up is None:
+        return
+    raw = up.getvalue()
+    done = f"_{key}_loaded"
+    if st.session_state.get(done) == hash(raw):
+        return
+    st.session_state[done] = hash(raw)
+    try:
+        config = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        st.error(f"{up.name} is not a configuration file (JSON): {exc}")
+        return
+    if not isinstance(config, dict):
+        st.error(f"{up.name} is not a configuration file: expected a JSON object of settings")
+        return
+    restored, refused = load_configuration(controls, config)
+    if not restored:
+        st.error(f"{up.name} names none of this page's settings: load it on the page it was downloaded from")
+        return
+    if refused:
+        st.session_state["_config_refused"] = refused
+    st.rerun()

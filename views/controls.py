@@ -196,3 +196,65 @@ def values(controls: Iterable[Control]) -> dict[str, Any]:
             value = st.session_state[control.key]
             out[control.key] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+def url_value(control: Control, value: Any) -> str | list[str]:
+    """How the browser writes ``value`` of ``control`` into the URL: a number as written, ``true``/``false``, or
+    for a selection the label it shows (a list for a multiselect)."""
+    label = control.format_func or str
+    if control.kind in ("checkbox", "toggle"):
+        return "true" if value else "false"
+    if control.kind == "multiselect":
+        return [str(label(v)) for v in value]
+    if control.kind in CHOICE:
+        return str(label(value))
+    return str(value)
+
+
+PENDING = "_pending_configuration"
+
+
+def _acceptable(control: Control, value: Any) -> Any:
+    """``value`` as this control's value, or ``None`` when the control cannot take it (options known in advance
+    are checked here; data-dependent ones by Streamlit, which falls back to the default)."""
+    if control.kind in NUMERIC:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        if not control._within(float(value)):
+            return None
+        return int(value) if isinstance(control.default, int) and float(value).is_integer() else value
+    if control.kind in ("checkbox", "toggle"):
+        return value if isinstance(value, bool) else None
+    if control.kind == "text_input":
+        return value if isinstance(value, str) else None
+    options = list(control.options)
+    if control.kind == "multiselect":
+        if not isinstance(value, list) or (options and not all(v in options for v in value)):
+            return None
+        return value
+    return value if not options or value in options else None
+
+
+def load_configuration(controls: Iterable[Control], config: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """Queue a downloaded configuration for the next run (:func:`apply_pending_configuration`, called before any
+    widget is drawn): every declared control it names with a value the control can take. Returns the keys queued
+    and the labels of the settings refused (a value the control cannot take, e.g. above its bound)."""
+    queued: dict[str, Any] = {}
+    refused: list[str] = []
+    for control in controls:
+        if control.key not in config:
+            continue
+        value = _acceptable(control, config[control.key])
+        if value is None:
+            refused.append(control.label)
+        else:
+            queued[control.key] = value
+    st.session_state[PENDING] = queued
+    return list(queued), refused
+
+
+def apply_pending_configuration() -> None:
+    """Set the widgets' values queued by :func:`load_configuration` (at the start of a run, before any widget)."""
+    queued = st.session_state.pop(PENDING, None)
+    for key, value in (queued or {}).items():
+        st.session_state[key] = value

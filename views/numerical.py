@@ -264,7 +264,8 @@ def main() -> None:
               "method": f"{lead_label} (b = {sw.b:.6g}, d̃ = {sw.d_tilde})", "compared_with": [cfo_label, *numerical],
               "range_queries": RANGE_QUERIES}
     table = viz.density_table(edges, truth, {k: v[0] for k, v in {**reference, **numerical}.items()}, unit=unit)
-    common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="num_download", name="ldp-numerical")
+    common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="num_download", name="ldp-numerical",
+                            controls=CONTROLS)
 
 
 def _b_section(sw: Any, eps: float) -> None:

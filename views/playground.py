@@ -180,7 +180,8 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
 
     csv = viz.results_table(data.labels, true, {f"{n} estimate": v for n, v in full.items()}, intervals, band,
                             level=level, centres=viz.bin_centres(data.edges) if numerical else None)
-    common.download_buttons(csv, {**controls.values(CONTROLS), **config}, key="pg_download", name="ldp-playground")
+    common.download_buttons(csv, {**controls.values(CONTROLS), **config}, key="pg_download", name="ldp-playground",
+                            controls=CONTROLS)
 
 
 # --------------------------------------------------------------------------- privacy side

@@ -268,7 +268,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
 
     per_value = table.copy()
     common.download_buttons(per_value, {**controls.values(CONTROLS), **config}, key="pp_download",
-                            name="ldp-postprocessing")
+                            name="ldp-postprocessing", controls=CONTROLS)
     st.download_button("Download the summary (CSV)", common.csv_bytes(summary),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
 

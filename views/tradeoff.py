@@ -391,7 +391,7 @@ def main() -> None:
         st.dataframe(show.drop(columns=["x"]), hide_index=True, key="to_results")
         config = controls.values(CONTROLS) | {"grid": [float(g) for g in grid], "dataset": data.name, "d": data.d,
                                               "metrics": list(sim_metrics)}
-        common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff")
+        common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff", controls=CONTROLS)
 
     if data.numerical:
         numerical_sweep(data, grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 8), users, trials, engine,

@@ -420,3 +420,34 @@ def test_downloaded_results_carry_their_settings():
     assert out["eps"].tolist() == [0.5, 0.5] and out["estimate"].tolist() == [-0.1, 0.2]
     text = common.csv_bytes(out).decode("utf-8-sig")
     assert "'=1+1" in text and "-0.1" in text
+
+
+def _config_script() -> None:
+    import streamlit as st
+
+    from views.controls import Control, apply_pending_configuration, load_configuration, render
+
+    apply_pending_configuration()
+    declared = [Control("eps", "select_slider", "ε", 1.0, options=[0.5, 1.0, 2.0]),
+                Control("mech", "selectbox", "Mechanism", "oue", options=["grr", "oue"], format_func=str.upper),
+                Control("users", "number_input", "n", 1000, min_value=10, max_value=10**6)]
+    if st.button("load", key="go"):
+        st.session_state["restored"], st.session_state["refused"] = load_configuration(declared,
+                                                                                        st.session_state["config"])
+        st.rerun()
+    for control in declared:
+        render(control)
+
+
+def test_a_downloaded_configuration_loads_back():
+    """Issue 11 item 7: the JSON configuration can be loaded back; its values go through the URL's checks, so a
+    value a control cannot take is refused with a message instead of breaking the page."""
+    at = AppTest.from_function(_config_script, default_timeout=30)
+    at.session_state["config"] = {"eps": 2.0, "mech": "grr", "users": 5e9, "unknown": 1}
+    at.run()
+    at.button(key="go").click()
+    at.run()
+    assert not at.exception
+    assert at.session_state["restored"] == ["eps", "mech"] and at.session_state["refused"] == ["n"]  # 5e9 > bound
+    found = {w.key: w.value for kind in KINDS for w in getattr(at, kind) if w.key}
+    assert found["eps"] == 2.0 and found["mech"] == "grr" and found["users"] == 1000
