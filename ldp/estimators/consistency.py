@@ -151,6 +151,8 @@ def norm_cut(estimate: np.ndarray) -> np.ndarray:
             break
         take = min(positives.size, 4 * take)
     kept = int(np.searchsorted(cums, 1.0, side="right"))  # largest m with (sum of the top m) ≤ 1
+    if kept >= top.size:  # Σ > 1 in one summation order, ≤ 1 in the sorted one (rounding): nothing to cut
+        return pos
     theta = top[kept]  # the (m+1)-th largest, > 0 because the sum passes one there
     return np.where(x > theta, x, 0.0)
 

@@ -246,8 +246,10 @@ def smoothness(mi_estimate: np.ndarray, noise_variance: float) -> Smoothness:
     """
     f = np.asarray(mi_estimate, dtype=np.float64)
     d = f.size
-    if d < 3 or not np.all(np.isfinite(f)) or not np.isfinite(noise_variance) or noise_variance < 0:
-        raise LDPError("smoothness needs a finite estimate of at least 3 values and a non-negative noise variance")
+    if not np.all(np.isfinite(f)) or not np.isfinite(noise_variance) or noise_variance < 0:
+        raise LDPError("smoothness needs a finite estimate and a non-negative noise variance")
+    if d < 3:  # two values have one neighbour pair: no order to judge
+        return Smoothness(None, 0.0)
     spread = float(np.sum((f - f.mean()) ** 2))
     signal = spread - (d - 1) * noise_variance
     share = 0.0 if spread <= 0 else float(np.clip(signal / spread, 0.0, 1.0))
