@@ -1,26 +1,46 @@
-"""Prime numbers for hash families."""
+"""Primality for the hash families' primes: a deterministic Miller–Rabin test (exact for every n < 3.3·10²⁴ with
+the first twelve prime bases — Sorenson & Webster 2015), so a user-given prime such as 2,147,483,629 is checked in
+microseconds instead of a trial division that ran for minutes."""
 
 from __future__ import annotations
 
-import math
+from ldp.core.errors import LDPError
 
 __all__ = ["is_prime", "next_prime"]
 
+_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+_LIMIT = 3_317_044_064_679_887_385_961_981  # the bases above decide every n below this exactly
+
 
 def is_prime(n: int) -> bool:
-    """Whether n is prime (trial division; the hash families here use primes below 2^31)."""
+    """Whether n is prime (deterministic Miller–Rabin; n below 3.3·10²⁴)."""
     n = int(n)
     if n < 2:
         return False
-    if n < 4:
-        return True
-    if n % 2 == 0:
-        return False
-    return all(n % f for f in range(3, math.isqrt(n) + 1, 2))
+    for p in _BASES:
+        if n % p == 0:
+            return n == p
+    if n >= _LIMIT:
+        raise LDPError(f"primality of numbers above 3.3e24 is not decided here, got {n}")
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d //= 2
+        s += 1
+    for a in _BASES:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
 
 
 def next_prime(n: int) -> int:
-    """The smallest prime ≥ n."""
+    """The smallest prime ≥ n (prime gaps below 2⁶⁴ are under 1,600, so this takes at most that many tests)."""
     n = max(2, int(n))
     while not is_prime(n):
         n += 1

@@ -28,7 +28,7 @@ from ldp.core.randomness import RandomSource, bernoulli, bernoulli_select
 from ldp.core.registry import MECHANISMS
 from ldp.mechanisms.frequency.base import IBU_PAPER
 from ldp.mechanisms.frequency.grr import GRR, grr_probabilities, grr_randomize
-from ldp.mechanisms.frequency.local_hashing import LocalHashing
+from ldp.mechanisms.frequency.local_hashing import G_CAP, LocalHashing
 from ldp.mechanisms.frequency.unary import BitVectorMechanism, oue_probabilities, sue_probabilities, ue_ratio
 
 
@@ -236,7 +236,8 @@ class LOLH(LongitudinalLH):
     )
 
     def _default_g(self) -> int:
-        return l_olh_g(self.epsilon, self.epsilon_1)
+        """The L-OLH optimal g, capped like OLH's at ``G_CAP`` (the hash range and the server's work grow with g)."""
+        return min(G_CAP, l_olh_g(self.epsilon, self.epsilon_1))
 
 
 __all__ = ["LBLH", "LGRR", "LOLH", "LOSUE", "LOUE", "LSOUE", "LSUE", "chained_grr_second_step",

@@ -40,6 +40,10 @@ def first_hit_success(pi_sorted: np.ndarray, hit: float, high: float, low: float
     return float((prob_first * values).sum() + (1 - hit) ** d * low * pi_sorted[0])
 
 
+#: The smallest event probability a frequency oracle's channel may have (see ``_check_representable``).
+MIN_PROBABILITY = 2.0 ** -40
+
+
 class FrequencyOracle(Mechanism):
     """A categorical frequency oracle: inputs are codes in [0, d), the aggregate is the support-count
     vector C (length d), and the mechanism's own estimate is matrix inversion (Eq. (2)).
@@ -62,6 +66,18 @@ class FrequencyOracle(Mechanism):
         if self.pure and not (0.0 <= self._q_star < self._p_star <= 1.0):
             raise LDPError(f"{self.name}: parameters give p*={self._p_star:.6g} ≤ q*={self._q_star:.6g}; the "
                            "mechanism would carry no information")
+        if self.pure:
+            self._check_representable()
+
+    def _check_representable(self) -> None:
+        """Refuse an ε whose channel double precision cannot sample (issue 10 item 14): the sampler draws events
+        of probability p*, 1 − p*, q*, 1 − q* from uniform doubles (multiples of 2⁻⁵³), so one below
+        :data:`MIN_PROBABILITY` = 2⁻⁴⁰ is realised with a relative error above 2⁻¹³ — and at GRR's ε ≥ 37, p*
+        rounds to exactly 1 and no report is ever randomized while ε still claims a finite loss."""
+        tiny = min(self._p_star, 1.0 - self._p_star, self._q_star, 1.0 - self._q_star)
+        if tiny < MIN_PROBABILITY:
+            raise LDPError(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
+                           f"represent (a report probability of {tiny:.2g} < 2⁻⁴⁰); use a smaller ε")
 
     @classmethod
     def own_parameters(cls) -> tuple[Param, ...]:

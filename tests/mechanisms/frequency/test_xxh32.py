@@ -261,9 +261,11 @@ def test_the_reference_aggregator_reads_our_reports(reference):
 # --------------------------------------------------------------------------- our client
 @pytest.mark.parametrize("name", LH_NAMES)
 def test_our_client_hashes_like_the_reference(name):
-    """With ε near its maximum GRR keeps the hash, so y = XXH32(str(v), seed) mod g for every user."""
-    mech = _mech(name, 45.0, D, **({"epsilon_1": 44.0, "g": 5} if name == "l-olh" else
-                                   {"epsilon_1": 44.0} if name == "l-blh" else {"g": 5} if name == "olh" else {}))
+    """At ε = 25 GRR keeps the hash except with probability (g − 1)/(e²⁵ + g − 1) < 6·10⁻¹¹ per user (all 300
+    keep it for this seed), so y = XXH32(str(v), seed) mod g for every user. (ε ≥ ~28 is refused: the flip
+    probability would fall below what double-precision sampling represents.)"""
+    mech = _mech(name, 25.0, D, **({"epsilon_1": 24.0, "g": 5} if name == "l-olh" else
+                                   {"epsilon_1": 24.0} if name == "l-blh" else {"g": 5} if name == "olh" else {}))
     values = np.arange(300) % D
     reports = mech.perturb(values, np.random.default_rng(6))
     assert reports.dtype == np.int64 and reports.shape == (300, 2)
