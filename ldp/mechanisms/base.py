@@ -67,6 +67,11 @@ def ceil_log2(x: int) -> int:
     return max(1, math.ceil(math.log2(x))) if x > 1 else 1
 
 
+#: The most users a population may have: 2⁵³, below which every count is exact in a float64 (and int64 sums
+#: cannot overflow, which silently wrapped ten counts of 2⁶¹).
+MAX_USERS = 2 ** 53
+
+
 class Mechanism(ABC):
     """A local randomizer (client) plus its server-side aggregation and default estimator.
 
@@ -221,6 +226,8 @@ class Mechanism(ABC):
         rep = np.asarray(reports)
         if rep.ndim == 0 or rep.shape[0] == 0:
             raise LDPError(f"{self.name}: there are no reports")
+        if np.iscomplexobj(rep) or rep.dtype == object:
+            raise LDPError(f"{self.name}: reports must be real numbers, got {rep.dtype} values")
         return self._validate_reports(rep)
 
     @abstractmethod
@@ -240,6 +247,7 @@ class Mechanism(ABC):
             if n is None:
                 raise LDPError(f"{self.name}: give the number of reports n with the counts")
             agg = Aggregate(counts, check_positive_int(n, "n", self.name))
+            self._check_statistic(agg)
         size = self.statistic_size()
         if agg.counts.shape != (size,):
             raise LDPError(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
@@ -248,6 +256,10 @@ class Mechanism(ABC):
         if agg.n < 1:
             raise LDPError(f"{self.name}: n must be a positive integer, got {agg.n}")
         return agg
+
+    def _check_statistic(self, aggregate: Aggregate) -> None:
+        """Hook: what a statistic given by hand (not drawn by an engine) must satisfy beyond its shape; frequency
+        oracles check that support counts lie in [0, n]."""
 
     def report_width(self) -> int:
         """Cells one report occupies in memory; sets the exact engine's chunk size."""
@@ -271,6 +283,9 @@ class Mechanism(ABC):
                 raise LDPError(f"{self.name}: true counts must be non-negative integers")
         if np.any(counts < 0):
             raise LDPError(f"{self.name}: true counts must be non-negative integers")
+        if np.any(counts > MAX_USERS) or sum(int(c) for c in counts.ravel().tolist()) > MAX_USERS:
+            raise LDPError(f"{self.name}: at most {MAX_USERS:,} users (2⁵³, counts stay exact in a float64), "
+                           "got more")
         counts = counts.astype(np.int64)
         if counts.sum() < 1:
             raise LDPError(f"{self.name}: need at least one user (n ≥ 1)")

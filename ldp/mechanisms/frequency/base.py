@@ -79,6 +79,15 @@ class FrequencyOracle(Mechanism):
             raise LDPError(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
                            f"represent (a report probability of {tiny:.2g} < 2⁻⁴⁰); use a smaller ε")
 
+    def _check_statistic(self, aggregate: Aggregate) -> None:
+        """Support counts given by hand: each counts reports, so it lies in [0, n] (a pure oracle; SHE's sums are
+        unbounded reals)."""
+        c = aggregate.counts
+        if self.pure and c.ndim == 1 and np.all(np.isfinite(c)) and (np.any(c < 0) or np.any(c > aggregate.n)):
+            low, high = float(c.min()), float(c.max())
+            raise LDPError(f"{self.name}: support counts must lie between 0 and n = {aggregate.n:,} (each counts "
+                           f"reports), got values from {low:g} to {high:g}")
+
     @classmethod
     def own_parameters(cls) -> tuple[Param, ...]:
         extra = (EPSILON_1,) if cls.collection == "longitudinal" else ()

@@ -1,0 +1,46 @@
+"""The server call of the README, ``mech.estimate(counts, n)``, and the engines validate what they are given
+(issue 10 item 5): the library's own error with the reason, never NaN, a wrong-length vector or a wrapped total."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.engines import run_exact, run_fast
+
+
+@pytest.mark.parametrize(("counts", "n", "reason"), [
+    (np.array([1, 2, np.nan, 3.0]), 10, "NaN"),
+    (np.array([1, 2, 3]), 10, "4 entries"),
+    (np.ones((2, 4)), 10, "4 entries"),
+    (np.ones(4), 0, "positive integer"),
+    (np.ones(4), -1000, "positive integer"),
+    (np.ones(4), 1000.7, "positive integer"),
+    (np.ones(4), True, "positive integer"),
+    (np.array([1, 2, 3, 40]), 10, "between 0 and n"),
+    (np.array([-1, 2, 3, 4]), 10, "between 0 and n"),
+])
+def test_estimate_refuses_what_no_collection_produces(counts, n, reason):
+    mech = ldp.get_mechanism("oue", 1.0, 4)
+    with pytest.raises(ldp.LDPError, match=reason):
+        mech.estimate(counts, n)
+
+
+def test_engines_refuse_fractional_negative_and_overflowing_populations():
+    mech = ldp.get_mechanism("oue", 1.0, 4)
+    rng = np.random.default_rng(0)
+    for counts, reason in (([1.5, 2, 3, 4], "non-negative integers"), ([-1, 2, 3, 4], "non-negative integers"),
+                           ([2**61] * 4, "at most"), ([2**51] * 10 + [0] * 0, "length")):
+        with pytest.raises(ldp.LDPError, match=reason):
+            run_fast(mech, np.array(counts), rng)
+    with pytest.raises(ldp.LDPError, match="at most"):  # ten counts of 2⁶¹ wrapped the int64 total before
+        run_fast(ldp.get_mechanism("oue", 1.0, 10), np.full(10, 2**61), rng)
+    with pytest.raises(ldp.LDPError, match="chunk_size"):
+        run_exact(mech, rng, true_counts=np.array([1, 2, 3, 4]), chunk_size=-5)
+
+
+def test_reports_must_be_real_numbers():
+    she = ldp.get_mechanism("she", 1.0, 4)
+    with pytest.raises(ldp.LDPError, match="real numbers"):
+        she.aggregate(np.ones((3, 4)) * (1 + 1j))
