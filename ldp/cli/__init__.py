@@ -33,9 +33,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ldp import __version__
@@ -255,6 +256,40 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
     print(f"warning: {one_line(message)}", file=sys.stderr)
 
 
+INPUT_OPTIONS = ("data", "reports", "domain")  # the file arguments a command reads
+
+
+def _check_output_is_not_an_input(args: argparse.Namespace) -> None:
+    """Refuse ``--output`` naming a file the command reads (also through a link): it would be replaced by the
+    output and the input lost (issue 10 item 8)."""
+    output = getattr(args, "output", None)
+    if output in (None, "-") or not os.path.exists(output):
+        return
+    for option in INPUT_OPTIONS:
+        source = getattr(args, option, None)
+        if source is not None and os.path.exists(source) and os.path.samefile(source, output):
+            raise UsageError(f"--output {output} is the --{option} file; refusing to overwrite an input "
+                             "(choose another output file)")
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """SIGTERM (e.g. a job scheduler's stop) ends the command like Ctrl-C: as an exception, so an output being
+    written is removed instead of left as a hidden partial temporary file."""
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (e.g. called from a test runner thread): nothing to install
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ldp`` command line; returns the exit status (0 ok, 2 bad input)."""
     parser = build_parser()
@@ -263,7 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     try:
-        with warnings.catch_warnings():  # library warnings (e.g. empty buckets) as one 'warning:' line each
+        _check_output_is_not_an_input(args)
+        with warnings.catch_warnings(), _terminate_as_exit():  # warnings as one 'warning:' line each
             warnings.showwarning = _one_line_warning
             return int(args.func(args))
     except BrokenPipeError:  # e.g. `ldp sweep ... | head`: stop quietly like other command-line tools

@@ -712,3 +712,47 @@ def test_perturb_kind_options_are_one_line_errors(capsys, tmp_path, hours, argv,
     out = tmp_path / "r.txt"
     line = assert_bad(capsys, "perturb", *argv, "--data", path, "-c", "hour", "--seed", "1", "-o", out)
     assert needle in line and not out.exists()
+
+
+# --------------------------------------------------------------------------- outputs never replace inputs
+def test_an_output_that_is_an_input_is_refused_and_the_input_survives(capsys: pytest.CaptureFixture[str],
+                                                                      people: Path, tmp_path: Path) -> None:
+    """Issue 10 item 8: `perturb -o in.csv --data in.csv` and `aggregate -o rep.txt --reports rep.txt` destroyed
+    the input and exited 0; also through a symbolic link."""
+    before = people.read_bytes()
+    line = assert_bad(capsys, "perturb", "-m", "grr", "-e", "1", "-d", str(D), "--data", str(people), "-c", "code",
+                      "-s", "1", "-o", str(people))
+    assert "--data" in line and people.read_bytes() == before
+    link = tmp_path / "link.csv"
+    link.symlink_to(people)
+    assert_bad(capsys, "perturb", "-m", "grr", "-e", "1", "-d", str(D), "--data", str(people), "-c", "code",
+               "-s", "1", "-o", str(link))
+    assert people.read_bytes() == before
+    reports = tmp_path / "r.txt"
+    assert main(["perturb", "-m", "grr", "-e", "1", "-d", str(D), "--data", str(people), "-c", "code", "-s", "1",
+                 "-o", str(reports)]) == 0
+    capsys.readouterr()
+    kept = reports.read_bytes()
+    assert_bad(capsys, "aggregate", "-m", "grr", "-e", "1", "-d", str(D), "--reports", str(reports), "-o",
+               str(reports))
+    assert reports.read_bytes() == kept
+
+
+def test_sigterm_leaves_no_partial_output(tmp_path: Path) -> None:
+    """Issue 10 item 8: a SIGTERM in the middle of writing left a hidden partial temporary file."""
+    import signal
+    import time
+
+    target = tmp_path / "sweep.csv"
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "ldp", "sweep", "--mechanisms", "grr,oue,olh,ss",
+                             "--epsilons", ",".join(str(0.1 * k) for k in range(1, 200)), "--users", "100000",
+                             "--synthetic", "zipf:d=512", "--trials", "50", "--executor", "serial", "-o", str(target)],
+                            env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)  # wait until the output is being written
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(timeout=60)
+    assert code == 130 and files_in(tmp_path) == set()
