@@ -13,6 +13,7 @@ import io
 import os
 import warnings
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +22,8 @@ from ldp.core.errors import LDPError
 
 __all__ = [
     "CSV_EXTENSIONS",
+    "MAX_ROWS",
+    "MAX_TEXT_BYTES",
     "PARQUET_EXTENSIONS",
     "SUPPORTED_EXTENSIONS",
     "get_column",
@@ -34,6 +37,11 @@ SUPPORTED_EXTENSIONS = CSV_EXTENSIONS + PARQUET_EXTENSIONS
 
 # How many bytes of a CSV file are inspected to guess its delimiter.
 _SNIFF_BYTES = 64 * 1024
+#: The most text a table may hold once decompressed (a 261 KB gzip upload expanded to 7.6 GB before): larger files
+#: are refused before they are read, gzip streams as soon as they pass it.
+MAX_TEXT_BYTES = 256 * 2**20
+#: The most rows read; a longer table is cut there, and a warning says so.
+MAX_ROWS = 5_000_000
 # How many column names an error message lists before summarising the rest.
 _MAX_LISTED_COLUMNS = 12
 
@@ -127,7 +135,7 @@ def _parse_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bo
         source.seek(0)
     try:
         return pd.read_csv(source, sep=_sniff_separator(head), encoding=encoding, low_memory=False,
-                           compression="gzip" if compressed else None)
+                           compression="gzip" if compressed else None, nrows=MAX_ROWS + 1)
     except UnicodeDecodeError:
         raise
     except pd.errors.EmptyDataError:
@@ -162,6 +170,51 @@ def _check_shape(df: pd.DataFrame, label: str) -> pd.DataFrame:
     return df
 
 
+def _gunzip_bounded(source: str | bytes, label: str) -> bytes:
+    """The decompressed content of a gzip file or of gzip bytes, refused as soon as it passes MAX_TEXT_BYTES (the
+    decompressor never produces more than that, so a compression bomb costs nothing)."""
+    decomp = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+    out = bytearray()
+    try:
+        chunks: Iterable[bytes]
+        if isinstance(source, bytes):
+            chunks = [source]
+        else:
+            fh = open(source, "rb")  # noqa: SIM115 - closed below
+            chunks = iter(lambda: fh.read(1 << 20), b"")
+        try:
+            for chunk in chunks:
+                data = chunk
+                while data:
+                    out += decomp.decompress(data, MAX_TEXT_BYTES + 1 - len(out))
+                    if len(out) > MAX_TEXT_BYTES:
+                        raise LDPError(f"{label} decompresses to more than {MAX_TEXT_BYTES // 2**20} MB; use a smaller "
+                                       "extract (at most that much text)")
+                    data = decomp.unconsumed_tail
+                if decomp.eof and decomp.unused_data:  # a second gzip member follows
+                    rest = decomp.unused_data
+                    decomp = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+                    out += decomp.decompress(rest, MAX_TEXT_BYTES + 1 - len(out))
+                    if len(out) > MAX_TEXT_BYTES:
+                        raise LDPError(f"{label} decompresses to more than {MAX_TEXT_BYTES // 2**20} MB; use a "
+                                       "smaller extract (at most that much text)")
+        finally:
+            if not isinstance(source, bytes):
+                fh.close()
+    except (zlib.error, EOFError) as exc:
+        raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
+    except OSError as exc:
+        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+    return bytes(out)
+
+
+def _cap_rows(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    if len(df) > MAX_ROWS:
+        warnings.warn(f"{label} has more than {MAX_ROWS:,} rows: only the first {MAX_ROWS:,} are used", stacklevel=3)
+        df = df.iloc[:MAX_ROWS]
+    return df
+
+
 def _gz_head(raw: bytes) -> bytes:
     """The first decompressed bytes of a gzip stream (best effort: b"" if it is not gzip)."""
     try:
@@ -189,13 +242,18 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if size == 0:
         raise LDPError(f"{label} is empty")
+    if size > MAX_TEXT_BYTES:
+        raise LDPError(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
     if kind == "parquet":
         df = _read_parquet(str(p), label)
+    elif compressed:
+        text = _gunzip_bounded(str(p), label)
+        if not text.strip():
+            raise LDPError(f"{label} is empty")
+        df = _read_csv(io.BytesIO(text), text[:_SNIFF_BYTES], label)
     else:
-        if compressed:
-            head = _gz_head(head)
         df = _read_csv(str(p), head, label, compressed)
-    return _check_shape(df, label)
+    return _cap_rows(_check_shape(df, label), label)
 
 
 def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
@@ -207,18 +265,17 @@ def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     data = bytes(data)
     if len(data) == 0:
         raise LDPError(f"{label} is empty")
+    if len(data) > MAX_TEXT_BYTES:
+        raise LDPError(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
     if kind == "parquet":
         df = _read_parquet(io.BytesIO(data), label)
     else:
         if compressed:
-            try:
-                data = gzip.decompress(data)
-            except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-                raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
+            data = _gunzip_bounded(data, label)
             if not data.strip():
                 raise LDPError(f"{label} is empty")
         df = _read_csv(io.BytesIO(data), data[:_SNIFF_BYTES], label)
-    return _check_shape(df, label)
+    return _cap_rows(_check_shape(df, label), label)
 
 
 def _available(columns: list[str]) -> str:
