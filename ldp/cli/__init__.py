@@ -12,7 +12,7 @@ Subcommands (``ldp COMMAND --help`` for each)::
                     [--engine fast|exact] [--trials T] [--seed S] [--format json|csv|metrics-csv] [--output FILE]
     ldp sweep       --mechanisms LIST --epsilons LIST [--users LIST] [--domain-sizes LIST] ...
     ldp perturb     --mechanism M --epsilon E ... (--domain-size D | --domain FILE | --range LO,HI [--buckets D])
-                    --data FILE --column C (--seed S | --secure) --output REPORTS
+                    --data FILE --column C [--seed S] --output REPORTS
     ldp aggregate   --mechanism M --epsilon E ... (--domain-size D | --domain FILE | --range LO,HI [--buckets D])
                     --reports REPORTS [--estimators LIST] [--format json|csv] [--output FILE]
     ldp advise      --mechanism M --epsilon E ... (--domain-size D | --domain FILE) --reports REPORTS [--task T] ...
@@ -204,10 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet table")
             p.add_argument("--column", "-c", required=True, metavar="C", help="column holding each user's value")
             p.add_argument("--clip", action="store_true", help="clip values outside --range instead of failing")
-            rnd = p.add_mutually_exclusive_group(required=True)
+            rnd = p.add_mutually_exclusive_group()
             rnd.add_argument("--seed", "-s", type=int, metavar="S",
-                             help="seeded (reproducible) randomness, for testing")
-            rnd.add_argument("--secure", action="store_true", help="the operating system's CSPRNG (real collection)")
+                             help="seeded, reproducible randomness — for simulations only: anyone who guesses the "
+                                  "seed can invert the reports (a warning is printed and the file is marked simulated)")
+            rnd.add_argument("--secure", action="store_true",
+                             help="the operating system's CSPRNG (the default: a genuine collection)")
             p.add_argument("--output", "-o", required=True, metavar="REPORTS", help="report file to write")
             p.set_defaults(func=commands.cmd_perturb)
         else:

@@ -324,7 +324,8 @@ def cmd_perturb(args: argparse.Namespace) -> int:
     cls = mechanism_class(args)
     _check_kind_options(args, cls)
     mech, labels = _mechanism_for_files(args, cls)
-    rng = SecureRandom() if args.secure else make_rng(args.seed)
+    seeded = args.seed is not None
+    rng = make_rng(args.seed) if seeded else SecureRandom()
     series = get_column(load_table(args.data), args.column)
     extra: dict[str, Any] = {}
     if cls.kind == "frequency":
@@ -340,13 +341,20 @@ def cmd_perturb(args: argparse.Namespace) -> int:
             values = unit if mech.input_kind == "unit" else mech.bucket_of(unit)
         name = str(series.name)
         extra["range"] = [scale.low, scale.high]
+    if seeded:
+        extra["simulated"] = True
     start = time.perf_counter()
     written = perturb_to_file(args.output, mech, values, rng, header_extra=extra,
                               comments=[f"source column {name!r}; randomness: "
-                                        + ("os CSPRNG" if args.secure else "seeded")])
+                                        + ("seeded (a simulation: reproducible and invertible)" if seeded
+                                           else "operating system CSPRNG")])
     elapsed = time.perf_counter() - start
     note = f", {dropped} missing value(s) skipped" if dropped else ""
     print(f"wrote {written} {mech.name} reports to {args.output} in {elapsed:.2f} s{note}", file=sys.stderr)
+    if seeded:  # issue 10 item 11: a seeded file's true values were recovered by brute-forcing its seed in 15 s
+        warn(f"--seed {args.seed}: the reports are reproducible, and anyone who guesses the seed can recover every "
+             "true value; use it for simulations only (the file is marked simulated). Without --seed, perturb uses "
+             "the operating system's secure randomness.")
     return 0
 
 

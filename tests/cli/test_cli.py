@@ -346,8 +346,18 @@ def test_perturb_secure(capsys: pytest.CaptureFixture[str], tmp_path: Path, peop
     assert first.read_text() != second.read_text()
     out = run_json(capsys, "aggregate", "-m", "oue", "-e", "1", "-d", D, "--reports", first)
     assert out["users"] == ROWS and len(out["estimates"]["mi"]) == D
-    # seed and secure are exclusive, and one of them is required
-    assert_bad(capsys, "perturb", "-m", "oue", "-e", "1", "-d", D, "--data", people, "-c", "code", "-o", first)
+    # issue 10 item 11: without --seed a genuine collection (OS randomness), never reproducible; with --seed a
+    # simulation, said on stderr and in the file's header
+    third = tmp_path / "c.txt"
+    code, _, err = run(capsys, "perturb", "-m", "oue", "-e", "1", "-d", D, "--data", people, "-c", "code", "-o", third)
+    assert code == 0 and "warning" not in err and third.read_text() != first.read_text()
+    assert '"simulated"' not in third.read_text().splitlines()[0]
+    seeded = tmp_path / "d.txt"
+    code, _, err = run(capsys, "perturb", "-m", "oue", "-e", "1", "-d", D, "--data", people, "-c", "code", "--seed",
+                       "7", "-o", seeded)
+    assert code == 0 and "warning: --seed 7" in err and "recover every true value" in err
+    assert '"simulated": true' in seeded.read_text()
+    # seed and secure are exclusive
     assert_bad(capsys, "perturb", "-m", "oue", "-e", "1", "-d", D, "--data", people, "-c", "code", "--secure",
                "--seed", "1", "-o", first)
 
