@@ -5,8 +5,10 @@ handling and output. Streamlit only: every computation is a call into ``ldp``.""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
+import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -390,7 +392,7 @@ def dataset_picker(c: DataControls, container: Any = st) -> Dataset:
     else:
         data = _upload_picker(c, container)
     for warning in data.warnings:
-        container.warning(f"{warning}." if data.kind == "categorical" else f"Bins: {warning}.")
+        container.warning(plain(f"{warning}." if data.kind == "categorical" else f"Bins: {warning}."))
     return data
 
 
@@ -418,7 +420,8 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
             container.info("Upload a file to use it, or pick sample data.")
             st.stop()
         (name, _, _), table = next(iter(cache.items()))
-        container.caption(f"Using **{name}**, uploaded earlier in this session; upload another file to replace it.")
+        container.caption(f"Using **{plain(name)}**, uploaded earlier in this session; upload another file to "
+                          "replace it.")
     else:
         raw = up.getvalue()
         if len(raw) > UPLOAD_LIMIT_MB * 1024 * 1024:
@@ -432,8 +435,8 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
                 cache[signature] = load_table_bytes(raw, name)
         table = cache[signature]
     if table.attrs.get("encoding"):
-        container.caption(f"**{name}** is not UTF-8: read as {table.attrs['encoding']} (detected). If letters look "
-                          "wrong, re-save it with UTF-8 encoding.")
+        container.caption(f"**{plain(name)}** is not UTF-8: read as {table.attrs['encoding']} (detected). If "
+                          "letters look wrong, re-save it with UTF-8 encoding.")
     column = render(c.upload_column, container, columns=datasets.usable_columns(table))
     empty = datasets.empty_columns(table)
     if empty:
@@ -441,11 +444,12 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
                           + (f" and {len(empty) - 10} more" if len(empty) > 10 else "") + ".")
     series = get_column(table, column)
     kind = render(c.upload_kind, container, guess=datasets.guess_kind(series))
-    source = f"uploaded file {name}"
+    source = f"uploaded file {plain(name)}"
     if kind == "numerical":
         bins, value_range = _bins_and_range(c, container, datasets.data_range(series))
-        return datasets.table_dataset(table, column, kind, bins=bins, value_range=value_range, source=source)
-    data = datasets.table_dataset(table, column, kind, source=source)
+        data = datasets.table_dataset(table, column, kind, bins=bins, value_range=value_range, source=source)
+        return dataclasses.replace(data, name=plain(data.name))  # the column's name is shown as typed
+    data = dataclasses.replace(datasets.table_dataset(table, column, kind, source=source), name=plain(column))
     with container.expander(f"Domain preview ({data.d} values)"):
         st.dataframe(pd.DataFrame({"value": data.labels, "rows": data.counts}), hide_index=True)
     return data
@@ -460,12 +464,22 @@ def friendly_errors(what: str = "this configuration") -> Iterator[None]:
     try:
         yield
     except ldp.LDPError as exc:  # a user error; a TypeError or KeyError is a bug and surfaces as one
-        message_area().error(f"Cannot run {what}: {exc}")
+        message_area().error(f"Cannot run {what}: {plain(str(exc))}")
         st.stop()
     except MemoryError:
         message_area().error("This configuration needs more memory than the server has: use the fast engine, "
                              "fewer users or a smaller domain.")
         st.stop()
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|<>~$])")
+
+
+def plain(text: str) -> str:
+    """User-provided text (a column or file name, a message quoting one) for a Markdown element, shown as typed:
+    its Markdown and HTML characters are escaped, so ``![x](http://…)`` is not fetched as an image and
+    ``[here](…)`` is not a link (issue 10 item 13)."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
 
 
 def section(func: Callable[..., None]) -> Callable[..., None]:

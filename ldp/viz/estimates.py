@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ldp.evaluation.metrics import METRICS, compute_metrics
-from ldp.viz.style import PALETTE
+from ldp.viz.style import PALETTE, plain_text
 
 # Estimator colours: the Okabe–Ito palette without sky blue (kept for the band) and yellow (too light
 # on white for markers).
@@ -120,7 +120,9 @@ def histogram_figure(x: Sequence[str] | Sequence[float] | np.ndarray, true: np.n
     if len(xs) != true.size:
         raise ValueError(f"x has {len(xs)} entries but there are {true.size} true frequencies")
     categorical = widths is None and not np.issubdtype(np.asarray(xs).dtype, np.number)
-    text = list(hover_labels) if hover_labels is not None else [str(v) for v in xs]
+    if categorical:
+        xs = [plain_text(v) for v in xs]
+    text = [plain_text(v) for v in (hover_labels if hover_labels is not None else xs)]
     pct = f"{level:.0%}"
     fig = go.Figure()
     bar_kw = {"width": np.asarray(widths, dtype=np.float64)} if widths is not None else {}
@@ -175,7 +177,7 @@ def cdf_figure(true: np.ndarray, estimates: Mapping[str, np.ndarray], *, title: 
             return np.concatenate([[0.0], np.cumsum(v)])
         shape = "linear"
     else:
-        xs = list(labels) if labels is not None else [str(i) for i in range(true.size)]
+        xs = [plain_text(v) for v in labels] if labels is not None else [str(i) for i in range(true.size)]
         if len(xs) != true.size:
             raise ValueError(f"{len(xs)} labels for {true.size} values")
 

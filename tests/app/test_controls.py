@@ -451,3 +451,26 @@ def test_a_downloaded_configuration_loads_back():
     assert at.session_state["restored"] == ["eps", "mech"] and at.session_state["refused"] == ["n"]  # 5e9 > bound
     found = {w.key: w.value for kind in KINDS for w in getattr(at, kind) if w.key}
     assert found["eps"] == 2.0 and found["mech"] == "grr" and found["users"] == 1000
+
+
+def test_user_text_is_shown_as_text_not_markdown_or_html():
+    """Issue 10 item 13: a column named with Markdown image syntax made the browser fetch the URL (st.error renders
+    Markdown), and Plotly turned <a href> in values into live links."""
+    import numpy as np
+    import pandas as pd
+
+    from ldp.viz import estimates as viz
+
+    hostile = "![x](http://evil.example/p.png)"
+    assert "](" not in common.plain(hostile).replace("\\](", "") and common.plain(hostile).startswith("\\!\\[")
+    at = open_page("playground")
+    at.session_state["_uploads"] = {("t.csv", 1, 1): pd.DataFrame({hostile: list("aabbbcd") * 30,
+                                                                    "v": ["<a href='http://evil'>x</a>"] * 210})}
+    widgets(at)["data_source"].set_value("Upload")
+    at.run()
+    assert not at.exception
+    shown = " ".join(str(x.value) for x in [*at.markdown, *at.caption, *at.warning, *at.error, *at.info])
+    assert "![x](http" not in shown
+    fig = viz.histogram_figure(["<a href='http://evil'>x</a>", "b"], np.array([0.5, 0.5]), {"MI": np.array([0.4,
+                               0.6])}, title="T", x_title="x")
+    assert all("<a " not in str(v) for v in fig.data[0].x) and "&lt;a" in str(fig.data[0].x[0])
