@@ -21,6 +21,7 @@ import streamlit as st
 import ldp
 from ldp.core.params import Param
 from ldp.data import SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
+from ldp.data.loaders import load_json_object
 from ldp.data.spreadsheet import safe_frame
 from ldp.data.synthetic import SYNTHETIC
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
@@ -472,13 +473,13 @@ def friendly_errors(what: str = "this configuration") -> Iterator[None]:
         st.stop()
 
 
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|<>~$])")
+_MARKDOWN = re.compile(r"([\[\]<])")
 
 
 def plain(text: str) -> str:
-    """User-provided text (a column or file name, a message quoting one) for a Markdown element, shown as typed:
-    its Markdown and HTML characters are escaped, so ``![x](http://…)`` is not fetched as an image and
-    ``[here](…)`` is not a link (issue 10 item 13)."""
+    """User-provided text (a column or file name, a message quoting one) for a Markdown element: the brackets that
+    make links and images, and the ``<`` of autolinks and tags, are escaped, so ``![x](http://…)`` is not fetched as
+    an image and ``[here](…)`` is not a link (issue 10 item 13); everything else reads as typed."""
     return _MARKDOWN.sub(r"\\\1", str(text))
 
 
@@ -587,14 +588,8 @@ def _configuration_loader(controls: Sequence[Control], key: str) -> None:
     if st.session_state.get(done) == hash(raw):
         return
     st.session_state[done] = hash(raw)
-    try:
-        config = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        st.error(f"{up.name} is not a configuration file (JSON): {exc}")
-        return
-    if not isinstance(config, dict):
-        st.error(f"{up.name} is not a configuration file: expected a JSON object of settings")
-        return
+    with friendly_errors("this configuration file"):
+        config = load_json_object(raw, up.name)
     restored, refused = load_configuration(controls, config)
     if not restored:
         st.error(f"{up.name} names none of this page's settings: load it on the page it was downloaded from")

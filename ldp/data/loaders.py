@@ -27,6 +27,7 @@ __all__ = [
     "PARQUET_EXTENSIONS",
     "SUPPORTED_EXTENSIONS",
     "get_column",
+    "load_json_object",
     "load_table",
     "load_table_bytes",
 ]
@@ -254,6 +255,22 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     else:
         df = _read_csv(str(p), head, label, compressed)
     return _cap_rows(_check_shape(df, label), label)
+
+
+def load_json_object(data: bytes, filename: str) -> dict:
+    """A JSON object (e.g. a dashboard configuration) from an uploaded file's bytes, or a one-line LDPError."""
+    import json
+
+    label = f"file '{filename}'"
+    if len(data) > 1 << 20:
+        raise LDPError(f"{label} is larger than 1 MB: not a configuration file")
+    try:
+        value = json.loads(bytes(data).decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LDPError(f"{label} is not a JSON file: {_one_line(exc)}") from None
+    if not isinstance(value, dict):
+        raise LDPError(f"{label} holds {type(value).__name__}, not a JSON object of settings")
+    return value
 
 
 def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
