@@ -26,6 +26,7 @@ import json
 import math
 import os
 import secrets
+import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -138,6 +139,8 @@ def check_header(header: dict[str, Any], mechanism: Mechanism, label: str = "rep
 def _parse_header_line(line: str, label: str, number: int) -> dict[str, Any]:
     try:
         header = json.loads(line[len(HEADER_TAG):])
+    except RecursionError:  # a header of thousands of nested brackets
+        raise LDPError(f"{label} line {number}: malformed ldp-reports header (nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise LDPError(f"{label} line {number}: malformed ldp-reports header ({exc.msg})") from None
     if not isinstance(header, dict) or "mechanism" not in header:
@@ -248,6 +251,9 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
     except UnicodeDecodeError as exc:
         raise LDPError(f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x})") from None
     n = int(np.asarray(reports).shape[0])
+    if header is None:
+        warnings.warn(f"{label} has no ldp-reports header, so its mechanism, ε and domain cannot be checked against "
+                      "this command's; the support counts are checked for consistency instead", stacklevel=2)
     if header is not None and "users" in header and header["users"] != n:
         raise LDPError(f"{label} holds {n} reports but its header announces {header['users']} "
                          "(truncated or edited?)")

@@ -249,3 +249,51 @@ def test_round_trip_property(tmp_path_factory: pytest.TempPathFactory, values: l
     write_report_file(path, mech, [reports], users=len(values))
     back, _ = load_reports(path, mech)
     assert np.array_equal(mech.support_counts(back), mech.support_counts(reports))
+
+
+# --------------------------------------------------------------------------- issue 10 item 7
+def test_reports_read_with_the_wrong_configuration_are_flagged(tmp_path):
+    """OUE reports read as SUE gave an estimate summing to −9.7 and a GRR file read with a larger d errors of 0.42,
+    with no word; now a header-less file warns and the support counts are checked against the configuration (5σ
+    bounds derived in FrequencyOracle.consistency_warnings), and the right configuration stays quiet."""
+    import warnings
+
+    from ldp.report_files import load_reports
+
+    rng = np.random.default_rng(0)
+    values = rng.integers(0, 8, 20_000)
+    oue = ldp.get_mechanism("oue", 1.0, 8)
+    plain = tmp_path / "plain.txt"
+    plain.write_text("\n".join(oue.format_reports(oue.perturb(values, rng))) + "\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reports, header = load_reports(plain, oue)
+    assert header is None and any("no ldp-reports header" in str(w.message) for w in caught)
+    assert oue.consistency_warnings(oue.aggregate(reports)) == []
+    sue = ldp.get_mechanism("sue", 1.0, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        as_sue, _ = load_reports(plain, sue)
+    assert sue.consistency_warnings(sue.aggregate(as_sue))
+    grr = ldp.get_mechanism("grr", 2.0, 8)
+    grr_file = tmp_path / "grr.txt"
+    grr_file.write_text("\n".join(grr.format_reports(grr.perturb(values, rng))) + "\n")
+    wider = ldp.get_mechanism("grr", 2.0, 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        as_wider, _ = load_reports(grr_file, wider)
+    assert wider.consistency_warnings(wider.aggregate(as_wider))
+
+
+def test_she_reports_beyond_what_the_client_sends_and_deep_headers_are_refused(tmp_path):
+    from ldp.report_files import load_reports
+
+    she = ldp.get_mechanism("she", 1.0, 3)
+    huge = tmp_path / "she.txt"
+    huge.write_text("1e308 0 0\n0 1e308 0\n")
+    with pytest.raises(ldp.LDPError, match="beyond"):
+        load_reports(huge, she)
+    deep = tmp_path / "deep.txt"
+    deep.write_text("# ldp-reports " + "[" * 100_000 + "\n0\n")
+    with pytest.raises(ldp.LDPError, match="nested too deeply|malformed"):
+        load_reports(deep, ldp.get_mechanism("grr", 1.0, 3))

@@ -374,12 +374,16 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     chosen = _estimators(args, mech)
     reports, header = load_reports(args.reports, mech)
     agg = aggregate_reports(mech, reports)
+    consistency = mech.consistency_warnings(agg)
+    for line in consistency:
+        warn(line)
     estimates = estimate_all(mech, agg, chosen)
     for name, est in estimates.items():
         for warning in est.warnings:
             warn(f"{name}: {warning}")
     out = _mechanism_header(mech)
-    out.update({"users": agg.n, "header": header is not None, "counts": agg.counts.tolist()})
+    out.update({"users": agg.n, "header": header is not None, "counts": agg.counts.tolist(),
+                "consistency_warnings": consistency})
     if cls.kind == "mean":
         scale = _numbers_scale(args, cls, header)
         half = scale.width / 2.0

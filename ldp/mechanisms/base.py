@@ -257,6 +257,11 @@ class Mechanism(ABC):
             raise LDPError(f"{self.name}: n must be a positive integer, got {agg.n}")
         return agg
 
+    def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
+        """Lines saying where real reports' statistic disagrees with this configuration beyond ``z`` standard
+        deviations (hook; frequency oracles check their support counts; none by default)."""
+        return []
+
     def _check_statistic(self, aggregate: Aggregate) -> None:
         """Hook: what a statistic given by hand (not drawn by an engine) must satisfy beyond its shape; frequency
         oracles check that support counts lie in [0, n]."""

@@ -766,3 +766,22 @@ def test_sigterm_leaves_no_partial_output(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     code = proc.wait(timeout=60)
     assert code == 130 and files_in(tmp_path) == set()
+
+
+def test_aggregate_warns_when_the_reports_do_not_fit_the_configuration(capsys: pytest.CaptureFixture[str],
+                                                                       people: Path, tmp_path: Path) -> None:
+    """Issue 10 item 7: a header-less OUE file aggregated as SUE was estimated without a word."""
+    reports = tmp_path / "r.txt"
+    assert main(["perturb", "-m", "oue", "-e", "1", "-d", str(D), "--data", str(people), "-c", "code", "-o",
+                 str(reports)]) == 0
+    body = [line for line in reports.read_text().splitlines() if not line.startswith("#")]
+    bare = tmp_path / "bare.txt"
+    bare.write_text("\n".join(body) + "\n")
+    capsys.readouterr()
+    code, out, err = run(capsys, "aggregate", "-m", "sue", "-e", "1", "-d", str(D), "--reports", str(bare),
+                         "--format", "json")
+    assert code == 0 and "no ldp-reports header" in err
+    assert json.loads(out)["consistency_warnings"] and "another mechanism" in err
+    code, out, err = run(capsys, "aggregate", "-m", "oue", "-e", "1", "-d", str(D), "--reports", str(reports),
+                         "--format", "json")
+    assert code == 0 and json.loads(out)["consistency_warnings"] == [] and "warning" not in err

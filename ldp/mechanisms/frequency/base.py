@@ -9,6 +9,7 @@ f̂(v) = (C(v) − n q*) / (n (p* − q*)).
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from typing import Any, ClassVar
 
@@ -87,6 +88,31 @@ class FrequencyOracle(Mechanism):
             low, high = float(c.min()), float(c.max())
             raise LDPError(f"{self.name}: support counts must lie between 0 and n = {aggregate.n:,} (each counts "
                            f"reports), got values from {low:g} to {high:g}")
+
+    def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
+        """Whether support counts look like this configuration's (issue 10 item 7: OUE reports read as SUE gave an
+        estimate summing to −9.7, GRR reports read with a larger d errors of 0.42, silently). For a pure oracle
+        C_v ~ Bin(n_v, p*) + Bin(n − n_v, q*), so C_v/n lies in [q*, p*] up to ``z`` binomial standard deviations,
+        and Σ_v C_v has mean n(p* + (d − 1)q*) and variance at most n[p*(1 − p*) + (d − 1)q*(1 − q*)] (exact when
+        a report's supports are independent, an upper bound when they are negatively correlated, as GRR's and SS's
+        fixed number of supports make them). Returns one line per check beyond ``z`` σ; none when all agree."""
+        if not self.pure:
+            return []
+        n, c = aggregate.n, aggregate.counts
+        p, q, d = self._p_star, self._q_star, self.d
+        out = []
+        expected = n * (p + (d - 1) * q)
+        sd = max(math.sqrt(n * (p * (1 - p) + (d - 1) * q * (1 - q))), 1.0)
+        if abs(c.sum() - expected) > z * sd:
+            out.append(f"the reports support {c.sum():,.0f} values in all where this configuration expects "
+                       f"{expected:,.0f} ± {sd:,.0f}: were they made with another mechanism, ε or domain?")
+        low = n * q - z * max(math.sqrt(n * q * (1 - q)), 1.0)
+        high = n * p + z * max(math.sqrt(n * p * (1 - p)), 1.0)
+        bad = int(np.sum((c < low) | (c > high)))
+        if bad:
+            out.append(f"{bad} value(s) have support counts outside what this configuration can produce "
+                       f"([{max(low, 0):,.0f}, {high:,.0f}] of {n:,} reports): another mechanism, ε or domain?")
+        return out
 
     @classmethod
     def own_parameters(cls) -> tuple[Param, ...]:

@@ -73,7 +73,17 @@ class SHE(FrequencyOracle):
             raise LDPError(f"{self.name}: each report must have d={self.d} numbers, got shape {reports.shape}")
         if not np.issubdtype(reports.dtype, np.number) or not np.all(np.isfinite(reports)):
             raise LDPError(f"{self.name}: reports must be finite numbers")
+        bound = self.report_bound
+        if np.any(np.abs(reports) > bound):
+            raise LDPError(f"{self.name}: a report holds {float(np.abs(reports).max()):.3g}, beyond the ±{bound:.3g} "
+                           "this mechanism can produce at this ε (two such reports made every estimate infinite)")
         return reports
+
+    @property
+    def report_bound(self) -> float:
+        """The largest |coordinate| the client can send: 1 + b·53 ln 2 (its Laplace noise is −b ln c with c ≥ 2⁻⁵³),
+        rounded up to 1 + 40b."""
+        return 1.0 + 40.0 * self.scale
 
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         return reports.sum(axis=0, dtype=np.float64)
