@@ -480,3 +480,16 @@ def test_user_text_is_shown_as_text_not_markdown_or_html():
     fig = viz.histogram_figure(["<a href='http://evil'>x</a>", "b"], np.array([0.5, 0.5]), {"MI": np.array([0.4,
                                0.6])}, title="T", x_title="x")
     assert all("<a " not in str(v) for v in fig.data[0].x) and "&lt;a" in str(fig.data[0].x[0])
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("hostile", ["1e400", "Infinity", "-1e999", "NaN"])
+def test_every_numeric_url_value_out_of_range_is_refused_on_every_page(page, hostile):
+    """Issue 10 item 9: users=1e400, seed=Infinity, topk=1e400, data_bins=1e999 raised OverflowError on five pages.
+    Every numeric control of every page gets the hostile value at once; the page opens, says why, and runs."""
+    numeric = [c for c in controls_of(page) if c.kind in ("number_input", "slider")]
+    at = open_page(page, {c.key: hostile for c in numeric})
+    assert not at.exception
+    shown = {w.key for w in at.number_input} | {w.key for w in at.slider}
+    if shown & {c.key for c in numeric}:
+        assert any("The link's value for" in w.value for w in at.warning)
