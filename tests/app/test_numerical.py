@@ -270,3 +270,20 @@ def test_mean_figure_and_table_are_pure():
     assert table.loc[0, "RMSE"] == pytest.approx(np.sqrt(0.05 / 3))
     assert table.loc[1, "average estimate"] == pytest.approx(12.5 / 3) and table.loc[1, "unit"] == "h²"
     assert np.isnan(table.loc[1, "closed-form SE"])
+
+
+def test_a_link_cannot_start_a_long_run():
+    """Issue 10 item 3: a URL could start a 600-second run (num_users=1e12&num_trials=1e9). Now a run estimated
+    above 10 s waits for a button, and one above 3 minutes is refused."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"num_users": "1000000000", "num_trials": "500", "num_engine": "exact"})
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception
+    assert at.error and "minutes" in at.error[0].value and not at.get("plotly_chart")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"num_users": "2000000", "num_trials": "5", "num_engine": "exact"})  # ≈ 20 s
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert any(b.key == "num_run" for b in at.button)  # waits for the button
