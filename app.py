@@ -11,7 +11,9 @@ import streamlit as st
 
 from views import common
 
-st.set_page_config(page_title="LDP Explorer", page_icon="🔒", layout="wide", initial_sidebar_state="expanded")
+PRESENTING = common.presenting()
+st.set_page_config(page_title="LDP Explorer", page_icon="🔒", layout="wide",
+                   initial_sidebar_state="collapsed" if PRESENTING else "expanded")
 
 PAGES = {
     "Explore": [
@@ -29,6 +31,9 @@ PAGES = {
     ],
 }
 
-common.apply_pending_configuration()  # a configuration loaded on the page, before any widget is drawn
+common.apply_pending_configuration()
+if common.render(common.PRESENT, st.sidebar):  # larger type for a projector (issue 11)
+    st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 1.5rem; }</style>",
+                unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn
 common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
 st.navigation(PAGES).run()

@@ -28,21 +28,23 @@ from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
 from ldp.studies.datasets import Dataset
 from views.controls import (
+    PRESENT,
     Control,
     apply_pending_configuration,
     load_configuration,
     message_area,
     open_message_area,
+    presenting,
     render,
 )
 
 __all__ = [
-    "EPS_GRID", "DataControls", "Dataset", "EstimatorControls", "MechanismControls", "apply_pending_configuration",
-    "build_estimators", "csv_bytes", "with_context", "data_controls", "data_section", "dataset_picker",
-    "download_buttons", "engine_control", "epsilon_control", "estimator_control", "estimator_controls",
-    "estimator_notes", "estimator_picker", "estimator_specs", "friendly_errors", "mechanism_controls",
-    "mechanism_picker", "param_control", "parameter_controls", "message_area", "open_message_area",
-    "render_parameters", "render_row", "section", "seed_control", "show_figure",
+    "EPS_GRID", "PRESENT", "DataControls", "Dataset", "EstimatorControls", "MechanismControls",
+    "apply_pending_configuration", "build_estimators", "presenting", "render", "csv_bytes", "with_context",
+    "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control", "epsilon_control",
+    "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
+    "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
+    "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "show_figure",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -265,15 +267,22 @@ def mechanism_picker(c: MechanismControls, container: Any = st) -> tuple[str, fl
     container.caption(f"{cls.collection.capitalize()} · {cls.description}. _{cls.paper}_")
     epsilon = float(render(c.epsilon, container))
     container.caption("◀ more private · · · more accurate ▶")
+    return name, epsilon, mechanism_extras(c, name, epsilon, container)
+
+
+def mechanism_extras(c: MechanismControls, name: str, epsilon: float, container: Any = st) -> dict[str, Any]:
+    """Draw what a mechanism takes beyond its name and ε — ε1 of a longitudinal mechanism and its own parameters
+    (advanced) — and return its parameters."""
     epsilon_1 = None
     if c.epsilon_1 is not None and _reachable_epsilon_1(name, epsilon):
         epsilon_1 = float(render(c.epsilon_1, container, mechanism=name, epsilon=epsilon))
     # no reachable ε1: the library's own message explains it where the mechanism is built
     params = choices.mechanism_parameters(name, epsilon, epsilon_1)
     if name in c.parameters:
+        cls = ldp.MECHANISMS.get(name)
         params.update(render_parameters(c.parameters[name], MECHANISM_PARAMETERS_HELP.format(name=cls.display_name),
                                         container))
-    return name, epsilon, params
+    return params
 
 
 # --------------------------------------------------------------------------- the dataset

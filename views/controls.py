@@ -258,3 +258,17 @@ def apply_pending_configuration() -> None:
     queued = st.session_state.pop(PENDING, None)
     for key, value in (queued or {}).items():
         st.session_state[key] = value
+
+
+#: Presentation mode (a projector): larger type, the sidebar collapsed when a link opens it, the key controls in
+#: one row above the chart. Declared once, bound to the URL (``?present=true``), drawn by app.py on every page.
+PRESENT = Control("present", "toggle", "Presentation mode (projector)", False,
+                  help="Larger type and the key controls (mechanism, ε, n) in one row above the chart. A link with "
+                       "this on opens with the sidebar collapsed.")
+
+
+def presenting() -> bool:
+    """Whether this session is in presentation mode (its toggle, or the URL before the toggle is drawn)."""
+    if PRESENT.key in st.session_state:
+        return bool(st.session_state[PRESENT.key])
+    return st.query_params.get(PRESENT.key, "false") == "true"

@@ -72,6 +72,9 @@ def _attack(mechanism: str, epsilon: float, params: tuple, prior: np.ndarray) ->
 
 # --------------------------------------------------------------------------- sidebar
 def _controls() -> dict[str, Any]:
+    presenting = common.presenting()
+    if presenting:  # the key controls in one row of the main panel, right above the chart (issue 11)
+        row = st.columns([1.2, 1.6, 1])
     with st.sidebar:
         data = common.data_section(DATA)
         synthetic = data.origin == "synthetic"
@@ -79,11 +82,20 @@ def _controls() -> dict[str, Any]:
             with st.expander(f"Domain preview ({data.d:,} values)"):
                 st.dataframe(viz.domain_preview(data.labels, data.counts, share=synthetic), hide_index=True,
                              key="pg_domain")
-        st.header("Mechanism")
-        mech, eps, params = common.mechanism_picker(MECH)
+        if not presenting:
+            st.header("Mechanism")
+            mech, eps, params = common.mechanism_picker(MECH)
         st.header("Collection")
         whole = bool(render(WHOLE, disabled=synthetic)) and not synthetic
-        users = int(render(USERS, disabled=whole))
+        if not presenting:
+            users = int(render(USERS, disabled=whole))
+    if presenting:
+        mech = render(MECH.mechanism, row[0])
+        eps = float(render(MECH.epsilon, row[1]))
+        users = int(render(USERS, row[2], disabled=whole))
+        with st.sidebar:
+            params = common.mechanism_extras(MECH, mech, eps)
+    with st.sidebar:
         estimators, estimator_params = common.estimator_picker(ESTIMATORS, mechanism=mech)
         engine = render(ENGINE)
         seed = int(render(SEED))
@@ -214,9 +226,10 @@ def _privacy(mechanism: ldp.Mechanism, params: tuple, prior: np.ndarray) -> None
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Playground")
-    st.caption("How wrong is a histogram collected under local differential privacy? Pick data, a mechanism and "
-               "ε in the sidebar: every user randomizes their value, the server estimates the histogram, and the "
-               "estimates are compared with the truth. Smaller ε = more private = noisier.")
+    if not common.presenting():  # a projector shows the controls and the chart, not the introduction
+        st.caption("How wrong is a histogram collected under local differential privacy? Pick data, a mechanism "
+                   "and ε in the sidebar: every user randomizes their value, the server estimates the histogram, and "
+                   "the estimates are compared with the truth. Smaller ε = more private = noisier.")
     ctl = _controls()
     data: common.Dataset = ctl["data"]
     if not ctl["estimators"]:

@@ -222,3 +222,20 @@ def test_metrics_fit_the_data_and_read_in_plain_units():
     assert [c.key for c in at.get("plotly_chart")] == ["pg_hist", "pg_cdf"]
     table = next(df.value for df in at.dataframe if "RMSE (% of users)" in df.value.columns)
     assert any(c.startswith("KS") for c in table.columns)
+
+
+def test_presentation_mode_puts_mechanism_epsilon_and_n_above_the_chart():
+    """Issue 11: a projector needs ε and the chart together; ?present=true opens with the key controls in one row of
+    the main panel (the sidebar collapsed on load) and larger type."""
+    at = _page({"present": "true"})
+    _assert_results(at)
+    main_keys = {w.key for kind in KINDS for w in getattr(at.main, kind)}
+    side_keys = {w.key for kind in KINDS for w in getattr(at.sidebar, kind)}
+    assert {"mech", "eps", "users"} <= main_keys and not {"mech", "eps", "users"} & side_keys
+    assert "present" in side_keys and _widget(at, "present").value is True
+    _set(at, eps=0.5)
+    _assert_results(at)
+    assert any("ε = 0.5" in m.value for m in [*at.markdown, *at.warning])
+    _set(at, present=False)
+    side_keys = {w.key for kind in KINDS for w in getattr(at.sidebar, kind)}
+    assert {"mech", "eps", "users"} <= side_keys
