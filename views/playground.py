@@ -130,8 +130,8 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     eps1 = mech.params.get("epsilon_1") if mech.collection == "longitudinal" else None
     with common.friendly_errors("the verdict"):
         plain = verdict(mech, mi_first, result.n, level)
-    (st.warning if plain.swamped else st.markdown)(plain.sentence(mech.display_name, mech.epsilon, eps1))
-    st.markdown(viz.coverage_text(covered, d, level))
+    presenting = common.presenting()
+    readout = st.container()  # above the chart, or below it on a projector (the chart first, its verdict under it)
 
     used = {k: v for k, v in mech.params.items() if v is not None}
     if used:
@@ -153,10 +153,15 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     table = viz.results_table(shown.labels, shown.true, {f"{n} estimate": v for n, v in shown.estimates.items()},
                               shown.intervals, shown.band, level=level, centres=shown.centres)
     bars = (f" error bars on the {mi_name} markers: {pct} intervals for each value;" if "mi" in chosen else "")
+    if presenting:
+        fig.update_layout(height=430, margin={"t": 50, "b": 10})  # the row above and this chart fit 1280×720
     common.show_figure(fig, "pg_hist", table, description=(
         f"Bars: the true frequency of each of the {len(shown.index):,} values shown; markers: each estimator's "
         f"estimate;{bars} shaded boxes: the {pct} simultaneous band from the {mi_name} estimate, which holds every "
         f"true frequency at once with probability ≥ {pct}. " + " ".join(simultaneous.notes)))
+    target = st.container() if presenting else readout
+    (target.warning if plain.swamped else target.markdown)(plain.sentence(mech.display_name, mech.epsilon, eps1))
+    target.markdown(viz.coverage_text(covered, d, level))
     common.estimator_notes(result, data, chosen)
     if "mi" not in chosen:
         st.caption(f"Add {mi_name} to the estimators to see the per-value intervals (they hold for the unbiased "

@@ -244,3 +244,23 @@ def test_a_hostile_link_is_refused_with_a_message(page, server):
     warnings = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
     assert sum("The link's value for" in w for w in warnings) == 2, warnings
     assert page.get_by_role("spinbutton", name="Number of users n").input_value() in ("1000000", "1,000,000")
+
+
+def test_presentation_mode_fits_epsilon_and_the_chart_on_a_projector(browser, server):
+    """Issue 11: at 1280×720 the ε slider sat 1,244 px down the sidebar and the chart's axis below the fold. With
+    ?present=true the sidebar opens collapsed and ε sits in a row right above the chart, both on the first screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
+    page = context.new_page()
+    try:
+        open_page(page, server, query="present=true")
+        wait_for_charts(page)
+        assert_clean(page, "Playground in presentation mode")
+        slider = epsilon_slider(page)
+        box = slider.bounding_box()
+        chart = page.locator(CHART).first.bounding_box()
+        assert box is not None and chart is not None
+        assert 0 <= box["y"] < 720 and box["x"] < 1280, box  # ε is on the first screen, in the main panel
+        assert chart["y"] < 720, chart  # the chart starts on the first screen too
+        screenshot(page, "presentation_mode", full_page=False)
+    finally:
+        context.close()
