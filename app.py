@@ -28,6 +28,8 @@ PAGES = {
         st.Page("views/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
         st.Page("views/privacy.py", title="Privacy questions", icon=":material/shield:", url_path="privacy"),
         st.Page("views/classroom.py", title="Classroom", icon=":material/groups:", url_path="classroom"),
+        st.Page("views/reproduce.py", title="Reproduce the papers", icon=":material/history_edu:",
+                url_path="reproduce"),
     ],
 }
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
          "text_input")
-PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy")
+PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -171,6 +171,9 @@ SCENARIOS = {
     ],
     "privacy": [
         {},
+    ],
+    "reproduce": [
+        {"rp_users": 20_000, "rp_trials": 2},
     ],
 }
 

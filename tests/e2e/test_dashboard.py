@@ -46,6 +46,7 @@ PAGES = {
     "learn": "Learn",
     "privacy": "Privacy questions",
     "classroom": "Classroom",
+    "reproduce": "Reproduce the papers",
 }
 # Pages that draw at least one chart with their default settings.
 CHARTED = {"playground", "tradeoff", "numerical", "postprocessing"}
