@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ldp.viz.style import PALETTE
 
-__all__ = ["b_figure", "gain_figure", "spectrum_figure"]
+__all__ = ["b_figure", "convergence_figure", "gain_figure", "postprocessor_figure", "spectrum_figure"]
 
 LAYOUT = {"template": "plotly_white", "font": {"size": 16}, "height": 440, "hoverlabel": {"font_size": 14}}
 
@@ -48,4 +48,36 @@ def spectrum_figure(table: pd.DataFrame) -> go.Figure:
                     line={"color": PALETTE[3], "width": 3})
     fig.update_layout(title="Noise power spectrum of the support counts (convolution paper Fig. 3)",
                       xaxis_title="frequency k", yaxis_title="power", yaxis_exponentformat="power", **LAYOUT)
+    return fig
+
+
+def convergence_figure(table: pd.DataFrame) -> go.Figure:
+    """MSE against Wiener filterings (log–log): one colour per ε, IIW solid, IIW-G dashed, MI dotted."""
+    fig = go.Figure()
+    for i, (eps, part) in enumerate(table.groupby("epsilon")):
+        colour = PALETTE[i % len(PALETTE)]
+        for method, dash in (("IIW", "solid"), ("IIW-G", "dash")):
+            rows = part[part["method"] == method]
+            fig.add_scatter(x=rows["filterings"], y=rows["MSE"], mode="lines+markers", name=f"ε = {eps:g} · {method}",
+                            line={"color": colour, "dash": dash, "width": 2.5})
+        fig.add_scatter(x=[part["filterings"].min(), part["filterings"].max()], y=[part["MI MSE"].iloc[0]] * 2,
+                        mode="lines", name=f"ε = {eps:g} · MI", line={"color": colour, "dash": "dot", "width": 1.5})
+    fig.update_layout(title="IIW and IIW-G against the number of filterings (convolution paper Figs. 4–5)",
+                      xaxis_title="Wiener filterings (log scale)", yaxis_title="MSE (log scale)",
+                      yaxis_exponentformat="power", **LAYOUT)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig
+
+
+def postprocessor_figure(table: pd.DataFrame) -> go.Figure:
+    """Full-domain MSE against ε per post-processor (log y)."""
+    fig = go.Figure()
+    for i, (name, part) in enumerate(table.groupby("estimator", sort=False)):
+        fig.add_scatter(x=part["epsilon"], y=part["MSE"], mode="lines+markers", name=name,
+                        line={"color": PALETTE[i % len(PALETTE)], "width": 2.5,
+                              "dash": ("solid", "dash", "dot")[i // len(PALETTE) % 3]})
+    fig.update_layout(title="Post-processors: full-domain MSE against ε (consistency paper Fig. 4)",
+                      xaxis_title="ε", yaxis_title="MSE (log scale)", yaxis_exponentformat="power", **LAYOUT)
+    fig.update_yaxes(type="log")
     return fig

@@ -35,3 +35,22 @@ def test_gain_table_shape_and_range():
     for column in ("Γ IBU limit (%)", "Γ plain Eq. (3), 10⁴ iterations (%)"):
         assert table[column].between(0, 100).all()
     assert np.isfinite(table["MSE baseline"]).all()
+
+
+def test_iiw_g_is_stuck_where_the_paper_says_and_wins_where_it_is_valid():
+    """Convolution paper §V.B with its Taxi ratios: at ε = 1 (d·√Var* = 10.9) IIW-G does not move from its start; at
+    ε = 4 (0.36) ten filterings beat IIW's converged MSE."""
+    table = R.iiw_convergence([1.0, 4.0], seed=3)
+    g1 = table[(table["epsilon"] == 1.0) & (table["method"] == "IIW-G")]["MSE"].to_numpy()
+    assert abs(g1[-1] / g1[0] - 1) < 1e-3
+    at4 = table[table["epsilon"] == 4.0]
+    g10 = at4[(at4["method"] == "IIW-G") & (at4["filterings"] == 10)]["MSE"].item()
+    iiw = at4[(at4["method"] == "IIW") & (at4["filterings"] == 200)]["MSE"].item()
+    assert g10 < iiw
+    assert table.loc[table["epsilon"] == 1.0, "d·√Var*"].iloc[0] == pytest.approx(10.93, abs=0.01)
+
+
+def test_norm_sub_and_mle_apx_agree_as_the_paper_finds():
+    curves = R.postprocessor_curves([1.0, 2.0], n=50_000, trials=3, seed=4)
+    wide = curves.pivot(index="estimator", columns="epsilon", values="MSE")
+    assert ((wide.loc["norm-sub"] / wide.loc["mle-apx"] - 1).abs() < 0.05).all()
