@@ -41,6 +41,11 @@ def _b(epsilon: float, n: int, trials: int, seed: int):
     return R.b_sweep(epsilon, n=n, trials=trials, seed=seed)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _numerical(n: int, trials: int, seed: int):
+    return R.numerical_methods([0.5, 1.0, 2.0, 4.0], n=n, trials=trials, seed=seed)
+
+
 @st.cache_data(show_spinner=False, max_entries=4)
 def _iiw():
     return R.iiw_convergence([1.0, 2.0, 3.0, 4.0])
@@ -90,6 +95,20 @@ def main() -> None:
     best = sweep.loc[sweep["Wasserstein"].idxmin(), "b / b_MI"]
     st.markdown(f"**The paper:** {R.PRINTED['square-wave Fig. 6']}. **Here:** the smallest Wasserstein error is at "
                 f"b = {best:g} × b_MI; at b_MI it is {sweep.loc[sweep['b / b_MI'] == 1.0, 'Wasserstein'].item():.3g}.")
+
+    st.header("Square-wave paper, Figs. 2–5: numerical methods against ε")
+    with common.friendly_errors("the numerical methods"), st.spinner("Simulating the collections…"):
+        methods = _numerical(n, trials, seed)
+    common.show_figure(viz.methods_figure(methods), "rp_num", methods[["mechanism", "estimator", "epsilon", "mean",
+                                                                       "ci_low", "ci_high"]], description=(
+        f"A Beta(5, 2) column over 64 buckets, n = {n:,}, {trials} trial(s) per ε: Wasserstein distance of each "
+        "method's estimate (mean and 95 % band), in units of the column's [0, 1] range."))
+    best = methods.loc[methods.groupby("epsilon")["mean"].idxmin(), "mechanism"].value_counts()
+    st.markdown(f"**The paper:** {R.PRINTED['square-wave Figs. 2–5']}. **Here:** the best method per ε is "
+                + ", ".join(f"{name} ({count} of {methods['epsilon'].nunique()})" for name, count in best.items())
+                + ". Where HH or CFO-binning wins here: the paper uses 1,024 buckets of real, spiky columns with "
+                  "millions of users; on 64 buckets of a smooth Beta column the hierarchy's consistent tree is "
+                  "competitive — raise n and the trials (sidebar) to see the ranking settle.")
 
     st.header("Convolution paper, Figs. 4–5: IIW and IIW-G converging")
     with common.friendly_errors("the IIW convergence"), st.spinner("Filtering…"):
