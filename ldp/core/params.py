@@ -93,8 +93,10 @@ class Param:
         return value
 
 
-EPSILON = Param("epsilon", float, "privacy budget ε (smaller is more private)", low=0.0, low_inclusive=False,
-                high=50.0)
+#: ε's range: below 10⁻⁴ a channel carries no usable information at any n a simulation can hold (p* − q* of GRR is
+#: ≈ ε/d), and its longitudinal second step is not computable in doubles (found by fuzzing: ε = 2·10⁻⁸⁰ raised a
+#: ZeroDivisionError in L-GRR); above 50 nothing is sampleable either (see the frequency oracles' precision check).
+EPSILON = Param("epsilon", float, "privacy budget ε (smaller is more private)", low=1e-4, high=50.0)
 DOMAIN_SIZE = Param("d", int, "domain size (number of distinct values)", low=2, high=2**24)
 BUCKETS = Param("d", int, "number of input buckets of the reconstructed histogram (square-wave paper §5.4)", low=2,
                 high=2**24)
