@@ -469,7 +469,7 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
 @contextlib.contextmanager
 def friendly_errors(what: str = "this configuration") -> Iterator[None]:
     """Turn library errors into an ``st.error`` that says what to change, in the main panel even when raised while
-    drawing the sidebar (issue 11: the narrow sidebar hid them while the main panel stayed blank); never a
+    drawing the sidebar (the narrow sidebar hid them while the main panel stayed blank); never a
     traceback."""
     try:
         yield
@@ -488,7 +488,7 @@ _MARKDOWN = re.compile(r"([\[\]<])")
 def plain(text: str) -> str:
     """User-provided text (a column or file name, a message quoting one) for a Markdown element: the brackets that
     make links and images, and the ``<`` of autolinks and tags, are escaped, so ``![x](http://…)`` is not fetched as
-    an image and ``[here](…)`` is not a link (issue 10 item 13); everything else reads as typed."""
+    an image and ``[here](…)`` is not a link; everything else reads as typed."""
     return _MARKDOWN.sub(r"\\\1", str(text))
 
 
@@ -540,7 +540,7 @@ def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container
 def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "") -> None:
     """A chart with an accessible text description and its plotted values as a table. The figure keeps its own
     template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's
-    4.5:1 (issue 11); the figures' dark text at 14–16 px is well above it. The PNG download is named after the
+    4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is named after the
     chart (ASCII)."""
     st.plotly_chart(fig, key=key, theme=None, config={
         "displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"ldp-{key}"}})

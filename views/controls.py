@@ -139,7 +139,7 @@ _AREA = threading.local()  # this thread's (this script run's) message area, ope
 
 def open_message_area() -> None:
     """Open this run's message area at the top of the main panel (app.py, before the page runs): errors and
-    refusals raised while a page draws its sidebar are shown there, where they are seen (issue 11: they landed in
+    refusals raised while a page draws its sidebar are shown there, where they are seen (they used to land in
     the narrow sidebar while the main panel stayed blank)."""
     _AREA.dg = st.container()
 

@@ -34,7 +34,7 @@ MEAN = [cls.name for cls in ldp.mechanisms_of("mean")]
 ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75]
 RANGE_QUERIES = 1000
 WARN_S = 10.0
-BLOCK_S = 180.0  # longer runs are refused: the server is shared (issue 10 item 3)
+BLOCK_S = 180.0  # longer runs are refused: the server is shared
 MEAN_BLOCK_S = 120.0
 ESTIMATORS = ("mi", "norm-sub")
 COLOURS = {"MI (raw)": PALETTE[1], "MI + Norm-Sub": PALETTE[0]}
@@ -218,7 +218,7 @@ def main() -> None:
     if seconds > WARN_S:
         st.warning(f"This run may take about {seconds:.0f} s ({ctl['trials']} trials on the {ctl['engine']} engine). "
                    "The fast engine gives the same distribution of results in a fraction of a second.")
-        # a link alone never starts a long run (issue 10 item 3): it waits for this button, once per configuration
+        # a link alone never starts a long run: it waits for this button, once per configuration
         signature = repr((data.name, data.d, ctl["users"], ctl["trials"], ctl["engine"], ctl["seed"], eps,
                           ctl["methods"], ctl["lead"], ctl["lead_rec"], ctl["mech"], ctl["cfo_params"]))
         if st.session_state.get("_num_ran") != signature:

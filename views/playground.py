@@ -73,7 +73,7 @@ def _attack(mechanism: str, epsilon: float, params: tuple, prior: np.ndarray) ->
 # --------------------------------------------------------------------------- sidebar
 def _controls() -> dict[str, Any]:
     presenting = common.presenting()
-    if presenting:  # the key controls in one row of the main panel, right above the chart (issue 11)
+    if presenting:  # the key controls in one row of the main panel, right above the chart
         row = st.columns([1.2, 1.6, 1])
     with st.sidebar:
         data = common.data_section(DATA)
@@ -129,7 +129,7 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     covered = float(np.mean(per_value.covers(true)))
     eps1 = mech.params.get("epsilon_1") if mech.collection == "longitudinal" else None
     with common.friendly_errors("the verdict"):
-        plain = verdict(mech, mi_first, result.n, level)
+        plain = verdict(mech, mi_first, result.n, level, intervals=per_value)  # the intervals drawn above
     presenting = common.presenting()
     readout = st.container()  # above the chart, or below it on a projector (the chart first, its verdict under it)
 

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ldp.core.errors import LDPError
-from ldp.evaluation.uncertainty import estimate_intervals
+from ldp.evaluation.uncertainty import FrequencyIntervals, estimate_intervals
 from ldp.mechanisms.base import Mechanism
 from ldp.studies.tradeoff import epsilon_needed
 
@@ -76,12 +76,13 @@ def _users(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
 
 
-def verdict(mechanism: Mechanism, mi_estimate: np.ndarray, n: int, level: float = 0.95) -> Verdict:
+def verdict(mechanism: Mechanism, mi_estimate: np.ndarray, n: int, level: float = 0.95, *,
+            intervals: FrequencyIntervals | None = None) -> Verdict:
     """The verdict of one collection from its matrix-inversion estimate (a frequency oracle). The ε answer uses
     the mechanism's default parameters at each ε (OLH's g follows ε; a longitudinal mechanism's ε1 = ε/2)."""
     if mechanism.kind != "frequency":
         raise LDPError(f"verdicts are for frequency oracles; {mechanism.name} is a {mechanism.kind} mechanism")
-    iv = estimate_intervals(mechanism, mi_estimate, n, level)
+    iv = intervals if intervals is not None else estimate_intervals(mechanism, mi_estimate, n, level)
     est = np.asarray(mi_estimate, dtype=np.float64)
     half = (iv.high - iv.low) / 2
     above = iv.low > 0
