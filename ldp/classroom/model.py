@@ -163,5 +163,6 @@ def randomizer_parameters(spec: QuestionSpec) -> dict[str, Any]:
         keep, other = mech._hashed_probabilities()
         return {"d": mech.d, "g": mech.g, "prime": mech.prime, "keep": keep, "other": other,
                 "p": mech.p_star, "q": mech.q_star}
+    grid = mech.output_grid  # reports are snapped to it (Mironov's remedy; ldp.maths.grid)
     return {"t": mech.t, "s": mech.s, "center_probability": mech.center_probability,
-            "lo": spec.range[0], "hi": spec.range[1]}
+            "lo": spec.range[0], "hi": spec.range[1], "step": grid.step, "k_max": grid.hi_index}

@@ -83,7 +83,10 @@ def test_sw_ems_beats_cfo_binning_on_beta_5_2(eps):
     """§6.2 / Fig. 2: Beta(5, 2), 10^5 users, 256 buckets: SW with EMS has a lower Wasserstein distance than
     OUE or GRR on 16, 32 or 64 bins with Norm-Sub (uniform within a bin), and EMS beats plain EM.
 
-    Exact client, seed 2020, 10 populations, 100 baseline draws per configuration. For reference, the means
+    Exact client, seed 2020, 20 populations, 100 baseline draws per configuration. EMS/EM: over 10 populations
+    the ratio of mean W1 at ε = 0.5 is 0.91 ± 0.035 (12 seeds, before and after the client's grid snapping), so
+    a 20-population mean has sd ≈ 0.025 and "EMS < EM" holds by > 3σ; a 0.95 margin (1.6σ) would be a coin
+    flip on the seed, so it is asserted only where the gap is wide (ε ≥ 1: ratio ≈ 0.6–0.75). For reference, the means
     over 20 populations of ``benchmarks/bench_numerical.py`` table 2 (W1 on [0, 1]):
     ε = 0.5: EMS 0.0097, EM 0.0109, best binning OUE-16 0.0146;
     ε = 1:   EMS 0.0055, EM 0.0074, best binning OUE-16 0.0078;
@@ -93,7 +96,7 @@ def test_sw_ems_beats_cfo_binning_on_beta_5_2(eps):
     sw = SquareWave(eps, D)
     w: dict[str, list[float]] = {}
     ks: dict[str, list[float]] = {}
-    for _ in range(10):
+    for _ in range(20):
         values, counts = _beta_population(rng)
         truth = counts / N
         agg = sw.aggregate(sw.perturb(values, rng))
@@ -102,7 +105,7 @@ def test_sw_ems_beats_cfo_binning_on_beta_5_2(eps):
             assert est.converged
             w.setdefault(method, []).append(_w1(truth, est.values))
             ks.setdefault(method, []).append(ks_distance(truth, est.values, EDGES, project=True))
-        for _ in range(10):
+        for _ in range(5):
             for name in ("oue", "grr"):
                 for bins in (16, 32, 64):
                     est = _binning_estimate(name, eps, bins, counts, rng)
@@ -110,7 +113,7 @@ def test_sw_ems_beats_cfo_binning_on_beta_5_2(eps):
     mean = {k: float(np.mean(v)) for k, v in w.items()}
     best_binning = min(v for k, v in mean.items() if k not in ("em", "ems"))
     assert mean["ems"] < 0.9 * best_binning, mean
-    assert mean["ems"] < 0.95 * mean["em"], mean
+    assert mean["ems"] < (1.0 if eps < 1 else 0.95) * mean["em"], mean
     assert np.mean(ks["ems"]) < np.mean(ks["em"])
 
 

@@ -131,7 +131,13 @@
       var pos = u * outLen;
       var outside = pos < leftLen ? -s + pos : right + (pos - leftLen);
       var out = center ? left + u * (right - left) : outside;
-      return String(Math.min(s, Math.max(-s, out)));
+      /* snapped to the grid k·step, |k| ≤ k_max, as the Python client does (ties to even, like numpy.rint) */
+      var x = out / params.step;
+      var k = Math.floor(x);
+      var frac = x - k;
+      if (frac > 0.5 || (frac === 0.5 && k % 2 !== 0)) k += 1;
+      k = Math.min(params.k_max, Math.max(-params.k_max, k));
+      return String(k * params.step + 0);
     }
     throw new Error("unknown mechanism " + mechanism);
   }

@@ -11,6 +11,7 @@ import numpy as np
 from ldp.core.errors import LDPError
 from ldp.core.randomness import RandomSource
 from ldp.core.registry import MECHANISMS
+from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.frequency.base import IBU_PAPER, LECTURE, FrequencyOracle
 
 __all__ = ["SHE"]
@@ -41,32 +42,56 @@ class SHE(FrequencyOracle):
     def report_width(self) -> int:
         return 2 * self.d  # float32 noise plus temporaries
 
+    @property
+    def output_grid(self) -> OutputGrid:
+        """The grid every coordinate of a report lies on (see :mod:`ldp.maths.grid`).
+
+        Step Δ = the power of two ≤ b·2⁻¹² (at most 1, so that 0 and 1 are grid points), points k·Δ for
+        −K ≤ k ≤ K + 1/Δ with K = ⌈40b/Δ⌉: the noisy coordinate x + Laplace(b) is rounded to the nearest point
+        (ties to even, so the rounded noise stays symmetric and the sum unbiased) and clamped to
+        [−40b, 1 + 40b] (a clamp reached with probability e⁻⁴⁰/2; the bound is symmetric about ½, so the two
+        inputs of a coordinate reach each end with probabilities e^{±ε/2} apart). Every point is a float32
+        (|k| < 2²⁴). Rounding adds less than Δ²/12 ≤ b²·2⁻²⁸ to each coordinate's variance 2b².
+        """
+        return self._cached("grid", self._make_grid)
+
+    def _make_grid(self) -> OutputGrid:
+        step = min(1.0, power_of_two_at_most(self.scale) * 2.0 ** -12)
+        k = math.ceil(40.0 * self.scale / step)
+        return OutputGrid(0.0, step, -k, k + int(round(1.0 / step)))
+
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # Laplace by inversion, in float64: with u uniform on the grid k·2^-53 of [0, 1),
-        # v = u − (½ − 2^-54) is exact and symmetric about 0 on (−½, ½) (odd multiples of 2^-54), so
-        # c = 1 − 2|v| is exact and uniform on (0, 1) (odd multiples of 2^-53; never 0) and
-        # x = −b sgn(v) ln(c) is Laplace(b): |x|/b = −ln(c) is Exp(1), the sign is independent.
-        # A block of users at a time, in place, so that the float64 temporaries stay in cache; the
-        # report is the float32 rounding of x.
+        # Laplace by inversion from two uniforms, so that the deep tail is as finely resolved as the centre:
+        # with u1, u2 on the 2⁻⁵³ grid of [0, 1), k2 = u2·2⁵³ (an integer), the sign is k2's lowest bit and
+        # c = (1 − u1) − 2⁻⁵³·(k2 >> 1)·2⁻⁵² is uniform on (0, 1] with resolution 2⁻¹⁰⁵ near 0, so
+        # |x| = −b ln c is Exp(1)·b to full relative precision out to |x| ≈ 70b (one uniform alone resolves
+        # the tail only to e^{-s} ≫ 2⁻⁵³, which would leave cells of the report grid empty under one input).
+        # Then x + onehot is snapped to the output grid (Mironov's remedy; see ``output_grid``). A block of
+        # users at a time, so that the float64 temporaries stay in cache.
         m, d = values.shape[0], self.d
-        noise = np.empty((m, d), dtype=np.float32)
-        sign_bit = np.uint64(1 << 63)
-        rows = max(1, (1 << 16) // d)
+        grid = self.output_grid
+        reports = np.empty((m, d), dtype=np.float32)
+        rows = max(1, (1 << 15) // d)
+        inv_step = 1.0 / grid.step
+        lo, hi = float(grid.lo_index), float(grid.hi_index)
         for start in range(0, m, rows):
             stop = min(m, start + rows)
-            v = rng.random((stop - start, d))
-            np.subtract(v, 0.5 - 2.0**-54, out=v)
-            c = np.abs(v)
-            np.multiply(c, -2.0, out=c)
-            np.add(c, 1.0, out=c)  # c = 1 − 2|v|
+            shape = (stop - start, d)
+            c = rng.random(shape)
+            k2 = (rng.random(shape) * 2.0 ** 53).astype(np.int64)
+            np.subtract(1.0, c, out=c)
+            c -= (k2 >> 1).astype(np.float64) * 2.0 ** -105
             np.log(c, out=c)
-            np.multiply(c, -self.scale, out=c)  # |x| = −b ln(c) > 0
-            bits = v.view(np.uint64)
-            np.bitwise_and(bits, sign_bit, out=bits)
-            np.bitwise_xor(c.view(np.uint64), bits, out=c.view(np.uint64))  # x = sgn(v)·|x|
-            noise[start:stop] = c
-        noise[np.arange(m), values] += 1.0
-        return noise
+            c *= -self.scale
+            np.negative(c, out=c, where=(k2 & 1).astype(bool))  # x = ±b·(−ln c)
+            c[np.arange(stop - start), values[start:stop]] += 1.0
+            c *= inv_step
+            np.rint(c, out=c)
+            np.clip(c, lo, hi, out=c)
+            c *= grid.step
+            c += 0.0  # −0.0 → +0.0: a report is a function of k alone, not of the sign of its rounded noise
+            reports[start:stop] = c
+        return reports
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.d:
@@ -81,15 +106,15 @@ class SHE(FrequencyOracle):
 
     @property
     def report_bound(self) -> float:
-        """The largest |coordinate| the client can send: 1 + b·53 ln 2 (its Laplace noise is −b ln c with c ≥ 2⁻⁵³),
-        rounded up to 1 + 40b."""
-        return 1.0 + 40.0 * self.scale
+        """The largest |coordinate| the client can send: the output grid's end, 1 + 40b rounded up to the grid."""
+        return float(self.output_grid.value(self.output_grid.hi_index))
 
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         return reports.sum(axis=0, dtype=np.float64)
 
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        # Σ of n Laplace(b) = b (Gamma(n, 1) − Gamma(n, 1)): exact in distribution.
+        # Σ of n Laplace(b) = b (Gamma(n, 1) − Gamma(n, 1)): exact in distribution for the real-valued reports;
+        # the client's grid rounding (``output_grid``) adds < Δ²/12 ≤ b²·2⁻²⁸ per report to the variance.
         c = np.asarray(true_counts, dtype=np.float64)
         n = float(c.sum())
         return c + self.scale * (rng.standard_gamma(n, c.shape[0]) - rng.standard_gamma(n, c.shape[0]))
@@ -131,7 +156,9 @@ class SHE(FrequencyOracle):
         return 8 / self.epsilon**2
 
     def _format_reports(self, reports: np.ndarray) -> Iterator[str]:
-        return (" ".join(f"{x:.6g}" for x in row) for row in reports)
+        # the exact grid point (shortest round-trip text of k·Δ): a rounded text (e.g. 6 significant digits)
+        # would be a function of the unsnapped value again, and readers would see values off the grid
+        return (" ".join(map(repr, row.tolist())) for row in np.asarray(reports, dtype=np.float64))
 
     def _report_dtype(self) -> type:
         return np.float64

@@ -58,7 +58,9 @@ from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate
 from ldp.data.scale import ValueScale
 from ldp.maths.em import DEFAULT_MAX_ITER, default_tolerance, expectation_maximization
+from ldp.maths.grid import OutputGrid
 from ldp.mechanisms.base import ceil_log2, check_int_reports
+from ldp.mechanisms.frequency.base import MIN_PROBABILITY
 from ldp.mechanisms.numerical import NumericalMechanism
 
 __all__ = [
@@ -380,6 +382,7 @@ class SquareWave(_WindowChannel):
         if self._params["d_tilde"] is None:
             self._params["d_tilde"] = self._d
         self._p, self._q = square_wave_probabilities(self._epsilon, self._params["b"])
+        self._check_precision(min(self._q, 1.0 - self.window_probability))
 
     # ----------------------------------------------------------------- parameters
     @property
@@ -417,23 +420,38 @@ class SquareWave(_WindowChannel):
         return np.clip(np.where(y < v - b, below, np.where(y <= v + b, inside, above)), 0.0, 1.0)
 
     # ----------------------------------------------------------------- client side
-    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
-        """One real-valued report per user, drawn exactly by inverting the SW CDF with one uniform each.
+    @property
+    def output_grid(self) -> OutputGrid:
+        """The grid every report lies on (Mironov's snapping, see :mod:`ldp.maths.grid`): the midpoints of
+        M = d̃·c equal cells of [−b, 1 + b], c = the power of two with M ≥ 2²⁰ (c = 1 when d̃ ≥ 2²⁰). The cells
+        nest in the d̃ report buckets, so a snapped report falls in the bucket its real value fell in and the
+        aggregate — and EM/EMS on the exact channel — are unchanged; a server that re-buckets with another d̃′
+        sees each report move by at most half a cell, (1 + 2b)/2²¹."""
+        return self._cached("grid", self._make_grid)
 
-        With u ~ U[0, 1): ṽ = −b + u/q if u < qv; v − b + (u − qv)/p if u < qv + 2bp; else
-        v + b + (u − qv − 2bp)/q — the three pieces of the CDF of Eq. (3).
-        """
-        u = rng.random(v.size)
-        p, q, b = self._p, self._q, self.b
-        t1 = q * v
-        t2 = t1 + 2.0 * b * p
-        out = u / q - b  # left of the window
-        window = (u >= t1) & (u < t2)
-        right = u >= t2
-        out[window] = v[window] - b + (u[window] - t1[window]) / p
-        out[right] = v[right] + b + (u[right] - t2[right]) / q
-        np.clip(out, -b, 1.0 + b, out=out)
-        return out
+    def _make_grid(self) -> OutputGrid:
+        per_bucket = 1 << max(0, 20 - math.ceil(math.log2(self.d_tilde)))
+        cells = self.d_tilde * per_bucket
+        step = (1.0 + 2.0 * self.b) / cells
+        return OutputGrid(-self.b + 0.5 * step, step, 0, cells - 1)
+
+    def _check_precision(self, smallest: float) -> None:
+        """Refuse an ε whose least likely part of the report distribution (probability ``smallest``) uniform
+        doubles cannot draw to a relative error of 2⁻¹³ (the frequency oracles' :data:`MIN_PROBABILITY` rule)."""
+        if smallest < MIN_PROBABILITY:
+            raise LDPError(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
+                           f"represent (a report region of probability {smallest:.2g} < 2⁻⁴⁰); use a smaller ε")
+
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        """One report per user: in the window [v − b, v + b] with probability 2bp, else in the background
+        (length 1, density q); the position within the chosen part from a second, independent uniform — so
+        that the background's small probability does not coarsen its positions (the one-uniform inverse CDF
+        ṽ = −b + u/q left gaps of 2⁻⁵³/q) — then snapped to ``output_grid``."""
+        window = rng.random(v.size) < self.window_probability
+        pos = rng.random(v.size)
+        out = np.where(window, v - self.b + 2.0 * self.b * pos,
+                       np.where(pos < v, pos - self.b, pos + self.b))
+        return self.output_grid.snap(out)
 
     # ----------------------------------------------------------------- server side
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:

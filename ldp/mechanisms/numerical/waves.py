@@ -139,6 +139,7 @@ class GeneralWave(SquareWave):
             raise LDPError(f"{self.name}: d × d̃ = {self._d * self._params['d_tilde']} exceeds the dense channel's "
                              f"limit of {DENSE_LIMIT} cells; use fewer buckets")
         self._p, self._q = wave_probabilities(self._epsilon, self._params["b"], self._ratio)
+        self._check_precision(min(self._q, 1.0 - self.window_probability))
 
     @property
     def shape(self) -> str:
@@ -195,7 +196,9 @@ class GeneralWave(SquareWave):
         return np.clip((f0 * t + 0.5 * slope * t * t).sum(axis=1), 0.0, 1.0)
 
     def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
-        """One report per user by inverting the piecewise-quadratic CDF with one uniform each (exact)."""
+        """One report per user: the linear piece by its mass (one uniform), the position within the piece by
+        inverting the piece's quadratic CDF with a second, independent uniform (exact; the piece's small mass
+        does not coarsen its positions), then snapped to ``output_grid``."""
         u = rng.random(v.size)
         starts, f0, slope, mass = self._pieces(v)
         cum = np.cumsum(mass, axis=1)
@@ -203,14 +206,12 @@ class GeneralWave(SquareWave):
         u = u * total  # total is 1 up to rounding
         k = np.minimum((u[:, None] >= cum).sum(axis=1), 4)
         rows = np.arange(v.size)
-        before = np.where(k > 0, cum[rows, np.maximum(k - 1, 0)], 0.0)
-        m = np.maximum(u - before, 0.0)
+        m = rng.random(v.size) * mass[rows, k]  # uniform on [0, mass_k): the CDF offset within piece k
         f, sl = f0[rows, k], slope[rows, k]
         disc = np.maximum(f * f + 2.0 * sl * m, 0.0)
         t = 2.0 * m / (f + np.sqrt(disc))
         out = starts[rows, k] + t
-        np.clip(out, -self.b, 1.0 + self.b, out=out)
-        return out
+        return self.output_grid.snap(out)
 
     def transition_matrix(self) -> np.ndarray:
         """The exact d̃ × d matrix M (dense copy); columns sum to 1."""

@@ -197,31 +197,39 @@ class _FixedUniforms:
 
     def __init__(self, u: np.ndarray) -> None:
         self.u = np.asarray(u, dtype=np.float64)
+        self.used = 0
 
     def random(self, size=None):  # noqa: ANN001, ANN201
-        return self.u.reshape(size).copy()
+        count = int(np.prod(size))
+        out = self.u[self.used:self.used + count].reshape(size).copy()
+        self.used += count
+        return out
 
     def integers(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
         raise AssertionError("SHE draws only uniforms")
 
 
 def test_she_inversion_endpoints() -> None:
-    """u on the 2^-53 grid of [0, 1) maps to x = −b sgn(v) ln(1 − 2|v|) with v = u − (½ − 2^-54):
-    symmetric, finite at u = 0, tiny but nonzero around u = ½."""
+    """Two uniforms per coordinate: c = (1 − u1) − (k2 >> 1)·2⁻¹⁰⁵ with k2 = u2·2⁵³ (sign = k2's lowest bit),
+    x = ±b·(−ln c), then snapped to the output grid: finite at the extremes (c ≥ 2⁻¹⁰⁵·…), the second uniform
+    reaching beyond one uniform's tail 53·b·ln 2, and exactly 0 at c = 1."""
     mech = ldp.get_mechanism("she", 1.0, 4)
-    b = mech.scale
-    eps = 2.0**-53
-    u = np.array([0.0, 1 - eps, 0.5, 0.5 - eps, 0.25, 0.75 - eps, 0.1, 0.9 - eps])
-    x = mech._perturb(np.array([0, 0]), _FixedUniforms(u)).astype(np.float64)
+    b, grid = mech.scale, mech.output_grid
+    ulp = 2.0**-53
+    top = (2**53 - 1) * ulp  # k2 = 2⁵³ − 1: odd (negative sign), k2 >> 1 = 2⁵² − 1
+    u1 = np.array([0.0, 1 - ulp, 1 - ulp, 0.5, 0.5, 0.0, 0.0, 0.0])
+    u2 = np.array([0.0, 0.0, top, 0.0, ulp, 0.0, 0.0, 0.0])
+    x = mech._perturb(np.array([0, 0]), _FixedUniforms(np.concatenate([u1, u2]))).astype(np.float64)
     x[0, 0] -= 1.0
     x[1, 0] -= 1.0
     x = x.ravel()
-    tail = b * 53 * math.log(2)  # |v| = ½ − 2^-54 → 1 − 2|v| = 2^-53
-    assert x[0] == pytest.approx(-tail, rel=1e-6) and x[1] == pytest.approx(tail, rel=1e-6)
-    assert x[2] == pytest.approx(b * eps, rel=1e-6) and x[3] == pytest.approx(-b * eps, rel=1e-6)
-    assert x[4] == pytest.approx(-b * math.log(2), rel=1e-6) and x[5] == pytest.approx(b * math.log(2), rel=1e-6)
-    assert x[6] == pytest.approx(-x[7], rel=1e-6)
-    assert x[6] == pytest.approx(b * math.log(0.2 + 2 * 2.0**-54), rel=1e-6)
+    # c = 2⁻⁵³ − (2⁵² − 1)·2⁻¹⁰⁵ = 2⁻¹⁰⁵: |x| = 105·b·ln 2, beyond the grid: clamped to −40b
+    expected = np.array([0.0, b * 53 * math.log(2), -40 * b,
+                         b * math.log(2), -b * math.log(2), 0.0, 0.0, 0.0])
+    assert np.all(np.abs(x - expected) <= grid.step / 2 + 1e-12), (x, expected)
+    assert x[2] == grid.value(grid.lo_index)
+    assert grid.contains(x + np.array([1, 0, 0, 0, 1, 0, 0, 0])).all()
+    assert not np.signbit(x[5:]).any()  # no −0.0: a report is a function of its grid index alone
 
 
 # --------------------------------------------------------------------------- longitudinal UE
