@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ldp.core.cancellation import Cancelled, cancel_when
 from views import common
 
 PRESENTING = common.presenting()
@@ -38,4 +39,8 @@ if common.render(common.PRESENT, st.sidebar):  # larger type for a projector (is
     st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 1.5rem; }</style>",
                 unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn
 common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
-st.navigation(PAGES).run()
+with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
+    try:
+        st.navigation(PAGES).run()
+    except Cancelled:
+        st.stop()

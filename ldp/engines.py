@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.core.cancellation import checkpoint
 from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.randomness import RandomSource
@@ -90,12 +91,18 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
     total = np.zeros(mechanism.statistic_size())
     if n_workers == 1 or len(bounds) == 1:
         for job in zip(bounds, children, strict=True):
+            checkpoint()
             total += work(job).counts
     else:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
-            # map keeps submission order, so the float sum is deterministic
-            for part in pool.map(work, zip(bounds, children, strict=True)):
-                total += part.counts
+            try:
+                # map keeps submission order, so the float sum is deterministic
+                for part in pool.map(work, zip(bounds, children, strict=True)):
+                    checkpoint()  # the worker threads do not see the caller's cancellation context
+                    total += part.counts
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)  # drop the queued chunks, not just stop reading
+                raise
     return Aggregate(total, n, "exact")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ldp.core.cancellation import checkpoint
 from ldp.core.errors import LDPError
 from ldp.core.executors import run_ordered
 from ldp.core.params import check_positive_int
@@ -187,6 +188,7 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
     notes: dict[str, str] = {}
     start = time.perf_counter()
     for t in range(trials):
+        checkpoint()
         agg = collect(mechanism, counts, rng, engine, support=sup, workers=workers)
         chain = estimate_all(mechanism, agg, chosen + ([gain_base] if gain_base and GAIN_BASELINE not in names else []))
         if base_out:

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import ldp
 from ldp.core.params import Param
@@ -44,7 +46,8 @@ __all__ = [
     "data_controls", "data_section", "dataset_picker", "download_buttons", "engine_control", "epsilon_control",
     "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
     "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
-    "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "show_figure",
+    "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "session_gone",
+    "show_figure", "wait_for_button",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -609,3 +612,28 @@ def _configuration_loader(controls: Sequence[Control], key: str) -> None:
     if refused:
         st.session_state["_config_refused"] = refused
     st.rerun()
+
+
+def session_gone() -> bool:
+    """Whether the browser session this run draws for has disconnected (its tab closed or navigated away).
+
+    Installed by ``app.py`` as the cancellation predicate (:func:`ldp.core.cancellation.cancel_when`): the
+    library's long loops stop within ~0.2 s of the tab closing instead of computing for nobody (issue 10: three
+    closed tabs kept the server busy for 100 s). Outside a running server (AppTest, bare mode) nothing is gone.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return False
+    return not runtime.get_instance().is_active_session(ctx.session_id)
+
+
+def wait_for_button(seconds: float, above: float, signature: Any, key: str, label: str) -> None:
+    """A link alone never starts a long run: above ``above`` seconds (estimated), the page stops here until the
+    button ``label`` is pressed, once per configuration (``signature``); later reruns of the same configuration
+    (the charts' own interactions) go straight on."""
+    if seconds <= above or st.session_state.get(f"_{key}_ran") == signature:
+        return
+    if not st.button(f"{label} (about {seconds:.0f} s)", key=key, type="primary"):
+        st.info("This configuration takes a while, so it runs when you press the button.")
+        st.stop()
+    st.session_state[f"_{key}_ran"] = signature

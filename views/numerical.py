@@ -218,13 +218,9 @@ def main() -> None:
     if seconds > WARN_S:
         st.warning(f"This run may take about {seconds:.0f} s ({ctl['trials']} trials on the {ctl['engine']} engine). "
                    "The fast engine gives the same distribution of results in a fraction of a second.")
-        # a link alone never starts a long run: it waits for this button, once per configuration
         signature = repr((data.name, data.d, ctl["users"], ctl["trials"], ctl["engine"], ctl["seed"], eps,
                           ctl["methods"], ctl["lead"], ctl["lead_rec"], ctl["mech"], ctl["cfo_params"]))
-        if st.session_state.get("_num_ran") != signature:
-            if not st.button(f"Run it (about {seconds:.0f} s)", key="num_run", type="primary"):
-                st.stop()
-            st.session_state["_num_ran"] = signature
+        common.wait_for_button(seconds, WARN_S, signature, "num_run", "Run it")
     edges = np.asarray(data.edges, dtype=np.float64)
     with common.friendly_errors("this configuration"), st.spinner("Simulating the collections…"):
         lead = _simulate_numerical(*LEAD, eps, counts, edges, ctl["engine"], ctl["trials"], ctl["seed"],

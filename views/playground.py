@@ -251,6 +251,7 @@ def main() -> None:
         if seconds > EXACT_WARN_S:
             st.warning(f"The exact engine randomizes every user: this run may take about {seconds:.0f} s. The fast "
                        "engine gives the same distribution of results in milliseconds.")
+        common.wait_for_button(seconds, EXACT_WARN_S, repr((ctl, data.name, data.d)), "pg_run", "Randomize them")
     cls = ldp.MECHANISMS.get(ctl["mech"])
     if ctl["engine"] == "fast" and not cls.fast_engine_exact:
         st.caption(f"The fast engine for {cls.display_name} draws the support counts with the exact mean and "

@@ -499,13 +499,9 @@ def main() -> None:
     signature = (ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), data.name, data.d, ctl["users"],
                  common.estimator_specs(ctl["estimators"], ctl["estimator_params"]), ctl["trials"], ctl["engine"],
                  ctl["seed"], hash(counts.tobytes()))
-    if seconds > LIVE_S and st.session_state.get("_pp_ran") != signature:
-        if not st.button(f"Run {ctl['trials']} trials (about {seconds:.0f} s)", key="pp_run", type="primary"):
-            st.info("This configuration takes a while, so it runs when you press the button.")
-            st.stop()
+    common.wait_for_button(seconds, LIVE_S, signature, "pp_run", f"Run {ctl['trials']} trials")
     with common.friendly_errors("this configuration"):
         result = _run(ctl, counts, seconds)
-    st.session_state["_pp_ran"] = signature
 
     display = {e: ldp.ESTIMATORS.get(e).display_name for e in result.estimates}
     colors, dashes = viz.style_maps([e.display_name for e in ldp.ESTIMATORS])  # stable look per estimator

@@ -26,15 +26,12 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from ldp.core.cancellation import Cancelled, cancelled
 from ldp.core.errors import LDPError
 
-__all__ = ["EXECUTORS", "Cancelled", "run_ordered"]
+__all__ = ["EXECUTORS", "Cancelled", "run_ordered"]  # Cancelled: ldp.core.cancellation
 
 EXECUTORS = ("serial", "processes", "dask")
-
-
-class Cancelled(Exception):
-    """The caller's ``cancel()`` asked the run to stop; the results yielded so far stand."""
 
 
 def _apply_batch(fn: Callable[[Any], Any], batch: Sequence[Any]) -> list[Any]:
@@ -73,7 +70,10 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], *, executor: str
         if progress is not None:
             progress(done, total)
 
-    if cancel is not None and cancel():
+    def should_stop() -> bool:  # the caller's cancel(), or the predicate installed by cancel_when
+        return (cancel is not None and cancel()) or cancelled()
+
+    if should_stop():
         raise Cancelled("cancelled before the first task")
     start = time.perf_counter()
     first = fn(items[0])
@@ -83,7 +83,7 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], *, executor: str
     if executor == "serial" or not rest or seconds * len(rest) < serial_below or (
             executor == "processes" and workers == 1):
         for task in rest:
-            if cancel is not None and cancel():
+            if should_stop():
                 raise Cancelled(f"cancelled after {done} of {total} tasks")
             yield from step([fn(task)])
         return
@@ -92,7 +92,7 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], *, executor: str
     if executor == "processes":
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver")) as pool:
             yield from _drain(lambda batch: pool.submit(_apply_batch, fn, batch), batches, 2 * workers, step,
-                              cancel, lambda: pool.shutdown(wait=False, cancel_futures=True), total)
+                              should_stop, lambda: pool.shutdown(wait=False, cancel_futures=True), total)
         return
     try:
         from distributed import Client
@@ -103,13 +103,13 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], *, executor: str
     try:
         window = 2 * max(workers, sum(client.nthreads().values()) or 1)
         yield from _drain(lambda batch: client.submit(_apply_batch, fn, batch, pure=False), batches, window, step,
-                          cancel, lambda: None, total)
+                          should_stop, lambda: None, total)
     finally:
         client.close()
 
 
 def _drain(submit: Callable[[list[Any]], Any], batches: list[list[Any]], window: int,
-           step: Callable[[list[Any]], Iterator[Any]], cancel: Callable[[], bool] | None,
+           step: Callable[[list[Any]], Iterator[Any]], cancel: Callable[[], bool],
            stop: Callable[[], None], total: int) -> Iterator[Any]:
     """Keep ``window`` batches in flight and yield their results in submission order."""
     pending: deque[Any] = deque()
@@ -124,7 +124,7 @@ def _drain(submit: Callable[[list[Any]], Any], batches: list[list[Any]], window:
         for batch in itertools.islice(queue, window):
             pending.append(submit(batch))
         while pending:
-            if cancel is not None and cancel():
+            if cancel():
                 left = len(pending)
                 drop()
                 raise Cancelled(f"cancelled with {left} batch(es) of {total} tasks still pending")

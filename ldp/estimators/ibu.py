@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ldp.core.cancellation import checkpoint
 from ldp.core.errors import LDPError
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
@@ -132,6 +133,7 @@ def iterative_bayesian_update(observed: np.ndarray, p_star: float, q_star: float
     done, converged, note = 0, False, ""
     ks = k
     while done < max_iter:
+        checkpoint()
         m = min(block, max_iter - done)
         for i in range(m):
             f = iterates[i]

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ldp.core.cancellation import checkpoint
 from ldp.core.errors import LDPError
 
 __all__ = [
@@ -230,6 +231,7 @@ def expectation_maximization(histogram: Any, channel: Any, *, smoothing: bool = 
     degenerate = False
     iterations = 0
     for _ in range(int(max_iter)):
+        checkpoint()
         np.divide(h, mx, out=ratio, where=pos)  # n_j / (M x)_j; 0 where no report fell
         p = ch.tdot(ratio)
         p *= x  # E-step: P_i = x_i Σ_j n_j M[j, i] / (M x)_j
@@ -309,6 +311,7 @@ def squarem(step: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, *,
     x1 = step(x)
     evaluations += 1
     for _ in range(int(max_iter)):
+        checkpoint()
         r = x1 - x
         res = norm(r)
         changes.append(res)
