@@ -18,7 +18,7 @@ from ldp.studies.comparison import numerical_summary
 from ldp.viz.style import PALETTE
 
 TRUE_COLOUR = "#BBBBBB"
-LAYOUT = {"template": "plotly_white", "font": {"size": 16}, "height": 460, "legend_title": "series",
+LAYOUT = {"font": {"size": 16}, "height": 460, "legend_title": "series",
           "hoverlabel": {"font_size": 14}}
 
 

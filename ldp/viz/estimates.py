@@ -91,7 +91,7 @@ def shown_values(labels: Sequence[str], true: np.ndarray, estimates: Mapping[str
 
 
 def _layout(fig: go.Figure, *, title: str, x_title: str, y_title: str, categorical: bool) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white", font=FONT,
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, font=FONT,
                       legend={"title": {"text": "series"}, "orientation": "h", "yanchor": "top", "y": -0.22,
                               "x": 0}, height=520, margin={"t": 70, "b": 10}, hovermode="closest")
     if categorical:

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from ldp.viz.style import PALETTE
 
 THEORY_COLOUR = "#444444"
-LAYOUT = {"template": "plotly_white", "font": {"size": 16}, "height": 460, "legend_title": "estimator",
+LAYOUT = {"font": {"size": 16}, "height": 460, "legend_title": "estimator",
           "hoverlabel": {"font_size": 14}}
 RANK_AXIS = "value, sorted by true frequency (rank; 1 = most frequent)"
 

@@ -23,7 +23,7 @@ PROBABILITY_SCALE = [[0.0, "#FFFFFF"], [0.5, SKY], [1.0, BLUE]]
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 460) -> go.Figure:
     fig.update_layout(title={"text": title, "font": {"size": 18}}, xaxis_title=x_title, yaxis_title=y_title,
-                      template="plotly_white", font=FONT, height=height, margin={"t": 70},
+                      font=FONT, height=height, margin={"t": 70},
                       legend={"title": {"text": "series"}, "font": {"size": 14}, "traceorder": "normal"})
     fig.update_xaxes(tickfont={"size": 14}, title_font={"size": 16})
     fig.update_yaxes(tickfont={"size": 14}, title_font={"size": 16})

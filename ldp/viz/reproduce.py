@@ -10,7 +10,7 @@ from ldp.viz.style import PALETTE
 __all__ = ["b_figure", "convergence_figure", "gain_figure", "methods_figure", "postprocessor_figure",
            "spectrum_figure", "shapes_figure"]
 
-LAYOUT = {"template": "plotly_white", "font": {"size": 16}, "height": 440, "hoverlabel": {"font_size": 14}}
+LAYOUT = {"font": {"size": 16}, "height": 440, "hoverlabel": {"font_size": 14}}
 
 
 def gain_figure(table: pd.DataFrame) -> go.Figure:

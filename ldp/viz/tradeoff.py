@@ -123,7 +123,7 @@ def error_curves_figure(mechanisms: Sequence[str], *, summary: pd.DataFrame | No
     fig.update_layout(
         title=title or f"{metric_label(metric)} against {axis_word}",
         xaxis_title=AXIS_TITLES[axis], yaxis_title=metric_axis_title(metric),
-        xaxis_type="log", yaxis_type="log", template="plotly_white", font=FONT, height=620,
+        xaxis_type="log", yaxis_type="log", font=FONT, height=620,
         yaxis_exponentformat="power", legend=LEGEND | {"title": "colour = mechanism, dash = estimator:"},
         hoverlabel={"font_size": 14}, margin={"t": 70},
     )
@@ -167,7 +167,7 @@ def utility_privacy_figure(points: pd.DataFrame, mechanisms: Sequence[str], *, b
         title=title or f"Utility against privacy: {metric_label(metric)} vs the attacker's success",
         xaxis_title="attacker's success probability (Bayes-optimal guess from one report)",
         yaxis_title=metric_axis_title(metric), yaxis_type="log", yaxis_exponentformat="power",
-        xaxis={"range": [0, 1.02]}, template="plotly_white", font=FONT, height=600, legend=LEGEND,
+        xaxis={"range": [0, 1.02]}, font=FONT, height=600, legend=LEGEND,
         hoverlabel={"font_size": 14}, margin={"t": 70},
     )
     return fig
