@@ -17,7 +17,9 @@ mechanisms; the exact engine can also take one input per user (``values``).
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -76,32 +78,42 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
             return mechanism.cell_inputs(_cells_in_range(cumulative, start, stop), child, sup)
     if n < 1:
         raise LDPError("need at least one user (n ≥ 1)")
-    bounds = [(s, min(n, s + chunk)) for s in range(0, n, chunk)]
+    chunks = -(-n // chunk)
 
     def work(job: tuple[tuple[int, int], RandomSource]) -> Aggregate:
         (start, stop), child = job
         return mechanism.aggregate(mechanism.perturb(take(start, stop, child), child))
 
-    if isinstance(rng, np.random.Generator):
-        children: list[RandomSource] = list(rng.spawn(len(bounds)))
-        n_workers = default_workers() if workers is None else check_positive_int(workers, "workers")
-    else:  # a secure source cannot be split; run sequentially from it
-        children = [rng] * len(bounds)
-        n_workers = 1
+    secure = not isinstance(rng, np.random.Generator)
+
+    def jobs() -> Iterator[tuple[tuple[int, int], RandomSource]]:
+        # lazily, one child generator per chunk: rng.spawn(1) k times gives the same children as rng.spawn(k)
+        # (the seed sequence counts its spawns), without holding n/chunk generators (10¹⁵ users: 10⁸ of them)
+        for s in range(0, n, chunk):
+            yield (s, min(n, s + chunk)), (rng if secure else rng.spawn(1)[0])
+
+    # a secure source cannot be split; run sequentially from it
+    n_workers = 1 if secure else default_workers() if workers is None else check_positive_int(workers, "workers")
     total = np.zeros(mechanism.statistic_size())
-    if n_workers == 1 or len(bounds) == 1:
-        for job in zip(bounds, children, strict=True):
+    if n_workers == 1 or chunks == 1:
+        for job in jobs():
             checkpoint()
             total += work(job).counts
     else:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            pending: deque[Future[Aggregate]] = deque()
             try:
-                # map keeps submission order, so the float sum is deterministic
-                for part in pool.map(work, zip(bounds, children, strict=True)):
-                    checkpoint()  # the worker threads do not see the caller's cancellation context
-                    total += part.counts
+                for job in jobs():  # at most 2 chunks per worker in flight: memory bounded whatever n is
+                    pending.append(pool.submit(work, job))
+                    if len(pending) >= 2 * n_workers:
+                        checkpoint()  # the worker threads do not see the caller's cancellation context
+                        total += pending.popleft().result().counts  # in submission order: a deterministic sum
+                while pending:
+                    checkpoint()
+                    total += pending.popleft().result().counts
             except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)  # drop the queued chunks, not just stop reading
+                for future in pending:
+                    future.cancel()  # drop the queued chunks, not just stop reading
                 raise
     return Aggregate(total, n, "exact")
 

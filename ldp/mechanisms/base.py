@@ -272,7 +272,8 @@ class Mechanism(ABC):
 
     def chunk_size(self) -> int:
         """Users per chunk of the exact engine (memory ≈ chunk × report width cells)."""
-        return max(1024, CHUNK_CELLS // max(1, self.report_width()))
+        return max(1, CHUNK_CELLS // max(1, self.report_width()))  # never more cells than CHUNK_CELLS (issue 10:
+        # a floor of 1,024 users made OUE at d = 2²² hold 4·10⁹ cells, 9 GB, for 2,000 users)
 
     # ------------------------------------------------------------------ fast engine
     def check_population(self, true_counts: Any, support: Any = None) -> tuple[np.ndarray, np.ndarray | None]:

@@ -86,3 +86,21 @@ def test_rows_beyond_the_cap_are_cut_with_a_warning(monkeypatch):
         warnings.simplefilter("always")
         df = loaders.load_table_bytes(b"x\n" + b"1\n" * 500, "long.csv")
     assert len(df) == 100 and any("only the first 100" in str(w.message) for w in caught)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
+def test_the_exact_engine_chunks_wide_reports_by_cells_not_by_users():
+    """Issue 10 item 2: the exact engine's chunk never dropped below 1,024 users, so OUE at d = 2²² held 4·10⁹
+    cells (9 GB) for 2,000 users. At d = 2²⁰ the old floor meant 10⁹ cells (≥ 1 GB of bits plus float temporaries):
+    under the 1.5 GB cap it now runs in chunks of CHUNK_CELLS / d = 8 users."""
+    done = run_capped("""
+        import numpy as np, ldp
+        from ldp.engines import run_exact
+        mech = ldp.get_mechanism("oue", 1.0, 2**20)
+        assert mech.chunk_size() == 8, mech.chunk_size()
+        counts = np.zeros(2**20, dtype=np.int64); counts[:300] = 1
+        agg = run_exact(mech, true_counts=counts, rng=np.random.default_rng(0), workers=1)
+        assert agg.n == 300
+        print("ok")
+    """)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
