@@ -47,7 +47,7 @@ __all__ = [
     "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
     "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
     "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "session_gone",
-    "show_figure", "wait_for_button",
+    "show_figure", "wait_for_button", "cached_with_progress",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -637,3 +637,25 @@ def wait_for_button(seconds: float, above: float, signature: Any, key: str, labe
         st.info("This configuration takes a while, so it runs when you press the button.")
         st.stop()
     st.session_state[f"_{key}_ran"] = signature
+
+
+_STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, oldest first
+_STUDIES_MAX = 32
+
+
+def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[float], None]], Any]) -> Any:
+    """``compute(progress)`` once per ``key`` for the whole server (like ``st.cache_data``, shared by every session),
+    drawing its own progress bar while it runs. ``st.cache_data`` cannot do this: it records the bar's updates
+    made inside the cached function and fails to replay them on a block that no longer exists. Results are
+    treated as read-only; the least recently computed are evicted beyond 32 entries."""
+    if key in _STUDIES:
+        return _STUDIES[key]
+    bar = st.progress(0.0, text=label)
+    try:
+        result = compute(lambda f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"{label} {f:.0%}"))
+    finally:
+        bar.empty()
+    _STUDIES[key] = result
+    while len(_STUDIES) > _STUDIES_MAX:
+        _STUDIES.pop(next(iter(_STUDIES)))
+    return result

@@ -84,7 +84,7 @@ NUM_METHODS = Control("to_num_methods", "multiselect", "Numerical mechanisms (ea
                            "reconstruction; the ε grid is the sweep's (or 0.1 to 10 when the sweep is over n or d).")
 NUM_METRIC = Control("to_num_metric", "selectbox", "Numerical metric", "wasserstein",
                      options=list(T.NUMERICAL_SWEEP_METRICS), format_func=lambda m: ldp.METRICS.get(m).display_name)
-EXECUTOR = Control("to_executor", "radio", "Run the numerical sweep on", "processes",
+EXECUTOR = Control("to_executor", "radio", "Run sweeps on", "processes",
                    options=["serial", "processes", "dask"], horizontal=True,
                    format_func={"serial": "this process", "processes": "a local process pool",
                                 "dask": "a Dask cluster"}.get,
@@ -157,9 +157,11 @@ def _controls() -> dict[str, Any]:
         st.caption(ldp.METRICS.get(metric).description)
         engine = render(ENGINE)
         seed = int(render(SEED))
+        executor = render(EXECUTOR)
+        address = str(render(DASK_ADDRESS)).strip() if executor == "dask" else None
     return {"data": data, "mechanisms": mechanisms, "estimators": estimators, "axis": axis, "lo": lo, "hi": hi,
             "points": points, "eps": eps_fixed, "users": users, "trials": trials, "metric": metric, "engine": engine,
-            "seed": seed}
+            "seed": seed, "executor": executor, "address": address}
 
 
 # --------------------------------------------------------------------------- the inverse question
@@ -212,14 +214,13 @@ def inverse_question(freqs: np.ndarray, mechanisms: list[str], seed: int) -> Non
 
 # --------------------------------------------------------------------------- numerical mechanisms
 @st.fragment
-def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: int, engine: str, seed: int) -> None:
+def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: int, engine: str, seed: int,
+                    executor: str, address: str | None) -> None:
     """The numerical column's own mechanisms against ε (square-wave paper Figs. 2–5): simulated only."""
     st.header("Numerical mechanisms against ε")
     c1, c2 = st.columns(2)
     methods = list(render(NUM_METHODS, c1))
     metric = render(NUM_METRIC, c2)
-    executor = render(EXECUTOR)
-    address = str(render(DASK_ADDRESS)).strip() if executor == "dask" else None
     if not methods:
         st.info("Choose one or more numerical mechanisms above to sweep them over ε on this column.")
         return
@@ -341,7 +342,8 @@ def main() -> None:
             table = T.run_tradeoff_sweep(
                 source if axis == "d" else source(), mechanisms=mechanisms, estimators=estimators, axis=axis,
                 grid=grid, epsilon=eps_fixed, users=users, trials=trials, engine=engine, seed=seed,
-                metrics=sim_metrics, progress=_progress, runner=_run_config)
+                metrics=sim_metrics, progress=_progress, runner=_run_config, executor=ctl["executor"],
+                address=ctl["address"])
         bar.empty()
         st.session_state["to_sweep"] = {"signature": signature, "table": table,
                                         "elapsed": time.perf_counter() - start}
@@ -395,7 +397,7 @@ def main() -> None:
 
     if data.numerical:
         numerical_sweep(data, grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 8), users, trials, engine,
-                        seed)
+                        seed, ctl["executor"], ctl["address"])
 
     freqs = np.asarray(data.frequencies)
     inverse_question(freqs, mechanisms, seed)

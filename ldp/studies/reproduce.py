@@ -17,11 +17,23 @@ values of n and the trial counts can be entered on the page.
 - :func:`postprocessor_curves` — consistency paper Fig. 4: full-domain MSE of the post-processors against ε.
 - :func:`numerical_methods` — square-wave paper Figs. 2–5: the numerical methods' Wasserstein distance against ε.
 - :func:`wave_shapes` — square-wave paper §6.4: square, trapezoid and triangle waves (General Wave) with EMS.
+- :func:`ibu_gain_grid` — IBU paper Figs. 1–4 and Tables 2–3: Γ of IBU per mechanism (one-time or longitudinal,
+  ε1 = ε∞/2) × distribution × ε × n × k, from which the page draws Γ per mechanism (Figs. 1–2), the gains by
+  distribution against ε, n and k (Figs. 3–4) and the averages (Tables 2–3).
+- :func:`postprocessor_tasks` — consistency paper Figs. 5, 6–7 and 10: n′ (users saved) against n, set-query MSE
+  against the set size ρ, and top-k MSE against k, for the post-processors on the same collections.
+- :func:`wiener_curves` — convolution paper Figs. 6–8: full-domain MSE of GRR/OUE with and without the Wiener
+  family (DW, IIW, IIW-G for GRR, smoothing) against ε and against d, and the top-k MSE against k.
+- :func:`bucket_granularity` — square-wave paper Fig. 7: SW + EMS's Wasserstein distance against the number of
+  buckets d.
+
+Every study takes ``progress(fraction)``, called as its grid advances (the page's progress bar).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -38,8 +50,11 @@ from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.numerical.square_wave import mutual_information_b
 from ldp.studies.comparison import draw_population
 
-__all__ = ["PRINTED", "b_sweep", "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods",
-           "postprocessor_curves", "wave_shapes"]
+__all__ = ["PRINTED", "b_sweep", "bucket_granularity", "ibu_gain_grid", "ibu_gain_table", "iiw_convergence",
+           "noise_spectrum", "numerical_methods", "postprocessor_curves", "postprocessor_tasks", "wave_shapes",
+           "wiener_curves"]
+
+Progress = Callable[[float], None] | None
 
 #: What the papers print for the reproduced settings, where the text gives a number (shown beside ours).
 PRINTED = {
@@ -53,7 +68,208 @@ PRINTED = {
     "square-wave §6.4": "Square Wave has the best utility among the wave shapes",
     "consistency Fig. 4": ("Norm-Sub and MLE-Apx perform almost exactly the same; Base-Cut is recommended for "
                            "full-domain estimation"),
+    "IBU Figs. 1–4": ("IBU improves on MI for every pure mechanism; the gain is largest at small ε, small n and "
+                      "large k, and depends on the distribution (Tables 2–3 average it)"),
+    "consistency Fig. 5": ("Base and Norm are lines of slope 1; Norm-Mul saves no users; PowerNS saves around 90 % "
+                           "of them"),
+    "consistency Figs. 6–7, 10": ("for set queries the errors grow with ρ and approach the full-domain ranking as ρ "
+                                  "falls; for the top k, Base-Cut and PowerNS are among the best"),
+    "convolution Figs. 6–8": ("on smooth data IIW cuts MI's MSE to a third or a quarter at ε = 5, IIW-G (GRR) is "
+                              "best when valid (ε > 2.25), smoothing is about as good as DW; the gain holds as d "
+                              "grows and for the top k"),
+    "square-wave Fig. 7": "finer buckets do not hurt SW + EMS much: the Wasserstein distance is stable in d",
 }
+
+
+#: The consistency paper's methods in Figs. 5–10 (Norm is Base's twin there; Norm-Cut behaves like Base-Cut).
+POSTPROCESSORS_DEFAULT = ("mi", "base-pos", "base-cut", "norm-sub", "norm-mul", "mle-apx", "power-ns")
+
+
+def _tick(progress: Progress, done: int, total: int) -> None:
+    if progress is not None:
+        progress(min(1.0, done / max(total, 1)))
+
+
+def _population(spec: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """n users drawn from a synthetic distribution (``true_distribution(spec)``), and their true frequencies."""
+    freqs = true_distribution(spec)
+    population = draw_population(np.maximum(np.round(freqs * 10 * n), 0).astype(np.int64), int(n), seed)
+    return population, population / population.sum()
+
+
+#: The IBU paper's synthetic distributions (its "real" one is a dataset; Zipf stands in for a skewed real column).
+IBU_DISTRIBUTIONS = ("zipf", "gaussian", "exponential", "uniform")
+
+
+def _distribution_spec(name: str, d: int) -> str:
+    return {"zipf": f"zipf:d={d},s=1.1", "gaussian": f"gaussian:d={d}", "exponential": f"exponential:d={d}",
+            "uniform": f"uniform:d={d}"}[name]
+
+
+def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users: Sequence[int],
+                  domain_sizes: Sequence[int], distributions: Sequence[str] = IBU_DISTRIBUTIONS, trials: int = 3,
+                  seed: int = 0, progress: Progress = None) -> pd.DataFrame:
+    """Γ (%) of IBU (the converged MLE) over the paper's baseline on the full-domain MSE for every mechanism ×
+    distribution × ε × n × k of the grid (IBU paper Figs. 1–4, Tables 2–3). Longitudinal mechanisms (L-…) take
+    ε as ε∞ and ε1 = ε∞/2, as the paper does. Each cell averages ``trials`` collections, seeded by the cell."""
+    trials = check_positive_int(trials, "trials")
+    limit, base = get_estimator("ibu"), get_estimator(GAIN_BASELINE)
+    grid = list(product(distributions, domain_sizes, users))
+    total, done, rows = len(grid) * len(mechanisms) * len(epsilons), 0, []
+    for dist, d, n in grid:
+        population, truth = _population(_distribution_spec(dist, int(d)), int(n), seed)
+        for name, eps in product(mechanisms, epsilons):
+            params = {"epsilon_1": float(eps) / 2} if name.startswith("l-") else {}
+            mech = get_mechanism(name, float(eps), int(d), **params)
+            rng = rng_for(int(seed), "reproduce", "ibu-grid", name, dist, int(d), int(n), float(eps))
+            mse = {"limit": 0.0, "base": 0.0}
+            for _ in range(trials):
+                agg = collect(mech, population, rng, "fast")
+                for key, est in (("limit", limit), ("base", base)):
+                    mse[key] += float(np.mean((est.estimate(mech, agg).values - truth) ** 2)) / trials
+            rows.append({"mechanism": name, "distribution": dist, "epsilon": float(eps), "n": int(n), "k": int(d),
+                         "Γ (%)": float(utility_gain(mse["base"], mse["limit"])), "MSE baseline": mse["base"],
+                         "MSE IBU": mse["limit"]})
+            done += 1
+            _tick(progress, done, total)
+    return pd.DataFrame(rows)
+
+
+def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int = 1024, n: int = 1_000_000,
+                        zipf_s: float = 1.5, trials: int = 5, seed: int = 0,
+                        estimators: Sequence[str] = POSTPROCESSORS_DEFAULT,
+                        users: Sequence[int] = (200_000, 500_000, 1_000_000, 2_000_000),
+                        rhos: Sequence[float] = (0.01, 0.05, 0.1, 0.3, 0.5, 0.9), ks: Sequence[int] = (2, 4, 8, 16, 32),
+                        queries: int = 200, progress: Progress = None) -> dict[str, pd.DataFrame]:
+    """The consistency paper's other tasks on its Zipf(s = 1.5) population over 1,024 values (§V.A), the same
+    collections for every estimator:
+
+    - ``"n_prime"`` (Fig. 5): n′ = n·MSE_MI/MSE_method for each n of ``users`` (users MI would need for the
+      method's error; n′ > n saves users);
+    - ``"set"`` (Figs. 6–7): MSE of random set queries (a fraction ρ of the domain, ``queries`` sets per trial)
+      at ``n``;
+    - ``"top_k"`` (Fig. 10): MSE over the k most frequent values at ``n``.
+    """
+    from ldp.evaluation.tasks import random_subsets, set_query_error, top_k_curve
+
+    trials = check_positive_int(trials, "trials")
+    mech = get_mechanism(mechanism, float(epsilon), int(d))
+    steps, done = len(users) + 1, 0
+    rows_n = []
+    for n_i in users:
+        population, truth = _population(f"zipf:d={int(d)},s={zipf_s:g}", int(n_i), seed)
+        rng = rng_for(int(seed), "reproduce", "n-prime", mechanism, float(epsilon), int(n_i))
+        mse = dict.fromkeys(("mi", *estimators), 0.0)
+        for _ in range(trials):
+            agg = collect(mech, population, rng, "fast")
+            for name in mse:
+                mse[name] += float(np.mean((get_estimator(name).estimate(mech, agg).values - truth) ** 2)) / trials
+        rows_n += [{"n": int(n_i), "estimator": name, "n′": float(int(n_i) * mse["mi"] / value)}
+                   for name, value in mse.items()]
+        done += 1
+        _tick(progress, done, steps)
+    population, truth = _population(f"zipf:d={int(d)},s={zipf_s:g}", int(n), seed)
+    rng = rng_for(int(seed), "reproduce", "tasks", mechanism, float(epsilon), int(n))
+    query_rng = rng_for(int(seed), "reproduce", "set-queries")
+    subsets = {rho: random_subsets(int(d), float(rho), int(queries), query_rng) for rho in rhos}
+    ks = [k for k in ks if k <= int(d)]
+    set_err = {(e, r): 0.0 for e in estimators for r in rhos}
+    topk_err = {e: np.zeros(len(ks)) for e in estimators}
+    for _ in range(trials):
+        agg = collect(mech, population, rng, "fast")
+        for name in estimators:
+            values = get_estimator(name).estimate(mech, agg).values
+            for rho in rhos:
+                set_err[(name, rho)] += float(np.mean(set_query_error(truth, values, subsets[rho]))) / trials
+            topk_err[name] += np.asarray(top_k_curve(values[None, :], truth, ks)).ravel() / trials
+    _tick(progress, steps, steps)
+    return {"n_prime": pd.DataFrame(rows_n),
+            "set": pd.DataFrame([{"ρ": float(r), "estimator": e, "MSE": v} for (e, r), v in set_err.items()]),
+            "top_k": pd.DataFrame([{"k": int(k), "estimator": e, "MSE": float(v[i])}
+                                   for e, v in topk_err.items() for i, k in enumerate(ks)])}
+
+
+WIENER_METHODS = (("grr", "mi"), ("grr", "dw"), ("grr", "iiw"), ("grr", "iiw-g"), ("grr", "smooth"),
+                  ("oue", "mi"), ("oue", "dw"), ("oue", "iiw"), ("oue", "smooth"))
+
+
+def _smooth_population(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The convolution paper's smooth case (its Taxi data): a Gaussian bump over d values."""
+    x = np.exp(-0.5 * ((np.arange(int(d)) - d / 2) / (d / 8)) ** 2)
+    population = draw_population(np.round(x / x.sum() * 10 * n).astype(np.int64), int(n), seed)
+    return population, population / population.sum()
+
+
+def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
+                  domain_sizes: Sequence[int] = (250, 500, 1000, 2000), ks: Sequence[int] = (10, 30, 50, 100),
+                  n: int = 1_000_000, d: int = 1000, epsilon: float = 4.0, trials: int = 3, seed: int = 0,
+                  methods: Sequence[tuple[str, str]] = WIENER_METHODS, progress: Progress = None
+                  ) -> dict[str, pd.DataFrame]:
+    """Convolution paper Figs. 6–8 on a smooth population: full-domain MSE of each (mechanism, estimator) against ε
+    at ``d`` (``"epsilon"``), against d at ``epsilon`` (``"d"``), and the top-k MSE against k at (``d``,
+    ``epsilon``) (``"top_k"``); the same collections for every estimator of a mechanism."""
+    from ldp.evaluation.tasks import top_k_curve
+
+    trials = check_positive_int(trials, "trials")
+    mechs = sorted({m for m, _ in methods})
+    cells = [("epsilon", float(e), int(d)) for e in epsilons] + [("d", float(epsilon), int(k)) for k in domain_sizes]
+    total, done = len(cells) + 1, 0
+    out: dict[str, list[dict]] = {"epsilon": [], "d": [], "top_k": []}
+
+    def run(eps: float, size: int) -> dict[tuple[str, str], list[np.ndarray]]:
+        population, truth = _smooth_population(size, int(n), seed)
+        found: dict[tuple[str, str], list[np.ndarray]] = {m: [] for m in methods}
+        for name in mechs:
+            mech = get_mechanism(name, eps, size)
+            rng = rng_for(int(seed), "reproduce", "wiener", name, eps, size)
+            for _ in range(trials):
+                agg = collect(mech, population, rng, "fast")
+                for m in methods:
+                    if m[0] == name:
+                        found[m].append(get_estimator(m[1]).estimate(mech, agg).values)
+        found[("truth", "")] = [truth]
+        return found
+
+    for axis, eps, size in cells:
+        found = run(eps, size)
+        truth = found.pop(("truth", ""))[0]
+        for (name, est), values in found.items():
+            mse = float(np.mean([np.mean((v - truth) ** 2) for v in values]))
+            out[axis].append({"epsilon": eps, "d": size, "method": f"{name.upper()}-{est.upper()}", "MSE": mse})
+        done += 1
+        _tick(progress, done, total)
+    found = run(float(epsilon), int(d))
+    truth = found.pop(("truth", ""))[0]
+    ks = [k for k in ks if k <= int(d)]
+    for (name, est), values in found.items():
+        curve = np.asarray(top_k_curve(np.asarray(values), truth, ks)).reshape(len(values), -1).mean(axis=0) \
+            if len(values) else np.zeros(len(ks))
+        out["top_k"] += [{"k": int(k), "method": f"{name.upper()}-{est.upper()}", "MSE": float(curve[i])}
+                         for i, k in enumerate(ks)]
+    _tick(progress, total, total)
+    return {key: pd.DataFrame(rows) for key, rows in out.items()}
+
+
+def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
+                       domain_sizes: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024), n: int = 100_000,
+                       trials: int = 3, seed: int = 0, progress: Progress = None) -> pd.DataFrame:
+    """Square-wave paper Fig. 7: SW + EMS's Wasserstein distance (on [0, 1]) against the number of buckets d of a
+    Beta(5, 2) column, per ε; each d is its own bucketization of the same Beta(5, 2) density."""
+    trials = check_positive_int(trials, "trials")
+    ems = get_estimator("ems")
+    total, done, rows = len(epsilons) * len(domain_sizes), 0, []
+    for d in domain_sizes:
+        population, truth = _population(f"beta:a=5,b=2,d={int(d)}", int(n), seed)
+        edges = np.linspace(0.0, 1.0, int(d) + 1)
+        for eps in epsilons:
+            mech = get_mechanism("sw", float(eps), int(d))
+            rng = rng_for(int(seed), "reproduce", "granularity", float(eps), int(d))
+            values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
+                                      ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
+            rows.append({"d": int(d), "epsilon": float(eps), "Wasserstein": float(np.mean(values))})
+            done += 1
+            _tick(progress, done, total)
+    return pd.DataFrame(rows)
 
 
 def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: int = 100, n: int = 100_000,

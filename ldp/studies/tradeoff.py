@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from scipy.optimize import brentq
 from scipy.stats import chi2
 
 from ldp.core.errors import LDPError
+from ldp.core.executors import run_ordered
 from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.data import true_distribution
@@ -477,7 +479,8 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
                        seed: int | None = 0, metrics: Sequence[str] = FREQUENCY_METRICS,
                        params: Mapping[str, Mapping[str, Any]] | None = None, top_k: int = 10,
                        progress: Callable[[int, int, str], None] | None = None,
-                       runner: Callable[..., pd.DataFrame] | None = None) -> pd.DataFrame:
+                       runner: Callable[..., pd.DataFrame] | None = None, executor: str = "serial",
+                       workers: int | None = None, address: str | None = None) -> pd.DataFrame:
     """Every (mechanism, grid point) configuration, ``trials`` times: a tidy table, one row per
     mechanism / estimator / ε / n / d / trial / metric (columns ``TABLE_COLUMNS`` plus ``x``).
 
@@ -486,7 +489,9 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
     (:func:`ldp.simulation.configuration_key`), so the same seed reproduces the table and adding a
     mechanism leaves the others' numbers alone.
     ``progress(done, total, label)`` is called after each configuration; ``runner`` replaces
-    ``run_configuration`` (same signature), e.g. by a cached version.
+    ``run_configuration`` (same signature), e.g. by a cached version, on the serial executor only: ``executor``
+    "processes" or "dask" (``address``) run :func:`run_configuration` itself in worker processes
+    (:func:`ldp.core.executors.run_ordered`, batched; the seeding makes the table identical on every executor).
     """
     if not estimators:
         raise LDPError("choose at least one estimator")
@@ -495,19 +500,28 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
                          "(synthetic data or a numerical column to re-bucketize)")
     grid = epsilon_grid() if grid is None else grid
     configs = sweep_configurations(mechanisms, axis, grid, epsilon=epsilon, users=users)
-    run = runner or run_configuration
-    parts = []
-    for i, (name, x, eps, n, d) in enumerate(configs):
-        f = _freqs_at(freqs, d)
-        part = run(name, eps, n, f, estimators=tuple(estimators), trials=int(trials), engine=engine,
-                   seed=seed, metrics=tuple(metrics),
-                   params=dict((params or {}).get(name, {})), top_k=top_k)
-        part = part.assign(x=x)
-        parts.append(part)
+    tasks = [(name, x, eps, n, _freqs_at(freqs, d)) for name, x, eps, n, d in configs]
+    task = partial(_sweep_task, run=runner if runner is not None and executor == "serial" else run_configuration,
+                   estimators=tuple(estimators), trials=int(trials), engine=engine, seed=seed, metrics=tuple(metrics),
+                   params={k: dict(v) for k, v in (params or {}).items()}, top_k=top_k)
+    label = AXES[axis].split()[-1]
+
+    def tick(done: int, total: int) -> None:
         if progress is not None:
-            progress(i + 1, len(configs), f"{name} at {AXES[axis].split()[-1]} = {x:.3g}")
+            progress(done, total, f"{tasks[done - 1][0]} at {label} = {tasks[done - 1][1]:.3g}")
+
+    parts = list(run_ordered(task, tasks, executor=executor, workers=workers, address=address, progress=tick))
     table = pd.concat(parts, ignore_index=True)
     return table[["x", *TABLE_COLUMNS]]
+
+
+def _sweep_task(cfg: tuple[str, float, float, int, np.ndarray], *, run: Callable[..., pd.DataFrame],
+                estimators: tuple[str, ...], trials: int, engine: str, seed: int | None, metrics: tuple[str, ...],
+                params: Mapping[str, Mapping[str, Any]], top_k: int) -> pd.DataFrame:
+    """One configuration of :func:`run_tradeoff_sweep` (module level, so worker processes can run it)."""
+    name, x, eps, n, f = cfg
+    return run(name, eps, n, f, estimators=estimators, trials=trials, engine=engine, seed=seed, metrics=metrics,
+               params=dict(params.get(name, {})), top_k=top_k).assign(x=x)
 
 
 def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z95) -> pd.DataFrame:

@@ -7,8 +7,9 @@ import plotly.graph_objects as go
 
 from ldp.viz.style import PALETTE
 
-__all__ = ["b_figure", "convergence_figure", "gain_figure", "methods_figure", "postprocessor_figure",
-           "spectrum_figure", "shapes_figure"]
+__all__ = ["b_figure", "convergence_figure", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
+           "granularity_figure", "methods_figure", "n_prime_figure", "postprocessor_figure", "set_query_figure",
+           "spectrum_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
 
 LAYOUT = {"font": {"size": 16}, "height": 440, "hoverlabel": {"font_size": 14}}
 
@@ -72,18 +73,23 @@ def convergence_figure(table: pd.DataFrame) -> go.Figure:
 
 
 def _lines_by(table: pd.DataFrame, by: str | list[str], y: str, *, title: str, y_title: str,
-              band: bool = False) -> go.Figure:
-    """One line per group of ``table`` against ε (log y, 10⁻⁶ labels); with ``band`` its 95 % error bars."""
+              band: bool = False, x: str = "epsilon", x_title: str = "ε", log_y: bool = True,
+              log_x: bool = False) -> go.Figure:
+    """One line per group of ``table`` against ``x`` (log y with 10⁻⁶ labels unless ``log_y`` is false); with
+    ``band`` its 95 % error bars."""
     fig = go.Figure()
     for i, (key, part) in enumerate(table.groupby(by, sort=False)):
         name = " · ".join(str(k) for k in key if k is not None) if isinstance(key, tuple) else str(key)
         error = ({"type": "data", "symmetric": False, "array": part["ci_high"] - part[y],
                   "arrayminus": part[y] - part["ci_low"], "visible": True} if band else None)
-        fig.add_scatter(x=part["epsilon"], y=part[y], mode="lines+markers", name=name, error_y=error,
+        fig.add_scatter(x=part[x], y=part[y], mode="lines+markers", name=name, error_y=error,
                         line={"color": PALETTE[i % len(PALETTE)], "width": 2.5,
                               "dash": ("solid", "dash", "dot")[i // len(PALETTE) % 3]})
-    fig.update_layout(title=title, xaxis_title="ε", yaxis_title=y_title, yaxis_exponentformat="power", **LAYOUT)
-    fig.update_yaxes(type="log")
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, yaxis_exponentformat="power", **LAYOUT)
+    if log_y:
+        fig.update_yaxes(type="log")
+    if log_x:
+        fig.update_xaxes(type="log")
     return fig
 
 
@@ -103,3 +109,63 @@ def postprocessor_figure(table: pd.DataFrame) -> go.Figure:
     """Full-domain MSE against ε per post-processor (log y)."""
     return _lines_by(table, "estimator", "MSE", y_title="MSE (log scale)",
                      title="Post-processors: full-domain MSE against ε (consistency paper Fig. 4)")
+
+
+def gain_by_mechanism_figure(grid: pd.DataFrame, collection: str) -> go.Figure:
+    """Γ (%) per mechanism (bars) for each ε, averaged over the grid's distributions, n and k (IBU Figs. 1–2)."""
+    fig = go.Figure()
+    mean = grid.groupby(["epsilon", "mechanism"], sort=False)["Γ (%)"].mean().reset_index()
+    for i, (eps, part) in enumerate(mean.groupby("epsilon")):
+        fig.add_bar(x=part["mechanism"], y=part["Γ (%)"], name=f"ε{'∞' if collection == 'longitudinal' else ''} = "
+                    f"{eps:g}", marker_color=PALETTE[i % len(PALETTE)])
+    number = "2" if collection == "longitudinal" else "1"
+    fig.update_layout(title=f"IBU's gain per {collection} mechanism (IBU paper Fig. {number})", barmode="group",
+                      xaxis_title="mechanism", yaxis_title="Γ (%)", **LAYOUT)
+    return fig
+
+
+def gain_trend_figure(grid: pd.DataFrame, vary: str, collection: str) -> go.Figure:
+    """Γ (%) by distribution against ε, n or k, averaged over the mechanisms and the other axes (IBU Figs. 3–4)."""
+    column = {"ε": "epsilon", "n": "n", "k": "k"}[vary]
+    mean = grid.groupby(["distribution", column], sort=False)["Γ (%)"].mean().reset_index()
+    number = "4" if collection == "longitudinal" else "3"
+    return _lines_by(mean, "distribution", "Γ (%)", x=column, x_title=vary, log_y=False, log_x=column == "n",
+                     y_title="Γ (%)", title=f"IBU's gain by distribution against {vary} ({collection}; IBU paper "
+                                            f"Fig. {number})")
+
+
+def n_prime_figure(table: pd.DataFrame) -> go.Figure:
+    """n′ against n per post-processor: users MI would need for the method's error (consistency paper Fig. 5)."""
+    return _lines_by(table, "estimator", "n′", x="n", x_title="users n", log_y=False,
+                     y_title="n′ (users MI needs for the same MSE)",
+                     title="Users saved by post-processing (consistency paper Fig. 5)")
+
+
+def set_query_figure(table: pd.DataFrame) -> go.Figure:
+    """Set-query MSE against ρ per post-processor (consistency paper Figs. 6–7)."""
+    return _lines_by(table, "estimator", "MSE", x="ρ", x_title="set size ρ (fraction of the domain, log scale)",
+                     log_x=True, y_title="MSE (log scale)",
+                     title="Set queries: MSE against the set size (consistency paper Figs. 6–7)")
+
+
+def top_k_figure(table: pd.DataFrame, by: str = "estimator", source: str = "consistency paper Fig. 10") -> go.Figure:
+    """MSE over the k most frequent values against k, one line per ``by``."""
+    return _lines_by(table, by, "MSE", x="k", x_title="k (most frequent values)", y_title="MSE (log scale)",
+                     title=f"Top-k values: MSE against k ({source})")
+
+
+def wiener_figure(table: pd.DataFrame, axis: str) -> go.Figure:
+    """Full-domain MSE of each mechanism + Wiener estimator against ε or d (convolution paper Figs. 6–7)."""
+    if axis == "epsilon":
+        return _lines_by(table, "method", "MSE", y_title="MSE (log scale)",
+                         title="Smooth data: MSE against ε (convolution paper Fig. 6)")
+    return _lines_by(table, "method", "MSE", x="d", x_title="domain size d (log scale)", log_x=True,
+                     y_title="MSE (log scale)", title="Smooth data: MSE against d (convolution paper Fig. 7)")
+
+
+def granularity_figure(table: pd.DataFrame) -> go.Figure:
+    """SW + EMS's Wasserstein distance against the number of buckets, per ε (square-wave paper Fig. 7)."""
+    table = table.assign(series=[f"ε = {e:g}" for e in table["epsilon"]])
+    return _lines_by(table, "series", "Wasserstein", x="d", x_title="buckets d (log scale)", log_x=True,
+                     y_title="Wasserstein distance (log scale)",
+                     title="Bucket granularity: SW + EMS against d (square-wave paper Fig. 7)")

@@ -373,3 +373,28 @@ def test_epsilon_needed_checks_its_search_range():
         T.epsilon_needed("olh", 1000, ZIPF, 1e-3, lo=2.0, hi=1.0)
     with pytest.raises(ldp.LDPError, match="scan_points"):
         T.epsilon_needed("olh", 1000, ZIPF, 1e-3, scan_points=10**9)
+
+
+def test_the_frequency_sweep_gives_the_same_table_on_every_executor(monkeypatch):
+    """Issue 9: the Trade-off page's frequency sweep runs on a process pool too; the seeding is per configuration,
+    so the table is identical. The pool is forced (serial_below = 0: these configurations are too quick for
+    run_ordered to bother otherwise) and its use is checked."""
+    import functools
+
+    import ldp.core.executors as E
+
+    used: list[str] = []
+    real = E.run_ordered
+
+    def forced(fn, tasks, **kw):
+        used.append(kw.get("executor", "serial"))
+        return real(fn, tasks, serial_below=0.0, target_seconds=0.0, **kw)
+
+    monkeypatch.setattr(T, "run_ordered", functools.wraps(real)(forced))
+    freqs = np.full(8, 1 / 8)
+    kwargs = dict(mechanisms=["grr", "oue"], estimators=["mi", "norm-sub"], grid=[0.5, 1.0, 2.0], users=5_000,
+                  trials=2, seed=3)
+    serial = T.run_tradeoff_sweep(freqs, executor="serial", **kwargs)
+    pooled = T.run_tradeoff_sweep(freqs, executor="processes", workers=2, **kwargs)
+    pd.testing.assert_frame_equal(serial, pooled)
+    assert used == ["serial", "processes"]
