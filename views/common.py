@@ -29,6 +29,7 @@ from ldp.data.synthetic import SYNTHETIC
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
 from ldp.studies.datasets import Dataset
+from ldp.viz.style import label_log_axes
 from views.controls import (
     PRESENT,
     Control,
@@ -47,7 +48,7 @@ __all__ = [
     "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
     "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
     "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "session_gone",
-    "show_figure", "wait_for_button", "cached_with_progress",
+    "show_figure", "wait_for_button", "cached_with_progress", "accessibility",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -545,6 +546,7 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
     template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's
     4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is named after the
     chart (ASCII)."""
+    label_log_axes(fig)  # decades, not bare mantissas, on every log axis
     st.plotly_chart(fig, key=key, theme=None, config={
         "displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"ldp-{key}"}})
     if description:
@@ -659,3 +661,40 @@ def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[floa
     while len(_STUDIES) > _STUDIES_MAX:
         _STUDIES.pop(next(iter(_STUDIES)))
     return result
+
+
+_A11Y_JS = """
+export default function () {
+    // Accessible names the page's HTML lacks (issue 11 item 8): each Plotly chart becomes an image named by its
+    // title (screen readers otherwise announce an unnamed graphic), and Material icon ligatures
+    // ("keyboard_arrow_right") are hidden from the accessibility tree so they stop prefixing expanders' names.
+    // Installed once per browser tab; a MutationObserver keeps it true as Streamlit redraws.
+    if (window.__ldpA11y) return;
+    window.__ldpA11y = true;
+    const apply = () => {
+        document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot) => {
+            const title = plot.querySelector('.gtitle');
+            const name = title ? title.textContent.trim() : '';
+            if (name && plot.getAttribute('aria-label') !== 'Chart: ' + name) {
+                plot.setAttribute('role', 'img');
+                plot.setAttribute('aria-label', 'Chart: ' + name);
+            }
+        });
+        document.querySelectorAll('[data-testid="stIconMaterial"]:not([aria-hidden])').forEach((icon) => {
+            icon.setAttribute('aria-hidden', 'true');
+        });
+    };
+    apply();
+    new MutationObserver(apply).observe(document.body, {childList: true, subtree: true});
+}
+"""
+_a11y_component = None
+
+
+def accessibility() -> None:
+    """Mount the accessibility fixes of :data:`_A11Y_JS` (a JavaScript-only ``st.components.v2`` component: it runs in
+    the page itself, not in an iframe, so it can name the charts)."""
+    global _a11y_component
+    if _a11y_component is None:
+        _a11y_component = st.components.v2.component("ldp_accessibility", js=_A11Y_JS)
+    _a11y_component(key="ldp_accessibility")

@@ -90,12 +90,19 @@ def shown_values(labels: Sequence[str], true: np.ndarray, estimates: Mapping[str
                  widths=np.diff(np.asarray(edges, dtype=np.float64))[idx] if edges is not None else None)
 
 
+#: Up to this many categories every one gets its tick label (vertical, smaller beyond 40); more are thinned by Plotly.
+LABEL_EVERY_CATEGORY = 150
+
+
 def _layout(fig: go.Figure, *, title: str, x_title: str, y_title: str, categorical: bool) -> go.Figure:
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, font=FONT,
                       legend={"title": {"text": "series"}, "orientation": "h", "yanchor": "top", "y": -0.22,
                               "x": 0}, height=520, margin={"t": 70, "b": 10}, hovermode="closest")
     if categorical:
         fig.update_xaxes(type="category")
+        n = len(fig.data[0].x) if fig.data and fig.data[0].x is not None else 0
+        if n <= LABEL_EVERY_CATEGORY:  # every value named (Plotly's auto ticks named 52 of the 104 airports)
+            fig.update_xaxes(tickmode="linear", dtick=1, tickangle=-90, tickfont={"size": 11 if n > 40 else 14})
     return fig
 
 

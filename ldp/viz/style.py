@@ -1,11 +1,16 @@
-"""The shared look of every figure: the colour-blind-safe palette."""
+"""The shared look of every figure: the colour-blind-safe palette, and log axes labelled by their values."""
 
 from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
 
 # Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-__all__ = ["PALETTE"]
+__all__ = ["PALETTE", "label_log_axes"]
 
 
 def plain_text(value: object) -> str:
@@ -14,3 +19,51 @@ def plain_text(value: object) -> str:
     import html
 
     return html.escape(str(value), quote=False)
+
+
+def _axis_values(fig: Any, letter: str, name: str) -> np.ndarray:
+    """The positive finite data values the traces draw on axis ``name`` (e.g. "xaxis2" for letter "x")."""
+    suffix = name[len(letter) + 4:]  # "" for the first axis, "2" for xaxis2, …
+    out = []
+    for trace in fig.data:
+        if (getattr(trace, f"{letter}axis", None) or letter) != letter + suffix:
+            continue
+        values = getattr(trace, letter, None)
+        if values is None:
+            continue
+        try:
+            arr = np.asarray(values, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            continue
+        out.append(arr[np.isfinite(arr) & (arr > 0)])
+    return np.concatenate(out) if out else np.array([])
+
+
+def _nice_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 values × 10^k within [lo, hi] (at least the two ends' neighbours)."""
+    ticks = []
+    for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        ticks += [m * 10.0 ** k for m in (1, 2, 5) if lo / 1.0001 <= m * 10.0 ** k <= hi * 1.0001]
+    return ticks
+
+
+def label_log_axes(fig: Any) -> Any:
+    """Label every log axis by decades, never by bare mantissas (issue 11: Plotly's default labelled minor ticks
+    "2 3 … 9" with no decade, reading "8 9 0.1 2"). An axis whose data span two decades or more gets one labelled
+    tick per power of ten (10⁻³ style) and unlabelled minor ticks; a narrower one gets 1-2-5 values written out in
+    full (0.5, 1, 2). Returns ``fig``, changed in place."""
+    for name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+        axis = fig.layout[name]
+        if axis.type != "log":
+            continue
+        values = _axis_values(fig, name[0], name)
+        if values.size == 0:
+            continue
+        lo, hi = float(values.min()), float(values.max())
+        if hi / lo >= 100:
+            axis.update(dtick=1, exponentformat="power", minor={"ticks": "outside", "ticklen": 3, "showgrid": True})
+        else:
+            ticks = _nice_ticks(lo, hi)
+            if len(ticks) >= 2:
+                axis.update(tickmode="array", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    return fig

@@ -131,3 +131,42 @@ def test_a_downloaded_configuration_loads_back(page, browser, server, tmp_path):
         assert_clean(fresh, "the Playground after loading a configuration")
     finally:
         fresh.close()
+
+
+def test_charts_have_accessible_names_and_icons_stay_silent(page, server):
+    """Issue 11 item 8: a Plotly chart is an image named by its title; Material icon ligatures are hidden from the
+    accessibility tree, so an expander is announced by its label alone."""
+    open_page(page, server)
+    wait_for_charts(page)
+    plot = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').first
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot[aria-label]') !== null")
+    assert plot.get_attribute("role") == "img"
+    title = plot.locator(".gtitle").first.text_content().strip()
+    assert plot.get_attribute("aria-label") == f"Chart: {title}"
+    assert page.get_by_role("img", name=f"Chart: {title}").count() >= 1
+    icons = page.locator('[data-testid="stIconMaterial"]')
+    assert icons.count() > 0
+    assert all(icons.nth(i).get_attribute("aria-hidden") == "true" for i in range(icons.count()))
+    expander = page.locator('[data-testid="stExpander"] summary').first
+    assert "keyboard_arrow" not in (expander.evaluate(
+        "e => Array.from(e.querySelectorAll('*')).filter(n => n.getAttribute('aria-hidden') !== 'true' && "
+        "!n.closest('[aria-hidden=true]') && n.children.length === 0).map(n => n.textContent).join(' ')"))
+
+
+def _contrast(rgb: list[float]) -> float:
+    """WCAG contrast ratio of a colour against white."""
+    def lum(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lum(c) for c in rgb[:3])
+    return 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05)
+
+
+def test_captions_meet_wcag_aa_contrast(page, server):
+    """Issue 11 item 2: captions measured 3.9:1; WCAG AA needs 4.5:1 for body text."""
+    open_page(page, server)
+    wait_for_charts(page)
+    colour = page.locator('[data-testid="stCaptionContainer"]').first.evaluate(
+        "e => { const c = getComputedStyle(e).color.match(/[0-9.]+/g).map(Number);"
+        " const a = c.length > 3 ? c[3] : 1; return c.slice(0, 3).map(v => v * a + 255 * (1 - a)); }")
+    assert _contrast(colour) >= 4.5, colour

@@ -185,3 +185,18 @@ def test_plain_metrics_are_percentages_of_users():
     assert plain.loc["A", "MAE (% of users)"] == pytest.approx(10.0)
     assert plain.loc["A", "theoretical RMSE of MI (closed form) (% of users)"] == pytest.approx(2.0)
     assert plain.loc["A", "KS (% of users)"] == pytest.approx(10.0)
+
+
+def test_every_category_is_labelled_up_to_150():
+    """Issue 11 item 2: the Playground labelled 52 of the 104 airports."""
+    import numpy as np
+
+    from ldp.viz.estimates import histogram_figure
+
+    labels = [f"A{i:03d}" for i in range(104)]
+    true = np.full(104, 1 / 104)
+    fig = histogram_figure(labels, true, {"MI": true}, title="t", x_title="airport")
+    assert fig.layout.xaxis.tickmode == "linear" and fig.layout.xaxis.dtick == 1 and fig.layout.xaxis.tickangle == -90
+    many = [f"v{i}" for i in range(400)]
+    fig = histogram_figure(many, np.full(400, 1 / 400), {"MI": np.full(400, 1 / 400)}, title="t", x_title="v")
+    assert fig.layout.xaxis.tickmode is None  # thinned by Plotly
