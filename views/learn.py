@@ -33,6 +33,12 @@ VIEWS = {"Support probabilities": "Pr[report supports u | v], a d × d matrix",
 # --------------------------------------------------------------------------- controls (each stated once)
 MECH = common.mechanism_controls("learn_mech", eps_key="learn_eps", default="grr")
 D = Control("learn_d", "slider", "Domain size d (small: the channel is enumerated)", 4, min_value=2, max_value=8)
+TABS = ("1 · ε-LDP definition", "2 · Warner's randomized response", "3 · One user's report", "4 · Channel matrix",
+        "5 · Comparison table", "6 · Q questions")
+W_SOURCE = Control("learn_w_source", "radio", "The class", "described", options=["described", "election"],
+                   horizontal=True, format_func={"described": "a class you describe",
+                                                 "election": "a real survey: the 1996 US election"}.get,
+                   help="The real survey asks 944 people whether they expect to vote for Dole — a secret ballot.")
 W_N = Control("learn_w_n", "number_input", "People in the class", 100, min_value=2, max_value=100_000, step=10)
 W_YES = Control("learn_w_yes", "number_input", "…of whom truly 'yes'", min_value=0, step=1,
                 depends=lambda n: {"max_value": n, "default": min(80, n)})
@@ -52,7 +58,7 @@ CMP_N = Control("learn_cmp_n", "number_input", "Users n (for the typical error)"
 Q = Control("learn_q", "slider", "Questions Q", 2, min_value=1, max_value=10)
 Q_N = Control("learn_q_n", "number_input", "Users n", 10_000, min_value=10, max_value=10**8, step=1000)
 Q_SEED = common.seed_control("learn_q_seed")
-CONTROLS = (*MECH, D, W_N, W_YES, W_T, W_SEED, U_D, U_V, U_SEED, HM_VIEW, CMP_D, CMP_N, Q, Q_N, Q_SEED)
+CONTROLS = (W_SOURCE, *MECH, D, W_N, W_YES, W_T, W_SEED, U_D, U_V, U_SEED, HM_VIEW, CMP_D, CMP_N, Q, Q_N, Q_SEED)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -194,9 +200,18 @@ def warner_section() -> None:
     st.markdown("A survey asks a sensitive yes/no question (*do you have the disease?*). Each person flips a "
                 "secret coin: on **heads** they answer truthfully; on **tails** they flip a second fair coin and "
                 "answer *yes* or *no* by it. Seeing an answer, nobody is certain of the secret.")
+    source = render(W_SOURCE)
     c1, c2, c3 = st.columns(3)
-    n = int(render(W_N, c1))
-    n_yes = int(render(W_YES, c2, n=n))
+    if source == "election":  # Warner's question on real data: the bundled ANES 1996 survey
+        real = teaching.warner_real_class()
+        n, n_yes = real.n, real.n_yes
+        c1.metric("People in the survey", f"{n:,}")
+        c2.metric("…truly 'yes'", f"{n_yes:,}", help=real.question)
+        st.caption(f"**{real.question}** — {real.source}. The true answers are in the file; Warner's coins decide "
+                   "what each respondent would say.")
+    else:
+        n = int(render(W_N, c1))
+        n_yes = int(render(W_YES, c2, n=n))
     t = float(render(W_T, c3))
     n_no = n - n_yes
     a, b = teaching.warner_probabilities(t)
@@ -207,6 +222,7 @@ def warner_section() -> None:
              rf"\frac{{{a:.4g}}}{{{b:.4g}}} = {math.exp(eps):.4g},\qquad \varepsilon = {eps:.4g}")
     if abs(t - 0.5) < 1e-9:
         st.caption("With the lecture's fair coin, e^ε = 0.75/0.25 = 3, i.e. ε = ln 3 ≈ 1.0986.")
+    st.caption(f"Here the coin sets ε (= {eps:.4g}); the sidebar's ε drives the other sections, not this one.")
     table = teaching.warner_expected_table(n_yes, n_no, t)
     yes = float(table["→ yes"].sum())
     estimate = teaching.warner_estimate(yes, n, t)
@@ -429,8 +445,8 @@ def main() -> None:
         st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "
                    "comparison table (ε).")
 
-    tabs = st.tabs(["1 · ε-LDP definition", "2 · Warner's randomized response", "3 · One user's report",
-                    "4 · Channel matrix", "5 · Comparison table", "6 · Q questions"])
+    # the open tab is part of the URL (issue 11 item 7): a link opens Learn on the section the lecturer was showing
+    tabs = st.tabs(list(TABS), key="learn_tab", bind="query-params")
     with tabs[0]:
         definition_section(mech_name, epsilon, small_d, eps1)
     with tabs[1]:

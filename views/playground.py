@@ -235,6 +235,8 @@ def main() -> None:
         st.caption("How wrong is a histogram collected under local differential privacy? Pick data, a mechanism "
                    "and ε in the sidebar: every user randomizes their value, the server estimates the histogram, and "
                    "the estimates are compared with the truth. Smaller ε = more private = noisier.")
+        st.page_link("views/learn.py", label="New to local differential privacy? A class starts on Learn: Warner's "
+                     "question on a real election survey, then one step at a time.", icon=":material/school:")
     ctl = _controls()
     data: common.Dataset = ctl["data"]
     if not ctl["estimators"]:

@@ -94,6 +94,26 @@ _SAMPLES: dict[str, dict[str, Any]] = {
             _col("year", "numerical", "Year manufactured; missing for 70 planes", "year"),
         ],
     },
+    "election": {
+        "title": "US election survey 1996 — a sensitive yes/no question",
+        "description": "944 respondents of the 1996 American National Election Study (public domain, via the "
+                       "statsmodels PyPI package): whether they expected to vote for Dole (yes/no — a secret "
+                       "ballot, the kind of question Warner's randomized response was invented for), party, "
+                       "ideology, age, education.",
+        "file": "election_1996.csv",
+        "rows": 944,
+        "default_column": "votes_dole",
+        "source": "statsmodels 0.14.4 (PyPI): American National Election Studies 1996 subset",
+        "license": "public domain (as declared by statsmodels: 'This is public domain.')",
+        "columns": [
+            _col("votes_dole", "categorical", "Expected vote for Dole rather than Clinton (yes/no)"),
+            _col("party", "categorical", "Party identification (7 levels, Strong Democrat … Strong Republican)"),
+            _col("ideology", "categorical", "Self-placement, Extremely liberal … Extremely conservative"),
+            _col("age", "numerical", "Age of the respondent", "years", (18.0, 100.0)),
+            _col("education", "categorical", "Highest education (7 levels)"),
+            _col("tv_news_days", "categorical", "Days per week the respondent watches TV news (0-7)"),
+        ],
+    },
 }
 
 
@@ -102,7 +122,7 @@ def list_samples() -> list[dict[str, Any]]:
     columns (name, kind ``categorical``/``numerical``, description, optional unit and natural range)."""
     out = []
     for name, meta in _SAMPLES.items():
-        entry = {"name": name, **copy.deepcopy(meta), "source": _SOURCE, "license": "CC0 1.0"}
+        entry = {"name": name, "source": _SOURCE, "license": "CC0 1.0", **copy.deepcopy(meta)}
         entry["path"] = str(SAMPLE_DIR / meta["file"])
         out.append(entry)
     return out

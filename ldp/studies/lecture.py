@@ -176,6 +176,26 @@ def laplace_densities(epsilon: float, x: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 # =========================================================================== Warner's randomized response
+@dataclass(frozen=True)
+class WarnerClass:
+    """A class to run Warner's question on: its size, how many truly answer 'yes', the question, and its source."""
+
+    n: int
+    n_yes: int
+    question: str
+    source: str
+
+
+def warner_real_class() -> WarnerClass:
+    """The bundled election survey (ANES 1996, public domain) as Warner's class: 944 respondents asked "do you
+    expect to vote for Dole?" — a secret ballot — of whom 393 truly say yes."""
+    from ldp.data import load_sample
+
+    answers = load_sample("election")["votes_dole"]
+    return WarnerClass(int(answers.size), int((answers == "yes").sum()), "Do you expect to vote for Dole?",
+                       "American National Election Study 1996 (944 respondents; public domain, via statsmodels)")
+
+
 def warner_probabilities(truth_prob: float) -> tuple[float, float]:
     """(Pr[yes | truth yes], Pr[yes | truth no]) when a coin says "tell the truth" w.p. t and a
     second fair coin decides the answer otherwise: ((1 + t)/2, (1 − t)/2)."""

@@ -166,7 +166,7 @@ SCENARIOS = {
         {"pp_est": ["mi"], "pp_trials": 2, "pp_data_source": "Synthetic", "pp_data_synthetic": "mixture"},
     ],
     "learn": [
-        {},
+        {"learn_w_source": "described"},  # the class's size and 'yes' count are drawn only for a described class
         {"learn_mech": "l-oue", "learn_eps": 2.0},
     ],
     "privacy": [

@@ -152,3 +152,21 @@ def test_unreachable_epsilon_1_grid_values_are_not_offered(at):
     assert not at.exception, at.exception
     assert "not reachable" not in _texts(at, "error")
     assert "learn_warner_bars" in _charts(at) and "learn_q_fig" in _charts(at)
+
+
+def test_warner_on_the_real_election_survey_and_the_tab_in_the_url():
+    """Issue 11: Warner's question on real data (the bundled ANES 1996 survey: 944 people, 393 truly 'yes'), and the
+    open Learn tab travels in the URL."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["learn_w_source"] = "a real survey: the 1996 US election"  # URLs carry the display label
+    at.query_params["learn_tab"] = "2 · Warner's randomized response"
+    at.run()
+    at.switch_page("views/learn.py")
+    at.run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["People in the survey"] == "944" and metrics["…truly 'yes'"] == "393"
+    table = _frames(at, "→ yes (truthful)")[0].set_index("truth")
+    assert table["→ yes"].sum() + table["→ no"].sum() == 944
+    assert any("Dole" in c.value for c in at.caption)
+    assert at.query_params["learn_tab"] in ("2 · Warner's randomized response", ["2 · Warner's randomized response"])

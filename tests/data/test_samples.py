@@ -22,7 +22,8 @@ def test_list_samples_metadata():
     for s in samples:
         for key in ("name", "title", "description", "file", "rows", "columns", "license", "source", "path"):
             assert key in s, key
-        assert s["license"] == "CC0 1.0"
+        assert s["license"] == ("CC0 1.0" if s["name"] != "election" else
+                                "public domain (as declared by statsmodels: 'This is public domain.')")
         assert (SAMPLE_DIR / s["file"]).is_file()
         assert s["default_column"] in [c["name"] for c in s["columns"]]
         for col in s["columns"]:
@@ -124,3 +125,13 @@ def test_build_script_reproduces_the_bundled_tables():
     for column in ("dest", "carrier", "dep_hour", "distance"):
         assert (flights[column].to_numpy() == loaded[column].to_numpy()).all(), column
     np.testing.assert_allclose(flights["dep_time_hours"], loaded["dep_time_hours"], rtol=0, atol=1e-12)
+
+
+def test_the_election_sample_asks_a_sensitive_yes_no_question():
+    """Issue 11: a small real dataset with a sensitive yes/no attribute, shipped with provenance (statsmodels'
+    ANES 1996 subset, public domain): 944 respondents, 393 'yes' to an expected vote for Dole."""
+    df = load_sample("election")
+    assert df.shape == (944, 6)
+    assert df["votes_dole"].value_counts().to_dict() == {"no": 551, "yes": 393}
+    assert set(df["party"]) <= {"Strong Democrat", "Weak Democrat", "Independent-Democrat", "Independent",
+                                "Independent-Republican", "Weak Republican", "Strong Republican"}
