@@ -331,7 +331,14 @@ def main() -> None:
         # an action, not a setting (so not in the URL): keyed by the configuration, it covers this sweep only
         confirmed = st.checkbox(f"Yes, run the long sweep ({_fmt_seconds(seconds)})",
                                 key=f"to_confirm_{signature[:12]}")
-    if st.button("Run sweep", key="to_run", type="primary", disabled=not confirmed):
+    # A link to a page that showed a sweep shows it again (issue 11 item 7): the sweep's settings are in the URL
+    # already; "to_sweep=<its signature>" says these settings' results were on screen, so opening the link reruns
+    # it — same seed, same table — provided it is short (a link never starts a long run). Changing a setting
+    # changes the signature, so the page does not start sweeping on every change.
+    previous = st.session_state.get("to_sweep")
+    from_link = (st.query_params.get("to_sweep") == signature[:16] and seconds <= CONFIRM_SECONDS
+                 and not (previous and previous["signature"] == signature))
+    if st.button("Run sweep", key="to_run", type="primary", disabled=not confirmed) or from_link:
         bar = st.progress(0.0, text="Starting the sweep…")
 
         def _progress(done: int, total: int, label: str) -> None:
@@ -347,6 +354,7 @@ def main() -> None:
         bar.empty()
         st.session_state["to_sweep"] = {"signature": signature, "table": table,
                                         "elapsed": time.perf_counter() - start}
+        st.query_params["to_sweep"] = signature[:16]
 
     result = st.session_state.get("to_sweep")
     summary = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
@@ -180,3 +181,19 @@ def test_numerical_mechanisms_swept_over_epsilon_on_a_numerical_column():
     assert any(c.key == "to_num_fig" for c in at.get("plotly_chart"))
     _set(at, to_num_metric="ks")  # another metric of the same sweep: no rerun needed
     assert any(c.key == "to_num_fig" for c in at.get("plotly_chart"))
+
+
+def test_a_link_to_a_shown_sweep_shows_it_again():
+    """Issue 11 item 7: after a sweep, the URL carries its signature; a new session opened from that URL (with the
+    same settings, which the URL carries too) reruns it without a click — same seed, the same table — and does
+    not once a setting differs."""
+    at = _set(_page(), to_eps_points=3, to_trials=2)
+    _run_sweep(at)
+    shown = next(df.value for df in at.dataframe if "mean MSE" in df.value.columns)
+    flag = at.query_params["to_sweep"]
+    again = _set(_page({"to_sweep": flag}), to_eps_points=3, to_trials=2)
+    assert not again.exception
+    reopened = next(df.value for df in again.dataframe if "mean MSE" in df.value.columns)
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), reopened.reset_index(drop=True))
+    other = _set(_page({"to_sweep": flag}), to_eps_points=3, to_trials=2, to_seed=99)
+    assert "No sweep yet" in _text(other)
