@@ -38,6 +38,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
+from ldp.core.errors import LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data.synthetic import true_distribution
@@ -50,9 +51,9 @@ from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.numerical.square_wave import mutual_information_b
 from ldp.studies.comparison import draw_population
 
-__all__ = ["PRINTED", "b_sweep", "bucket_granularity", "ibu_gain_grid", "ibu_gain_table", "iiw_convergence",
-           "noise_spectrum", "numerical_methods", "postprocessor_curves", "postprocessor_tasks", "wave_shapes",
-           "wiener_curves"]
+__all__ = ["PRINTED", "b_sweep", "bucket_granularity", "fixed_categories", "fixed_set_study", "ibu_gain_grid",
+           "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods", "postprocessor_curves",
+           "postprocessor_tasks", "wave_shapes", "wiener_curves"]
 
 Progress = Callable[[float], None] | None
 
@@ -77,6 +78,12 @@ PRINTED = {
     "convolution Figs. 6–8": ("on smooth data IIW cuts MI's MSE to a third or a quarter at ε = 5, IIW-G (GRR) is "
                               "best when valid (ε > 2.25), smoothing is about as good as DW; the gain holds as d "
                               "grows and for the top k"),
+    "consistency Fig. 8": ("on the Emoji categories' fixed set queries Post-Pos (Base-Pos) works best of the first "
+                           "group and Norm-Cut better still for ε < 3 — the sets hold infrequent values"),
+    "consistency Fig. 9": ("the error estimated on a synthetic dataset fitted to the reports ranks the methods as "
+                           "their real errors do, so the method can be chosen from the reports"),
+    "convolution Fig. 9": ("on the smooth data KRR (GRR) finds the fewest true positives and the most false ones; "
+                           "KRR-IIW-G does best (ε = 4, thresholds 500–2,000 counts of 10⁶)"),
     "square-wave Fig. 7": "finer buckets do not hurt SW + EMS much: the Wasserstein distance is stable in d",
 }
 
@@ -189,6 +196,65 @@ def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int 
                                    for e, v in topk_err.items() for i, k in enumerate(ks)])}
 
 
+def fixed_categories(d: int, categories: int = 68, mean_size: float = 10.4, seed: int = 0) -> np.ndarray:
+    """``categories`` disjoint random groups of values (sizes ⌊mean_size⌋ or ⌈mean_size⌉, mean ``mean_size``) as a
+    boolean mask (categories, d): the shape of the consistency paper's Emoji categories (§V.D: 68 categories,
+    10.4 items per set), drawn from a stream keyed by the seed."""
+    lo = int(np.floor(mean_size))
+    big = int(round((mean_size - lo) * categories))
+    sizes = [lo + 1] * big + [lo] * (categories - big)
+    if sum(sizes) > int(d):
+        raise LDPError(f"{categories} categories of {mean_size:g} values need d ≥ {sum(sizes)}, got d = {d}")
+    order = rng_for(int(seed), "reproduce", "fixed-categories", int(d)).permutation(int(d))
+    mask = np.zeros((categories, int(d)), dtype=bool)
+    start = 0
+    for row, size in enumerate(sizes):
+        mask[row, order[start:start + size]] = True
+        start += size
+    return mask
+
+
+def fixed_set_study(epsilons: Sequence[float] = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0), *, mechanism: str = "olh",
+                    d: int = 1024, n: int = 1_000_000, zipf_s: float = 1.5, trials: int = 5, seed: int = 0,
+                    estimators: Sequence[str] = POSTPROCESSORS_DEFAULT, advisor_trials: int = 10,
+                    progress: Progress = None) -> dict[str, pd.DataFrame]:
+    """The consistency paper's fixed set queries (Fig. 8) and its synthetic selection of the method for them
+    (Fig. 9, §V.D), on a stand-in for its Emoji data, which is not public: the paper's Zipf(1.5) population over
+    1,024 values with 68 disjoint categories of 10.4 values (:func:`fixed_categories`) — like the Emoji
+    categories, mostly of infrequent values.
+
+    - ``"mse"`` (Fig. 8): the MSE of the 68 category frequencies per estimator against ε, averaged over
+      ``trials`` collections shared by the estimators;
+    - ``"synthetic"`` (Fig. 9): per ε, the error each estimator is *expected* to have, from one collection alone
+      (fit a consistent distribution to its estimate, re-simulate ``advisor_trials`` collections of it, score
+      every estimator: :func:`ldp.studies.advisor.advise`), beside its *actual* error on that collection.
+    """
+    from ldp.evaluation.tasks import set_query_error
+    from ldp.studies.advisor import advise
+
+    trials = check_positive_int(trials, "trials")
+    population, truth = _population(f"zipf:d={int(d)},s={zipf_s:g}", int(n), seed)
+    groups = fixed_categories(int(d), seed=seed)
+    mse_rows, synth_rows = [], []
+    for i, eps in enumerate(epsilons):
+        mech = get_mechanism(mechanism, float(eps), int(d))
+        rng = rng_for(int(seed), "reproduce", "fixed-sets", mechanism, float(eps), int(n))
+        err = dict.fromkeys(estimators, 0.0)
+        for _ in range(trials):
+            agg = collect(mech, population, rng, "fast")
+            for name in estimators:
+                values = get_estimator(name).estimate(mech, agg).values
+                err[name] += float(np.mean(set_query_error(truth, values, groups))) / trials
+        mse_rows += [{"epsilon": float(eps), "estimator": name, "MSE": v} for name, v in err.items()]
+        check = advise(mech, population, task="subsets", groups=groups, trials=int(advisor_trials),
+                       seed=int(seed), candidates=list(estimators))
+        synth_rows += [{"epsilon": float(eps), "estimator": str(r["estimator"]), "expected": float(r["expected"]),
+                        "actual": float(r["actual"]), "recommended": str(r["estimator"]) == check.best}
+                       for _, r in check.table.iterrows()]
+        _tick(progress, i + 1, len(epsilons))
+    return {"mse": pd.DataFrame(mse_rows), "synthetic": pd.DataFrame(synth_rows)}
+
+
 WIENER_METHODS = (("grr", "mi"), ("grr", "dw"), ("grr", "iiw"), ("grr", "iiw-g"), ("grr", "smooth"),
                   ("oue", "mi"), ("oue", "dw"), ("oue", "iiw"), ("oue", "smooth"))
 
@@ -203,18 +269,22 @@ def _smooth_population(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarra
 def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
                   domain_sizes: Sequence[int] = (250, 500, 1000, 2000), ks: Sequence[int] = (10, 30, 50, 100),
                   n: int = 1_000_000, d: int = 1000, epsilon: float = 4.0, trials: int = 3, seed: int = 0,
-                  methods: Sequence[tuple[str, str]] = WIENER_METHODS, progress: Progress = None
+                  methods: Sequence[tuple[str, str]] = WIENER_METHODS,
+                  thresholds: Sequence[float] = (500, 750, 1000, 1250, 1500, 1750, 2000), progress: Progress = None
                   ) -> dict[str, pd.DataFrame]:
-    """Convolution paper Figs. 6–8 on a smooth population: full-domain MSE of each (mechanism, estimator) against ε
-    at ``d`` (``"epsilon"``), against d at ``epsilon`` (``"d"``), and the top-k MSE against k at (``d``,
-    ``epsilon``) (``"top_k"``); the same collections for every estimator of a mechanism."""
-    from ldp.evaluation.tasks import top_k_curve
+    """Convolution paper Figs. 6–9 on a smooth population: full-domain MSE of each (mechanism, estimator) against ε
+    at ``d`` (``"epsilon"``), against d at ``epsilon`` (``"d"``), the top-k MSE against k at (``d``,
+    ``epsilon``) (``"top_k"``), and at (``d``, ``epsilon``) the true and false positives (Fig. 9, §V.E: a value
+    is reported when its estimated count n·f̃ is above the threshold, true when its true count is too) for each
+    count threshold of ``thresholds`` — the paper's axis 500–2,000 for 10⁶ users — averaged over the trials
+    (``"positives"``); the same collections for every estimator of a mechanism."""
+    from ldp.evaluation.tasks import threshold_positives, top_k_curve
 
     trials = check_positive_int(trials, "trials")
     mechs = sorted({m for m, _ in methods})
     cells = [("epsilon", float(e), int(d)) for e in epsilons] + [("d", float(epsilon), int(k)) for k in domain_sizes]
     total, done = len(cells) + 1, 0
-    out: dict[str, list[dict]] = {"epsilon": [], "d": [], "top_k": []}
+    out: dict[str, list[dict]] = {"epsilon": [], "d": [], "top_k": [], "positives": []}
 
     def run(eps: float, size: int) -> dict[tuple[str, str], list[np.ndarray]]:
         population, truth = _smooth_population(size, int(n), seed)
@@ -246,6 +316,10 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
             if len(values) else np.zeros(len(ks))
         out["top_k"] += [{"k": int(k), "method": f"{name.upper()}-{est.upper()}", "MSE": float(curve[i])}
                          for i, k in enumerate(ks)]
+        for c in thresholds:
+            tp, fp = threshold_positives(truth, np.asarray(values), float(c) / int(n))
+            out["positives"].append({"threshold": float(c), "method": f"{name.upper()}-{est.upper()}",
+                                     "true positives": float(np.mean(tp)), "false positives": float(np.mean(fp))})
     _tick(progress, total, total)
     return {key: pd.DataFrame(rows) for key, rows in out.items()}
 

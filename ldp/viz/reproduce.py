@@ -93,10 +93,11 @@ def _lines_by(table: pd.DataFrame, by: str | list[str], y: str, *, title: str, y
     return fig
 
 
-def methods_figure(summary: pd.DataFrame) -> go.Figure:
+def methods_figure(summary: pd.DataFrame, metric: str = "Wasserstein distance", figure: str = "Figs. 2–4"
+                   ) -> go.Figure:
     """Mean error against ε per numerical method with its 95 % band (log y)."""
-    return _lines_by(summary, ["mechanism", "estimator"], "mean", band=True, y_title="Wasserstein distance (log scale)",
-                     title="Numerical methods against ε (square-wave paper Figs. 2–5)")
+    return _lines_by(summary, ["mechanism", "estimator"], "mean", band=True, y_title=f"{metric} (log scale)",
+                     title=f"Numerical methods against ε: {metric} (square-wave paper {figure})")
 
 
 def shapes_figure(table: pd.DataFrame) -> go.Figure:
@@ -161,6 +162,45 @@ def wiener_figure(table: pd.DataFrame, axis: str) -> go.Figure:
                          title="Smooth data: MSE against ε (convolution paper Fig. 6)")
     return _lines_by(table, "method", "MSE", x="d", x_title="domain size d (log scale)", log_x=True,
                      y_title="MSE (log scale)", title="Smooth data: MSE against d (convolution paper Fig. 7)")
+
+
+def _paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str], *, title: str, x_title: str,
+                  y_title: str, log_y: bool = False) -> go.Figure:
+    """Two lines per group of ``table`` against ``x``: ``columns[0]`` solid, ``columns[1]`` dotted, one colour
+    per group."""
+    fig = go.Figure()
+    for i, (key, part) in enumerate(table.groupby(by, sort=False)):
+        colour = PALETTE[i % len(PALETTE)]
+        for column, dash in zip(columns, ("solid", "dot"), strict=True):
+            fig.add_scatter(x=part[x], y=part[column], mode="lines+markers", name=f"{key} · {column}",
+                            legendgroup=str(key), line={"color": colour, "width": 2.5, "dash": dash})
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig
+
+
+def positives_figure(table: pd.DataFrame) -> go.Figure:
+    """True (solid) and false (dotted) positives against the count threshold, one colour per method
+    (convolution paper Fig. 9)."""
+    return _paired_lines(table, "method", "threshold", ("true positives", "false positives"),
+                         title="Values reported above a count threshold: true (solid) and false (dotted) positives "
+                               "(convolution paper Fig. 9)", x_title="threshold (count of users)",
+                         y_title="values reported")
+
+
+def fixed_sets_figure(table: pd.DataFrame) -> go.Figure:
+    """MSE of the fixed category queries per estimator against ε (consistency paper Fig. 8)."""
+    return _lines_by(table, "estimator", "MSE", y_title="MSE of the 68 category frequencies (log scale)",
+                     title="Fixed set queries: MSE against ε (consistency paper Fig. 8)")
+
+
+def synthetic_selection_figure(table: pd.DataFrame) -> go.Figure:
+    """Each estimator's error expected from a synthetic refit of one collection (solid) and its actual error on
+    that collection (dotted) against ε (consistency paper Fig. 9)."""
+    return _paired_lines(table, "estimator", "epsilon", ("expected", "actual"), log_y=True,
+                         title="Choosing the method from the reports: expected (solid) and actual (dotted) error "
+                               "(consistency paper Fig. 9)", x_title="ε", y_title="MSE (log scale)")
 
 
 def granularity_figure(table: pd.DataFrame) -> go.Figure:

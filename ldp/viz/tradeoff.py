@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS
+from ldp.core.errors import LDPError
+from ldp.core.registry import ESTIMATORS, MECHANISMS
+from ldp.evaluation.metrics import get_metric
 from ldp.viz.style import PALETTE
 
 FONT = {"size": 16}
@@ -39,7 +41,10 @@ def _estimator_display(name: str) -> str:
 
 
 def metric_label(metric: str) -> str:
-    return METRICS.get(metric).display_name if metric in METRICS else metric
+    try:
+        return get_metric(metric).display_name
+    except LDPError:
+        return metric
 
 
 def metric_axis_title(metric: str, log: bool = True) -> str:

@@ -19,9 +19,10 @@ def test_the_page_regenerates_each_figure():
     at.run()
     assert not at.exception and not at.error
     keys = ["rp_gain", "rp_b", "rp_num", "rp_shapes", "rp_iiw", "rp_post", "rp_spec", "rp_grid_mech", "rp_grid_trend",
-            "rp_nprime", "rp_set", "rp_topk", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_gran"]
+            "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets", "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d",
+            "rp_wiener_topk", "rp_wiener_positives", "rp_gran"]
     assert [c.key for c in at.get("plotly_chart")] == keys
-    assert sum("**The paper:**" in m.value for m in at.markdown) == 11
+    assert sum("**The paper" in m.value for m in at.markdown) == 13
     next(w for w in at.multiselect if w.key == "rp_gain_mechs").set_value(["grr"])
     next(w for w in at.radio if w.key == "rp_grid_collection").set_value("longitudinal")
     next(w for w in at.radio if w.key == "rp_grid_vary").set_value("k")
@@ -30,3 +31,8 @@ def test_the_page_regenerates_each_figure():
     assert any("Table 3" in c.value for c in at.caption)  # the longitudinal table
     trend = next(c for c in at.get("plotly_chart") if c.key == "rp_grid_trend")
     assert "against k" in trend.proto.spec
+    # Square-wave Figs. 2–4: each metric of the paper's figures is one choice away.
+    next(w for w in at.selectbox if w.key == "rp_num_metric").set_value("quantile_error")
+    at.run()
+    methods = next(c for c in at.get("plotly_chart") if c.key == "rp_num")
+    assert not at.exception and "Fig. 4, quantiles" in methods.proto.spec
