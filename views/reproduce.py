@@ -45,39 +45,44 @@ CONTROLS = (USERS, TRIALS, SEED, GAIN_MECHS, GAIN_EPS, B_EPS, SPEC_MECH, SPEC_EP
 GRID_AXES = {"ε": "epsilon", "n": "n", "k": "k"}
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+def _study(label: str, name: str, *args, **kwargs):
+    """``R.<name>(*args, **kwargs)`` computed once per server for these arguments, with a progress bar."""
+    key = (name, args, tuple(sorted(kwargs.items())))
+    return common.cached_with_progress(key, label, lambda progress: getattr(R, name)(*args, progress=progress,
+                                                                                     **kwargs))
+
+
 def _gain(mechanisms: tuple[str, ...], epsilons: tuple[float, ...], n: int, trials: int, seed: int):
-    return R.ibu_gain_table(mechanisms, epsilons, n=n, trials=trials, seed=seed)
+    return _study("Simulating the collections…", "ibu_gain_table", mechanisms, epsilons, n=n, trials=trials,
+                  seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def _b(epsilon: float, n: int, trials: int, seed: int):
-    return R.b_sweep(epsilon, n=n, trials=trials, seed=seed)
+    return _study("Sweeping b…", "b_sweep", epsilon, n=n, trials=trials, seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def _numerical(n: int, trials: int, seed: int, metric: str = "wasserstein"):
-    return R.numerical_methods([0.5, 1.0, 2.0, 4.0], n=n, trials=trials, seed=seed, metric=metric)
+    return _study("Simulating the numerical methods…", "numerical_methods", (0.5, 1.0, 2.0, 4.0), n=n,
+                  trials=trials, seed=seed, metric=metric)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def _shapes(n: int, trials: int, seed: int):
-    return R.wave_shapes([0.5, 1.0, 2.0, 4.0], n=n, trials=trials, seed=seed)
+    return _study("Simulating the wave shapes…", "wave_shapes", (0.5, 1.0, 2.0, 4.0), n=n, trials=trials,
+                  seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
 def _iiw():
-    return R.iiw_convergence([1.0, 2.0, 3.0, 4.0])
+    return _study("Filtering…", "iiw_convergence", (1.0, 2.0, 3.0, 4.0))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def _postprocessors(n: int, trials: int, seed: int):
-    return R.postprocessor_curves([0.5, 1.0, 2.0, 4.0], n=n, trials=trials, seed=seed)
+    return _study("Simulating the post-processors…", "postprocessor_curves", (0.5, 1.0, 2.0, 4.0), n=n,
+                  trials=trials, seed=seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
 def _spectrum(mechanism: str, epsilon: float, n: int, trials: int, seed: int):
-    return R.noise_spectrum(mechanism, epsilon, n=n, trials=max(trials, 20), seed=seed)
+    return _study("Simulating the collections…", "noise_spectrum", mechanism, epsilon, n=n,
+                  trials=max(trials, 20), seed=seed)
 
 
 def _gain_grid(collection: str, trials: int, seed: int):
@@ -127,7 +132,7 @@ def main() -> None:
     st.header("IBU paper, Table 2: utility gain Γ of IBU")
     mechanisms, epsilons = common.render_row([GAIN_MECHS, GAIN_EPS])
     if mechanisms and epsilons:
-        with common.friendly_errors("the Γ table"), st.spinner("Simulating the collections…"):
+        with common.friendly_errors("the Γ table"):
             table = _gain(tuple(mechanisms), tuple(sorted(epsilons)), n, trials, seed)
         fig = viz.gain_figure(table)
         common.show_figure(fig, "rp_gain", table, description=(
@@ -140,7 +145,7 @@ def main() -> None:
 
     st.header("Square-wave paper, Fig. 6: choosing b")
     eps_b = float(render(B_EPS))
-    with common.friendly_errors("the b sweep"), st.spinner("Sweeping b…"):
+    with common.friendly_errors("the b sweep"):
         sweep = _b(eps_b, n, trials, seed)
     common.show_figure(viz.b_figure(sweep, eps_b), "rp_b", sweep, description=(
         "SW + EMS on a Beta(5, 2) column over 64 buckets: Wasserstein and range-query error (α = 0.1) against the "
@@ -152,7 +157,7 @@ def main() -> None:
     st.header("Square-wave paper, Figs. 2–4: numerical methods against ε")
     metric = render(NUM_METRIC)
     label = get_metric(metric).display_name
-    with common.friendly_errors("the numerical methods"), st.spinner("Simulating the collections…"):
+    with common.friendly_errors("the numerical methods"):
         methods = _numerical(n, trials, seed, metric)
     common.show_figure(viz.methods_figure(methods, label, NUM_FIGURES[metric]), "rp_num",
                        methods[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high"]], description=(
@@ -166,7 +171,7 @@ def main() -> None:
                   "competitive — raise n and the trials (sidebar) to see the ranking settle.")
 
     st.header("Square-wave paper, §6.4: wave shapes")
-    with common.friendly_errors("the wave shapes"), st.spinner("Simulating the collections…"):
+    with common.friendly_errors("the wave shapes"):
         shapes = _shapes(n, trials, seed)
     common.show_figure(viz.shapes_figure(shapes), "rp_shapes", shapes, description=(
         f"General Wave + EMS with a square (SW), trapezoid (top half as wide) and triangle wave, each with the paper's "
@@ -179,7 +184,7 @@ def main() -> None:
                 "(with b chosen for the square wave), the triangle is behind.")
 
     st.header("Convolution paper, Figs. 4–5: IIW and IIW-G converging")
-    with common.friendly_errors("the IIW convergence"), st.spinner("Filtering…"):
+    with common.friendly_errors("the IIW convergence"):
         conv = _iiw()
     common.show_figure(viz.convergence_figure(conv), "rp_iiw", conv, description=(
         "One GRR collection of a smooth population (a Gaussian bump over d = 1000 values, n = 2.84·10⁶ — the paper's "
@@ -192,7 +197,7 @@ def main() -> None:
                 "stop it early says.")
 
     st.header("Consistency paper, Fig. 4: post-processors against ε")
-    with common.friendly_errors("the post-processor curves"), st.spinner("Simulating the collections…"):
+    with common.friendly_errors("the post-processor curves"):
         curves = _postprocessors(n, trials, seed)
     common.show_figure(viz.postprocessor_figure(curves), "rp_post", curves, description=(
         f"OLH on a Zipf(1.1) population over 100 values, n = {n:,}, {trials} collection(s) per ε: full-domain MSE of "
@@ -204,7 +209,7 @@ def main() -> None:
 
     st.header("Convolution paper, Fig. 3: the noise spectrum")
     mech, eps_s = common.render_row([SPEC_MECH, SPEC_EPS])
-    with common.friendly_errors("the spectrum"), st.spinner("Simulating the collections…"):
+    with common.friendly_errors("the spectrum"):
         spectrum = _spectrum(mech, float(eps_s), n, trials, seed)
     common.show_figure(viz.spectrum_figure(spectrum), "rp_spec", spectrum, description=(
         "|FFT(g − E g)|² of the normalised support counts g = C/n, averaged over at least 20 collections, "

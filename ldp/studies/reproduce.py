@@ -347,7 +347,7 @@ def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
 
 
 def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: int = 100, n: int = 100_000,
-                   trials: int = 5, seed: int = 0, zipf_s: float = 1.1) -> pd.DataFrame:
+                   trials: int = 5, seed: int = 0, zipf_s: float = 1.1, progress: Progress = None) -> pd.DataFrame:
     """Γ (%) of IBU over the IBU paper's baseline (Norm-Mul, §2.3) on the full-domain MSE, per mechanism × ε: the
     converged MLE (this project's IBU) and the paper's plain Eq. (3) stopped after 10,000 iterations, on the same
     collections of a Zipf(s) population over d values."""
@@ -357,26 +357,27 @@ def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: i
     truth = population / population.sum()
     limit, plain, base = get_estimator("ibu"), get_estimator("ibu", method="em"), get_estimator(GAIN_BASELINE)
     rows = []
-    for name in mechanisms:
-        for eps in epsilons:
-            mech = get_mechanism(name, float(eps), int(d))
-            rng = rng_for(int(seed), "reproduce", "ibu", name, float(eps))
-            errors = {"limit": [], "plain": [], "base": []}
-            for _ in range(trials):
-                agg = collect(mech, population, rng, "fast")
-                for key, est in (("limit", limit), ("plain", plain), ("base", base)):
-                    values = est.estimate(mech, agg).values
-                    errors[key].append(compute_metrics(truth, values, ["mse"])["mse"])
-            mse = {k: float(np.mean(v)) for k, v in errors.items()}
-            rows.append({"mechanism": name, "epsilon": float(eps),
-                         "Γ IBU limit (%)": float(utility_gain(mse["base"], mse["limit"])),
-                         "Γ plain Eq. (3), 10⁴ iterations (%)": float(utility_gain(mse["base"], mse["plain"])),
-                         "MSE baseline": mse["base"]})
+    for name, eps in product(mechanisms, epsilons):
+        mech = get_mechanism(name, float(eps), int(d))
+        rng = rng_for(int(seed), "reproduce", "ibu", name, float(eps))
+        errors = {"limit": [], "plain": [], "base": []}
+        for _ in range(trials):
+            agg = collect(mech, population, rng, "fast")
+            for key, est in (("limit", limit), ("plain", plain), ("base", base)):
+                values = est.estimate(mech, agg).values
+                errors[key].append(compute_metrics(truth, values, ["mse"])["mse"])
+        mse = {k: float(np.mean(v)) for k, v in errors.items()}
+        rows.append({"mechanism": name, "epsilon": float(eps),
+                     "Γ IBU limit (%)": float(utility_gain(mse["base"], mse["limit"])),
+                     "Γ plain Eq. (3), 10⁴ iterations (%)": float(utility_gain(mse["base"], mse["plain"])),
+                     "MSE baseline": mse["base"]})
+        _tick(progress, len(rows), len(mechanisms) * len(epsilons))
     return pd.DataFrame(rows)
 
 
 def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-            factors: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)) -> pd.DataFrame:
+            factors: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0), progress: Progress = None
+            ) -> pd.DataFrame:
     """SW + EMS's Wasserstein distance and range-query error (α = 0.1) against b = factor × b_MI(ε) on a Beta(5, 2)
     column over d buckets (the square-wave paper's Fig. 6 varies b the same way around its choice)."""
     trials = check_positive_int(trials, "trials")
@@ -400,11 +401,12 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
         rows.append({"b": float(factor) * b_mi, "b / b_MI": float(factor),
                      "Wasserstein": float(np.mean(metrics["wasserstein"])),
                      "range-query MAE (α = 0.1)": float(np.mean(metrics["range_mae"]))})
+        _tick(progress, len(rows), len(factors))
     return pd.DataFrame(rows)
 
 
 def noise_spectrum(mechanism: str, epsilon: float, *, d: int = 128, n: int = 100_000, trials: int = 50,
-                   seed: int = 0) -> pd.DataFrame:
+                   seed: int = 0, progress: Progress = None) -> pd.DataFrame:
     """Per frequency k of the length-d DFT: the mean over ``trials`` collections of |FFT(g − E g)|², g = C/n the
     normalised support counts and E g = q* + (p* − q*) f (convolution paper Eq. (10)), beside Theorem 3's level."""
     trials = check_positive_int(trials, "trials")
@@ -415,15 +417,17 @@ def noise_spectrum(mechanism: str, epsilon: float, *, d: int = 128, n: int = 100
     expected = mech.q_star + (mech.p_star - mech.q_star) * f
     rng = rng_for(int(seed), "reproduce", "spectrum", mechanism, float(epsilon))
     power = np.zeros(int(d))
-    for _ in range(trials):
+    for i in range(trials):
         agg = collect(mech, population, rng, "fast")
         power += np.abs(np.fft.fft(agg.counts / agg.n - expected)) ** 2
+        _tick(progress, i + 1, trials)
     theory = mechanism_noise_power_spectrum(mech, int(population.sum()))
     return pd.DataFrame({"k": np.arange(int(d)), "empirical": power / trials, "Theorem 3": theory})
 
 
 def iiw_convergence(epsilons: Sequence[float], *, d: int = 1000, n: int = 2_840_000, seed: int = 0,
-                    checkpoints: Sequence[int] = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200)) -> pd.DataFrame:
+                    checkpoints: Sequence[int] = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200), progress: Progress = None
+                    ) -> pd.DataFrame:
     """MSE of IIW (start |G/H|²) and IIW-G (start |G|²) after each number of Wiener filterings on one GRR collection
     of a smooth population (a Gaussian bump over d values), per ε, with MI's MSE and IIW-G's validity ratio
     d·√Var* (convolution paper §V.B). The defaults (d = 1000, n = 2.84·10⁶) give the paper's ratios 10.93, 2.95,
@@ -434,7 +438,8 @@ def iiw_convergence(epsilons: Sequence[float], *, d: int = 1000, n: int = 2_840_
     population = draw_population(np.round(x / x.sum() * 10 * n).astype(np.int64), int(n), seed)
     truth = population / population.sum()
     rows = []
-    for eps in epsilons:
+    for i, eps in enumerate(epsilons):
+        _tick(progress, i, len(epsilons))
         mech = get_mechanism("grr", float(eps), int(d))
         agg = collect(mech, population, rng_for(int(seed), "reproduce", "iiw", float(eps)), "fast")
         mi = mech.estimate(agg).values
@@ -446,6 +451,7 @@ def iiw_convergence(epsilons: Sequence[float], *, d: int = 1000, n: int = 2_840_
                 rows.append({"epsilon": float(eps), "method": label, "filterings": int(k),
                              "MSE": float(np.mean((est - truth) ** 2)), "MI MSE": float(np.mean((mi - truth) ** 2)),
                              "d·√Var*": ratio})
+    _tick(progress, 1, 1)
     return pd.DataFrame(rows)
 
 
@@ -454,7 +460,7 @@ POSTPROCESSORS = ("mi", "base-pos", "base-cut", "norm", "norm-sub", "norm-mul", 
 
 def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d: int = 100, n: int = 100_000,
                          trials: int = 5, seed: int = 0,
-                         estimators: Sequence[str] = POSTPROCESSORS) -> pd.DataFrame:
+                         estimators: Sequence[str] = POSTPROCESSORS, progress: Progress = None) -> pd.DataFrame:
     """Full-domain MSE of each post-processor against ε (consistency paper Fig. 4: OLH, Zipf data), mean over
     ``trials`` collections, the same collections for every estimator."""
     trials = check_positive_int(trials, "trials")
@@ -471,6 +477,7 @@ def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d
             for name in estimators:
                 errors[name].append(float(np.mean((get_estimator(name).estimate(mech, agg).values - truth) ** 2)))
         rows += [{"epsilon": float(eps), "estimator": name, "MSE": float(np.mean(v))} for name, v in errors.items()]
+        _tick(progress, len(rows) // len(errors), len(epsilons))
     return pd.DataFrame(rows)
 
 
@@ -478,7 +485,7 @@ NUMERICAL_METHODS = (("sw", "ems"), ("hh", "hh-admm"), ("haar-hrr", None), ("cfo
 
 
 def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                      metric: str = "wasserstein") -> pd.DataFrame:
+                      metric: str = "wasserstein", progress: Progress = None) -> pd.DataFrame:
     """The square-wave paper's comparison (Figs. 2–5): SW + EMS, HH-ADMM, HaarHRR and CFO-binning on a Beta(5, 2)
     column over d buckets, ``metric`` against ε (mean and 95 % band over ``trials``; the same seeding as any
     sweep, so identical on every executor)."""
@@ -487,7 +494,8 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
     freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
     population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
     table = numerical_sweep(population, np.linspace(0.0, 1.0, int(d) + 1), list(NUMERICAL_METHODS), list(epsilons),
-                            users=int(n), trials=trials, seed=seed, metrics=(metric,))
+                            users=int(n), trials=trials, seed=seed, metrics=(metric,),
+                            progress=None if progress is None else (lambda done, total: _tick(progress, done, total)))
     return summarize_sweep(table, metric)
 
 
@@ -495,7 +503,7 @@ WAVE_SHAPES = ("square", "trapezoid:0.5", "triangle")
 
 
 def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                ) -> pd.DataFrame:
+                progress: Progress = None) -> pd.DataFrame:
     """Wasserstein distance of General Wave + EMS per wave shape (square = SW) against ε on a Beta(5, 2) column
     (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape."""
     trials = check_positive_int(trials, "trials")
@@ -512,4 +520,5 @@ def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, tri
             values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
                                       ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
             rows.append({"shape": shape, "epsilon": float(eps), "Wasserstein": float(np.mean(values))})
+            _tick(progress, len(rows), len(WAVE_SHAPES) * len(epsilons))
     return pd.DataFrame(rows)

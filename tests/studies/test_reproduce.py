@@ -144,3 +144,18 @@ def test_the_method_chosen_from_the_reports_is_near_the_actual_best():
     for _, part in out["synthetic"].groupby("epsilon"):
         assert part["expected"].rank().corr(part["actual"].rank()) >= 0.8
         assert part.loc[part["recommended"], "actual"].item() <= 1.5 * part["actual"].min()
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), [
+    ("ibu_gain_table", (("grr",), (1.0, 2.0)), {"n": 5_000, "trials": 1}),
+    ("b_sweep", (1.0,), {"n": 5_000, "trials": 1, "factors": (0.5, 1.0)}),
+    ("numerical_methods", ((1.0, 2.0),), {"n": 5_000, "trials": 1}),
+    ("wave_shapes", ((1.0,),), {"n": 5_000, "trials": 1}),
+    ("iiw_convergence", ((1.0, 2.0),), {"d": 100, "n": 20_000, "checkpoints": (1, 5)}),
+    ("postprocessor_curves", ((1.0, 2.0),), {"n": 5_000, "trials": 1}),
+    ("noise_spectrum", ("grr", 1.0), {"n": 5_000, "trials": 3}),
+])
+def test_every_study_reports_its_progress_to_the_end(name, args, kwargs):
+    seen: list[float] = []
+    getattr(R, name)(*args, progress=seen.append, **kwargs)
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen) and all(0 <= f <= 1 for f in seen)
