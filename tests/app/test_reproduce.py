@@ -29,6 +29,7 @@ def test_the_page_regenerates_each_figure():
     at.run()
     assert not at.exception and len(at.get("plotly_chart")) == len(keys)
     assert any("Table 3" in c.value for c in at.caption)  # the longitudinal table
+    assert any("differ from the paper's Table 3" in m.value for m in at.markdown)  # the one-line reason
     trend = next(c for c in at.get("plotly_chart") if c.key == "rp_grid_trend")
     assert "against k" in trend.proto.spec
     # Square-wave Figs. 2–4: each metric of the paper's figures is one choice away.
