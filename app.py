@@ -27,6 +27,7 @@ PAGES = {
     ],
     "Understand": [
         st.Page("views/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+        st.Page("views/story.py", title="Story for stakeholders", icon=":material/slideshow:", url_path="story"),
         st.Page("views/privacy.py", title="Privacy questions", icon=":material/shield:", url_path="privacy"),
         st.Page("views/classroom.py", title="Classroom", icon=":material/groups:", url_path="classroom"),
         st.Page("views/reproduce.py", title="Reproduce the papers", icon=":material/history_edu:",

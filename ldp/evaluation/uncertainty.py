@@ -123,7 +123,8 @@ def _binom_pmf_run(first: np.ndarray, width: int, trials: np.ndarray, prob: np.n
     inside = (col >= 0) & (col < width)
     base = np.zeros(k.shape[0])
     base[inside] = before[np.flatnonzero(inside), col[inside]]
-    log_anchor = np.log(_binom_pmf(anchor, trials, prob))
+    with np.errstate(divide="ignore"):  # a pmf that underflows to 0 is −inf in logs, 0 again below
+        log_anchor = np.log(_binom_pmf(anchor, trials, prob))
     with np.errstate(invalid="ignore"):
         out = np.exp(log_anchor[:, None] + before - base[:, None])
     return np.where((k >= 0) & (k <= n_) & inside[:, None], np.nan_to_num(out, nan=0.0), 0.0)

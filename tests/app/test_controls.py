@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
          "text_input")
-PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce")
+PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce", "story")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -174,6 +174,12 @@ SCENARIOS = {
     ],
     "reproduce": [
         {"rp_users": 20_000, "rp_trials": 2},
+    ],
+    "story": [
+        {"story_data_source": "Sample data", "story_data_column": "dest"},
+        {"story_data_source": "Sample data", "story_data_column": "dep_time_hours", "story_mech": "l-grr"},
+        {"story_data_source": "Synthetic", "story_data_synthetic": "zipf"},
+        {"story_data_source": "Synthetic", "story_data_synthetic": "mixture"},
     ],
 }
 

@@ -47,9 +47,10 @@ PAGES = {
     "privacy": "Privacy questions",
     "classroom": "Classroom",
     "reproduce": "Reproduce the papers",
+    "story": "Story for stakeholders",
 }
 # Pages that draw at least one chart with their default settings.
-CHARTED = {"playground", "tradeoff", "numerical", "postprocessing"}
+CHARTED = {"playground", "tradeoff", "numerical", "postprocessing", "story"}
 
 
 def assert_clean(page, where: str) -> None:

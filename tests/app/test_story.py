@@ -1,0 +1,58 @@
+"""AppTest: the Story page tells five steps (a chart and a sentence each) on the bundled flights, follows the
+mechanism, ε and n set in its main-panel row, names a bad setting in the main panel, and offers the HTML report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+CHARTS = [f"story_chart_{i}" for i in range(1, 6)]
+
+
+def _page(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params.update(query or {})
+    at.switch_page("views/story.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _sentences(at: AppTest) -> list[str]:
+    return [m.value for m in at.main.markdown if "**" in m.value]
+
+
+def test_five_steps_each_a_chart_and_a_sentence():
+    at = _page()
+    assert not at.error, [e.value for e in at.error]
+    assert [c.key for c in at.get("plotly_chart")] == CHARTS
+    sentences = _sentences(at)
+    assert len(sentences) == 5
+    assert "200,000 users" in sentences[0] and "guesses that user's value" in sentences[1]
+    assert "±" in sentences[2] and "users" in sentences[4]
+    assert any(b.proto.label == "Download the report (HTML)" for b in at.get("download_button"))
+    # the key controls sit in the main panel, above the steps (a projector shows them with the chart)
+    assert {w.key for w in at.main.selectbox} >= {"story_mech"}
+    assert {w.key for w in at.main.number_input} >= {"story_users"}
+
+
+def test_the_story_follows_its_controls_and_the_url():
+    at = _page({"story_mech": "grr", "story_users": "5000"})
+    first = _sentences(at)
+    assert "5,000 users" in first[0]
+    next(w for w in at.main.select_slider if w.key == "story_eps").set_value(4.0)
+    at.run()
+    assert not at.exception
+    assert "ε = 4" in _sentences(at)[1] and _sentences(at)[1] != first[1]
+
+
+def test_a_bad_setting_is_explained_in_the_main_panel():
+    at = _page({"story_data_source": "Synthetic", "story_data_synthetic": "mixture",
+                "story_data_mix": "0.5*nonsense(1)"})
+    assert at.main.error, "the refusal belongs in the main panel"
+    assert not at.get("plotly_chart")
