@@ -187,6 +187,8 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "haar-hrr": [mechanism_case("haar-hrr")],
     "sr": [mechanism_case("sr")],
     "pm": [mechanism_case("pm", fast="moments")],
+    "laplace": [mechanism_case("laplace")],
+    "hm": [mechanism_case("hm", fast="moments")],
 }
 
 

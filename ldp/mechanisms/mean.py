@@ -34,16 +34,20 @@ import numpy as np
 
 from ldp.core.errors import LDPError
 from ldp.core.params import DIMENSION, Param
-from ldp.core.randomness import RandomSource
+from ldp.core.randomness import RandomSource, laplace
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["MeanMechanism", "PiecewiseMechanism", "StochasticRounding", "VarianceEstimate", "estimate_variance"]
+__all__ = ["HM_EPSILON_STAR", "HybridMechanism", "LaplaceMean", "MeanMechanism", "PiecewiseMechanism",
+           "StochasticRounding", "VarianceEstimate", "estimate_variance"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §2.2 and §6.3")
+HM_PAPER = ("Wang, Xiao, Yang, Zhao, Hu, Shin, Shin, Yu — Collecting and Analyzing Multidimensional Data with Local "
+            "Differential Privacy, ICDE 2019, §III (Hybrid Mechanism)")
+LECTURE = "LDP lecture, \"Means of numbers and vectors\" (the Laplace baseline)"
 
 
 class MeanMechanism(Mechanism):
@@ -155,6 +159,60 @@ class MeanMechanism(Mechanism):
 
     def report_bits_formula(self) -> str:
         return "64 (one real number as a float64)"
+
+
+@MECHANISMS.register
+class LaplaceMean(MeanMechanism):
+    """The Laplace baseline: ṽ = v + Laplace(b), b = 2/ε (the sensitivity of v ∈ [−1, 1] is 2), so
+    Var[ṽ | v] = 2b² = 8/ε² for every v.
+
+    Reports lie on an explicit grid (Mironov's snapping, :mod:`ldp.maths.grid`): k·Δ with Δ the power of two
+    ≤ b·2⁻¹², clamped to ±(1 + 40b) — a clamp reached with probability ≤ e⁻⁴⁰/2, and symmetric, so the two inputs
+    ±1 reach an end with probabilities e^{±ε} apart and the mean moves by < 40b·e⁻⁴⁰ (far below any estimate's
+    resolution). Rounding adds < Δ²/12 ≤ b²·2⁻²⁸ to the variance. The noise is drawn with the tail-resolved
+    sampler :func:`ldp.core.randomness.laplace`."""
+
+    name: ClassVar[str] = "laplace"
+    display_name: ClassVar[str] = "Laplace (baseline)"
+    description: ClassVar[str] = "reports the value plus Laplace noise of scale 2/ε"
+    report_format: ClassVar[str] = "one real number per user (the value plus noise)"
+    communication: ClassVar[str] = "one real number"
+    paper: ClassVar[str] = LECTURE
+
+    def _setup(self) -> None:
+        self.b = 2.0 / self._epsilon
+
+    @property
+    def output_grid(self) -> OutputGrid:
+        def make() -> OutputGrid:
+            step = power_of_two_at_most(self.b) * 2.0 ** -12
+            k = math.ceil((1.0 + 40.0 * self.b) / step)
+            return OutputGrid(0.0, step, -k, k)
+        return self._cached("grid", make)
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        grid = self.output_grid
+        return grid.value(grid.lo_index), grid.value(grid.hi_index)
+
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return self.output_grid.snap(v + laplace(rng, v.shape, self.b))
+
+    def variance(self, values: Any) -> np.ndarray:
+        return np.full(np.shape(values), 2.0 * self.b ** 2)
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        # Σ of n Laplace(b) = b (Gamma(n, 1) − Gamma(n, 1)): exact in distribution (before the grid's rounding)
+        n = float(true_counts.sum())
+        return np.array([float(true_counts @ support) + self.b * (rng.standard_gamma(n) - rng.standard_gamma(n))])
+
+    def _privacy_loss(self) -> float:
+        """The densities under v and v' differ by at most e^{|v − v'|/b} ≤ e^{2/b} = e^ε."""
+        return 2.0 / self.b
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        return -np.abs(reports[:, None] - inputs[None, :]) / self.b - math.log(2.0 * self.b)
 
 
 @MECHANISMS.register
@@ -297,6 +355,71 @@ def _symmetric_grid(s: float) -> OutputGrid:
     step = power_of_two_at_most(s) * 2.0 ** -20
     k = math.floor(s / step)
     return OutputGrid(0.0, step, -k, k)
+
+
+#: The Hybrid Mechanism's switch (Wang et al., ICDE 2019, §III-C): below ε* ≈ 0.61 it is pure SR.
+HM_EPSILON_STAR = 0.61
+
+
+@MECHANISMS.register
+class HybridMechanism(MeanMechanism):
+    """Hybrid Mechanism (Wang et al., ICDE 2019, §III-C): with probability α the user runs PM at ε, otherwise SR
+    at ε; α = 1 − e^{−ε/2} for ε > ε* ≈ 0.61 and α = 0 (pure SR) below. Both branches are unbiased, so is the mix,
+    and Var[ṽ | v] = α·Var_PM(v) + (1 − α)·Var_SR(v); for ε > ε* the v² terms cancel (α/(t − 1) = 1 − α with
+    t = e^{ε/2}), leaving the constant (t + 3)/(3t(t − 1)) + ((e^ε + 1)/(e^ε − 1))²/t — the paper's worst case,
+    below both PM's and SR's for every ε. The branch is drawn independently of the value, so a mix of two
+    ε-LDP reports is ε-LDP; a report is a number, either ±(e^ε + 1)/(e^ε − 1) (SR) or a point of PM's grid."""
+
+    name: ClassVar[str] = "hm"
+    display_name: ClassVar[str] = "Hybrid Mechanism (HM)"
+    description: ClassVar[str] = "PM with probability 1 − e^{−ε/2} (above ε* ≈ 0.61), otherwise Stochastic Rounding"
+    report_format: ClassVar[str] = "one real number per user (an SR report or a PM report)"
+    communication: ClassVar[str] = "one real number"
+    paper: ClassVar[str] = HM_PAPER
+    fast_engine_exact: ClassVar[bool] = False
+    fast_engine_note: ClassVar[str] = ("the sum of the reports drawn from a Gaussian with its exact mean and variance "
+                                       "(its PM branch is continuous; the CLT makes this accurate for large n)")
+
+    def _setup(self) -> None:
+        self.sr = StochasticRounding(self._epsilon)
+        self.pm = PiecewiseMechanism(self._epsilon)
+        self.alpha = 1.0 - math.exp(-self._epsilon / 2.0) if self._epsilon > HM_EPSILON_STAR else 0.0
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        hi = max(self.sr.scale, self.pm.s)
+        return -hi, hi
+
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        use_pm = rng.random(v.size) < self.alpha
+        out = self.sr.perturb(v, rng)
+        if use_pm.any():
+            out[use_pm] = self.pm.perturb(v[use_pm], rng)
+        return out
+
+    def variance(self, values: Any) -> np.ndarray:
+        return self.alpha * self.pm.variance(values) + (1.0 - self.alpha) * self.sr.variance(values)
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        mean = float(true_counts @ support)
+        var = float(true_counts @ self.variance(support))
+        return np.array([mean + math.sqrt(var) * rng.standard_normal()])
+
+    def _privacy_loss(self) -> float:
+        """Each branch's ratio is at most e^ε and the branch does not depend on the value (= ε)."""
+        return self.pm.privacy_loss() if self.alpha > 0 else self.sr.privacy_loss()
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """ln of the report's probability (SR's two atoms) or density (PM's branch), each times its branch's
+        weight: a report equal to ±(e^ε + 1)/(e^ε − 1) is SR's (a PM report lands there with probability 0)."""
+        atom = np.isclose(np.abs(reports), self.sr.scale, rtol=0.0, atol=1e-12 * self.sr.scale)
+        out = np.full((reports.size, inputs.size), -np.inf)
+        if atom.any():
+            out[atom] = math.log1p(-self.alpha) + self.sr.log_density(reports[atom], inputs)
+        if (~atom).any() and self.alpha > 0:
+            out[~atom] = math.log(self.alpha) + self.pm.log_density(reports[~atom], inputs)
+        return out
 
 
 class VarianceEstimate(dict):

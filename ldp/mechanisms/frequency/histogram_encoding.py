@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ldp.core.errors import LDPError
-from ldp.core.randomness import RandomSource
+from ldp.core.randomness import RandomSource, laplace
 from ldp.core.registry import MECHANISMS
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.frequency.base import IBU_PAPER, LECTURE, FrequencyOracle
@@ -61,13 +61,9 @@ class SHE(FrequencyOracle):
         return OutputGrid(0.0, step, -k, k + int(round(1.0 / step)))
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # Laplace by inversion from two uniforms, so that the deep tail is as finely resolved as the centre:
-        # with u1, u2 on the 2⁻⁵³ grid of [0, 1), k2 = u2·2⁵³ (an integer), the sign is k2's lowest bit and
-        # c = (1 − u1) − 2⁻⁵³·(k2 >> 1)·2⁻⁵² is uniform on (0, 1] with resolution 2⁻¹⁰⁵ near 0, so
-        # |x| = −b ln c is Exp(1)·b to full relative precision out to |x| ≈ 70b (one uniform alone resolves
-        # the tail only to e^{-s} ≫ 2⁻⁵³, which would leave cells of the report grid empty under one input).
-        # Then x + onehot is snapped to the output grid (Mironov's remedy; see ``output_grid``). A block of
-        # users at a time, so that the float64 temporaries stay in cache.
+        # Laplace noise resolved in its deep tail (``ldp.core.randomness.laplace``), then x + onehot snapped to
+        # the output grid (Mironov's remedy; see ``output_grid``). A block of users at a time, so that the
+        # float64 temporaries stay in cache.
         m, d = values.shape[0], self.d
         grid = self.output_grid
         reports = np.empty((m, d), dtype=np.float32)
@@ -77,13 +73,7 @@ class SHE(FrequencyOracle):
         for start in range(0, m, rows):
             stop = min(m, start + rows)
             shape = (stop - start, d)
-            c = rng.random(shape)
-            k2 = (rng.random(shape) * 2.0 ** 53).astype(np.int64)
-            np.subtract(1.0, c, out=c)
-            c -= (k2 >> 1).astype(np.float64) * 2.0 ** -105
-            np.log(c, out=c)
-            c *= -self.scale
-            np.negative(c, out=c, where=(k2 & 1).astype(bool))  # x = ±b·(−ln c)
+            c = laplace(rng, shape, self.scale)
             c[np.arange(stop - start), values[start:stop]] += 1.0
             c *= inv_step
             np.rint(c, out=c)
