@@ -110,6 +110,14 @@ class MeanMechanism(Mechanism):
     def _estimate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
         return self._aggregate_variance(true_counts, support) / float(true_counts.sum()) ** 2
 
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        """Generic fallback of the fast engine: the sum of n independent reports as a Gaussian with its exact mean
+        and variance (CLT; ``fast_engine_exact = False`` says so). Mechanisms with an exact law override it."""
+        mean = float(true_counts @ support)
+        var = float(true_counts @ self.variance(support))
+        return np.array([mean + math.sqrt(var) * rng.standard_normal()])
+
     # ------------------------------------------------------------------ server side
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 1:
@@ -335,13 +343,6 @@ class PiecewiseMechanism(MeanMechanism):
         t = self.t
         return v * v / (t - 1.0) + (t + 3.0) / (3.0 * (t - 1.0) ** 2)
 
-    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
-                          support: np.ndarray | None) -> np.ndarray:
-        # the sum of n independent reports: a Gaussian with its exact mean and variance (CLT)
-        mean = float(true_counts @ support)
-        var = float(true_counts @ self.variance(support))
-        return np.array([mean + math.sqrt(var) * rng.standard_normal()])
-
     def _privacy_loss(self) -> float:
         """ln(p_high / p_low) (= ε)."""
         return math.log(self.p_high / self.p_low)
@@ -399,12 +400,6 @@ class HybridMechanism(MeanMechanism):
 
     def variance(self, values: Any) -> np.ndarray:
         return self.alpha * self.pm.variance(values) + (1.0 - self.alpha) * self.sr.variance(values)
-
-    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
-                          support: np.ndarray | None) -> np.ndarray:
-        mean = float(true_counts @ support)
-        var = float(true_counts @ self.variance(support))
-        return np.array([mean + math.sqrt(var) * rng.standard_normal()])
 
     def _privacy_loss(self) -> float:
         """Each branch's ratio is at most e^ε and the branch does not depend on the value (= ε)."""
