@@ -1,0 +1,80 @@
+"""``ldp mean``: the mean of one or more columns in their own units with the closed-form variance of each, from the
+library (ldp.studies.vector_means); bad input is one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ldp.cli import main
+from ldp.core.registry import VECTOR_MECHANISMS
+from ldp.core.streams import rng_for
+from ldp.mechanisms.vector import get_vector_mechanism
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def table(tmp_path):
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"age": rng.uniform(20, 60, 20_000).round(), "income": rng.uniform(0, 100, 20_000),
+                       "city": "x"})
+    df.loc[3, "age"] = np.nan  # one row left out
+    path = tmp_path / "people.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+@pytest.mark.parametrize("mechanism", VECTOR_MECHANISMS.names())
+def test_every_mechanism_gives_each_columns_mean_and_variance(capsys, table, mechanism):
+    path, df = table
+    code, out, err = run(capsys, "mean", "--mechanism", mechanism, "--epsilon", 2, "--data", path,
+                         "--columns", "age,income", "--range", "0,100", "--seed", 3)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["columns"] == ["age", "income"] and data["d"] == 2 and data["users"] == 19_999
+    keep = df.dropna(subset=["age"])
+    np.testing.assert_allclose(data["true_mean"], keep[["age", "income"]].mean(), rtol=1e-12)
+    # the library's numbers: the same stream of the seed, unit values mapped back with half-width 50
+    mech = get_vector_mechanism(mechanism, 2.0, 2)
+    unit = keep[["age", "income"]].to_numpy() / 50.0 - 1.0
+    np.testing.assert_allclose(data["variance"], 2500 * mech.mean_variance(unit), rtol=1e-12)
+    est = mech.estimate_mean(unit, rng_for(3, "vector-means", mech.name))
+    np.testing.assert_allclose(data["mean"], 50 * (est + 1), rtol=1e-12)
+    # and an honest answer: within 5 standard errors of the truth
+    assert all(abs(m - t) < 5 * math.sqrt(v) for m, t, v in zip(data["mean"], data["true_mean"], data["variance"],
+                                                                  strict=True))
+    assert data["notes"] == ["1 rows with a missing or non-numeric value left out"]
+
+
+def test_one_column_with_a_scalar_mechanism_and_the_table_format(capsys, table):
+    path, _ = table
+    code, out, err = run(capsys, "mean", "-m", "hm", "-e", 1, "--data", path, "--columns", "income", "--format",
+                         "table")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("HM, k of d, epsilon = 1, 20,000 users, 1 column(s)")
+    assert "income" in out and "STD_ERROR" in out
+
+
+@pytest.mark.parametrize(("argv", "phrase"), [
+    (["-m", "nope", "-e", 1, "--columns", "age"], "unknown vector mechanism"),
+    (["-m", "pm", "-e", 1, "--columns", "salary"], "no column 'salary'"),
+    (["-m", "pm", "-e", 1, "--columns", "city"], "numer"),
+    (["-m", "pm", "-e", -1, "--columns", "age"], "epsilon"),
+    (["-m", "pm", "-e", 1, "--columns", "age,age"], "named twice"),
+    (["-m", "pm", "-e", 1, "--columns", "age", "--range", "0,30"], "outside the range"),
+    (["-m", "pm", "-e", 1, "--columns", ","], "empty"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, table, argv, phrase):
+    path, _ = table
+    code, out, err = run(capsys, "mean", "--data", path, *argv)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and phrase in err, err

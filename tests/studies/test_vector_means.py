@@ -1,0 +1,46 @@
+"""The lecture's comparison of ways to spend one ε on d numbers, in closed form (ldp.studies.vector_means)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ldp
+from ldp.studies.vector_means import collect_means, variance_against_d
+
+
+def test_splitting_the_budget_grows_like_d_squared_sampling_like_d():
+    """Split: Var_{ε/d} ≈ c·d²/ε² once ε/d is small (Laplace exactly 8d²/ε²); sampling one coordinate multiplies a
+    fixed variance by d. So from d = 8 to 32 the split Laplace grows 16× and Harmony (SR, one coordinate) about 4×."""
+    t = variance_against_d(1.0, [8, 32]).pivot(index="mechanism", columns="d", values="worst-case variance")
+    assert t.loc["laplace", 32] / t.loc["laplace", 8] == pytest.approx(16.0)
+    assert t.loc["harmony", 32] / t.loc["harmony", 8] == pytest.approx(4.0, rel=0.01)
+    assert t.loc["sr", 32] / t.loc["sr", 8] > 10
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_sampling_beats_splitting_for_several_coordinates(epsilon):
+    """The lecture's (and Wang et al.'s) finding: for d ≥ 4 at moderate ε, reporting one coordinate with the whole
+    budget beats splitting it over all d."""
+    t = variance_against_d(epsilon, [4, 16]).pivot(index="mechanism", columns="d", values="worst-case variance")
+    for d in (4, 16):
+        assert t.loc["harmony", d] < t.loc["sr", d]
+        assert t.loc["sample-pm", d] < t.loc["split-pm", d]
+        assert t.loc["pm", d] < t.loc["laplace", d]
+
+
+def test_wang_k_of_d_helps_at_large_epsilon():
+    """At ε = 10 and d = 16 Wang et al.'s k = 4 coordinates at ε/4 each beat one coordinate at ε (sample-pm)."""
+    t = variance_against_d(10.0, [16]).set_index("mechanism")["worst-case variance"]
+    assert t["pm"] < t["sample-pm"]
+
+
+def test_collect_means_maps_each_column_from_its_range_and_back():
+    df = pd.DataFrame({"a": np.linspace(0, 10, 5_000), "b": np.linspace(-5, 5, 5_000)})
+    res = collect_means("duchi", 4.0, df, ["a", "b"], seed=1)
+    assert res.ranges == ((0.0, 10.0), (-5.0, 5.0))
+    np.testing.assert_allclose(res.true_mean, [5.0, 0.0], atol=1e-12)
+    assert np.all(np.abs(res.mean - res.true_mean) < 5 * res.standard_error)
+    with pytest.raises(ldp.LDPError, match="at least one column"):
+        collect_means("duchi", 1.0, df, [])
