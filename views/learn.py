@@ -57,8 +57,11 @@ CMP_N = Control("learn_cmp_n", "number_input", "Users n (for the typical error)"
                 max_value=10**9, step=1000)
 Q = Control("learn_q", "slider", "Questions Q", 2, min_value=1, max_value=10)
 Q_N = Control("learn_q_n", "number_input", "Users n", 10_000, min_value=10, max_value=10**8, step=1000)
+Q_K = Control("learn_q_k", "slider", "K: questions each user answers", min_value=1,
+              depends=lambda questions: {"max_value": questions, "default": min(2, questions)},
+              help="Each user answers K of the Q questions, chosen at random, with ε/K each.")
 Q_SEED = common.seed_control("learn_q_seed")
-CONTROLS = (W_SOURCE, *MECH, D, W_N, W_YES, W_T, W_SEED, U_D, U_V, U_SEED, HM_VIEW, CMP_D, CMP_N, Q, Q_N, Q_SEED)
+CONTROLS = (W_SOURCE, *MECH, D, W_N, W_YES, W_T, W_SEED, U_D, U_V, U_SEED, HM_VIEW, CMP_D, CMP_N, Q, Q_N, Q_K, Q_SEED)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -113,8 +116,8 @@ def _one_user(value: int, d: int, epsilon: float, seed: int, epsilon_1: float | 
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _split_simulation(epsilon: float, questions: int, n: int, seed: int) -> pd.DataFrame:
-    return teaching.split_vs_partition_simulation(epsilon, questions, n, d=SIM_D, trials=SIM_TRIALS, seed=seed)
+def _k_of_q_simulation(epsilon: float, questions: int, n: int, ks: tuple[int, ...], seed: int) -> pd.DataFrame:
+    return teaching.k_of_q_simulation(epsilon, questions, n, ks, d=SIM_D, trials=SIM_TRIALS, seed=seed)
 
 
 def _fmt(table: pd.DataFrame, digits: str = "{:.4g}") -> Any:
@@ -408,21 +411,42 @@ def questions_section(epsilon: float) -> None:
                                        f"to {ratio.max():.3g}." if ratio.min() > 1 else
                                        f"their ratio split / partition ranges from {ratio.min():.3g} to "
                                        f"{ratio.max():.3g}.")))
-    seed = _simulated("Verify by simulation", Q_SEED, "Simulate both strategies", "learn_q_sim", (epsilon, q, n),
+    k = 1
+    if q >= 2:
+        st.markdown("**In between: every user answers K of the Q questions**, chosen at random, with ε/K each — "
+                    "K = 1 is partitioning, K = Q splitting. Each question then has about nK/Q answers. The lecture "
+                    "drops the variance of *which* users answer; kept, it makes more answers per user pay off once "
+                    "ε is large enough that OLH's own noise is small.")
+        k = int(render(Q_K, questions=q))
+        if n < q:
+            st.error(f"Every question needs at least one answer: raise n above Q = {q}.")
+            return
+        table = teaching.k_of_q_table(epsilon, q, n, d=SIM_D)
+        best = int(table.loc[table["vs best K"].idxmin(), "K"])
+        mine = table.set_index("K").loc[k]
+        common.show_figure(viz.k_of_q_figure(table, epsilon=epsilon, questions=q, n=n), "learn_kq_fig", table,
+                           description=(f"Per-question variance against K, {SIM_D} equally frequent values per "
+                                        "question: the lecture's formula (dashed) and the exact variance with the "
+                                        "answerers' sampling (solid)."))
+        st.markdown(f"At ε = {epsilon:g}, the best K is **{best}** ({teaching.k_of_q_label(q, best)}); K = {k} "
+                    f"({teaching.k_of_q_label(q, k)}) has {mine['vs best K']:.3g}× its variance.")
+    ks = tuple(sorted({1, k, q}))
+    seed = _simulated("Verify by simulation", Q_SEED, "Simulate the strategies", "learn_q_sim", (epsilon, q, n, k),
                       f"Runs {SIM_TRIALS} collections of one question (OLH, fast engine, {SIM_D} equally frequent "
-                      "values) for each strategy and measures the variance of the frequency estimates.")
+                      "values, a random set of answerers each time) for K = " + ", ".join(map(str, ks))
+                      + " and measures the squared error of the frequency estimates against all n users.")
     if seed is None:
         return
     if n < q:
         st.error(f"Partitioning needs at least one user per question: raise n above Q = {q}.")
         return
     with st.spinner("Simulating…"):
-        result = _split_simulation(epsilon, q, n, seed)
+        result = _k_of_q_simulation(epsilon, q, n, ks, seed)
     st.dataframe(_fmt(result), hide_index=True, key="learn_q_sim_table")
-    rel = teaching.variance_relative_se(SIM_TRIALS, SIM_D)
-    st.caption(f"The simulated variances should match the closed form within a few × {rel:.1%} (the relative "
-               f"standard error of a variance estimated from {SIM_TRIALS} trials and averaged over {SIM_D} values); "
-               "the lecture's formula ignores the f(1 − f) term and OLH's integer g, so it differs slightly.")
+    rel = teaching.variance_relative_se(SIM_TRIALS + 1, SIM_D)
+    st.caption(f"The simulated errors should match the closed form within a few × {rel:.1%} (the relative "
+               f"standard error of a mean squared error from {SIM_TRIALS} trials and {SIM_D} values); the lecture's "
+               "formula ignores the f(1 − f) terms and OLH's integer g, so it differs.")
 
 
 # --------------------------------------------------------------------------- page

@@ -11,7 +11,8 @@ for Frequency Estimation, USENIX Security 2017, and Wang, Li, Jha — heavy hitt
   (:func:`one_user_reports`; each mechanism's ``support_set``, ``report_bits`` and ``explain_report``);
 * the comparison table with the lecture's closed-form variances (:func:`comparison_table`) and the
   rule "if d < 3e^ε + 2 use DE, else OLH/OUE" (:func:`de_rule`);
-* answering Q questions: splitting ε vs partitioning users (:func:`split_vs_partition_variance`).
+* answering Q questions: splitting ε vs partitioning users (:func:`split_vs_partition_variance`), and in between,
+  every user answering K of the Q (:func:`k_of_q_variance`).
 
 No Streamlit import here; figures are in :mod:`ldp.viz.lecture`.
 """
@@ -30,7 +31,6 @@ from ldp.core.randomness import make_rng
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import Mechanism, get_mechanism, mechanisms_of
-from ldp.simulation import simulate
 
 # Relative tolerance when comparing a channel's privacy loss with the budget (float rounding only).
 LOSS_RTOL = 1e-9
@@ -485,30 +485,87 @@ def split_vs_partition_conclusion(epsilon: float, questions: int, n: float,
     return text
 
 
+def k_of_q_variance(epsilon: float | np.ndarray, questions: int, k: int, n: float) -> np.ndarray | float:
+    """Variance of one question's OLH frequency estimate when every user answers K of the Q questions, chosen
+    uniformly at random, with ε/K each (sequential composition over the K answers, parallel over the users):
+    each question is answered by nK/Q users, so Var = (Q/K)·4e^{ε/K}/(n (e^{ε/K} − 1)²) (the lecture's formula).
+    K = Q is "split the budget", K = 1 "partition users"."""
+    q, kk = int(questions), int(k)
+    if q < 1 or not 1 <= kk <= q:
+        raise LDPError(f"need 1 ≤ K ≤ Q with Q ≥ 1, got K = {k}, Q = {questions}")
+    if n <= 0:
+        raise LDPError(f"the number of users must be positive, got {n}")
+    return q / kk * olh_variance(np.asarray(epsilon, dtype=np.float64) / kk, n)
+
+
+def k_of_q_label(questions: int, k: int) -> str:
+    return ("split the budget" if k == questions else "partition users" if k == 1 else
+            f"sample {k} of {questions} questions")
+
+
+def k_of_q_closed_form(epsilon: float, questions: int, k: int, n: int, d: int = 32) -> float:
+    """The exact variance of one question's frequency estimate, against the frequency among all n users, when a
+    random m = ⌊nK/Q⌋ of them answer it with our OLH at ε/K and every value has f = 1/d: OLH's own variance for those
+    m users plus the sampling of the answerers, f(1 − f)(n − m)/(m(n − 1)) (hypergeometric). The lecture's formula
+    drops the second term ("assume sample variance is small"); it is what makes answering more questions (larger
+    K) pay off once ε is large enough for OLH's noise to be small."""
+    users = int(n) * int(k) // int(questions)
+    if users < 1:
+        raise LDPError(f"need at least one user per question: n·K/Q = {n}·{k}/{questions} < 1")
+    f = 1.0 / int(d)
+    mech = get_mechanism("olh", float(epsilon) / int(k), int(d))
+    sampling = f * (1 - f) * (int(n) - users) / (users * max(int(n) - 1, 1))
+    return float(np.mean(mech.variance(np.full(int(d), f), users))) + sampling
+
+
+def k_of_q_table(epsilon: float, questions: int, n: int, d: int = 32) -> pd.DataFrame:
+    """Every K from 1 to Q at one ε: ε per answer, users per question, the lecture's variance, the exact variance
+    (:func:`k_of_q_closed_form`) and its ratio to the best K."""
+    ks = np.arange(1, int(questions) + 1)
+    exact = np.array([k_of_q_closed_form(epsilon, questions, int(k), n, d) for k in ks])
+    return pd.DataFrame({"K": ks, "strategy": [k_of_q_label(questions, int(k)) for k in ks],
+                         "ε per answer": float(epsilon) / ks, "users per question": int(n) * ks // int(questions),
+                         "lecture formula": [float(k_of_q_variance(epsilon, questions, int(k), n)) for k in ks],
+                         "closed form (our OLH, f = 1/d)": exact, "vs best K": exact / exact.min()})
+
+
+def k_of_q_simulation(epsilon: float, questions: int, n: int, ks: Sequence[int], d: int = 32, trials: int = 200,
+                      seed: int = 0) -> pd.DataFrame:
+    """Check :func:`k_of_q_closed_form` by simulation: n users spread equally over d values (n a multiple of d is
+    exact); per trial a random ⌊nK/Q⌋ of them (multivariate hypergeometric counts) answer with OLH at ε/K (fast
+    engine), and the estimate is compared with the frequencies among all n. Reports, per K, the lecture's
+    approximation, the closed form and the simulated mean squared error (averaged over the d values)."""
+    from ldp.engines import collect
+
+    rows = []
+    population = np.full(int(d), int(n) // int(d), dtype=np.int64)
+    population[: int(n) - population.sum()] += 1
+    truth = population / population.sum()
+    for k in ks:
+        k = int(k)
+        users = int(n) * k // int(questions)
+        closed = k_of_q_closed_form(epsilon, questions, k, n, d)  # checks users ≥ 1
+        eps = float(epsilon) / k
+        mech = get_mechanism("olh", eps, int(d))
+        rng = rng_for(seed, "k of q", questions, k)
+        errors = np.empty((trials, int(d)))
+        for t in range(trials):
+            answering = rng.multivariate_hypergeometric(population, users)
+            errors[t] = mech.estimate(collect(mech, answering, rng, "fast")).values - truth
+        rows.append({"strategy": k_of_q_label(questions, k), "K": k, "ε per answer": eps, "users per question": users,
+                     "lecture formula": float(olh_variance(eps, users)), "closed form (our OLH, f = 1/d)": closed,
+                     "simulated": float(np.mean(errors ** 2)), "trials": trials})
+    return pd.DataFrame(rows)
+
+
 def split_vs_partition_simulation(epsilon: float, questions: int, n: int, d: int = 32, trials: int = 200,
                                   seed: int = 0) -> pd.DataFrame:
-    """Check the two variances by simulation (OLH, fast engine, one question with d equally frequent values).
-
-    Split: OLH(ε/Q) with all n users; partition: OLH(ε) with ⌊n/Q⌋ users. Reports, per strategy, the
-    lecture's approximation, the exact closed form of our OLH for this population, and the empirical
-    variance of the frequency estimates over ``trials`` collections (averaged over the d values).
-    """
+    """The two ends of :func:`k_of_q_simulation`: split (K = Q, OLH(ε/Q) with all n users) and partition (K = 1,
+    OLH(ε) with ⌊n/Q⌋ users)."""
     if n < questions:
         raise LDPError(f"need at least one user per question: n = {n} < Q = {questions}")
-    rows = []
-    for label, eps, users in (("split the budget", epsilon / questions, n),
-                              ("partition users", epsilon, n // questions)):
-        mech = get_mechanism("olh", eps, d)
-        counts = np.full(d, users // d, dtype=np.int64)
-        counts[: users - counts.sum()] += 1
-        result = simulate(mech, counts, estimators=["mi"], engine="fast", trials=trials,
-                          seed=rng_for(seed, "split vs partition", label))
-        est = result.estimates["mi"]
-        rows.append({"strategy": label, "ε per answer": eps, "users per question": users,
-                     "lecture formula": float(olh_variance(eps, users)),
-                     "closed form (our OLH, f = 1/d)": float(np.mean(mech.variance(counts / users, users))),
-                     "simulated": float(np.mean(est.var(axis=0, ddof=1))), "trials": trials})
-    return pd.DataFrame(rows)
+    ks = [questions] if questions == 1 else [questions, 1]
+    return k_of_q_simulation(epsilon, questions, n, ks, d=d, trials=trials, seed=seed).drop(columns="K")
 
 
 def variance_relative_se(trials: int, values: int) -> float:

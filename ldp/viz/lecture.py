@@ -169,3 +169,23 @@ def split_vs_partition_figure(curves: pd.DataFrame, *, epsilon: float, questions
     fig.update_layout(legend={"orientation": "h", "y": -0.25})
     return _layout(fig, f"Answering Q = {questions} questions with OLH, n = {n:,} users: variance per question",
                    "total privacy budget ε per user (log scale)", "Var[f̂(v)] per question (log scale)")
+
+
+def k_of_q_figure(table: pd.DataFrame, *, epsilon: float, questions: int, n: int) -> go.Figure:
+    """Per-question variance against K (each user answers K of the Q questions at ε/K): the lecture's formula and
+    the exact variance with the answerers' sampling, the best K marked (log y)."""
+    fig = go.Figure()
+    fig.add_scatter(x=table["K"], y=table["lecture formula"], mode="lines+markers",
+                    name="lecture's formula (sampling of answerers ignored)", line={"color": BLUE, "width": 3,
+                                                                                    "dash": "dash"})
+    fig.add_scatter(x=table["K"], y=table["closed form (our OLH, f = 1/d)"], mode="lines+markers",
+                    name="exact (OLH noise + sampling of answerers)", line={"color": VERMILION, "width": 3})
+    best = table.loc[table["vs best K"].idxmin()]
+    fig.add_scatter(x=[best["K"]], y=[best["closed form (our OLH, f = 1/d)"]], mode="markers",
+                    name=f"best K = {int(best['K'])}", marker={"size": 16, "color": GREEN, "symbol": "star"})
+    fig.update_yaxes(type="log")
+    fig.update_xaxes(tickvals=list(table["K"]), ticktext=[str(k) for k in table["K"]])
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"Each user answers K of Q = {questions} questions at ε/K (ε = {epsilon:g}, n = {n:,})",
+                   "K: questions each user answers (1 = partition users, Q = split the budget)",
+                   "Var[f̂(v)] per question (log scale)")

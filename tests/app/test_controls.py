@@ -167,7 +167,7 @@ SCENARIOS = {
     ],
     "learn": [
         {"learn_w_source": "described"},  # the class's size and 'yes' count are drawn only for a described class
-        {"learn_mech": "l-oue", "learn_eps": 2.0},
+        {"learn_mech": "l-oue", "learn_eps": 2.0, "learn_q": 3},  # K of Q is drawn for Q ≥ 2
     ],
     "privacy": [
         {},

@@ -137,8 +137,11 @@ def test_one_user_and_comparison(at):
 def test_questions_and_simulation(at):
     _set(at, learn_q=4, learn_q_n=20_000)
     assert "Q = 4 questions" in _texts(at, "markdown")
+    assert "learn_kq_fig" in _charts(at) and "the best K is" in _texts(at, "markdown")
+    _set(at, learn_q_k=3)
     _click(at, "learn_q_sim")
-    assert len(_frames(at, "simulated")) == 1
+    sims = _frames(at, "simulated")
+    assert len(sims) == 1 and list(sims[0]["K"]) == [1, 3, 4]  # partition, K = 3, split
     _set(at, learn_q=1)
     assert "the same" in _texts(at, "markdown")
 

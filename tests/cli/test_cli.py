@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she", "l-grr", "l-sue", "l-oue",
                      "l-soue", "l-osue", "l-blh", "l-olh"}
 # every mechanism of every kind is listed: the frequency oracles, the numerical and the mean mechanisms
-ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm", "hm"}
+ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
+                                      "hm"}
 D = 8
 ROWS = 300
 

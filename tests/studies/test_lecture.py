@@ -341,3 +341,37 @@ def test_warner_spread_and_the_precision_of_a_simulated_variance():
     assert teaching.variance_relative_se(200, 32) == pytest.approx(math.sqrt(2 / (199 * 32)))
     with pytest.raises(ldp.LDPError):
         teaching.variance_relative_se(1, 32)
+
+
+def test_k_of_q_has_split_and_partition_as_its_ends():
+    eps, n = np.geomspace(0.1, 10, 30), 10_000
+    split, partition = teaching.split_vs_partition_variance(eps, 5, n)
+    np.testing.assert_allclose(teaching.k_of_q_variance(eps, 5, 5, n), split, rtol=1e-12)
+    np.testing.assert_allclose(teaching.k_of_q_variance(eps, 5, 1, n), partition, rtol=1e-12)
+    with pytest.raises(ldp.LDPError, match="K ≤ Q"):
+        teaching.k_of_q_variance(1.0, 3, 4, n)
+
+
+def test_the_best_k_grows_with_epsilon():
+    """With the lecture's formula (sampling variance dropped) partitioning (K = 1) always wins. With the answerers'
+    sampling kept (f(1 − f)(n − m)/(m(n − 1)), hypergeometric) it wins only while OLH's own noise dominates: at
+    small ε K = 1 is best, at large ε more answers per user pay off."""
+    best = {eps: int(teaching.k_of_q_table(eps, 10, 10_000).set_index("K")["vs best K"].idxmin()) for eps in
+            (0.5, 2.0, 8.0, 20.0)}
+    assert best[0.5] == 1 and best[2.0] == 1
+    assert 1 < best[8.0] <= best[20.0] <= 10
+    table = teaching.k_of_q_table(8.0, 10, 10_000).set_index("K")
+    assert (table["lecture formula"].idxmin()) == 1  # the lecture's model: partition always
+    assert list(table["strategy"][[1, 2, 10]]) == ["partition users", "sample 2 of 10 questions", "split the budget"]
+
+
+def test_k_of_q_simulation_matches_the_closed_form():
+    trials, d = 200, 32
+    table = teaching.k_of_q_simulation(8.0, 10, 3_200, [1, 3, 10], d=d, trials=trials, seed=2).set_index("K")
+    assert table.loc[3, "users per question"] == 960
+    # relative SE of a mean squared (Gaussian) error over `trials` draws and d values: √(2/(trials·d)) = 1.8 %
+    rel_se = math.sqrt(2 / (trials * d))
+    for k in (1, 3, 10):
+        ratio = table.loc[k, "simulated"] / table.loc[k, "closed form (our OLH, f = 1/d)"]
+        assert abs(ratio - 1) < 5 * rel_se, (k, ratio)
+    assert table.loc[1, "simulated"] < table.loc[10, "simulated"]
