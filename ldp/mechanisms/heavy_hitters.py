@@ -1,0 +1,360 @@
+"""Heavy hitters under LDP: the k most frequent values of a domain of 2^m values (m up to 64), too large to ask a
+frequency oracle about every value (the LDP lecture, "Heavy Hitter Estimation").
+
+The protocols here share one client: **optimal local hashing of a bit prefix** (:class:`PrefixOracle`). A user
+holding the m-bit value x and assigned prefix length L draws a fresh 64-bit hash seed s, hashes the L-bit prefix
+x >> (m − L) into [0, g) and reports (s, y) with y = GRR_g(hash): y is the hash with probability
+p = e^ε/(e^ε + g − 1), any other of the g − 1 values with probability 1/(e^ε + g − 1). For a fixed seed the two
+report probabilities are p and p/e^ε, so the report is ε-LDP whatever the hash (the hash only affects utility:
+OLH, Wang et al. USENIX Security 2017, g = round(e^ε + 1) ≥ 2 — never a forced g ≥ 3 with p = ½, which would break
+ε-LDP below ε = ln 2). A candidate prefix c is supported by a report when hash_s(c) = y; with C(c) supports among
+n_L users, f̃(c) = (C(c)/n_L − 1/g)/(p − 1/g) is unbiased for the fraction of those users whose prefix is c, with
+variance ≈ (1/g)(1 − 1/g)/(n_L (p − 1/g)²) for a rare c.
+
+Every prefix length has its own group of users and its own oracle: prefixes of different lengths never share one,
+so "01" and "1" cannot collide (a pitfall of public code). Thresholds are compared on the frequency scale of the
+group's own estimates.
+
+- :class:`PEM` (Wang, Li, Jha, TDSC 2021; the lecture's state of the art): g groups; group j reports its prefix of
+  γ + jη bits (γ = ⌈log₂ k⌉, the last group all m bits); the server starts from all 2^{γ+η} prefixes, keeps the
+  top k (or those above a threshold) and extends each survivor by all 2^η suffixes for the next group; the last
+  group's estimates are the frequencies (each group is a uniform sample of the users, so its frequencies estimate
+  the population's).
+- :class:`TreeHist` as the lecture describes it (Bassily et al., NIPS'17): m groups, one more bit per level.
+- :class:`SegmentProduct` — the lecture's first solution: s groups each report one m/s-bit segment, the server
+  finds the top k patterns of each segment and returns their Cartesian product (k^s candidates: the drawback made
+  visible), ranked by the product of the segment frequencies (an independence guess, as the lecture's drawback says).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ldp.core.cancellation import checkpoint
+from ldp.core.errors import LDPError
+from ldp.core.params import EPSILON, Param
+from ldp.core.registry import HEAVY_HITTERS
+
+__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "PrefixOracle", "Round", "SegmentProduct", "TreeHist",
+           "get_heavy_hitter_method", "true_heavy_hitters"]
+
+BITS = Param("bits", int, "bits m of each value (a domain of 2^m values)", default=32, low=1, high=64)
+TOP_K = Param("top_k", int, "heavy hitters k to find", default=16, low=1, high=4096)
+#: Candidates per round the server may probe (the lecture: "the constraint will be the computational power").
+MAX_CANDIDATES = 1 << 20
+#: (users × candidates) cells per block of the server's support counting.
+BLOCK_CELLS = 1 << 22
+
+_MIX1, _MIX2, _GOLDEN = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer (a bijection of uint64 with full avalanche), wrapping arithmetic."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _MIX1
+        x = (x ^ (x >> np.uint64(27))) * _MIX2
+        return x ^ (x >> np.uint64(31))
+
+
+class PrefixOracle:
+    """Optimal local hashing of L-bit prefixes at ε (see the module docstring)."""
+
+    def __init__(self, epsilon: float, length: int) -> None:
+        self.epsilon = EPSILON.validate(epsilon, "prefix oracle")
+        self.length = int(length)
+        e = math.exp(self.epsilon)
+        self.g = max(2, int(round(e + 1.0)))
+        self.p = e / (e + self.g - 1.0)
+        self.q = 1.0 / self.g  # Pr[a random other value's hash is supported]
+
+    def hash(self, prefixes: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """hash_s(c) ∈ [0, g) for broadcastable uint64 prefixes and seeds (a seeded SplitMix64 of the prefix)."""
+        with np.errstate(over="ignore"):
+            mixed = _mix(np.asarray(prefixes, dtype=np.uint64) * _GOLDEN ^ np.asarray(seeds, dtype=np.uint64))
+        return (mixed % np.uint64(self.g)).astype(np.int64)
+
+    def perturb(self, prefixes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Each user's report (seed, y) for her prefix: GRR over [0, g) of the seeded hash."""
+        m = prefixes.shape[0]
+        seeds = rng.integers(0, 2**64, size=m, dtype=np.uint64)
+        h = self.hash(prefixes, seeds)
+        keep = rng.random(m) < self.p
+        other = rng.integers(0, self.g - 1, size=m)
+        y = np.where(keep, h, other + (other >= h))  # another of the g − 1 values, uniformly
+        return seeds, y
+
+    def report_probability(self, seed: int, y: int, prefix: int) -> float:
+        """Pr[y | prefix, seed] (the object of the ε-LDP check: the seed does not depend on the prefix)."""
+        h = int(self.hash(np.array([prefix], dtype=np.uint64), np.array([seed], dtype=np.uint64))[0])
+        return self.p if y == h else (1.0 - self.p) / (self.g - 1)
+
+    def estimate(self, candidates: np.ndarray, seeds: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """f̃(c) for each candidate prefix from the reports (seeds, y) of this prefix length's users, a block of
+        users × candidates at a time."""
+        n = seeds.shape[0]
+        if n == 0:
+            raise LDPError(f"no user reports prefixes of {self.length} bits: use more users or fewer groups")
+        cands = np.asarray(candidates, dtype=np.uint64)
+        support = np.zeros(cands.size, dtype=np.int64)
+        rows = max(1, BLOCK_CELLS // max(1, cands.size))
+        for start in range(0, n, rows):
+            checkpoint()
+            stop = min(n, start + rows)
+            h = self.hash(cands[None, :], seeds[start:stop, None])
+            support += np.count_nonzero(h == y[start:stop, None], axis=0)
+        return (support / n - self.q) / (self.p - self.q)
+
+    def sd(self, users: int) -> float:
+        """Standard deviation of f̃ for a rare candidate among ``users`` reports."""
+        return math.sqrt(self.q * (1 - self.q) / (users * (self.p - self.q) ** 2))
+
+
+@dataclass(frozen=True)
+class Round:
+    """One prefix length: its candidates' estimates, the survivors, and the detection limit (3σ)."""
+
+    length: int
+    users: int
+    candidates: np.ndarray
+    estimates: np.ndarray
+    survivors: np.ndarray
+    detection_limit: float
+
+
+@dataclass(frozen=True)
+class HeavyHitterResult:
+    """What a heavy-hitter protocol found: values (best first) with their estimated frequencies, the rounds, and
+    the number of candidates the server probed."""
+
+    method: str
+    epsilon: float
+    bits: int
+    top_k: int
+    users: int
+    values: np.ndarray
+    estimates: np.ndarray
+    rounds: tuple[Round, ...]
+    parameters: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def candidates_probed(self) -> int:
+        return int(sum(r.candidates.size for r in self.rounds))
+
+    def found(self) -> list[dict[str, Any]]:
+        return [{"value": int(v), "estimate": float(e)} for v, e in zip(self.values, self.estimates, strict=True)]
+
+
+class HeavyHitterMethod:
+    """A heavy-hitter protocol (registry ``HEAVY_HITTERS``): constructors store and validate parameters only;
+    :meth:`run` simulates every user's report on the client and the server's rounds."""
+
+    name: ClassVar[str]
+    display_name: ClassVar[str]
+    description: ClassVar[str]
+    paper: ClassVar[str]
+
+    def __init__(self, epsilon: float, bits: int, top_k: int, **params: Any) -> None:
+        self.epsilon = EPSILON.validate(epsilon, self.name)
+        self.bits = BITS.validate(bits, self.name)
+        self.top_k = TOP_K.validate(top_k, self.name)
+        self._setup(**params)
+
+    def _setup(self, **params: Any) -> None:
+        if params:
+            raise LDPError(f"{self.name}: unknown parameter(s) {', '.join(sorted(params))}")
+
+    def validate_values(self, values: Any) -> np.ndarray:
+        arr = np.asarray(values)
+        if arr.ndim != 1 or arr.size == 0:
+            raise LDPError(f"{self.name}: values must be a non-empty 1-D array of integers")
+        if arr.dtype.kind not in "iu":
+            raise LDPError(f"{self.name}: values must be integers (the column's non-negative integers)")
+        if arr.dtype.kind == "i" and np.any(arr < 0):
+            raise LDPError(f"{self.name}: values must be non-negative")
+        v = arr.astype(np.uint64)
+        if self.bits < 64 and np.any(v >> np.uint64(self.bits)):
+            raise LDPError(f"{self.name}: a value needs more than {self.bits} bits; raise --bits or filter the column")
+        return v
+
+    def prefixes(self, values: np.ndarray, length: int) -> np.ndarray:
+        return values >> np.uint64(self.bits - length) if length < self.bits else values
+
+    def run(self, values: Any, rng: np.random.Generator) -> HeavyHitterResult:
+        return self._run(self.validate_values(values), rng)
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        raise NotImplementedError
+
+
+def _top(candidates: np.ndarray, estimates: np.ndarray, k: int, threshold: float | None) -> np.ndarray:
+    """Indices of the survivors: the k largest estimates (ties by candidate), or those above ``threshold``."""
+    order = np.lexsort((candidates, -estimates))
+    if threshold is not None:
+        return order[estimates[order] > threshold]
+    return order[:k]
+
+
+class PrefixExtending(HeavyHitterMethod):
+    """Users in groups by prefix length; round by round the survivors are extended and re-estimated."""
+
+    def lengths(self) -> list[int]:
+        raise NotImplementedError
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        lengths = self.lengths()
+        groups = rng.integers(0, len(lengths), size=values.size)
+        rounds: list[Round] = []
+        candidates = np.arange(1 << lengths[0], dtype=np.uint64)
+        for j, length in enumerate(lengths):
+            oracle = PrefixOracle(self.epsilon, length)
+            members = values[groups == j]
+            seeds, y = oracle.perturb(self.prefixes(members, length), rng)
+            if j > 0:
+                step = length - lengths[j - 1]
+                prev = rounds[-1].candidates[rounds[-1].survivors]
+                candidates = (prev[:, None] << np.uint64(step)) | np.arange(1 << step, dtype=np.uint64)[None, :]
+                candidates = candidates.ravel()
+            if candidates.size > MAX_CANDIDATES:
+                raise LDPError(f"{self.name}: round {j + 1} would probe {candidates.size:,} candidates (at most "
+                               f"{MAX_CANDIDATES:,}); use fewer bits per round or a smaller k")
+            est = oracle.estimate(candidates, seeds, y)
+            limit = 3.0 * oracle.sd(max(1, members.size))
+            last = j == len(lengths) - 1
+            survivors = _top(candidates, est, self.top_k, None if last else self._threshold(limit))
+            rounds.append(Round(length, int(members.size), candidates, est, survivors, limit))
+        final = rounds[-1]
+        keep = final.survivors[: self.top_k]
+        return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size),
+                                 final.candidates[keep], final.estimates[keep], tuple(rounds), self.parameters())
+
+    def _threshold(self, limit: float) -> float | None:
+        return None
+
+    def parameters(self) -> dict[str, Any]:
+        return {"prefix_lengths": self.lengths()}
+
+
+@HEAVY_HITTERS.register
+class PEM(PrefixExtending):
+    """Prefix Extending Method (Wang, Li, Jha, TDSC 2021): see the module docstring. ``eta`` bits per round (the
+    lecture's question "more bits or fewer bits per phase?"), ``start`` the first round's extra bits γ (default
+    ⌈log₂ k⌉, so the first round already separates k candidates), ``threshold``: keep candidates above this
+    frequency instead of the top k (compared with the group's frequency estimates)."""
+
+    name: ClassVar[str] = "pem"
+    display_name: ClassVar[str] = "PEM (prefix extending)"
+    description: ClassVar[str] = "groups report ever longer prefixes; the top k are extended by η bits per round"
+    paper: ClassVar[str] = "Wang, Li, Jha — Locally Differentially Private Heavy Hitter Identification, TDSC 2021"
+
+    def _setup(self, eta: int = 4, start: int | None = None, threshold: float | None = None) -> None:
+        self.eta = Param("eta", int, "bits added per round", default=4, low=1, high=20).validate(eta, self.name)
+        gamma = max(0, math.ceil(math.log2(self.top_k))) if start is None else int(start)
+        if not 0 <= gamma < self.bits:
+            raise LDPError(f"{self.name}: start must lie in [0, {self.bits}), got {start}")
+        self.gamma = gamma
+        if threshold is not None and not (math.isfinite(float(threshold)) and 0 <= float(threshold) < 1):
+            raise LDPError(f"{self.name}: threshold must be a frequency in [0, 1), got {threshold}")
+        self.threshold = None if threshold is None else float(threshold)
+        if self.lengths()[0] > 20:
+            raise LDPError(f"{self.name}: the first round would enumerate 2^{self.lengths()[0]} prefixes; use a "
+                           "smaller start or eta")
+
+    def lengths(self) -> list[int]:
+        first = min(self.bits, self.gamma + self.eta)
+        out = [first]
+        while out[-1] < self.bits:
+            out.append(min(self.bits, out[-1] + self.eta))
+        return out
+
+    def _threshold(self, limit: float) -> float | None:
+        return self.threshold
+
+    def parameters(self) -> dict[str, Any]:
+        return {"eta": self.eta, "start": self.gamma, "threshold": self.threshold, "prefix_lengths": self.lengths()}
+
+
+@HEAVY_HITTERS.register
+class TreeHist(PrefixExtending):
+    """TreeHist as the lecture describes it (Bassily, Nissim, Stemmer, Thakurta, NIPS'17): the users in m groups,
+    group j reports its first j bits; each round keeps the top k prefixes and extends them by one bit. (The paper's
+    TreeHist prunes by a threshold and estimates the survivors' frequencies with a separate oracle; the lecture's
+    version — one bit per level, partitioned users — is the one compared with PEM here.)"""
+
+    name: ClassVar[str] = "treehist"
+    display_name: ClassVar[str] = "TreeHist (one bit per level)"
+    description: ClassVar[str] = "m groups; each round extends the top k prefixes by one bit"
+    paper: ClassVar[str] = "Bassily, Nissim, Stemmer, Thakurta — Practical Locally Private Heavy Hitters, NIPS 2017"
+
+    def lengths(self) -> list[int]:
+        return list(range(1, self.bits + 1))
+
+
+@HEAVY_HITTERS.register
+class SegmentProduct(HeavyHitterMethod):
+    """The lecture's first solution: ``segments`` groups each report one segment of the bits; the top k patterns
+    of each segment are combined by Cartesian product (k^segments candidates), ranked by the product of the
+    segments' estimated frequencies — values made of frequent segments that are not themselves frequent rank high,
+    which is the drawback the lecture points at."""
+
+    name: ClassVar[str] = "segments"
+    display_name: ClassVar[str] = "Segments + Cartesian product"
+    description: ClassVar[str] = "each group reports one segment; the product of per-segment top k is the answer"
+    paper: ClassVar[str] = "LDP lecture, \"A First Solution\" (heavy hitters)"
+
+    def _setup(self, segments: int = 4) -> None:
+        self.segments = Param("segments", int, "segments of the bits", default=4, low=1, high=16).validate(
+            segments, self.name)
+        if self.segments > self.bits:
+            raise LDPError(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
+        widths = [self.bits // self.segments + (i < self.bits % self.segments) for i in range(self.segments)]
+        if max(widths) > 20:
+            raise LDPError(f"{self.name}: a segment of {max(widths)} bits cannot be enumerated; use more segments")
+        if self.top_k ** self.segments > MAX_CANDIDATES:
+            raise LDPError(f"{self.name}: the product has {self.top_k}^{self.segments} candidates (more than "
+                           f"{MAX_CANDIDATES:,}) — the drawback of this method; use fewer segments or a smaller k")
+        self.widths = widths
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        groups = rng.integers(0, self.segments, size=values.size)
+        rounds, tops, freqs = [], [], []
+        shift = self.bits
+        for j, width in enumerate(self.widths):
+            shift -= width
+            oracle = PrefixOracle(self.epsilon, width)
+            members = values[groups == j]
+            segment = (members >> np.uint64(shift)) & np.uint64((1 << width) - 1)
+            seeds, y = oracle.perturb(segment, rng)
+            candidates = np.arange(1 << width, dtype=np.uint64)
+            est = oracle.estimate(candidates, seeds, y)
+            survivors = _top(candidates, est, self.top_k, None)
+            rounds.append(Round(width, int(members.size), candidates, est, survivors,
+                                3.0 * oracle.sd(max(1, members.size))))
+            tops.append(candidates[survivors])
+            freqs.append(np.clip(est[survivors], 0.0, None))
+        combined, score = np.zeros(1, dtype=np.uint64), np.ones(1)
+        for width, top, f in zip(self.widths, tops, freqs, strict=True):
+            combined = ((combined[:, None] << np.uint64(width)) | top[None, :]).ravel()
+            score = (score[:, None] * f[None, :]).ravel()
+        order = np.lexsort((combined, -score))[: self.top_k]
+        return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size), combined[order],
+                                 score[order], tuple(rounds), {"segments": self.segments, "widths": self.widths,
+                                                               "product_candidates": int(combined.size)},
+                                 (f"{combined.size:,} candidates in the Cartesian product; their frequencies are "
+                                  "guessed as products of segment frequencies (no user reports a whole value)",))
+
+
+def get_heavy_hitter_method(name: str, epsilon: float, bits: int, top_k: int, **params: Any) -> HeavyHitterMethod:
+    return HEAVY_HITTERS.get(name)(epsilon, bits, top_k, **params)
+
+
+def true_heavy_hitters(values: Sequence[int] | np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k most frequent values (ties by value) and their frequencies."""
+    uniq, counts = np.unique(np.asarray(values, dtype=np.uint64), return_counts=True)
+    order = np.lexsort((uniq, -counts))[: int(k)]
+    return uniq[order], counts[order] / counts.sum()

@@ -1,0 +1,126 @@
+"""Heavy hitters (ldp.mechanisms.heavy_hitters): the prefix oracle is ε-LDP at the boundary and unbiased per prefix
+length; PEM finds the heavy hitters when ε·√n is large and less as ε falls; the pitfalls of public code are ruled
+out (prefixes of different lengths sharing an oracle, thresholds on the wrong scale, g ≥ 3 forced at small ε)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import ldp
+from ldp.core.registry import HEAVY_HITTERS
+from ldp.mechanisms.heavy_hitters import PrefixOracle, get_heavy_hitter_method, true_heavy_hitters
+from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, math.log(2) - 0.01, 1.0, 3.0])
+def test_prefix_oracle_is_epsilon_ldp_at_the_boundary(epsilon):
+    """For a fixed seed (drawn independently of the value) a report y has probability p or (1 − p)/(g − 1) under
+    any prefix: the largest ratio over prefixes and reports is exactly e^ε (reached where two prefixes hash apart).
+    g = round(e^ε + 1) ≥ 2, so at ε < ln 2 it is GRR over 2 values with p = e^ε/(e^ε + 1), not a forced g = 3."""
+    oracle = PrefixOracle(epsilon, 12)
+    assert oracle.g == max(2, round(math.exp(epsilon) + 1))
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for seed in rng.integers(0, 2**63, size=40):
+        probs = np.array([[oracle.report_probability(int(seed), y, c) for c in range(64)] for y in range(oracle.g)])
+        np.testing.assert_allclose(probs.sum(axis=0), 1.0, rtol=1e-12)
+        worst = max(worst, float(np.max(np.log(probs.max(axis=1) / probs.min(axis=1)))))
+    assert epsilon * (1 - 1e-9) < worst <= epsilon + 1e-12
+
+
+def test_each_prefix_length_has_its_own_unbiased_oracle():
+    """Users whose 2-bit prefix is "01" and users whose 1-bit prefix is "1": each length's oracle, fed only its own
+    group, estimates its own prefixes within 4.5 SD (a single oracle shared by the two lengths would mix "01" and
+    "1", the integers 1 and 1)."""
+    rng = np.random.default_rng(3)
+    values = np.where(rng.random(60_000) < 0.3, 0b0100, 0b1000).astype(np.uint64)  # 4-bit values: 0100 or 1000
+    for length, truth in ((1, {0: 0.3, 1: 0.7}), (2, {0: 0.0, 1: 0.3, 2: 0.7, 3: 0.0})):
+        oracle = PrefixOracle(2.0, length)
+        seeds, y = oracle.perturb(values >> np.uint64(4 - length), rng)
+        cands = np.arange(1 << length, dtype=np.uint64)
+        est = oracle.estimate(cands, seeds, y)
+        sd = oracle.sd(values.size)
+        for c, f in truth.items():
+            assert abs(est[c] - f) < 4.5 * sd + 0.01, (length, c, est[c], f)
+
+
+@pytest.fixture(scope="module")
+def population():
+    return zipf_values(200_000, 16, seed=0)
+
+
+def test_pem_finds_the_heavy_hitters_at_large_epsilon_and_fewer_as_epsilon_falls(population):
+    """At ε = 4 with 2·10⁵ users the top-8 frequencies (≥ 1.3 %) are far above PEM's detection limit (3σ ≈ 0.3 % per
+    group of ~50,000 users), so every one is found; at ε = 0.5 the limit (≈ 5 %) is above most of them."""
+    high = find_heavy_hitters("pem", 4.0, population, bits=16, top_k=8, seed=1)
+    low = find_heavy_hitters("pem", 0.5, population, bits=16, top_k=8, seed=1)
+    assert high.scores["precision"] == 1.0 and high.scores["ncr"] == 1.0
+    assert low.scores["recall"] < high.scores["recall"]
+    limits = [r.detection_limit for r in low.result.rounds]
+    assert min(limits) > 0.02
+    # γ = ⌈log₂ 8⌉ = 3: prefix lengths 7, 11, 15, 16; all 2⁷ first, then 8 survivors × 2⁴ suffixes, then × 2¹
+    assert [r.candidates.size for r in high.result.rounds] == [128, 128, 128, 16]
+    # the last group's estimates are the found values' frequencies (unbiased: the MSE is a squared SD)
+    assert high.scores["mse"] < (high.result.rounds[-1].detection_limit / 3) ** 2 * 4
+
+
+def test_fewer_bits_per_round_means_more_groups(population):
+    """The lecture's "more bits or fewer bits per phase?": η = 1 gives 13 groups (fewer users each, more rounds),
+    η = 6 three (more candidates per round)."""
+    one = get_heavy_hitter_method("pem", 2.0, 16, 8, eta=1)
+    six = get_heavy_hitter_method("pem", 2.0, 16, 8, eta=6)
+    assert one.lengths() == list(range(4, 17)) and six.lengths() == [9, 15, 16]
+    r1 = one.run(population, np.random.default_rng(0))
+    r6 = six.run(population, np.random.default_rng(0))
+    assert len(r1.rounds) == 13 and len(r6.rounds) == 3
+    assert r6.rounds[1].candidates.size == 8 * 64
+
+
+def test_a_threshold_is_compared_with_frequencies(population):
+    """Threshold 0.01 (a frequency): every candidate kept above it, and the true prefixes of the values above
+    0.02 — twice the threshold, > 4 SD at ε = 4 — all survive every round (a threshold on the count scale would
+    prune everything)."""
+    run = find_heavy_hitters("pem", 4.0, population, bits=16, top_k=8, seed=2, threshold=0.01)
+    tv, tf = true_heavy_hitters(population, 50)
+    big = tv[tf > 0.02]
+    for r in run.result.rounds[:-1]:
+        kept = r.candidates[r.survivors]
+        assert np.all(r.estimates[r.survivors] > 0.01)
+        assert set((big >> np.uint64(16 - r.length)).tolist()) <= set(kept.tolist())
+
+
+def test_the_segment_product_shows_its_drawback(population):
+    """Per-segment top-k combine into k^s candidates whose frequencies are only guessed: fewer true heavy hitters
+    than PEM at the same ε (the lecture's drawback)."""
+    seg = find_heavy_hitters("segments", 4.0, population, bits=16, top_k=8, seed=1)
+    pem = find_heavy_hitters("pem", 4.0, population, bits=16, top_k=8, seed=1)
+    assert seg.result.parameters["product_candidates"] == 8 ** 4
+    assert seg.scores["precision"] < pem.scores["precision"]
+
+
+def test_treehist_extends_one_bit_per_level(population):
+    run = find_heavy_hitters("treehist", 4.0, population, bits=16, top_k=8, seed=1)
+    assert [r.length for r in run.result.rounds] == list(range(1, 17))
+    assert run.scores["precision"] >= 0.5
+
+
+@pytest.mark.parametrize(("kwargs", "reason"), [
+    ({"bits": 65}, "bits"), ({"top_k": 0}, "top_k"), ({"epsilon": 0.0}, "epsilon"),
+    ({"eta": 0}, "eta"), ({"threshold": 1.5}, "threshold"), ({"bits": 64, "top_k": 4096, "eta": 20}, "enumerate"),
+])
+def test_bad_parameters_are_refused(kwargs, reason):
+    args = {"epsilon": 1.0, "bits": 16, "top_k": 8, **kwargs}
+    with pytest.raises(ldp.LDPError, match=reason):
+        get_heavy_hitter_method("pem", **args)
+
+
+def test_bad_values_are_refused():
+    pem = get_heavy_hitter_method("pem", 1.0, 8, 4)
+    for values, reason in ((np.array([1.5]), "integers"), (np.array([-1]), "non-negative"),
+                           (np.array([256]), "more than 8 bits"), (np.array([], dtype=int), "non-empty")):
+        with pytest.raises(ldp.LDPError, match=reason):
+            pem.run(values, np.random.default_rng(0))
+    assert set(HEAVY_HITTERS.names()) == {"pem", "treehist", "segments"}
