@@ -24,6 +24,8 @@ PAGES = {
                 url_path="numerical"),
         st.Page("views/postprocessing.py", title="Post-processing lab", icon=":material/science:",
                 url_path="postprocessing"),
+        st.Page("views/heavy_hitters.py", title="Heavy hitters", icon=":material/trending_up:",
+                url_path="heavy_hitters"),
     ],
     "Understand": [
         st.Page("views/learn.py", title="Learn", icon=":material/school:", url_path="learn"),

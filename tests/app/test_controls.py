@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
          "text_input")
-PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce", "story")
+PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce", "story",
+         "heavy_hitters")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -174,6 +175,10 @@ SCENARIOS = {
     ],
     "reproduce": [
         {"rp_users": 20_000, "rp_trials": 2},
+    ],
+    "heavy_hitters": [
+        {"hh_method": "pem", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 16},
+        {"hh_method": "segments", "hh_source": "distance"},
     ],
     "story": [
         {"story_data_source": "Sample data", "story_data_column": "dest"},

@@ -48,9 +48,10 @@ PAGES = {
     "classroom": "Classroom",
     "reproduce": "Reproduce the papers",
     "story": "Story for stakeholders",
+    "heavy_hitters": "Heavy hitters",
 }
 # Pages that draw at least one chart with their default settings.
-CHARTED = {"playground", "tradeoff", "numerical", "postprocessing", "story"}
+CHARTED = {"playground", "tradeoff", "numerical", "postprocessing", "story", "heavy_hitters"}
 
 
 def assert_clean(page, where: str) -> None:

@@ -1,0 +1,77 @@
+"""Figures of the heavy-hitter protocols: one round's candidates (estimates, survivors, the true prefix frequencies
+a simulation knows, the detection limit) and precision / NCR against ε."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ldp.mechanisms.heavy_hitters import HeavyHitterResult
+from ldp.studies.heavy_hitters import HeavyHitterRun
+from ldp.viz.style import PALETTE
+
+__all__ = ["found_table", "precision_figure", "round_figure", "round_table"]
+
+#: Candidates drawn per round (the highest estimates); the rest are in the table.
+SHOWN = 48
+
+
+def round_table(result: HeavyHitterResult, index: int, values: np.ndarray) -> pd.DataFrame:
+    """Round ``index``'s candidates, highest estimate first: prefix (binary), estimate, survived, and the true
+    frequency of that prefix among all users (``values``: every user's value)."""
+    r = result.rounds[index]
+    order = np.lexsort((r.candidates, -r.estimates))
+    cands = r.candidates[order]
+    prefixes = values >> np.uint64(result.bits - r.length) if r.length < result.bits else values
+    uniq, counts = np.unique(prefixes, return_counts=True)
+    truth = dict(zip(uniq.tolist(), (counts / values.size).tolist(), strict=True))
+    kept = np.zeros(r.candidates.size, dtype=bool)
+    kept[r.survivors] = True
+    return pd.DataFrame({"prefix": [format(int(c), f"0{r.length}b") for c in cands],
+                         "value of the prefix": cands.astype(np.uint64), "estimate": r.estimates[order],
+                         "true frequency": [truth.get(int(c), 0.0) for c in cands], "survived": kept[order]})
+
+
+def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame) -> go.Figure:
+    """The round's highest candidates as bars (survivors coloured), true frequencies as markers, the detection
+    limit (3σ of a rare candidate) as a dashed line."""
+    r = result.rounds[index]
+    shown = table.head(SHOWN)
+    colours = [PALETTE[0] if s else "#9aa0a6" for s in shown["survived"]]
+    fig = go.Figure()
+    fig.add_bar(x=shown["prefix"], y=shown["estimate"], marker_color=colours, name="estimate (blue: kept)")
+    fig.add_scatter(x=shown["prefix"], y=shown["true frequency"], mode="markers", name="true frequency",
+                    marker={"color": PALETTE[3], "size": 9, "symbol": "diamond"})
+    fig.add_hline(y=r.detection_limit, line={"dash": "dash", "color": "#444"},
+                  annotation_text=f"detection limit {r.detection_limit:.3g}")
+    last = index == len(result.rounds) - 1
+    fig.update_layout(title=f"Round {index + 1} of {len(result.rounds)}: prefixes of {r.length} bits, "
+                            f"{r.users:,} users, {r.candidates.size:,} candidates" + (" (the answer)" if last else ""),
+                      xaxis_title=f"candidate prefix (highest {min(SHOWN, len(table))} estimates)",
+                      yaxis_title="estimated frequency", xaxis={"type": "category", "tickangle": -60})
+    return fig
+
+
+def precision_figure(table: pd.DataFrame) -> go.Figure:
+    """Precision (solid) and NCR (dotted) of each method against ε."""
+    fig = go.Figure()
+    for i, (method, part) in enumerate(table.groupby("method", sort=False)):
+        colour = PALETTE[i % len(PALETTE)]
+        fig.add_scatter(x=part["epsilon"], y=part["precision"], mode="lines+markers", name=f"{method} · precision",
+                        line={"color": colour, "width": 3})
+        fig.add_scatter(x=part["epsilon"], y=part["ncr"], mode="lines+markers", name=f"{method} · NCR",
+                        line={"color": colour, "width": 2, "dash": "dot"})
+    fig.update_xaxes(type="log")
+    fig.update_layout(title="Heavy hitters found against ε (precision solid, NCR dotted)",
+                      xaxis_title="ε (log scale)", yaxis_title="share of the true top k", yaxis={"range": [0, 1.05]})
+    return fig
+
+
+def found_table(run: HeavyHitterRun) -> pd.DataFrame:
+    """The found values (best first) with their estimates and whether each is in the true top k (a simulation's
+    privilege)."""
+    truth = set(run.true_values.tolist())
+    return pd.DataFrame({"rank": np.arange(1, run.result.values.size + 1), "value": run.result.values,
+                         "estimate": run.result.estimates,
+                         "in the true top k": [int(v) in truth for v in run.result.values.tolist()]})

@@ -1,0 +1,52 @@
+"""AppTest: the Heavy hitters page runs PEM on its defaults (synthetic Zipf over 2^24), shows the scores, a round's
+candidates with the detection limit, the found values and the three methods' precision against ε; switching the
+method to the segment product and the data to the flights' distances works; a round can be chosen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("views/heavy_hitters.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _widget(at: AppTest, key: str):
+    return next(w for kind in ("selectbox", "radio", "slider", "number_input", "select_slider")
+                for w in getattr(at, kind) if w.key == key)
+
+
+def test_pem_on_the_defaults_and_the_comparison():
+    at = _page()
+    assert not at.error, [e.value for e in at.error]
+    assert [c.key for c in at.get("plotly_chart")] == ["hh_round_chart", "hh_precision_chart"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Rounds (groups)"] == "6"  # γ = 3, η = 4: prefixes of 7, 11, 15, 19, 23, 24 bits
+    assert any("found" in m.value and "of the true top 8" in m.value for m in at.markdown)
+    spec = next(c for c in at.get("plotly_chart") if c.key == "hh_round_chart").proto.spec
+    assert "detection limit" in spec and "(the answer)" in spec
+    _widget(at, "hh_round").set_value(1)
+    at.run()
+    spec = next(c for c in at.get("plotly_chart") if c.key == "hh_round_chart").proto.spec
+    assert "Round 1 of 6: prefixes of 7 bits" in spec
+
+
+def test_the_segment_product_on_the_flights_distances():
+    at = _page()
+    _widget(at, "hh_method").set_value("segments")
+    _widget(at, "hh_source").set_value("distance")
+    at.run()
+    assert not at.exception and not at.error
+    assert any("Cartesian product" in c.value for c in at.caption)
+    assert {m.label: m.value for m in at.metric}["Rounds (groups)"] == "4"

@@ -1,0 +1,119 @@
+"""Heavy hitters — the lecture's second half: finding the k most frequent values of a domain of 2^m values with a
+frequency oracle that cannot be asked about every value (PEM, TreeHist, the segment product).
+
+Wiring and text only: the protocols are in ``ldp.mechanisms.heavy_hitters``, the population and scores in
+``ldp.studies.heavy_hitters``, the figures in ``ldp.viz.heavy_hitters``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ldp.core.registry import HEAVY_HITTERS
+from ldp.data.samples import load_sample
+from ldp.studies.heavy_hitters import column_values, find_heavy_hitters, precision_against_epsilon, zipf_values
+from ldp.viz import heavy_hitters as viz
+from views import common
+from views.controls import Control, render
+
+SOURCES = {"zipf": "Synthetic Zipf over 2^m (heavy values at random positions)",
+           "distance": "Flights: distance in miles (real, 13 bits)"}
+METHOD = Control("hh_method", "selectbox", "Method", "pem", options=HEAVY_HITTERS.names(),
+                 format_func=lambda m: HEAVY_HITTERS.get(m).display_name)
+EPS = common.epsilon_control("hh_eps", default=2.0)
+SOURCE = Control("hh_source", "radio", "Data", "zipf", options=list(SOURCES), format_func=SOURCES.get)
+BITS = Control("hh_bits", "slider", "Bits m (domain 2^m)", 24, min_value=8, max_value=64,
+               help="Synthetic data only; the flights' distances need 13 bits.")
+USERS = Control("hh_users", "number_input", "Users n", 200_000, min_value=1_000, max_value=2_000_000, step=50_000)
+TOP_K = Control("hh_k", "slider", "k (heavy hitters to find)", 8, min_value=1, max_value=32)
+ETA = Control("hh_eta", "slider", "PEM: bits per round η (the paper's default: 4)", 4, min_value=1, max_value=8,
+              help="The lecture's question: more bits per phase (fewer groups, more users each, more candidates) or "
+                   "fewer (more rounds, fewer candidates)?")
+SEGMENTS = Control("hh_segments", "slider", "Segments", 4, min_value=2, max_value=8)
+ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
+                depends=lambda rounds: {"max_value": max(2, rounds), "default": rounds}, follows_data=True,
+                help="Another configuration has other rounds: the last one (the answer) is shown first.")
+SEED = common.seed_control("hh_seed")
+CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, ROUND, SEED)
+CURVE_EPS = (0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _values(source: str, bits: int, users: int, seed: int) -> np.ndarray:
+    if source == "zipf":
+        return zipf_values(users, bits, seed=seed)
+    values, _ = column_values(load_sample("flights")["distance"], bits)
+    return values
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _run(method: str, eps: float, values: np.ndarray, bits: int, k: int, seed: int, params: tuple):
+    return find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, **dict(params))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int):
+    return precision_against_epsilon(HEAVY_HITTERS.names(), CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
+                                     params={"pem": {"eta": eta}, "segments": {"segments": segments}})
+
+
+def main() -> None:
+    st.title("Heavy hitters")
+    if not common.presenting():
+        st.caption("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
+                   "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
+                   "the server extends only the prefixes that look frequent.")
+    with st.sidebar:
+        st.header("Heavy hitters")
+        method = render(METHOD)
+        st.caption(f"{HEAVY_HITTERS.get(method).description}. _{HEAVY_HITTERS.get(method).paper}_")
+        eps = float(render(EPS))
+        source = render(SOURCE)
+        bits = int(render(BITS, disabled=source != "zipf")) if source == "zipf" else 13
+        users = int(render(USERS, disabled=source != "zipf"))
+        k = int(render(TOP_K))
+        params: dict = {}
+        if method == "pem":
+            params["eta"] = int(render(ETA))
+        if method == "segments":
+            params["segments"] = int(render(SEGMENTS))
+        seed = int(render(SEED))
+    with common.friendly_errors("this configuration"), st.spinner("Every user reports; the server runs its rounds…"):
+        values = _values(source, bits, users, seed)
+        run = _run(method, eps, values, bits, k, seed, tuple(sorted(params.items())))
+    res = run.result
+    s = run.scores
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Precision", f"{s['precision']:.0%}", help="Share of the found values that are in the true top k.")
+    c2.metric("NCR", f"{s['ncr']:.0%}", help="The i-th true heavy hitter weighs k − i + 1: the weight found.")
+    c3.metric("Candidates probed", f"{res.candidates_probed:,}", help="Prefixes the server asked the oracle about.")
+    c4.metric("Rounds (groups)", f"{len(res.rounds)}", help="Each group of users answers one round.")
+    found = set(res.values.tolist())
+    missed = [int(v) for v in run.true_values if int(v) not in found]
+    verdict = (f"With {res.users:,} users at ε = {eps:g}, {method} found {len(found & set(run.true_values.tolist()))} "
+               f"of the true top {k}" + (f"; missed {', '.join(map(str, missed[:5]))}" if missed else "") + ". ")
+    limit = res.rounds[-1].detection_limit
+    weakest = float(run.true_frequencies[-1])
+    verdict += (f"The last round can tell apart frequencies above about {limit:.2%} (3σ); the k-th true heavy "
+                f"hitter has {weakest:.2%}" + (" — below the limit, so expect misses." if weakest < limit else "."))
+    st.markdown(verdict)
+    for note in res.notes:
+        st.caption(common.plain(note))
+    index = int(render(ROUND, rounds=len(res.rounds))) - 1 if len(res.rounds) > 1 else 0
+    index = min(index, len(res.rounds) - 1)
+    table = viz.round_table(res, index, values)
+    common.show_figure(viz.round_figure(res, index, table), "hh_round_chart", table, description=(
+        "Bars: the oracle's estimate of each candidate prefix among this round's users (blue: kept for the next "
+        "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
+        "the detection limit — below it an estimate is indistinguishable from noise."))
+    st.dataframe(viz.found_table(run), hide_index=True, key="hh_found")
+    st.subheader("Precision against ε, the methods side by side")
+    with common.friendly_errors("the comparison"), st.spinner("Running every method at five ε…"):
+        curves = _curves(values, bits, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)))
+    common.show_figure(viz.precision_figure(curves), "hh_precision_chart", curves, description=(
+        f"Each method on the same {res.users:,} users at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS) + "."))
+
+
+if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
+    main()
