@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ldp.mechanisms.heavy_hitters import HeavyHitterResult
 from ldp.studies.heavy_hitters import HeavyHitterRun
-from ldp.viz.style import PALETTE
+from ldp.viz.style import PALETTE, paired_lines
 
 __all__ = ["found_table", "precision_figure", "round_figure", "round_table"]
 
@@ -55,16 +55,11 @@ def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame) -> 
 
 def precision_figure(table: pd.DataFrame) -> go.Figure:
     """Precision (solid) and NCR (dotted) of each method against ε."""
-    fig = go.Figure()
-    for i, (method, part) in enumerate(table.groupby("method", sort=False)):
-        colour = PALETTE[i % len(PALETTE)]
-        fig.add_scatter(x=part["epsilon"], y=part["precision"], mode="lines+markers", name=f"{method} · precision",
-                        line={"color": colour, "width": 3})
-        fig.add_scatter(x=part["epsilon"], y=part["ncr"], mode="lines+markers", name=f"{method} · NCR",
-                        line={"color": colour, "width": 2, "dash": "dot"})
+    fig = paired_lines(table, "method", "epsilon", ("precision", "ncr"),
+                       title="Heavy hitters found against ε (precision solid, NCR dotted)", x_title="ε (log scale)",
+                       y_title="share of the true top k")
     fig.update_xaxes(type="log")
-    fig.update_layout(title="Heavy hitters found against ε (precision solid, NCR dotted)",
-                      xaxis_title="ε (log scale)", yaxis_title="share of the true top k", yaxis={"range": [0, 1.05]})
+    fig.update_yaxes(range=[0, 1.05])
     return fig
 
 

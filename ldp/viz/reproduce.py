@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.viz.style import PALETTE
+from ldp.viz.style import PALETTE, paired_lines
 
 __all__ = ["b_figure", "convergence_figure", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
            "granularity_figure", "methods_figure", "n_prime_figure", "postprocessor_figure", "set_query_figure",
@@ -164,26 +164,10 @@ def wiener_figure(table: pd.DataFrame, axis: str) -> go.Figure:
                      y_title="MSE (log scale)", title="Smooth data: MSE against d (convolution paper Fig. 7)")
 
 
-def _paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str], *, title: str, x_title: str,
-                  y_title: str, log_y: bool = False) -> go.Figure:
-    """Two lines per group of ``table`` against ``x``: ``columns[0]`` solid, ``columns[1]`` dotted, one colour
-    per group."""
-    fig = go.Figure()
-    for i, (key, part) in enumerate(table.groupby(by, sort=False)):
-        colour = PALETTE[i % len(PALETTE)]
-        for column, dash in zip(columns, ("solid", "dot"), strict=True):
-            fig.add_scatter(x=part[x], y=part[column], mode="lines+markers", name=f"{key} · {column}",
-                            legendgroup=str(key), line={"color": colour, "width": 2.5, "dash": dash})
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
-
-
 def positives_figure(table: pd.DataFrame) -> go.Figure:
     """True (solid) and false (dotted) positives against the count threshold, one colour per method
     (convolution paper Fig. 9)."""
-    return _paired_lines(table, "method", "threshold", ("true positives", "false positives"),
+    return paired_lines(table, "method", "threshold", ("true positives", "false positives"),
                          title="Values reported above a count threshold: true (solid) and false (dotted) positives "
                                "(convolution paper Fig. 9)", x_title="threshold (count of users)",
                          y_title="values reported")
@@ -198,7 +182,7 @@ def fixed_sets_figure(table: pd.DataFrame) -> go.Figure:
 def synthetic_selection_figure(table: pd.DataFrame) -> go.Figure:
     """Each estimator's error expected from a synthetic refit of one collection (solid) and its actual error on
     that collection (dotted) against ε (consistency paper Fig. 9)."""
-    return _paired_lines(table, "estimator", "epsilon", ("expected", "actual"), log_y=True,
+    return paired_lines(table, "estimator", "epsilon", ("expected", "actual"), log_y=True,
                          title="Choosing the method from the reports: expected (solid) and actual (dotted) error "
                                "(consistency paper Fig. 9)", x_title="ε", y_title="MSE (log scale)")
 

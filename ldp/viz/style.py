@@ -6,11 +6,13 @@ import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 
 # Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-__all__ = ["PALETTE", "label_log_axes"]
+__all__ = ["PALETTE", "label_log_axes", "paired_lines"]
 
 
 def plain_text(value: object) -> str:
@@ -66,4 +68,20 @@ def label_log_axes(fig: Any) -> Any:
             ticks = _nice_ticks(lo, hi)
             if len(ticks) >= 2:
                 axis.update(tickmode="array", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    return fig
+
+
+def paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str], *, title: str, x_title: str,
+                  y_title: str, log_y: bool = False) -> go.Figure:
+    """Two lines per group of ``table`` against ``x``: ``columns[0]`` solid, ``columns[1]`` dotted, one colour
+    per group."""
+    fig = go.Figure()
+    for i, (key, part) in enumerate(table.groupby(by, sort=False)):
+        colour = PALETTE[i % len(PALETTE)]
+        for column, dash in zip(columns, ("solid", "dot"), strict=True):
+            fig.add_scatter(x=part[x], y=part[column], mode="lines+markers", name=f"{key} · {column}",
+                            legendgroup=str(key), line={"color": colour, "width": 2.5, "dash": dash})
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
+    if log_y:
+        fig.update_yaxes(type="log")
     return fig
