@@ -308,7 +308,7 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     se = res.theoretical_std_error
     chosen = ldp.get_mechanism(name, eps)
     better = lower_variance_mechanism(eps)
-    worst = max(ldp.get_mechanism(m, eps).worst_case_variance() for m in MEAN)
+    worst = max(ldp.get_mechanism(m, eps).worst_case_variance() for m in ("sr", "pm"))
     with common.friendly_errors("the mean figure"):
         fig = viz.mean_trials_figure(res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
                                      title=f"Estimated mean per trial — {chosen.display_name}, ε = {eps:g}, "
@@ -327,9 +327,13 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
                "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
                f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
+    every = {m: ldp.get_mechanism(m, eps).worst_case_variance() for m in MEAN}
     st.info(f"**SR or PM?** Their worst-case variances cross at ε ≈ 1.29: Stochastic Rounding is better below, the "
             f"Piecewise Mechanism above (Wang et al.; square-wave paper §2.2). At ε = {eps:g} the lower worst-case "
-            f"variance is {better.display_name}'s ({better.worst_case_variance():.4g} vs {worst:.4g} on [−1, 1]).")
+            f"variance is {better.display_name}'s ({better.worst_case_variance():.4g} vs {worst:.4g} on [−1, 1]). "
+            "The Hybrid Mechanism mixes them and is never worse than either (Wang et al., ICDE'19); the Laplace "
+            "baseline is the worst: " + ", ".join(f"{ldp.MECHANISMS.get(m).display_name} {v:.3g}"
+                                                  for m, v in every.items()) + ".")
 
 
 def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.ndarray, edges: np.ndarray,

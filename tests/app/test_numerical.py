@@ -243,7 +243,8 @@ def test_mean_section_names_the_better_mechanism_for_epsilon():
     assert "variance is Stochastic Rounding (SR)'s" in info
     widget(at, "num_eps").set_value(2.0)
     at.run()
-    assert "variance is Piecewise Mechanism (PM)'s" in " ".join(i.value for i in at.info)
+    info = " ".join(i.value for i in at.info)
+    assert "variance is Piecewise Mechanism (PM)'s" in info and "Hybrid Mechanism (HM) 1.04" in info
 
 
 def test_more_bins_than_distinct_values_is_warned():

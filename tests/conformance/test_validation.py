@@ -267,9 +267,9 @@ def test_registry_has_every_required_mechanism():
         "frequency": ["grr", "sue", "oue", "the", "she", "ss", "blh", "olh", "hr",
                       "l-grr", "l-sue", "l-oue", "l-soue", "l-osue", "l-blh", "l-olh"],
         "numerical": ["sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr"],
-        "mean": ["sr", "pm"],
+        "mean": ["laplace", "sr", "pm", "hm"],
     }
-    assert len(ldp.MECHANISMS) == 24
+    assert len(ldp.MECHANISMS) == 26
     with pytest.raises(ldp.LDPError, match="unknown mechanism kind"):
         ldp.mechanisms_of("one-time")
 

@@ -96,3 +96,5 @@ def test_the_mean_of_a_bucketized_population_and_the_better_mechanism():
     with pytest.raises(ldp.LDPError, match="edges"):
         simulate_histogram_mean("pm", 1.0, np.array([1, 2]), np.array([0.0, 1.0]))
     assert lower_variance_mechanism(0.5).name == "sr" and lower_variance_mechanism(2.0).name == "pm"
+    every = ("laplace", "sr", "pm", "hm")
+    assert {lower_variance_mechanism(e, every).name for e in (2.0, 8.0)} == {"hm"}  # below ε* = 0.61 HM is SR
