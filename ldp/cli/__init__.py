@@ -43,6 +43,7 @@ from ldp import __version__
 from ldp.cli import commands
 from ldp.cli.commands import AGGREGATE_CSV_COLUMNS, SIMULATE_CSV_COLUMNS, SIMULATE_METRICS_CSV_COLUMNS
 from ldp.cli.heavy_hitter_commands import add_heavy_hitter_command
+from ldp.cli.itemset_commands import add_itemset_command
 from ldp.cli.mean_commands import add_mean_command
 from ldp.cli.options import (
     EXIT_USAGE,
@@ -245,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_privacy_commands(sub)
     add_mean_command(sub)
     add_heavy_hitter_command(sub)
+    add_itemset_command(sub)
     return parser
 
 

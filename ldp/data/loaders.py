@@ -225,26 +225,36 @@ def _gz_head(raw: bytes) -> bytes:
         return b""
 
 
-def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read a CSV (``.csv``, ``.txt``, ``.tsv``, optionally ``.gz``) or Parquet (``.parquet``, ``.pq``)
-    file chosen by its extension. Raises a one-line ``ValueError`` on any failure."""
+def _regular_file(path: str | os.PathLike[str]) -> tuple[Path, str, int]:
+    """(path, its label for messages, its size) of an existing, non-empty regular file of at most MAX_TEXT_BYTES,
+    else a one-line LDPError saying which of these it is not."""
     p = Path(path)
     label = f"file '{p}'"
-    kind, compressed = _kind_of(p.name)
     if not p.exists():
         raise LDPError(f"{label} not found")
     if not p.is_file():
         raise LDPError(f"{label} is not a regular file")
     try:
         size = p.stat().st_size
-        with open(p, "rb") as fh:
-            head = fh.read(_SNIFF_BYTES)
     except OSError as exc:
         raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if size == 0:
         raise LDPError(f"{label} is empty")
     if size > MAX_TEXT_BYTES:
         raise LDPError(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
+    return p, label, size
+
+
+def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a CSV (``.csv``, ``.txt``, ``.tsv``, optionally ``.gz``) or Parquet (``.parquet``, ``.pq``)
+    file chosen by its extension. Raises a one-line ``ValueError`` on any failure."""
+    p, label, size = _regular_file(path)
+    kind, compressed = _kind_of(p.name)
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError as exc:
+        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if kind == "parquet":
         df = _read_parquet(str(p), label)
     elif compressed:
@@ -255,6 +265,23 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     else:
         df = _read_csv(str(p), head, label, compressed)
     return _cap_rows(_check_shape(df, label), label)
+
+
+def read_text_lines(path: str | os.PathLike[str]) -> list[str]:
+    """The lines of a UTF-8 text file (optionally ``.gz``, decompressed within the same bound), refused with one
+    line when missing, empty, larger than MAX_TEXT_BYTES or not UTF-8 — e.g. a basket file, one user per line."""
+    p, label, _ = _regular_file(path)
+    try:
+        data = _gunzip_bounded(str(p), label) if p.name.lower().endswith(".gz") else p.read_bytes()
+    except OSError as exc:
+        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+    if not data.strip():
+        raise LDPError(f"{label} is empty")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise LDPError(f"{label} is not UTF-8 text; re-save it with UTF-8 encoding") from None
+    return text.splitlines()
 
 
 def load_json_object(data: bytes, filename: str) -> dict:
