@@ -10,18 +10,20 @@ from ldp.cli.options import UsageError, add_output_args
 from ldp.cli.render import Output, fmt, render
 from ldp.core.streams import rng_for
 from ldp.data.loaders import read_text_lines
-from ldp.studies.itemsets import psfo_items, read_baskets, svim
+from ldp.studies.itemsets import ldpminer, psfo_items, read_baskets, svim, svsm
 
 __all__ = ["add_itemset_command"]
 
-METHODS = ("svim", "psfo")
+METHODS = ("svim", "svsm", "ldpminer", "psfo")
 EPILOG = """\
 svim (Wang, Li, Jha, S&P 2018): half the users find 2k candidates with PSFO at l = 1, a tenth report how many
 candidates they hold (l = its 90th percentile), the rest estimate the candidates' frequencies with PSFO at that l
 (GRR amplified to ln(l(e^eps - 1) + 1), or OLH, whichever has the smaller variance), corrected for sets longer than
-l. psfo: padding and sampling with --length L for every user. Item frequencies are fractions of the users.
-json keys: method, epsilon, users, parameters, items (best first: items, estimate), true_top_k, scores (precision,
-recall, f1, ncr, mse), source, seed.
+l. svsm: half the users run svim; the other half report which of the 2k likeliest itemsets (of 2 or 3 of those
+items) their set contains. ldpminer (Qin et al., CCS 2016): l from a privately estimated length distribution, then
+2k candidates, then padding to 2k. psfo: padding and sampling with --length L for every user. Frequencies are
+fractions of the users. json keys: method, epsilon, users, parameters, items (best first: items, estimate),
+[itemsets (svsm)], true_top_k, scores (precision, recall, f1, ncr, mse), source, seed.
 """
 
 
@@ -49,13 +51,17 @@ def cmd_itemsets(args: argparse.Namespace) -> int:
         if args.users < 1:
             raise UsageError(f"--users must be a positive integer, got {args.users}")
         sets = sets.subset(rng_for(args.seed, "cli", "users").integers(0, sets.users, size=args.users))
-    if args.method == "svim":
-        res = svim(sets, args.epsilon, top_k=args.top_k, seed=args.seed)
-    else:
+    if args.method == "psfo":
         res = psfo_items(sets, args.epsilon, length=args.length or 1, top_k=args.top_k, seed=args.seed)
+    else:
+        res = {"svim": svim, "svsm": svsm, "ldpminer": ldpminer}[args.method](sets, args.epsilon, top_k=args.top_k,
+                                                                            seed=args.seed)
     data = {**res.to_dict(), "source": {"data": args.data, "items_in_domain": sets.d}, "seed": args.seed}
-    rows = [[str(i + 1), item, fmt(float(e))] for i, (item, e) in enumerate(zip(res.items, res.estimates,
-                                                                                  strict=True))]
+    if args.method == "svsm":  # the frequent items (its first half) and the itemsets
+        data["itemsets"] = data["items"]
+        data["items"] = data["parameters"].pop("items")
+    rows = [[str(i + 1), " ".join(item), fmt(float(e))]
+            for i, (item, e) in enumerate(zip(res.items, res.estimates, strict=True))]
     preamble = (f"{args.method}, epsilon = {args.epsilon:g}, {res.users:,} users: precision "
                 f"{res.scores['precision']:.2f}, NCR {res.scores['ncr']:.2f}\n")
     render(Output(data, headers=["RANK", "ITEM", "ESTIMATE"], table=rows, preamble=preamble), args.format,

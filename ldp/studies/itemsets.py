@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -23,10 +24,13 @@ import pandas as pd
 
 from ldp.core.errors import LDPError
 from ldp.core.streams import rng_for
+from ldp.evaluation.heavy_hitters import heavy_hitter_scores
+from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.set_valued import PaddingSampling, SetValues
 
-__all__ = ["ItemsetResult", "SVIM_SPLIT", "items_against_epsilon", "psfo_items", "read_baskets", "svim",
-           "synthetic_sets", "tail_correction"]
+__all__ = ["ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "estimate_padded", "items_against_epsilon", "ldpminer",
+           "private_lengths", "psfo_items", "read_baskets", "svim", "svsm", "synthetic_sets", "tail_correction",
+           "true_itemsets"]
 
 #: Shares of the users in SVIM's three phases (candidates, length distribution, frequencies).
 SVIM_SPLIT = (0.5, 0.1, 0.4)
@@ -41,18 +45,18 @@ class ItemsetResult:
     method: str
     epsilon: float
     users: int
-    items: tuple[str, ...]
+    items: tuple[tuple[str, ...], ...]  #: each found item (a 1-tuple) or itemset, best first
     estimates: np.ndarray
     parameters: dict[str, Any]
-    true_items: tuple[str, ...]
+    true_items: tuple[tuple[str, ...], ...]
     true_frequencies: np.ndarray
     scores: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "epsilon": self.epsilon, "users": self.users, "parameters": self.parameters,
-                "items": [{"items": [i], "estimate": float(e)} for i, e in zip(self.items, self.estimates,
-                                                                               strict=True)],
-                "true_top_k": [{"items": [i], "frequency": float(f)}
+                "items": [{"items": list(i), "estimate": float(e)} for i, e in zip(self.items, self.estimates,
+                                                                                   strict=True)],
+                "true_top_k": [{"items": list(i), "frequency": float(f)}
                                for i, f in zip(self.true_items, self.true_frequencies, strict=True)],
                 "scores": self.scores}
 
@@ -90,8 +94,6 @@ def read_baskets(lines: Sequence[str]) -> SetValues:
 
 
 def _scores(found: np.ndarray, estimates: np.ndarray, truth: np.ndarray, freqs: np.ndarray) -> dict[str, float]:
-    from ldp.evaluation.heavy_hitters import heavy_hitter_scores
-
     return heavy_hitter_scores(found.astype(np.uint64), estimates, truth.astype(np.uint64),
                                lambda vs: freqs[np.asarray(vs, dtype=np.int64)])
 
@@ -100,8 +102,9 @@ def _result(method: str, epsilon: float, sets: SetValues, found: np.ndarray, est
             parameters: dict[str, Any]) -> ItemsetResult:
     freqs = sets.frequencies()
     truth = np.lexsort((np.arange(sets.d), -freqs))[:k]
-    return ItemsetResult(method, float(epsilon), sets.users, tuple(sets.labels[i] for i in found), est, parameters,
-                         tuple(sets.labels[i] for i in truth), freqs[truth], _scores(found, est, truth, freqs))
+    return ItemsetResult(method, float(epsilon), sets.users, tuple((sets.labels[i],) for i in found), est,
+                         parameters, tuple((sets.labels[i],) for i in truth), freqs[truth],
+                         _scores(found, est, truth, freqs))
 
 
 def psfo_items(sets: SetValues, epsilon: float, *, length: int, top_k: int, oracle: str = "adaptive",
@@ -115,44 +118,163 @@ def psfo_items(sets: SetValues, epsilon: float, *, length: int, top_k: int, orac
                        sets.users)))})
 
 
+def _split(sets: SetValues, shares: Sequence[float], rng: np.random.Generator) -> list[SetValues]:
+    """Disjoint random groups of the users with the given shares (the last takes the rest)."""
+    order = rng.permutation(sets.users)
+    cuts = np.cumsum([int(share * sets.users) for share in shares[:-1]])
+    groups = [sets.subset(part) for part in np.split(order, cuts)]
+    if min(g.users for g in groups) < 1:
+        raise LDPError(f"need users in each of the {len(shares)} phases; got {sets.users}")
+    return groups
+
+
+def private_lengths(lengths: np.ndarray, cap: int, epsilon: float, rng: np.random.Generator
+                    ) -> tuple[np.ndarray, int]:
+    """The distribution θ of the users' set lengths (capped at ``cap``), estimated from GRR reports over 0 … cap
+    (ε-LDP: one report of one number) and made a distribution by Norm-Sub, and its 90th percentile among users with
+    a non-empty set — the ℓ to pad to.
+    Not the true lengths: public code computes ℓ from them, which leaks."""
+    lengths = np.minimum(np.asarray(lengths, dtype=np.int64), int(cap))
+    e = np.exp(epsilon)
+    p, q = e / (e + cap), 1.0 / (e + cap)
+    other = rng.integers(0, cap, size=lengths.size)
+    reported = np.where(rng.random(lengths.size) < p, lengths, other + (other >= lengths))
+    raw = (np.bincount(reported, minlength=cap + 1) / max(1, lengths.size) - q) / (p - q)
+    theta = norm_sub(raw)  # the consistency paper's Norm-Sub: clipping alone leaves the noise's mass in the tail
+    cdf = np.cumsum(theta[1:]) / max(theta[1:].sum(), 1e-12)
+    return theta, int(min(cap, np.searchsorted(cdf, LENGTH_PERCENTILE) + 1))
+
+
+def _recode(sets: SetValues, candidates: np.ndarray, labels: Sequence[str]) -> SetValues:
+    """Each set intersected with the candidates and recoded 0 … |C| − 1 in the candidates' order."""
+    keep = np.zeros(sets.d, dtype=bool)
+    keep[candidates] = True
+    restricted = sets.restrict(keep)
+    code = np.full(sets.d, -1, dtype=np.int64)
+    code[candidates] = np.arange(candidates.size)
+    return SetValues(code[restricted.items], restricted.offsets, tuple(labels))
+
+
+def estimate_padded(sets: SetValues, epsilon: float, length: int, theta: np.ndarray | None,
+                    rng: np.random.Generator) -> tuple[np.ndarray, PaddingSampling, float]:
+    """PSFO at ``length`` on these (already restricted) sets, tail-corrected by θ when given."""
+    psfo = PaddingSampling(epsilon, sets.d, length, "adaptive")
+    correction = 1.0 if theta is None else tail_correction(theta, length)
+    return psfo.collect(sets, rng) * correction, psfo, correction
+
+
 def svim(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0) -> ItemsetResult:
     """SVIM's three phases (module docstring) on disjoint random groups of the users."""
     rng = rng_for(seed, "itemsets", "svim")
-    order = rng.permutation(sets.users)
-    cut1 = int(SVIM_SPLIT[0] * sets.users)
-    cut2 = cut1 + int(SVIM_SPLIT[1] * sets.users)
-    groups = [sets.subset(order[:cut1]), sets.subset(order[cut1:cut2]), sets.subset(order[cut2:])]
-    if min(g.users for g in groups) < 1:
-        raise LDPError(f"svim needs users in each of its three phases; got {sets.users}")
-    # phase 1: candidates
+    groups = _split(sets, SVIM_SPLIT, rng)
     first = PaddingSampling(epsilon, sets.d, 1, "adaptive").collect(groups[0], rng)
     size = min(sets.d, 2 * top_k)
     candidates = np.lexsort((np.arange(sets.d), -first))[:size]
     keep = np.zeros(sets.d, dtype=bool)
     keep[candidates] = True
-    # phase 2: length distribution of x ∩ C, by GRR over 0 … 2k
-    lengths = np.minimum(groups[1].restrict(keep).sizes, size)
-    e = np.exp(epsilon)
-    p, q = e / (e + size), 1.0 / (e + size)
-    other = rng.integers(0, size, size=lengths.size)
-    reported = np.where(rng.random(lengths.size) < p, lengths, other + (other >= lengths))
-    theta = (np.bincount(reported, minlength=size + 1) / lengths.size - q) / (p - q)
-    theta = np.clip(theta, 0, None)
-    theta = theta / theta.sum() if theta.sum() > 0 else np.full(size + 1, 1.0 / (size + 1))
-    cdf = np.cumsum(theta[1:]) / max(theta[1:].sum(), 1e-12)  # among users holding at least one candidate
-    length = int(np.searchsorted(cdf, LENGTH_PERCENTILE) + 1)
-    # phase 3: frequencies with the chosen ℓ over the candidates only (recoded 0 … 2k − 1), then the tail correction
-    restricted = groups[2].restrict(keep)
-    code = np.full(sets.d, -1, dtype=np.int64)
-    code[candidates] = np.arange(size)
-    recoded = SetValues(code[restricted.items], restricted.offsets, tuple(sets.labels[c] for c in candidates))
-    psfo = PaddingSampling(epsilon, size, length, "adaptive")
-    correction = tail_correction(theta, length)
-    est = psfo.collect(recoded, rng) * correction
+    theta, length = private_lengths(groups[1].restrict(keep).sizes, size, epsilon, rng)
+    recoded = _recode(groups[2], candidates, [sets.labels[c] for c in candidates])
+    est, psfo, correction = estimate_padded(recoded, epsilon, length, theta, rng)
     order_c = np.lexsort((candidates, -est))[:top_k]
     return _result("svim", epsilon, sets, candidates[order_c], est[order_c], top_k,
                    {"length": length, "oracle": psfo.oracle, "candidates": int(size), "tail_correction": correction,
                     "split": list(SVIM_SPLIT)})
+
+
+#: LDPMiner's phases: the private length distribution, candidates, frequencies.
+LDPMINER_SPLIT = (0.1, 0.45, 0.45)
+#: Longest set length a user reports for the length distribution (longer sets count as this).
+LENGTH_CAP = 64
+
+
+def ldpminer(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0) -> ItemsetResult:
+    """LDPMiner (Qin et al., CCS 2016) as the lecture describes it: phase 1 pads every set to ℓ — the 90th
+    percentile of the set lengths, estimated privately from a tenth of the users (``LDPMINER_SPLIT``) rather than
+    from the true lengths as public code does — samples one item and reports it, and keeps the 2k items with the
+    highest estimates; phase 2 intersects each set with them, pads to 2k (so nothing is cut) and reports one.
+    Its estimates are unbiased (ℓ = 2k covers every intersection) but carry the (2k)² factor of the variance."""
+    rng = rng_for(seed, "itemsets", "ldpminer")
+    groups = _split(sets, LDPMINER_SPLIT, rng)
+    _, length = private_lengths(groups[0].sizes, LENGTH_CAP, epsilon, rng)
+    first = PaddingSampling(epsilon, sets.d, length, "adaptive").collect(groups[1], rng)
+    size = min(sets.d, 2 * top_k)
+    candidates = np.lexsort((np.arange(sets.d), -first))[:size]
+    recoded = _recode(groups[2], candidates, [sets.labels[c] for c in candidates])
+    est, psfo, _ = estimate_padded(recoded, epsilon, size, None, rng)
+    order_c = np.lexsort((candidates, -est))[:top_k]
+    return _result("ldpminer", epsilon, sets, candidates[order_c], est[order_c], top_k,
+                   {"length": length, "second_length": int(size), "oracle": psfo.oracle, "candidates": int(size),
+                    "split": list(LDPMINER_SPLIT)})
+
+
+def _incidence(sets: SetValues, items: np.ndarray) -> np.ndarray:
+    """(users, len(items)) booleans: whether each user holds each of ``items``."""
+    col = np.full(sets.d, -1, dtype=np.int64)
+    col[items] = np.arange(items.size)
+    users = np.repeat(np.arange(sets.users), sets.sizes)
+    hit = col[sets.items] >= 0
+    out = np.zeros((sets.users, items.size), dtype=bool)
+    out[users[hit], col[sets.items[hit]]] = True
+    return out
+
+
+def true_itemsets(sets: SetValues, k: int, *, sizes: Sequence[int] = (2, 3), among: int = 30
+                  ) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """The k most frequent itemsets of the given sizes (ties by items), counted exactly among the ``among`` most
+    frequent items (an itemset is at most as frequent as each of its items, so the top itemsets are made of
+    frequent items whenever the k-th itemset is more frequent than the ``among``-th item)."""
+    top = np.lexsort((np.arange(sets.d), -sets.frequencies()))[:among]
+    inc = _incidence(sets, top)
+    combos = [c for size in sizes for c in combinations(range(top.size), size)]
+    counts = np.array([np.all(inc[:, list(c)], axis=1).sum() for c in combos], dtype=np.float64)
+    order = sorted(range(len(combos)), key=lambda j: (-counts[j], combos[j]))[:k]
+    return [tuple(int(top[i]) for i in combos[j]) for j in order], counts[order] / sets.users
+
+
+def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size: int = 3) -> ItemsetResult:
+    """SVSM (Wang, Li, Jha, S&P 2018) for itemsets of 2 … ``max_size`` items: half the users run SVIM for the top 2k
+    items; candidate itemsets are their subsets, the 2k with the highest guessed frequency (the product of the
+    items' estimates — a-priori: an itemset is no more frequent than its items) kept; the other half report
+    which candidates their set contains, a tenth of them the number (the private ℓ), the rest by PSFO at ℓ with
+    the tail correction."""
+    rng = rng_for(seed, "itemsets", "svsm")
+    halves = _split(sets, (0.5, 0.5), rng)
+    items = svim(halves[0], epsilon, top_k=min(sets.d, 2 * top_k), seed=seed)  # 2k items: room for k itemsets
+    code = {label: i for i, label in enumerate(sets.labels)}
+    top = np.array([code[i[0]] for i in items.items], dtype=np.int64)
+    guess = dict(zip(top.tolist(), np.clip(items.estimates, 1e-12, None).tolist(), strict=True))
+    combos = [c for size in range(2, max_size + 1) for c in combinations(sorted(top.tolist()), size)]
+    if not combos:
+        raise LDPError("svsm needs at least two frequent items; raise --top-k")
+    combos.sort(key=lambda c: (-float(np.prod([guess[i] for i in c])), c))
+    candidates = combos[: 2 * top_k]
+    inc = _incidence(halves[1], top)
+    position = {item: j for j, item in enumerate(top.tolist())}
+    contained = np.column_stack([np.all(inc[:, [position[i] for i in c]], axis=1) for c in candidates])
+    users, which = np.nonzero(contained)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(users, minlength=halves[1].users))]).astype(np.int64)
+    labels = ["+".join(sets.labels[i] for i in c) for c in candidates]
+    itemset_sets = SetValues(which.astype(np.int64), offsets, tuple(labels))
+    parts = _split(itemset_sets, (0.2, 0.8), rng)
+    theta, length = private_lengths(parts[0].sizes, len(candidates), epsilon, rng)
+    est, psfo, correction = estimate_padded(parts[1], epsilon, length, theta, rng)
+    order = np.lexsort((np.arange(len(candidates)), -est))[:top_k]
+    found = [candidates[j] for j in order]
+    truth, true_freq = true_itemsets(sets, top_k, sizes=range(2, max_size + 1))
+    everything = list(dict.fromkeys([*found, *truth]))
+    ids = {c: n for n, c in enumerate(everything)}
+    needed = np.unique(np.concatenate([np.array(c) for c in everything]))
+    inc_all = _incidence(sets, needed)
+    cols = {item: j for j, item in enumerate(needed.tolist())}
+    freq = np.array([np.all(inc_all[:, [cols[i] for i in c]], axis=1).mean() for c in everything])
+    scores = heavy_hitter_scores(np.array([ids[c] for c in found], dtype=np.uint64), est[order],
+                                 np.array([ids[c] for c in truth], dtype=np.uint64),
+                                 lambda vs: freq[np.asarray(vs, dtype=np.int64)])
+    return ItemsetResult("svsm", float(epsilon), sets.users, tuple(tuple(sets.labels[i] for i in c) for c in found),
+                         est[order], {"items": items.to_dict()["items"][:top_k], "candidate_items": len(top),
+                                      "candidates": len(candidates),
+                                      "length": length, "oracle": psfo.oracle, "tail_correction": correction},
+                         tuple(tuple(sets.labels[i] for i in c) for c in truth), true_freq, scores)
 
 
 def tail_correction(theta: np.ndarray, length: int) -> float:

@@ -52,3 +52,12 @@ def test_a_file_that_is_not_text_is_refused(capsys, tmp_path):
     bad.write_bytes(b"\xff\xfe\x00bad")
     code, out, err = run(capsys, "itemsets", "--method", "psfo", "-e", 1, "-k", 1, "--data", bad)
     assert code == 2 and "not UTF-8" in err
+
+
+def test_svsm_prints_items_and_itemsets(capsys, baskets):
+    path, _ = baskets
+    code, out, err = run(capsys, "itemsets", "--method", "svsm", "-e", 4, "-k", 2, "--data", path)
+    assert code == 0, err
+    data = json.loads(out)
+    assert all(len(i["items"]) == 1 for i in data["items"]) and all(len(i["items"]) >= 2 for i in data["itemsets"])
+    assert {tuple(sorted(i["items"])) for i in data["itemsets"]} == {("bread", "milk"), ("bread", "eggs")}
