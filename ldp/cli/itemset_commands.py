@@ -36,6 +36,9 @@ def add_itemset_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--data", required=True, metavar="FILE", help="basket file: one user per line")
     p.add_argument("--length", type=int, help="psfo: the padding length l (default 1)")
     p.add_argument("--users", "-n", type=int, metavar="N", help="users drawn from the lines (default: every line)")
+    p.add_argument("--engine", choices=("exact", "fast"), default="exact",
+                   help="exact: every user's report made by the client (default); fast: the oracle's support counts "
+                        "drawn directly (exact in distribution for GRR, exact marginals for OLH)")
     p.add_argument("--seed", type=int, default=0)
     add_output_args(p, ("json", "table"), "json")
     p.set_defaults(func=cmd_itemsets)
@@ -52,11 +55,13 @@ def cmd_itemsets(args: argparse.Namespace) -> int:
             raise UsageError(f"--users must be a positive integer, got {args.users}")
         sets = sets.subset(rng_for(args.seed, "cli", "users").integers(0, sets.users, size=args.users))
     if args.method == "psfo":
-        res = psfo_items(sets, args.epsilon, length=args.length or 1, top_k=args.top_k, seed=args.seed)
+        res = psfo_items(sets, args.epsilon, length=args.length or 1, top_k=args.top_k, seed=args.seed,
+                         engine=args.engine)
     else:
         res = {"svim": svim, "svsm": svsm, "ldpminer": ldpminer}[args.method](sets, args.epsilon, top_k=args.top_k,
-                                                                            seed=args.seed)
-    data = {**res.to_dict(), "source": {"data": args.data, "items_in_domain": sets.d}, "seed": args.seed}
+                                                                            seed=args.seed, engine=args.engine)
+    data = {**res.to_dict(), "source": {"data": args.data, "items_in_domain": sets.d}, "seed": args.seed,
+            "engine": args.engine}
     if args.method == "svsm":  # the frequent items (its first half) and the itemsets
         data["itemsets"] = data["items"]
         data["items"] = data["parameters"].pop("items")

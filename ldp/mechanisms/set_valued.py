@@ -19,13 +19,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ldp.core.errors import LDPError
 from ldp.core.params import EPSILON, Param
-from ldp.mechanisms.heavy_hitters import PrefixOracle
+from ldp.core.registry import MECHANISMS
+from ldp.mechanisms.base import Mechanism
 
 __all__ = ["PaddingSampling", "SetValues", "amplified_epsilon"]
 
@@ -117,7 +117,13 @@ class PaddingSampling:
         self.oracle = oracle
         e = math.exp(amplified_epsilon(self.epsilon, self.length))
         self.grr_p, self.grr_q = e / (e + self.size - 1), 1.0 / (e + self.size - 1)
-        self._olh = PrefixOracle(self.epsilon, 64)
+
+    @property
+    def mechanism(self) -> Mechanism:
+        """The registered frequency oracle over the d + ℓ padded values: GRR at ε′ (amplified) or OLH at ε."""
+        if self.oracle == "grr":
+            return MECHANISMS.get("grr")(amplified_epsilon(self.epsilon, self.length), self.size)
+        return MECHANISMS.get("olh")(self.epsilon, self.size)
 
     def grr_variance(self) -> float:
         """n·Var of one padded value's frequency with GRR at ε′ over d + ℓ values (rare value)."""
@@ -149,32 +155,11 @@ class PaddingSampling:
         out[idx] = sets.items[sets.offsets[idx] + pick[idx]]
         return out.astype(np.int64)
 
-    def perturb(self, values: np.ndarray, rng: np.random.Generator) -> Any:
-        """The oracle's reports of the sampled values: GRR codes, or OLH (seed, y) pairs."""
-        if self.oracle == "grr":
-            keep = rng.random(values.size) < self.grr_p
-            other = rng.integers(0, self.size - 1, size=values.size)
-            return np.where(keep, values, other + (other >= values))
-        return self._olh.perturb(values.astype(np.uint64), rng)
-
-    def estimate(self, reports: Any, users: int, candidates: np.ndarray | None = None) -> np.ndarray:
-        """ℓ·f̃(v) for each item (or each of ``candidates``): the fraction of users holding it, unbiased where
-        every set has at most ℓ items."""
-        cands = np.arange(self.d) if candidates is None else np.asarray(candidates, dtype=np.int64)
-        if self.oracle == "grr":
-            counts = np.bincount(reports, minlength=self.size)[cands]
-            f = (counts / users - self.grr_q) / (self.grr_p - self.grr_q)
-        else:
-            seeds, y = reports
-            f = self._olh.estimate(cands.astype(np.uint64), seeds, y)
-        return self.length * f
+    def item_estimates(self, oracle_estimate: np.ndarray) -> np.ndarray:
+        """ℓ·f̃(v) for the d items from the oracle's estimate over the d + ℓ padded values: the fraction of users
+        holding each item, unbiased where every set has at most ℓ items."""
+        return self.length * np.asarray(oracle_estimate, dtype=np.float64)[: self.d]
 
     def report_probability(self, report: int, padded: Sequence[int]) -> float:
         """Pr[report | the padded set] for GRR (the exact channel the ε-LDP check enumerates)."""
         return float(np.mean([self.grr_p if report == v else self.grr_q for v in padded]))
-
-    def collect(self, sets: SetValues, rng: np.random.Generator, candidates: np.ndarray | None = None) -> np.ndarray:
-        """Sample, report and estimate for these users: ℓ·f̃ per item (or candidate)."""
-        if sets.users == 0:
-            raise LDPError("psfo: no users in this group; use more users")
-        return self.estimate(self.perturb(self.sample(sets, rng), rng), sets.users, candidates)

@@ -24,13 +24,14 @@ import pandas as pd
 
 from ldp.core.errors import LDPError
 from ldp.core.streams import rng_for
+from ldp.engines import collect
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.set_valued import PaddingSampling, SetValues
 
-__all__ = ["ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "estimate_padded", "items_against_epsilon", "ldpminer",
-           "private_lengths", "psfo_items", "read_baskets", "svim", "svsm", "synthetic_sets", "tail_correction",
-           "true_itemsets"]
+__all__ = ["ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded",
+           "items_against_epsilon", "ldpminer", "private_lengths", "psfo_items", "read_baskets", "svim", "svsm",
+           "synthetic_sets", "tail_correction", "true_itemsets"]
 
 #: Shares of the users in SVIM's three phases (candidates, length distribution, frequencies).
 SVIM_SPLIT = (0.5, 0.1, 0.4)
@@ -61,23 +62,35 @@ class ItemsetResult:
                 "scores": self.scores}
 
 
-def synthetic_sets(users: int, items: int = 200, *, s: float = 1.0, mean_size: float = 4.0, seed: int = 0
-                   ) -> SetValues:
-    """Sets whose sizes are 1 + Poisson(mean_size − 1) and whose items are drawn without repeats from a Zipf(s)
-    over ``items`` items: the frequent items are the small codes, named "i0", "i1", …"""
+def synthetic_sets(users: int, items: int = 200, *, s: float = 1.0, mean_size: float = 4.0, seed: int = 0,
+                   chunk: int = 100_000) -> SetValues:
+    """Sets whose sizes are 1 + Poisson(mean_size − 1) (at most ``items``) and whose items are the first distinct
+    draws of a Zipf(s) over ``items`` items (sampling without replacement, in draw order): the frequent items are the
+    small codes, named "i0", "i1", … Vectorized a chunk of users at a time (rows of draws, the first occurrence of
+    each item in a row found by a stable sort)."""
+    if users < 1 or items < 1:
+        raise LDPError(f"need at least one user and one item, got {users} and {items}")
     rng = rng_for(seed, "itemsets", "synthetic", items, s, mean_size)
-    sizes = np.minimum(1 + rng.poisson(max(0.0, mean_size - 1), size=users), items)
     w = 1.0 / np.arange(1, items + 1) ** s
     w /= w.sum()
-    draws = rng.choice(items, size=(users, int(sizes.max()) * 3), p=w)
-    rows = []
-    for r in range(users):  # per-user de-duplication of a short row: O(users · size), not per item of the domain
-        uniq = list(dict.fromkeys(draws[r].tolist()))[: sizes[r]]
-        rows.append(uniq)
+    parts, offsets, total = [], [np.zeros(1, dtype=np.int64)], 0
+    for start in range(0, int(users), chunk):
+        m = min(chunk, int(users) - start)
+        sizes = np.minimum(1 + rng.poisson(max(0.0, mean_size - 1), size=m), items)
+        width = int(sizes.max()) * 4 + 8
+        draws = rng.choice(items, size=(m, width), p=w)
+        order = np.argsort(draws, axis=1, kind="stable")
+        ranked = np.take_along_axis(draws, order, axis=1)
+        first_sorted = np.ones_like(ranked, dtype=bool)
+        first_sorted[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+        first = np.zeros_like(first_sorted)
+        np.put_along_axis(first, order, first_sorted, axis=1)  # first occurrence, in draw order
+        keep = first & (np.cumsum(first, axis=1) <= sizes[:, None])
+        parts.append(draws[keep])
+        offsets.append(total + np.cumsum(keep.sum(axis=1)))
+        total += int(keep.sum())
     labels = tuple(f"i{k}" for k in range(items))
-    flat = np.fromiter((v for row in rows for v in row), dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum([len(row) for row in rows])]).astype(np.int64)
-    return SetValues(flat, offsets, labels)
+    return SetValues(np.concatenate(parts).astype(np.int64), np.concatenate(offsets).astype(np.int64), labels)
 
 
 def read_baskets(lines: Sequence[str]) -> SetValues:
@@ -108,14 +121,26 @@ def _result(method: str, epsilon: float, sets: SetValues, found: np.ndarray, est
 
 
 def psfo_items(sets: SetValues, epsilon: float, *, length: int, top_k: int, oracle: str = "adaptive",
-               seed: int = 0) -> ItemsetResult:
+               seed: int = 0, engine: str = "exact") -> ItemsetResult:
     """PSFO with a given ℓ on every user: the k items with the highest ℓ·f̃."""
     psfo = PaddingSampling(epsilon, sets.d, length, oracle)
-    est = psfo.collect(sets, rng_for(seed, "itemsets", "psfo", length))
+    est = collect_padded(psfo, sets, rng_for(seed, "itemsets", "psfo", length), engine)
     found = np.lexsort((np.arange(sets.d), -est))[:top_k]
     return _result("psfo", epsilon, sets, found, est[found], top_k,
                    {"length": length, "oracle": psfo.oracle, "item_sd": float(np.sqrt(psfo.item_variance(
                        sets.users)))})
+
+
+def collect_padded(psfo: PaddingSampling, sets: SetValues, rng: np.random.Generator, engine: str = "exact"
+                   ) -> np.ndarray:
+    """PSFO on these users: each samples one padded value (the client's first step, vectorized), the registered
+    oracle (GRR at ε′ or OLH) randomizes it — every user's report on the exact engine, the support counts drawn
+    directly on the fast one (exact in distribution for GRR, exact marginals for OLH) — and ℓ·f̃ per item."""
+    if sets.users == 0:
+        raise LDPError("psfo: no users in this group; use more users")
+    counts = np.bincount(psfo.sample(sets, rng), minlength=psfo.size)
+    mech = psfo.mechanism
+    return psfo.item_estimates(mech.estimate(collect(mech, counts, rng, engine)).values)
 
 
 def _split(sets: SetValues, shares: Sequence[float], rng: np.random.Generator) -> list[SetValues]:
@@ -156,25 +181,25 @@ def _recode(sets: SetValues, candidates: np.ndarray, labels: Sequence[str]) -> S
 
 
 def estimate_padded(sets: SetValues, epsilon: float, length: int, theta: np.ndarray | None,
-                    rng: np.random.Generator) -> tuple[np.ndarray, PaddingSampling, float]:
+                    rng: np.random.Generator, engine: str = "exact") -> tuple[np.ndarray, PaddingSampling, float]:
     """PSFO at ``length`` on these (already restricted) sets, tail-corrected by θ when given."""
     psfo = PaddingSampling(epsilon, sets.d, length, "adaptive")
     correction = 1.0 if theta is None else tail_correction(theta, length)
-    return psfo.collect(sets, rng) * correction, psfo, correction
+    return collect_padded(psfo, sets, rng, engine) * correction, psfo, correction
 
 
-def svim(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0) -> ItemsetResult:
+def svim(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, engine: str = "exact") -> ItemsetResult:
     """SVIM's three phases (module docstring) on disjoint random groups of the users."""
     rng = rng_for(seed, "itemsets", "svim")
     groups = _split(sets, SVIM_SPLIT, rng)
-    first = PaddingSampling(epsilon, sets.d, 1, "adaptive").collect(groups[0], rng)
+    first = collect_padded(PaddingSampling(epsilon, sets.d, 1, "adaptive"), groups[0], rng, engine)
     size = min(sets.d, 2 * top_k)
     candidates = np.lexsort((np.arange(sets.d), -first))[:size]
     keep = np.zeros(sets.d, dtype=bool)
     keep[candidates] = True
     theta, length = private_lengths(groups[1].restrict(keep).sizes, size, epsilon, rng)
     recoded = _recode(groups[2], candidates, [sets.labels[c] for c in candidates])
-    est, psfo, correction = estimate_padded(recoded, epsilon, length, theta, rng)
+    est, psfo, correction = estimate_padded(recoded, epsilon, length, theta, rng, engine)
     order_c = np.lexsort((candidates, -est))[:top_k]
     return _result("svim", epsilon, sets, candidates[order_c], est[order_c], top_k,
                    {"length": length, "oracle": psfo.oracle, "candidates": int(size), "tail_correction": correction,
@@ -187,7 +212,7 @@ LDPMINER_SPLIT = (0.1, 0.45, 0.45)
 LENGTH_CAP = 64
 
 
-def ldpminer(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0) -> ItemsetResult:
+def ldpminer(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, engine: str = "exact") -> ItemsetResult:
     """LDPMiner (Qin et al., CCS 2016) as the lecture describes it: phase 1 pads every set to ℓ — the 90th
     percentile of the set lengths, estimated privately from a tenth of the users (``LDPMINER_SPLIT``) rather than
     from the true lengths as public code does — samples one item and reports it, and keeps the 2k items with the
@@ -196,11 +221,11 @@ def ldpminer(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0) -> I
     rng = rng_for(seed, "itemsets", "ldpminer")
     groups = _split(sets, LDPMINER_SPLIT, rng)
     _, length = private_lengths(groups[0].sizes, LENGTH_CAP, epsilon, rng)
-    first = PaddingSampling(epsilon, sets.d, length, "adaptive").collect(groups[1], rng)
+    first = collect_padded(PaddingSampling(epsilon, sets.d, length, "adaptive"), groups[1], rng, engine)
     size = min(sets.d, 2 * top_k)
     candidates = np.lexsort((np.arange(sets.d), -first))[:size]
     recoded = _recode(groups[2], candidates, [sets.labels[c] for c in candidates])
-    est, psfo, _ = estimate_padded(recoded, epsilon, size, None, rng)
+    est, psfo, _ = estimate_padded(recoded, epsilon, size, None, rng, engine)
     order_c = np.lexsort((candidates, -est))[:top_k]
     return _result("ldpminer", epsilon, sets, candidates[order_c], est[order_c], top_k,
                    {"length": length, "second_length": int(size), "oracle": psfo.oracle, "candidates": int(size),
@@ -231,7 +256,8 @@ def true_itemsets(sets: SetValues, k: int, *, sizes: Sequence[int] = (2, 3), amo
     return [tuple(int(top[i]) for i in combos[j]) for j in order], counts[order] / sets.users
 
 
-def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size: int = 3) -> ItemsetResult:
+def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size: int = 3,
+         engine: str = "exact") -> ItemsetResult:
     """SVSM (Wang, Li, Jha, S&P 2018) for itemsets of 2 … ``max_size`` items: half the users run SVIM for the top 2k
     items; candidate itemsets are their subsets, the 2k with the highest guessed frequency (the product of the
     items' estimates — a-priori: an itemset is no more frequent than its items) kept; the other half report
@@ -239,7 +265,8 @@ def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size
     the tail correction."""
     rng = rng_for(seed, "itemsets", "svsm")
     halves = _split(sets, (0.5, 0.5), rng)
-    items = svim(halves[0], epsilon, top_k=min(sets.d, 2 * top_k), seed=seed)  # 2k items: room for k itemsets
+    # 2k items: room for k itemsets
+    items = svim(halves[0], epsilon, top_k=min(sets.d, 2 * top_k), seed=seed, engine=engine)
     code = {label: i for i, label in enumerate(sets.labels)}
     top = np.array([code[i[0]] for i in items.items], dtype=np.int64)
     guess = dict(zip(top.tolist(), np.clip(items.estimates, 1e-12, None).tolist(), strict=True))
@@ -257,7 +284,7 @@ def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size
     itemset_sets = SetValues(which.astype(np.int64), offsets, tuple(labels))
     parts = _split(itemset_sets, (0.2, 0.8), rng)
     theta, length = private_lengths(parts[0].sizes, len(candidates), epsilon, rng)
-    est, psfo, correction = estimate_padded(parts[1], epsilon, length, theta, rng)
+    est, psfo, correction = estimate_padded(parts[1], epsilon, length, theta, rng, engine)
     order = np.lexsort((np.arange(len(candidates)), -est))[:top_k]
     found = [candidates[j] for j in order]
     truth, true_freq = true_itemsets(sets, top_k, sizes=range(2, max_size + 1))

@@ -12,6 +12,7 @@ import pytest
 
 import ldp
 from ldp.mechanisms.set_valued import PaddingSampling, SetValues, amplified_epsilon
+from ldp.studies.itemsets import collect_padded
 
 
 @pytest.mark.parametrize(("epsilon", "d", "length"), [(0.5, 3, 2), (1.0, 4, 3), (2.0, 3, 1), (3.0, 4, 2)])
@@ -45,7 +46,7 @@ def test_l_times_f_is_unbiased_where_no_set_is_longer_than_l(oracle):
             for _ in range(20_000)]
     sets = _sets(rows)
     psfo = PaddingSampling(1.5, sets.d, 3, oracle)
-    est = np.array([psfo.collect(sets, rng) for _ in range(60)])
+    est = np.array([collect_padded(psfo, sets, rng) for _ in range(60)])
     se = est.std(axis=0, ddof=1) / math.sqrt(60)
     assert np.all(np.abs(est.mean(axis=0) - sets.frequencies()) < 4.5 * se)
 
@@ -54,7 +55,7 @@ def test_sets_longer_than_l_are_under_counted():
     """Every user holds 4 of 4 items and ℓ = 1: each item is reported with probability 1/4, so ℓ·f̃ ≈ 1/4 although
     every user holds it (the lecture's "under estimation")."""
     sets = _sets([[0, 1, 2, 3]] * 20_000)
-    est = PaddingSampling(4.0, 4, 1, "grr").collect(sets, np.random.default_rng(0))
+    est = collect_padded(PaddingSampling(4.0, 4, 1, "grr"), sets, np.random.default_rng(0))
     assert np.all(np.abs(est - 0.25) < 0.05)
 
 
