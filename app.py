@@ -26,6 +26,9 @@ PAGES = {
                 url_path="postprocessing"),
         st.Page("views/heavy_hitters.py", title="Heavy hitters", icon=":material/trending_up:",
                 url_path="heavy_hitters"),
+        st.Page("views/itemsets.py", title="Frequent items", icon=":material/shopping_basket:", url_path="itemsets"),
+        st.Page("views/vector_means.py", title="Means of vectors", icon=":material/scatter_plot:",
+                url_path="vector_means"),
     ],
     "Understand": [
         st.Page("views/learn.py", title="Learn", icon=":material/school:", url_path="learn"),

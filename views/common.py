@@ -541,6 +541,13 @@ def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container
                       f"below {SMOOTHNESS_WARN:g}.")
 
 
+def page_heading(title: str, intro: str) -> None:
+    """A page's title and its one-paragraph introduction (left out on a projector, where the chart needs the room)."""
+    st.title(title)
+    if not presenting():
+        st.caption(intro)
+
+
 def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "") -> None:
     """A chart with an accessible text description and its plotted values as a table. The figure keeps its own
     template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's

@@ -36,6 +36,9 @@ ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
                 help="Another configuration has other rounds: the last one (the answer) is shown first.")
 SEED = common.seed_control("hh_seed")
 CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, ROUND, SEED)
+INTRO = ("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
+         "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
+         "the server extends only the prefixes that look frequent.")
 CURVE_EPS = (0.5, 1.0, 2.0, 4.0, 8.0)
 
 
@@ -59,11 +62,7 @@ def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments
 
 
 def main() -> None:
-    st.title("Heavy hitters")
-    if not common.presenting():
-        st.caption("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
-                   "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
-                   "the server extends only the prefixes that look frequent.")
+    common.page_heading("Heavy hitters", INTRO)
     with st.sidebar:
         st.header("Heavy hitters")
         method = render(METHOD)

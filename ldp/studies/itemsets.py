@@ -29,9 +29,9 @@ from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.set_valued import PaddingSampling, SetValues
 
-__all__ = ["ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded",
-           "items_against_epsilon", "ldpminer", "private_lengths", "psfo_items", "read_baskets", "svim", "svsm",
-           "synthetic_sets", "tail_correction", "true_itemsets"]
+__all__ = ["ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded", "flight_baskets",
+           "items_against_epsilon", "ldpminer", "padding_tradeoff", "private_lengths", "psfo_items", "read_baskets",
+           "svim", "svsm", "synthetic_sets", "tail_correction", "true_itemsets"]
 
 #: Shares of the users in SVIM's three phases (candidates, length distribution, frequencies).
 SVIM_SPLIT = (0.5, 0.1, 0.4)
@@ -302,6 +302,42 @@ def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size
                                       "candidates": len(candidates),
                                       "length": length, "oracle": psfo.oracle, "tail_correction": correction},
                          tuple(tuple(sets.labels[i] for i in c) for c in truth), true_freq, scores)
+
+
+def padding_tradeoff(sets: SetValues, epsilon: float, lengths: Sequence[int], *, top_k: int = 10) -> pd.DataFrame:
+    """The lecture's two error sources of PSFO as ℓ moves, in closed form for the k most frequent items: the squared
+    under-estimation (E[ℓ·f̃(v)] = (1/n) Σ over v's holders of min(1, ℓ/|x|), exact from the sets) and the oracle's
+    variance ℓ²·Var/n (the adaptive oracle's), averaged over the k items, and their sum (the MSE)."""
+    freqs = sets.frequencies()
+    top = np.lexsort((np.arange(sets.d), -freqs))[:top_k]
+    holder = np.repeat(np.arange(sets.users), sets.sizes)
+    size_of = sets.sizes[holder]
+    is_top = np.isin(sets.items, top)
+    rows = []
+    for length in lengths:
+        weight = np.minimum(1.0, int(length) / size_of[is_top])
+        expected = np.bincount(sets.items[is_top], weights=weight, minlength=sets.d)[top] / sets.users
+        bias2 = float(np.mean((freqs[top] - expected) ** 2))
+        psfo = PaddingSampling(epsilon, sets.d, int(length), "adaptive")
+        var = psfo.item_variance(sets.users)
+        rows.append({"ℓ": int(length), "squared under-estimation": bias2, "oracle variance": var,
+                     "MSE": bias2 + var, "oracle": psfo.oracle})
+    return pd.DataFrame(rows)
+
+
+def flight_baskets() -> SetValues:
+    """A set-valued sample derived from the bundled flights (NYC 2013, see sample_data/README.md): one "user" per
+    departure hour of a day at one of the three airports, holding the set of destinations flown in that hour —
+    about 20,000 sets of a few of 104 airports, whose frequent items are the hubs."""
+    from ldp.data.samples import load_sample
+
+    flights = load_sample("flights")[["month", "day", "origin", "dep_hour", "dest"]].dropna()
+    keys = flights.groupby(["month", "day", "origin", "dep_hour"], sort=True).ngroup().to_numpy()
+    dest = flights["dest"].astype(str).to_numpy()
+    labels, codes = np.unique(dest, return_inverse=True)
+    pairs = np.unique(np.column_stack([keys, codes]), axis=0)  # each destination once per set
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(pairs[:, 0], minlength=int(keys.max()) + 1))])
+    return SetValues(pairs[:, 1].astype(np.int64), offsets.astype(np.int64), tuple(labels.tolist()))
 
 
 def tail_correction(theta: np.ndarray, length: int) -> float:

@@ -18,7 +18,7 @@ from ldp.core.streams import rng_for
 from ldp.mechanisms.vector import VectorMechanism, get_vector_mechanism
 from ldp.studies.mean_variance import mean_values
 
-__all__ = ["VectorMeanResult", "collect_means", "variance_against_d"]
+__all__ = ["LECTURE_SUMMARY", "VectorMeanResult", "collect_means", "simulated_variance", "variance_against_d"]
 
 
 @dataclass(frozen=True)
@@ -99,3 +99,25 @@ def variance_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequence
             rows.append({"mechanism": name, "display_name": mech.display_name, "family": mech.family,
                          "d": int(d), "worst-case variance": mech.worst_case_variance()})
     return pd.DataFrame(rows)
+
+
+#: The lecture's summary table ("Summary so far"): what to use for each kind of value, and where it lives here.
+LECTURE_SUMMARY = pd.DataFrame({
+    "": ["scalar", "vector"],
+    "categorical": ["a frequency oracle (GRR, OUE, OLH, … — Playground)",
+                    "split the users: each reports one attribute (K of Q questions, Learn)"],
+    "numerical": ["probability assignment + RR: Stochastic Rounding, PM, HM (ldp mean)",
+                  "split the users: each reports one (or k) coordinates — Harmony, PM/HM k of d"],
+})
+
+
+def simulated_variance(mechanism: str, epsilon: float, d: int, *, users: int = 20_000, trials: int = 50,
+                       seed: int = 0) -> dict[str, float]:
+    """The mean's per-coordinate MSE over ``trials`` collections of ``users`` users holding uniform vectors in
+    [−1, 1]^d, beside the closed form Σ Var/n² (averaged over the coordinates)."""
+    mech = get_vector_mechanism(mechanism, epsilon, d)
+    rng = rng_for(seed, "vector-means", "check", mechanism, float(epsilon), int(d))
+    x = rng.uniform(-1.0, 1.0, size=(int(users), int(d)))
+    errors = np.array([mech.estimate_mean(x, rng) - x.mean(axis=0) for _ in range(int(trials))])
+    return {"simulated": float(np.mean(errors ** 2)), "closed form": float(np.mean(mech.mean_variance(x))),
+            "trials": int(trials), "users": int(users)}

@@ -29,7 +29,7 @@ APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
          "text_input")
 PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce", "story",
-         "heavy_hitters")
+         "heavy_hitters", "itemsets", "vector_means")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -179,6 +179,13 @@ SCENARIOS = {
     "heavy_hitters": [
         {"hh_method": "pem", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 16},
         {"hh_method": "segments", "hh_source": "distance"},
+    ],
+    "itemsets": [
+        {"is_method": "psfo", "is_source": "synthetic", "is_users": 20_000},
+        {"is_method": "svsm", "is_source": "flights", "is_engine": "fast"},
+    ],
+    "vector_means": [
+        {},
     ],
     "story": [
         {"story_data_source": "Sample data", "story_data_column": "dest"},

@@ -49,9 +49,12 @@ PAGES = {
     "reproduce": "Reproduce the papers",
     "story": "Story for stakeholders",
     "heavy_hitters": "Heavy hitters",
+    "itemsets": "Frequent items",
+    "vector_means": "Means of vectors",
 }
 # Pages that draw at least one chart with their default settings.
-CHARTED = {"playground", "tradeoff", "numerical", "postprocessing", "story", "heavy_hitters"}
+CHARTED = {"playground", "tradeoff", "numerical", "postprocessing", "story", "heavy_hitters", "itemsets",
+           "vector_means"}
 
 
 def assert_clean(page, where: str) -> None:

@@ -1,0 +1,52 @@
+"""AppTest: the Frequent items page (SVIM on the flights' baskets by default; SVSM's itemsets; PSFO with ℓ and the
+padding trade-off) and the Means of vectors page (the lecture's summary, variance against d, a simulation check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def _page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page(path)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _widget(at: AppTest, key: str):
+    return next(w for kind in ("selectbox", "radio", "slider", "number_input", "select_slider")
+                for w in getattr(at, kind) if w.key == key)
+
+
+def test_frequent_items_page():
+    at = _page("views/itemsets.py")
+    assert [c.key for c in at.get("plotly_chart")] == ["is_found_chart", "is_padding_chart"]
+    assert any("21,105 users, 104 items" in m.value for m in at.markdown)  # the flights' hourly baskets
+    assert any("balances them" in m.value for m in at.markdown)
+    _widget(at, "is_method").set_value("svsm")
+    at.run()
+    found = next(d.value for d in at.dataframe if "in the true top k" in d.value.columns)
+    assert not at.exception and all(" + " in items for items in found["items"])  # itemsets of two or more
+    _widget(at, "is_method").set_value("psfo")
+    at.run()
+    _widget(at, "is_length").set_value(12)
+    at.run()
+    assert {m.label: m.value for m in at.metric}["Padding ℓ used"] == "12"
+
+
+def test_means_of_vectors_page():
+    at = _page("views/vector_means.py")
+    assert [c.key for c in at.get("plotly_chart")] == ["vm_chart"]
+    assert any("lowest is" in m.value for m in at.markdown)
+    check = next(m.value for m in at.markdown if "simulated MSE" in m.value)
+    ratio = float(check.split("(ratio ")[1].split(";")[0])
+    assert 0.7 < ratio < 1.3  # 50 trials × 8 coordinates: 3 SE of the ratio ≈ 0.21
