@@ -31,15 +31,18 @@ ETA = Control("hh_eta", "slider", "PEM: bits per round η (the paper's default: 
               help="The lecture's question: more bits per phase (fewer groups, more users each, more candidates) or "
                    "fewer (more rounds, fewer candidates)?")
 SEGMENTS = Control("hh_segments", "slider", "Segments", 4, min_value=2, max_value=8)
+CHANNELS = Control("hh_channels", "select_slider", "Channels", 64, options=[16, 64, 256, 1024],
+                   help="More channels: fewer heavy hitters collide, more bits per user.")
 ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
                 depends=lambda rounds: {"max_value": max(2, rounds), "default": rounds}, follows_data=True,
                 help="Another configuration has other rounds: the last one (the answer) is shown first.")
 SEED = common.seed_control("hh_seed")
-CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, ROUND, SEED)
+CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, CHANNELS, ROUND, SEED)
 INTRO = ("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
          "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
          "the server extends only the prefixes that look frequent.")
 CURVE_EPS = (0.5, 1.0, 2.0, 4.0, 8.0)
+CURVE_USERS = 50_000  # the comparison runs every method at every ε: on at most this many of the users
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -56,9 +59,13 @@ def _run(method: str, eps: float, values: np.ndarray, bits: int, k: int, seed: i
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int):
+def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int, channels: int):
+    if values.size > CURVE_USERS:
+        values = np.random.default_rng(seed).choice(values, size=CURVE_USERS, replace=False)
     return precision_against_epsilon(HEAVY_HITTERS.names(), CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
-                                     params={"pem": {"eta": eta}, "segments": {"segments": segments}})
+                                     params={"pem": {"eta": eta}, "segments": {"segments": segments},
+                                             "segment-pair": {"segments": segments},
+                                             "multiple-channel": {"channels": channels}})
 
 
 def main() -> None:
@@ -75,8 +82,10 @@ def main() -> None:
         params: dict = {}
         if method == "pem":
             params["eta"] = int(render(ETA))
-        if method == "segments":
+        if method in ("segments", "segment-pair"):
             params["segments"] = int(render(SEGMENTS))
+        if method == "multiple-channel":
+            params["channels"] = int(render(CHANNELS))
         seed = int(render(SEED))
     with common.friendly_errors("this configuration"), st.spinner("Every user reports; the server runs its rounds…"):
         values = _values(source, bits, users, seed)
@@ -109,9 +118,14 @@ def main() -> None:
     st.dataframe(viz.found_table(run), hide_index=True, key="hh_found")
     st.subheader("Precision against ε, the methods side by side")
     with common.friendly_errors("the comparison"), st.spinner("Running every method at five ε…"):
-        curves = _curves(values, bits, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)))
+        curves = _curves(values, bits, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)),
+                         int(params.get("channels", 64)))
+    for note in curves.attrs.get("skipped", []):
+        st.caption(f"Left out of the comparison: {common.plain(note)}")
     common.show_figure(viz.precision_figure(curves), "hh_precision_chart", curves, description=(
-        f"Each method on the same {res.users:,} users at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS) + "."))
+        f"Each method on the same {min(res.users, CURVE_USERS):,} users"
+        + (f" (a random {CURVE_USERS:,} of the {res.users:,}, to keep the page quick)" if res.users > CURVE_USERS
+           else "") + " at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS) + "."))
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

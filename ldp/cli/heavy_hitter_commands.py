@@ -22,9 +22,10 @@ Methods: {', '.join(HEAVY_HITTERS.names())}. With --data/--sample the values are
 below 2^M (missing values dropped; --users N draws N users from the rows); with --synthetic zipf:s=S,d=D the users
 hold a Zipf(S) over D values placed at random positions of [0, 2^M). PEM takes --eta (bits per round; the lecture's
 "more bits or fewer bits per phase?") and --threshold (keep candidates above a frequency instead of the top k);
-segments takes --segments. json keys: method, epsilon, bits, top_k, users, parameters, found (best first: value,
-estimate), candidates_probed, rounds (prefix_bits, users, candidates, survivors, detection_limit = 3 sd of a rare
-candidate's estimate), true_top_k, scores (precision, recall, f1, ncr, mse), notes, source, seed.
+segments and segment-pair take --segments, multiple-channel --channels. json keys: method, epsilon, bits, top_k,
+users, parameters, found (best first: value, estimate), candidates_probed, rounds (prefix_bits, users, candidates,
+survivors, detection_limit = 3 sd of a rare candidate's estimate), true_top_k, scores (precision, recall, f1, ncr,
+mse, relative_error), notes, source, seed.
 """
 
 
@@ -43,15 +44,17 @@ def add_heavy_hitter_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--users", "-n", type=int, metavar="N", help="users (default: every row; required with --synthetic)")
     p.add_argument("--eta", type=int, help="PEM: bits added per round (default 4)")
     p.add_argument("--threshold", type=float, help="PEM: keep candidates above this frequency")
-    p.add_argument("--segments", type=int, help="segments: number of segments (default 4)")
+    p.add_argument("--segments", type=int, help="segments, segment-pair: number of segments (default 4)")
+    p.add_argument("--channels", type=int, help="multiple-channel: number of channels (default 64)")
     p.add_argument("--seed", type=int, default=0)
     add_output_args(p, ("json", "table"), "json")
     p.set_defaults(func=cmd_heavy_hitters)
 
 
 def _params(args: argparse.Namespace) -> dict:
-    given = {k: getattr(args, k) for k in ("eta", "threshold", "segments") if getattr(args, k) is not None}
-    allowed = {"pem": {"eta", "threshold"}, "segments": {"segments"}}.get(HEAVY_HITTERS.get(args.method).name, set())
+    given = {k: getattr(args, k) for k in ("eta", "threshold", "segments", "channels") if getattr(args, k) is not None}
+    allowed = {"pem": {"eta", "threshold"}, "segments": {"segments"}, "segment-pair": {"segments"},
+               "multiple-channel": {"channels"}}.get(HEAVY_HITTERS.get(args.method).name, set())
     extra = set(given) - allowed
     if extra:
         raise UsageError(" and ".join(f"--{e}" for e in sorted(extra)) + f" does not apply to --method {args.method}")

@@ -40,8 +40,8 @@ from ldp.core.errors import LDPError
 from ldp.core.params import EPSILON, Param
 from ldp.core.registry import HEAVY_HITTERS
 
-__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "PrefixOracle", "Round", "SegmentProduct", "TreeHist",
-           "get_heavy_hitter_method", "true_heavy_hitters"]
+__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "PrefixOracle", "Round", "SegmentPair",
+           "SegmentProduct", "TreeHist", "get_heavy_hitter_method", "true_heavy_hitters"]
 
 BITS = Param("bits", int, "bits m of each value (a domain of 2^m values)", default=32, low=1, high=64)
 TOP_K = Param("top_k", int, "heavy hitters k to find", default=16, low=1, high=4096)
@@ -347,6 +347,159 @@ class SegmentProduct(HeavyHitterMethod):
                                                                "product_candidates": int(combined.size)},
                                  (f"{combined.size:,} candidates in the Cartesian product; their frequencies are "
                                   "guessed as products of segment frequencies (no user reports a whole value)",))
+
+
+def _segments(bits: int, count: int) -> list[int]:
+    """Widths of ``count`` segments of ``bits`` bits, the first ones one bit wider when it does not divide."""
+    return [bits // count + (i < bits % count) for i in range(count)]
+
+
+def _segment_values(values: np.ndarray, bits: int, widths: Sequence[int]) -> list[np.ndarray]:
+    out, shift = [], bits
+    for width in widths:
+        shift -= width
+        out.append((values >> np.uint64(shift)) & np.uint64((1 << width) - 1))
+    return out
+
+
+@HEAVY_HITTERS.register
+class SegmentPair(HeavyHitterMethod):
+    """The Segment Pair method (Fanti, Pihur, Erlingsson, PoPETS 2016) as the lecture describes it, at classroom
+    scale: the bits are cut into ``segments`` segments; each user, in one group per pair of segments, reports the
+    pair's values (2w bits) with OLH at the full ε. The server estimates every value of every pair, keeps the top
+    k per pair as the graph's edges (nodes: segment values), and the candidates are the cliques — one value per
+    segment whose every pair is an edge (a-priori: a value is frequent only if all its segment pairs are). A
+    candidate's frequency is estimated by the smallest of its pairs' estimates (an upper bound; no user reports a
+    whole value). The drawback the lecture points at is visible in the rounds: C(s, 2) groups share the users."""
+
+    name: ClassVar[str] = "segment-pair"
+    display_name: ClassVar[str] = "Segment Pair (teaching baseline)"
+    description: ClassVar[str] = "groups report pairs of segments; candidates are cliques of frequent pairs"
+    paper: ClassVar[str] = "Fanti, Pihur, Erlingsson — Building a RAPPOR with the Unknown, PoPETS 2016"
+
+    def _setup(self, segments: int = 4) -> None:
+        self.segments = Param("segments", int, "segments of the bits", default=4, low=2, high=8).validate(
+            segments, self.name)
+        if self.segments > self.bits:
+            raise LDPError(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
+        self.widths = _segments(self.bits, self.segments)
+        if 2 * max(self.widths) > 16:
+            raise LDPError(f"{self.name}: pairs of {2 * max(self.widths)} bits are beyond classroom scale (≤ 16); "
+                           "use fewer bits or more segments")
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        from itertools import combinations, product
+
+        pairs = list(combinations(range(self.segments), 2))
+        groups = rng.integers(0, len(pairs), size=values.size)
+        parts = _segment_values(values, self.bits, self.widths)
+        rounds, edges, tables = [], {}, {}
+        for g, (i, j) in enumerate(pairs):
+            width = self.widths[i] + self.widths[j]
+            oracle = PrefixOracle(self.epsilon, width)
+            member = groups == g
+            joined = (parts[i][member] << np.uint64(self.widths[j])) | parts[j][member]
+            seeds, y = oracle.perturb(joined, rng)
+            candidates = np.arange(1 << width, dtype=np.uint64)
+            est = oracle.estimate(candidates, seeds, y)
+            survivors = _top(candidates, est, self.top_k, None)
+            rounds.append(Round(width, int(member.sum()), candidates, est, survivors,
+                                3.0 * oracle.sd(max(1, int(member.sum())))))
+            mask = np.uint64((1 << self.widths[j]) - 1)
+            edges[(i, j)] = {(int(c >> np.uint64(self.widths[j])), int(c & mask)) for c in candidates[survivors]}
+            tables[(i, j)] = est
+        nodes = [sorted({a for (x, _), e in edges.items() if x == s for a, _ in e}
+                        | {b for (_, y), e in edges.items() if y == s for _, b in e}) for s in range(self.segments)]
+        found, scores = [], []
+        for combo in product(*nodes):
+            if all((combo[i], combo[j]) in edges[(i, j)] for i, j in pairs):
+                value, width_sum = 0, 0
+                for seg, width in zip(combo, self.widths, strict=True):
+                    value = (value << width) | seg
+                    width_sum += width
+                found.append(value)
+                scores.append(min(float(tables[(i, j)][(combo[i] << self.widths[j]) | combo[j]]) for i, j in pairs))
+        order = np.lexsort((np.array(found, dtype=np.uint64), -np.array(scores)))[: self.top_k] if found else []
+        values_out = np.array(found, dtype=np.uint64)[order] if found else np.zeros(0, dtype=np.uint64)
+        est_out = np.array(scores)[order] if found else np.zeros(0)
+        return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size), values_out,
+                                 est_out, tuple(rounds), {"segments": self.segments, "widths": self.widths,
+                                                          "cliques": len(found)},
+                                 (f"{len(found):,} cliques of frequent segment pairs; each found value's estimate is "
+                                  "the smallest of its pairs' (an upper bound)",))
+
+
+@HEAVY_HITTERS.register
+class MultipleChannel(HeavyHitterMethod):
+    """The Multiple Channel method as the lecture describes it (after Bassily & Smith, STOC 2015), at classroom
+    scale: a public hash sends each value to one of ``channels`` channels; each user, assigned a bit position t
+    (users partitioned over the m positions), sends one bit per channel — bit t of her value in her own channel, a
+    uniform bit in the others — each kept with probability p = e^ε/(e^ε + 1) and flipped otherwise. Two values
+    change at most two channels' distributions, and the ratio over any output is p/(1 − p) = e^ε. Per channel and
+    position the server debiases the mean bit; where one heavy hitter dominates a channel, the signs spell its
+    bits. Values that share a channel corrupt each other (the lecture's drawback: ~n^{1.5} channels are needed to
+    avoid collisions); each user sends ``channels`` bits."""
+
+    name: ClassVar[str] = "multiple-channel"
+    display_name: ClassVar[str] = "Multiple Channel (teaching baseline)"
+    description: ClassVar[str] = "a public hash isolates values in channels; each channel's bits are read by sign"
+    paper: ClassVar[str] = "Bassily, Smith — Local, Private, Efficient Protocols for Succinct Histograms, STOC 2015"
+
+    def _setup(self, channels: int = 64) -> None:
+        self.channels = Param("channels", int, "channels", default=64, low=2, high=4096).validate(channels,
+                                                                                                 self.name)
+
+    def report_probability(self, sent: Sequence[int], value: int, position: int) -> float:
+        """Pr[the K sent bits | value, position] exactly (the object of the ε-LDP check; the position is drawn
+        independently of the value)."""
+        p = math.exp(self.epsilon) / (math.exp(self.epsilon) + 1.0)
+        own = int(self.channel_of(np.array([value], dtype=np.uint64))[0])
+        bit = (int(value) >> (self.bits - 1 - int(position))) & 1
+        prob = 1.0
+        for c, b in enumerate(sent):
+            prob *= (p if b == bit else 1 - p) if c == own else 0.5
+        return prob
+
+    def channel_of(self, values: np.ndarray) -> np.ndarray:
+        """The public hash of a value to its channel."""
+        return (_mix(np.asarray(values, dtype=np.uint64) ^ _GOLDEN) % np.uint64(self.channels)).astype(np.int64)
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        e = math.exp(self.epsilon)
+        p = e / (e + 1.0)
+        m, k = self.bits, self.channels
+        position = rng.integers(0, m, size=values.size)
+        channel = self.channel_of(values)
+        own_bit = ((values >> (np.uint64(m - 1) - position.astype(np.uint64))) & np.uint64(1)).astype(np.int8)
+        signal = np.zeros((m, k))
+        users = np.bincount(position, minlength=m)
+        block = max(1, BLOCK_CELLS // k)
+        for start in range(0, values.size, block):  # K bits per user, a block of users at a time
+            checkpoint()
+            stop = min(values.size, start + block)
+            bits = rng.integers(0, 2, size=(stop - start, k), dtype=np.int8)
+            rows = np.arange(stop - start)
+            bits[rows, channel[start:stop]] = own_bit[start:stop]
+            flip = rng.random((stop - start, k)) >= p
+            sent = np.where(flip, 1 - bits, bits).astype(np.float64) * 2.0 - 1.0
+            np.add.at(signal, position[start:stop], sent)
+        # E[sent] = (2p − 1)·(±1) in a user's own channel, 0 elsewhere: the share of users of a position whose own
+        # channel is c with bit 1, minus those with bit 0
+        mean = signal / np.maximum(users, 1)[:, None] / (2 * p - 1)
+        bits_read = (mean > 0).astype(np.uint64)
+        candidates = np.zeros(k, dtype=np.uint64)
+        for t in range(m):
+            candidates = (candidates << np.uint64(1)) | bits_read[t]
+        strength = np.abs(mean).mean(axis=0)  # ≈ the dominant value's share of the users when it dominates
+        consistent = self.channel_of(candidates) == np.arange(k)  # a read value must hash to its own channel
+        strength = np.where(consistent, strength, 0.0)
+        order = np.lexsort((candidates, -strength))[: self.top_k]
+        limit = 3.0 * math.sqrt(1.0 / max(1, int(users.min()))) / (2 * p - 1)
+        rnd = Round(m, int(values.size), candidates, strength, np.sort(order), limit)
+        return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size), candidates[order],
+                                 strength[order], (rnd,), {"channels": k, "bits_per_user": k},
+                                 (f"{int((~consistent).sum())} of {k} channels read a value that does not hash to "
+                                  "them (collisions or noise) and are dropped",))
 
 
 def get_heavy_hitter_method(name: str, epsilon: float, bits: int, top_k: int, **params: Any) -> HeavyHitterMethod:

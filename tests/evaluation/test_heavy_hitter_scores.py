@@ -17,5 +17,6 @@ def test_ncr_weighs_the_true_ranks():
     assert s["ncr"] == pytest.approx((4 + 1) / 10)
     assert s["f1"] == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
     assert s["mse"] == pytest.approx(((0.5 - 0.4) ** 2 + 0 + 0.05 ** 2) / 3)
+    assert s["relative_error"] == pytest.approx((0.1 / 0.4 + 0.0) / 2)  # value 99 is held by nobody: left out
     perfect = heavy_hitter_scores(truth, np.array([0.4, 0.3, 0.2, 0.1]), truth, lambda vs: [freq[int(v)] for v in vs])
-    assert perfect == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "ncr": 1.0, "mse": 0.0}
+    assert perfect == {"precision": 1.0, "recall": 1.0, "f1": 1.0, "ncr": 1.0, "mse": 0.0, "relative_error": 0.0}
