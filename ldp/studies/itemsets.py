@@ -63,11 +63,16 @@ class ItemsetResult:
 
 
 def synthetic_sets(users: int, items: int = 200, *, s: float = 1.0, mean_size: float = 4.0, seed: int = 0,
-                   chunk: int = 100_000) -> SetValues:
+                   chunk: int = 100_000, patterns: Sequence[tuple[Sequence[int], float]] = ()) -> SetValues:
     """Sets whose sizes are 1 + Poisson(mean_size − 1) (at most ``items``) and whose items are the first distinct
     draws of a Zipf(s) over ``items`` items (sampling without replacement, in draw order): the frequent items are the
-    small codes, named "i0", "i1", … Vectorized a chunk of users at a time (rows of draws, the first occurrence of
-    each item in a row found by a stable sort)."""
+    small codes, named "i0", "i1", … ``patterns``: known frequent itemsets — (items, probability) pairs; each user's
+    set also holds each pattern's items with its probability, independently. Vectorized a chunk of users at a time
+    (rows of draws, the first occurrence of each item in a row found by a stable sort)."""
+    planted = [(np.asarray(items_, dtype=np.int64), float(prob)) for items_, prob in patterns]
+    for items_, prob in planted:
+        if items_.size == 0 or items_.min() < 0 or items_.max() >= items or not 0 <= prob <= 1:
+            raise LDPError(f"a planted pattern needs items in [0, {items}) and a probability in [0, 1]")
     if users < 1 or items < 1:
         raise LDPError(f"need at least one user and one item, got {users} and {items}")
     rng = rng_for(seed, "itemsets", "synthetic", items, s, mean_size)
@@ -86,6 +91,16 @@ def synthetic_sets(users: int, items: int = 200, *, s: float = 1.0, mean_size: f
         first = np.zeros_like(first_sorted)
         np.put_along_axis(first, order, first_sorted, axis=1)  # first occurrence, in draw order
         keep = first & (np.cumsum(first, axis=1) <= sizes[:, None])
+        if planted:  # add each pattern's items where it is drawn, then drop repeats again
+            extra = [np.where((rng.random(m) < prob)[:, None], pat[None, :], -1) for pat, prob in planted]
+            draws = np.concatenate([np.where(keep, draws, -1), *extra], axis=1)
+            order = np.argsort(draws, axis=1, kind="stable")
+            ranked = np.take_along_axis(draws, order, axis=1)
+            first_sorted = np.ones_like(ranked, dtype=bool)
+            first_sorted[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+            keep = np.zeros_like(first_sorted)
+            np.put_along_axis(keep, order, first_sorted, axis=1)
+            keep &= draws >= 0
         parts.append(draws[keep])
         offsets.append(total + np.cumsum(keep.sum(axis=1)))
         total += int(keep.sum())
