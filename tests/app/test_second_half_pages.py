@@ -45,7 +45,7 @@ def test_frequent_items_page():
 
 def test_means_of_vectors_page():
     at = _page("views/vector_means.py")
-    assert [c.key for c in at.get("plotly_chart")] == ["vm_chart"]
+    assert [c.key for c in at.get("plotly_chart")] == ["vm_chart", "vm_sim_chart"]
     assert any("lowest is" in m.value for m in at.markdown)
     check = next(m.value for m in at.markdown if "simulated MSE" in m.value)
     ratio = float(check.split("(ratio ")[1].split(";")[0])
