@@ -12,7 +12,13 @@ import streamlit as st
 
 from ldp.core.registry import HEAVY_HITTERS
 from ldp.data.samples import load_sample
-from ldp.studies.heavy_hitters import column_values, find_heavy_hitters, precision_against_epsilon, zipf_values
+from ldp.studies.heavy_hitters import (
+    column_values,
+    find_heavy_hitters,
+    precision_against_epsilon,
+    precision_against_users,
+    zipf_values,
+)
 from ldp.viz import heavy_hitters as viz
 from views import common
 from views.controls import Control, render
@@ -37,12 +43,15 @@ ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
                 depends=lambda rounds: {"max_value": max(2, rounds), "default": rounds}, follows_data=True,
                 help="Another configuration has other rounds: the last one (the answer) is shown first.")
 SEED = common.seed_control("hh_seed")
-CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, CHANNELS, ROUND, SEED)
+AXIS = Control("hh_axis", "radio", "Compare the methods against", "epsilon", options=["epsilon", "users"],
+               format_func={"epsilon": "ε", "users": "the number of users n (at this ε)"}.get, horizontal=True)
+CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, CHANNELS, ROUND, SEED, AXIS)
 INTRO = ("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
          "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
          "the server extends only the prefixes that look frequent.")
 CURVE_EPS = (0.5, 1.0, 2.0, 4.0, 8.0)
 CURVE_USERS = 50_000  # the comparison runs every method at every ε: on at most this many of the users
+USER_GRID = (2_000, 5_000, 10_000, 20_000, 50_000)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -59,13 +68,17 @@ def _run(method: str, eps: float, values: np.ndarray, bits: int, k: int, seed: i
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int, channels: int):
+def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int, channels: int, axis: str,
+            eps: float):
+    params = {"pem": {"eta": eta}, "segments": {"segments": segments}, "segment-pair": {"segments": segments},
+              "multiple-channel": {"channels": channels}}
+    if axis == "users":
+        return precision_against_users(HEAVY_HITTERS.names(), USER_GRID, values, epsilon=eps, bits=bits, top_k=k,
+                                       seed=seed, params=params)
     if values.size > CURVE_USERS:
         values = np.random.default_rng(seed).choice(values, size=CURVE_USERS, replace=False)
     return precision_against_epsilon(HEAVY_HITTERS.names(), CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
-                                     params={"pem": {"eta": eta}, "segments": {"segments": segments},
-                                             "segment-pair": {"segments": segments},
-                                             "multiple-channel": {"channels": channels}})
+                                     params=params)
 
 
 def main() -> None:
@@ -116,16 +129,23 @@ def main() -> None:
         "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
         "the detection limit — below it an estimate is indistinguishable from noise."))
     st.dataframe(viz.found_table(run), hide_index=True, key="hh_found")
-    st.subheader("Precision against ε, the methods side by side")
-    with common.friendly_errors("the comparison"), st.spinner("Running every method at five ε…"):
+    st.subheader("The methods side by side")
+    axis = render(AXIS)
+    with common.friendly_errors("the comparison"), st.spinner("Running every method…"):
         curves = _curves(values, bits, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)),
-                         int(params.get("channels", 64)))
+                         int(params.get("channels", 64)), axis, eps)
     for note in curves.attrs.get("skipped", []):
         st.caption(f"Left out of the comparison: {common.plain(note)}")
-    common.show_figure(viz.precision_figure(curves), "hh_precision_chart", curves, description=(
-        f"Each method on the same {min(res.users, CURVE_USERS):,} users"
-        + (f" (a random {CURVE_USERS:,} of the {res.users:,}, to keep the page quick)" if res.users > CURVE_USERS
-           else "") + " at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS) + "."))
+    if axis == "epsilon":
+        description = (f"Each method on the same {min(res.users, CURVE_USERS):,} users"
+                       + (f" (a random {CURVE_USERS:,} of the {res.users:,}, to keep the page quick)"
+                          if res.users > CURVE_USERS else "") + " at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS)
+                       + ".")
+    else:
+        description = (f"Each method at ε = {eps:g} with n = " + ", ".join(f"{n:,}" for n in USER_GRID)
+                       + " users drawn from the data (the same users for every method): the detection limit falls "
+                         "as 1/√n.")
+    common.show_figure(viz.precision_figure(curves, axis), "hh_precision_chart", curves, description=description)
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

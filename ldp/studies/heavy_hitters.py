@@ -16,7 +16,8 @@ from ldp.core.streams import rng_for
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.mechanisms.heavy_hitters import HeavyHitterResult, get_heavy_hitter_method, true_heavy_hitters
 
-__all__ = ["HeavyHitterRun", "column_values", "find_heavy_hitters", "precision_against_epsilon", "zipf_values"]
+__all__ = ["HeavyHitterRun", "column_values", "find_heavy_hitters", "precision_against_epsilon",
+           "precision_against_users", "zipf_values"]
 
 
 def zipf_values(users: int, bits: int, *, distinct: int = 1000, s: float = 1.1, seed: int = 0) -> np.ndarray:
@@ -81,6 +82,23 @@ def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits:
     scores = heavy_hitter_scores(result.values, result.estimates, true_v,
                                  lambda vs: [freq.get(int(v), 0.0) for v in vs])
     return HeavyHitterRun(result, true_v, true_f, scores)
+
+
+def precision_against_users(methods: Sequence[str], users: Sequence[int], values: np.ndarray, *, epsilon: float,
+                            bits: int, top_k: int, seed: int = 0, params: dict[str, dict[str, Any]] | None = None
+                            ) -> pd.DataFrame:
+    """Scores of each method against the number of users n at one ε: n users drawn (without replacement while
+    there are enough rows) from ``values`` by a stream keyed by n, the same users for every method."""
+    rows = []
+    for n in users:
+        rng = rng_for(seed, "heavy-hitters", "users", int(n))
+        sample = rng.choice(values, size=int(n), replace=int(n) > values.size)
+        table = precision_against_epsilon(methods, [epsilon], sample, bits=bits, top_k=top_k, seed=seed,
+                                          params=params)
+        rows.append(table.assign(users=int(n)))
+    out = pd.concat(rows, ignore_index=True)
+    out.attrs["skipped"] = rows[0].attrs.get("skipped", []) if rows else []
+    return out
 
 
 def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float], values: np.ndarray, *, bits: int,

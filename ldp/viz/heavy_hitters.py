@@ -53,11 +53,12 @@ def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame) -> 
     return fig
 
 
-def precision_figure(table: pd.DataFrame) -> go.Figure:
-    """Precision (solid) and NCR (dotted) of each method against ε."""
-    fig = paired_lines(table, "method", "epsilon", ("precision", "ncr"),
-                       title="Heavy hitters found against ε (precision solid, NCR dotted)", x_title="ε (log scale)",
-                       y_title="share of the true top k")
+def precision_figure(table: pd.DataFrame, axis: str = "epsilon") -> go.Figure:
+    """Precision (solid) and NCR (dotted) of each method against ε or the number of users (``axis="users"``)."""
+    name = "ε" if axis == "epsilon" else "users n"
+    fig = paired_lines(table, "method", axis, ("precision", "ncr"),
+                       title=f"Heavy hitters found against {name} (precision solid, NCR dotted)",
+                       x_title=f"{name} (log scale)", y_title="share of the true top k")
     fig.update_xaxes(type="log")
     fig.update_yaxes(range=[0, 1.05])
     return fig

@@ -50,3 +50,12 @@ def test_the_segment_product_on_the_flights_distances():
     assert not at.exception and not at.error
     assert any("Cartesian product" in c.value for c in at.caption)
     assert {m.label: m.value for m in at.metric}["Rounds (groups)"] == "4"
+
+
+def test_the_comparison_against_the_number_of_users():
+    at = _page()
+    next(w for w in at.radio if w.key == "hh_axis").set_value("users")
+    at.run()
+    assert not at.exception and not at.error
+    chart = next(c for c in at.get("plotly_chart") if c.key == "hh_precision_chart")
+    assert "against users n" in chart.proto.spec

@@ -153,3 +153,14 @@ def test_the_teaching_baselines_find_the_heavy_hitters_at_classroom_scale():
     narrow = find_heavy_hitters("multiple-channel", 4.0, values, bits=16, top_k=8, seed=1, channels=16)
     assert pair.scores["precision"] >= 0.75 and len(pair.result.rounds) == 6  # C(4, 2) groups
     assert wide.scores["precision"] >= 0.75 and wide.scores["recall"] > narrow.scores["recall"]
+
+
+def test_recall_grows_with_the_number_of_users():
+    """The detection limit falls as 1/√n: PEM at ε = 1 finds more of the top 8 with 200,000 users than with 5,000
+    (the same population, users drawn by a stream keyed by n)."""
+    from ldp.studies.heavy_hitters import precision_against_users
+
+    values = zipf_values(200_000, 16, seed=0)
+    table = precision_against_users(["pem"], [5_000, 200_000], values, epsilon=1.0, bits=16, top_k=8)
+    recall = table.set_index("users")["recall"]
+    assert recall[200_000] > recall[5_000]
