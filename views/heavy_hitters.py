@@ -24,13 +24,13 @@ from views import common
 from views.controls import Control, render
 
 SOURCES = {"zipf": "Synthetic Zipf over 2^m (heavy values at random positions)",
-           "distance": "Flights: distance in miles (real, 13 bits)"}
+           "flight": "Flights: flight numbers (real, 3,844 distinct, 14 bits)"}
 METHOD = Control("hh_method", "selectbox", "Method", "pem", options=HEAVY_HITTERS.names(),
                  format_func=lambda m: HEAVY_HITTERS.get(m).display_name)
 EPS = common.epsilon_control("hh_eps", default=2.0)
 SOURCE = Control("hh_source", "radio", "Data", "zipf", options=list(SOURCES), format_func=SOURCES.get)
 BITS = Control("hh_bits", "slider", "Bits m (domain 2^m)", 24, min_value=8, max_value=64,
-               help="Synthetic data only; the flights' distances need 13 bits.")
+               help="Synthetic data only; the flight numbers need 14 bits.")
 USERS = Control("hh_users", "number_input", "Users n", 200_000, min_value=1_000, max_value=2_000_000, step=50_000)
 TOP_K = Control("hh_k", "slider", "k (heavy hitters to find)", 8, min_value=1, max_value=32)
 ETA = Control("hh_eta", "slider", "PEM: bits per round η (the paper's default: 4)", 4, min_value=1, max_value=8,
@@ -58,7 +58,7 @@ USER_GRID = (2_000, 5_000, 10_000, 20_000, 50_000)
 def _values(source: str, bits: int, users: int, seed: int) -> np.ndarray:
     if source == "zipf":
         return zipf_values(users, bits, seed=seed)
-    values, _ = column_values(load_sample("flights")["distance"], bits)
+    values, _ = column_values(load_sample("flights")["flight"], bits)
     return values
 
 
@@ -89,7 +89,7 @@ def main() -> None:
         st.caption(f"{HEAVY_HITTERS.get(method).description}. _{HEAVY_HITTERS.get(method).paper}_")
         eps = float(render(EPS))
         source = render(SOURCE)
-        bits = int(render(BITS, disabled=source != "zipf")) if source == "zipf" else 13
+        bits = int(render(BITS, disabled=source != "zipf")) if source == "zipf" else 14
         users = int(render(USERS, disabled=source != "zipf"))
         k = int(render(TOP_K))
         params: dict = {}

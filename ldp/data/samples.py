@@ -53,6 +53,8 @@ _SAMPLES: dict[str, dict[str, Any]] = {
             _col("dest", "categorical", "Destination airport FAA code (104 airports)"),
             _col("air_time", "numerical", "Time in the air; missing for diverted flights", "minutes"),
             _col("distance", "numerical", "Distance between the airports", "miles"),
+            _col("flight", "categorical", "The airline's flight number (3,844 distinct integers up to 8,500: a "
+                 "high-cardinality column, e.g. for heavy hitters with 14 bits)"),
         ],
     },
     "weather": {

@@ -178,7 +178,7 @@ SCENARIOS = {
     ],
     "heavy_hitters": [
         {"hh_method": "pem", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 16},
-        {"hh_method": "segments", "hh_source": "distance"},
+        {"hh_method": "segments", "hh_source": "flight"},
         {"hh_method": "multiple-channel", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 12},
     ],
     "itemsets": [

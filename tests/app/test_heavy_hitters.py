@@ -1,6 +1,6 @@
 """AppTest: the Heavy hitters page runs PEM on its defaults (synthetic Zipf over 2^24), shows the scores, a round's
 candidates with the detection limit, the found values and the three methods' precision against ε; switching the
-method to the segment product and the data to the flights' distances works; a round can be chosen."""
+method to the segment product and the data to the flight numbers works; a round can be chosen."""
 
 from __future__ import annotations
 
@@ -42,10 +42,10 @@ def test_pem_on_the_defaults_and_the_comparison():
     assert "Round 1 of 6: prefixes of 7 bits" in spec
 
 
-def test_the_segment_product_on_the_flights_distances():
+def test_the_segment_product_on_the_flight_numbers():
     at = _page()
     _widget(at, "hh_method").set_value("segments")
-    _widget(at, "hh_source").set_value("distance")
+    _widget(at, "hh_source").set_value("flight")
     at.run()
     assert not at.exception and not at.error
     assert any("Cartesian product" in c.value for c in at.caption)
