@@ -36,6 +36,9 @@ TOP_K = Control("hh_k", "slider", "k (heavy hitters to find)", 8, min_value=1, m
 ETA = Control("hh_eta", "slider", "PEM: bits per round η (the paper's default: 4)", 4, min_value=1, max_value=8,
               help="The lecture's question: more bits per phase (fewer groups, more users each, more candidates) or "
                    "fewer (more rounds, fewer candidates)?")
+THRESHOLD = Control("hh_threshold", "number_input", "PEM: keep prefixes above this frequency (0: the top k)", 0.0,
+                    min_value=0.0, max_value=0.5, step=0.005, format="%.3f",
+                    help="PEM's threshold variant: every prefix whose estimate is above it survives a round.")
 SEGMENTS = Control("hh_segments", "slider", "Segments", 4, min_value=2, max_value=8)
 CHANNELS = Control("hh_channels", "select_slider", "Channels", 64, options=[16, 64, 256, 1024],
                    help="More channels: fewer heavy hitters collide, more bits per user.")
@@ -45,7 +48,7 @@ ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
 SEED = common.seed_control("hh_seed")
 AXIS = Control("hh_axis", "radio", "Compare the methods against", "epsilon", options=["epsilon", "users"],
                format_func={"epsilon": "ε", "users": "the number of users n (at this ε)"}.get, horizontal=True)
-CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, SEGMENTS, CHANNELS, ROUND, SEED, AXIS)
+CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, THRESHOLD, SEGMENTS, CHANNELS, ROUND, SEED, AXIS)
 INTRO = ("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
          "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
          "the server extends only the prefixes that look frequent.")
@@ -95,6 +98,9 @@ def main() -> None:
         params: dict = {}
         if method == "pem":
             params["eta"] = int(render(ETA))
+            threshold = float(render(THRESHOLD))
+            if threshold > 0:
+                params["threshold"] = threshold
         if method in ("segments", "segment-pair"):
             params["segments"] = int(render(SEGMENTS))
         if method == "multiple-channel":
@@ -124,7 +130,8 @@ def main() -> None:
     index = int(render(ROUND, rounds=len(res.rounds))) - 1 if len(res.rounds) > 1 else 0
     index = min(index, len(res.rounds) - 1)
     table = viz.round_table(res, index, values)
-    common.show_figure(viz.round_figure(res, index, table), "hh_round_chart", table, description=(
+    common.show_figure(viz.round_figure(res, index, table, params.get("threshold")), "hh_round_chart", table,
+                       description=(
         "Bars: the oracle's estimate of each candidate prefix among this round's users (blue: kept for the next "
         "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
         "the detection limit — below it an estimate is indistinguishable from noise."))

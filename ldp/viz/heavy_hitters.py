@@ -33,9 +33,10 @@ def round_table(result: HeavyHitterResult, index: int, values: np.ndarray) -> pd
                          "true frequency": [truth.get(int(c), 0.0) for c in cands], "survived": kept[order]})
 
 
-def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame) -> go.Figure:
+def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame, threshold: float | None = None
+                 ) -> go.Figure:
     """The round's highest candidates as bars (survivors coloured), true frequencies as markers, the detection
-    limit (3σ of a rare candidate) as a dashed line."""
+    limit (3σ of a rare candidate) as a dashed line and PEM's survival threshold (when one is set) as a dotted one."""
     r = result.rounds[index]
     shown = table.head(SHOWN)
     colours = [PALETTE[0] if s else "#9aa0a6" for s in shown["survived"]]
@@ -45,6 +46,9 @@ def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame) -> 
                     marker={"color": PALETTE[3], "size": 9, "symbol": "diamond"})
     fig.add_hline(y=r.detection_limit, line={"dash": "dash", "color": "#444"},
                   annotation_text=f"detection limit {r.detection_limit:.3g}")
+    if threshold is not None and index < len(result.rounds) - 1:
+        fig.add_hline(y=threshold, line={"dash": "dot", "color": PALETTE[3]},
+                      annotation_text=f"threshold {threshold:g}", annotation_position="bottom right")
     last = index == len(result.rounds) - 1
     fig.update_layout(title=f"Round {index + 1} of {len(result.rounds)}: prefixes of {r.length} bits, "
                             f"{r.users:,} users, {r.candidates.size:,} candidates" + (" (the answer)" if last else ""),

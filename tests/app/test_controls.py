@@ -177,7 +177,7 @@ SCENARIOS = {
         {"rp_users": 20_000, "rp_trials": 2},
     ],
     "heavy_hitters": [
-        {"hh_method": "pem", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 16},
+        {"hh_method": "pem", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 16, "hh_threshold": 0.02},
         {"hh_method": "segments", "hh_source": "flight"},
         {"hh_method": "multiple-channel", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 12},
     ],

@@ -59,3 +59,13 @@ def test_the_comparison_against_the_number_of_users():
     assert not at.exception and not at.error
     chart = next(c for c in at.get("plotly_chart") if c.key == "hh_precision_chart")
     assert "against users n" in chart.proto.spec
+
+
+def test_pem_with_a_threshold_draws_it():
+    at = _page()
+    _widget(at, "hh_threshold").set_value(0.01)
+    _widget(at, "hh_round").set_value(1)
+    at.run()
+    assert not at.exception and not at.error
+    spec = next(c for c in at.get("plotly_chart") if c.key == "hh_round_chart").proto.spec
+    assert "threshold 0.01" in spec
