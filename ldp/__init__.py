@@ -6,7 +6,7 @@ metrics and data handling. Data flows one way (see ``docs/design.md``):
 >>> result = ldp.simulate(mech, true_counts, estimators=["mi", "norm-sub"], engine="fast", seed=1)
 """
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import ConvergenceWarning, InvalidInput, LDPError, NotAvailable
 from ldp.core.randomness import SecureRandom, make_rng
 from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS
 from ldp.core.results import Aggregate, Estimate
@@ -19,7 +19,8 @@ from ldp.simulation import SimulationResult, simulate, sweep
 __version__ = "0.2.0"
 
 __all__ = [
-    "ESTIMATORS", "KINDS", "MECHANISMS", "METRICS", "Aggregate", "Estimate", "Estimator", "LDPError", "Mechanism",
+    "ESTIMATORS", "KINDS", "MECHANISMS", "METRICS", "Aggregate", "ConvergenceWarning", "Estimate", "Estimator",
+    "InvalidInput", "LDPError", "Mechanism", "NotAvailable",
     "SecureRandom", "SimulationResult", "aggregate_reports", "collect", "compute_metrics", "estimate_all",
     "get_estimator", "get_mechanism", "make_rng", "mechanisms_of", "norm_sub", "run_exact", "run_fast", "simulate",
     "sweep",

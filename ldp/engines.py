@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ldp.core.cancellation import checkpoint
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.randomness import RandomSource
 from ldp.core.results import Aggregate
@@ -38,7 +38,7 @@ ENGINES = ("fast", "exact")
 
 def check_engine(engine: str) -> str:
     if engine not in ENGINES:
-        raise LDPError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+        raise InvalidInput(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     return engine
 
 
@@ -61,7 +61,7 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
     the population is held in memory.
     """
     if (values is None) == (true_counts is None):
-        raise LDPError("give exactly one of values or true_counts")
+        raise InvalidInput("give exactly one of values or true_counts")
     chunk = mechanism.chunk_size() if chunk_size is None else check_positive_int(chunk_size, "chunk_size")
     if values is not None:
         arr = mechanism.validate_values(values)
@@ -77,7 +77,7 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
         def take(start: int, stop: int, child: RandomSource) -> np.ndarray:
             return mechanism.cell_inputs(_cells_in_range(cumulative, start, stop), child, sup)
     if n < 1:
-        raise LDPError("need at least one user (n ≥ 1)")
+        raise InvalidInput("need at least one user (n ≥ 1)")
     chunks = -(-n // chunk)
 
     def work(job: tuple[tuple[int, int], RandomSource]) -> Aggregate:

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.randomness import RandomSource
 from ldp.mechanisms.base import Mechanism
 
@@ -66,7 +66,7 @@ def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> It
     on any exception it is removed (``path`` is then left untouched)."""
     target = Path(path)
     if target.is_dir():
-        raise LDPError(f"output '{target}' is a directory")
+        raise InvalidInput(f"output '{target}' is a directory")
     parent = target.parent
     tmp = parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
     # O_EXCL on a random name; mode 0o666 lets the umask decide the final permissions, like open().
@@ -128,27 +128,27 @@ def check_header(header: dict[str, Any], mechanism: Mechanism, label: str = "rep
                 diffs.append(f"{key} {header[key]!r} in the file, {expected[key]!r} here")
         got = header.get("params", expected["params"])
         if not isinstance(got, dict):
-            raise LDPError(f"{label}: malformed ldp-reports header (params is not an object)")
+            raise InvalidInput(f"{label}: malformed ldp-reports header (params is not an object)")
         for key in sorted(set(got) | set(expected["params"])):
             if not _same(got.get(key), expected["params"].get(key)):
                 diffs.append(f"parameter {key} {got.get(key)!r} in the file, {expected['params'].get(key)!r} here")
     if diffs:
-        raise LDPError(f"{label} was written with other settings: " + "; ".join(diffs))
+        raise InvalidInput(f"{label} was written with other settings: " + "; ".join(diffs))
 
 
 def _parse_header_line(line: str, label: str, number: int) -> dict[str, Any]:
     try:
         header = json.loads(line[len(HEADER_TAG):])
     except RecursionError:  # a header of thousands of nested brackets
-        raise LDPError(f"{label} line {number}: malformed ldp-reports header (nested too deeply)") from None
+        raise InvalidInput(f"{label} line {number}: malformed ldp-reports header (nested too deeply)") from None
     except json.JSONDecodeError as exc:
-        raise LDPError(f"{label} line {number}: malformed ldp-reports header ({exc.msg})") from None
+        raise InvalidInput(f"{label} line {number}: malformed ldp-reports header ({exc.msg})") from None
     if not isinstance(header, dict) or "mechanism" not in header:
-        raise LDPError(f"{label} line {number}: malformed ldp-reports header (expected a JSON object "
+        raise InvalidInput(f"{label} line {number}: malformed ldp-reports header (expected a JSON object "
                          "with a 'mechanism' key)")
     version = header.get("format", FORMAT_VERSION)
     if version != FORMAT_VERSION:
-        raise LDPError(f"{label}: unsupported report file format {version!r} (this version reads {FORMAT_VERSION})")
+        raise InvalidInput(f"{label}: unsupported report file format {version!r} (this version reads {FORMAT_VERSION})")
     return header
 
 
@@ -183,7 +183,7 @@ def write_report_file(path: str | os.PathLike[str], mechanism: Mechanism, chunks
                 fh.write("\n")
                 written += len(block)
         if users is not None and written != users:  # pragma: no cover - guards against caller bugs
-            raise LDPError(f"wrote {written} reports but the header announces {users}")
+            raise InvalidInput(f"wrote {written} reports but the header announces {users}")
     return written
 
 
@@ -197,7 +197,7 @@ def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: 
     """
     arr = mechanism.validate_values(values)
     if arr.shape[0] < 1:
-        raise LDPError("there are no users to perturb")
+        raise InvalidInput("there are no users to perturb")
     step = int(chunk_size or mechanism.chunk_size())
     chunks = (mechanism.perturb(arr[s:s + step], rng) for s in range(0, arr.shape[0], step))
     return write_report_file(path, mechanism, chunks, users=arr.shape[0], comments=comments,
@@ -208,9 +208,9 @@ def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: 
 def _open_text(path: str | os.PathLike[str]) -> IO[str]:
     p = Path(path)
     if not p.exists():
-        raise LDPError(f"report file '{p}' not found")
+        raise InvalidInput(f"report file '{p}' not found")
     if not p.is_file():
-        raise LDPError(f"report file '{p}' is not a regular file")
+        raise InvalidInput(f"report file '{p}' is not a regular file")
     return open(p, encoding="utf-8-sig")
 
 
@@ -231,7 +231,7 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
                     break
                 if line.startswith(HEADER_TAG):
                     if header is not None:
-                        raise LDPError(f"{label} line {number}: a second ldp-reports header")
+                        raise InvalidInput(f"{label} line {number}: a second ldp-reports header")
                     header = _parse_header_line(line.rstrip("\n"), label, number)
                 first.append("")  # keep parse_reports' line numbers equal to the file's
             if header is not None:
@@ -241,20 +241,20 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
             except UnicodeDecodeError:
                 raise
             except OverflowError:  # an integer beyond int64 in a line (Mechanism.parse_reports)
-                raise LDPError(f"{label}: a report entry is out of range (too large) — is this a report file "
+                raise InvalidInput(f"{label}: a report entry is out of range (too large) — is this a report file "
                                  "of another mechanism or domain?") from None
             except LDPError as exc:
                 msg = _one_line(exc)
                 if "holds no reports" in msg:
-                    raise LDPError(f"{label} holds no reports") from None
-                raise LDPError(f"{label}: {msg}") from None
+                    raise InvalidInput(f"{label} holds no reports") from None
+                raise InvalidInput(f"{label}: {msg}") from None
     except UnicodeDecodeError as exc:
-        raise LDPError(f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x})") from None
+        raise InvalidInput(f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x})") from None
     n = int(np.asarray(reports).shape[0])
     if header is None:
         warnings.warn(f"{label} has no ldp-reports header, so its mechanism, ε and domain cannot be checked against "
                       "this command's; the support counts are checked for consistency instead", stacklevel=2)
     if header is not None and "users" in header and header["users"] != n:
-        raise LDPError(f"{label} holds {n} reports but its header announces {header['users']} "
+        raise InvalidInput(f"{label} holds {n} reports but its header announces {header['users']} "
                          "(truncated or edited?)")
     return reports, header

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.cancellation import checkpoint
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.executors import run_ordered
 from ldp.core.params import check_positive_int
 from ldp.core.randomness import make_rng
@@ -244,7 +244,7 @@ class SweepPopulation:
 
     def __call__(self, d: int, n: int, rng: np.random.Generator) -> np.ndarray:
         if d not in self.weights:
-            raise LDPError(f"no population for domain size {d}; have {', '.join(map(str, self.weights))}")
+            raise InvalidInput(f"no population for domain size {d}; have {', '.join(map(str, self.weights))}")
         w = np.asarray(self.weights[d])
         if self.rows is not None and self.rows.get(d) == n:
             return w.astype(np.int64)
@@ -296,7 +296,7 @@ def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray]
     """
     grid = list(itertools.product(mechanisms, epsilons, users, domain_sizes))
     if not grid:
-        raise LDPError("the sweep is empty: give at least one mechanism, ε, n and d")
+        raise InvalidInput("the sweep is empty: give at least one mechanism, ε, n and d")
     trials = _check_trials(trials)
     configs = []
     for mech_name, eps, n, d in grid:

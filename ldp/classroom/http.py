@@ -38,7 +38,7 @@ from starlette.routing import Route
 
 from ldp.classroom.errors import TooLarge, status_of
 from ldp.classroom.service import Classroom, default_classroom
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 
 __all__ = ["MAX_BODY_BYTES", "classroom_routes"]
 
@@ -64,7 +64,7 @@ async def _body(request: Request) -> Any:
     try:
         return json.loads(data.decode("utf-8")) if data else None
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise LDPError("the body must be JSON") from None
+        raise InvalidInput("the body must be JSON") from None
 
 
 def _token(request: Request) -> str | None:
@@ -77,7 +77,7 @@ def _token(request: Request) -> str | None:
 
 def _truth(body: Any) -> Any:
     if not isinstance(body, dict) or set(body) != {"truth"}:
-        raise LDPError("the body must be {\"truth\": {label: count, …}} (or a number, or null to hide it)")
+        raise InvalidInput("the body must be {\"truth\": {label: count, …}} (or a number, or null to hide it)")
     return body["truth"]
 
 

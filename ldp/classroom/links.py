@@ -6,7 +6,7 @@ import io
 import socket
 from urllib.parse import urlsplit
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["join_url", "lan_address", "qr_png", "reachable_base"]
 
@@ -40,7 +40,7 @@ def reachable_base(host_header: str | None, scheme: str = "http") -> str:
 def join_url(base: str, code: str) -> str:
     parts = urlsplit(base.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise LDPError(f"the address must look like http://host:port, got {base!r}")
+        raise InvalidInput(f"the address must look like http://host:port, got {base!r}")
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}/join/{code}"
 
 

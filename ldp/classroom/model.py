@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
@@ -48,43 +48,45 @@ class QuestionSpec:
     def from_dict(cls, body: Any) -> QuestionSpec:
         """The JSON body ``{question, labels | range, mechanism, epsilon}``; a one-line :class:`LDPError` if bad."""
         if not isinstance(body, dict):
-            raise LDPError("the question must be a JSON object {question, labels | range, mechanism, epsilon}")
+            raise InvalidInput("the question must be a JSON object {question, labels | range, mechanism, epsilon}")
         unknown = set(body) - {"question", "labels", "range", "mechanism", "epsilon"}
         if unknown:
-            raise LDPError(f"unknown field(s) {sorted(unknown)}: give question, labels or range, mechanism, epsilon")
+            raise InvalidInput(f"unknown field(s) {sorted(unknown)}: give question, labels or range, "
+                               f"mechanism, epsilon")
         question = body.get("question")
         if not isinstance(question, str) or not question.strip() or len(question) > MAX_QUESTION_CHARS:
-            raise LDPError(f"question must be a non-empty text of at most {MAX_QUESTION_CHARS} characters")
+            raise InvalidInput(f"question must be a non-empty text of at most {MAX_QUESTION_CHARS} characters")
         mechanism = body.get("mechanism")
         if not isinstance(mechanism, str):
-            raise LDPError("mechanism must be one of " + ", ".join(CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS))
+            raise InvalidInput("mechanism must be one of " + ", ".join(CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS))
         mechanism = mechanism.strip().lower()
         epsilon = body.get("epsilon")
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) \
                 or not EPSILON_RANGE[0] <= epsilon <= EPSILON_RANGE[1]:
-            raise LDPError(f"epsilon must be a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}], got {epsilon!r}")
+            raise InvalidInput(f"epsilon must be a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}], "
+                               f"got {epsilon!r}")
         labels, rng = body.get("labels"), body.get("range")
         if (labels is None) == (rng is None):
-            raise LDPError("give either labels (a categorical question) or range [lo, hi] (a numeric one)")
+            raise InvalidInput("give either labels (a categorical question) or range [lo, hi] (a numeric one)")
         if labels is not None:
             if mechanism not in CATEGORICAL_MECHANISMS:
-                raise LDPError(f"a question with labels takes mechanism {', '.join(CATEGORICAL_MECHANISMS)}, "
-                               f"got {mechanism!r}")
+                raise InvalidInput(f"a question with labels takes mechanism {', '.join(CATEGORICAL_MECHANISMS)}, "
+                                   f"got {mechanism!r}")
             if not isinstance(labels, list) or not 2 <= len(labels) <= MAX_LABELS:
-                raise LDPError(f"labels must be a list of 2 to {MAX_LABELS} texts")
+                raise InvalidInput(f"labels must be a list of 2 to {MAX_LABELS} texts")
             if not all(isinstance(x, str) and x.strip() and len(x) <= MAX_LABEL_CHARS for x in labels):
-                raise LDPError(f"every label must be a non-empty text of at most {MAX_LABEL_CHARS} characters")
+                raise InvalidInput(f"every label must be a non-empty text of at most {MAX_LABEL_CHARS} characters")
             clean = tuple(x.strip() for x in labels)
             if len(set(clean)) != len(clean):
-                raise LDPError("labels must be distinct")
+                raise InvalidInput("labels must be distinct")
             return cls(question.strip(), mechanism, float(epsilon), labels=clean)
         if mechanism not in NUMERIC_MECHANISMS:
-            raise LDPError(f"a numeric question (range) takes mechanism {', '.join(NUMERIC_MECHANISMS)}, "
-                           f"got {mechanism!r}")
+            raise InvalidInput(f"a numeric question (range) takes mechanism {', '.join(NUMERIC_MECHANISMS)}, "
+                               f"got {mechanism!r}")
         if not isinstance(rng, list) or len(rng) != 2 or not all(
                 isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rng) \
                 or not rng[0] < rng[1]:
-            raise LDPError(f"range must be [lo, hi] with finite numbers lo < hi, got {rng!r}")
+            raise InvalidInput(f"range must be [lo, hi] with finite numbers lo < hi, got {rng!r}")
         return cls(question.strip(), mechanism, float(epsilon), range=(float(rng[0]), float(rng[1])))
 
     def to_dict(self) -> dict[str, Any]:
@@ -108,14 +110,14 @@ class QuestionSpec:
             if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool) \
                     and 0 <= answer < len(self.labels):
                 return int(answer)
-            raise LDPError(f"answer must be one of the labels {list(self.labels)}")
+            raise InvalidInput(f"answer must be one of the labels {list(self.labels)}")
         lo, hi = self.range
         try:
             x = float(answer)
         except (TypeError, ValueError):
-            raise LDPError(f"answer must be a number in [{lo:g}, {hi:g}]") from None
+            raise InvalidInput(f"answer must be a number in [{lo:g}, {hi:g}]") from None
         if not math.isfinite(x) or not lo <= x <= hi:
-            raise LDPError(f"answer must be a number in [{lo:g}, {hi:g}], got {answer!r}")
+            raise InvalidInput(f"answer must be a number in [{lo:g}, {hi:g}], got {answer!r}")
         return min(1.0, max(-1.0, 2.0 * (x - lo) / (hi - lo) - 1.0))
 
     def from_unit_mean(self, m: float) -> float:
@@ -139,15 +141,15 @@ def parse_report(spec: QuestionSpec, report: Any) -> str:
     an out-of-range index, garbage → :class:`LDPError` with the mechanism's one-line reason.
     """
     if isinstance(report, bool) or not isinstance(report, (str, int, float)):
-        raise LDPError(f"report must be one line of text ({mechanism_of(spec).report_format})")
+        raise InvalidInput(f"report must be one line of text ({mechanism_of(spec).report_format})")
     text = report if isinstance(report, str) else repr(report)
     if not text.strip() or len(text) > MAX_REPORT_CHARS or "\n" in text or "\r" in text:
-        raise LDPError(f"report must be one line of at most {MAX_REPORT_CHARS} characters "
-                       f"({mechanism_of(spec).report_format})")
+        raise InvalidInput(f"report must be one line of at most {MAX_REPORT_CHARS} characters "
+                           f"({mechanism_of(spec).report_format})")
     mech = mechanism_of(spec)
     parsed = mech.parse_reports([text])
     if parsed.shape[0] != 1:
-        raise LDPError(f"exactly one report per request ({mech.report_format})")
+        raise InvalidInput(f"exactly one report per request ({mech.report_format})")
     return next(iter(mech.format_reports(parsed)))
 
 

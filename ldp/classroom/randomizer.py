@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ldp.classroom.model import QuestionSpec, mechanism_of
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["ByteStreamRandom", "randomize"]
 
@@ -43,7 +43,7 @@ class ByteStreamRandom:
 
             def read(n: int) -> bytes:
                 if pos[0] + n > len(buf):
-                    raise LDPError(f"the random byte buffer ran out after {pos[0]} bytes")
+                    raise InvalidInput(f"the random byte buffer ran out after {pos[0]} bytes")
                 out = buf[pos[0]:pos[0] + n]
                 pos[0] += n
                 return out
@@ -68,11 +68,11 @@ class ByteStreamRandom:
         if high is None:
             low, high = 0, low
         if np.ndim(low) or np.ndim(high):
-            raise LDPError("ByteStreamRandom.integers takes scalar bounds")
+            raise InvalidInput("ByteStreamRandom.integers takes scalar bounds")
         low, high = int(low), int(high) + (1 if endpoint else 0)
         span = high - low
         if not 0 < span <= _TWO32:
-            raise LDPError(f"ByteStreamRandom.integers: span must lie in (0, 2^32], got {span}")
+            raise InvalidInput(f"ByteStreamRandom.integers: span must lie in (0, 2^32], got {span}")
         count = 1 if size is None else int(np.prod(size))
         out = np.array([low + self._uniform(span) for _ in range(count)], dtype=dtype)
         return out[0] if size is None else out.reshape(size)

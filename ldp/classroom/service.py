@@ -29,7 +29,7 @@ import numpy as np
 from ldp.classroom.errors import ClassClosed, Forbidden, NotFound, RateLimited, Unauthorized
 from ldp.classroom.model import QuestionSpec, mechanism_of, parse_report, randomizer_parameters
 from ldp.classroom.store import Store, open_store
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.data.spreadsheet import csv_cell
 from ldp.estimators import estimate_all
 from ldp.evaluation.uncertainty import frequency_intervals, z_value
@@ -147,7 +147,7 @@ class Classroom:
             if self.store.class_row(code) is None:
                 break
         else:  # pragma: no cover - 20 collisions in 8.9e8 codes
-            raise LDPError("could not find a free join code; try again")
+            raise InvalidInput("could not find a free join code; try again")
         self.store.create_class(code, hash_token(token), json.dumps(spec.to_dict()))
         return {"code": code, "teacher_token": token}
 
@@ -176,14 +176,14 @@ class Classroom:
             return {"truth": None}
         if spec.labels is not None:
             if not isinstance(truth, dict) or set(truth) - set(spec.labels):
-                raise LDPError(f"the show of hands is a mapping label → count over the labels {list(spec.labels)}")
+                raise InvalidInput(f"the show of hands is a mapping label → count over the labels {list(spec.labels)}")
             counts = [truth.get(label, 0) for label in spec.labels]
             if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts) or sum(counts) == 0:
-                raise LDPError("the show of hands needs non-negative whole counts, at least one hand")
+                raise InvalidInput("the show of hands needs non-negative whole counts, at least one hand")
             value: Any = dict(zip(spec.labels, counts, strict=True))
         else:
             if isinstance(truth, bool) or not isinstance(truth, (int, float)) or not math.isfinite(truth):
-                raise LDPError("the true mean of a numeric question must be a number")
+                raise InvalidInput("the true mean of a numeric question must be a number")
             value = float(truth)
         self.store.set_truth(current.question_id, json.dumps(value))
         self._forget(code)
@@ -284,11 +284,11 @@ class Classroom:
         one-line :class:`LDPError` (400 malformed, 404 unknown class, 409 closed / duplicate nonce, 429)."""
         if not isinstance(body, dict) or set(body) - {"report", "nonce", "question"} or "report" not in body \
                 or "nonce" not in body:
-            raise LDPError("the body must be a JSON object {report, nonce}")
+            raise InvalidInput("the body must be a JSON object {report, nonce}")
         current = self._current(code)
         nonce = body["nonce"]
         if not isinstance(nonce, str) or not NONCE_RE.match(nonce):
-            raise LDPError("nonce must be 8 to 64 characters A-Z a-z 0-9 _ -")
+            raise InvalidInput("nonce must be 8 to 64 characters A-Z a-z 0-9 _ -")
         if current.closed:
             raise ClassClosed("this question is closed: it accepts no more reports")
         asked = body.get("question")

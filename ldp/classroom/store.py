@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ldp.classroom.errors import DuplicateNonce
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["DEFAULT_DATA_DIR", "SQLiteStore", "SQLStore", "Store", "open_store"]
 
@@ -210,7 +210,7 @@ class SQLStore(Store):
         try:
             import sqlalchemy
         except ImportError:
-            raise LDPError("LDP_DATABASE_URL needs SQLAlchemy 2 and psycopg 3: pip install -r requirements.txt") \
+            raise InvalidInput("LDP_DATABASE_URL needs SQLAlchemy 2 and psycopg 3: pip install -r requirements.txt") \
                 from None
         if url.startswith("postgresql://") or url.startswith("postgres://"):
             url = "postgresql+psycopg://" + url.split("://", 1)[1]
@@ -240,7 +240,7 @@ def open_store(database_url: str | None = None, data_dir: str | os.PathLike[str]
     url = database_url if database_url is not None else os.environ.get("LDP_DATABASE_URL", "")
     if url:
         if not url.split("://", 1)[0].startswith("postgres"):
-            raise LDPError(f"LDP_DATABASE_URL must be a postgresql://… URL, got {url.split('://', 1)[0]}://…")
+            raise InvalidInput(f"LDP_DATABASE_URL must be a postgresql://… URL, got {url.split('://', 1)[0]}://…")
         return SQLStore(url)
     directory = Path(data_dir if data_dir is not None else os.environ.get("LDP_DATA_DIR") or DEFAULT_DATA_DIR)
     return SQLiteStore(directory / "classroom.sqlite3")

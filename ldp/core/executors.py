@@ -27,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from ldp.core.cancellation import Cancelled, cancelled
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["EXECUTORS", "Cancelled", "run_ordered"]  # Cancelled: ldp.core.cancellation
 
@@ -40,13 +40,13 @@ def _apply_batch(fn: Callable[[Any], Any], batch: Sequence[Any]) -> list[Any]:
 
 def _check(executor: str, workers: int | None, address: str | None) -> int:
     if executor not in EXECUTORS:
-        raise LDPError(f"unknown executor {executor!r}; choose one of: {', '.join(EXECUTORS)}")
+        raise InvalidInput(f"unknown executor {executor!r}; choose one of: {', '.join(EXECUTORS)}")
     if executor == "dask" and not address:
-        raise LDPError("the dask executor needs the scheduler address of an existing cluster (e.g. tcp://host:8786)")
+        raise InvalidInput("the dask executor needs the scheduler address of an existing cluster (e.g. tcp://host:8786)")
     if workers is None:
         return max(1, os.cpu_count() or 1)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise LDPError(f"workers must be a positive integer, got {workers!r}")
+        raise InvalidInput(f"workers must be a positive integer, got {workers!r}")
     return workers
 
 
@@ -97,8 +97,8 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], *, executor: str
     try:
         from distributed import Client
     except ImportError:
-        raise LDPError("the dask executor needs Dask's 'distributed' package (an optional extra): "
-                       "pip install distributed") from None
+        raise InvalidInput("the dask executor needs Dask's 'distributed' package (an optional extra): "
+                           "pip install distributed") from None
     client = Client(address, set_as_default=False)
     try:
         window = 2 * max(workers, sum(client.nthreads().values()) or 1)

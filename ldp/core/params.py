@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 
 @dataclass(frozen=True)
@@ -54,42 +54,42 @@ class Param:
                 raise ValueError
             return self.type(text)
         except ValueError:
-            raise LDPError(f"parameter {self.name} expects type {self.type.__name__}, got {text!r}") from None
+            raise InvalidInput(f"parameter {self.name} expects type {self.type.__name__}, got {text!r}") from None
 
     def validate(self, value: Any, owner: str) -> Any:
         """Return ``value`` coerced to the declared type, or raise a one-line :class:`LDPError`."""
         if value is None:
             if self.optional:
                 return None
-            raise LDPError(f"{owner}: parameter {self.name} is required")
+            raise InvalidInput(f"{owner}: parameter {self.name} is required")
         if self.type is int:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 if isinstance(value, (float, np.floating)) and float(value).is_integer():
                     value = int(value)
                 else:
-                    raise LDPError(f"{owner}: {self.name} must be an integer, got {value!r}")
+                    raise InvalidInput(f"{owner}: {self.name} must be an integer, got {value!r}")
             value = int(value)
         elif self.type is float:
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise LDPError(f"{owner}: {self.name} must be a number, got {value!r}")
+                raise InvalidInput(f"{owner}: {self.name} must be a number, got {value!r}")
             value = float(value)
             if not math.isfinite(value):
-                raise LDPError(f"{owner}: {self.name} must be finite, got {value}")
+                raise InvalidInput(f"{owner}: {self.name} must be finite, got {value}")
         elif self.type is str:
             if not isinstance(value, str):
-                raise LDPError(f"{owner}: {self.name} must be a string, got {value!r}")
+                raise InvalidInput(f"{owner}: {self.name} must be a string, got {value!r}")
         if self.choices is not None and value not in self.choices:
-            raise LDPError(f"{owner}: {self.name} must be one of {list(self.choices)}, got {value!r}")
+            raise InvalidInput(f"{owner}: {self.name} must be one of {list(self.choices)}, got {value!r}")
         if self.low is not None:
             bad = value < self.low if self.low_inclusive else value <= self.low
             if bad:
                 op = ">=" if self.low_inclusive else ">"
-                raise LDPError(f"{owner}: {self.name} must be {op} {self.low}, got {value}")
+                raise InvalidInput(f"{owner}: {self.name} must be {op} {self.low}, got {value}")
         if self.high is not None:
             bad = value > self.high if self.high_inclusive else value >= self.high
             if bad:
                 op = "<=" if self.high_inclusive else "<"
-                raise LDPError(f"{owner}: {self.name} must be {op} {self.high}, got {value}")
+                raise InvalidInput(f"{owner}: {self.name} must be {op} {self.high}, got {value}")
         return value
 
 
@@ -110,7 +110,7 @@ def resolve_params(owner: str, table: tuple[Param, ...] | list[Param], given: di
     unknown = set(given) - set(known)
     if unknown:
         names = ", ".join(known) or "none"
-        raise LDPError(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
+        raise InvalidInput(f"{owner}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: {names}")
     return {name: p.validate(given.get(name, p.default), owner) for name, p in known.items()}
 
 
@@ -118,16 +118,16 @@ def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
     """A 1-D array of integer codes in [0, d) (integral floats accepted), as int64; one-line errors otherwise."""
     arr = np.asarray(values)
     if arr.ndim != 1:
-        raise LDPError(f"{owner}: values must be a 1-D array of integers, got shape {arr.shape}")
+        raise InvalidInput(f"{owner}: values must be a 1-D array of integers, got shape {arr.shape}")
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)
         else:
-            raise LDPError(f"{owner}: values must be integers in [0, {d}), got dtype {arr.dtype}")
+            raise InvalidInput(f"{owner}: values must be integers in [0, {d}), got dtype {arr.dtype}")
     arr = arr.astype(np.int64, copy=False)
     if arr.size and (arr.min() < 0 or arr.max() >= d):
         bad = int(arr[(arr < 0) | (arr >= d)][0])
-        raise LDPError(f"{owner}: value {bad} is outside the domain [0, {d})")
+        raise InvalidInput(f"{owner}: value {bad} is outside the domain [0, {d})")
     return arr
 
 
@@ -138,7 +138,7 @@ def check_positive_int(value: Any, what: str, owner: str = "") -> int:
         if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():
             value = int(value)
         else:
-            raise LDPError(f"{prefix}{what} must be a positive integer, got {value!r}")
+            raise InvalidInput(f"{prefix}{what} must be a positive integer, got {value!r}")
     if value < 1:
-        raise LDPError(f"{prefix}{what} must be a positive integer, got {value}")
+        raise InvalidInput(f"{prefix}{what} must be a positive integer, got {value}")
     return int(value)

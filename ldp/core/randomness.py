@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["RandomSource", "SecureRandom", "bernoulli", "laplace", "make_rng", "spawn"]
 
@@ -28,9 +28,9 @@ def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generat
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise LDPError(f"seed must be an integer, got {seed!r}")
+        raise InvalidInput(f"seed must be an integer, got {seed!r}")
     if seed is not None and seed < 0:
-        raise LDPError(f"seed must be non-negative, got {seed}")
+        raise InvalidInput(f"seed must be non-negative, got {seed}")
     return np.random.default_rng(seed)
 
 
@@ -66,7 +66,7 @@ class SecureRandom:
         low_b = np.broadcast_to(low_a, shape).ravel()
         span = np.broadcast_to(high_a, shape).ravel() - low_b
         if np.any(span <= 0):
-            raise LDPError("high must be greater than low")
+            raise InvalidInput("high must be greater than low")
         span_u = span.astype(np.uint64)
         # Accept u < limit where limit is the largest multiple of span below 2**64: no modulo bias.
         limit = np.uint64(2**64 - 1) - (np.uint64(2**64 - 1) % span_u + np.uint64(1)) % span_u
@@ -98,7 +98,7 @@ def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | 
     """
     p_arr = np.asarray(p, dtype=np.float64)
     if np.any((p_arr < 0) | (p_arr > 1)):
-        raise LDPError("Bernoulli probability must lie in [0, 1]")
+        raise InvalidInput("Bernoulli probability must lie in [0, 1]")
     block = 1 << 18  # draws per block: the temporaries stay small and in cache
 
     if p_arr.ndim == 0:
@@ -151,7 +151,7 @@ def bernoulli_select(rng: RandomSource, condition: np.ndarray, p_true: float, p_
     cond = np.asarray(condition, dtype=bool)
     scaled = np.array([p_false * 256.0, p_true * 256.0])
     if np.any((scaled < 0) | (scaled > 256)):
-        raise LDPError("Bernoulli probability must lie in [0, 1]")
+        raise InvalidInput("Bernoulli probability must lie in [0, 1]")
     k = np.floor(scaled)
     frac = scaled - k
     out = np.empty(cond.shape, dtype=bool)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 T = TypeVar("T")
 
@@ -35,10 +35,10 @@ class Registry(Generic[T]):
     def get(self, name: str) -> T:
         """Return the component called ``name``; a ``ValueError`` lists the valid names otherwise."""
         if not isinstance(name, str):
-            raise LDPError(f"{self.kind} name must be a string, got {type(name).__name__}")
+            raise InvalidInput(f"{self.kind} name must be a string, got {type(name).__name__}")
         key = name.strip().lower()
         if key not in self._items:
-            raise LDPError(f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._items)}")
+            raise InvalidInput(f"unknown {self.kind} {name!r}; choose one of: {', '.join(self._items)}")
         return self._items[key]
 
     def names(self) -> list[str]:

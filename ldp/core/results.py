@@ -8,6 +8,7 @@ estimator cannot be changed behind its owner's back.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -15,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import ConvergenceWarning, InvalidInput
 
-__all__ = ["Aggregate", "Estimate", "frozen_array"]
+__all__ = ["Aggregate", "Estimate", "frozen_array", "warn_unconverged"]
 
 
 def frozen_array(values: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -30,11 +31,11 @@ def frozen_array(values: Any, dtype: Any = np.float64) -> np.ndarray:
 def _user_count(n: Any) -> int:
     """A number of users: an integral number ≥ 0, not a bool (1000.7 or True are errors, not 1000 or 1)."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer, float, np.floating)):
-        raise LDPError(f"the number of reports n must be a non-negative integer, got {n!r}")
+        raise InvalidInput(f"the number of reports n must be a non-negative integer, got {n!r}")
     if isinstance(n, (float, np.floating)) and not (math.isfinite(n) and float(n).is_integer()):
-        raise LDPError(f"the number of reports n must be a non-negative integer, got {n!r}")
+        raise InvalidInput(f"the number of reports n must be a non-negative integer, got {n!r}")
     if n < 0:
-        raise LDPError(f"the number of reports n must be a non-negative integer, got {n!r}")
+        raise InvalidInput(f"the number of reports n must be a non-negative integer, got {n!r}")
     return int(n)
 
 
@@ -56,7 +57,7 @@ class Aggregate:
         try:
             counts = frozen_array(self.counts)
         except (TypeError, ValueError):
-            raise LDPError(f"the aggregate's statistic must be numbers, got {type(self.counts).__name__}") from None
+            raise InvalidInput(f"the aggregate's statistic must be numbers, got {type(self.counts).__name__}") from None
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "n", _user_count(self.n))
 
@@ -114,3 +115,14 @@ class Estimate:
             if isinstance(value, (str, int, float, bool)) or value is None:
                 out[key] = value
         return out
+
+
+def warn_unconverged(estimate: Estimate, stacklevel: int = 3) -> Estimate:
+    """Issue a :class:`~ldp.core.errors.ConvergenceWarning` when an iterative estimate stopped before its stopping
+    rule was met (its ``converged`` is False); return the estimate unchanged. Called once by the public
+    ``estimate``/``reconstruct`` methods, never inside their loops."""
+    if not estimate.converged:
+        detail = "; ".join(estimate.warnings) or f"{estimate.iterations} iterations"
+        warnings.warn(f"{estimate.estimator} stopped before converging: {detail}", ConvergenceWarning,
+                      stacklevel=stacklevel)
+    return estimate

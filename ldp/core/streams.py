@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["key_words", "rng_for", "seed_for", "seed_sequence"]
 
@@ -32,7 +32,7 @@ def _name_bytes(name: Any) -> bytes:
         return b"(" + b",".join(_name_bytes(x) for x in name) + b")"
     if isinstance(name, dict):
         return b"{" + b",".join(_name_bytes(k) + b":" + _name_bytes(v) for k, v in sorted(name.items())) + b"}"
-    raise LDPError(f"a stream name must be a string, number, tuple or dict, got {type(name).__name__}")
+    raise InvalidInput(f"a stream name must be a string, number, tuple or dict, got {type(name).__name__}")
 
 
 def key_words(names: Iterable[Any]) -> list[int]:
@@ -48,9 +48,9 @@ def _check_seed(seed: Any) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise LDPError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InvalidInput(f"seed must be a non-negative integer, got {seed!r}")
     if seed < 0:
-        raise LDPError(f"seed must be non-negative, got {seed}")
+        raise InvalidInput(f"seed must be non-negative, got {seed}")
     return int(seed)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 
 __all__ = [
     "EncodedColumn",
@@ -58,34 +58,34 @@ class EncodedColumn:
     def __post_init__(self) -> None:
         values = np.asarray(self.values)
         if values.ndim != 1:
-            raise LDPError(f"values must be one-dimensional, got shape {values.shape}")
+            raise InvalidInput(f"values must be one-dimensional, got shape {values.shape}")
         if values.size and not np.issubdtype(values.dtype, np.integer):
-            raise LDPError(f"values must be integer codes, got dtype {values.dtype}")
+            raise InvalidInput(f"values must be integer codes, got dtype {values.dtype}")
         values = values.astype(np.int64, copy=False).view()
         values.flags.writeable = False
         labels = [str(label) for label in self.labels]
         d = len(labels)
         if d < 2:
-            raise LDPError(f"domain size must be at least 2, got {d}")
+            raise InvalidInput(f"domain size must be at least 2, got {d}")
         if values.size and (values.min() < 0 or values.max() >= d):
-            raise LDPError(f"codes must lie in [0, {d}), got values in [{values.min()}, {values.max()}]")
+            raise InvalidInput(f"codes must lie in [0, {d}), got values in [{values.min()}, {values.max()}]")
         if self.kind not in KINDS:
-            raise LDPError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+            raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         edges = self.edges
         if edges is not None:
             if self.kind != "numerical":
-                raise LDPError("only numerical columns have bin edges")
+                raise InvalidInput("only numerical columns have bin edges")
             edges = np.asarray(edges, dtype=np.float64).view()
             if edges.shape != (d + 1,):
-                raise LDPError(f"a numerical column with d={d} needs {d + 1} edges, "
+                raise InvalidInput(f"a numerical column with d={d} needs {d + 1} edges, "
                                  f"got shape {edges.shape}")
             if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
-                raise LDPError("bin edges must be finite and strictly increasing")
+                raise InvalidInput("bin edges must be finite and strictly increasing")
             edges.flags.writeable = False
         for field in ("dropped", "clipped"):
             count = getattr(self, field)
             if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 0:
-                raise LDPError(f"{field} must be a non-negative integer, got {count!r}")
+                raise InvalidInput(f"{field} must be a non-negative integer, got {count!r}")
             object.__setattr__(self, field, int(count))
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "labels", labels)
@@ -116,7 +116,7 @@ class EncodedColumn:
     def true_frequencies(self) -> np.ndarray:
         """Share of users holding each code (float64, sums to 1)."""
         if self.n == 0:
-            raise LDPError(f"column {self.name!r} has no values")
+            raise InvalidInput(f"column {self.name!r} has no values")
         return self.true_counts() / float(self.n)
 
     def __repr__(self) -> str:
@@ -129,7 +129,7 @@ def _as_series(data: Any) -> pd.Series:
     if isinstance(data, pd.Series):
         return data.reset_index(drop=True)
     if isinstance(data, pd.DataFrame):
-        raise LDPError("expected a single column, got a table")
+        raise InvalidInput("expected a single column, got a table")
     return pd.Series(np.asarray(data) if not isinstance(data, list | tuple) else list(data))
 
 
@@ -169,10 +169,10 @@ def _check_int(value: Any, what: str, low: int) -> int:
         if isinstance(value, float | np.floating) and float(value).is_integer():
             value = int(value)
         else:
-            raise LDPError(f"{what} must be an integer, got {value!r}")
+            raise InvalidInput(f"{what} must be an integer, got {value!r}")
     value = int(value)
     if value < low:
-        raise LDPError(f"{what} must be at least {low}, got {value}")
+        raise InvalidInput(f"{what} must be at least {low}, got {value}")
     return value
 
 
@@ -237,20 +237,20 @@ def encode_categorical(series: Any, domain: Sequence[Any] | None = None,
     if domain is not None:
         dom_labels = [_label(v) for v in domain]
         if len(dom_labels) < 2:
-            raise LDPError(f"domain size must be at least 2, got {len(dom_labels)}")
+            raise InvalidInput(f"domain size must be at least 2, got {len(dom_labels)}")
         seen: set[str] = set()
         for lab in dom_labels:
             if lab in seen:
-                raise LDPError(f"the domain lists {lab!r} twice")
+                raise InvalidInput(f"the domain lists {lab!r} twice")
             seen.add(lab)
     missing = _missing_mask(series)
     kept = series[~missing]
     if kept.empty:
-        raise LDPError(f"column {name!r} has no non-missing values")
+        raise InvalidInput(f"column {name!r} has no non-missing values")
     labels, codes = _sorted_labels(kept)
     if dom_labels is None:
         if len(labels) < 2:
-            raise LDPError(f"domain size must be at least 2: column {name!r} has a single distinct value "
+            raise InvalidInput(f"domain size must be at least 2: column {name!r} has a single distinct value "
                              f"{labels[0]!r}")
         return EncodedColumn(codes, labels, "categorical", None, name, int(missing.sum()), 0)
     index = {lab: i for i, lab in enumerate(dom_labels)}
@@ -260,14 +260,14 @@ def encode_categorical(series: Any, domain: Sequence[Any] | None = None,
     if bad.any():
         example = labels[codes[int(np.argmax(bad))]]
         n_bad, n_distinct = int(bad.sum()), int((mapping < 0).sum())
-        raise LDPError(f"{n_bad} value(s) of column {name!r} ({n_distinct} distinct) are not in the given "
+        raise InvalidInput(f"{n_bad} value(s) of column {name!r} ({n_distinct} distinct) are not in the given "
                          f"domain, e.g. {example!r}")
     return EncodedColumn(values, dom_labels, "categorical", None, name, int(missing.sum()), 0)
 
 
 def _first_bad(kept: pd.Series, bad: np.ndarray, name: str, what: str) -> LDPError:
     first = kept.iloc[int(np.argmax(bad))]
-    return LDPError(f"column {name!r} {what}: {_show(first)} ({int(bad.sum())} such value(s))")
+    return InvalidInput(f"column {name!r} {what}: {_show(first)} ({int(bad.sum())} such value(s))")
 
 
 def encode_integer(series: Any, domain_size: int, name: str | None = None) -> EncodedColumn:
@@ -280,7 +280,7 @@ def encode_integer(series: Any, domain_size: int, name: str | None = None) -> En
     missing = _missing_mask(series)
     kept = series[~missing].reset_index(drop=True)
     if kept.empty:
-        raise LDPError(f"column {name!r} has no non-missing values")
+        raise InvalidInput(f"column {name!r} has no non-missing values")
     if pd.api.types.is_bool_dtype(kept.dtype):
         numbers = kept.to_numpy(dtype=np.int64)
     elif pd.api.types.is_integer_dtype(kept.dtype):
@@ -292,7 +292,7 @@ def encode_integer(series: Any, domain_size: int, name: str | None = None) -> En
             numbers = pd.to_numeric(kept.astype("string").str.strip(), errors="coerce").to_numpy(
                 dtype=np.float64, na_value=np.nan)
         else:
-            raise LDPError(f"column {name!r} does not hold integers (dtype {kept.dtype})")
+            raise InvalidInput(f"column {name!r} does not hold integers (dtype {kept.dtype})")
         with np.errstate(invalid="ignore"):
             bad = ~(np.isfinite(numbers) & (numbers == np.floor(numbers)))
         if bad.any():
@@ -317,9 +317,9 @@ def numeric_values(series: pd.Series, name: str) -> tuple[np.ndarray, int]:
             dtype=np.float64, na_value=np.nan)
         bad = np.isnan(numbers)
         if bad.any():
-            raise LDPError(f"column {name!r} is not numeric (e.g. {_show(kept.iloc[int(np.argmax(bad))])})")
+            raise InvalidInput(f"column {name!r} is not numeric (e.g. {_show(kept.iloc[int(np.argmax(bad))])})")
         return numbers, int(missing.sum())
-    raise LDPError(f"column {name!r} is not numeric (dtype {series.dtype})")
+    raise InvalidInput(f"column {name!r} is not numeric (dtype {series.dtype})")
 
 
 def _fmt(x: float, precision: int) -> str:
@@ -354,34 +354,34 @@ def bucketize(series: Any, buckets: int, value_range: tuple[float, float] | None
     name = _column_name(series, name)
     d = _check_int(buckets, "buckets", 2)
     if out_of_range not in OUT_OF_RANGE:
-        raise LDPError(f"out_of_range must be one of {', '.join(OUT_OF_RANGE)}, got {out_of_range!r}")
+        raise InvalidInput(f"out_of_range must be one of {', '.join(OUT_OF_RANGE)}, got {out_of_range!r}")
     x, dropped = numeric_values(series, name)
     if x.size == 0:
-        raise LDPError(f"column {name!r} has no non-missing values")
+        raise InvalidInput(f"column {name!r} has no non-missing values")
     if value_range is None:
         finite = x[np.isfinite(x)]
         if finite.size == 0:
-            raise LDPError(f"column {name!r} has no finite values")
+            raise InvalidInput(f"column {name!r} has no finite values")
         lo, hi = float(finite.min()), float(finite.max())
         if lo == hi:
-            raise LDPError(f"column {name!r} is constant ({_number_label(lo)}); "
+            raise InvalidInput(f"column {name!r} is constant ({_number_label(lo)}); "
                              "give an explicit value range")
     else:
         try:
             lo, hi = (float(v) for v in value_range)
         except (TypeError, ValueError):
-            raise LDPError(f"value range must be two numbers (low, high), got {value_range!r}") from None
+            raise InvalidInput(f"value range must be two numbers (low, high), got {value_range!r}") from None
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise LDPError(f"value range must be finite with low < high, got [{lo}, {hi}]")
+            raise InvalidInput(f"value range must be finite with low < high, got [{lo}, {hi}]")
     with np.errstate(over="ignore", invalid="ignore"):
         edges = np.linspace(lo, hi, d + 1)
     if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
-        raise LDPError(f"cannot cut the range [{lo:.6g}, {hi:.6g}] into {d} distinct bins")
+        raise InvalidInput(f"cannot cut the range [{lo:.6g}, {hi:.6g}] into {d} distinct bins")
     outside = (x < lo) | (x > hi)
     clipped = int(outside.sum())
     if clipped:
         if out_of_range == "reject":
-            raise LDPError(f"{clipped} of {x.size} values of column {name!r} are outside the range "
+            raise InvalidInput(f"{clipped} of {x.size} values of column {name!r} are outside the range "
                              f"[{_fmt(lo, 6)}, {_fmt(hi, 6)}]; widen the range or clip them")
         x = np.clip(x, lo, hi)
     distinct = int(np.unique(x).size)
@@ -399,21 +399,21 @@ def domain_from_file(path: str | os.PathLike[str]) -> list[str]:
     """Domain labels from a UTF-8 text file, one per line (blank lines ignored, spaces trimmed)."""
     p = Path(path)
     if not p.is_file():
-        raise LDPError(f"domain file '{p}' not found")
+        raise InvalidInput(f"domain file '{p}' not found")
     try:
         text = p.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise LDPError(f"domain file '{p}' is not UTF-8 text") from None
+        raise InvalidInput(f"domain file '{p}' is not UTF-8 text") from None
     except OSError as exc:
-        raise LDPError(f"cannot read domain file '{p}': {exc.strerror or exc}") from None
+        raise InvalidInput(f"cannot read domain file '{p}': {exc.strerror or exc}") from None
     labels = [line.strip() for line in text.splitlines() if line.strip()]
     seen: set[str] = set()
     for label in labels:
         if label in seen:
-            raise LDPError(f"domain file '{p}' lists {label!r} twice")
+            raise InvalidInput(f"domain file '{p}' lists {label!r} twice")
         seen.add(label)
     if len(labels) < 2:
-        raise LDPError(f"domain size must be at least 2: domain file '{p}' lists {len(labels)} value(s)")
+        raise InvalidInput(f"domain size must be at least 2: domain file '{p}' lists {len(labels)} value(s)")
     return labels
 
 
@@ -427,12 +427,12 @@ def _weights(frequencies: Any) -> np.ndarray:
         frequencies = frequencies.true_counts()
     p = np.asarray(frequencies, dtype=np.float64)
     if p.ndim != 1 or p.size == 0:
-        raise LDPError(f"frequencies must be a non-empty 1-D array, got shape {p.shape}")
+        raise InvalidInput(f"frequencies must be a non-empty 1-D array, got shape {p.shape}")
     if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise LDPError("frequencies must be finite and non-negative")
+        raise InvalidInput("frequencies must be finite and non-negative")
     total = p.sum()
     if total <= 0:
-        raise LDPError("frequencies must not all be zero")
+        raise InvalidInput("frequencies must not all be zero")
     return p / total
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = [
     "CSV_EXTENSIONS",
@@ -60,7 +60,7 @@ def _kind_of(name: str) -> tuple[str, bool]:
             return ("parquet" if ext in PARQUET_EXTENSIONS else "csv"), ext.endswith(".gz")
     suffix = Path(name).suffix
     what = f"extension {suffix!r}" if suffix else "no extension"
-    raise LDPError(
+    raise InvalidInput(
         f"unsupported file type for {name!r} ({what}); "
         f"supported extensions: {', '.join(SUPPORTED_EXTENSIONS)}"
     )
@@ -125,7 +125,7 @@ def _read_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: boo
                 warnings.warn(f"{label} is not UTF-8: read as {encoding} (detected); if letters look wrong, re-save it "
                               "with UTF-8 encoding", stacklevel=3)
                 return df
-        raise LDPError(
+        raise InvalidInput(
             f"{label} is not UTF-8 text (invalid byte 0x{exc.object[exc.start]:02x}) and its encoding could not be "
             "detected; re-save it with UTF-8 encoding"
         ) from None
@@ -140,15 +140,15 @@ def _parse_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bo
     except UnicodeDecodeError:
         raise
     except pd.errors.EmptyDataError:
-        raise LDPError(f"{label} is empty") from None
+        raise InvalidInput(f"{label} is empty") from None
     except pd.errors.ParserError as exc:
-        raise LDPError(f"{label} is not a well-formed CSV file: {_one_line(exc)}") from None
+        raise InvalidInput(f"{label} is not a well-formed CSV file: {_one_line(exc)}") from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
+        raise InvalidInput(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
     except OSError as exc:
-        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     except Exception as exc:  # anything else pandas raises becomes one readable line
-        raise LDPError(f"could not read {label} as CSV: {_one_line(exc)}") from None
+        raise InvalidInput(f"could not read {label} as CSV: {_one_line(exc)}") from None
 
 
 def _read_parquet(source: str | io.BytesIO, label: str) -> pd.DataFrame:
@@ -156,17 +156,17 @@ def _read_parquet(source: str | io.BytesIO, label: str) -> pd.DataFrame:
         return pd.read_parquet(source)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
-            raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
-        raise LDPError(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
+            raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise InvalidInput(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
     except Exception as exc:  # pyarrow errors (ArrowInvalid, ...)
-        raise LDPError(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
+        raise InvalidInput(f"{label} is not a valid Parquet file: {_one_line(exc)}") from None
 
 
 def _check_shape(df: pd.DataFrame, label: str) -> pd.DataFrame:
     if df.shape[1] == 0:
-        raise LDPError(f"{label} has no columns")
+        raise InvalidInput(f"{label} has no columns")
     if df.shape[0] == 0:
-        raise LDPError(f"{label} has no rows")
+        raise InvalidInput(f"{label} has no rows")
     df.columns = [str(c) for c in df.columns]
     return df
 
@@ -189,23 +189,24 @@ def _gunzip_bounded(source: str | bytes, label: str) -> bytes:
                 while data:
                     out += decomp.decompress(data, MAX_TEXT_BYTES + 1 - len(out))
                     if len(out) > MAX_TEXT_BYTES:
-                        raise LDPError(f"{label} decompresses to more than {MAX_TEXT_BYTES // 2**20} MB; use a smaller "
-                                       "extract (at most that much text)")
+                        raise InvalidInput(f"{label} decompresses to more than {MAX_TEXT_BYTES // 2**20} "
+                                           f"MB; use a smaller "
+                                           "extract (at most that much text)")
                     data = decomp.unconsumed_tail
                 if decomp.eof and decomp.unused_data:  # a second gzip member follows
                     rest = decomp.unused_data
                     decomp = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
                     out += decomp.decompress(rest, MAX_TEXT_BYTES + 1 - len(out))
                     if len(out) > MAX_TEXT_BYTES:
-                        raise LDPError(f"{label} decompresses to more than {MAX_TEXT_BYTES // 2**20} MB; use a "
-                                       "smaller extract (at most that much text)")
+                        raise InvalidInput(f"{label} decompresses to more than {MAX_TEXT_BYTES // 2**20} MB; use a "
+                                           "smaller extract (at most that much text)")
         finally:
             if not isinstance(source, bytes):
                 fh.close()
     except (zlib.error, EOFError) as exc:
-        raise LDPError(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
+        raise InvalidInput(f"{label} is not a valid gzip file: {_one_line(exc)}") from None
     except OSError as exc:
-        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     return bytes(out)
 
 
@@ -231,17 +232,17 @@ def _regular_file(path: str | os.PathLike[str]) -> tuple[Path, str, int]:
     p = Path(path)
     label = f"file '{p}'"
     if not p.exists():
-        raise LDPError(f"{label} not found")
+        raise InvalidInput(f"{label} not found")
     if not p.is_file():
-        raise LDPError(f"{label} is not a regular file")
+        raise InvalidInput(f"{label} is not a regular file")
     try:
         size = p.stat().st_size
     except OSError as exc:
-        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if size == 0:
-        raise LDPError(f"{label} is empty")
+        raise InvalidInput(f"{label} is empty")
     if size > MAX_TEXT_BYTES:
-        raise LDPError(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
+        raise InvalidInput(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
     return p, label, size
 
 
@@ -254,13 +255,13 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         with open(p, "rb") as fh:
             head = fh.read(_SNIFF_BYTES)
     except OSError as exc:
-        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if kind == "parquet":
         df = _read_parquet(str(p), label)
     elif compressed:
         text = _gunzip_bounded(str(p), label)
         if not text.strip():
-            raise LDPError(f"{label} is empty")
+            raise InvalidInput(f"{label} is empty")
         df = _read_csv(io.BytesIO(text), text[:_SNIFF_BYTES], label)
     else:
         df = _read_csv(str(p), head, label, compressed)
@@ -274,13 +275,13 @@ def read_text_lines(path: str | os.PathLike[str]) -> list[str]:
     try:
         data = _gunzip_bounded(str(p), label) if p.name.lower().endswith(".gz") else p.read_bytes()
     except OSError as exc:
-        raise LDPError(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+        raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if not data.strip():
-        raise LDPError(f"{label} is empty")
+        raise InvalidInput(f"{label} is empty")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise LDPError(f"{label} is not UTF-8 text; re-save it with UTF-8 encoding") from None
+        raise InvalidInput(f"{label} is not UTF-8 text; re-save it with UTF-8 encoding") from None
     return text.splitlines()
 
 
@@ -290,13 +291,13 @@ def load_json_object(data: bytes, filename: str) -> dict:
 
     label = f"file '{filename}'"
     if len(data) > 1 << 20:
-        raise LDPError(f"{label} is larger than 1 MB: not a configuration file")
+        raise InvalidInput(f"{label} is larger than 1 MB: not a configuration file")
     try:
         value = json.loads(bytes(data).decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LDPError(f"{label} is not a JSON file: {_one_line(exc)}") from None
+        raise InvalidInput(f"{label} is not a JSON file: {_one_line(exc)}") from None
     if not isinstance(value, dict):
-        raise LDPError(f"{label} holds {type(value).__name__}, not a JSON object of settings")
+        raise InvalidInput(f"{label} holds {type(value).__name__}, not a JSON object of settings")
     return value
 
 
@@ -305,19 +306,19 @@ def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
     label = f"file '{filename}'"
     kind, compressed = _kind_of(filename)
     if not isinstance(data, bytes | bytearray | memoryview):
-        raise LDPError(f"{label}: expected bytes, got {type(data).__name__}")
+        raise InvalidInput(f"{label}: expected bytes, got {type(data).__name__}")
     data = bytes(data)
     if len(data) == 0:
-        raise LDPError(f"{label} is empty")
+        raise InvalidInput(f"{label} is empty")
     if len(data) > MAX_TEXT_BYTES:
-        raise LDPError(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
+        raise InvalidInput(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
     if kind == "parquet":
         df = _read_parquet(io.BytesIO(data), label)
     else:
         if compressed:
             data = _gunzip_bounded(data, label)
             if not data.strip():
-                raise LDPError(f"{label} is empty")
+                raise InvalidInput(f"{label} is empty")
         df = _read_csv(io.BytesIO(data), data[:_SNIFF_BYTES], label)
     return _cap_rows(_check_shape(df, label), label)
 
@@ -339,4 +340,4 @@ def get_column(df: pd.DataFrame, column: str) -> pd.Series:
         matches = [i for i, c in enumerate(names) if normalise(c) == normalise(str(column))]
         if len(matches) == 1:
             return df.iloc[:, matches[0]].rename(names[matches[0]])
-    raise LDPError(f"column {column!r} not found; available: {_available(names)}")
+    raise InvalidInput(f"column {column!r} not found; available: {_available(names)}")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.data.loaders import load_table
 
 __all__ = ["SAMPLE_DIR", "list_samples", "load_sample", "sample_path"]
@@ -134,7 +134,7 @@ def sample_path(name: str) -> Path:
     """Path of a bundled sample's file; ``ValueError`` for an unknown name."""
     key = str(name).strip().lower()
     if key not in _SAMPLES:
-        raise LDPError(f"unknown sample {name!r}; available: {', '.join(_SAMPLES)}")
+        raise InvalidInput(f"unknown sample {name!r}; available: {', '.join(_SAMPLES)}")
     return SAMPLE_DIR / _SAMPLES[key]["file"]
 
 
@@ -147,6 +147,6 @@ def load_sample(name: str) -> pd.DataFrame:
     """The bundled sample table ``name`` (a fresh copy; files are parsed once per process)."""
     path = sample_path(name)
     if not path.is_file():
-        raise LDPError(f"sample file '{path}' is missing; "
+        raise InvalidInput(f"sample file '{path}' is missing; "
                          "rebuild it with python sample_data/build_samples.py")
     return _read(path).copy()

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["ValueScale"]
 
@@ -29,9 +29,9 @@ class ValueScale:
         try:
             lo, hi = float(self.low), float(self.high)
         except (TypeError, ValueError):
-            raise LDPError(f"value range must be two numbers, got [{self.low!r}, {self.high!r}]") from None
+            raise InvalidInput(f"value range must be two numbers, got [{self.low!r}, {self.high!r}]") from None
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi and np.isfinite(hi - lo)):
-            raise LDPError(f"value range must be finite with low < high, got [{lo}, {hi}]")
+            raise InvalidInput(f"value range must be finite with low < high, got [{lo}, {hi}]")
         object.__setattr__(self, "low", lo)
         object.__setattr__(self, "high", hi)
 
@@ -43,14 +43,14 @@ class ValueScale:
         """Values in [low, high] as floats in [0, 1]; outside values raise ``ValueError`` unless ``clip``."""
         x = np.asarray(values, dtype=np.float64)
         if x.ndim != 1:
-            raise LDPError(f"values must be a 1-D array, got shape {x.shape}")
+            raise InvalidInput(f"values must be a 1-D array, got shape {x.shape}")
         if not np.all(np.isfinite(x)):
-            raise LDPError("values must be finite (drop missing values first)")
+            raise InvalidInput("values must be finite (drop missing values first)")
         outside = (x < self.low) | (x > self.high)
         if outside.any():
             if not clip:
                 bad = float(x[outside][0])
-                raise LDPError(f"{int(outside.sum())} value(s) lie outside [{self.low:g}, {self.high:g}], "
+                raise InvalidInput(f"{int(outside.sum())} value(s) lie outside [{self.low:g}, {self.high:g}], "
                                  f"e.g. {bad:g}; widen the range or clip them")
             x = np.clip(x, self.low, self.high)
         return np.clip((x - self.low) / self.width, 0.0, 1.0)
@@ -67,5 +67,5 @@ class ValueScale:
     def from_edges(cls, edges: Any) -> ValueScale:
         e = np.asarray(edges, dtype=np.float64)
         if e.ndim != 1 or e.size < 2:
-            raise LDPError("edges must be a 1-D array of at least two bin edges")
+            raise InvalidInput("edges must be a 1-D array of at least two bin edges")
         return cls(float(e[0]), float(e[-1]))

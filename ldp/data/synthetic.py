@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.data.domain import EncodedColumn, bin_labels
 
 __all__ = ["SYNTHETIC", "generate", "generate_values", "parse_spec", "true_distribution"]
@@ -74,7 +74,7 @@ def _canonical(name: str) -> str:
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in SYNTHETIC:
-        raise LDPError(f"unknown synthetic distribution {name.strip()!r}; valid names: {_valid_names()}")
+        raise InvalidInput(f"unknown synthetic distribution {name.strip()!r}; valid names: {_valid_names()}")
     return key
 
 
@@ -87,9 +87,9 @@ def _number(key: str, text: str) -> int | float:
     try:
         value = float(text)
     except ValueError:
-        raise LDPError(f"parameter {key} must be a number, got {text!r}") from None
+        raise InvalidInput(f"parameter {key} must be a number, got {text!r}") from None
     if not math.isfinite(value):
-        raise LDPError(f"parameter {key} must be finite, got {text!r}")
+        raise InvalidInput(f"parameter {key} must be finite, got {text!r}")
     return value
 
 
@@ -102,12 +102,12 @@ def _split_top(text: str, sep: str) -> list[str]:
         elif ch == ")":
             depth -= 1
             if depth < 0:
-                raise LDPError(f"unbalanced parentheses in {text!r}")
+                raise InvalidInput(f"unbalanced parentheses in {text!r}")
         elif ch == sep and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     if depth != 0:
-        raise LDPError(f"unbalanced parentheses in {text!r}")
+        raise InvalidInput(f"unbalanced parentheses in {text!r}")
     parts.append(text[start:])
     return parts
 
@@ -118,12 +118,12 @@ def _key_values(text: str, family: str, allowed: tuple[str, ...]) -> dict[str, A
         if not item.strip():
             continue
         if "=" not in item:
-            raise LDPError(f"expected key=value in the parameters of {family}, got {item.strip()!r}")
+            raise InvalidInput(f"expected key=value in the parameters of {family}, got {item.strip()!r}")
         key, value = (s.strip() for s in item.split("=", 1))
         if key not in allowed:
-            raise LDPError(f"unknown parameter {key!r} for {family}; valid: {', '.join(allowed)}")
+            raise InvalidInput(f"unknown parameter {key!r} for {family}; valid: {', '.join(allowed)}")
         if key in params:
-            raise LDPError(f"parameter {key!r} given twice for {family}")
+            raise InvalidInput(f"parameter {key!r} given twice for {family}")
         params[key] = _number(key, value)
     return params
 
@@ -150,20 +150,20 @@ def _parse_components(text: str) -> list[tuple[float | None, str, dict[str, Any]
     while True:
         m = _TERM.match(text, pos)
         if not m or not m.group("name"):
-            raise LDPError(f"cannot parse mixture component at {text[pos:].strip()!r}; "
+            raise InvalidInput(f"cannot parse mixture component at {text[pos:].strip()!r}; "
                              "expected e.g. 0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform")
         family = _canonical(m.group("name"))
         if family in ("mixture", "zipf"):
-            raise LDPError(f"{family} cannot be a mixture component (numerical families only)")
+            raise InvalidInput(f"{family} cannot be a mixture component (numerical families only)")
         weight = float(m.group("weight")) if m.group("weight") is not None else None
         if weight is not None and not (weight > 0 and math.isfinite(weight)):
-            raise LDPError(f"mixture weights must be positive, got {m.group('weight')}")
+            raise InvalidInput(f"mixture weights must be positive, got {m.group('weight')}")
         terms.append((weight, family, _family_params(family, m.group("args") or "", component=True)))
         pos = m.end()
         if pos == len(text):
             return terms
         if text[pos] != "+":
-            raise LDPError(f"expected '+' between mixture components at {text[pos:]!r}")
+            raise InvalidInput(f"expected '+' between mixture components at {text[pos:]!r}")
         pos += 1
 
 
@@ -177,7 +177,7 @@ def _normalise_weights(
     elif missing:
         rest = 1.0 - sum(given)
         if rest <= 0:
-            raise LDPError("mixture weights without a value share 1 minus the given weights, "
+            raise InvalidInput("mixture weights without a value share 1 minus the given weights, "
                              "which is not positive")
         fill = rest / missing
     else:
@@ -190,7 +190,7 @@ def _normalise_weights(
 def _validate(family: str, p: dict[str, Any]) -> None:
     def need(cond: bool, message: str) -> None:
         if not cond:
-            raise LDPError(f"{family}: {message}")
+            raise InvalidInput(f"{family}: {message}")
 
     if "d" in p:
         d = p["d"]
@@ -219,7 +219,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``(family, params)`` with defaults filled in; a mixture's params hold ``components``, a list of
     ``(weight, family, params)`` with normalised weights. ``ValueError`` names the valid families."""
     if not isinstance(spec, str) or not spec.strip():
-        raise LDPError(f"empty synthetic spec; valid names: {_valid_names()}")
+        raise InvalidInput(f"empty synthetic spec; valid names: {_valid_names()}")
     text = spec.strip()
     call = _CALL.match(text)
     if call:
@@ -229,7 +229,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     else:
         name, body = text, ""
     if not re.fullmatch(rf"\s*{_NAME}\s*", name):
-        raise LDPError(f"cannot parse synthetic spec {spec!r}; valid names: {_valid_names()}")
+        raise InvalidInput(f"cannot parse synthetic spec {spec!r}; valid names: {_valid_names()}")
     family = _canonical(name)
     if family != "mixture":
         return family, _family_params(family, body)
@@ -238,7 +238,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     settings = [p for p, flag in zip(pieces, is_setting, strict=True) if flag]
     formulas = [p for p, flag in zip(pieces, is_setting, strict=True) if p.strip() and not flag]
     if len(formulas) != 1:
-        raise LDPError("a mixture needs one formula, "
+        raise InvalidInput("a mixture needs one formula, "
                          "such as mix:0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform")
     params = _family_params("mixture", ",".join(settings))
     params["components"] = _normalise_weights(_parse_components(formulas[0].strip()))
@@ -313,7 +313,7 @@ def _component(family: str, p: dict[str, Any], d: int | None = None) -> _Compone
         return _Component(dist, False, p["left"], p["right"], p["left"], p["right"])
     if family == "beta":
         return _Component(stats.beta(p["a"], p["b"]), False, 0.0, 1.0, 0.0, 1.0)
-    raise LDPError(f"{family} is not a numerical family")  # pragma: no cover - guarded by the parser
+    raise InvalidInput(f"{family} is not a numerical family")  # pragma: no cover - guarded by the parser
 
 
 @dataclass(frozen=True)
@@ -344,10 +344,10 @@ def _plan(spec: str) -> _Plan:
     lo = params.get("lo", min(c.wlo for _, c in comps))
     hi = params.get("hi", max(c.whi for _, c in comps))
     if not lo < hi:
-        raise LDPError(f"{family}: need lo < hi, got {lo}, {hi}")
+        raise InvalidInput(f"{family}: need lo < hi, got {lo}, {hi}")
     edges = np.linspace(lo, hi, d + 1)
     if not np.all(np.diff(edges) > 0):
-        raise LDPError(f"{family}: cannot cut [{lo}, {hi}] into {d} distinct bins")
+        raise InvalidInput(f"{family}: cannot cut [{lo}, {hi}] into {d} distinct bins")
     probs = np.zeros(d)
     parts = []
     for weight, comp in comps:
@@ -355,7 +355,7 @@ def _plan(spec: str) -> _Plan:
         mass = comp.mass(edges[:-1], edges[1:]) if c_lo <= c_hi else np.zeros(d)
         total = mass.sum()
         if not total > 0:
-            raise LDPError(f"{family}: a component has no probability mass inside [{lo:.6g}, {hi:.6g}]")
+            raise InvalidInput(f"{family}: a component has no probability mass inside [{lo:.6g}, {hi:.6g}]")
         probs += weight * mass / total
         parts.append((weight, comp, c_lo, c_hi))
     probs /= probs.sum()
@@ -371,7 +371,7 @@ def true_distribution(spec: str) -> np.ndarray:
 def generate(spec: str, n: int, rng: np.random.Generator) -> EncodedColumn:
     """``n`` users drawn i.i.d. from ``spec`` (codes from the exact bin probabilities), in random order."""
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise LDPError(f"number of users n must be a positive integer, got {n!r}")
+        raise InvalidInput(f"number of users n must be a positive integer, got {n!r}")
     plan = _plan(spec)
     codes = rng.choice(plan.d, size=int(n), p=plan.probs).astype(np.int64, copy=False)
     return EncodedColumn(codes, plan.labels, plan.kind, plan.edges, spec.strip(), 0, 0)
@@ -381,7 +381,7 @@ def generate_values(spec: str, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` real-valued draws (float64) of a numerical ``spec``, truncated to its range; for ``zipf``
     the ranks ``1..d``. Bucketizing them over the spec's edges follows :func:`true_distribution`."""
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-        raise LDPError(f"number of users n must be a positive integer, got {n!r}")
+        raise InvalidInput(f"number of users n must be a positive integer, got {n!r}")
     plan = _plan(spec)
     if plan.family == "zipf":
         return (rng.choice(plan.d, size=int(n), p=plan.probs) + 1).astype(np.float64)

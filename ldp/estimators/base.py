@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param, resolve_params
 from ldp.core.registry import ESTIMATORS
-from ldp.core.results import Aggregate, Estimate
+from ldp.core.results import Aggregate, Estimate, warn_unconverged
 from ldp.mechanisms.base import Mechanism
 
 __all__ = ["Estimator", "PostProcessor", "estimate_all", "get_estimator", "parse_estimators", "resolve_estimators"]
@@ -95,7 +95,7 @@ class Estimator(ABC):
         agg = mechanism.as_aggregate(aggregate, n)
         if not self.applies_to(mechanism):
             ok = ", ".join(e.name for e in ESTIMATORS if e.applies_to(mechanism))
-            raise LDPError(f"estimator {self.name} does not apply to {mechanism.name}; use one of: {ok}")
+            raise InvalidInput(f"estimator {self.name} does not apply to {mechanism.name}; use one of: {ok}")
         view = mechanism.frequency_view()
         if view is not None:
             oracle, lift = view
@@ -105,7 +105,7 @@ class Estimator(ABC):
             base = get_estimator(self.base).estimate(mechanism, agg)
         out = self._estimate(mechanism, agg, base)
         if isinstance(out, Estimate):
-            return out
+            return warn_unconverged(out)
         return Estimate(np.asarray(out, dtype=np.float64), self.name, warnings=base.warnings if base else ())
 
     @abstractmethod
@@ -144,7 +144,7 @@ def get_estimator(name: str | Estimator, **params: Any) -> Estimator:
     """The registered estimator ``name`` with validated parameters (an instance is passed through)."""
     if isinstance(name, Estimator):
         if params:
-            raise LDPError(f"estimator {name.name}: give parameters either to the instance or here, not both")
+            raise InvalidInput(f"estimator {name.name}: give parameters either to the instance or here, not both")
         return name
     return ESTIMATORS.get(name)(**params)
 
@@ -154,12 +154,12 @@ def parse_estimators(spec: str | Sequence[str], mechanism: Mechanism | None = No
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     names = [str(s).strip().lower() for s in items if str(s).strip()]
     if not names:
-        raise LDPError("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
+        raise InvalidInput("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
     for name in names:
         cls = ESTIMATORS.get(name)
         if mechanism is not None and not cls.applies_to(mechanism):
             ok = [e.name for e in ESTIMATORS if e.applies_to(mechanism)]
-            raise LDPError(f"estimator {name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
+            raise InvalidInput(f"estimator {name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
     return list(dict.fromkeys(names))
 
 
@@ -174,13 +174,13 @@ def resolve_estimators(spec: str | Sequence[str | Estimator], mechanism: Mechani
         est = get_estimator(item.strip().lower() if isinstance(item, str) else item)
         if not est.applies_to(mechanism):
             ok = [e.name for e in ESTIMATORS if e.applies_to(mechanism)]
-            raise LDPError(f"estimator {est.name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
+            raise InvalidInput(f"estimator {est.name} does not apply to {mechanism.name}; use one of: {', '.join(ok)}")
         chosen.append(est)
     if not chosen:
-        raise LDPError("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
+        raise InvalidInput("no estimator given; choose from: " + ", ".join(ESTIMATORS.names()))
     names = [e.name for e in chosen]
     if len(set(names)) != len(names):
-        raise LDPError(f"an estimator is listed twice: {', '.join(names)}")
+        raise InvalidInput(f"an estimator is listed twice: {', '.join(names)}")
     return chosen
 
 

@@ -31,7 +31,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
@@ -76,7 +76,7 @@ class NormSub(PostProcessor):
 def _vector(estimate: np.ndarray) -> np.ndarray:
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim != 1 or x.size < 1:
-        raise LDPError(f"the estimate must be a non-empty 1-D array, got shape {x.shape}")
+        raise InvalidInput(f"the estimate must be a non-empty 1-D array, got shape {x.shape}")
     return x
 
 
@@ -92,7 +92,7 @@ def base_cut_threshold(d: int, sigma: float, alpha: float = 2.0) -> float:
     d values are false positives. Returns −∞ when α ≥ d (then nothing is cut except negatives).
     """
     if d < 1 or not np.isfinite(sigma) or sigma < 0 or not alpha > 0:
-        raise LDPError(f"base-cut threshold needs d ≥ 1, σ ≥ 0 and α > 0, got d={d}, σ={sigma}, α={alpha}")
+        raise InvalidInput(f"base-cut threshold needs d ≥ 1, σ ≥ 0 and α > 0, got d={d}, σ={sigma}, α={alpha}")
     tail = alpha / d
     if tail >= 1.0:
         return float("-inf")
@@ -176,7 +176,7 @@ def mle_apx(estimate: np.ndarray, p: float, q: float) -> np.ndarray:
     x = _vector(estimate)
     p, q = float(p), float(q)
     if not (0.0 <= q < p < 1.0):
-        raise LDPError(f"mle-apx needs 0 ≤ q < p < 1, got p={p!r}, q={q!r}")
+        raise InvalidInput(f"mle-apx needs 0 ≤ q < p < 1, got p={p!r}, q={q!r}")
     a, b, big_q = p - q, 1.0 - p - q, q * (1.0 - q)
     ab = a * b
 
@@ -280,10 +280,10 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     """
     x = _vector(estimate)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise LDPError(f"power: n must be a positive integer, got {n!r}")
+        raise InvalidInput(f"power: n must be a positive integer, got {n!r}")
     n = int(n)
     if not np.isfinite(sigma) or sigma <= 0:
-        raise LDPError(f"power: σ must be positive, got {sigma!r}")
+        raise InvalidInput(f"power: σ must be positive, got {sigma!r}")
     a = power_law_alpha(x, n) if alpha is None else float(alpha)
     reach = 8.0 * sigma
     top = min(1.0, max(float(x.max()), 0.0) + reach)
@@ -339,11 +339,11 @@ def answer_query(estimator: str | Estimator | type[Estimator], estimate: np.ndar
         idx = np.asarray(subset)
         if idx.dtype == bool:
             if idx.shape != x.shape:
-                raise LDPError(f"a boolean subset must have length d={x.size}, got shape {idx.shape}")
+                raise InvalidInput(f"a boolean subset must have length d={x.size}, got shape {idx.shape}")
             picked = x[idx]
         else:
             if idx.size and (not np.issubdtype(idx.dtype, np.integer) or idx.min() < 0 or idx.max() >= x.size):
-                raise LDPError(f"subset indices must be integers in [0, {x.size})")
+                raise InvalidInput(f"subset indices must be integers in [0, {x.size})")
             picked = x[idx.astype(np.int64)]
     total = float(picked.sum())
     return max(total, 0.0) if getattr(cls, "clip_queries", False) else total

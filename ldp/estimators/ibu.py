@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from ldp.core.cancellation import checkpoint
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
@@ -72,22 +72,22 @@ def ibu_observed(counts: np.ndarray) -> np.ndarray:
     """The observed distribution f̃ = C / Σ C (= C / n for GRR-like mechanisms); see the module docstring."""
     c = np.asarray(counts, dtype=np.float64)
     if c.ndim != 1 or not np.all(np.isfinite(c)) or np.any(c < 0):
-        raise LDPError("IBU: support counts must be a 1-D array of finite non-negative numbers")
+        raise InvalidInput("IBU: support counts must be a 1-D array of finite non-negative numbers")
     total = c.sum()
     if total <= 0:
-        raise LDPError("IBU: the support counts are all zero; there is nothing to estimate")
+        raise InvalidInput("IBU: the support counts are all zero; there is nothing to estimate")
     return c / total
 
 
 def _check_channel(observed: np.ndarray, p_star: float, q_star: float) -> tuple[np.ndarray, float, float]:
     obs = np.asarray(observed, dtype=np.float64)
     if obs.ndim != 1 or obs.size < 1:
-        raise LDPError("IBU: the observed distribution must be a non-empty 1-D array")
+        raise InvalidInput("IBU: the observed distribution must be a non-empty 1-D array")
     if not np.all(np.isfinite(obs)) or np.any(obs < 0) or obs.sum() <= 0:
-        raise LDPError("IBU: the observed distribution must be finite, non-negative and not all zero")
+        raise InvalidInput("IBU: the observed distribution must be finite, non-negative and not all zero")
     p, q = float(p_star), float(q_star)
     if not (0.0 <= q < p):
-        raise LDPError(f"IBU: needs 0 ≤ q* < p*, got p*={p!r}, q*={q!r}")
+        raise InvalidInput(f"IBU: needs 0 ≤ q* < p*, got p*={p!r}, q*={q!r}")
     return obs, p, q
 
 
@@ -117,11 +117,11 @@ def iterative_bayesian_update(observed: np.ndarray, p_star: float, q_star: float
     """
     obs, p, q = _check_channel(observed, p_star, q_star)
     if stop not in STOP_RULES:
-        raise LDPError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
+        raise InvalidInput(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise LDPError(f"IBU: max_iter must be a positive integer, got {max_iter!r}")
+        raise InvalidInput(f"IBU: max_iter must be a positive integer, got {max_iter!r}")
     if not np.isfinite(tol) or tol < 0:
-        raise LDPError(f"IBU: tol must be a finite number ≥ 0, got {tol!r}")
+        raise InvalidInput(f"IBU: tol must be a finite number ≥ 0, got {tol!r}")
     d = obs.size
     k = q / (p - q)
     k_next = k * float(obs.sum())  # k·Σf̂ᵗ: Σf̂⁰ = 1 (uniform) and Σf̂ᵗ = Σf̃ for t ≥ 1
@@ -205,11 +205,11 @@ def ibu_iterates(observed: np.ndarray, p_star: float, q_star: float, checkpoints
     p, q = float(p_star), float(q_star)
     marks = np.asarray(checkpoints, dtype=np.int64)
     if marks.ndim != 1 or marks.size == 0 or np.any(marks < 0) or np.any(np.diff(marks) <= 0):
-        raise LDPError("checkpoints must be increasing non-negative iteration counts")
+        raise InvalidInput("checkpoints must be increasing non-negative iteration counts")
     if marks[-1] > 10_000_000:
-        raise LDPError(f"at most 10,000,000 iterations, got {int(marks[-1])}")
+        raise InvalidInput(f"at most 10,000,000 iterations, got {int(marks[-1])}")
     if obs_in.ndim > 2:
-        raise LDPError("IBU: the observed distributions must be a 1-D array or a (rows, d) batch")
+        raise InvalidInput("IBU: the observed distributions must be a 1-D array or a (rows, d) batch")
     a = p - q
     out = np.empty((marks.size, *rows.shape))
     f = np.full(rows.shape, 1.0 / rows.shape[1])
@@ -253,13 +253,13 @@ def run_ibu(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int
     SQUAREM (``squarem``), or the paper's plain Eq. (3) iterations (``em``, for teaching: with early stopping
     they regularise towards the uniform start)."""
     if stop not in STOP_RULES:
-        raise LDPError(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
+        raise InvalidInput(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
     if method == "em":
         return iterative_bayesian_update(observed, p_star, q_star, max_iter=max_iter, tol=tol, stop=stop)
     if method == "squarem":
         return ibu_squarem(observed, p_star, q_star, max_iter=max_iter, tol=tol, stop=stop)
     if method != "mle":
-        raise LDPError(f"IBU: method must be one of {list(METHODS)}, got {method!r}")
+        raise InvalidInput(f"IBU: method must be one of {list(METHODS)}, got {method!r}")
     est = ibu_mle(observed, p_star, q_star)
     diff = (ibu_step(est, observed, p_star, q_star) - est)[None, :]
     return est, IBUTrace(method="mle", stop=stop, tol=float(tol), max_iter=int(max_iter), iterations=0,

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
@@ -126,9 +126,9 @@ def _deconvolve(g: np.ndarray, p_star: float, q_star: float, n: int, *, iteratio
     the complex product F̃ = W G is formed once at the end.
     """
     if init not in ("g/h", "g"):
-        raise LDPError(f"init must be 'g/h' (IIW) or 'g' (IIW-G), got {init!r}")
+        raise InvalidInput(f"init must be 'g/h' (IIW) or 'g' (IIW-G), got {init!r}")
     if iterations < 1:
-        raise LDPError(f"iterations must be at least 1, got {iterations}")
+        raise InvalidInput(f"iterations must be at least 1, got {iterations}")
     d = g.shape[-1]
     h = transfer_spectrum(p_star, q_star, d)
     p_n = noise_power_spectrum(p_star, q_star, n, d, zero_dc=zero_dc)[: d // 2 + 1]
@@ -146,11 +146,11 @@ def _deconvolve(g: np.ndarray, p_star: float, q_star: float, n: int, *, iteratio
 def _check_inputs(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int) -> np.ndarray:
     x = np.asarray(mi_estimate, dtype=np.float64)
     if x.ndim < 1 or x.shape[-1] < 2:
-        raise LDPError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
+        raise InvalidInput(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
     if not (0.0 <= q_star < p_star <= 1.0):
-        raise LDPError(f"need 0 ≤ q* < p* ≤ 1, got p*={p_star}, q*={q_star}")
+        raise InvalidInput(f"need 0 ≤ q* < p* ≤ 1, got p*={p_star}, q*={q_star}")
     if n < 1:
-        raise LDPError(f"n must be a positive integer, got {n}")
+        raise InvalidInput(f"n must be a positive integer, got {n}")
     return x
 
 
@@ -194,9 +194,9 @@ def amrp(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, permu
     """
     x = _check_inputs(mi_estimate, p_star, q_star, n)
     if x.ndim != 1:
-        raise LDPError(f"amrp filters one estimate (a vector of length d), got shape {x.shape}")
+        raise InvalidInput(f"amrp filters one estimate (a vector of length d), got shape {x.shape}")
     if permutations < 1:
-        raise LDPError(f"permutations must be at least 1, got {permutations}")
+        raise InvalidInput(f"permutations must be at least 1, got {permutations}")
     d = x.shape[0]
     perms = random_permutations(d, int(permutations), seed)
     g = _observation(x, p_star, q_star)[perms]  # row r is g permuted by perms[r]
@@ -216,9 +216,9 @@ def smooth_121(estimate: np.ndarray, boundary: str = "edge") -> np.ndarray:
     """
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim < 1 or x.shape[-1] < 2:
-        raise LDPError(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
+        raise InvalidInput(f"the estimate must have a last axis of length d ≥ 2, got shape {x.shape}")
     if boundary not in ("edge", "wrap"):
-        raise LDPError(f"boundary must be 'edge' or 'wrap', got {boundary!r}")
+        raise InvalidInput(f"boundary must be 'edge' or 'wrap', got {boundary!r}")
     pad = [(0, 0)] * (x.ndim - 1) + [(1, 1)]
     y = np.pad(x, pad, mode=boundary)
     return 0.5 * y[..., 1:-1] + 0.25 * (y[..., :-2] + y[..., 2:])
@@ -247,7 +247,7 @@ def smoothness(mi_estimate: np.ndarray, noise_variance: float) -> Smoothness:
     f = np.asarray(mi_estimate, dtype=np.float64)
     d = f.size
     if not np.all(np.isfinite(f)) or not np.isfinite(noise_variance) or noise_variance < 0:
-        raise LDPError("smoothness needs a finite estimate and a non-negative noise variance")
+        raise InvalidInput("smoothness needs a finite estimate and a non-negative noise variance")
     if d < 3:  # two values have one neighbour pair: no order to judge
         return Smoothness(None, 0.0)
     spread = float(np.sum((f - f.mean()) ** 2))
@@ -297,7 +297,7 @@ def threshold_detection(estimate: np.ndarray, true: np.ndarray, threshold: float
     tru = np.broadcast_to(np.asarray(true, dtype=np.float64), est.shape)
     thr = np.asarray(threshold, dtype=np.float64)
     if thr.ndim > 1:
-        raise LDPError(f"threshold must be a scalar or a 1-D array, got shape {thr.shape}")
+        raise InvalidInput(f"threshold must be a scalar or a 1-D array, got shape {thr.shape}")
     if thr.ndim == 1:
         est, tru = est[..., None, :], tru[..., None, :]
         thr = thr[:, None]
@@ -319,7 +319,7 @@ def significance_threshold(mechanism: Mechanism, n: int, alpha: float = 0.05, *,
     would be 1,806 and 3,965.
     """
     if not 0.0 < alpha < 1.0:
-        raise LDPError(f"alpha must lie in (0, 1), got {alpha}")
+        raise InvalidInput(f"alpha must lie in (0, 1), got {alpha}")
     p, q = mechanism.p_star, mechanism.q_star
     var_star = q * (1.0 - q) / (n * (p - q) ** 2)
     tail = alpha / mechanism.d if bonferroni else alpha

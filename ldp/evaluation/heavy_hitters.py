@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["heavy_hitter_scores"]
 
@@ -22,7 +22,7 @@ def heavy_hitter_scores(found: np.ndarray, estimates: np.ndarray, true_values: n
     found = np.asarray(found, dtype=np.uint64)
     truth = np.asarray(true_values, dtype=np.uint64)
     if truth.size == 0:
-        raise LDPError("the true top k is empty")
+        raise InvalidInput("the true top k is empty")
     k = truth.size
     hits = np.isin(found, truth)
     precision = float(hits.mean()) if found.size else 0.0

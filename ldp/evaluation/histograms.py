@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["DECILES", "cdf_at", "cdf_at_edges", "check_edges", "density", "moments", "quantile_values",
            "range_answers", "unit_edges"]
@@ -30,9 +30,9 @@ def check_edges(edges: np.ndarray | None, d: int) -> np.ndarray:
         return unit_edges(d)
     e = np.asarray(edges, dtype=np.float64)
     if e.ndim != 1 or e.size != d + 1:
-        raise LDPError(f"a histogram with {d} bins needs {d + 1} edges, got shape {e.shape}")
+        raise InvalidInput(f"a histogram with {d} bins needs {d + 1} edges, got shape {e.shape}")
     if not (np.all(np.isfinite(e)) and np.all(np.diff(e) > 0)):
-        raise LDPError("edges must be finite and strictly increasing")
+        raise InvalidInput("edges must be finite and strictly increasing")
     return e
 
 
@@ -69,7 +69,7 @@ def quantile_values(edges: np.ndarray, p: np.ndarray, quantiles: Sequence[float]
     """Q(p, β) = the smallest x with P(p, x) ≥ β (inverse of the piecewise-linear CDF) for a distribution p."""
     beta = np.asarray(list(quantiles), dtype=np.float64)
     if beta.ndim != 1 or beta.size == 0 or np.any(beta <= 0) or np.any(beta >= 1):
-        raise LDPError("quantile levels must be fractions strictly between 0 and 1")
+        raise InvalidInput("quantile levels must be fractions strictly between 0 and 1")
     f = np.asarray(p, dtype=np.float64)
     e = check_edges(edges, f.size)
     cdf = cdf_at_edges(f)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.registry import METRICS
 from ldp.evaluation.histograms import DECILES, cdf_at_edges, check_edges, moments, quantile_values, range_answers
 from ldp.maths.simplex import to_distribution
@@ -56,9 +56,9 @@ class Metric:
         t = np.asarray(true, dtype=np.float64)
         e = np.asarray(estimate, dtype=np.float64)
         if t.shape != e.shape:
-            raise LDPError(f"{self.name}: true and estimate have different shapes {t.shape} and {e.shape}")
+            raise InvalidInput(f"{self.name}: true and estimate have different shapes {t.shape} and {e.shape}")
         if not (np.all(np.isfinite(t)) and np.all(np.isfinite(e))):
-            raise LDPError(f"{self.name}: the values hold NaN or infinity")
+            raise InvalidInput(f"{self.name}: the values hold NaN or infinity")
         return float(self.function(t, e, **{**self.parameters, **context}))
 
 
@@ -84,7 +84,7 @@ def max_abs_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
 def check_k(k: Any, d: int) -> int:
     """k as an int in [1, d] (the domain size); a k larger than the domain is an error, never silently capped."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
-        raise LDPError(f"k must be an integer between 1 and the domain size {d}, got {k!r}")
+        raise InvalidInput(f"k must be an integer between 1 and the domain size {d}, got {k!r}")
     return int(k)
 
 
@@ -103,7 +103,7 @@ def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> 
 def _histograms(true: np.ndarray, estimate: np.ndarray, edges: Any, project: bool) -> tuple[np.ndarray, ...]:
     true, estimate = np.asarray(true, dtype=np.float64), np.asarray(estimate, dtype=np.float64)
     if true.shape != estimate.shape:
-        raise LDPError(f"true and estimate have different shapes {true.shape} and {estimate.shape}")
+        raise InvalidInput(f"true and estimate have different shapes {true.shape} and {estimate.shape}")
     e = check_edges(edges, true.size)
     if project:
         return e, to_distribution(true), to_distribution(estimate)
@@ -159,9 +159,9 @@ def range_query_mae(true: np.ndarray, estimate: np.ndarray, edges: Any = None, a
     """Mean absolute error of random range queries of width α·(domain length) (square-wave paper §3.2): the left
     end is uniform on [lo, hi − α(hi − lo)]; the answer is the fraction of users in the range."""
     if not 0 < alpha <= 1:
-        raise LDPError(f"the range-query width α must be a fraction in (0, 1], got {alpha!r}")
+        raise InvalidInput(f"the range-query width α must be a fraction in (0, 1], got {alpha!r}")
     if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
-        raise LDPError(f"the number of queries must be a positive integer, got {queries!r}")
+        raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
     e, t, q = _histograms(true, estimate, edges, project)
     gen = rng if rng is not None else np.random.default_rng(0)
     length = e[-1] - e[0]
@@ -224,7 +224,7 @@ def get_metric(name: str) -> Metric:
     if match:
         alpha = float(match.group(1))
         if not (math.isfinite(alpha) and 0 < alpha <= 1):
-            raise LDPError(f"range-query width α must be a fraction in (0, 1], got {alpha}")
+            raise InvalidInput(f"range-query width α must be a fraction in (0, 1], got {alpha}")
         base = METRICS.get("range_mae")
         return Metric(str(name), f"Range queries, α = {alpha:g} (MAE)", base.description, base.function, base.kinds,
                       base.unit, {"alpha": alpha}, f"Range queries, width α = {alpha:g} of the domain (MAE)")

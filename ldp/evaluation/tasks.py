@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.registry import ESTIMATORS
 from ldp.estimators.wiener import Detection, threshold_detection
 from ldp.evaluation.metrics import check_k, top_k_indices
@@ -61,9 +61,9 @@ def _pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarra
     f = np.asarray(true, dtype=np.float64)
     est = np.asarray(estimate, dtype=np.float64)
     if f.ndim != 1 or f.size < 1:
-        raise LDPError(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
+        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
     if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
-        raise LDPError(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
     return f, est
 
 
@@ -139,10 +139,10 @@ def bias_variance(estimates: np.ndarray, truth: np.ndarray) -> BiasVariance:
     est = np.asarray(estimates, dtype=np.float64)
     f = np.asarray(truth, dtype=np.float64)
     if est.ndim != 2 or est.shape[1] != f.shape[0]:
-        raise LDPError(f"estimates must have shape (trials, {f.shape[0]}), got {est.shape}")
+        raise InvalidInput(f"estimates must have shape (trials, {f.shape[0]}), got {est.shape}")
     trials = est.shape[0]
     if trials < 2:
-        raise LDPError("bias and variance need at least 2 trials")
+        raise InvalidInput("bias and variance need at least 2 trials")
     mean = est.mean(axis=0)
     var = est.var(axis=0, ddof=1)
     return BiasVariance(truth=f, mean=mean, bias=mean - f, variance=var, bias_se=np.sqrt(var / trials))
@@ -152,14 +152,14 @@ def bias_variance(estimates: np.ndarray, truth: np.ndarray) -> BiasVariance:
 def subset_size(d: int, rho: float) -> int:
     """|D_sρ| = ρ·|D| rounded, at least 1 (ρ is a fraction in (0, 1])."""
     if not 0 < rho <= 1:
-        raise LDPError(f"ρ must be a fraction in (0, 1], got {rho!r}")
+        raise InvalidInput(f"ρ must be a fraction in (0, 1], got {rho!r}")
     return max(1, min(int(d), int(round(rho * d))))
 
 def random_subsets(d: int, rho: float, queries: int, rng: np.random.Generator) -> np.ndarray:
     """``queries`` random subsets D_sρ of the domain, each with ρ·d distinct values drawn uniformly
     (consistency paper §V.D), as a boolean mask of shape (queries, d)."""
     if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
-        raise LDPError(f"the number of queries must be a positive integer, got {queries!r}")
+        raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
     m = subset_size(d, rho)
     picks = np.argsort(rng.random((int(queries), int(d))), axis=1)[:, :m]
     mask = np.zeros((int(queries), int(d)), dtype=bool)
@@ -180,13 +180,13 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
     if isinstance(subsets, np.ndarray) and subsets.dtype == bool:
         mask = np.atleast_2d(subsets)
         if mask.ndim != 2 or mask.shape[1] != d:
-            raise LDPError(f"a subset mask must have shape (queries, {d}), got {subsets.shape}")
+            raise InvalidInput(f"a subset mask must have shape (queries, {d}), got {subsets.shape}")
         names = [str(i) for i in range(mask.shape[0])]
     else:
         items = list(subsets.items()) if isinstance(subsets, Mapping) else [
             (str(i), members) for i, members in enumerate(subsets)]
         if not items:
-            raise LDPError("give at least one subset")
+            raise InvalidInput("give at least one subset")
         position = {str(lab): i for i, lab in enumerate(labels)} if labels is not None else None
         mask = np.zeros((len(items), d), dtype=bool)
         names = []
@@ -195,23 +195,23 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
             arr = np.asarray(members)
             if arr.dtype == bool:
                 if arr.shape != (d,):
-                    raise LDPError(f"subset {name!r}: a boolean mask must have length {d}, got shape {arr.shape}")
+                    raise InvalidInput(f"subset {name!r}: a boolean mask must have length {d}, got shape {arr.shape}")
                 mask[row] = arr
                 continue
             arr = arr.ravel()
             if arr.size and not np.issubdtype(arr.dtype, np.integer):
                 if position is None:
-                    raise LDPError(f"subset {name!r}: members must be value indices (give labels to use names)")
+                    raise InvalidInput(f"subset {name!r}: members must be value indices (give labels to use names)")
                 unknown = [str(v) for v in arr if str(v) not in position]
                 if unknown:
-                    raise LDPError(f"subset {name!r}: unknown value(s) {', '.join(unknown[:5])}")
+                    raise InvalidInput(f"subset {name!r}: unknown value(s) {', '.join(unknown[:5])}")
                 arr = np.array([position[str(v)] for v in arr], dtype=np.int64)
             if arr.size and (arr.min() < 0 or arr.max() >= d):
-                raise LDPError(f"subset {name!r}: value indices must lie in [0, {d}), got {arr.min()}..{arr.max()}")
+                raise InvalidInput(f"subset {name!r}: value indices must lie in [0, {d}), got {arr.min()}..{arr.max()}")
             mask[row, arr.astype(np.int64)] = True
     for name, row in zip(names, mask, strict=True):
         if not row.any():
-            raise LDPError(f"subset {name!r} is empty")
+            raise InvalidInput(f"subset {name!r} is empty")
     return names, mask
 
 
@@ -220,7 +220,7 @@ def answer_queries(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False
     for a stack. ``clip=True`` reports a negative answer as 0 (Post-Pos, consistency paper §IV-A)."""
     est = np.asarray(estimate, dtype=np.float64)
     if est.ndim not in (1, 2):
-        raise LDPError(f"the estimate must have shape (d,) or (trials, d), got {est.shape}")
+        raise InvalidInput(f"the estimate must have shape (d,) or (trials, d), got {est.shape}")
     _, mask = subset_masks(subsets, est.shape[-1])
     return _answers(est @ mask.T.astype(np.float64), clip)
 
@@ -256,7 +256,7 @@ def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, 
     csum = np.cumsum(sq, axis=1)
     ks_arr = np.asarray(list(ks), dtype=np.int64)
     if ks_arr.size and (ks_arr.min() < 1 or ks_arr.max() > f.shape[0]):
-        raise LDPError(f"k must be between 1 and the domain size {f.shape[0]}")
+        raise InvalidInput(f"k must be between 1 and the domain size {f.shape[0]}")
     return (csum[:, ks_arr - 1] / ks_arr).T
 
 
@@ -272,7 +272,7 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
     est = np.atleast_2d(est)
     d = f.shape[0]
     if not 1 <= m <= d:
-        raise LDPError(f"the subset size must be between 1 and {d}, got {m}")
+        raise InvalidInput(f"the subset size must be between 1 and {d}, got {m}")
     e = est - f
     s2 = np.sum(e**2, axis=1)
     s1 = np.sum(e, axis=1)
@@ -311,7 +311,7 @@ def utility_gain(metric_a: float | np.ndarray, metric_b: float | np.ndarray) -> 
     a = np.asarray(metric_a, dtype=np.float64)
     b = np.asarray(metric_b, dtype=np.float64)
     if np.any(a < 0) or np.any(b < 0) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise LDPError("utility gain needs finite, non-negative error metrics")
+        raise InvalidInput("utility gain needs finite, non-negative error metrics")
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(a > 0, (a - b) / np.where(a > 0, a, 1.0), 0.0)
     gain = 100.0 * np.maximum(rel, 0.0)
@@ -323,10 +323,10 @@ def closed_form_mi_mse(mechanism: Mechanism, n: int, true: np.ndarray | None = N
     closed form). For a frequency vector summing to one this is the consistency paper's §V.C expression
     q(1−q)/(n(p−q)²) + (1−p−q)/(d·n(p−q)), independent of the distribution (uniform when ``true`` is None)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise LDPError(f"n must be a positive integer, got {n!r}")
+        raise InvalidInput(f"n must be a positive integer, got {n!r}")
     f = np.full(mechanism.d, 1.0 / mechanism.d) if true is None else np.asarray(true, dtype=np.float64)
     if f.shape != (mechanism.d,):
-        raise LDPError(f"true frequencies must have length d={mechanism.d}, got shape {f.shape}")
+        raise InvalidInput(f"true frequencies must have length d={mechanism.d}, got shape {f.shape}")
     return float(np.mean(mechanism.variance(f, int(n))))
 
 
@@ -337,14 +337,14 @@ def equivalent_users(n: int, mse_method: float | np.ndarray, mse_mi: float | Non
     users. ``mse_mi`` is MI's MSE at n (e.g. from the same trials); without it the closed form of
     ``mechanism`` is used (:func:`closed_form_mi_mse`)."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise LDPError(f"n must be a positive integer, got {n!r}")
+        raise InvalidInput(f"n must be a positive integer, got {n!r}")
     if mse_mi is None:
         if mechanism is None:
-            raise LDPError("give mse_mi, or the mechanism for MI's closed-form MSE")
+            raise InvalidInput("give mse_mi, or the mechanism for MI's closed-form MSE")
         mse_mi = closed_form_mi_mse(mechanism, int(n), true)
     mm = np.asarray(mse_method, dtype=np.float64)
     if not (np.all(mm > 0) and np.all(np.isfinite(mm)) and math.isfinite(mse_mi) and mse_mi > 0):
-        raise LDPError("equivalent users need positive, finite MSEs")
+        raise InvalidInput("equivalent users need positive, finite MSEs")
     out = int(n) * float(mse_mi) / mm
     return float(out) if out.ndim == 0 else out
 
@@ -400,18 +400,18 @@ class Task:
         unknown = set(params) - set(self.parameters)
         if unknown:
             valid = ", ".join(self.parameters) or "none"
-            raise LDPError(f"task {self.name!r}: unknown parameter(s) {', '.join(sorted(unknown))}; valid: {valid}")
+            raise InvalidInput(f"task {self.name!r}: unknown parameter(s) {', '.join(sorted(unknown))}; valid: {valid}")
         p = {**self.parameters, **params}
         missing = [k for k, v in p.items() if v is None]
         if missing:
-            raise LDPError(f"task {self.name!r} needs {', '.join(missing)}")
+            raise InvalidInput(f"task {self.name!r} needs {', '.join(missing)}")
         if self.name in ("topk", "topk-precision"):
             p["k"] = check_k(p["k"], d)
         fn = self.function
         if self.name == "set":
             queries = p["queries"]
             if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
-                raise LDPError(f"the number of queries must be a positive integer, got {queries!r}")
+                raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
             subset_size(d, float(p["rho"]))  # validates ρ
             gen = rng if rng is not None else np.random.default_rng(0)
             masks = random_subsets(d, float(p["rho"]), int(queries), gen)
@@ -422,7 +422,7 @@ class Task:
         if self.name == "threshold":
             thr = float(p["threshold"])
             if not math.isfinite(thr):
-                raise LDPError(f"the threshold must be a finite frequency, got {p['threshold']!r}")
+                raise InvalidInput(f"the threshold must be a finite frequency, got {p['threshold']!r}")
             return BoundTask(self, p, lambda t, e, c: np.atleast_1d(threshold_errors(t, e, thr)))
         kwargs = {k: p[k] for k in self.parameters}
         return BoundTask(self, p, lambda t, e, c: np.atleast_1d(fn(t, e, clip=c, **kwargs)))
@@ -469,5 +469,5 @@ def get_task(name: str) -> Task:
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key)
     if key not in TASKS:
-        raise LDPError(f"unknown task {name!r}; choose one of: {', '.join(TASKS)}")
+        raise InvalidInput(f"unknown task {name!r}; choose one of: {', '.join(TASKS)}")
     return TASKS[key]

@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 from scipy.special import bdtr, gammaln, ndtri, xlog1py, xlogy
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 
 
 def _check_level(level: float) -> float:
     if not 0 < level < 1:
-        raise LDPError(f"confidence level must lie strictly between 0 and 1, got {level}")
+        raise InvalidInput(f"confidence level must lie strictly between 0 and 1, got {level}")
     return float(level)
 
 
@@ -38,7 +38,7 @@ def value_intervals(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
 
 def simultaneous_z(level: float, d: int) -> float:
     if d < 1:
-        raise LDPError("need at least one value")
+        raise InvalidInput("need at least one value")
     per_value = _check_level(level) ** (1.0 / d)
     return float(ndtri(0.5 + per_value / 2))
 
@@ -218,11 +218,11 @@ def frequency_intervals(mechanism: Any, counts: np.ndarray, n: int, level: float
     try:
         c = np.asarray(counts, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise LDPError(f"support counts must be numbers: {exc}") from None
+        raise InvalidInput(f"support counts must be numbers: {exc}") from None
     if c.shape != (mechanism.d,):
-        raise LDPError(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
+        raise InvalidInput(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or np.any(c < 0) or np.any(c > n):
-        raise LDPError(f"support counts must be finite and within [0, n={n}]")
+        raise InvalidInput(f"support counts must be finite and within [0, n={n}]")
     estimate = mechanism.estimate(c, n).values if hasattr(mechanism, "estimate") else c / n
     return _intervals(mechanism, np.asarray(estimate, dtype=np.float64), c, n, level, simultaneous)
 
@@ -236,7 +236,7 @@ def estimate_intervals(mechanism: Any, mi_estimate: np.ndarray, n: int, level: f
     n = check_positive_int(n, "n")
     f = np.asarray(mi_estimate, dtype=np.float64)
     if f.shape != (mechanism.d,) or not np.all(np.isfinite(f)):
-        raise LDPError(f"the estimate must be {mechanism.d} finite numbers, got shape {f.shape}")
+        raise InvalidInput(f"the estimate must be {mechanism.d} finite numbers, got shape {f.shape}")
     counts = None
     if getattr(mechanism, "pure", False):
         p, q = mechanism.p_star, mechanism.q_star

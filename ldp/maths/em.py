@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ldp.core.cancellation import checkpoint
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = [
     "Channel", "DenseChannel", "EMTrace", "METHODS", "as_channel", "default_tolerance", "em", "ems",
@@ -59,13 +59,13 @@ class DenseChannel:
     def __init__(self, matrix: Any) -> None:
         m = np.asarray(matrix, dtype=np.float64)
         if m.ndim != 2 or m.shape[0] < 1 or m.shape[1] < 1:
-            raise LDPError(f"a transition matrix must be 2-D (d̃ × d), got shape {m.shape}")
+            raise InvalidInput(f"a transition matrix must be 2-D (d̃ × d), got shape {m.shape}")
         if not np.all(np.isfinite(m)) or np.any(m < 0):
-            raise LDPError("a transition matrix must hold finite non-negative probabilities")
+            raise InvalidInput("a transition matrix must hold finite non-negative probabilities")
         sums = m.sum(axis=0)
         if np.any(np.abs(sums - 1.0) > 1e-9):
             bad = int(np.argmax(np.abs(sums - 1.0)))
-            raise LDPError(f"every column of a transition matrix must sum to 1; column {bad} sums to "
+            raise InvalidInput(f"every column of a transition matrix must sum to 1; column {bad} sums to "
                              f"{sums[bad]:.12g}")
         self.matrix = m
         self._mt = np.ascontiguousarray(m.T)
@@ -94,16 +94,16 @@ def default_tolerance(method: str, epsilon: float | None) -> float:
     if method == "ems":
         return EMS_TOL
     if epsilon is None:
-        raise LDPError("EM: the default tolerance τ = 10⁻³·e^ε needs ε; pass epsilon or tol")
+        raise InvalidInput("EM: the default tolerance τ = 10⁻³·e^ε needs ε; pass epsilon or tol")
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
-        raise LDPError(f"EM: ε must be a positive number, got {epsilon!r}")
+        raise InvalidInput(f"EM: ε must be a positive number, got {epsilon!r}")
     return EM_TOL_FACTOR * math.exp(eps)
 
 
 def _check_method(method: str) -> str:
     if not isinstance(method, str) or method.strip().lower() not in METHODS:
-        raise LDPError(f"method must be one of {list(METHODS)}, got {method!r}")
+        raise InvalidInput(f"method must be one of {list(METHODS)}, got {method!r}")
     return method.strip().lower()
 
 
@@ -111,7 +111,7 @@ def smooth_binomial(x: np.ndarray) -> np.ndarray:
     """The S-step: x_i ← ½ x_i + ¼ (x_{i−1} + x_{i+1}), end values repeated (sum-preserving)."""
     v = np.asarray(x, dtype=np.float64)
     if v.ndim != 1 or v.size < 2:
-        raise LDPError(f"smoothing needs a 1-D histogram of at least 2 buckets, got shape {v.shape}")
+        raise InvalidInput(f"smoothing needs a 1-D histogram of at least 2 buckets, got shape {v.shape}")
     out = np.empty_like(v)
     _smooth_into(v, out)
     return out
@@ -129,13 +129,13 @@ def _check_histogram(histogram: Any, channel: Channel) -> np.ndarray:
     h = np.asarray(histogram, dtype=np.float64)
     d_tilde = channel.shape[0]
     if h.ndim != 1:
-        raise LDPError(f"the report histogram must be 1-D, got shape {h.shape}")
+        raise InvalidInput(f"the report histogram must be 1-D, got shape {h.shape}")
     if h.size != d_tilde:
-        raise LDPError(f"the report histogram has {h.size} buckets but the channel expects d̃={d_tilde}")
+        raise InvalidInput(f"the report histogram has {h.size} buckets but the channel expects d̃={d_tilde}")
     if not np.all(np.isfinite(h)) or np.any(h < 0):
-        raise LDPError("the report histogram must hold finite non-negative counts")
+        raise InvalidInput("the report histogram must hold finite non-negative counts")
     if h.sum() <= 0:
-        raise LDPError("the report histogram is empty; there is nothing to estimate")
+        raise InvalidInput("the report histogram is empty; there is nothing to estimate")
     return h
 
 
@@ -198,18 +198,18 @@ def expectation_maximization(histogram: Any, channel: Any, *, smoothing: bool = 
     h = _check_histogram(histogram, ch)
     d = ch.shape[1]
     if smoothing and d < 2:
-        raise LDPError("EMS: smoothing needs at least 2 input buckets")
+        raise InvalidInput("EMS: smoothing needs at least 2 input buckets")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise LDPError(f"max_iter must be a positive integer, got {max_iter!r}")
+        raise InvalidInput(f"max_iter must be a positive integer, got {max_iter!r}")
     tol = float(tol)
     if not (math.isfinite(tol) and tol >= 0):
-        raise LDPError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        raise InvalidInput(f"tol must be a finite number ≥ 0, got {tol!r}")
     if init is None:
         x = np.full(d, 1.0 / d)
     else:
         x = np.array(init, dtype=np.float64)
         if x.shape != (d,) or not np.all(np.isfinite(x)) or np.any(x < 0) or x.sum() <= 0:
-            raise LDPError(f"init must be a non-negative vector of length d={d} with a positive sum")
+            raise InvalidInput(f"init must be a non-negative vector of length d={d} with a positive sum")
         x /= x.sum()
     pos = h > 0
     dense_support = bool(np.all(pos))
@@ -295,11 +295,11 @@ def squarem(step: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, *,
     """
     x = np.array(x0, dtype=np.float64)
     if residual not in ("max_abs", "l1"):
-        raise LDPError(f"residual must be 'max_abs' or 'l1', got {residual!r}")
+        raise InvalidInput(f"residual must be 'max_abs' or 'l1', got {residual!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise LDPError(f"max_iter must be a positive integer, got {max_iter!r}")
+        raise InvalidInput(f"max_iter must be a positive integer, got {max_iter!r}")
     if not (math.isfinite(tol) and tol >= 0):
-        raise LDPError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        raise InvalidInput(f"tol must be a finite number ≥ 0, got {tol!r}")
 
     def norm(z: np.ndarray) -> float:
         return float(np.max(np.abs(z))) if residual == "max_abs" else float(np.sum(np.abs(z)))

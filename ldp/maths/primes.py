@@ -4,7 +4,7 @@ microseconds instead of a trial division that ran for minutes."""
 
 from __future__ import annotations
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["is_prime", "next_prime"]
 
@@ -21,7 +21,7 @@ def is_prime(n: int) -> bool:
         if n % p == 0:
             return n == p
     if n >= _LIMIT:
-        raise LDPError(f"primality of numbers above 3.3e24 is not decided here, got {n}")
+        raise InvalidInput(f"primality of numbers above 3.3e24 is not decided here, got {n}")
     d, s = n - 1, 0
     while d % 2 == 0:
         d //= 2

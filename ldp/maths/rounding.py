@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["largest_remainder"]
 
@@ -14,9 +14,9 @@ def largest_remainder(freqs: np.ndarray, n: int) -> np.ndarray:
     remainder: the counts sum to n exactly and |count_v − n f_v / Σf| < 1 for every v (ties by index)."""
     f = np.asarray(freqs, dtype=np.float64)
     if f.ndim != 1 or f.size < 1 or not np.all(np.isfinite(f)) or np.any(f < 0) or f.sum() <= 0:
-        raise LDPError("frequencies must be finite, non-negative and not all zero")
+        raise InvalidInput("frequencies must be finite, non-negative and not all zero")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise LDPError(f"the number of users must be a non-negative integer, got {n!r}")
+        raise InvalidInput(f"the number of users must be a non-negative integer, got {n!r}")
     raw = f / f.sum() * int(n)
     counts = np.floor(raw).astype(np.int64)
     short = int(n) - int(counts.sum())

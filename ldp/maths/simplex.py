@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["is_distribution", "norm_sub", "to_distribution"]
 
@@ -17,9 +17,9 @@ def norm_sub(estimate: np.ndarray) -> np.ndarray:
     """Norm-Sub (§IV-C): max(x_v − δ, 0) with δ chosen so the result sums to one (O(d log d))."""
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim != 1 or x.size < 1:
-        raise LDPError(f"Norm-Sub needs a non-empty 1-D vector, got shape {x.shape}")
+        raise InvalidInput(f"Norm-Sub needs a non-empty 1-D vector, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
-        raise LDPError("Norm-Sub needs finite numbers (the estimate holds NaN or infinity)")
+        raise InvalidInput("Norm-Sub needs finite numbers (the estimate holds NaN or infinity)")
     srt = np.sort(x)[::-1]
     cums = np.cumsum(srt) - 1.0
     idx = np.arange(1, x.shape[0] + 1)
@@ -39,5 +39,5 @@ def to_distribution(x: np.ndarray) -> np.ndarray:
     """``x`` itself if it is a probability vector, else its Norm-Sub projection onto the simplex."""
     v = np.asarray(x, dtype=np.float64)
     if v.ndim != 1 or v.size < 1 or not np.all(np.isfinite(v)):
-        raise LDPError("a histogram must be a 1-D array of finite numbers")
+        raise InvalidInput("a histogram must be a 1-D array of finite numbers")
     return v if is_distribution(v) else norm_sub(v)

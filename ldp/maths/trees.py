@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["ADMM_EPS_ABS", "ADMM_EPS_REL", "ADMM_MAX_ITER", "AdmmTrace", "admm_tree", "aggregate_tree",
            "constrained_inference", "tree_height"]
@@ -34,7 +34,7 @@ def aggregate_tree(leaves: np.ndarray, branching: int) -> list[np.ndarray]:
     leaves = np.asarray(leaves, dtype=np.float64)
     h = round(math.log(leaves.size, branching))
     if branching ** h != leaves.size:
-        raise LDPError(f"{leaves.size} leaves is not a power of {branching}")
+        raise InvalidInput(f"{leaves.size} leaves is not a power of {branching}")
     levels = [leaves]
     for _ in range(h):
         levels.append(levels[-1].reshape(-1, branching).sum(axis=1))

@@ -5,7 +5,7 @@ Kinds (``Mechanism.kind``): categorical frequency oracles (one-time in :mod:`.fr
 (:mod:`.mean`). The import order below is the listing order.
 """
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.registry import MECHANISMS
 
 # isort: off
@@ -26,14 +26,14 @@ def get_mechanism(name: str, epsilon: float, d: int | None = None, **params) -> 
     kind has a default, e.g. the dimension 1 of a mean mechanism)."""
     cls = MECHANISMS.get(name)
     if d is None and cls.domain_parameter.default is None:
-        raise LDPError(f"{cls.name}: give the domain parameter d ({cls.domain_parameter.description})")
+        raise InvalidInput(f"{cls.name}: give the domain parameter d ({cls.domain_parameter.description})")
     return cls(epsilon, d, **params)
 
 
 def mechanisms_of(kind: str) -> list[type[Mechanism]]:
     """The registered mechanism classes of one kind, in listing order."""
     if kind not in KINDS:
-        raise LDPError(f"unknown mechanism kind {kind!r}; choose one of: {', '.join(KINDS)}")
+        raise InvalidInput(f"unknown mechanism kind {kind!r}; choose one of: {', '.join(KINDS)}")
     return MECHANISMS.filter(lambda cls: cls.kind == kind)
 
 

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError, NotAvailable
 from ldp.core.params import DOMAIN_SIZE, EPSILON, Param, check_positive_int, resolve_params, validate_codes
 from ldp.core.randomness import RandomSource
 from ldp.core.results import Aggregate, Estimate
@@ -193,16 +193,16 @@ class Mechanism(ABC):
         low = 0.0 if self.input_kind == "unit" else -1.0
         arr = np.asarray(values)
         if arr.ndim != 1:
-            raise LDPError(f"{self.name}: values must be a 1-D array of numbers in [{low:g}, 1], got shape "
-                           f"{arr.shape}")
+            raise InvalidInput(f"{self.name}: values must be a 1-D array of numbers in [{low:g}, 1], got shape "
+                               f"{arr.shape}")
         if arr.size and not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-            raise LDPError(f"{self.name}: values must be real numbers in [{low:g}, 1], got dtype {arr.dtype}")
+            raise InvalidInput(f"{self.name}: values must be real numbers in [{low:g}, 1], got dtype {arr.dtype}")
         arr = arr.astype(np.float64)
         bad = ~np.isfinite(arr) | (arr < low) | (arr > 1.0)
         if bad.any():
             hint = "ValueScale(lo, hi).to_unit" if low == 0.0 else "2·ValueScale(lo, hi).to_unit(x) − 1"
-            raise LDPError(f"{self.name}: value {arr[bad][0]!r} is outside [{low:g}, 1]; map real units with "
-                           f"{hint} first")
+            raise InvalidInput(f"{self.name}: value {arr[bad][0]!r} is outside [{low:g}, 1]; map real units with "
+                               f"{hint} first")
         return arr
 
     def cell_inputs(self, cells: np.ndarray, rng: RandomSource, support: np.ndarray | None = None) -> np.ndarray:
@@ -225,9 +225,9 @@ class Mechanism(ABC):
         """Check the shape, type and range of a report array (hook ``_validate_reports`` does the rest)."""
         rep = np.asarray(reports)
         if rep.ndim == 0 or rep.shape[0] == 0:
-            raise LDPError(f"{self.name}: there are no reports")
+            raise InvalidInput(f"{self.name}: there are no reports")
         if np.iscomplexobj(rep) or rep.dtype == object:
-            raise LDPError(f"{self.name}: reports must be real numbers, got {rep.dtype} values")
+            raise InvalidInput(f"{self.name}: reports must be real numbers, got {rep.dtype} values")
         return self._validate_reports(rep)
 
     @abstractmethod
@@ -241,20 +241,20 @@ class Mechanism(ABC):
         """An :class:`Aggregate` of this mechanism from an aggregate or from (statistic, n), validated."""
         if isinstance(counts, Aggregate):
             if n is not None and int(n) != counts.n:
-                raise LDPError(f"{self.name}: n={n} disagrees with the aggregate's n={counts.n}")
+                raise InvalidInput(f"{self.name}: n={n} disagrees with the aggregate's n={counts.n}")
             agg = counts
         else:
             if n is None:
-                raise LDPError(f"{self.name}: give the number of reports n with the counts")
+                raise InvalidInput(f"{self.name}: give the number of reports n with the counts")
             agg = Aggregate(counts, check_positive_int(n, "n", self.name))
             self._check_statistic(agg)
         size = self.statistic_size()
         if agg.counts.shape != (size,):
-            raise LDPError(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
+            raise InvalidInput(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
         if not np.all(np.isfinite(agg.counts)):
-            raise LDPError(f"{self.name}: the aggregate holds NaN or infinite numbers")
+            raise InvalidInput(f"{self.name}: the aggregate holds NaN or infinite numbers")
         if agg.n < 1:
-            raise LDPError(f"{self.name}: n must be a positive integer, got {agg.n}")
+            raise InvalidInput(f"{self.name}: n must be a positive integer, got {agg.n}")
         return agg
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
@@ -280,26 +280,27 @@ class Mechanism(ABC):
         """Users per cell as int64 (non-negative integers, at least one user), and the cells' values."""
         counts = np.asarray(true_counts)
         if counts.ndim != 1 or counts.size < 1:
-            raise LDPError(f"{self.name}: true counts must be a 1-D array of users per cell, got shape {counts.shape}")
+            raise InvalidInput(f"{self.name}: true counts must be a 1-D array of users per cell, got shape "
+                               f"{counts.shape}")
         if self.kind != "mean" and counts.shape != (self.cells,):
-            raise LDPError(f"{self.name}: true counts must have length {self.cells}, got {counts.shape[0]}")
+            raise InvalidInput(f"{self.name}: true counts must have length {self.cells}, got {counts.shape[0]}")
         if not np.issubdtype(counts.dtype, np.integer):
             if not (np.issubdtype(counts.dtype, np.floating) and np.all(np.isfinite(counts))
                     and np.all(counts == np.round(counts))):
-                raise LDPError(f"{self.name}: true counts must be non-negative integers")
+                raise InvalidInput(f"{self.name}: true counts must be non-negative integers")
         if np.any(counts < 0):
-            raise LDPError(f"{self.name}: true counts must be non-negative integers")
+            raise InvalidInput(f"{self.name}: true counts must be non-negative integers")
         if np.any(counts > MAX_USERS) or sum(int(c) for c in counts.ravel().tolist()) > MAX_USERS:
-            raise LDPError(f"{self.name}: at most {MAX_USERS:,} users (2⁵³, counts stay exact in a float64), "
-                           "got more")
+            raise InvalidInput(f"{self.name}: at most {MAX_USERS:,} users (2⁵³, counts stay exact in a float64), "
+                               "got more")
         counts = counts.astype(np.int64)
         if counts.sum() < 1:
-            raise LDPError(f"{self.name}: need at least one user (n ≥ 1)")
+            raise InvalidInput(f"{self.name}: need at least one user (n ≥ 1)")
         return counts, self._check_support(support, counts.size)
 
     def _check_support(self, support: Any, cells: int) -> np.ndarray | None:
         if support is not None:
-            raise LDPError(f"{self.name}: a population of categories or buckets takes no support values")
+            raise InvalidInput(f"{self.name}: a population of categories or buckets takes no support values")
         return None
 
     def sample_aggregate(self, true_counts: Any, rng: np.random.Generator, support: Any = None) -> Aggregate:
@@ -365,8 +366,8 @@ class Mechanism(ABC):
         """
         size = self.output_count()
         if size > max_outputs:
-            raise LDPError(f"{self.name}: the channel has {size} outputs (more than {max_outputs}); use a smaller "
-                           "domain")
+            raise InvalidInput(f"{self.name}: the channel has {size} outputs (more than {max_outputs}); use a smaller "
+                               "domain")
         matrix, labels = self._channel()
         return np.asarray(matrix, dtype=np.float64), labels
 
@@ -375,15 +376,15 @@ class Mechanism(ABC):
         return self._output_count()
 
     def _output_count(self) -> int:
-        raise LDPError(f"{self.name}: its reports are continuous; it has no discrete channel")
+        raise NotAvailable(f"{self.name}: its reports are continuous; it has no discrete channel")
 
     def _channel(self) -> tuple[np.ndarray, list[str]]:
-        raise LDPError(f"{self.name}: its reports are continuous; it has no discrete channel")
+        raise NotAvailable(f"{self.name}: its reports are continuous; it has no discrete channel")
 
     def has_discrete_channel(self) -> bool:
         try:
             self.output_count()
-        except LDPError:
+        except NotAvailable:
             return False
         return True
 
@@ -398,7 +399,7 @@ class Mechanism(ABC):
         return float(self._privacy_loss())
 
     def _privacy_loss(self) -> float:
-        raise LDPError(f"{self.name}: no privacy-loss computation for its continuous reports")
+        raise NotAvailable(f"{self.name}: no privacy-loss computation for its continuous reports")
 
     def log_density(self, reports: Any, inputs: Any) -> np.ndarray:
         """ln Pr[report | input] — a density for continuous reports, a probability for the discrete reports of
@@ -411,13 +412,13 @@ class Mechanism(ABC):
         rep = self.validate_reports(reports)
         values = self.validate_values(inputs)
         if values.size == 0:
-            raise LDPError(f"{self.name}: give at least one input")
+            raise InvalidInput(f"{self.name}: give at least one input")
         return np.asarray(self._log_density(rep, values), dtype=np.float64)
 
     def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         if self.has_discrete_channel():
-            raise LDPError(f"{self.name}: its reports are discrete; read Pr[report | input] from channel()")
-        raise LDPError(f"{self.name}: no report density is implemented")
+            raise NotAvailable(f"{self.name}: its reports are discrete; read Pr[report | input] from channel()")
+        raise NotAvailable(f"{self.name}: no report density is implemented")
 
     # ------------------------------------------------------------------ one report, for people
     def attack_success(self, prior: Any) -> float | None:
@@ -429,14 +430,14 @@ class Mechanism(ABC):
         """
         pi = np.asarray(prior, dtype=np.float64)
         if pi.shape != (self._d,):
-            raise LDPError(f"{self.name}: the prior must have one probability per value (d={self._d}), got shape "
-                           f"{pi.shape}")
+            raise InvalidInput(f"{self.name}: the prior must have one probability per value (d={self._d}), got shape "
+                               f"{pi.shape}")
         if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
-            raise LDPError(f"{self.name}: the prior must be finite, non-negative, with a positive sum")
+            raise InvalidInput(f"{self.name}: the prior must be finite, non-negative, with a positive sum")
         pi = pi / pi.sum()
         try:
             small = self._d * self.output_count() <= EXACT_ATTACK_CELLS
-        except LDPError:
+        except NotAvailable:
             small = False
         if small:
             matrix = self.channel(max_outputs=EXACT_ATTACK_CELLS)[0]
@@ -484,17 +485,17 @@ class Mechanism(ABC):
             try:
                 rows.append(self._parse_line(line))
             except LDPError as exc:
-                raise LDPError(f"report line {number}: {exc}") from None
+                raise InvalidInput(f"report line {number}: {exc}") from None
         if not rows:
-            raise LDPError(f"{self.name}: the report file holds no reports")
+            raise InvalidInput(f"{self.name}: the report file holds no reports")
         widths = {len(r) for r in rows}
         if len(widths) != 1:
-            raise LDPError(f"{self.name}: reports have different lengths {sorted(widths)[:4]}; expected "
-                           f"{self.report_format}")
+            raise InvalidInput(f"{self.name}: reports have different lengths {sorted(widths)[:4]}; expected "
+                               f"{self.report_format}")
         try:
             arr = np.asarray(rows, dtype=self._report_dtype())
         except OverflowError:
-            raise LDPError(f"{self.name}: report entries out of range") from None
+            raise InvalidInput(f"{self.name}: report entries out of range") from None
         if arr.shape[1] == 1 and self._scalar_reports():
             arr = arr[:, 0]
         return self.validate_reports(arr)
@@ -509,7 +510,7 @@ class Mechanism(ABC):
         try:
             return [int(tok) for tok in line.split()]
         except ValueError:
-            raise LDPError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+            raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
 
 
 def channel_privacy_loss(matrix: np.ndarray) -> float:
@@ -532,8 +533,8 @@ def check_int_reports(name: str, reports: np.ndarray, low: int, high: int, what:
                 and np.all(reports == np.round(reports)):
             reports = reports.astype(np.int64)
         else:
-            raise LDPError(f"{name}: {what} must be integers, got dtype {reports.dtype}")
+            raise InvalidInput(f"{name}: {what} must be integers, got dtype {reports.dtype}")
     if reports.size and (reports.min() < low or reports.max() >= high):
-        raise LDPError(f"{name}: {what} out of range [{low}, {high}) — is this a report file of another "
-                       "mechanism or domain?")
+        raise InvalidInput(f"{name}: {what} out of range [{low}, {high}) — is this a report file of another "
+                           "mechanism or domain?")
     return reports

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.core.cancellation import checkpoint
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import EPSILON, Param
 from ldp.core.registry import HEAVY_HITTERS
 
@@ -98,7 +98,7 @@ class PrefixOracle:
         users × candidates at a time."""
         n = seeds.shape[0]
         if n == 0:
-            raise LDPError(f"no user reports prefixes of {self.length} bits: use more users or fewer groups")
+            raise InvalidInput(f"no user reports prefixes of {self.length} bits: use more users or fewer groups")
         cands = np.asarray(candidates, dtype=np.uint64)
         support = np.zeros(cands.size, dtype=np.int64)
         rows = max(1, BLOCK_CELLS // max(1, cands.size))
@@ -167,19 +167,20 @@ class HeavyHitterMethod:
 
     def _setup(self, **params: Any) -> None:
         if params:
-            raise LDPError(f"{self.name}: unknown parameter(s) {', '.join(sorted(params))}")
+            raise InvalidInput(f"{self.name}: unknown parameter(s) {', '.join(sorted(params))}")
 
     def validate_values(self, values: Any) -> np.ndarray:
         arr = np.asarray(values)
         if arr.ndim != 1 or arr.size == 0:
-            raise LDPError(f"{self.name}: values must be a non-empty 1-D array of integers")
+            raise InvalidInput(f"{self.name}: values must be a non-empty 1-D array of integers")
         if arr.dtype.kind not in "iu":
-            raise LDPError(f"{self.name}: values must be integers (the column's non-negative integers)")
+            raise InvalidInput(f"{self.name}: values must be integers (the column's non-negative integers)")
         if arr.dtype.kind == "i" and np.any(arr < 0):
-            raise LDPError(f"{self.name}: values must be non-negative")
+            raise InvalidInput(f"{self.name}: values must be non-negative")
         v = arr.astype(np.uint64)
         if self.bits < 64 and np.any(v >> np.uint64(self.bits)):
-            raise LDPError(f"{self.name}: a value needs more than {self.bits} bits; raise --bits or filter the column")
+            raise InvalidInput(f"{self.name}: a value needs more than {self.bits} bits; raise --bits or "
+                               f"filter the column")
         return v
 
     def prefixes(self, values: np.ndarray, length: int) -> np.ndarray:
@@ -221,8 +222,8 @@ class PrefixExtending(HeavyHitterMethod):
                 candidates = (prev[:, None] << np.uint64(step)) | np.arange(1 << step, dtype=np.uint64)[None, :]
                 candidates = candidates.ravel()
             if candidates.size > MAX_CANDIDATES:
-                raise LDPError(f"{self.name}: round {j + 1} would probe {candidates.size:,} candidates (at most "
-                               f"{MAX_CANDIDATES:,}); use fewer bits per round or a smaller k")
+                raise InvalidInput(f"{self.name}: round {j + 1} would probe {candidates.size:,} candidates (at most "
+                                   f"{MAX_CANDIDATES:,}); use fewer bits per round or a smaller k")
             est = oracle.estimate(candidates, seeds, y)
             limit = 3.0 * oracle.sd(max(1, members.size))
             last = j == len(lengths) - 1
@@ -256,14 +257,14 @@ class PEM(PrefixExtending):
         self.eta = Param("eta", int, "bits added per round", default=4, low=1, high=20).validate(eta, self.name)
         gamma = max(0, math.ceil(math.log2(self.top_k))) if start is None else int(start)
         if not 0 <= gamma < self.bits:
-            raise LDPError(f"{self.name}: start must lie in [0, {self.bits}), got {start}")
+            raise InvalidInput(f"{self.name}: start must lie in [0, {self.bits}), got {start}")
         self.gamma = gamma
         if threshold is not None and not (math.isfinite(float(threshold)) and 0 <= float(threshold) < 1):
-            raise LDPError(f"{self.name}: threshold must be a frequency in [0, 1), got {threshold}")
+            raise InvalidInput(f"{self.name}: threshold must be a frequency in [0, 1), got {threshold}")
         self.threshold = None if threshold is None else float(threshold)
         if self.lengths()[0] > 20:
-            raise LDPError(f"{self.name}: the first round would enumerate 2^{self.lengths()[0]} prefixes; use a "
-                           "smaller start or eta")
+            raise InvalidInput(f"{self.name}: the first round would enumerate 2^{self.lengths()[0]} prefixes; use a "
+                               "smaller start or eta")
 
     def lengths(self) -> list[int]:
         first = min(self.bits, self.gamma + self.eta)
@@ -311,13 +312,13 @@ class SegmentProduct(HeavyHitterMethod):
         self.segments = Param("segments", int, "segments of the bits", default=4, low=1, high=16).validate(
             segments, self.name)
         if self.segments > self.bits:
-            raise LDPError(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
+            raise InvalidInput(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
         widths = [self.bits // self.segments + (i < self.bits % self.segments) for i in range(self.segments)]
         if max(widths) > 20:
-            raise LDPError(f"{self.name}: a segment of {max(widths)} bits cannot be enumerated; use more segments")
+            raise InvalidInput(f"{self.name}: a segment of {max(widths)} bits cannot be enumerated; use more segments")
         if self.top_k ** self.segments > MAX_CANDIDATES:
-            raise LDPError(f"{self.name}: the product has {self.top_k}^{self.segments} candidates (more than "
-                           f"{MAX_CANDIDATES:,}) — the drawback of this method; use fewer segments or a smaller k")
+            raise InvalidInput(f"{self.name}: the product has {self.top_k}^{self.segments} candidates (more than "
+                               f"{MAX_CANDIDATES:,}) — the drawback of this method; use fewer segments or a smaller k")
         self.widths = widths
 
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
@@ -381,11 +382,11 @@ class SegmentPair(HeavyHitterMethod):
         self.segments = Param("segments", int, "segments of the bits", default=4, low=2, high=8).validate(
             segments, self.name)
         if self.segments > self.bits:
-            raise LDPError(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
+            raise InvalidInput(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
         self.widths = _segments(self.bits, self.segments)
         if 2 * max(self.widths) > 16:
-            raise LDPError(f"{self.name}: pairs of {2 * max(self.widths)} bits are beyond classroom scale (≤ 16); "
-                           "use fewer bits or more segments")
+            raise InvalidInput(f"{self.name}: pairs of {2 * max(self.widths)} bits are beyond classroom scale (≤ 16); "
+                               "use fewer bits or more segments")
 
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
         from itertools import combinations, product

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource, bernoulli, bernoulli_select
 from ldp.core.registry import MECHANISMS
@@ -63,7 +63,7 @@ def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, 
     far = hi if second == "sue" else lo
     if ue_ratio(*chain(far)) < target * (1 - 1e-12):
         best = math.log(ue_ratio(*chain(far)))
-        raise LDPError(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
+        raise InvalidInput(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
                          f"ε1 must be below {best:.4g} for this ε∞")
     from scipy import optimize  # imported on use: keeps `import ldp` light
 
@@ -94,7 +94,7 @@ class LongitudinalMixin:
         if params["epsilon_1"] is None:
             params["epsilon_1"] = self.epsilon / 2  # type: ignore[attr-defined]
         if params["epsilon_1"] >= self.epsilon:  # type: ignore[attr-defined]
-            raise LDPError(f"{self.name}: epsilon_1 (one report) must be smaller than epsilon "  # type: ignore[attr-defined]
+            raise InvalidInput(f"{self.name}: epsilon_1 (one report) must be smaller than epsilon "  # type: ignore[attr-defined]
                              f"(ε∞, the memoized value), got ε1={params['epsilon_1']:g} ≥ ε∞={self.epsilon:g}")  # type: ignore[attr-defined]
 
 

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import DIMENSION, Param
 from ldp.core.randomness import RandomSource, laplace
 from ldp.core.registry import MECHANISMS
@@ -67,12 +67,12 @@ class MeanMechanism(Mechanism):
     # ------------------------------------------------------------------ population: distinct values
     def _check_support(self, support: Any, cells: int) -> np.ndarray:
         if support is None:
-            raise LDPError(f"{self.name}: a mean mechanism needs the values of the population's cells (support=…)")
+            raise InvalidInput(f"{self.name}: a mean mechanism needs the values of the population's cells (support=…)")
         sup = np.asarray(support, dtype=np.float64)
         if sup.shape != (cells,):
-            raise LDPError(f"{self.name}: support must hold one value per cell ({cells}), got shape {sup.shape}")
+            raise InvalidInput(f"{self.name}: support must hold one value per cell ({cells}), got shape {sup.shape}")
         if not np.all(np.isfinite(sup)) or np.any(np.abs(sup) > 1.0):
-            raise LDPError(f"{self.name}: support values must lie in [−1, 1]")
+            raise InvalidInput(f"{self.name}: support values must lie in [−1, 1]")
         return sup
 
     def _cell_inputs(self, cells: np.ndarray, rng: RandomSource, support: np.ndarray | None) -> np.ndarray:
@@ -121,16 +121,16 @@ class MeanMechanism(Mechanism):
     # ------------------------------------------------------------------ server side
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 1:
-            raise LDPError(f"{self.name}: reports must be a 1-D array of numbers, got shape {rep.shape}")
+            raise InvalidInput(f"{self.name}: reports must be a 1-D array of numbers, got shape {rep.shape}")
         if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
-            raise LDPError(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+            raise InvalidInput(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
         rep = rep.astype(np.float64)
         lo, hi = self.output_range
         slack = 1e-9 * (hi - lo)
         bad = ~np.isfinite(rep) | (rep < lo - slack) | (rep > hi + slack)
         if bad.any():
-            raise LDPError(f"{self.name}: report {rep[bad][0]!r} is outside [{lo:.6g}, {hi:.6g}] — reports of "
-                           "another ε?")
+            raise InvalidInput(f"{self.name}: report {rep[bad][0]!r} is outside [{lo:.6g}, {hi:.6g}] — reports of "
+                               "another ε?")
         return rep
 
     def statistic_size(self) -> int:
@@ -160,7 +160,7 @@ class MeanMechanism(Mechanism):
         try:
             return [float(tok) for tok in line.split()]
         except ValueError:
-            raise LDPError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+            raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
 
     def _report_bits(self) -> int:
         return 64
@@ -426,10 +426,10 @@ def estimate_variance(mech: MeanMechanism, values: Any, rng: np.random.Generator
     """Mean and variance of ``values`` ∈ [−1, 1] with the 50/50 user split of §6.3 (every user reports once,
     with the full ε)."""
     if method not in ("centered", "moment"):
-        raise LDPError(f"method must be 'centered' or 'moment', got {method!r}")
+        raise InvalidInput(f"method must be 'centered' or 'moment', got {method!r}")
     v = mech.validate_values(values)
     if v.size < 2:
-        raise LDPError("need at least two users for the 50/50 split")
+        raise InvalidInput("need at least two users for the 50/50 split")
     order = np.argsort(rng.random(v.size), kind="stable")
     half = v.size // 2
     first, second = v[order[:half]], v[order[half:]]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import EPSILON, Param
 from ldp.core.registry import MECHANISMS
 from ldp.mechanisms.base import Mechanism
@@ -49,9 +49,9 @@ class SetValues:
     def __post_init__(self) -> None:
         if self.offsets.ndim != 1 or self.offsets.size < 2 or self.offsets[0] != 0 \
                 or self.offsets[-1] != self.items.size or np.any(np.diff(self.offsets) < 0):
-            raise LDPError("a set-valued population needs offsets from 0 to the number of items, non-decreasing")
+            raise InvalidInput("a set-valued population needs offsets from 0 to the number of items, non-decreasing")
         if self.items.size and (self.items.min() < 0 or self.items.max() >= len(self.labels)):
-            raise LDPError("every item code must lie in [0, d)")
+            raise InvalidInput("every item code must lie in [0, d)")
 
     @property
     def users(self) -> int:
@@ -72,7 +72,7 @@ class SetValues:
         cleaned = [list(dict.fromkeys(str(i) for i in s)) for s in sets]
         labels = tuple(sorted({i for s in cleaned for i in s}))
         if not labels:
-            raise LDPError("no items: every set is empty")
+            raise InvalidInput("no items: every set is empty")
         code = {name: k for k, name in enumerate(labels)}
         items = np.fromiter((code[i] for s in cleaned for i in s), dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum([len(s) for s in cleaned])]).astype(np.int64)
@@ -107,11 +107,11 @@ class PaddingSampling:
         self.epsilon = EPSILON.validate(epsilon, "psfo")
         self.d = int(d)
         if self.d < 1:
-            raise LDPError(f"psfo: the domain needs at least one item, got d = {d}")
+            raise InvalidInput(f"psfo: the domain needs at least one item, got d = {d}")
         self.length = PAD.validate(length, "psfo")
         self.size = self.d + self.length  # items and dummies
         if oracle not in ("grr", "olh", "adaptive"):
-            raise LDPError(f"psfo: oracle must be grr, olh or adaptive, got {oracle!r}")
+            raise InvalidInput(f"psfo: oracle must be grr, olh or adaptive, got {oracle!r}")
         if oracle == "adaptive":
             oracle = "grr" if self.grr_variance() <= self.olh_variance() else "olh"
         self.oracle = oracle
@@ -135,10 +135,18 @@ class PaddingSampling:
         e = math.exp(self.epsilon)
         return 4 * e / (e - 1) ** 2
 
-    def item_variance(self, users: int) -> float:
-        """Var of ℓ·f̃(v) for a rare item among ``users`` reports: ℓ² times the oracle's."""
-        base = self.grr_variance() if self.oracle == "grr" else self.olh_variance()
-        return self.length ** 2 * base / users
+    def item_variance(self, users: int, frequency: float | np.ndarray = 0.0) -> float | np.ndarray:
+        """Var of ℓ·f̃(v) among ``users`` reports for an item held by a fraction ``frequency`` of them (every set at
+        most ℓ long): the padded value is v with probability π = f/ℓ, so Var = ℓ²·Var_oracle(π, n), with the
+        registered oracle's exact form [π p*(1 − p*) + (1 − π) q*(1 − q*)] / (n (p* − q*)²) (IBU paper Eq. (2);
+        Wang et al. 2017). ``frequency = 0`` is the rare-item form the lecture tabulates, which is too small for
+        frequent items (over 100 items at ε = 4, ℓ = 5: 9.9× at f = 0.6 with GRR at ε′, 1.36× at f = 0.1 with
+        OLH)."""
+        f = np.asarray(frequency, dtype=np.float64)
+        if np.any(f < 0) or np.any(f > 1):
+            raise InvalidInput(f"psfo: an item's frequency must lie in [0, 1], got {frequency!r}")
+        out = self.length ** 2 * self.mechanism.variance(f / self.length, int(users))
+        return float(out) if out.ndim == 0 else out
 
     def sample(self, sets: SetValues, rng: np.random.Generator) -> np.ndarray:
         """Each user's sampled padded value: the set padded to ℓ values (dummies ⊥_j = d + j; a random ℓ of a larger

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import EPSILON, Param
 from ldp.core.randomness import RandomSource
 from ldp.core.registry import MECHANISMS, VECTOR_MECHANISMS
@@ -82,9 +82,9 @@ class VectorMechanism(ABC):
         if x.ndim == 1 and self._d == 1:
             x = x[:, None]
         if x.ndim != 2 or x.shape[1] != self._d:
-            raise LDPError(f"{self.name}: values must be an array of shape (users, {self._d}), got {x.shape}")
+            raise InvalidInput(f"{self.name}: values must be an array of shape (users, {self._d}), got {x.shape}")
         if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 1.0):
-            raise LDPError(f"{self.name}: every coordinate must lie in [−1, 1] (map [lo, hi] there first)")
+            raise InvalidInput(f"{self.name}: every coordinate must lie in [−1, 1] (map [lo, hi] there first)")
         return x
 
     def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
@@ -115,7 +115,7 @@ class VectorMechanism(ABC):
         bounded by the chunk: about CHUNK_CELLS/d users)."""
         x = self.validate_values(values)
         if x.shape[0] == 0:
-            raise LDPError(f"{self.name}: give at least one user")
+            raise InvalidInput(f"{self.name}: give at least one user")
         step = chunk_users or max(1, CHUNK_CELLS // self._d)
         total = np.zeros(self._d)
         for start in range(0, x.shape[0], step):
@@ -126,7 +126,7 @@ class VectorMechanism(ABC):
 def _scalar(name: str, epsilon: float) -> MeanMechanism:
     cls = MECHANISMS.get(name)
     if cls.kind != "mean":
-        raise LDPError(f"{name} is not a mean mechanism; choose one of: laplace, sr, pm, hm")
+        raise InvalidInput(f"{name} is not a mean mechanism; choose one of: laplace, sr, pm, hm")
     return cls(epsilon)
 
 
@@ -190,7 +190,7 @@ def duchi_constant(d: int, form: str = "used") -> float:
     if form == "paper" and d % 2 == 0:
         return (2.0 ** (d - 1) + math.comb(d, d // 2) / 2.0) / math.comb(d - 1, d // 2)
     if form not in ("paper", "used"):
-        raise LDPError(f"form must be 'paper' or 'used', got {form!r}")
+        raise InvalidInput(f"form must be 'paper' or 'used', got {form!r}")
     return 2.0 ** (d - 1) / math.comb(d - 1, (d - 1) // 2)
 
 
@@ -265,7 +265,7 @@ class DuchiMechanism(VectorMechanism):
         check): t a corner in {−B, B}^d, x ∈ [−1, 1]^d."""
         d = self._d
         if d > 12:
-            raise LDPError("the exact report probability enumerates 2^d roundings: d ≤ 12")
+            raise InvalidInput("the exact report probability enumerates 2^d roundings: d ≤ 12")
         signs = np.sign(np.asarray(t, dtype=np.float64))
         xs = np.asarray(x, dtype=np.float64)
         total = 0.0

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import Mechanism, get_mechanism
@@ -77,8 +77,8 @@ def make_audited(name: str, epsilon: float, d: int | None = None, **params: Any)
     if key in TEACHING_MECHANISMS:
         return TEACHING_MECHANISMS[key](epsilon, d, **params)
     if key not in MECHANISMS:
-        raise LDPError(f"unknown mechanism {name!r}; choose one of: {', '.join(MECHANISMS.names())} "
-                       f"(or the teaching example {', '.join(TEACHING_MECHANISMS)})")
+        raise InvalidInput(f"unknown mechanism {name!r}; choose one of: {', '.join(MECHANISMS.names())} "
+                           f"(or the teaching example {', '.join(TEACHING_MECHANISMS)})")
     return get_mechanism(key, epsilon=epsilon, d=d, **params)
 
 
@@ -124,7 +124,7 @@ def _claimed(mech: Mechanism) -> float:
 def _default_inputs(mech: Mechanism) -> tuple[Any, Any]:
     if mech.input_kind == "codes":
         if mech.d < 2:
-            raise LDPError(f"audit: {mech.name} needs a domain of at least 2 values")
+            raise InvalidInput(f"audit: {mech.name} needs a domain of at least 2 values")
         return 0, 1
     return (0.0, 1.0) if mech.input_kind == "unit" else (-1.0, 1.0)
 
@@ -252,18 +252,18 @@ def audit(mechanism: Mechanism, samples: int = 100_000, seed: int | None = 0, in
     ``samples`` reports per input are counted (in chunks, each from its own named stream of ``seed``);
     ``selection`` further reports per input (default max(2000, samples/10)) choose the event."""
     if not isinstance(mechanism, Mechanism):
-        raise LDPError("audit: give a mechanism instance (see make_audited)")
+        raise InvalidInput("audit: give a mechanism instance (see make_audited)")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 100:
-        raise LDPError(f"audit: samples must be an integer ≥ 100, got {samples!r}")
+        raise InvalidInput(f"audit: samples must be an integer ≥ 100, got {samples!r}")
     if samples > 10**8:
-        raise LDPError(f"audit: samples must be at most 1e8 per input, got {samples}")
+        raise InvalidInput(f"audit: samples must be at most 1e8 per input, got {samples}")
     if not (0.5 <= confidence < 1):
-        raise LDPError(f"audit: confidence must lie in [0.5, 1), got {confidence!r}")
+        raise InvalidInput(f"audit: confidence must lie in [0.5, 1), got {confidence!r}")
     mech = mechanism
     v0, v1 = _default_inputs(mech) if inputs is None else inputs
     mech.validate_values([v0, v1])
     if v0 == v1:
-        raise LDPError("audit: the two inputs must differ")
+        raise InvalidInput("audit: the two inputs must differ")
     m_sel = int(selection) if selection is not None else max(2000, samples // 10)
     alpha = 1 - confidence
     chunk = int(min(MAX_CHUNK, mech.chunk_size()))

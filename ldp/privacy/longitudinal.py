@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.streams import rng_for
 from ldp.mechanisms.frequency.grr import grr_probabilities, grr_randomize
 from ldp.mechanisms.longitudinal import LGRR
@@ -99,12 +99,12 @@ def longitudinal_study(d: int, epsilon_inf: float, epsilon_1: float, rounds: Any
     mech = LGRR(epsilon_inf, d, epsilon_1=epsilon_1)  # validates d, ε∞ > ε1
     taus = sorted({int(t) for t in np.atleast_1d(np.asarray(rounds))})
     if not taus or taus[0] < 1 or taus[-1] > 10_000:
-        raise LDPError("longitudinal: rounds must be integers between 1 and 10000")
+        raise InvalidInput("longitudinal: rounds must be integers between 1 and 10000")
     if isinstance(users, bool) or not isinstance(users, (int, np.integer)) or not 100 <= users <= 10**6:
-        raise LDPError(f"longitudinal: users must be an integer between 100 and 1e6, got {users!r}")
+        raise InvalidInput(f"longitudinal: users must be an integer between 100 and 1e6, got {users!r}")
     pi = np.full(d, 1.0 / d) if prior is None else np.asarray(prior, dtype=np.float64)
     if pi.shape != (d,) or np.any(~np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
-        raise LDPError(f"longitudinal: the prior must be {d} non-negative numbers with a positive sum")
+        raise InvalidInput(f"longitudinal: the prior must be {d} non-negative numbers with a positive sum")
     pi = pi / pi.sum()
     rng = rng_for(seed, "longitudinal", d, epsilon_inf, epsilon_1, users)
     truth = rng.choice(d, size=users, p=pi)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.results import Aggregate
 from ldp.core.streams import rng_for
 from ldp.estimators import estimate_all
@@ -52,18 +52,18 @@ MAX_HASH_SEARCH = 1 << 20
 
 def _check(mech: Mechanism, targets: Any) -> np.ndarray:
     if mech.name not in ATTACKED:
-        raise LDPError(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {mech.name}")
+        raise InvalidInput(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {mech.name}")
     t = np.unique(np.asarray(targets, dtype=np.int64).ravel())
     if t.size < 1 or t.min() < 0 or t.max() >= mech.d:
-        raise LDPError(f"poison: targets must be distinct values in [0, {mech.d}), got {list(np.asarray(targets))}")
+        raise InvalidInput(f"poison: targets must be distinct values in [0, {mech.d}), got {list(np.asarray(targets))}")
     if t.size >= mech.d:
-        raise LDPError("poison: the targets must leave at least one value that is not a target")
+        raise InvalidInput("poison: the targets must leave at least one value that is not a target")
     return t
 
 
 def _check_beta(beta: float) -> float:
     if not (math.isfinite(beta) and 0 <= beta < 1):
-        raise LDPError(f"poison: the fraction of fake users β must lie in [0, 1), got {beta!r}")
+        raise InvalidInput(f"poison: the fraction of fake users β must lie in [0, 1), got {beta!r}")
     return float(beta)
 
 
@@ -103,9 +103,9 @@ def expected_gain(mechanism: Mechanism, targets: Any, beta: float | np.ndarray,
     t = _check(mechanism, targets)
     b = np.asarray(beta, dtype=np.float64)
     if np.any(~np.isfinite(b)) or np.any(b < 0) or np.any(b >= 1):
-        raise LDPError("poison: the fraction of fake users β must lie in [0, 1)")
+        raise InvalidInput("poison: the fraction of fake users β must lie in [0, 1)")
     if not (0 <= target_frequency <= 1):
-        raise LDPError(f"poison: f_T must lie in [0, 1], got {target_frequency!r}")
+        raise InvalidInput(f"poison: f_T must lie in [0, 1], got {target_frequency!r}")
     s = targets_supported(mechanism, t)
     p, q = mechanism.p_star, mechanism.q_star
     return b * ((s - t.size * q) / (p - q) - target_frequency)
@@ -170,7 +170,7 @@ def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: 
     beta = _check_beta(beta)
     counts, _ = mechanism.check_population(true_counts)
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise LDPError(f"poison: trials must be a positive integer, got {trials!r}")
+        raise InvalidInput(f"poison: trials must be a positive integer, got {trials!r}")
     n = int(counts.sum())
     m = fake_users(n, beta)
     f_t = float(counts[t].sum() / n)
@@ -193,7 +193,7 @@ def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: 
 def attacked_mechanism(name: str, epsilon: float, d: int) -> Mechanism:
     """One of :data:`ATTACKED` by name (a one-line error otherwise)."""
     if str(name).strip().lower() not in ATTACKED:
-        raise LDPError(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {name!r}")
+        raise InvalidInput(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {name!r}")
     return get_mechanism(str(name).strip().lower(), epsilon=epsilon, d=d)
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["ShuffleBounds", "blanket_grr", "error_bought", "fmt_closed_form", "fmt_closed_form_simple", "fmt_delta",
            "fmt_numerical", "fmt_valid", "largest_local_epsilon", "fine_step", "shuffle_bounds", "shuffle_curve"]
@@ -49,13 +49,13 @@ DEFAULT_STEP = 100
 
 def _check(n: int, epsilon0: float, delta: float) -> tuple[int, float, float]:
     if isinstance(n, bool) or not float(n).is_integer() or n < 2:
-        raise LDPError(f"shuffle: the number of users must be an integer ≥ 2, got {n!r}")
+        raise InvalidInput(f"shuffle: the number of users must be an integer ≥ 2, got {n!r}")
     if not (math.isfinite(epsilon0) and epsilon0 > 0):
-        raise LDPError(f"shuffle: ε₀ must be a positive finite number, got {epsilon0!r}")
+        raise InvalidInput(f"shuffle: ε₀ must be a positive finite number, got {epsilon0!r}")
     if epsilon0 > 50:
-        raise LDPError(f"shuffle: ε₀ must be at most 50 (e^ε₀ overflows the bounds' arithmetic), got {epsilon0!r}")
+        raise InvalidInput(f"shuffle: ε₀ must be at most 50 (e^ε₀ overflows the bounds' arithmetic), got {epsilon0!r}")
     if not (0 < delta < 1):
-        raise LDPError(f"shuffle: δ must lie strictly between 0 and 1, got {delta!r}")
+        raise InvalidInput(f"shuffle: δ must lie strictly between 0 and 1, got {delta!r}")
     return int(n), float(epsilon0), float(delta)
 
 
@@ -177,7 +177,7 @@ def fmt_numerical(n: int, epsilon0: float, delta: float, step: int = DEFAULT_STE
     the lower rounded down, so both stay bounds)."""
     n, epsilon0, delta = _check(n, epsilon0, delta)
     if isinstance(step, bool) or not float(step).is_integer() or step < 1:
-        raise LDPError(f"shuffle: step must be a positive integer, got {step!r}")
+        raise InvalidInput(f"shuffle: step must be a positive integer, got {step!r}")
     out = []
     for upper in (False, True):
         lo, hi = 0.0, epsilon0
@@ -198,7 +198,7 @@ def blanket_grr(n: int, epsilon0: float, delta: float, k: int) -> float | None:
     """Central ε of shuffled GRR(ε₀) on k values by the privacy blanket (BBGN Theorem 3.1); None if > 1."""
     n, epsilon0, delta = _check(n, epsilon0, delta)
     if isinstance(k, bool) or not float(k).is_integer() or k < 2:
-        raise LDPError(f"shuffle: the domain size must be an integer ≥ 2, got {k!r}")
+        raise InvalidInput(f"shuffle: the domain size must be an integer ≥ 2, got {k!r}")
     gamma = k / (math.exp(epsilon0) + k - 1)
     eps = max(math.sqrt(14 * k * math.log(2 / delta) / ((n - 1) * gamma)), 27 * k / ((n - 1) * gamma))
     return eps if eps <= 1 else None
@@ -248,7 +248,7 @@ def largest_local_epsilon(target: float, n: int, delta: float, step: int = DEFAU
     the upper bound increases with ε₀). Returns ``target`` itself at least (shuffling never hurts: ε ≤ ε₀).
     ``tight``: the upper bound with every interval summed at :func:`fine_step` (else the authors' algorithm)."""
     if not (math.isfinite(target) and target > 0):
-        raise LDPError(f"shuffle: the target central ε must be a positive finite number, got {target!r}")
+        raise InvalidInput(f"shuffle: the target central ε must be a positive finite number, got {target!r}")
     _check(n, target, delta)
     lo = float(target)
     if _within(n, hi, delta, target, step, tight):

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate
@@ -71,10 +71,10 @@ def fit_synthetic(mechanism: Mechanism, counts: np.ndarray, n: int, fit: str = D
     cls = ESTIMATORS.get(fit)
     if not cls.consistent:
         ok = [e.name for e in ESTIMATORS if e.consistent and e.applies_to(mechanism)]
-        raise LDPError(f"the synthetic distribution must be consistent; fit with one of: {', '.join(ok)}")
+        raise InvalidInput(f"the synthetic distribution must be consistent; fit with one of: {', '.join(ok)}")
     f = get_estimator(fit).estimate(mechanism, counts, n).values
     if not (np.all(np.isfinite(f)) and np.all(f >= -1e-12) and abs(f.sum() - 1.0) < 1e-6):
-        raise LDPError(f"fit {fit!r} did not give a probability vector (sum {f.sum():.6g}, min {f.min():.3g})")
+        raise InvalidInput(f"fit {fit!r} did not give a probability vector (sum {f.sum():.6g}, min {f.min():.3g})")
     f = np.maximum(f, 0.0)
     return f / f.sum()
 
@@ -163,12 +163,12 @@ class Recommendation:
 def _check_inputs(mechanism: Mechanism, counts: np.ndarray, n: int, trials: int) -> np.ndarray:
     c = np.asarray(counts, dtype=np.float64)
     if c.shape != (mechanism.d,):
-        raise LDPError(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
+        raise InvalidInput(f"support counts must have length d={mechanism.d}, got shape {c.shape}")
     if not np.all(np.isfinite(c)):
-        raise LDPError("support counts must be finite")
+        raise InvalidInput("support counts must be finite")
     check_positive_int(n, "n")
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 2:
-        raise LDPError(f"trials must be an integer ≥ 2 (the standard error needs two), got {trials!r}")
+        raise InvalidInput(f"trials must be an integer ≥ 2 (the standard error needs two), got {trials!r}")
     return c
 
 
@@ -180,7 +180,7 @@ def _candidates(mechanism: Mechanism, candidates: Sequence[str] | str | None, co
     if consistent_only:
         names = [name for name in names if ESTIMATORS.get(name).consistent]
     if not names:
-        raise LDPError(f"no candidate estimator applies to {mechanism.name}")
+        raise InvalidInput(f"no candidate estimator applies to {mechanism.name}")
     return names
 
 
@@ -208,7 +208,7 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     params = estimator_params or {}
     unknown = set(params) - set(names)
     if unknown:
-        raise LDPError(f"estimator_params for estimators that are not candidates: {', '.join(sorted(unknown))}")
+        raise InvalidInput(f"estimator_params for estimators that are not candidates: {', '.join(sorted(unknown))}")
     estimators = {name: get_estimator(name, **params.get(name, {})) for name in names}
 
     synthetic = fit_synthetic(mechanism, c, n, fit)
@@ -249,7 +249,7 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     means = {name: float(np.mean(v)) for name, v in errors.items()}
     ok = [name for name in names if math.isfinite(means[name])]
     if not ok:
-        raise LDPError("every candidate estimator failed: " + "; ".join(f"{k}: {v}" for k, v in notes.items()))
+        raise InvalidInput("every candidate estimator failed: " + "; ".join(f"{k}: {v}" for k, v in notes.items()))
     order = sorted(ok, key=lambda name: sign * means[name]) + [name for name in names if name not in ok]
     best = order[0]
     mi_mse = closed_form_mi_mse(mechanism, n, truth) if spec.name == "mse" else None

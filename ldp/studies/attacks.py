@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.mechanisms.base import Mechanism
 
 __all__ = ["attack_success", "baseline_success", "channel_success", "plausible_deniability_ratio"]
@@ -27,7 +27,7 @@ def baseline_success(prior: np.ndarray) -> float:
     """Success of guessing the most common value without seeing any report."""
     pi = np.asarray(prior, dtype=np.float64)
     if pi.ndim != 1 or pi.size < 1 or not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
-        raise LDPError("the prior must be a non-empty vector of non-negative numbers with a positive sum")
+        raise InvalidInput("the prior must be a non-empty vector of non-negative numbers with a positive sum")
     return float(pi.max() / pi.sum())
 
 

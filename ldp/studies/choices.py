@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.mechanisms import get_mechanism
 
@@ -52,7 +52,7 @@ def reachable_epsilon_1(mechanism: str, epsilon: float, grid: Sequence[float]) -
 def closest(options: Sequence[float], target: float) -> float:
     """The option nearest to ``target``."""
     if not options:
-        raise LDPError("there is nothing to choose from")
+        raise InvalidInput("there is nothing to choose from")
     return min(options, key=lambda o: abs(float(o) - float(target)))
 
 

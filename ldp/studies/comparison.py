@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data import sample_counts
@@ -83,9 +83,9 @@ def draw_population(counts: np.ndarray, n: int, seed: int) -> np.ndarray:
     """
     c = np.asarray(counts)
     if c.ndim != 1 or c.size < 2:
-        raise LDPError("the data needs at least two values")
+        raise InvalidInput("the data needs at least two values")
     if np.any(c < 0) or c.sum() <= 0:
-        raise LDPError("the data's counts must be non-negative and not all zero")
+        raise InvalidInput("the data's counts must be non-negative and not all zero")
     n = check_positive_int(n, "the number of users")
     if int(n) == int(c.sum()) and np.all(c == np.floor(c)):
         return c.astype(np.int64)
@@ -144,13 +144,13 @@ def max_trials(d: int, estimators: int, cells: int) -> int:
 def merge_results(parts: Sequence[SimulationResult]) -> SimulationResult:
     """Concatenate the trials of several runs of the same configuration."""
     if not parts:
-        raise LDPError("nothing to merge")
+        raise InvalidInput("nothing to merge")
     first = parts[0]
     names = list(first.estimates)
     for part in parts[1:]:
         if list(part.estimates) != names or part.mechanism != first.mechanism or not np.array_equal(
                 part.true_counts, first.true_counts):
-            raise LDPError("can only merge runs of the same configuration")
+            raise InvalidInput("can only merge runs of the same configuration")
     estimates = {e: np.concatenate([p.estimates[e] for p in parts]) for e in names}
     metrics = {e: {m: np.concatenate([p.metrics[e][m] for p in parts]) for m in first.metrics[e]} for e in names}
     # iterative estimators' diagnostics, per trial (a part where one never iterated has no entry for it)
@@ -181,7 +181,7 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
     """
     truth = result.true_frequencies
     if len(labels) != truth.shape[0]:
-        raise LDPError(f"need {truth.shape[0]} labels, got {len(labels)}")
+        raise InvalidInput(f"need {truth.shape[0]} labels, got {len(labels)}")
     theory = np.asarray(result.variance_per_value(), dtype=np.float64)
     frames = []
     for name, est in result.estimates.items():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.data import (
     SYNTHETIC,
     EncodedColumn,
@@ -110,11 +110,11 @@ def sample_column_info(sample: str, column: str) -> dict:
     """The catalogue entry of a bundled sample's column (name, kind, unit, description, range when known)."""
     info = next((s for s in list_samples() if s["name"] == sample), None)
     if info is None:
-        raise LDPError(f"unknown sample {sample!r}; one of {', '.join(s['name'] for s in list_samples())}")
+        raise InvalidInput(f"unknown sample {sample!r}; one of {', '.join(s['name'] for s in list_samples())}")
     col = next((c for c in info["columns"] if c["name"] == column), None)
     if col is None:
-        raise LDPError(f"sample {sample!r} has no column {column!r}; one of "
-                       f"{', '.join(c['name'] for c in info['columns'])}")
+        raise InvalidInput(f"sample {sample!r} has no column {column!r}; one of "
+                           f"{', '.join(c['name'] for c in info['columns'])}")
     return col
 
 
@@ -125,7 +125,7 @@ def column_range(sample: str, column: str) -> tuple[float, float]:
         return float(col["range"][0]), float(col["range"][1])
     values = pd.to_numeric(get_column(load_sample(sample), column), errors="coerce").dropna()
     if values.empty:
-        raise LDPError(f"column {column!r} of {sample!r} has no numerical values")
+        raise InvalidInput(f"column {column!r} of {sample!r} has no numerical values")
     return float(values.min()), float(values.max())
 
 
@@ -155,11 +155,11 @@ def synthetic_spec(name: str, d: int, s: float | None = None, formula: str | Non
     """The spec of synthetic family ``name`` over ``d`` values (Zipf with exponent ``s``, a mixture with its
     ``formula`` such as :data:`DEFAULT_MIXTURE`, else the family's defaults)."""
     if name not in SYNTHETIC:
-        raise LDPError(f"unknown synthetic distribution {name!r}; one of {', '.join(SYNTHETIC)}")
+        raise InvalidInput(f"unknown synthetic distribution {name!r}; one of {', '.join(SYNTHETIC)}")
     if name == "mixture":
         text = (formula or "").strip()
         if not text:
-            raise LDPError(f"a mixture needs a formula, such as {DEFAULT_MIXTURE}")
+            raise InvalidInput(f"a mixture needs a formula, such as {DEFAULT_MIXTURE}")
         return f"mix:d={int(d)},{text}"
     extra = f",s={s:g}" if name == "zipf" and s is not None else ""
     return f"{name}:d={int(d)}{extra}"
@@ -183,7 +183,7 @@ def usable_columns(table: pd.DataFrame) -> list[str]:
     """The columns that hold at least one value (:func:`empty_columns` names the others, for a note)."""
     columns = [str(c) for c in table.columns if table[c].notna().sum() > 0]
     if not columns:
-        raise LDPError("the file has no column with values; check that it has a header row and data")
+        raise InvalidInput("the file has no column with values; check that it has a header row and data")
     return columns
 
 
@@ -225,7 +225,7 @@ def data_range(series: pd.Series) -> tuple[float, float]:
     """The min and max of a column's numerical values."""
     values = pd.to_numeric(series, errors="coerce").dropna()
     if values.empty:
-        raise LDPError(f"column {series.name!r} has no numerical values")
+        raise InvalidInput(f"column {series.name!r} has no numerical values")
     return float(values.min()), float(values.max())
 
 
@@ -237,13 +237,13 @@ def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48
     series = get_column(table, column)
     if kind == "numerical":
         if pd.to_numeric(series, errors="coerce").notna().sum() < series.notna().sum():
-            raise LDPError(f"column '{column}' is not numeric; treat it as categorical or pick another column")
+            raise InvalidInput(f"column '{column}' is not numeric; treat it as categorical or pick another column")
         enc, found = _bucketize(series, bins, value_range, column)
     elif kind == "categorical":
         series, note = top_categories(series)
         enc, found = encode_categorical(series, name=column), ((note,) if note else ())
     else:
-        raise LDPError(f"kind must be numerical or categorical, got {kind!r}")
+        raise InvalidInput(f"kind must be numerical or categorical, got {kind!r}")
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
                    description=source, notes=_notes(enc), warnings=found, origin="table")
 

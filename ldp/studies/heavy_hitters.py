@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.streams import rng_for
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.mechanisms.heavy_hitters import HeavyHitterResult, get_heavy_hitter_method, true_heavy_hitters
@@ -24,11 +24,11 @@ def zipf_values(users: int, bits: int, *, distinct: int = 1000, s: float = 1.1, 
     """``users`` values of a Zipf(s) over ``distinct`` values placed at random positions of [0, 2^bits) (the
     heavy values are not at the small numbers, so no prefix is favoured by construction)."""
     if not 1 <= distinct <= 10**7:
-        raise LDPError(f"distinct values must lie in [1, 10^7], got {distinct}")
+        raise InvalidInput(f"distinct values must lie in [1, 10^7], got {distinct}")
     rng = rng_for(seed, "heavy-hitters", "population", bits, distinct, s)
     space = 2.0 ** bits
     if distinct > space:
-        raise LDPError(f"{distinct} distinct values do not fit in {bits} bits")
+        raise InvalidInput(f"{distinct} distinct values do not fit in {bits} bits")
     positions = np.unique(rng.integers(0, 2**bits, size=2 * distinct, dtype=np.uint64))
     positions = rng.permutation(positions)[:distinct]
     weights = 1.0 / np.arange(1, positions.size + 1) ** float(s)
@@ -41,12 +41,12 @@ def column_values(series: pd.Series, bits: int) -> tuple[np.ndarray, int]:
     num = pd.to_numeric(series, errors="coerce")
     dropped = int(num.isna().sum())
     if dropped == num.size:
-        raise LDPError(f"column {series.name!r} has no numbers; heavy hitters need non-negative integers")
+        raise InvalidInput(f"column {series.name!r} has no numbers; heavy hitters need non-negative integers")
     num = num.dropna()
     bad = num[(num < 0) | (num != np.floor(num)) | (num >= 2.0 ** bits)]
     if bad.size:
-        raise LDPError(f"column {series.name!r}: {bad.size:,} values are not integers in [0, 2^{bits}) "
-                       f"(e.g. {float(bad.iloc[0]):g}); raise --bits or choose another column")
+        raise InvalidInput(f"column {series.name!r}: {bad.size:,} values are not integers in [0, 2^{bits}) "
+                           f"(e.g. {float(bad.iloc[0]):g}); raise --bits or choose another column")
     return num.to_numpy().astype(np.uint64), dropped
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.streams import rng_for
 from ldp.engines import collect
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
@@ -72,9 +72,9 @@ def synthetic_sets(users: int, items: int = 200, *, s: float = 1.0, mean_size: f
     planted = [(np.asarray(items_, dtype=np.int64), float(prob)) for items_, prob in patterns]
     for items_, prob in planted:
         if items_.size == 0 or items_.min() < 0 or items_.max() >= items or not 0 <= prob <= 1:
-            raise LDPError(f"a planted pattern needs items in [0, {items}) and a probability in [0, 1]")
+            raise InvalidInput(f"a planted pattern needs items in [0, {items}) and a probability in [0, 1]")
     if users < 1 or items < 1:
-        raise LDPError(f"need at least one user and one item, got {users} and {items}")
+        raise InvalidInput(f"need at least one user and one item, got {users} and {items}")
     rng = rng_for(seed, "itemsets", "synthetic", items, s, mean_size)
     w = 1.0 / np.arange(1, items + 1) ** s
     w /= w.sum()
@@ -114,10 +114,10 @@ def read_baskets(lines: Sequence[str]) -> SetValues:
     for number, line in enumerate(lines, start=1):
         tokens = [t for t in line.replace(",", " ").split() if t]
         if len(tokens) > MAX_LINE_ITEMS:
-            raise LDPError(f"line {number} holds {len(tokens):,} items (at most {MAX_LINE_ITEMS:,} per user)")
+            raise InvalidInput(f"line {number} holds {len(tokens):,} items (at most {MAX_LINE_ITEMS:,} per user)")
         sets.append(tokens)
     if not sets:
-        raise LDPError("the basket file has no users")
+        raise InvalidInput("the basket file has no users")
     return SetValues.from_lists(sets)
 
 
@@ -141,9 +141,11 @@ def psfo_items(sets: SetValues, epsilon: float, *, length: int, top_k: int, orac
     psfo = PaddingSampling(epsilon, sets.d, length, oracle)
     est = collect_padded(psfo, sets, rng_for(seed, "itemsets", "psfo", length), engine)
     found = np.lexsort((np.arange(sets.d), -est))[:top_k]
+    top_sd = np.sqrt(psfo.item_variance(sets.users, np.clip(est[found], 0.0, 1.0)))
     return _result("psfo", epsilon, sets, found, est[found], top_k,
-                   {"length": length, "oracle": psfo.oracle, "item_sd": float(np.sqrt(psfo.item_variance(
-                       sets.users)))})
+                   {"length": length, "oracle": psfo.oracle,
+                    "item_sd": float(np.sqrt(psfo.item_variance(sets.users))),  # a rare item's
+                    "found_sd": [float(x) for x in top_sd]})  # each found item's, at its (clipped) estimate
 
 
 def collect_padded(psfo: PaddingSampling, sets: SetValues, rng: np.random.Generator, engine: str = "exact"
@@ -152,7 +154,7 @@ def collect_padded(psfo: PaddingSampling, sets: SetValues, rng: np.random.Genera
     oracle (GRR at ε′ or OLH) randomizes it — every user's report on the exact engine, the support counts drawn
     directly on the fast one (exact in distribution for GRR, exact marginals for OLH) — and ℓ·f̃ per item."""
     if sets.users == 0:
-        raise LDPError("psfo: no users in this group; use more users")
+        raise InvalidInput("psfo: no users in this group; use more users")
     counts = np.bincount(psfo.sample(sets, rng), minlength=psfo.size)
     mech = psfo.mechanism
     return psfo.item_estimates(mech.estimate(collect(mech, counts, rng, engine)).values)
@@ -164,15 +166,16 @@ def _split(sets: SetValues, shares: Sequence[float], rng: np.random.Generator) -
     cuts = np.cumsum([int(share * sets.users) for share in shares[:-1]])
     groups = [sets.subset(part) for part in np.split(order, cuts)]
     if min(g.users for g in groups) < 1:
-        raise LDPError(f"need users in each of the {len(shares)} phases; got {sets.users}")
+        raise InvalidInput(f"need users in each of the {len(shares)} phases; got {sets.users}")
     return groups
 
 
 def private_lengths(lengths: np.ndarray, cap: int, epsilon: float, rng: np.random.Generator
-                    ) -> tuple[np.ndarray, int]:
+                    ) -> tuple[np.ndarray, int, np.ndarray]:
     """The distribution θ of the users' set lengths (capped at ``cap``), estimated from GRR reports over 0 … cap
-    (ε-LDP: one report of one number) and made a distribution by Norm-Sub, and its 90th percentile among users with
-    a non-empty set — the ℓ to pad to.
+    (ε-LDP: one report of one number): ``(theta, length, raw)`` — θ made a distribution by Norm-Sub, its 90th
+    percentile among users with a non-empty set (the ℓ to pad to), and the raw matrix-inversion estimate θ̂
+    (unbiased, may be negative), which the tail correction needs (:func:`tail_correction`).
     Not the true lengths: public code computes ℓ from them, which leaks."""
     lengths = np.minimum(np.asarray(lengths, dtype=np.int64), int(cap))
     e = np.exp(epsilon)
@@ -182,7 +185,7 @@ def private_lengths(lengths: np.ndarray, cap: int, epsilon: float, rng: np.rando
     raw = (np.bincount(reported, minlength=cap + 1) / max(1, lengths.size) - q) / (p - q)
     theta = norm_sub(raw)  # the consistency paper's Norm-Sub: clipping alone leaves the noise's mass in the tail
     cdf = np.cumsum(theta[1:]) / max(theta[1:].sum(), 1e-12)
-    return theta, int(min(cap, np.searchsorted(cdf, LENGTH_PERCENTILE) + 1))
+    return theta, int(min(cap, np.searchsorted(cdf, LENGTH_PERCENTILE) + 1)), raw
 
 
 def _recode(sets: SetValues, candidates: np.ndarray, labels: Sequence[str]) -> SetValues:
@@ -212,9 +215,9 @@ def svim(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, engine: 
     candidates = np.lexsort((np.arange(sets.d), -first))[:size]
     keep = np.zeros(sets.d, dtype=bool)
     keep[candidates] = True
-    theta, length = private_lengths(groups[1].restrict(keep).sizes, size, epsilon, rng)
+    _, length, raw = private_lengths(groups[1].restrict(keep).sizes, size, epsilon, rng)
     recoded = _recode(groups[2], candidates, [sets.labels[c] for c in candidates])
-    est, psfo, correction = estimate_padded(recoded, epsilon, length, theta, rng, engine)
+    est, psfo, correction = estimate_padded(recoded, epsilon, length, raw, rng, engine)
     order_c = np.lexsort((candidates, -est))[:top_k]
     return _result("svim", epsilon, sets, candidates[order_c], est[order_c], top_k,
                    {"length": length, "oracle": psfo.oracle, "candidates": int(size), "tail_correction": correction,
@@ -235,7 +238,7 @@ def ldpminer(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, engi
     Its estimates are unbiased (ℓ = 2k covers every intersection) but carry the (2k)² factor of the variance."""
     rng = rng_for(seed, "itemsets", "ldpminer")
     groups = _split(sets, LDPMINER_SPLIT, rng)
-    _, length = private_lengths(groups[0].sizes, LENGTH_CAP, epsilon, rng)
+    _, length, _ = private_lengths(groups[0].sizes, LENGTH_CAP, epsilon, rng)
     first = collect_padded(PaddingSampling(epsilon, sets.d, length, "adaptive"), groups[1], rng, engine)
     size = min(sets.d, 2 * top_k)
     candidates = np.lexsort((np.arange(sets.d), -first))[:size]
@@ -274,10 +277,13 @@ def true_itemsets(sets: SetValues, k: int, *, sizes: Sequence[int] = (2, 3), amo
 def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size: int = 3,
          engine: str = "exact") -> ItemsetResult:
     """SVSM (Wang, Li, Jha, S&P 2018) for itemsets of 2 … ``max_size`` items: half the users run SVIM for the top 2k
-    items; candidate itemsets are their subsets, the 2k with the highest guessed frequency (the product of the
-    items' estimates — a-priori: an itemset is no more frequent than its items) kept; the other half report
-    which candidates their set contains, a tenth of them the number (the private ℓ), the rest by PSFO at ℓ with
-    the tail correction."""
+    items; candidate itemsets are their subsets, the 2k with the highest guessed frequency kept — the guess is the
+    *product* of the items' estimates (what the itemset's frequency would be if its items were held independently;
+    S&P'18 §6), not the a-priori bound, which is the *minimum* (an itemset is no more frequent than its rarest item).
+    Its blind spot: an itemset of mid-frequency items that always go together has a small product and can lose its
+    candidate place to pairs of the most frequent items (tests/studies/test_itemsets.py, the planted triple). The
+    other half report which candidates their set contains, a tenth of them the number (the private ℓ), the rest by
+    PSFO at ℓ with the tail correction."""
     rng = rng_for(seed, "itemsets", "svsm")
     halves = _split(sets, (0.5, 0.5), rng)
     # 2k items: room for k itemsets
@@ -287,7 +293,7 @@ def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size
     guess = dict(zip(top.tolist(), np.clip(items.estimates, 1e-12, None).tolist(), strict=True))
     combos = [c for size in range(2, max_size + 1) for c in combinations(sorted(top.tolist()), size)]
     if not combos:
-        raise LDPError("svsm needs at least two frequent items; raise --top-k")
+        raise InvalidInput("svsm needs at least two frequent items; raise --top-k")
     combos.sort(key=lambda c: (-float(np.prod([guess[i] for i in c])), c))
     candidates = combos[: 2 * top_k]
     inc = _incidence(halves[1], top)
@@ -298,8 +304,8 @@ def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size
     labels = ["+".join(sets.labels[i] for i in c) for c in candidates]
     itemset_sets = SetValues(which.astype(np.int64), offsets, tuple(labels))
     parts = _split(itemset_sets, (0.2, 0.8), rng)
-    theta, length = private_lengths(parts[0].sizes, len(candidates), epsilon, rng)
-    est, psfo, correction = estimate_padded(parts[1], epsilon, length, theta, rng, engine)
+    _, length, raw = private_lengths(parts[0].sizes, len(candidates), epsilon, rng)
+    est, psfo, correction = estimate_padded(parts[1], epsilon, length, raw, rng, engine)
     order = np.lexsort((np.arange(len(candidates)), -est))[:top_k]
     found = [candidates[j] for j in order]
     truth, true_freq = true_itemsets(sets, top_k, sizes=range(2, max_size + 1))
@@ -356,13 +362,24 @@ def flight_baskets() -> SetValues:
 
 
 def tail_correction(theta: np.ndarray, length: int) -> float:
-    """Σᵢ θᵢ i / Σᵢ θᵢ min(i, ℓ) for a length distribution θ over 0, 1, …: the factor by which PSFO with ℓ
-    under-counts an item whose holding is independent of the set's length (module docstring); exactly 1 when θ has
-    no mass above ℓ."""
+    """The factor by which PSFO with ℓ under-counts an item whose holding is independent of the set's length
+    (module docstring), from an *unbiased* estimate θ̂ of the length distribution over 0, 1, …:
+
+        c = Σᵢ θ̂ᵢ i / Σᵢ θ̂ᵢ min(i, ℓ) = 1 + Σ_{i>ℓ} θ̂ᵢ (i − ℓ) / Σᵢ θ̂ᵢ min(i, ℓ).
+
+    Choice (S&P'18 §5.2 states the correction for the true θ only): θ̂ is the raw matrix-inversion estimate, not a
+    Norm-Sub'd one. When no set is longer than ℓ the tail term's numerator has expectation exactly 0 (each θ̂ᵢ is
+    unbiased), so c is 1 in expectation to first order (a ratio of unbiased estimates; its denominator, the mean
+    clipped length, is at least 1 for non-empty sets and estimated from many users). Norm-Sub instead zeroes the
+    negative noise and keeps the positive noise above ℓ, which biased c upward by 20–45 % on all-pairs data (issue
+    20). ``c`` is not clipped at 1 for the same reason (max(1, c) has mean above 1); it is floored at ½ only to keep
+    a degenerate estimate from flipping or exploding the result, and is 1 when the denominator is not positive."""
     theta = np.asarray(theta, dtype=np.float64)
     i = np.arange(theta.size)
     below = float((theta * np.minimum(i, int(length))).sum())
-    return float((theta * i).sum() / below) if below > 0 else 1.0
+    if below <= 0:
+        return 1.0
+    return max(0.5, 1.0 + float((theta * np.maximum(i - int(length), 0)).sum()) / below)
 
 
 def items_against_epsilon(sets: SetValues, epsilons: Sequence[float], *, top_k: int, seed: int = 0,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.randomness import make_rng
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
@@ -152,7 +152,7 @@ def she_privacy(mechanism: Mechanism, seed: int = 0, samples: int = 2000) -> SHE
     reports sampled from both inputs.
     """
     if not hasattr(mechanism, "laplace_log_density"):
-        raise LDPError(f"{mechanism.name}: not a Laplace (histogram-encoding) mechanism")
+        raise InvalidInput(f"{mechanism.name}: not a Laplace (histogram-encoding) mechanism")
     d, b = mechanism.d, float(mechanism.scale)
     worst = np.zeros(d)
     worst[1] = 1.0
@@ -284,7 +284,7 @@ def warner_simulate(n_yes: int, n_no: int, truth_prob: float = 0.5, seed: int = 
     _check_counts(n_yes, n_no)
     n_yes, n_no = int(n_yes), int(n_no)
     if classes < 1:
-        raise LDPError(f"classes must be at least 1, got {classes}")
+        raise InvalidInput(f"classes must be at least 1, got {classes}")
     rng = make_rng(seed)
     truth = np.concatenate([np.ones(n_yes, dtype=bool), np.zeros(n_no, dtype=bool)])
     heads = rng.random(truth.size) < t
@@ -311,13 +311,13 @@ def warner_simulate(n_yes: int, n_no: int, truth_prob: float = 0.5, seed: int = 
 def _check_prob(t: float) -> float:
     t = float(t)
     if not 0.0 < t < 1.0:
-        raise LDPError(f"the truth probability must be strictly between 0 and 1, got {t:g}")
+        raise InvalidInput(f"the truth probability must be strictly between 0 and 1, got {t:g}")
     return t
 
 
 def _check_counts(n_yes: float, n_no: float) -> None:
     if n_yes < 0 or n_no < 0 or n_yes + n_no <= 0:
-        raise LDPError(f"need non-negative group sizes and at least one person, got {n_yes:g} and {n_no:g}")
+        raise InvalidInput(f"need non-negative group sizes and at least one person, got {n_yes:g} and {n_no:g}")
 
 
 # =========================================================================== one user's report
@@ -338,9 +338,9 @@ def one_user_reports(value: int, d: int, epsilon: float, seed: int = 0, epsilon_
     (default ε/2) for the report.
     """
     if not 2 <= d:
-        raise LDPError(f"the domain needs at least 2 values, got d={d}")
+        raise InvalidInput(f"the domain needs at least 2 values, got d={d}")
     if not 0 <= value < d:
-        raise LDPError(f"the value must be in [0, {d}), got {value}")
+        raise InvalidInput(f"the value must be in [0, {d}), got {value}")
     rows = []
     for name in names or [cls.name for cls in mechanisms_of("frequency")]:
         try:
@@ -443,9 +443,9 @@ def split_vs_partition_variance(epsilon: float | np.ndarray, questions: int, n: 
     Returns (split, partition).
     """
     if questions < 1:
-        raise LDPError(f"the number of questions Q must be at least 1, got {questions}")
+        raise InvalidInput(f"the number of questions Q must be at least 1, got {questions}")
     if n <= 0:
-        raise LDPError(f"the number of users must be positive, got {n}")
+        raise InvalidInput(f"the number of users must be positive, got {n}")
     eps = np.asarray(epsilon, dtype=np.float64)
     split = olh_variance(eps / questions, n)
     partition = questions * olh_variance(eps, n)
@@ -492,9 +492,9 @@ def k_of_q_variance(epsilon: float | np.ndarray, questions: int, k: int, n: floa
     K = Q is "split the budget", K = 1 "partition users"."""
     q, kk = int(questions), int(k)
     if q < 1 or not 1 <= kk <= q:
-        raise LDPError(f"need 1 ≤ K ≤ Q with Q ≥ 1, got K = {k}, Q = {questions}")
+        raise InvalidInput(f"need 1 ≤ K ≤ Q with Q ≥ 1, got K = {k}, Q = {questions}")
     if n <= 0:
-        raise LDPError(f"the number of users must be positive, got {n}")
+        raise InvalidInput(f"the number of users must be positive, got {n}")
     return q / kk * olh_variance(np.asarray(epsilon, dtype=np.float64) / kk, n)
 
 
@@ -511,7 +511,7 @@ def k_of_q_closed_form(epsilon: float, questions: int, k: int, n: int, d: int = 
     K) pay off once ε is large enough for OLH's noise to be small."""
     users = int(n) * int(k) // int(questions)
     if users < 1:
-        raise LDPError(f"need at least one user per question: n·K/Q = {n}·{k}/{questions} < 1")
+        raise InvalidInput(f"need at least one user per question: n·K/Q = {n}·{k}/{questions} < 1")
     f = 1.0 / int(d)
     mech = get_mechanism("olh", float(epsilon) / int(k), int(d))
     sampling = f * (1 - f) * (int(n) - users) / (users * max(int(n) - 1, 1))
@@ -563,7 +563,7 @@ def split_vs_partition_simulation(epsilon: float, questions: int, n: int, d: int
     """The two ends of :func:`k_of_q_simulation`: split (K = Q, OLH(ε/Q) with all n users) and partition (K = 1,
     OLH(ε) with ⌊n/Q⌋ users)."""
     if n < questions:
-        raise LDPError(f"need at least one user per question: n = {n} < Q = {questions}")
+        raise InvalidInput(f"need at least one user per question: n = {n} < Q = {questions}")
     ks = [questions] if questions == 1 else [questions, 1]
     return k_of_q_simulation(epsilon, questions, n, ks, d=d, trials=trials, seed=seed).drop(columns="K")
 
@@ -572,5 +572,5 @@ def variance_relative_se(trials: int, values: int) -> float:
     """Relative standard error of a variance estimated from ``trials`` normal draws and averaged over ``values``
     independent values: √(2 / ((trials − 1)·values))."""
     if trials < 2 or values < 1:
-        raise LDPError(f"need at least two trials and one value, got {trials} and {values}")
+        raise InvalidInput(f"need at least two trials and one value, got {trials} and {values}")
     return math.sqrt(2 / ((trials - 1) * values))

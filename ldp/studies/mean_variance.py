@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
@@ -63,16 +63,16 @@ def mean_values(series: Any, value_range: tuple[float, float] | None = None, cli
     dropped += int((~keep).sum())
     x = x[keep]
     if x.size < 2:
-        raise LDPError("the column needs at least two numerical values")
+        raise InvalidInput("the column needs at least two numerical values")
     if value_range is None:
         lo, hi = float(x.min()), float(x.max())
         if lo == hi:
-            raise LDPError(f"the column is constant ({lo:g}); give --range LO,HI")
+            raise InvalidInput(f"the column is constant ({lo:g}); give --range LO,HI")
     else:
         lo, hi = (float(v) for v in value_range)
     outside = int(((x < lo) | (x > hi)).sum())
     if outside and not clip:
-        raise LDPError(f"{outside} of {x.size} values are outside the range [{lo:g}, {hi:g}]; widen --range "
+        raise InvalidInput(f"{outside} of {x.size} values are outside the range [{lo:g}, {hi:g}]; widen --range "
                          "or add --clip")
     return np.clip(x, lo, hi), (lo, hi), outside, dropped
 
@@ -95,8 +95,8 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
     × ((hi − lo)/2)²)."""
     cls = MECHANISMS.get(mechanism)
     if cls.kind != "mean":  # before building it: other kinds need parameters a mean mechanism does not take
-        raise LDPError(f"{mechanism} is not a mean mechanism; choose one of: "
-                       f"{', '.join(c.name for c in MECHANISMS if c.kind == 'mean')}")
+        raise InvalidInput(f"{mechanism} is not a mean mechanism; choose one of: "
+                           f"{', '.join(c.name for c in MECHANISMS if c.kind == 'mean')}")
     mech = cls(epsilon)
     trials = check_positive_int(trials, "trials")
     lo, hi = (float(v) for v in value_range)
@@ -120,7 +120,7 @@ def simulate_histogram_mean(mechanism: str, epsilon: float, counts: np.ndarray, 
     edges = np.asarray(edges, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
     if edges.shape != (counts.shape[0] + 1,):
-        raise LDPError(f"{counts.shape[0]} bins need {counts.shape[0] + 1} edges, got {edges.shape[0]}")
+        raise InvalidInput(f"{counts.shape[0]} bins need {counts.shape[0] + 1} edges, got {edges.shape[0]}")
     centres = (edges[:-1] + edges[1:]) / 2.0
     return simulate_mean(mechanism, epsilon, np.repeat(centres, counts), (float(edges[0]), float(edges[-1])),
                          engine=engine, trials=trials, seed=seed)

@@ -38,7 +38,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data.synthetic import true_distribution
@@ -204,7 +204,7 @@ def fixed_categories(d: int, categories: int = 68, mean_size: float = 10.4, seed
     big = int(round((mean_size - lo) * categories))
     sizes = [lo + 1] * big + [lo] * (categories - big)
     if sum(sizes) > int(d):
-        raise LDPError(f"{categories} categories of {mean_size:g} values need d ≥ {sum(sizes)}, got d = {d}")
+        raise InvalidInput(f"{categories} categories of {mean_size:g} values need d ≥ {sum(sizes)}, got d = {d}")
     order = rng_for(int(seed), "reproduce", "fixed-categories", int(d)).permutation(int(d))
     mask = np.zeros((categories, int(d)), dtype=bool)
     start = 0

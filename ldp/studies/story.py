@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS
 from ldp.core.streams import rng_for
@@ -212,18 +212,18 @@ def tell_story(counts: np.ndarray, labels: Sequence[str], *, name: str, mechanis
     ``rows``: the table's size (None for a synthetic distribution)."""
     c = np.asarray(counts)
     if c.ndim != 1 or c.size < 2 or len(labels) != c.size:
-        raise LDPError(f"the story needs at least two values with one label each, got {c.size} counts and "
-                       f"{len(labels)} labels")
+        raise InvalidInput(f"the story needs at least two values with one label each, got {c.size} counts and "
+                           f"{len(labels)} labels")
     n = check_positive_int(n, "n")
     if n > MAX_USERS:
-        raise LDPError(f"the story simulates at most {MAX_USERS:,} users, got {n:,}")
+        raise InvalidInput(f"the story simulates at most {MAX_USERS:,} users, got {n:,}")
     trials = check_positive_int(trials, "trials")
     if trials > 50:
-        raise LDPError(f"the story averages at most 50 collections, got {trials}")
+        raise InvalidInput(f"the story averages at most 50 collections, got {trials}")
     user = dict(params or {})
     mech = get_mechanism(mechanism, float(epsilon), int(c.size), **user)
     if mech.kind != "frequency":
-        raise LDPError(f"the story is told with a frequency oracle; {mech.display_name} is a {mech.kind} mechanism")
+        raise InvalidInput(f"the story is told with a frequency oracle; {mech.display_name} is a {mech.kind} mechanism")
     population = draw_population(c, n, int(seed))
     truth = population / population.sum()
     one = simulate(mech, population, estimators=["mi"], seed=rng_for(int(seed), "story", "collection"),

@@ -32,7 +32,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.stats import chi2
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.executors import run_ordered
 from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS, MECHANISMS
@@ -62,12 +62,12 @@ Z95 = 1.959963984540054
 def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndarray:
     """``points`` log-spaced ε values from ``lo`` to ``hi`` (both included)."""
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
-        raise LDPError(f"the number of ε points must be a positive integer, got {points!r}")
+        raise InvalidInput(f"the number of ε points must be a positive integer, got {points!r}")
     lo, hi = float(lo), float(hi)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= 0:
-        raise LDPError(f"ε must be positive and finite; got a range from {lo:g} to {hi:g}")
+        raise InvalidInput(f"ε must be positive and finite; got a range from {lo:g} to {hi:g}")
     if hi < lo or (hi == lo and points > 1):
-        raise LDPError(f"the largest ε ({hi:g}) must be above the smallest ({lo:g}); widen the range")
+        raise InvalidInput(f"the largest ε ({hi:g}) must be above the smallest ({lo:g}); widen the range")
     if points == 1:
         return np.array([lo])
     return np.geomspace(lo, hi, int(points))
@@ -76,10 +76,10 @@ def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndar
 def log_int_grid(lo: int, hi: int, points: int) -> np.ndarray:
     """Up to ``points`` distinct log-spaced integers from ``lo`` to ``hi`` (for n or d)."""
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
-        raise LDPError(f"the number of points must be a positive integer, got {points!r}")
+        raise InvalidInput(f"the number of points must be a positive integer, got {points!r}")
     lo, hi = int(lo), int(hi)
     if lo < 1 or hi < lo:
-        raise LDPError(f"the range must satisfy 1 ≤ from ≤ to, got {lo} to {hi}")
+        raise InvalidInput(f"the range must satisfy 1 ≤ from ≤ to, got {lo} to {hi}")
     if points == 1 or hi == lo:
         return np.array([lo], dtype=np.int64)
     return np.unique(np.round(np.geomspace(lo, hi, int(points))).astype(np.int64))
@@ -88,9 +88,9 @@ def log_int_grid(lo: int, hi: int, points: int) -> np.ndarray:
 def _normalise(freqs: np.ndarray | Sequence[float]) -> np.ndarray:
     f = np.asarray(freqs, dtype=np.float64)
     if f.ndim != 1 or f.size < 2:
-        raise LDPError("the distribution needs at least two values")
+        raise InvalidInput("the distribution needs at least two values")
     if not np.all(np.isfinite(f)) or np.any(f < 0) or f.sum() <= 0:
-        raise LDPError("frequencies must be finite, non-negative and not all zero")
+        raise InvalidInput("frequencies must be finite, non-negative and not all zero")
     return f / f.sum()
 
 
@@ -104,7 +104,7 @@ def rebin_frequencies(freqs: np.ndarray | Sequence[float], d: int) -> np.ndarray
     assuming values spread uniformly inside each original bin (mass-preserving)."""
     f = _normalise(freqs)
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise LDPError(f"the domain size must be an integer ≥ 2, got {d!r}")
+        raise InvalidInput(f"the domain size must be an integer ≥ 2, got {d!r}")
     cdf = np.concatenate([[0.0], np.cumsum(f)])
     old = np.linspace(0.0, 1.0, f.size + 1)
     new = np.linspace(0.0, 1.0, int(d) + 1)
@@ -144,7 +144,7 @@ def closed_form_curve(mechanism_name: str, epsilons: Sequence[float] | np.ndarra
     f → 0, the comparison table's variance)."""
     f = np.zeros(int(d)) if freqs is None else _normalise(freqs)
     if f.size != int(d):
-        raise LDPError(f"the distribution has {f.size} values but d = {d}")
+        raise InvalidInput(f"the distribution has {f.size} values but d = {d}")
     return np.array([closed_form_value(build_mechanism(mechanism_name, e, d, params), f, n, metric, top_k)
                      for e in np.asarray(epsilons, dtype=np.float64)])
 
@@ -155,7 +155,7 @@ FreqSource = np.ndarray | Sequence[float] | Callable[[int], np.ndarray]
 def _freqs_at(freqs: FreqSource, d: int | None) -> np.ndarray:
     if callable(freqs):
         if d is None:
-            raise LDPError("a domain size is needed")
+            raise InvalidInput("a domain size is needed")
         return _normalise(freqs(int(d)))
     return _normalise(freqs)
 
@@ -168,7 +168,7 @@ def _configuration(axis: str, x: float, epsilon: float, users: int) -> tuple[flo
         return float(epsilon), int(round(x)), None
     if axis == "d":
         return float(epsilon), int(users), int(round(x))
-    raise LDPError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+    raise InvalidInput(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
 
 
 def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, epsilon: float = 1.0,
@@ -176,7 +176,7 @@ def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, e
                          top_k: int = 10) -> Callable[[float], float]:
     """x ↦ closed-form error of MI along ``axis`` (ε or n; d is integer-valued and has none)."""
     if axis == "d":
-        raise LDPError("the domain size is an integer: there is no continuous closed-form function of d")
+        raise InvalidInput("the domain size is an integer: there is no continuous closed-form function of d")
 
     f = _freqs_at(freqs, None)
     power = 1.0 if metric in ("mse", "topk_mse") else 0.5  # every closed form here is ∝ n^-power
@@ -187,7 +187,7 @@ def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, e
         if axis == "users":
             mech = build_mechanism(mechanism_name, epsilon, f.size, params)
             return closed_form_value(mech, f, 1, metric, top_k) / float(x) ** power
-        raise LDPError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+        raise InvalidInput(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
 
     return value
 
@@ -223,7 +223,7 @@ def crossovers(curves: Mapping[str, np.ndarray | Sequence[float]], epsilons: Seq
     """
     x = np.asarray(epsilons, dtype=np.float64)
     if x.ndim != 1 or np.any(np.diff(x) <= 0) or np.any(x <= 0):
-        raise LDPError("the grid must be positive and strictly increasing")
+        raise InvalidInput("the grid must be positive and strictly increasing")
     names = list(curves)
     tol = math.log1p(tolerance)
     out: list[tuple[float, str, str]] = []
@@ -231,7 +231,7 @@ def crossovers(curves: Mapping[str, np.ndarray | Sequence[float]], epsilons: Seq
         for b in names[i + 1:]:
             va, vb = np.asarray(curves[a], dtype=np.float64), np.asarray(curves[b], dtype=np.float64)
             if va.shape != x.shape or vb.shape != x.shape:
-                raise LDPError(f"curves {a} and {b} must have one value per grid point")
+                raise InvalidInput(f"curves {a} and {b} must have one value per grid point")
             with np.errstate(divide="ignore", invalid="ignore"):
                 diff = np.log(va) - np.log(vb)
             clear = [k for k in range(x.size) if np.isfinite(diff[k]) and abs(diff[k]) > tol]
@@ -279,12 +279,12 @@ def _measure(mechanism: Mechanism, freqs: np.ndarray, n: int, measure: str) -> f
         return float(np.mean(var))
     if measure == "sd":
         return float(np.max(var))
-    raise LDPError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
+    raise InvalidInput(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
 
 
 def _target_variance(target: float, measure: str) -> float:
     if not (isinstance(target, (int, float, np.floating)) and math.isfinite(target) and target > 0):
-        raise LDPError(f"the target error must be a positive number, got {target!r}")
+        raise InvalidInput(f"the target error must be a positive number, got {target!r}")
     return float(target) if measure == "mse" else float(target) ** 2
 
 
@@ -367,8 +367,8 @@ def epsilon_needed(mechanism_name: str, n: int, freqs: np.ndarray | Sequence[flo
     f = _normalise(freqs)
     xv = _target_variance(target, measure)
     if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo < hi and 3 <= scan_points <= 10_000):
-        raise LDPError(f"need 0 < lo < hi (finite) and 3 ≤ scan_points ≤ 10,000, got lo={lo}, hi={hi}, "
-                       f"scan_points={scan_points}")
+        raise InvalidInput(f"need 0 < lo < hi (finite) and 3 ≤ scan_points ≤ 10,000, got lo={lo}, hi={hi}, "
+                           f"scan_points={scan_points}")
     user = dict(params or {})
     for start, end, fixed in _parameter_breakpoints(mechanism_name, f.size, user, lo, hi, scan_points):
 
@@ -415,7 +415,7 @@ def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.n
         high = math.sqrt(ss / chi2.ppf(0.025, trials))
         return {"empirical": emp, "low": low, "high": high, "closed_form": math.sqrt(float(var[v])),
                 "trials": int(trials), "value_index": v}
-    raise LDPError(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
+    raise InvalidInput(f"unknown target measure {measure!r}; choose one of: {', '.join(TARGET_MEASURES)}")
 
 
 # --------------------------------------------------------------------------- sweeps
@@ -462,9 +462,9 @@ def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[fl
                          epsilon: float = 1.0, users: int = 100_000) -> list[tuple[str, float, float, int, int | None]]:
     """(mechanism, x, ε, n, d) for every point of the sweep (d is None unless the axis is d)."""
     if not mechanisms:
-        raise LDPError("choose at least one mechanism")
+        raise InvalidInput("choose at least one mechanism")
     if len(grid) == 0:
-        raise LDPError("the sweep grid is empty")
+        raise InvalidInput("the sweep grid is empty")
     out = []
     for name in mechanisms:
         for x in np.asarray(grid, dtype=np.float64):
@@ -494,9 +494,9 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
     (:func:`ldp.core.executors.run_ordered`, batched; the seeding makes the table identical on every executor).
     """
     if not estimators:
-        raise LDPError("choose at least one estimator")
+        raise InvalidInput("choose at least one estimator")
     if axis == "d" and not callable(freqs):
-        raise LDPError("the domain size cannot vary for this data: give a function d ↦ distribution "
+        raise InvalidInput("the domain size cannot vary for this data: give a function d ↦ distribution "
                          "(synthetic data or a numerical column to re-bucketize)")
     grid = epsilon_grid() if grid is None else grid
     configs = sweep_configurations(mechanisms, axis, grid, epsilon=epsilon, users=users)
@@ -528,7 +528,7 @@ def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z
     """Mean over trials per (mechanism, estimator, x) with the band mean ± z·sd/√trials."""
     sub = table[table["metric"] == metric]
     if sub.empty:
-        raise LDPError(f"the sweep table has no rows for metric {metric!r}")
+        raise InvalidInput(f"the sweep table has no rows for metric {metric!r}")
     g = sub.groupby(["mechanism", "estimator", "x"], sort=False)
     out = g.agg(epsilon=("epsilon", "first"), users=("users", "first"), d=("d", "first"),
                 mean=("value", "mean"), sd=("value", "std"), trials=("value", "size"),
@@ -558,7 +558,7 @@ def numerical_sweep(counts: np.ndarray, edges: np.ndarray, methods: Sequence[tup
     d = int(c.size)
     eps = [float(e) for e in epsilons]
     if not methods or not eps:
-        raise LDPError("choose at least one numerical mechanism and one ε")
+        raise InvalidInput("choose at least one numerical mechanism and one ε")
     population = SweepPopulation({d: c})
     total = len(methods) * len(eps)
     parts = []
@@ -618,13 +618,13 @@ class FrequencySource:
     def __call__(self, d: int | None = None) -> np.ndarray:
         if self.kind == "synthetic":
             if d is None:
-                raise LDPError("a synthetic source needs a domain size")
+                raise InvalidInput("a synthetic source needs a domain size")
             return true_distribution(synthetic_spec(self.family, int(d), self.exponent))
         if self.kind == "rebin" and d is not None:
             return rebin_frequencies(self.frequencies, int(d))
         if self.kind in ("fixed", "rebin"):
             return _normalise(self.frequencies)
-        raise LDPError(f"unknown frequency source {self.kind!r}; one of fixed, rebin, synthetic")
+        raise InvalidInput(f"unknown frequency source {self.kind!r}; one of fixed, rebin, synthetic")
 
     @property
     def varies_with_d(self) -> bool:
@@ -642,9 +642,9 @@ def frequency_source(data: Dataset, axis: str) -> FrequencySource:
         return FrequencySource("synthetic", family=family, exponent=exponent)
     if data.numerical:
         return FrequencySource("rebin", freqs)
-    raise LDPError(f"the domain size cannot vary for the categorical column {data.name}: its {data.d} categories "
-                   "are fixed. Pick synthetic data or a numerical column (which can be re-bucketized), or sweep "
-                   "over ε or n instead")
+    raise InvalidInput(f"the domain size cannot vary for the categorical column {data.name}: its {data.d} categories "
+                       "are fixed. Pick synthetic data or a numerical column (which can be re-bucketized), or sweep "
+                       "over ε or n instead")
 
 
 def sweep_grids(axis: str, lo: float, hi: float, points: int, fine: int) -> tuple[np.ndarray, np.ndarray]:
@@ -655,7 +655,7 @@ def sweep_grids(axis: str, lo: float, hi: float, points: int, fine: int) -> tupl
     if axis in ("users", "d"):
         return (log_int_grid(int(lo), int(hi), points).astype(float),
                 log_int_grid(int(lo), int(hi), fine).astype(float))
-    raise LDPError(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
+    raise InvalidInput(f"unknown sweep axis {axis!r}; choose one of: {', '.join(AXES)}")
 
 
 def closed_form_study(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.registry import VECTOR_MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms.vector import VectorMechanism, get_vector_mechanism
@@ -60,12 +60,12 @@ def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: 
     from the stream of ``seed`` and averaged."""
     cols = [str(c) for c in columns]
     if not cols:
-        raise LDPError("give at least one column")
+        raise InvalidInput("give at least one column")
     missing = [c for c in cols if c not in table.columns]
     if missing:
-        raise LDPError(f"no column {missing[0]!r}; the table has: {', '.join(map(str, table.columns[:20]))}")
+        raise InvalidInput(f"no column {missing[0]!r}; the table has: {', '.join(map(str, table.columns[:20]))}")
     if len(set(cols)) != len(cols):
-        raise LDPError("a column is named twice")
+        raise InvalidInput("a column is named twice")
     numeric = table[cols].apply(pd.to_numeric, errors="coerce")
     complete = numeric.notna().all(axis=1).to_numpy()
     notes = []

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.results import Aggregate, Estimate
 from ldp.mechanisms.base import Mechanism
@@ -65,8 +65,8 @@ class FrequencyOracle(Mechanism):
         p_star, q_star = self._probabilities()
         self._p_star, self._q_star = float(p_star), float(q_star)
         if self.pure and not (0.0 <= self._q_star < self._p_star <= 1.0):
-            raise LDPError(f"{self.name}: parameters give p*={self._p_star:.6g} ≤ q*={self._q_star:.6g}; the "
-                           "mechanism would carry no information")
+            raise InvalidInput(f"{self.name}: parameters give p*={self._p_star:.6g} ≤ q*={self._q_star:.6g}; the "
+                               "mechanism would carry no information")
         if self.pure:
             self._check_representable()
 
@@ -77,8 +77,8 @@ class FrequencyOracle(Mechanism):
         rounds to exactly 1 and no report is ever randomized while ε still claims a finite loss."""
         tiny = min(self._p_star, 1.0 - self._p_star, self._q_star, 1.0 - self._q_star)
         if tiny < MIN_PROBABILITY:
-            raise LDPError(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
-                           f"represent (a report probability of {tiny:.2g} < 2⁻⁴⁰); use a smaller ε")
+            raise InvalidInput(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
+                               f"represent (a report probability of {tiny:.2g} < 2⁻⁴⁰); use a smaller ε")
 
     def _check_statistic(self, aggregate: Aggregate) -> None:
         """Support counts given by hand: each counts reports, so it lies in [0, n] (a pure oracle; SHE's sums are
@@ -86,8 +86,8 @@ class FrequencyOracle(Mechanism):
         c = aggregate.counts
         if self.pure and c.ndim == 1 and np.all(np.isfinite(c)) and (np.any(c < 0) or np.any(c > aggregate.n)):
             low, high = float(c.min()), float(c.max())
-            raise LDPError(f"{self.name}: support counts must lie between 0 and n = {aggregate.n:,} (each counts "
-                           f"reports), got values from {low:g} to {high:g}")
+            raise InvalidInput(f"{self.name}: support counts must lie between 0 and n = {aggregate.n:,} (each counts "
+                               f"reports), got values from {low:g} to {high:g}")
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         """Whether support counts look like this configuration's (issue 10 item 7: OUE reports read as SUE gave an
@@ -210,7 +210,7 @@ class FrequencyOracle(Mechanism):
         if rep.ndim == 0 or (rep.ndim == 1 and not self._scalar_reports()):
             rep = rep[None]
         if rep.shape[0] != 1:
-            raise LDPError(f"{self.name}: support_set takes exactly one report, got {rep.shape[0]}")
+            raise InvalidInput(f"{self.name}: support_set takes exactly one report, got {rep.shape[0]}")
         return [int(v) for v in np.flatnonzero(self.support_counts(rep) > 0.5)]
 
     def _explain_report(self, report_text: str) -> str:
@@ -226,7 +226,7 @@ class FrequencyOracle(Mechanism):
         from p* and q* directly.
         """
         if not self.pure:
-            raise LDPError(f"{self.name}: not pure, reports do not support values")
+            raise InvalidInput(f"{self.name}: not pure, reports do not support values")
         d = self._d
         if matrix is None or labels is None:
             return np.full((d, d), self._q_star) + (self._p_star - self._q_star) * np.eye(d)

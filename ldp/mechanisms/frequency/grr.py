@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.randomness import RandomSource, bernoulli
 from ldp.core.registry import MECHANISMS
 from ldp.mechanisms.base import ceil_log2, check_int_reports
@@ -64,7 +64,7 @@ class GRR(FrequencyOracle):
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 1:
-            raise LDPError(f"{self.name}: expected one integer per report, got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: expected one integer per report, got shape {reports.shape}")
         return check_int_reports(self.name, reports, 0, self.d, "reports")
 
     def _scalar_reports(self) -> bool:

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.randomness import RandomSource, bernoulli
 from ldp.core.registry import MECHANISMS
 from ldp.maths.hadamard import fwht
@@ -57,10 +57,10 @@ class HR(FrequencyOracle):
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != 2:
-            raise LDPError(f"{self.name}: each report must be 'j y', got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: each report must be 'j y', got shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, self.rows, "report fields")
         if np.any(reports[:, 1] > 1):
-            raise LDPError(f"{self.name}: the reported bit must be 0 or 1")
+            raise InvalidInput(f"{self.name}: the reported bit must be 0 or 1")
         return reports
 
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:

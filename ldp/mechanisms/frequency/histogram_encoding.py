@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.randomness import RandomSource, laplace
 from ldp.core.registry import MECHANISMS
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
@@ -85,13 +85,14 @@ class SHE(FrequencyOracle):
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.d:
-            raise LDPError(f"{self.name}: each report must have d={self.d} numbers, got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: each report must have d={self.d} numbers, got shape {reports.shape}")
         if not np.issubdtype(reports.dtype, np.number) or not np.all(np.isfinite(reports)):
-            raise LDPError(f"{self.name}: reports must be finite numbers")
+            raise InvalidInput(f"{self.name}: reports must be finite numbers")
         bound = self.report_bound
         if np.any(np.abs(reports) > bound):
-            raise LDPError(f"{self.name}: a report holds {float(np.abs(reports).max()):.3g}, beyond the ±{bound:.3g} "
-                           "this mechanism can produce at this ε (two such reports made every estimate infinite)")
+            raise InvalidInput(f"{self.name}: a report holds {float(np.abs(reports).max()):.3g}, beyond the "
+                               f"±{bound:.3g} "
+                               "this mechanism can produce at this ε (two such reports made every estimate infinite)")
         return reports
 
     @property
@@ -157,4 +158,4 @@ class SHE(FrequencyOracle):
         try:
             return [float(t) for t in line.split()]
         except ValueError:
-            raise LDPError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+            raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput, NotAvailable
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource
 from ldp.core.registry import MECHANISMS
@@ -289,9 +289,9 @@ class LocalHashing(FrequencyOracle):
             self._params["g"] = self._default_g()
         if self.hash_family == "xxh32":
             if self._params.pop("prime", None) is not None:
-                raise LDPError(f"{self.name}: parameter prime applies to hash='cw' only, not hash='xxh32'")
+                raise InvalidInput(f"{self.name}: parameter prime applies to hash='cw' only, not hash='xxh32'")
             if self.g >= 2**32:
-                raise LDPError(f"{self.name}: with hash='xxh32' g must be below 2^32 (XXH32 digests are 32-bit), "
+                raise InvalidInput(f"{self.name}: with hash='xxh32' g must be below 2^32 (XXH32 digests are 32-bit), "
                                  f"got {self.g}")
             self.report_format = XXH32_REPORT_FORMAT
             return
@@ -299,7 +299,7 @@ class LocalHashing(FrequencyOracle):
             self._params["prime"] = next_prime(max(self.d, self.g, 3))
         prime = self._params["prime"]
         if prime < self.d or not is_prime(prime) or prime >= 2**31:
-            raise LDPError(f"{self.name}: prime must be a prime in [d, 2^31), got {prime}")
+            raise InvalidInput(f"{self.name}: prime must be a prime in [d, 2^31), got {prime}")
 
     def _default_g(self) -> int:
         """g when not given: 2 (binary hashing); OLH and L-OLH derive it from ε."""
@@ -337,20 +337,20 @@ class LocalHashing(FrequencyOracle):
         if self.hash_family == "xxh32":
             return self._validate_xxh32_reports(reports)
         if reports.ndim != 2 or reports.shape[1] != 3:
-            raise LDPError(f"{self.name}: each report must be 'a b y', got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: each report must be 'a b y', got shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, max(self.prime, self.g), "report fields")
         if np.any(reports[:, 0] < 1) or np.any(reports[:, 0] >= self.prime) or np.any(reports[:, 1] >= self.prime):
-            raise LDPError(f"{self.name}: hash parameters must satisfy 1 ≤ a < P={self.prime}, 0 ≤ b < P")
+            raise InvalidInput(f"{self.name}: hash parameters must satisfy 1 ≤ a < P={self.prime}, 0 ≤ b < P")
         if np.any(reports[:, 2] >= self.g):
-            raise LDPError(f"{self.name}: hashed values must lie in [0, g={self.g})")
+            raise InvalidInput(f"{self.name}: hashed values must lie in [0, g={self.g})")
         return reports
 
     def _validate_xxh32_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != 2:
-            raise LDPError(f"{self.name}: each report must be 'y seed' (hash=xxh32), got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: each report must be 'y seed' (hash=xxh32), got shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, 2**63, "report fields")
         if np.any(reports[:, 0] >= self.g):
-            raise LDPError(f"{self.name}: hashed values must lie in [0, g={self.g})")
+            raise InvalidInput(f"{self.name}: hashed values must lie in [0, g={self.g})")
         return reports.astype(np.int64, copy=False)
 
     def _parse_line(self, line: str) -> list[int]:
@@ -370,7 +370,8 @@ class LocalHashing(FrequencyOracle):
 
     def _output_count(self) -> int:
         if self.hash_family == "xxh32":
-            raise LDPError(f"{self.name}: with hash='xxh32' the exact channel cannot be enumerated — XXH32 is not an "
+            raise NotAvailable(f"{self.name}: with hash='xxh32' the exact channel cannot be enumerated — "
+                               f"XXH32 is not an "
                              "exactly pairwise-independent family (2^32 seeds), so p*, q* = 1/g are the ideal-hash "
                              "values of the reference implementation; use hash='cw' for the exact channel")
         return self.prime * (self.prime - 1) * self.g

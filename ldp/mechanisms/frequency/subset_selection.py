@@ -9,7 +9,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource, bernoulli
 from ldp.core.registry import MECHANISMS
@@ -48,12 +48,12 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     m, universe, size = int(m), int(universe), int(size)
     free = universe - (exclude is not None)
     if include is not None and exclude is None:
-        raise LDPError("include needs exclude")
+        raise InvalidInput("include needs exclude")
     target = np.full(m, size, dtype=np.int64)
     if include is not None:
         target -= np.asarray(include, dtype=bool)
     if size < 0 or np.any(target > free) or np.any(target < 0):
-        raise LDPError(f"cannot draw {size} distinct values out of {free}")
+        raise InvalidInput(f"cannot draw {size} distinct values out of {free}")
     if size == 0 or m == 0:
         return np.empty((m, size), dtype=np.int64)
     rows = np.arange(m)
@@ -128,7 +128,7 @@ class SS(FrequencyOracle):
         if self._params["omega"] is None:
             self._params["omega"] = ss_default_omega(self.epsilon, self.d)
         if self._params["omega"] >= self.d:
-            raise LDPError(f"{self.name}: omega must be smaller than d={self.d}, got {self._params['omega']}")
+            raise InvalidInput(f"{self.name}: omega must be smaller than d={self.d}, got {self._params['omega']}")
 
     @property
     def omega(self) -> int:
@@ -152,12 +152,12 @@ class SS(FrequencyOracle):
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.omega:
-            raise LDPError(f"{self.name}: each report must list ω={self.omega} values, got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: each report must list ω={self.omega} values, got shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, self.d, "subset entries")
         if self.omega > 1:
             srt = np.sort(reports, axis=1)
             if np.any(srt[:, 1:] == srt[:, :-1]):
-                raise LDPError(f"{self.name}: a subset report repeats a value")
+                raise InvalidInput(f"{self.name}: a subset report repeats a value")
         return reports
 
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource, bernoulli
 from ldp.core.registry import MECHANISMS
@@ -55,7 +55,7 @@ class BitVectorMechanism(FrequencyOracle):
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.d:
-            raise LDPError(f"{self.name}: each report must have d={self.d} bits, got shape {reports.shape}")
+            raise InvalidInput(f"{self.name}: each report must have d={self.d} bits, got shape {reports.shape}")
         if reports.dtype != np.bool_:
             reports = check_int_reports(self.name, reports, 0, 2, "report bits")
             reports = reports.astype(bool)
@@ -107,7 +107,7 @@ class BitVectorMechanism(FrequencyOracle):
 
     def _parse_line(self, line: str) -> list[int]:
         if len(line) != self.d or set(line) - {"0", "1"}:
-            raise LDPError(f"expected {self.d} characters '0'/'1' ({self.name}), got {line[:40]!r}"
+            raise InvalidInput(f"expected {self.d} characters '0'/'1' ({self.name}), got {line[:40]!r}"
                              + (f" of length {len(line)}" if len(line) != self.d else ""))
         return [1 if ch == "1" else 0 for ch in line]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 
 __all__ = ["MAX_VALUE", "PRIME32_1", "PRIME32_2", "PRIME32_3", "PRIME32_4", "PRIME32_5", "seed32", "xxh32_decimal"]
 
@@ -47,7 +47,7 @@ def seed32(seeds: np.ndarray | int) -> np.ndarray:
         flat = [int(x) & _MASK32 for x in s.ravel()]
         return np.asarray(flat, dtype=np.uint32).reshape(s.shape)
     if s.size and not np.issubdtype(s.dtype, np.integer):
-        raise LDPError(f"xxh32: seeds must be integers, got dtype {s.dtype}")
+        raise InvalidInput(f"xxh32: seeds must be integers, got dtype {s.dtype}")
     # int64 → uint64 is two's complement, so negative seeds also keep their low 32 bits (as xxhash does).
     return (s.astype(np.uint64) & np.uint64(_MASK32)).astype(np.uint32)
 
@@ -85,10 +85,10 @@ def xxh32_decimal(values: np.ndarray | int, seeds: np.ndarray | int) -> np.ndarr
     """
     v = np.asarray(values)
     if v.size and not np.issubdtype(v.dtype, np.integer):
-        raise LDPError(f"xxh32: values must be integers, got dtype {v.dtype}")
+        raise InvalidInput(f"xxh32: values must be integers, got dtype {v.dtype}")
     v = v.astype(np.int64)
     if v.size and (v.min() < 0 or v.max() > MAX_VALUE):
-        raise LDPError(f"xxh32: values must lie in [0, {MAX_VALUE}]")
+        raise InvalidInput(f"xxh32: values must lie in [0, {MAX_VALUE}]")
     s = seed32(seeds)
     length, lanes, tails = _decimal_layout(v)
     nlanes, ntail = length // 4, length % 4

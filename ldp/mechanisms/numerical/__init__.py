@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import BUCKETS, Param
 from ldp.core.randomness import RandomSource
-from ldp.core.results import Aggregate, Estimate
+from ldp.core.results import Aggregate, Estimate, warn_unconverged
 from ldp.data.scale import ValueScale
 from ldp.mechanisms.base import Mechanism
 
@@ -65,8 +65,9 @@ class NumericalMechanism(Mechanism):
         """The d-bucket frequencies by the named reconstruction (default: the first of ``reconstructions``)."""
         name = method or self.reconstructions[0]
         if name not in self.reconstructions:
-            raise LDPError(f"{self.name} offers the reconstructions {', '.join(self.reconstructions)}, not {name!r}")
-        return self._reconstruct(self.as_aggregate(aggregate, n), name, **options)
+            raise InvalidInput(f"{self.name} offers the reconstructions {', '.join(self.reconstructions)}, "
+                               f"not {name!r}")
+        return warn_unconverged(self._reconstruct(self.as_aggregate(aggregate, n), name, **options))
 
     @abstractmethod
     def _reconstruct(self, aggregate: Aggregate, method: str, **options: Any) -> Estimate:
@@ -93,4 +94,4 @@ class NumericalMechanism(Mechanism):
         try:
             return [float(tok) for tok in line.split()]
         except ValueError:
-            raise LDPError(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+            raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import BUCKETS, Param
 from ldp.core.randomness import RandomSource
 from ldp.core.registry import MECHANISMS
@@ -47,7 +47,7 @@ def bin_boundaries(d: int, c: int) -> np.ndarray:
     """The c + 1 bucket indices round(k·d/c) bounding the bins (bins hold ⌊d/c⌋ or ⌈d/c⌉ buckets)."""
     d, c = int(d), int(c)
     if not 1 <= c <= d:
-        raise LDPError(f"the number of bins must lie in [1, d={d}], got {c}")
+        raise InvalidInput(f"the number of bins must lie in [1, d={d}], got {c}")
     return np.round(np.arange(c + 1) * (d / c)).astype(np.int64)
 
 

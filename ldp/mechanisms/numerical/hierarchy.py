@@ -43,7 +43,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import BUCKETS, Param
 from ldp.core.randomness import RandomSource
 from ldp.core.registry import MECHANISMS
@@ -158,11 +158,11 @@ class HierarchicalHistogram(NumericalMechanism):
 
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 2 or rep.shape[1] != 4:
-            raise LDPError(f"{self.name}: reports must be an (n, 4) integer array, got shape {rep.shape}")
+            raise InvalidInput(f"{self.name}: reports must be an (n, 4) integer array, got shape {rep.shape}")
         if not np.issubdtype(rep.dtype, np.integer):
-            raise LDPError(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
+            raise InvalidInput(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
         if np.any((rep[:, 0] < 1) | (rep[:, 0] > self._h)):
-            raise LDPError(f"{self.name}: the layer (first number) must lie in [1, {self._h}]")
+            raise InvalidInput(f"{self.name}: the layer (first number) must lie in [1, {self._h}]")
         for k in range(1, self._h + 1):
             part = self._layer_reports(rep, k)
             if part.shape[0]:
@@ -347,15 +347,15 @@ class HaarHRR(NumericalMechanism):
     # ----------------------------------------------------------------- server side
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 2 or rep.shape[1] != 3:
-            raise LDPError(f"{self.name}: reports must be an (n, 3) integer array, got shape {rep.shape}")
+            raise InvalidInput(f"{self.name}: reports must be an (n, 3) integer array, got shape {rep.shape}")
         if not np.issubdtype(rep.dtype, np.integer):
-            raise LDPError(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
+            raise InvalidInput(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
         layer = rep[:, 0]
         if np.any((layer < 1) | (layer > self._h)):
-            raise LDPError(f"{self.name}: the height (first number) must lie in [1, {self._h}]")
+            raise InvalidInput(f"{self.name}: the height (first number) must lie in [1, {self._h}]")
         rows = np.int64(1) << (self._h - layer)
         if np.any((rep[:, 1] < 0) | (rep[:, 1] >= rows)) or np.any(np.abs(rep[:, 2]) != 1):
-            raise LDPError(f"{self.name}: malformed report (the row j must lie in [0, 2^(h−ℓ)) and y be ±1)")
+            raise InvalidInput(f"{self.name}: malformed report (the row j must lie in [0, 2^(h−ℓ)) and y be ±1)")
         return rep
 
     def statistic_size(self) -> int:

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import BUCKETS, DOMAIN_SIZE, Param
 from ldp.core.randomness import RandomSource, bernoulli
 from ldp.core.registry import MECHANISMS
@@ -94,7 +94,7 @@ def mutual_information_b(epsilon: float) -> float:
     """
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
-        raise LDPError(f"ε must be a positive number, got {epsilon!r}")
+        raise InvalidInput(f"ε must be a positive number, got {epsilon!r}")
     e = math.exp(eps)
     if eps < 1.0:
         num = den = 0.0
@@ -113,10 +113,10 @@ def mutual_information_bound(epsilon: float, b: Any) -> np.ndarray:
     maximum."""
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
-        raise LDPError(f"ε must be a positive number, got {epsilon!r}")
+        raise InvalidInput(f"ε must be a positive number, got {epsilon!r}")
     bb = np.asarray(b, dtype=np.float64)
     if not np.all(np.isfinite(bb)) or np.any(bb < 0):
-        raise LDPError("b must be non-negative and finite")
+        raise InvalidInput("b must be non-negative and finite")
     e = math.exp(eps)
     return np.log1p(2 * bb) - np.log1p(2 * bb * e) + 2 * bb * eps * e / (2 * bb * e + 1)
 
@@ -439,8 +439,8 @@ class SquareWave(_WindowChannel):
         """Refuse an ε whose least likely part of the report distribution (probability ``smallest``) uniform
         doubles cannot draw to a relative error of 2⁻¹³ (the frequency oracles' :data:`MIN_PROBABILITY` rule)."""
         if smallest < MIN_PROBABILITY:
-            raise LDPError(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
-                           f"represent (a report region of probability {smallest:.2g} < 2⁻⁴⁰); use a smaller ε")
+            raise InvalidInput(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
+                               f"represent (a report region of probability {smallest:.2g} < 2⁻⁴⁰); use a smaller ε")
 
     def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         """One report per user: in the window [v − b, v + b] with probability 2bp, else in the background
@@ -456,14 +456,14 @@ class SquareWave(_WindowChannel):
     # ----------------------------------------------------------------- server side
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 1:
-            raise LDPError(f"{self.name}: reports must be a 1-D array of real numbers, got shape {rep.shape}")
+            raise InvalidInput(f"{self.name}: reports must be a 1-D array of real numbers, got shape {rep.shape}")
         if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
-            raise LDPError(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+            raise InvalidInput(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
         rep = rep.astype(np.float64, copy=False)
         slack = 1e-9 * (1.0 + 2.0 * self.b)
         bad = ~np.isfinite(rep) | (rep < -self.b - slack) | (rep > 1.0 + self.b + slack)
         if bad.any():
-            raise LDPError(f"{self.name}: report {rep[bad][0]!r} is outside [−b, 1+b] = "
+            raise InvalidInput(f"{self.name}: report {rep[bad][0]!r} is outside [−b, 1+b] = "
                              f"[{-self.b:.6g}, {1 + self.b:.6g}] — reports of another ε or b?")
         return rep
 
@@ -634,7 +634,7 @@ class DiscreteSquareWave(_WindowChannel):
 
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
         if rep.ndim != 1:
-            raise LDPError(f"{self.name}: reports must be a 1-D array of integers, got shape {rep.shape}")
+            raise InvalidInput(f"{self.name}: reports must be a 1-D array of integers, got shape {rep.shape}")
         return check_int_reports(self.name, rep, 0, self.d_tilde, "reports")
 
     def statistic_size(self) -> int:

@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import LDPError
+from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource
 from ldp.core.registry import MECHANISMS
@@ -74,7 +74,7 @@ def parse_shape(shape: str) -> tuple[str, float]:
             r = float("nan")
         if math.isfinite(r) and 0.0 <= r <= 1.0:
             return f"trapezoid:{r:g}", r
-    raise LDPError(f"wave shape must be 'square', 'triangle' or 'trapezoid:<ratio in [0, 1]>', got {shape!r}")
+    raise InvalidInput(f"wave shape must be 'square', 'triangle' or 'trapezoid:<ratio in [0, 1]>', got {shape!r}")
 
 
 def wave_probabilities(epsilon: float, b: float, ratio: float) -> tuple[float, float]:
@@ -136,7 +136,7 @@ class GeneralWave(SquareWave):
             self._params["d_tilde"] = self._d
         self._params["shape"], self._ratio = parse_shape(self._params["shape"])
         if self._d * self._params["d_tilde"] > DENSE_LIMIT:
-            raise LDPError(f"{self.name}: d × d̃ = {self._d * self._params['d_tilde']} exceeds the dense channel's "
+            raise InvalidInput(f"{self.name}: d × d̃ = {self._d * self._params['d_tilde']} exceeds the dense channel's "
                              f"limit of {DENSE_LIMIT} cells; use fewer buckets")
         self._p, self._q = wave_probabilities(self._epsilon, self._params["b"], self._ratio)
         self._check_precision(min(self._q, 1.0 - self.window_probability))
