@@ -23,8 +23,8 @@ import tracemalloc
 
 import numpy as np
 
-from ldp.core.registry import VECTOR_MECHANISMS
-from ldp.mechanisms.vector import get_vector_mechanism
+import ldp
+from ldp.mechanisms.vector import vector_mechanism
 from ldp.studies.vector_means import variance_against_d
 
 
@@ -32,8 +32,8 @@ def table_speed(n: int) -> None:
     print(f"\n1. estimate_mean, n = {n:,}, d = 16, ε = 2 (target ≤ 2 s at n = 10^6)")
     print(f"{'mechanism':<11}{'seconds':>9}{'peak MB':>9}{'max |err|/se':>14}  PASS/FAIL")
     x = np.clip(np.random.default_rng(0).normal(0.2, 0.4, (n, 16)), -1, 1)
-    for name in VECTOR_MECHANISMS.names():
-        mech = get_vector_mechanism(name, 2.0, 16)
+    for name in [cls.name for cls in ldp.mechanisms_of("vector")]:
+        mech = vector_mechanism(name, 2.0, 16)
         rng = np.random.default_rng(1)
         tracemalloc.start()
         t0 = time.perf_counter()
@@ -51,14 +51,14 @@ def table_lecture(n: int) -> None:
     for eps in (1.0, 8.0):
         t = variance_against_d(eps, dims).pivot(index="mechanism", columns="d", values="worst-case variance")
         print(f"\n2. worst-case variance per coordinate against d, ε = {eps:g} (closed form; the mean's MSE is /n)")
-        print(t.reindex(VECTOR_MECHANISMS.names()).to_string(float_format=lambda v: f"{v:.3g}"))
+        print(t.reindex([cls.name for cls in ldp.mechanisms_of("vector")]).to_string(float_format=lambda v: f"{v:.3g}"))
     print(f"\n   simulated MSE of the mean vs closed form, n = {n:,}, ε = 1, x uniform on [−1, 1]^d (5 trials)")
     print(f"{'mechanism':<11}{'d':>4}{'simulated':>12}{'closed form':>13}{'ratio':>8}")
     rng = np.random.default_rng(3)
     for d in (2, 8, 32):
         x = rng.uniform(-1, 1, (n, d))
-        for name in VECTOR_MECHANISMS.names():
-            mech = get_vector_mechanism(name, 1.0, d)
+        for name in [cls.name for cls in ldp.mechanisms_of("vector")]:
+            mech = vector_mechanism(name, 1.0, d)
             mse = np.mean([np.mean((mech.estimate_mean(x, rng) - x.mean(axis=0)) ** 2) for _ in range(5)])
             closed = float(np.mean(mech.mean_variance(x)))
             print(f"{name:<11}{d:>4}{mse:>12.3g}{closed:>13.3g}{mse / closed:>8.2f}")

@@ -33,9 +33,16 @@ def kind_of(name: str) -> str:
     return ldp.MECHANISMS.get(name).kind
 
 
+#: The dimension vector mechanisms are tested at (a population of d cells is d distinct vectors of this many
+#: coordinates): 3 keeps their exact densities enumerable and the even/odd corners of Duchi's mechanism apart.
+VECTOR_D = 3
+
+
 def domain(name: str, d: int) -> int | None:
-    """The ``d`` to pass for a population of ``d`` cells: mean mechanisms take the dimension (default 1)."""
-    return None if kind_of(name) == "mean" else d
+    """The ``d`` to pass for a population of ``d`` cells: mean mechanisms take the dimension (default 1), vector
+    mechanisms ``VECTOR_D``."""
+    kind = kind_of(name)
+    return None if kind == "mean" else VECTOR_D if kind == "vector" else d
 
 
 def build(name: str, epsilon: float, d: int, **extra):
@@ -56,20 +63,31 @@ def sample_inputs(mechanism, m: int, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(0, mechanism.d, m)
     if mechanism.input_kind == "unit":
         return rng.random(m)
+    if mechanism.input_kind == "vector":
+        return 2.0 * rng.random((m, mechanism.d)) - 1.0
     return 2.0 * rng.random(m) - 1.0
 
 
 def support_values(mechanism, cells: int) -> np.ndarray | None:
-    """The values of a population's cells: None except for mean mechanisms (``cells`` points of [−1, 1])."""
-    if mechanism.kind != "mean":
+    """The values of a population's cells: None except for mechanisms whose population is given by its values —
+    mean mechanisms (``cells`` points of [−1, 1]) and vector mechanisms (``cells`` vectors: coordinate j runs from
+    −1 to 1 shifted by j/d and wrapped, so the coordinates differ and the corners ±1 occur)."""
+    if not mechanism.population_by_support:
         return None
-    return np.linspace(-1.0, 1.0, cells)
+    line = np.linspace(-1.0, 1.0, cells)
+    if mechanism.input_kind != "vector":
+        return line
+    shifts = np.arange(mechanism.d) * (cells // max(1, mechanism.d))
+    return np.stack([np.roll(line, int(s)) for s in shifts], axis=1)
 
 
 def out_of_range_inputs(mechanism) -> list[np.ndarray]:
     """Inputs each holding one value outside the mechanism's input domain."""
     if mechanism.input_kind == "codes":
         return [np.array([0, mechanism.d]), np.array([-1])]
+    if mechanism.input_kind == "vector":
+        ok = np.zeros((2, mechanism.d))
+        return [np.where(np.arange(mechanism.d) == 0, 1.5, 0.0)[None, :], ok - 1.25, np.full((1, mechanism.d), np.nan)]
     low = 0.0 if mechanism.input_kind == "unit" else -1.0
     return [np.array([0.5, 1.5]), np.array([low - 0.25]), np.array([np.nan])]
 
@@ -189,6 +207,17 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "pm": [mechanism_case("pm", fast="moments")],
     "laplace": [mechanism_case("laplace")],
     "hm": [mechanism_case("hm", fast="moments")],
+    # vectors (d = VECTOR_D): each coordinate's sum is a moment-matched Gaussian on the fast engine, independently of
+    # the others (the sampled families correlate coordinates within a user: no covariance promise)
+    "split-laplace": [mechanism_case("split-laplace", fast="moments")],
+    "split-sr": [mechanism_case("split-sr", fast="moments")],
+    "split-pm": [mechanism_case("split-pm", fast="moments")],
+    "split-hm": [mechanism_case("split-hm", fast="moments")],
+    "harmony": [mechanism_case("harmony", fast="moments", covariance=False)],
+    "sample-pm": [mechanism_case("sample-pm", fast="moments", covariance=False)],
+    "kd-pm": [mechanism_case("kd-pm", fast="moments", covariance=False)],
+    "kd-hm": [mechanism_case("kd-hm", fast="moments", covariance=False)],
+    "duchi": [mechanism_case("duchi", fast="moments", covariance=False)],
 }
 
 

@@ -110,10 +110,10 @@ def test_round_trip_every_mechanism(tmp_path: Path, name: str) -> None:
     mech = build(name, 1.0, D)
     values = sample_inputs(mech, 200, np.random.default_rng(0))
     path = tmp_path / "r.txt"
-    assert perturb_to_file(path, mech, values, ldp.make_rng(3)) == values.size
+    assert perturb_to_file(path, mech, values, ldp.make_rng(3)) == values.shape[0]
     expected = mech.perturb(values, ldp.make_rng(3))  # one chunk: the same draws as the library call
     reports, header = load_reports(path, mech)
-    assert header is not None and header["users"] == values.size
+    assert header is not None and header["users"] == values.shape[0]
     assert header["mechanism"] == name and header["d"] == mech.d
     if name == "she":  # real numbers are written with 6 significant digits
         np.testing.assert_allclose(reports, expected, rtol=1e-5, atol=1e-5)
@@ -124,7 +124,7 @@ def test_round_trip_every_mechanism(tmp_path: Path, name: str) -> None:
     np.testing.assert_allclose(mech.aggregate(reports).counts, mech.aggregate(expected).counts, rtol=1e-5, atol=1e-3)
     lines = path.read_text().splitlines()
     assert lines[0].startswith(HEADER_TAG)
-    assert sum(not line.startswith("#") for line in lines) == values.size
+    assert sum(not line.startswith("#") for line in lines) == values.shape[0]
     assert read_header(path) == header
 
 

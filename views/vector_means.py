@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ldp.core.registry import VECTOR_MECHANISMS
+import ldp
 from ldp.studies import vector_means as study
 from ldp.viz import vector_means as viz
 from views import common
@@ -17,8 +17,9 @@ from views.controls import Control, render
 
 EPS = common.epsilon_control("vm_eps", default=1.0)
 DIM = Control("vm_d", "select_slider", "Dimension d (for the check)", 8, options=[1, 2, 4, 8, 16, 32, 64])
-MECH = Control("vm_mech", "selectbox", "Mechanism (for the check)", "pm", options=VECTOR_MECHANISMS.names(),
-               format_func=lambda m: VECTOR_MECHANISMS.get(m).display_name)
+MECH = Control("vm_mech", "selectbox", "Mechanism (for the check)", "kd-pm",
+               options=[cls.name for cls in ldp.mechanisms_of("vector")],
+               format_func=lambda m: ldp.MECHANISMS.get(m).display_name)
 SEED = common.seed_control("vm_seed")
 CONTROLS = (EPS, DIM, MECH, SEED)
 INTRO = ("Every user holds d numbers in [−1, 1] (map each column's range there first). One budget ε: split "
@@ -49,9 +50,9 @@ def main() -> None:
         "over n. Dotted: split the budget (grows like d²); solid: sample coordinates (like d); dashed: Duchi."))
     at_16 = table[table["d"] == 16].set_index("mechanism")["worst-case variance"]
     best = at_16.idxmin()
-    st.markdown(f"At ε = {eps:g} and d = 16 the lowest is **{VECTOR_MECHANISMS.get(best).display_name}** "
-                f"({at_16[best]:.3g}); splitting the budget with Laplace costs {at_16['laplace'] / at_16[best]:.0f}× "
-                "more.")
+    st.markdown(f"At ε = {eps:g} and d = 16 the lowest is **{ldp.MECHANISMS.get(best).display_name}** "
+                f"({at_16[best]:.3g}); splitting the budget with Laplace costs "
+                f"{at_16['split-laplace'] / at_16[best]:.0f}× more.")
     st.subheader("Check by simulation")
     c1, c2, c3 = st.columns(3)
     d = int(render(DIM, c1))

@@ -9,9 +9,10 @@ import argparse
 
 from ldp.cli.options import UsageError, add_output_args, parse_range, split_list
 from ldp.cli.render import Output, fmt, render
-from ldp.core.registry import VECTOR_MECHANISMS
 from ldp.data.loaders import load_table
 from ldp.data.samples import load_sample
+from ldp.mechanisms import mechanisms_of
+from ldp.mechanisms.vector import vector_mechanism
 from ldp.studies.vector_means import collect_means
 
 __all__ = ["add_mean_command"]
@@ -19,10 +20,12 @@ __all__ = ["add_mean_command"]
 MEAN_EPILOG = f"""\
 Every row of the table is a user holding the --columns (a row with a missing value is left out). Each column is
 mapped from --range LO,HI (one public range for every column; default: each column's own min and max) to [-1, 1].
-Mechanisms: {', '.join(VECTOR_MECHANISMS.names())} — laplace and sr split the budget over the columns (epsilon/d
-each), pm and hm report k = max(1, min(d, floor(epsilon/2.5))) columns at epsilon/k (Wang et al., ICDE 2019),
-harmony and sample-pm one column at epsilon, duchi all columns in one corner of the cube (Duchi et al.); with one
-column laplace, sr, pm and hm are the scalar mechanisms. Simulated with a numpy Generator from --seed.
+Mechanisms: {', '.join(c.name for c in mechanisms_of("vector"))} — split-laplace, split-sr, split-pm and
+split-hm split the budget over the columns (epsilon/d each), kd-pm and kd-hm report k = max(1, min(d,
+floor(epsilon/2.5))) columns at epsilon/k (Wang et al., ICDE 2019), harmony and sample-pm one column at epsilon,
+duchi all columns in one corner of the cube (Duchi et al.). The mean mechanisms laplace, sr, pm and hm name their
+own form for several columns (split-laplace, split-sr, kd-pm, kd-hm); with one column they are the scalar
+mechanisms. Simulated with a numpy Generator from --seed.
 json keys: mechanism, display_name, family, epsilon, d, users, columns, range (per column), mean (per column, in
 its units), variance (the closed-form variance of each mean estimate, from the users' values), standard_error,
 true_mean, [k], notes, source, seed.
@@ -33,7 +36,7 @@ def add_mean_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mean", help="the mean of one or more numerical columns (a vector per user)",
                        epilog=MEAN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mechanism", "-m", required=True, metavar="NAME",
-                   help=f"vector mechanism: {', '.join(VECTOR_MECHANISMS.names())}")
+                   help="a vector mechanism (or laplace, sr, pm, hm: their form for several columns)")
     p.add_argument("--epsilon", "-e", type=float, required=True, metavar="E", help="the budget of one user's row")
     g = p.add_argument_group("data (one of --data, --sample)")
     g.add_argument("--data", metavar="FILE", help="CSV (.csv/.tsv/.txt, optionally .gz) or Parquet table")
@@ -47,7 +50,7 @@ def add_mean_command(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_mean(args: argparse.Namespace) -> int:
-    VECTOR_MECHANISMS.get(args.mechanism)  # an unknown name is refused before any file is read
+    vector_mechanism(args.mechanism, args.epsilon, 1)  # an unknown or wrong-kind name is refused before any read
     if (args.data is None) == (args.sample is None):
         raise UsageError("give exactly one of --data FILE or --sample NAME")
     columns = split_list(args.columns)

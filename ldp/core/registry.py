@@ -79,5 +79,4 @@ def describe(item: Any) -> dict[str, Any]:
 MECHANISMS: Registry[Any] = Registry("mechanism")
 ESTIMATORS: Registry[Any] = Registry("estimator")
 METRICS: Registry[Any] = Registry("metric")
-VECTOR_MECHANISMS: Registry[Any] = Registry("vector mechanism")
 HEAVY_HITTERS: Registry[Any] = Registry("heavy-hitter method")

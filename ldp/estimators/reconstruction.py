@@ -98,7 +98,7 @@ class Average(Estimator):
     display_name = "Average of the reports"
     description = "The mean of the unbiased reports: an unbiased estimate of the mean"
     paper = SW_PAPER + ", §2.2"
-    kinds = ("mean",)
+    kinds = ("mean", "vector")
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate:
         return mechanism.estimate(aggregate)

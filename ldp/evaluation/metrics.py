@@ -203,8 +203,9 @@ for _metric in (
     Metric("range_mae", "Range queries (MAE)", "mean absolute error of the fraction of users in random ranges of "
            "width α of the domain", range_query_mae, ("numerical",), "fraction", {"alpha": 0.1},
            "Range queries, width α = 0.1 of the domain (MAE)"),
-    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean",), "value"),
-    Metric("squared_error", "Squared error", "(estimated mean − true mean)²", squared_error, ("mean",), "value²"),
+    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean", "vector"), "value"),
+    Metric("squared_error", "Squared error", "(estimated mean − true mean)²", squared_error, ("mean", "vector"),
+           "value²"),
 ):
     METRICS.register(_metric)
 
@@ -213,6 +214,7 @@ DEFAULT_METRICS: dict[str, tuple[str, ...]] = {
     "numerical": ("wasserstein", "ks", "range_mae", "range_mae_0.4", "mean_error", "variance_error",
                   "quantile_error"),
     "mean": ("abs_error", "squared_error"),
+    "vector": ("abs_error", "squared_error"),
 }
 
 _RANGE = re.compile(r"^range_mae_(\d*\.?\d+)$")

@@ -1,8 +1,8 @@
 """Every mechanism, of every kind, in one registry (``MECHANISMS``); importing this package registers them.
 
 Kinds (``Mechanism.kind``): categorical frequency oracles (one-time in :mod:`.frequency`, memoized in
-:mod:`.longitudinal`), numerical-distribution mechanisms (:mod:`.numerical`) and mean mechanisms
-(:mod:`.mean`). The import order below is the listing order.
+:mod:`.longitudinal`), numerical-distribution mechanisms (:mod:`.numerical`), mean mechanisms (:mod:`.mean`) and
+vector mechanisms (:mod:`.vector`, means of d coordinates). The import order below is the listing order.
 """
 
 from ldp.core.errors import InvalidInput
@@ -13,7 +13,7 @@ from ldp.mechanisms.frequency import grr, unary, histogram_encoding, subset_sele
 from ldp.mechanisms.frequency import local_hashing, hadamard  # noqa: F401
 from ldp.mechanisms import longitudinal  # noqa: F401
 from ldp.mechanisms.numerical import square_wave, binning, waves, hierarchy  # noqa: F401
-from ldp.mechanisms import mean  # noqa: F401
+from ldp.mechanisms import mean, vector  # noqa: F401
 # isort: on
 from ldp.mechanisms.base import KINDS, Mechanism, channel_privacy_loss
 from ldp.mechanisms.frequency.base import FrequencyOracle

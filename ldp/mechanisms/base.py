@@ -54,6 +54,7 @@ KINDS = {
     "frequency": "Frequency oracles (categorical values)",
     "numerical": "Numerical distributions",
     "mean": "Means of numbers",
+    "vector": "Means of vectors",
 }
 
 # Target number of report cells (users × report width) held in memory by one chunk of the exact engine.
@@ -94,6 +95,9 @@ class Mechanism(ABC):
     extra_parameters: ClassVar[tuple[Param, ...]] = ()
     #: What the inputs are: "codes" (integers in [0, d)), "unit" (reals in [0, 1]) or "signed" (reals in [−1, 1]).
     input_kind: ClassVar[str] = "codes"
+    #: Whether a population is given by its distinct values (``support``) and users per value, any number of cells
+    #: (mean and vector mechanisms), rather than users per category or bucket of a fixed domain.
+    population_by_support: ClassVar[bool] = False
     #: Whether reports support values with probabilities p* (own value) and q* (others) (IBU paper Def. 2).
     pure: ClassVar[bool] = False
     #: Whether the fast engine draws the aggregate exactly in distribution (else: see ``fast_engine_note``).
@@ -282,7 +286,7 @@ class Mechanism(ABC):
         if counts.ndim != 1 or counts.size < 1:
             raise InvalidInput(f"{self.name}: true counts must be a 1-D array of users per cell, got shape "
                                f"{counts.shape}")
-        if self.kind != "mean" and counts.shape != (self.cells,):
+        if not self.population_by_support and counts.shape != (self.cells,):
             raise InvalidInput(f"{self.name}: true counts must have length {self.cells}, got {counts.shape[0]}")
         if not np.issubdtype(counts.dtype, np.integer):
             if not (np.issubdtype(counts.dtype, np.floating) and np.all(np.isfinite(counts))
@@ -419,6 +423,41 @@ class Mechanism(ABC):
         if self.has_discrete_channel():
             raise NotAvailable(f"{self.name}: its reports are discrete; read Pr[report | input] from channel()")
         raise NotAvailable(f"{self.name}: no report density is implemented")
+
+    # ------------------------------------------------------------------ privacy: what an auditor reads
+    def audit_inputs(self) -> tuple[Any, Any]:
+        """Two inputs whose reports differ the most (the privacy audit's default pair): codes 0 and 1, or the two
+        ends of the input interval (hook; vector mechanisms: opposite corners)."""
+        if self.input_kind == "codes":
+            if self._d < 2:
+                raise InvalidInput(f"audit: {self.name} needs a domain of at least 2 values")
+            return 0, 1
+        return (0.0, 1.0) if self.input_kind == "unit" else (-1.0, 1.0)
+
+    def output_events(self, reports: np.ndarray, v0: Any, v1: Any) -> tuple[str, np.ndarray]:
+        """How the privacy audit reads reports when it tells input ``v0`` from ``v1``: ``(kind, keys)`` — kind
+        "support" (keys 0–3: 2·[supports v0] + [supports v1]), "real" (a real statistic the audit bins), "integer"
+        (the report itself) or "row" (a hash of each report row). Hook ``_output_events`` gives a family's reading;
+        the generic fallback reads the report as it is."""
+        out = self._output_events(reports, v0, v1)
+        if out is not None:
+            return out
+        if reports.ndim == 1:
+            if np.issubdtype(reports.dtype, np.floating):
+                return "real", reports.astype(np.float64)
+            return "integer", reports.astype(np.int64)
+        rows = np.ascontiguousarray(reports.reshape(reports.shape[0], -1))
+        mix = np.random.default_rng(12345).integers(1, 2**61, size=rows.shape[1])
+        if np.issubdtype(reports.dtype, np.floating):
+            return "row", (rows.astype(np.float64) * mix.astype(np.float64)).sum(axis=1)
+        return "row", (rows.astype(np.int64) * mix).sum(axis=1)
+
+    def _output_events(self, reports: np.ndarray, v0: Any, v1: Any) -> tuple[str, np.ndarray] | None:
+        return None
+
+    def output_event_label(self, names: tuple[str, str]) -> str:
+        """What the "real" statistic of :meth:`output_events` is, in words (hook)."""
+        return "report"
 
     # ------------------------------------------------------------------ one report, for people
     def attack_success(self, prior: Any) -> float | None:

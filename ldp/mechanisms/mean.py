@@ -60,6 +60,9 @@ class MeanMechanism(Mechanism):
 
     kind: ClassVar[str] = "mean"
     input_kind: ClassVar[str] = "signed"
+    population_by_support: ClassVar[bool] = True
+    #: The registered vector mechanism that extends this one to d coordinates (``ldp mean`` with several columns).
+    vector_form: ClassVar[str]
     domain_parameter: ClassVar[Param] = DIMENSION
     paper: ClassVar[str] = PAPER
     default_estimator: ClassVar[str] = "average"
@@ -181,6 +184,7 @@ class LaplaceMean(MeanMechanism):
     sampler :func:`ldp.core.randomness.laplace`."""
 
     name: ClassVar[str] = "laplace"
+    vector_form: ClassVar[str] = "split-laplace"
     display_name: ClassVar[str] = "Laplace (baseline)"
     description: ClassVar[str] = "reports the value plus Laplace noise of scale 2/ε"
     report_format: ClassVar[str] = "one real number per user (the value plus noise)"
@@ -228,6 +232,7 @@ class StochasticRounding(MeanMechanism):
     """Stochastic Rounding (§2.2): reports ±1/(p − q)."""
 
     name: ClassVar[str] = "sr"
+    vector_form: ClassVar[str] = "split-sr"
     display_name: ClassVar[str] = "Stochastic Rounding (SR)"
     description: ClassVar[str] = "reports ±(e^ε+1)/(e^ε−1), +1 with probability growing linearly in the value"
     report_format: ClassVar[str] = "one real number ±(e^ε+1)/(e^ε−1) per user"
@@ -283,6 +288,7 @@ class PiecewiseMechanism(MeanMechanism):
     """Piecewise Mechanism (§2.2): reports in [−s, s], high density on [ℓ(v), r(v)]."""
 
     name: ClassVar[str] = "pm"
+    vector_form: ClassVar[str] = "kd-pm"
     display_name: ClassVar[str] = "Piecewise Mechanism (PM)"
     description: ClassVar[str] = ("reports a real number in [−s, s], uniformly near the value with probability "
                                   "e^{ε/2}/(e^{ε/2}+1)")
@@ -372,6 +378,7 @@ class HybridMechanism(MeanMechanism):
     ε-LDP reports is ε-LDP; a report is a number, either ±(e^ε + 1)/(e^ε − 1) (SR) or a point of PM's grid."""
 
     name: ClassVar[str] = "hm"
+    vector_form: ClassVar[str] = "kd-hm"
     display_name: ClassVar[str] = "Hybrid Mechanism (HM)"
     description: ClassVar[str] = "PM with probability 1 − e^{−ε/2} (above ε* ≈ 0.61), otherwise Stochastic Rounding"
     report_format: ClassVar[str] = "one real number per user (an SR report or a PM report)"

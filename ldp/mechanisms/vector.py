@@ -12,28 +12,33 @@ Three ways to spend one budget ε on d numbers:
 - **Duchi et al.'s d-dimensional mechanism** — a random corner t ∈ {−B, B}^d on the side of a rounded copy of x,
   unbiased with Var_j = B² − x_j².
 
-Every class answers with per-user unbiased contributions (a (users, d) array; the server's mean is their average),
-the closed-form per-coordinate variance, and a streamed :meth:`VectorMechanism.estimate_mean` whose memory is
-bounded by its chunk, not by n. The scalar mechanisms are the registered mean mechanisms (``laplace``, ``sr``,
-``pm``, ``hm``), so their ε-LDP checks carry over; Duchi's channel is checked at the boundary in the tests.
+Every class is a :class:`~ldp.mechanisms.base.Mechanism` of kind ``vector`` in the one registry: a report is the
+user's unbiased contribution (a row of d numbers; the server's statistic is their sum per coordinate and the
+estimate their average), with the closed-form per-coordinate variance, a log density for the density-ratio privacy
+check (``log_density``; Duchi's corners are discrete, the others compose the scalar mechanism's), report files (one
+line of d numbers per user), and both engines. The scalar mechanisms inside are the registered mean mechanisms
+(``laplace``, ``sr``, ``pm``, ``hm``); each names its own d-dimensional form (``vector_form``), which ``ldp mean``
+uses for several columns.
 """
 
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from itertools import combinations
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.params import EPSILON, Param
+from ldp.core.params import Param
 from ldp.core.randomness import RandomSource
-from ldp.core.registry import MECHANISMS, VECTOR_MECHANISMS
+from ldp.core.registry import MECHANISMS
+from ldp.core.results import Aggregate, Estimate
+from ldp.mechanisms.base import Mechanism
 from ldp.mechanisms.mean import MeanMechanism
 
 __all__ = ["DuchiMechanism", "MAX_DIMENSION", "SampleCoordinates", "SplitBudget", "VectorMechanism",
-           "duchi_constant", "get_vector_mechanism", "wang_k"]
+           "duchi_constant", "vector_mechanism", "wang_k"]
 
 WANG = ("Wang, Xiao, Yang, Zhao, Hu, Shin, Shin, Yu — Collecting and Analyzing Multidimensional Data with Local "
         "Differential Privacy, ICDE 2019, §IV")
@@ -43,8 +48,8 @@ HARMONY = "Nguyên, Xiao, Yang, Liu, Chen, Ngo — Collecting and Analyzing Data
 MAX_DIMENSION = 1024
 VECTOR_DIMENSION = Param("d", int, "number of coordinates of each user's vector", default=1, low=1,
                          high=MAX_DIMENSION)
-#: Users per chunk of :meth:`VectorMechanism.estimate_mean` (times d floats of temporaries).
-CHUNK_CELLS = 1 << 21
+#: Largest d for which a log density enumerates (Duchi's roundings, or the ambiguous coordinate sets of a sample).
+EXACT_DENSITY_DIMENSION = 12
 
 
 def wang_k(epsilon: float, d: int) -> int:
@@ -52,52 +57,85 @@ def wang_k(epsilon: float, d: int) -> int:
     return max(1, min(int(d), int(math.floor(float(epsilon) / 2.5))))
 
 
-class VectorMechanism(ABC):
-    """A randomizer of x ∈ [−1, 1]^d whose per-user contributions are unbiased for x (base class)."""
+class VectorMechanism(Mechanism):
+    """A randomizer of x ∈ [−1, 1]^d whose report is an unbiased contribution for x (base class of kind ``vector``).
 
-    name: ClassVar[str]
-    display_name: ClassVar[str]
-    description: ClassVar[str]
-    paper: ClassVar[str]
+    ``d`` is the dimension. A population is given by users per distinct vector (``true_counts``) and the vectors
+    (``support``, shape (cells, d)); the aggregate is the sum of the reports per coordinate, the estimate their
+    average (estimator ``average``). Hooks: ``_perturb``, ``variance`` (closed form per coordinate),
+    ``report_bound`` (largest |coordinate| of a report), ``_privacy_loss`` and ``_log_density``.
+    """
+
+    kind: ClassVar[str] = "vector"
+    input_kind: ClassVar[str] = "vector"
+    domain_parameter: ClassVar[Param] = VECTOR_DIMENSION
+    default_estimator: ClassVar[str] = "average"
+    population_by_support: ClassVar[bool] = True
+    report_format: ClassVar[str] = "one line per user: d real numbers, the user's unbiased contribution per coordinate"
+    communication: ClassVar[str] = "d real numbers"
     #: The lecture's family: "split", "sample" or "joint" (all coordinates in one randomizer).
     family: ClassVar[str]
-
-    def __init__(self, epsilon: float, d: int) -> None:
-        self._epsilon = EPSILON.validate(epsilon, self.name)
-        self._d = VECTOR_DIMENSION.validate(d, self.name)
-        self._setup()
-
-    def _setup(self) -> None:  # noqa: B027 - optional hook
-        """Derived constants (hook)."""
-
-    epsilon = property(lambda self: self._epsilon, doc="the budget of one user's vector")
-    d = property(lambda self: self._d, doc="the number of coordinates")
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(epsilon={self._epsilon:g}, d={self._d})"
+    fast_engine_exact: ClassVar[bool] = False
+    fast_engine_note: ClassVar[str] = (
+        "each coordinate's sum drawn from a Gaussian with its exact mean and variance, the coordinates "
+        "independently — exact covariances too where a user's coordinates are randomized independently (splitting "
+        "the budget)")
 
     # ------------------------------------------------------------------ client
     def validate_values(self, values: Any) -> np.ndarray:
-        x = np.asarray(values, dtype=np.float64)
+        """Users' vectors as a (users, d) float array in [−1, 1]^d (a 1-D array is accepted when d = 1)."""
+        x = np.asarray(values)
+        if x.size and not (np.issubdtype(x.dtype, np.floating) or np.issubdtype(x.dtype, np.integer)):
+            raise InvalidInput(f"{self.name}: values must be real numbers in [−1, 1], got dtype {x.dtype}")
+        x = x.astype(np.float64)
         if x.ndim == 1 and self._d == 1:
             x = x[:, None]
         if x.ndim != 2 or x.shape[1] != self._d:
             raise InvalidInput(f"{self.name}: values must be an array of shape (users, {self._d}), got {x.shape}")
-        if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 1.0):
-            raise InvalidInput(f"{self.name}: every coordinate must lie in [−1, 1] (map [lo, hi] there first)")
+        bad = ~np.isfinite(x) | (np.abs(x) > 1.0)
+        if bad.any():
+            raise InvalidInput(f"{self.name}: value {x[bad][0]!r} is outside [−1, 1]; map each column from its "
+                               "public range [lo, hi] first (2(x − lo)/(hi − lo) − 1)")
         return x
 
-    def perturb(self, values: Any, rng: RandomSource) -> np.ndarray:
-        """Each user's report as the server uses it: an unbiased (users, d) contribution."""
-        return self._perturb(self.validate_values(values), rng)
+    def _check_support(self, support: Any, cells: int) -> np.ndarray:
+        if support is None:
+            raise InvalidInput(f"{self.name}: a vector mechanism needs the vectors of the population's cells "
+                               "(support=…)")
+        sup = np.asarray(support, dtype=np.float64)
+        if sup.ndim == 1 and self._d == 1:
+            sup = sup[:, None]
+        if sup.shape != (cells, self._d):
+            raise InvalidInput(f"{self.name}: support must hold one vector of {self._d} per cell ({cells}), got "
+                               f"shape {sup.shape}")
+        if not np.all(np.isfinite(sup)) or np.any(np.abs(sup) > 1.0):
+            raise InvalidInput(f"{self.name}: support vectors must lie in [−1, 1]^{self._d}")
+        return sup
 
-    @abstractmethod
-    def _perturb(self, x: np.ndarray, rng: RandomSource) -> np.ndarray: ...
+    def _cell_inputs(self, cells: np.ndarray, rng: RandomSource, support: np.ndarray | None) -> np.ndarray:
+        return np.asarray(support)[cells]
+
+    def report_width(self) -> int:
+        return self._d
+
+    def audit_inputs(self) -> tuple[Any, Any]:
+        return -np.ones(self._d), np.ones(self._d)
+
+    def _output_events(self, reports: np.ndarray, v0: Any, v1: Any) -> tuple[str, np.ndarray]:
+        """The projection of each report on v1 − v0 (the direction in which the two inputs' reports differ)."""
+        return "real", reports @ (np.asarray(v1, dtype=np.float64) - np.asarray(v0, dtype=np.float64))
+
+    def output_event_label(self, names: tuple[str, str]) -> str:
+        return f"report · ({names[1]} − {names[0]})"
 
     # ------------------------------------------------------------------ theory
-    @abstractmethod
     def variance(self, values: Any) -> np.ndarray:
         """Var of one user's contribution per coordinate, for each user's vector (closed form): shape of values."""
+        raise NotImplementedError
+
+    def report_bound(self) -> float:
+        """The largest |coordinate| a report can have (hook)."""
+        raise NotImplementedError
 
     def mean_variance(self, values: Any) -> np.ndarray:
         """Var of the mean estimate per coordinate: Σ_i Var_ij / n² (shape (d,))."""
@@ -109,18 +147,82 @@ class VectorMechanism(ABC):
         since each closed form is a quadratic in x_j)."""
         return float(max(self.variance(np.full((1, self._d), c)).max() for c in (-1.0, 0.0, 1.0)))
 
+    def true_values(self, true_counts: Any, support: Any = None) -> np.ndarray:
+        counts, sup = self.check_population(true_counts, support)
+        return (counts @ sup) / counts.sum()
+
+    def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return true_counts @ support
+
+    def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return true_counts @ self.variance(support)
+
+    def _estimate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
+        return self._aggregate_variance(true_counts, support) / float(true_counts.sum()) ** 2
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        """Each coordinate's sum as a Gaussian with its exact mean and variance (``fast_engine_note``)."""
+        return true_counts @ support + np.sqrt(true_counts @ self.variance(support)) * rng.standard_normal(self._d)
+
     # ------------------------------------------------------------------ server
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
+        if rep.ndim == 1 and self._d == 1:
+            rep = rep[:, None]
+        if rep.ndim != 2 or rep.shape[1] != self._d:
+            raise InvalidInput(f"{self.name}: reports must have {self._d} numbers per user, got shape {rep.shape}")
+        if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
+            raise InvalidInput(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+        rep = rep.astype(np.float64)
+        bound = self.report_bound() * (1.0 + 1e-9)
+        bad = ~np.isfinite(rep) | (np.abs(rep) > bound)
+        if bad.any():
+            raise InvalidInput(f"{self.name}: report entry {rep[bad][0]!r} is beyond ±{self.report_bound():.6g}, "
+                               "what this mechanism can produce at this ε and d — reports of another ε or d?")
+        return rep
+
+    def statistic_size(self) -> int:
+        return self._d
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return reports.sum(axis=0)
+
+    def _estimate(self, aggregate: Aggregate) -> Estimate:
+        return Estimate(aggregate.counts / aggregate.n, "average")
+
     def estimate_mean(self, values: Any, rng: RandomSource, *, chunk_users: int | None = None) -> np.ndarray:
         """Simulate every user's report and return the mean estimate (d,), a chunk of users at a time (memory
-        bounded by the chunk: about CHUNK_CELLS/d users)."""
+        bounded by the chunk: about ``chunk_size()`` users)."""
         x = self.validate_values(values)
         if x.shape[0] == 0:
             raise InvalidInput(f"{self.name}: give at least one user")
-        step = chunk_users or max(1, CHUNK_CELLS // self._d)
+        step = chunk_users or self.chunk_size()
         total = np.zeros(self._d)
         for start in range(0, x.shape[0], step):
             total += self._perturb(x[start:start + step], rng).sum(axis=0)
         return total / x.shape[0]
+
+    # ------------------------------------------------------------------ reports are rows of real numbers
+    def _report_dtype(self) -> Any:
+        return np.float64
+
+    def _scalar_reports(self) -> bool:
+        return False
+
+    def _format_reports(self, reports: np.ndarray):
+        return (" ".join(repr(float(v)) for v in row) for row in reports)
+
+    def _parse_line(self, line: str) -> list[Any]:
+        try:
+            return [float(tok) for tok in line.split()]
+        except ValueError:
+            raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+
+    def _report_bits(self) -> int:
+        return 64 * self._d
+
+    def report_bits_formula(self) -> str:
+        return "64·d (d real numbers as float64)"
 
 
 def _scalar(name: str, epsilon: float) -> MeanMechanism:
@@ -131,7 +233,8 @@ def _scalar(name: str, epsilon: float) -> MeanMechanism:
 
 
 class SplitBudget(VectorMechanism):
-    """Every coordinate with the scalar mechanism at ε/d (sequential composition): Var_j = Var_{ε/d}(x_j)."""
+    """Every coordinate with the scalar mechanism at ε/d (sequential composition): Var_j = Var_{ε/d}(x_j), and
+    ln f(y | x) = Σ_j ln f_{ε/d}(y_j | x_j), so the privacy loss is d·(ε/d) = ε (attained between the corners)."""
 
     family: ClassVar[str] = "split"
     scalar: ClassVar[str]
@@ -146,20 +249,34 @@ class SplitBudget(VectorMechanism):
     def variance(self, values: Any) -> np.ndarray:
         return self.inner.variance(np.asarray(values, dtype=np.float64))
 
+    def report_bound(self) -> float:
+        return float(max(abs(v) for v in self.inner.output_range))
+
+    def _privacy_loss(self) -> float:
+        return self._d * self.inner.privacy_loss()
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        return sum(self.inner.log_density(reports[:, j], inputs[:, j]) for j in range(self._d))
+
 
 class SampleCoordinates(VectorMechanism):
     """Each user reports k coordinates chosen uniformly without replacement, each with the scalar mechanism at
     ε/k, scaled by d/k: E = x and Var_j = (d/k)(Var_{ε/k}(x_j) + x_j²) − x_j². ``k = None``: Wang et al.'s rule
-    (:func:`wang_k`)."""
+    (:func:`wang_k`). The chosen set does not depend on x, so a report's density is the average over the C(d, k)
+    sets of Π_{j ∈ S} f_{ε/k}(y_j k/d | x_j)·(k/d) with y_j = 0 off S, and the privacy loss is k·(ε/k) = ε."""
 
     family: ClassVar[str] = "sample"
     scalar: ClassVar[str]
     fixed_k: ClassVar[int | None] = None
     paper: ClassVar[str] = WANG
+    fast_engine_note: ClassVar[str] = (
+        "each coordinate's sum drawn from a Gaussian with its exact mean and variance, independently: not the "
+        "cross-covariances (one user's coordinates are correlated, Cov = ((d/k)·(k − 1)/(d − 1) − 1)·x_i x_j); use "
+        "the exact engine for sums across coordinates")
 
     def _setup(self) -> None:
-        self.k = self.fixed_k if self.fixed_k is not None else wang_k(self._epsilon, self._d)
-        self.k = min(self.k, self._d)
+        k = self.fixed_k if self.fixed_k is not None else wang_k(self._epsilon, self._d)
+        self.k = min(k, self._d)
         self.inner = _scalar(self.scalar, self._epsilon / self.k)
 
     def _perturb(self, x: np.ndarray, rng: RandomSource) -> np.ndarray:
@@ -180,6 +297,35 @@ class SampleCoordinates(VectorMechanism):
         x = np.asarray(values, dtype=np.float64)
         ratio = self._d / self.k
         return ratio * (self.inner.variance(x) + x * x) - x * x
+
+    def report_bound(self) -> float:
+        return float(max(abs(v) for v in self.inner.output_range)) * self._d / self.k
+
+    def _privacy_loss(self) -> float:
+        return self.k * self.inner.privacy_loss()
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """ln of the mixture over the coordinate sets a report is consistent with: every set holding its non-zero
+        coordinates (a scalar report can itself be 0, so a zero coordinate may or may not have been chosen)."""
+        d, k = self._d, self.k
+        scaled = reports * (k / d)
+        out = np.empty((reports.shape[0], inputs.shape[0]))
+        log_sets = math.log(math.comb(d, k))
+        for i, row in enumerate(scaled):
+            nonzero = np.flatnonzero(row != 0.0)
+            if nonzero.size > k:
+                out[i] = -np.inf
+                continue
+            zeros = np.flatnonzero(row == 0.0)
+            if zeros.size > EXACT_DENSITY_DIMENSION:
+                raise InvalidInput(f"{self.name}: the density enumerates coordinate sets: d ≤ "
+                                   f"{EXACT_DENSITY_DIMENSION + k}")
+            terms = []
+            for extra in combinations(zeros.tolist(), k - nonzero.size):
+                chosen = np.concatenate([nonzero, np.array(extra, dtype=np.int64)])
+                terms.append(sum(self.inner.log_density(np.array([row[j]]), inputs[:, j])[0] for j in chosen))
+            out[i] = np.logaddexp.reduce(np.stack(terms), axis=0) - log_sets + k * math.log(k / d)
+        return out
 
 
 def duchi_constant(d: int, form: str = "used") -> float:
@@ -221,6 +367,10 @@ class DuchiMechanism(VectorMechanism):
     description: ClassVar[str] = "reports one random corner of the cube {−B, B}^d on the side of a rounded x"
     paper: ClassVar[str] = DUCHI + "; as in " + WANG + " (Alg. 3)"
     family: ClassVar[str] = "joint"
+    fast_engine_note: ClassVar[str] = (
+        "each coordinate's sum drawn from a Gaussian with its exact mean and variance, independently: not the "
+        "cross-covariances (one corner carries every coordinate, so a user's coordinates are correlated); use the "
+        "exact engine for sums across coordinates")
 
     def _setup(self) -> None:
         d = self._d
@@ -260,6 +410,43 @@ class DuchiMechanism(VectorMechanism):
         x = np.asarray(values, dtype=np.float64)
         return self.B ** 2 - x * x
 
+    def report_bound(self) -> float:
+        return float(self.B)
+
+    def _report_bits(self) -> int:
+        return self._d
+
+    def report_bits_formula(self) -> str:
+        return "d (the signs of the corner; its magnitude B is public)"
+
+    def _privacy_loss(self) -> float:
+        """Every corner's probability lies between (1 − p)/2^{d−1} and p/2^{d−1}, and both are reached (the
+        corner t under x = t and under x = −t): ln(p/(1 − p)) = ε."""
+        return math.log(self.p / (1.0 - self.p))
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """ln Pr[t | x] for corners t and inputs x, exactly: the coordinates of the rounding v agree with sign(t)
+        independently with probability (1 + sign(t_j) x_j)/2, so the number a of agreements has a Poisson-binomial
+        law (a dynamic programme over the coordinates, vectorized over the pairs), and Pr[t | v] depends on v
+        only through a: p/|T⁺| above d/2, (1 − p)/|T⁻| below, half of each at a tie."""
+        d = self._d
+        signs = np.sign(reports)
+        if np.any(signs == 0) or not np.allclose(np.abs(reports), self.B, rtol=1e-12, atol=0.0):
+            raise InvalidInput(f"{self.name}: a report is a corner of {{−B, B}}^d with B = {self.B:.6g}")
+        agree = (1.0 + signs[:, None, :] * inputs[None, :, :]) / 2.0  # (reports, inputs, d)
+        law = np.zeros(agree.shape[:2] + (d + 1,))
+        law[..., 0] = 1.0
+        for j in range(d):
+            pj = agree[..., j:j + 1]
+            law[..., 1:] = law[..., 1:] * (1.0 - pj) + law[..., :-1] * pj
+            law[..., 0] = law[..., 0] * (1.0 - pj[..., 0])
+        plus, minus = self.side_sizes
+        a = np.arange(d + 1)
+        weight = np.where(2 * a > d, self.p / plus, 0.0) + np.where(2 * a < d, (1.0 - self.p) / minus, 0.0)
+        weight = weight + np.where(2 * a == d, 0.5 * (self.p / plus + (1.0 - self.p) / minus), 0.0)
+        with np.errstate(divide="ignore"):
+            return np.log(law @ weight)
+
     def report_probability(self, t: np.ndarray, x: np.ndarray) -> float:
         """Pr[report = t | x] exactly, by enumerating the 2^d roundings v (small d; the object of the ε-LDP
         check): t a corner in {−B, B}^d, x ∈ [−1, 1]^d."""
@@ -280,33 +467,94 @@ class DuchiMechanism(VectorMechanism):
         return total
 
 
-def _register(name: str, base: type, scalar: str, display: str, description: str, paper: str | None = None,
-              k: int | None = None) -> type:
-    attrs: dict[str, Any] = {"name": name, "display_name": display, "description": description, "scalar": scalar}
-    if paper:
-        attrs["paper"] = paper
-    if k is not None:
-        attrs["fixed_k"] = k
-    return VECTOR_MECHANISMS.register(type(f"Vector_{name.replace('-', '_')}", (base,), attrs))
+@MECHANISMS.register
+class SplitLaplace(SplitBudget):
+    """Every coordinate plus Laplace noise of scale 2d/ε (the Laplace mean mechanism at ε/d)."""
+    name: ClassVar[str] = "split-laplace"
+    display_name: ClassVar[str] = "Laplace, budget split"
+    description: ClassVar[str] = "every coordinate plus Laplace noise of scale 2d/ε"
+    scalar: ClassVar[str] = "laplace"
 
 
-_register("laplace", SplitBudget, "laplace", "Laplace, budget split", "every coordinate plus Laplace noise of "
-          "scale 2d/ε")
-_register("sr", SplitBudget, "sr", "SR, budget split", "every coordinate by Stochastic Rounding at ε/d")
-_register("split-pm", SplitBudget, "pm", "PM, budget split", "every coordinate by the Piecewise Mechanism at ε/d")
-_register("split-hm", SplitBudget, "hm", "HM, budget split", "every coordinate by the Hybrid Mechanism at ε/d")
-_register("harmony", SampleCoordinates, "sr", "Harmony", "one coordinate by Stochastic Rounding at ε, scaled by d",
-          paper=HARMONY, k=1)
-_register("sample-pm", SampleCoordinates, "pm", "PM, one coordinate", "one coordinate by PM at ε, scaled by d",
-          k=1)
-_register("pm", SampleCoordinates, "pm", "PM, k of d", "k = max(1, min(d, ⌊ε/2.5⌋)) coordinates by PM at ε/k, "
-          "scaled by d/k")
-_register("hm", SampleCoordinates, "hm", "HM, k of d", "k = max(1, min(d, ⌊ε/2.5⌋)) coordinates by HM at ε/k, "
-          "scaled by d/k")
-
-VECTOR_MECHANISMS.register(DuchiMechanism)
+@MECHANISMS.register
+class SplitSR(SplitBudget):
+    """Every coordinate by Stochastic Rounding at ε/d."""
+    name: ClassVar[str] = "split-sr"
+    display_name: ClassVar[str] = "SR, budget split"
+    description: ClassVar[str] = "every coordinate by Stochastic Rounding at ε/d"
+    scalar: ClassVar[str] = "sr"
 
 
-def get_vector_mechanism(name: str, epsilon: float, d: int) -> VectorMechanism:
-    """The registered vector mechanism ``name`` at ε for d coordinates."""
-    return VECTOR_MECHANISMS.get(name)(epsilon, d)
+@MECHANISMS.register
+class SplitPM(SplitBudget):
+    """Every coordinate by the Piecewise Mechanism at ε/d."""
+    name: ClassVar[str] = "split-pm"
+    display_name: ClassVar[str] = "PM, budget split"
+    description: ClassVar[str] = "every coordinate by the Piecewise Mechanism at ε/d"
+    scalar: ClassVar[str] = "pm"
+
+
+@MECHANISMS.register
+class SplitHM(SplitBudget):
+    """Every coordinate by the Hybrid Mechanism at ε/d."""
+    name: ClassVar[str] = "split-hm"
+    display_name: ClassVar[str] = "HM, budget split"
+    description: ClassVar[str] = "every coordinate by the Hybrid Mechanism at ε/d"
+    scalar: ClassVar[str] = "hm"
+
+
+@MECHANISMS.register
+class Harmony(SampleCoordinates):
+    """Harmony (Nguyên et al. 2016): one coordinate by Stochastic Rounding at ε, scaled by d (one bit)."""
+    name: ClassVar[str] = "harmony"
+    display_name: ClassVar[str] = "Harmony"
+    description: ClassVar[str] = "one coordinate by Stochastic Rounding at ε, scaled by d"
+    scalar: ClassVar[str] = "sr"
+    fixed_k: ClassVar[int | None] = 1
+    paper: ClassVar[str] = HARMONY
+
+
+@MECHANISMS.register
+class SamplePM(SampleCoordinates):
+    """One coordinate by the Piecewise Mechanism at ε, scaled by d."""
+    name: ClassVar[str] = "sample-pm"
+    display_name: ClassVar[str] = "PM, one coordinate"
+    description: ClassVar[str] = "one coordinate by PM at ε, scaled by d"
+    scalar: ClassVar[str] = "pm"
+    fixed_k: ClassVar[int | None] = 1
+
+
+@MECHANISMS.register
+class KOfDPM(SampleCoordinates):
+    """Wang et al.'s PM for vectors (ICDE'19 Alg. 4): k = max(1, min(d, ⌊ε/2.5⌋)) coordinates by PM at ε/k."""
+    name: ClassVar[str] = "kd-pm"
+    display_name: ClassVar[str] = "PM, k of d"
+    description: ClassVar[str] = "k = max(1, min(d, ⌊ε/2.5⌋)) coordinates by PM at ε/k, scaled by d/k"
+    scalar: ClassVar[str] = "pm"
+
+
+@MECHANISMS.register
+class KOfDHM(SampleCoordinates):
+    """Wang et al.'s HM for vectors (ICDE'19 Alg. 4): k = max(1, min(d, ⌊ε/2.5⌋)) coordinates by HM at ε/k."""
+    name: ClassVar[str] = "kd-hm"
+    display_name: ClassVar[str] = "HM, k of d"
+    description: ClassVar[str] = "k = max(1, min(d, ⌊ε/2.5⌋)) coordinates by HM at ε/k, scaled by d/k"
+    scalar: ClassVar[str] = "hm"
+
+
+MECHANISMS.register(DuchiMechanism)  # listed after the split and sampled families
+
+
+def vector_mechanism(name: str, epsilon: float, d: int) -> VectorMechanism:
+    """The registered mechanism ``name`` for vectors of d coordinates: a vector mechanism, or a mean mechanism's
+    own d-dimensional form (its ``vector_form``: ``pm`` → ``kd-pm``, ``laplace`` → ``split-laplace`` …), so
+    ``ldp mean -m pm`` works for one column or several. Other kinds are refused in one line."""
+    cls = MECHANISMS.get(name)
+    form = getattr(cls, "vector_form", None)
+    if form is not None:
+        cls = MECHANISMS.get(form)
+    if not issubclass(cls, VectorMechanism):
+        names = [c.name for c in MECHANISMS if c.kind in ("vector", "mean")]
+        raise InvalidInput(f"{cls.name} is a {cls.kind} mechanism, not one for means of vectors; choose one of: "
+                           f"{', '.join(names)}")
+    return cls(epsilon, int(d))

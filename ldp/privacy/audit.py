@@ -37,11 +37,7 @@ from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import Mechanism, get_mechanism
-from ldp.mechanisms.frequency.hadamard import HR
-from ldp.mechanisms.frequency.histogram_encoding import SHE
-from ldp.mechanisms.frequency.local_hashing import OLH, LocalHashing, cw_hash, xxh32_hash
-from ldp.mechanisms.frequency.subset_selection import SS
-from ldp.mechanisms.frequency.unary import BitVectorMechanism
+from ldp.mechanisms.frequency.local_hashing import OLH
 
 __all__ = ["TEACHING_MECHANISMS", "AuditResult", "BrokenOLH", "audit", "clopper_pearson", "make_audited"]
 
@@ -111,7 +107,7 @@ class AuditResult:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        out["inputs"] = list(self.inputs)
+        out["inputs"] = [np.asarray(v).tolist() for v in self.inputs]
         out["counts"] = list(self.counts)
         out["probabilities"] = list(self.probabilities)
         return out
@@ -119,29 +115,6 @@ class AuditResult:
 
 def _claimed(mech: Mechanism) -> float:
     return float(getattr(mech, "epsilon_1", None) or mech.epsilon)
-
-
-def _default_inputs(mech: Mechanism) -> tuple[Any, Any]:
-    if mech.input_kind == "codes":
-        if mech.d < 2:
-            raise InvalidInput(f"audit: {mech.name} needs a domain of at least 2 values")
-        return 0, 1
-    return (0.0, 1.0) if mech.input_kind == "unit" else (-1.0, 1.0)
-
-
-def _supports(mech: Mechanism, reports: np.ndarray, v: Any) -> np.ndarray | None:
-    """Whether each report supports value v (None where reports do not support values)."""
-    if isinstance(mech, BitVectorMechanism):
-        return reports[:, v].astype(bool)
-    if isinstance(mech, LocalHashing):
-        if mech.hash_family == "xxh32":
-            return xxh32_hash(np.full(reports.shape[0], v), reports[:, 1], mech.g) == reports[:, 0]
-        return cw_hash(reports[:, 0], reports[:, 1], v, mech.prime, mech.g) == reports[:, 2]
-    if isinstance(mech, SS):
-        return (reports == v).any(axis=1)
-    if isinstance(mech, HR):
-        return (np.bitwise_count(reports[:, 0] & v).astype(np.int64) & 1) == reports[:, 1]
-    return None
 
 
 class _Keys:
@@ -155,20 +128,7 @@ class _Keys:
         self.kind = ""
 
     def _raw(self, reports: np.ndarray) -> tuple[str, np.ndarray]:
-        s0 = _supports(self.mech, reports, self.v0)
-        if s0 is not None:
-            return "support", 2 * s0.astype(np.int64) + _supports(self.mech, reports, self.v1).astype(np.int64)
-        if isinstance(self.mech, SHE):
-            return "real", reports[:, self.v0] - reports[:, self.v1]
-        if reports.ndim == 1:
-            if np.issubdtype(reports.dtype, np.floating):
-                return "real", reports.astype(np.float64)
-            return "integer", reports.astype(np.int64)
-        rows = np.ascontiguousarray(reports.reshape(reports.shape[0], -1)).astype(np.float64)
-        mix = np.random.default_rng(12345).integers(1, 2**61, size=rows.shape[1]).astype(np.float64)
-        hashed = (rows * mix).sum(axis=1) if np.issubdtype(reports.dtype, np.floating) else \
-            (reports.reshape(reports.shape[0], -1).astype(np.int64) * mix.astype(np.int64)).sum(axis=1)
-        return "row", np.asarray(hashed)
+        return self.mech.output_events(reports, self.v0, self.v1)  # the mechanism says how to read its reports
 
     def fit(self, reports: list[np.ndarray]) -> None:
         kind, raw = zip(*(self._raw(r) for r in reports), strict=True)
@@ -207,7 +167,7 @@ class _Keys:
             return "report " + " or ".join(label[k] for k in sorted(keys))
         if self.kind == "real":
             edges = np.concatenate([[-np.inf], self.edges, [np.inf]])
-            what = f"y[{names[0]}] − y[{names[1]}]" if isinstance(self.mech, SHE) else "report"
+            what = self.mech.output_event_label(names)
             spans = ", ".join(f"[{edges[k]:.4g}, {edges[k + 1]:.4g})" for k in sorted(keys)[:6])
             return f"{what} in {spans}" + (f" and {len(keys) - 6} more bins" if len(keys) > 6 else "")
         if self.kind == "integer":
@@ -233,14 +193,24 @@ def _best_event(c0: np.ndarray, c1: np.ndarray, m: int, alpha: float) -> tuple[n
     return best
 
 
+def _users(mech: Mechanism, value: Any, count: int) -> np.ndarray:
+    """``count`` users holding ``value`` (a code, a number or a vector)."""
+    one = np.asarray([value], dtype=np.int64 if mech.input_kind == "codes" else np.float64)
+    return np.repeat(one, count, axis=0)
+
+
+def _name(value: Any) -> str:
+    arr = np.asarray(value)
+    return str(value) if arr.ndim == 0 else "(" + ", ".join(f"{float(x):g}" for x in arr) + ")"
+
+
 def _draw(mech: Mechanism, value: Any, count: int, seed: int | None, role: str, index: int,
           chunk: int) -> list[np.ndarray]:
     out = []
     for start in range(0, count, chunk):
         m = min(chunk, count - start)
         rng = rng_for(seed, "audit", mech.name, mech.epsilon, mech.d, role, index, start // chunk)
-        values = np.full(m, value, dtype=np.int64 if mech.input_kind == "codes" else np.float64)
-        out.append(mech.perturb(values, rng))
+        out.append(mech.perturb(_users(mech, value, m), rng))
     return out
 
 
@@ -260,9 +230,9 @@ def audit(mechanism: Mechanism, samples: int = 100_000, seed: int | None = 0, in
     if not (0.5 <= confidence < 1):
         raise InvalidInput(f"audit: confidence must lie in [0.5, 1), got {confidence!r}")
     mech = mechanism
-    v0, v1 = _default_inputs(mech) if inputs is None else inputs
-    mech.validate_values([v0, v1])
-    if v0 == v1:
+    v0, v1 = mech.audit_inputs() if inputs is None else inputs
+    mech.validate_values(np.stack([np.asarray(v0), np.asarray(v1)]))
+    if np.array_equal(np.asarray(v0), np.asarray(v1)):
         raise InvalidInput("audit: the two inputs must differ")
     m_sel = int(selection) if selection is not None else max(2000, samples // 10)
     alpha = 1 - confidence
@@ -294,20 +264,19 @@ def audit(mechanism: Mechanism, samples: int = 100_000, seed: int | None = 0, in
         for start in range(0, samples, chunk):
             m = min(chunk, samples - start)
             rng = rng_for(seed, "audit", mech.name, mech.epsilon, mech.d, "count", i, start // chunk)
-            values = np.full(m, v, dtype=np.int64 if mech.input_kind == "codes" else np.float64)
-            hits += int(in_event[keys(mech.perturb(values, rng))].sum())
+            hits += int(in_event[keys(mech.perturb(_users(mech, v, m), rng))].sum())
             tick(m)
         counts.append(hits)
     hi_in, lo_in = (1, 0) if swap else (0, 1)  # the input whose probability of the event is larger comes first
     lo_b, _ = clopper_pearson(counts[hi_in], samples, alpha / 2)
     _, up_b = clopper_pearson(counts[lo_in], samples, alpha / 2)
     bound = float(np.log(lo_b) - np.log(up_b)) if lo_b > 0 else 0.0
-    names = (str(v0), str(v1))
+    names = (_name(v0), _name(v1))
     try:
         channel = float(mech.privacy_loss())
     except LDPError:
         channel = None
     return AuditResult(mech.name, _claimed(mech), max(0.0, bound), float(confidence), int(samples), m_sel,
-                       ((v0, v1)[hi_in], (v0, v1)[lo_in]), keys.describe(event, names),
+                       ((v0, v1)[hi_in], (v0, v1)[lo_in]), keys.describe(event, names),  # inputs as given
                        (counts[hi_in], counts[lo_in]), (counts[hi_in] / samples, counts[lo_in] / samples), channel,
                        seed)

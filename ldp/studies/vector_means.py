@@ -13,13 +13,14 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.errors import InvalidInput
-from ldp.core.registry import VECTOR_MECHANISMS
 from ldp.core.streams import rng_for
-from ldp.mechanisms.vector import VectorMechanism, get_vector_mechanism
+from ldp.mechanisms import mechanisms_of
+from ldp.mechanisms.vector import VectorMechanism, vector_mechanism
 from ldp.studies.mean_variance import mean_values
 
 __all__ = ["LECTURE_SUMMARY", "VectorMeanResult", "collect_means", "simulated_against_d", "simulated_variance",
            "variance_against_d"]
+
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: 
         unit.append(2.0 * (x - lo) / (hi - lo) - 1.0)
         ranges.append((lo, hi))
     values = np.column_stack(unit)
-    mech = get_vector_mechanism(mechanism, epsilon, len(cols))
+    mech = vector_mechanism(mechanism, epsilon, len(cols))
     estimate = mech.estimate_mean(values, rng_for(seed, "vector-means", mech.name))
     half = np.array([(hi - lo) / 2.0 for lo, hi in ranges])
     centre = np.array([(hi + lo) / 2.0 for lo, hi in ranges])
@@ -92,11 +93,11 @@ def variance_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequence
                        ) -> pd.DataFrame:
     """The lecture's comparison in closed form: each mechanism's worst-case variance of one user's contribution
     per coordinate (over x ∈ [−1, 1]^d) against d at one ε; the mean's MSE is that over n."""
-    names = list(mechanisms) if mechanisms is not None else VECTOR_MECHANISMS.names()
+    names = list(mechanisms) if mechanisms is not None else [cls.name for cls in mechanisms_of("vector")]
     rows = []
     for name in names:
         for d in dims:
-            mech = get_vector_mechanism(name, epsilon, int(d))
+            mech = vector_mechanism(name, epsilon, int(d))
             rows.append({"mechanism": name, "display_name": mech.display_name, "family": mech.family,
                          "d": int(d), "worst-case variance": mech.worst_case_variance()})
     return pd.DataFrame(rows)
@@ -116,7 +117,7 @@ def simulated_variance(mechanism: str, epsilon: float, d: int, *, users: int = 2
                        seed: int = 0) -> dict[str, float]:
     """The mean's per-coordinate MSE over ``trials`` collections of ``users`` users holding uniform vectors in
     [−1, 1]^d, beside the closed form Σ Var/n² (averaged over the coordinates)."""
-    mech = get_vector_mechanism(mechanism, epsilon, d)
+    mech = vector_mechanism(mechanism, epsilon, d)
     rng = rng_for(seed, "vector-means", "check", mechanism, float(epsilon), int(d))
     x = rng.uniform(-1.0, 1.0, size=(int(users), int(d)))
     errors = np.array([mech.estimate_mean(x, rng) - x.mean(axis=0) for _ in range(int(trials))])
@@ -129,12 +130,12 @@ def simulated_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequenc
     """Per mechanism and d: n × the simulated MSE of the mean per coordinate (uniform vectors, ``trials``
     collections of ``users``) beside n × its closed form for the same users — the lecture's comparison by
     simulation, in the same units as :func:`variance_against_d`."""
-    names = list(mechanisms) if mechanisms is not None else VECTOR_MECHANISMS.names()
+    names = list(mechanisms) if mechanisms is not None else [cls.name for cls in mechanisms_of("vector")]
     rows = []
     for name in names:
         for d in dims:
             check = simulated_variance(name, epsilon, int(d), users=users, trials=trials, seed=seed)
-            rows.append({"mechanism": name, "display_name": VECTOR_MECHANISMS.get(name).display_name,
-                         "family": VECTOR_MECHANISMS.get(name).family, "d": int(d),
+            cls = type(vector_mechanism(name, epsilon, int(d)))
+            rows.append({"mechanism": name, "display_name": cls.display_name, "family": cls.family, "d": int(d),
                          "simulated": users * check["simulated"], "closed form": users * check["closed form"]})
     return pd.DataFrame(rows)

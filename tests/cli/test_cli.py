@@ -23,8 +23,10 @@ REPO = Path(__file__).resolve().parents[2]
 FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she", "l-grr", "l-sue", "l-oue",
                      "l-soue", "l-osue", "l-blh", "l-olh"}
 # every mechanism of every kind is listed: the frequency oracles, the numerical and the mean mechanisms
+VECTOR_MECHANISMS = {"split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
+                     "duchi"}
 ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
-                                      "hm"}
+                                      "hm"} | VECTOR_MECHANISMS
 D = 8
 ROWS = 300
 
@@ -84,7 +86,8 @@ def test_mechanisms_json(capsys: pytest.CaptureFixture[str]) -> None:
     for m in items:
         assert {"name", "kind", "parameters", "description", "paper"} <= set(m)
         assert m["name"] == m["name"].lower()
-        assert m["kind"] in ("frequency", "numerical", "mean")
+        assert m["kind"] in ("frequency", "numerical", "mean", "vector")
+        assert (m["kind"] == "vector") == (m["name"] in VECTOR_MECHANISMS)
         assert m["collection"] in ("one-time", "longitudinal")
         names = [p["name"] for p in m["parameters"]]
         assert names[:2] == ["epsilon", "d"]

@@ -68,9 +68,13 @@ def check_channel_privacy_at_boundary(case: Case, epsilon: float, d: int) -> Non
 
 
 def input_grid(mech: Any, count: int) -> np.ndarray:
-    """``count`` inputs spread over the input domain, its two ends included (codes: every code)."""
+    """``count`` inputs spread over the input domain, its two ends included (codes: every code; vectors: the 2^d
+    corners of the cube, where each coordinate's ratio peaks, and ``count`` points on its diagonal)."""
     if mech.input_kind == "codes":
         return np.arange(mech.d)
+    if mech.input_kind == "vector":
+        corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * mech.d, indexing="ij")).reshape(mech.d, -1).T
+        return np.vstack([corners, np.linspace(-1.0, 1.0, count)[:, None] * np.ones(mech.d)])
     low = 0.0 if mech.input_kind == "unit" else -1.0
     return np.linspace(low, 1.0, count)
 
@@ -82,9 +86,9 @@ def check_density_ratio_at_boundary(case: Case, epsilon: float, d: int) -> None:
         mech.channel()
     rng = np.random.default_rng(20261123)
     grid = input_grid(mech, 21)
-    reports = mech.perturb(np.repeat(grid, 40), rng)
+    reports = mech.perturb(np.repeat(grid, 40, axis=0), rng)
     inputs = grid
-    if mech.input_kind != "codes":  # every report that is a valid input is an input too (a wave's peak is at ṽ = v)
+    if mech.input_kind in ("unit", "signed"):  # every report that is a valid input is an input too (a wave's peak)
         low = 0.0 if mech.input_kind == "unit" else -1.0
         inputs = np.union1d(grid, reports[(reports >= low) & (reports <= 1.0)])
     log_f = mech.log_density(reports, inputs)
@@ -113,7 +117,7 @@ def check_longitudinal_first_step_spends_eps_inf(case: Case, epsilon: float) -> 
 def yield_privacy_checks(case: Case) -> Iterator[Any]:
     mech = case.mechanism(1.0, 4)
     for epsilon in EPSILONS:
-        for d in DOMAINS if mech.kind != "mean" else (1,):  # a mean mechanism's d is its dimension, 1
+        for d in DOMAINS if not mech.population_by_support else (1,):  # mean/vector: d is the dimension
             if mech.has_discrete_channel():
                 yield functools.partial(check_channel_privacy_at_boundary, epsilon=epsilon, d=d)
             else:

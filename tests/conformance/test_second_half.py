@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.core.registry import HEAVY_HITTERS, VECTOR_MECHANISMS
-from ldp.mechanisms.vector import get_vector_mechanism
+from ldp.core.registry import HEAVY_HITTERS
+from ldp.mechanisms.vector import vector_mechanism
 from ldp.studies import itemsets
 from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
 
@@ -25,9 +25,9 @@ def test_heavy_hitter_methods_are_seeded(name):
         find_heavy_hitters(name, 1.0, np.array([-1, 2]), bits=12, top_k=4)
 
 
-@pytest.mark.parametrize("name", VECTOR_MECHANISMS.names())
+@pytest.mark.parametrize("name", [cls.name for cls in ldp.mechanisms_of("vector")])
 def test_vector_mechanisms_are_seeded(name):
-    mech = get_vector_mechanism(name, 1.0, 3)
+    mech = vector_mechanism(name, 1.0, 3)
     x = np.random.default_rng(0).uniform(-1, 1, (2_000, 3))
     a, b, c = (mech.estimate_mean(x, np.random.default_rng(s)) for s in (5, 5, 6))
     np.testing.assert_array_equal(a, b)

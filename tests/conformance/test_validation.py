@@ -98,9 +98,10 @@ def check_metadata_for_listing(case: Case) -> None:
     assert cls.kind in ldp.KINDS
     assert cls.collection in ("one-time", "longitudinal")
     assert cls.collection == "one-time" or cls.kind == "frequency"
-    assert cls.input_kind in ("codes", "unit", "signed")
+    assert cls.input_kind in ("codes", "unit", "signed", "vector")
     assert cls.default_estimator in ldp.ESTIMATORS
-    assert not hasattr(cls, "family")  # the old family attribute is gone: kind and collection say it all
+    # the old family attribute is gone (kind and collection say it all), but for the vector kind's own families
+    assert not hasattr(cls, "family") or (cls.kind == "vector" and cls.family in ("split", "sample", "joint"))
     names = [p["name"] for p in cls.parameters_info()]
     assert names[:2] == ["epsilon", "d"]
     assert ("epsilon_1" in names) == (cls.collection == "longitudinal")
@@ -122,7 +123,11 @@ def check_rejects_values_outside_domain(case: Case) -> None:
         assert_ldp_error(lambda values=values: mech.perturb(values, rng), where)
     if mech.input_kind == "codes":  # a fraction is not a code (formerly a TypeError; a user error now)
         assert_ldp_error(lambda: mech.perturb(np.array([0.5]), rng), "integers")
-    assert_ldp_error(lambda: mech.perturb(np.zeros((2, 2)), rng), "1-D")
+    if mech.input_kind == "vector":  # rows of d numbers
+        assert_ldp_error(lambda: mech.perturb(np.zeros((2, mech.d + 1)), rng), "shape")
+        assert_ldp_error(lambda: mech.perturb(np.zeros(2), rng), "shape")
+    else:
+        assert_ldp_error(lambda: mech.perturb(np.zeros((2, 2)), rng), "1-D")
     assert_ldp_error(lambda: mech.perturb(np.array(["a"]), rng))
 
 
@@ -159,10 +164,11 @@ def check_validates_populations(case: Case) -> None:
         assert_ldp_error(lambda: collect(np.full(8, 0.5)), "non-negative integers")
         assert_ldp_error(lambda: collect(np.zeros(8, dtype=int)), "at least one user")
         assert_ldp_error(lambda: collect(np.ones((2, 8), dtype=int)), "1-D")
-        if mech.kind == "mean":
+        if mech.population_by_support:  # mean and vector mechanisms: the cells' values, any number of cells
+            bad_shape = np.zeros((7,) + np.shape(support)[1:])
             assert_ldp_error(lambda: collect(np.ones(8, dtype=int), None), "support")
-            assert_ldp_error(lambda: collect(np.ones(8, dtype=int), np.full(8, 2.0)), r"\[−1, 1\]")
-            assert_ldp_error(lambda: collect(np.ones(8, dtype=int), np.zeros(7)), "one value per cell")
+            assert_ldp_error(lambda: collect(np.ones(8, dtype=int), np.full(np.shape(support), 2.0)), r"\[−1, 1\]")
+            assert_ldp_error(lambda b=bad_shape: collect(np.ones(8, dtype=int), b), "per cell")
         else:
             assert_ldp_error(lambda: collect(np.ones(9, dtype=int)), "length 8")
             assert_ldp_error(lambda: collect(np.ones(8, dtype=int), np.zeros(8)), "no support")
@@ -268,8 +274,10 @@ def test_registry_has_every_required_mechanism():
                       "l-grr", "l-sue", "l-oue", "l-soue", "l-osue", "l-blh", "l-olh"],
         "numerical": ["sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr"],
         "mean": ["laplace", "sr", "pm", "hm"],
+        "vector": ["split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
+                   "duchi"],
     }
-    assert len(ldp.MECHANISMS) == 26
+    assert len(ldp.MECHANISMS) == 35
     with pytest.raises(ldp.LDPError, match="unknown mechanism kind"):
         ldp.mechanisms_of("one-time")
 

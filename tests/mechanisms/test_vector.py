@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.core.registry import VECTOR_MECHANISMS
-from ldp.mechanisms.vector import DuchiMechanism, duchi_constant, get_vector_mechanism, wang_k
+from ldp.mechanisms.vector import DuchiMechanism, duchi_constant, vector_mechanism, wang_k
 
 
 @pytest.mark.parametrize("d", range(1, 9))
@@ -77,15 +76,16 @@ def test_duchi_is_epsilon_ldp_at_the_boundary(d, epsilon):
 def test_wang_k_rule():
     assert [wang_k(e, 16) for e in (0.5, 2.4, 2.5, 5.0, 10.0)] == [1, 1, 1, 2, 4]
     assert wang_k(10.0, 3) == 3 and wang_k(100.0, 1) == 1
-    assert get_vector_mechanism("pm", 7.5, 16).k == 3 and get_vector_mechanism("harmony", 7.5, 16).k == 1
+    assert vector_mechanism("kd-pm", 7.5, 16).k == 3 and vector_mechanism("harmony", 7.5, 16).k == 1
+    assert vector_mechanism("pm", 7.5, 16).name == "kd-pm"  # a mean mechanism's own form for vectors
 
 
-@pytest.mark.parametrize("name", VECTOR_MECHANISMS.names())
+@pytest.mark.parametrize("name", [cls.name for cls in ldp.mechanisms_of("vector")])
 def test_every_vector_mechanism_matches_its_closed_form_variance(name):
     """300 repetitions of 2,000 users with d = 3 (ε = 3, so k = 1 for pm/hm): each coordinate's mean estimate has
     mean x̄ (4.5 SD) and variance Σ Var_ij/n² (the sample variance's relative SD is √(2/299) ≈ 8.2 %; ±35 % is
     4.3 SD for a Gaussian, and the heavier-tailed sampled estimates' kurtosis over 2,000 users is close to 3)."""
-    mech = get_vector_mechanism(name, 3.0, 3)
+    mech = vector_mechanism(name, 3.0, 3)
     rng = np.random.default_rng(7)
     x = np.clip(rng.normal([0.5, -0.2, 0.0], 0.3, (2_000, 3)), -1, 1)
     est = np.array([mech.estimate_mean(x, rng) for _ in range(300)])
@@ -98,21 +98,21 @@ def test_closed_forms_of_the_lectures_families():
     x = np.array([[0.3, -0.6, 1.0, 0.0]])
     e = math.exp(2.0)
     sr_scale = (e + 1) / (e - 1)
-    np.testing.assert_allclose(get_vector_mechanism("harmony", 2.0, 4).variance(x), 4 * sr_scale ** 2 - x ** 2)
-    np.testing.assert_allclose(get_vector_mechanism("laplace", 2.0, 4).variance(x), 8 * 4 ** 2 / 2.0 ** 2)
-    split = get_vector_mechanism("sr", 2.0, 4)
+    np.testing.assert_allclose(vector_mechanism("harmony", 2.0, 4).variance(x), 4 * sr_scale ** 2 - x ** 2)
+    np.testing.assert_allclose(vector_mechanism("split-laplace", 2.0, 4).variance(x), 8 * 4 ** 2 / 2.0 ** 2)
+    split = vector_mechanism("split-sr", 2.0, 4)
     inner = ldp.get_mechanism("sr", 0.5)
     np.testing.assert_allclose(split.variance(x), inner.variance(x))
-    duchi = get_vector_mechanism("duchi", 2.0, 4)
+    duchi = vector_mechanism("duchi", 2.0, 4)
     np.testing.assert_allclose(duchi.variance(x), duchi.B ** 2 - x ** 2)
     # one column: the vector mechanisms are the scalar ones
     for name in ("laplace", "sr", "pm", "hm"):
-        np.testing.assert_allclose(get_vector_mechanism(name, 1.0, 1).variance(x[:, :1]),
+        np.testing.assert_allclose(vector_mechanism(name, 1.0, 1).variance(x[:, :1]),
                                    ldp.get_mechanism(name, 1.0).variance(x[:, :1]))
 
 
 def test_streaming_keeps_the_answer_and_bad_input_is_refused():
-    mech = get_vector_mechanism("hm", 4.0, 5)
+    mech = vector_mechanism("kd-hm", 4.0, 5)
     x = np.random.default_rng(0).uniform(-1, 1, (10_000, 5))
     a = mech.estimate_mean(x, np.random.default_rng(3), chunk_users=10_000)
     b = mech.estimate_mean(x, np.random.default_rng(3), chunk_users=10_000)
@@ -122,6 +122,8 @@ def test_streaming_keeps_the_answer_and_bad_input_is_refused():
             mech.estimate_mean(bad, np.random.default_rng(0))
     for args, reason in (((0.0, 3), "epsilon"), ((1.0, 0), "d"), ((1.0, 5000), "<= 1024")):
         with pytest.raises(ldp.LDPError, match=reason):
-            get_vector_mechanism("duchi", *args)
-    with pytest.raises(ldp.LDPError, match="unknown vector mechanism"):
-        get_vector_mechanism("grr", 1.0, 2)
+            vector_mechanism("duchi", *args)
+    with pytest.raises(ldp.LDPError, match="grr is a frequency mechanism, not one for means of vectors"):
+        vector_mechanism("grr", 1.0, 2)
+    with pytest.raises(ldp.LDPError, match="unknown mechanism"):
+        vector_mechanism("nope", 1.0, 2)

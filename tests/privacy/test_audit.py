@@ -78,5 +78,5 @@ def test_unknown_mechanism():
 def test_every_registered_mechanism_can_be_audited(name):
     # soundness at 95 % for each (fixed seed); every mechanism has an event family (support, value, bins, rows)
     cls = MECHANISMS.get(name)
-    res = audit(make_audited(name, 1.0, None if cls.kind == "mean" else 8), samples=20_000, seed=2)
+    res = audit(make_audited(name, 1.0, None if cls.population_by_support else 8), samples=20_000, seed=2)
     assert 0.0 < res.epsilon_lower_bound <= res.epsilon

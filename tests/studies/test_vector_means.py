@@ -14,9 +14,9 @@ def test_splitting_the_budget_grows_like_d_squared_sampling_like_d():
     """Split: Var_{ε/d} ≈ c·d²/ε² once ε/d is small (Laplace exactly 8d²/ε²); sampling one coordinate multiplies a
     fixed variance by d. So from d = 8 to 32 the split Laplace grows 16× and Harmony (SR, one coordinate) about 4×."""
     t = variance_against_d(1.0, [8, 32]).pivot(index="mechanism", columns="d", values="worst-case variance")
-    assert t.loc["laplace", 32] / t.loc["laplace", 8] == pytest.approx(16.0)
+    assert t.loc["split-laplace", 32] / t.loc["split-laplace", 8] == pytest.approx(16.0)
     assert t.loc["harmony", 32] / t.loc["harmony", 8] == pytest.approx(4.0, rel=0.01)
-    assert t.loc["sr", 32] / t.loc["sr", 8] > 10
+    assert t.loc["split-sr", 32] / t.loc["split-sr", 8] > 10
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
@@ -25,15 +25,15 @@ def test_sampling_beats_splitting_for_several_coordinates(epsilon):
     budget beats splitting it over all d."""
     t = variance_against_d(epsilon, [4, 16]).pivot(index="mechanism", columns="d", values="worst-case variance")
     for d in (4, 16):
-        assert t.loc["harmony", d] < t.loc["sr", d]
+        assert t.loc["harmony", d] < t.loc["split-sr", d]
         assert t.loc["sample-pm", d] < t.loc["split-pm", d]
-        assert t.loc["pm", d] < t.loc["laplace", d]
+        assert t.loc["kd-pm", d] < t.loc["split-laplace", d]
 
 
 def test_wang_k_of_d_helps_at_large_epsilon():
     """At ε = 10 and d = 16 Wang et al.'s k = 4 coordinates at ε/4 each beat one coordinate at ε (sample-pm)."""
     t = variance_against_d(10.0, [16]).set_index("mechanism")["worst-case variance"]
-    assert t["pm"] < t["sample-pm"]
+    assert t["kd-pm"] < t["sample-pm"]
 
 
 def test_collect_means_maps_each_column_from_its_range_and_back():

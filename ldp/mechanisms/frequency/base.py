@@ -202,6 +202,20 @@ class FrequencyOracle(Mechanism):
         return None
 
     # ------------------------------------------------------------------ one report, for people
+    def report_supports(self, reports: np.ndarray, v: int) -> np.ndarray | None:
+        """Whether each report supports value ``v`` (a boolean per report), or None where this family's reports are
+        read as they are (hook ``_report_supports``; the privacy audit's "support" events)."""
+        return self._report_supports(reports, int(v))
+
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray | None:
+        return None
+
+    def _output_events(self, reports: np.ndarray, v0: Any, v1: Any) -> tuple[str, np.ndarray] | None:
+        s0 = self.report_supports(reports, v0)
+        if s0 is None:
+            return None
+        return "support", 2 * s0.astype(np.int64) + self.report_supports(reports, v1).astype(np.int64)
+
     def support_set(self, report: np.ndarray) -> list[int] | None:
         """The values a single report supports (C(v) counts it), or None when reports do not support values."""
         if not self.pure:

@@ -97,6 +97,9 @@ class HR(FrequencyOracle):
     def report_bits_formula(self) -> str:
         return "⌈log₂ K⌉ + 1 (Hadamard row j and one bit)"
 
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        return (np.bitwise_count(reports[:, 0] & v).astype(np.int64) & 1) == reports[:, 1]
+
     def _explain_report(self, report_text: str) -> str:
         j, y = report_text.split()
         return (f"Hadamard row j = {j} and a randomized bit y = {y}: the report supports every v whose bits share an "

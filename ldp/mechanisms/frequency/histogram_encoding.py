@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -139,6 +140,12 @@ class SHE(FrequencyOracle):
 
     def report_bits_formula(self) -> str:
         return "32·d (one float32 per value)"
+
+    def _output_events(self, reports: np.ndarray, v0: Any, v1: Any) -> tuple[str, np.ndarray]:
+        return "real", reports[:, int(v0)] - reports[:, int(v1)]
+
+    def output_event_label(self, names: tuple[str, str]) -> str:
+        return f"y[{names[0]}] − y[{names[1]}]"
 
     def _explain_report(self, report_text: str) -> str:
         return "A noisy copy of the one-hot vector: each coordinate has Laplace(2/ε) noise added."

@@ -417,6 +417,11 @@ class LocalHashing(FrequencyOracle):
             return "63 + ⌈log₂ g⌉ (the hash's seed and the value y)"
         return "2⌈log₂ P⌉ + ⌈log₂ g⌉ (hash a, b and the value y)"
 
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        if self.hash_family == "xxh32":
+            return xxh32_hash(np.full(reports.shape[0], v), reports[:, 1], self.g) == reports[:, 0]
+        return cw_hash(reports[:, 0], reports[:, 1], v, self.prime, self.g) == reports[:, 2]
+
     def _explain_report(self, report_text: str) -> str:
         if self.prime is None:
             y, seed = report_text.replace(",", " ").strip("()[] ").split()

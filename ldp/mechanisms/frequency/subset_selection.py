@@ -208,6 +208,9 @@ class SS(FrequencyOracle):
     def report_bits_formula(self) -> str:
         return "ω·⌈log₂ d⌉ (ω value indices)"
 
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        return (reports == v).any(axis=1)
+
     def _explain_report(self, report_text: str) -> str:
         return (f"A subset of ω = {self.omega} values that contains the true one with probability "
                 f"{self.p_star:.3g}.")

@@ -94,6 +94,9 @@ class BitVectorMechanism(FrequencyOracle):
     def report_bits_formula(self) -> str:
         return "d (one bit per value)"
 
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        return reports[:, v].astype(bool)
+
     def _explain_report(self, report_text: str) -> str:
         return ("Bit v is 1 when the report supports v: the own bit is 1 with probability "
                 f"p* = {self.p_star:.3g}, every other bit with q* = {self.q_star:.3g}.")
