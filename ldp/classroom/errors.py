@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ldp.core.errors import LDPError
 
-__all__ = ["ClassClosed", "ClassroomError", "DuplicateNonce", "Forbidden", "NotFound", "RateLimited", "TooLarge",
-           "Unauthorized", "status_of"]
+__all__ = ["ClassClosed", "ClassroomError", "CrossSite", "DuplicateNonce", "Forbidden", "NotFound", "RateLimited",
+           "TooLarge", "Unauthorized", "UnsupportedMediaType", "status_of"]
 
 
 class ClassroomError(LDPError):
@@ -45,6 +45,18 @@ class TooLarge(ClassroomError):
 
 class RateLimited(ClassroomError):
     status = 429
+
+
+class CrossSite(ClassroomError):
+    """A state-changing request sent by a page of another origin (``Origin`` differs from ``Host``)."""
+
+    status = 403
+
+
+class UnsupportedMediaType(ClassroomError):
+    """A body that is not declared ``application/json``."""
+
+    status = 415
 
 
 def status_of(error: LDPError) -> int:

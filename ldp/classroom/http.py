@@ -2,7 +2,8 @@
 ``st.App(..., routes=...)`` — the same server and port as ``./dev app``; each handler is a thin wrapper over
 :class:`~ldp.classroom.service.Classroom` (tests drive them with Starlette's ``TestClient``).
 
-JSON contract (bodies are JSON, errors ``{"error": "<one line>"}`` with a 4xx status):
+JSON contract (bodies are JSON sent as ``Content-Type: application/json`` — else 415; errors
+``{"error": "<one line>"}`` with a 4xx status; a state-changing request from another origin is a 403):
 
 - ``POST /api/classes`` ``{question, labels | range, mechanism, epsilon}`` → 201 ``{code, teacher_token}``
 - ``GET /api/classes/{code}`` (public) → question, labels/range, mechanism, ε, ``parameters``
@@ -20,23 +21,41 @@ machine but its tail latency tripled when the disk or the cores were busy), on P
 everything else (the teacher's routes) runs in Starlette's thread pool: nothing blocks the loop that also serves the
 dashboard.
 Bodies are read up to :data:`MAX_BODY_BYTES` and refused beyond (413).
+
+Cross-site requests (:func:`_check_request`). A page on another site can make a student's browser POST to this
+server: a "simple" request (``Content-Type: text/plain``, no custom header) needs no CORS preflight, so its body
+arrives whatever this server answers. Two checks close that door on every state-changing request (POST, DELETE):
+
+- a body must be declared ``Content-Type: application/json`` (else 415): a cross-origin page can only send that
+  type after a CORS preflight, which this server never grants;
+- the ``Origin`` header, when present, must name this server: its host:port must equal the request's ``Host``
+  (the port defaulting to the Origin scheme's, 80 or 443), else 403. ``Origin: null`` (sandboxed frames,
+  ``file:`` pages) is refused too. Extra origins (a reverse proxy that rewrites ``Host``) can be allowed with
+  ``LDP_ALLOWED_ORIGINS`` (comma-separated ``scheme://host[:port]``).
+
+A request *without* ``Origin`` is allowed: every current browser sends ``Origin`` on a POST or DELETE (same-origin
+fetches included), so a missing one means a non-browser client (curl, a script, the tests) — which could post the
+same body directly anyway, so refusing it would protect nothing. The one browser signal still checked then is
+``Sec-Fetch-Site``: ``cross-site`` or ``same-site`` without an Origin is refused (403).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ldp.classroom.errors import TooLarge, status_of
+from ldp.classroom.errors import CrossSite, TooLarge, UnsupportedMediaType, status_of
 from ldp.classroom.service import Classroom, default_classroom
 from ldp.core.errors import InvalidInput, LDPError
 
@@ -50,6 +69,55 @@ _NO_STORE = {"Cache-Control": "no-store"}
 _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ldp-classroom-writer")
 # Postgres takes concurrent writers: the reports' round trips run on a pool as large as the connection pool
 _DB_POOL = ThreadPoolExecutor(max_workers=10, thread_name_prefix="ldp-classroom-db")
+
+
+_STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def _host_port(netloc: str, scheme: str) -> tuple[str, int] | None:
+    """(lower-case host, port) of ``host[:port]``, the port defaulting to the scheme's; None if unparsable."""
+    try:
+        parts = urlsplit("//" + netloc)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return parts.hostname.lower(), port if port is not None else _DEFAULT_PORT.get(scheme, 0)
+
+
+def _allowed_origins() -> set[tuple[str, int]]:
+    out = set()
+    for item in os.environ.get("LDP_ALLOWED_ORIGINS", "").split(","):
+        item = item.strip()
+        if item:
+            scheme = item.split("://", 1)[0].lower()
+            hp = _host_port(item.split("://", 1)[-1].rstrip("/"), scheme)
+            if hp is not None:
+                out.add(hp)
+    return out
+
+
+def _check_request(request: Request, *, body: bool) -> None:
+    """Refuse a state-changing request from another site (403) or a body not declared JSON (415); see the
+    module's docstring for why a request without ``Origin`` is let through."""
+    if request.method not in _STATE_CHANGING:
+        return
+    origin = request.headers.get("origin")
+    if origin is None:
+        if request.headers.get("sec-fetch-site", "").lower() in ("cross-site", "same-site"):
+            raise CrossSite("cross-site requests are refused: post from this server's own pages")
+    else:
+        scheme = origin.split("://", 1)[0].lower() if "://" in origin else ""
+        seen = _host_port(origin.split("://", 1)[1].rstrip("/"), scheme) if scheme in _DEFAULT_PORT else None
+        host = _host_port(request.headers.get("host", ""), scheme) if seen is not None else None
+        if seen is None or (seen != host and seen not in _allowed_origins()):
+            raise CrossSite(f"cross-site requests are refused: Origin {origin[:80]!r} is not this server")
+    if body:
+        media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media != "application/json":
+            raise UnsupportedMediaType("the body must be sent as Content-Type: application/json")
 
 
 async def _body(request: Request) -> Any:
@@ -90,6 +158,7 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
                 kind: str = "json", quick: bool = False, serial: bool = False) -> Callable:
         async def endpoint(request: Request) -> Response:
             try:
+                _check_request(request, body=body)
                 payload = await _body(request) if body else None
                 if quick and get().store.local:
                     result = work(request, payload)

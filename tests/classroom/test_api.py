@@ -120,7 +120,9 @@ def test_duplicate_nonce_size_cap_and_bad_bodies(client):
     big = client.post(f"/api/classes/{code}/reports", content=b'{"report": "1", "nonce": "' + b"a" * MAX_BODY_BYTES
                       + b'"}', headers={"Content-Type": "application/json"})
     assert big.status_code == 413
-    assert client.post(f"/api/classes/{code}/reports", content=b"{not json").status_code == 400
+    assert client.post(f"/api/classes/{code}/reports", content=b"{not json",
+                       headers={"Content-Type": "application/json"}).status_code == 400
+    assert client.post(f"/api/classes/{code}/reports", content=b"{not json").status_code == 415  # not declared JSON
     assert _post(client, code, "1", "short").status_code == 400                   # nonce too short
     assert _post(client, code, "1", "nonce-0002", answer="summer").status_code == 400   # no other field accepted
     assert client.get("/api/classes/ZZZZZZ").status_code == 404
