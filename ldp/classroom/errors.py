@@ -6,7 +6,7 @@ from __future__ import annotations
 from ldp.core.errors import LDPError
 
 __all__ = ["ClassClosed", "ClassroomError", "CrossSite", "DuplicateNonce", "Forbidden", "NotFound", "RateLimited",
-           "TooLarge", "Unauthorized", "UnsupportedMediaType", "status_of"]
+           "StorageUnavailable", "TooLarge", "Unauthorized", "UnsupportedMediaType", "retry_after_of", "status_of"]
 
 
 class ClassroomError(LDPError):
@@ -45,6 +45,14 @@ class TooLarge(ClassroomError):
 
 class RateLimited(ClassroomError):
     status = 429
+    retry_after = 1
+
+
+class StorageUnavailable(ClassroomError):
+    """The store cannot be read or written right now (disk full, read-only file, database down): retry later."""
+
+    status = 503
+    retry_after = 5
 
 
 class CrossSite(ClassroomError):
@@ -61,3 +69,8 @@ class UnsupportedMediaType(ClassroomError):
 
 def status_of(error: LDPError) -> int:
     return getattr(error, "status", 400)
+
+
+def retry_after_of(error: LDPError) -> int | None:
+    """Seconds a client should wait before retrying (the ``Retry-After`` header), or None."""
+    return getattr(error, "retry_after", None)

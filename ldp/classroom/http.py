@@ -20,7 +20,11 @@ one dedicated writer thread (SQLite has one writer anyway; committing on the loo
 machine but its tail latency tripled when the disk or the cores were busy), on Postgres on a pool of 10 threads;
 everything else (the teacher's routes) runs in Starlette's thread pool: nothing blocks the loop that also serves the
 dashboard.
-Bodies are read up to :data:`MAX_BODY_BYTES` and refused beyond (413).
+Bodies are read up to :data:`MAX_BODY_BYTES` and refused beyond (413). A hostile body is a 400 with a one-line
+reason, never a 500: nesting too deep to parse, ``NaN``/``Infinity``, a number too large for a float, a lone
+surrogate (``"\\ud800"``, refused at the boundary: stored, it would break every later answer that shows it). The
+store being unusable (disk full, read-only database, database down) is a 503 with ``Retry-After``; anything
+unexpected is a JSON 500 whose details go to the server's log only.
 
 Cross-site requests (:func:`_check_request`). A page on another site can make a student's browser POST to this
 server: a "simple" request (``Content-Type: text/plain``, no custom header) needs no CORS preflight, so its body
@@ -43,7 +47,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -55,13 +61,21 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ldp.classroom.errors import CrossSite, TooLarge, UnsupportedMediaType, status_of
+from ldp.classroom.errors import (
+    CrossSite,
+    TooLarge,
+    UnsupportedMediaType,
+    retry_after_of,
+    status_of,
+)
 from ldp.classroom.service import Classroom, default_classroom
+from ldp.classroom.store import unavailable
 from ldp.core.errors import InvalidInput, LDPError
 
 __all__ = ["MAX_BODY_BYTES", "classroom_routes"]
 
 MAX_BODY_BYTES = 4096
+_log = logging.getLogger("ldp.classroom")
 STATIC = Path(__file__).resolve().parent / "static"
 _NO_STORE = {"Cache-Control": "no-store"}
 # SQLite has one writer at a time: the reports' commits run on one dedicated thread (a plain executor hop costs
@@ -129,10 +143,69 @@ async def _body(request: Request) -> Any:
         data += chunk
         if len(data) > MAX_BODY_BYTES:
             raise TooLarge(f"the body must be at most {MAX_BODY_BYTES} bytes")
+    if not data:
+        return None
     try:
-        return json.loads(data.decode("utf-8")) if data else None
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise InvalidInput("the body must be JSON") from None
+    except RecursionError:
+        raise InvalidInput("the body is nested too deeply") from None
+    except ValueError:   # e.g. an integer beyond Python's digit limit
+        raise InvalidInput("the body holds a number too large to read") from None
+    _check_text(value)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise InvalidInput(f"the body must be plain JSON: {name} is not a JSON number")
+
+
+def _check_text(value: Any) -> None:
+    """Refuse text that is not valid Unicode (a lone surrogate such as ``"\\ud800"``, which JSON allows but no
+    UTF-8 encoder writes back): it would be stored, then break every answer that shows it. Iterative: the
+    parsed body may be deeply nested."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidInput("the body holds text that is not valid Unicode (a lone surrogate)") from None
+
+
+def _is_storage_error(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from the store being unusable (SQLite or SQLAlchemy/psycopg errors, the file system)."""
+    if isinstance(exc, (sqlite3.Error, OSError)):
+        return True
+    module = type(exc).__module__ or ""
+    return module.startswith(("sqlalchemy", "psycopg"))
+
+
+class _JSON(JSONResponse):
+    """JSON, falling back to ASCII escapes when a text cannot be written as UTF-8 (a lone surrogate stored before
+    the boundary refused them): the class stays readable."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
+def _error(exc: LDPError) -> JSONResponse:
+    headers = dict(_NO_STORE)
+    retry = retry_after_of(exc)
+    if retry is not None:
+        headers["Retry-After"] = str(retry)
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return _JSON({"error": reason}, status_code=status_of(exc), headers=headers)
 
 
 def _token(request: Request) -> str | None:
@@ -167,14 +240,23 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
                     result = await asyncio.get_running_loop().run_in_executor(pool, work, request, payload)
                 else:
                     result = await run_in_threadpool(work, request, payload)
+                if kind == "csv":
+                    code = request.path_params["code"].upper()
+                    disposition = f'attachment; filename="class-{code}.csv"'
+                    return Response(result.encode("utf-8"), media_type="text/csv; charset=utf-8",
+                                    headers={**_NO_STORE, "Content-Disposition": disposition})
+                return _JSON(result, status_code=status, headers=_NO_STORE)
             except LDPError as exc:
-                return JSONResponse({"error": str(exc)}, status_code=status_of(exc), headers=_NO_STORE)
-            if kind == "csv":
-                code = request.path_params["code"].upper()
-                disposition = f'attachment; filename="class-{code}.csv"'
-                return Response(result, media_type="text/csv; charset=utf-8",
-                                headers={**_NO_STORE, "Content-Disposition": disposition})
-            return JSONResponse(result, status_code=status, headers=_NO_STORE)
+                return _error(exc)
+            except (RecursionError, OverflowError):
+                return _error(InvalidInput("the request holds a value too large or too deeply nested"))
+            except Exception as exc:
+                if _is_storage_error(exc):
+                    _log.warning("classroom store unavailable: %s: %s", type(exc).__name__, exc)
+                    return _error(unavailable(exc))
+                _log.exception("classroom: unexpected error on %s %s", request.method, request.url.path)
+                return JSONResponse({"error": "the server failed on this request (its log has the details)"},
+                                    status_code=500, headers=_NO_STORE)
         return endpoint
 
     def code(request: Request) -> str:

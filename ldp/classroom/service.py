@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ldp.classroom.errors import ClassClosed, Forbidden, NotFound, RateLimited, Unauthorized
-from ldp.classroom.model import QuestionSpec, mechanism_of, parse_report, randomizer_parameters
+from ldp.classroom.model import QuestionSpec, is_number, mechanism_of, parse_report, randomizer_parameters
 from ldp.classroom.store import Store, open_store
 from ldp.core.errors import InvalidInput
 from ldp.data.spreadsheet import csv_cell
@@ -52,6 +52,7 @@ LEVEL = 0.95
 CURRENT_TTL_S = 1.0
 SECONDARY_ESTIMATOR = "norm-sub"   # consistent (non-negative, sums to one): consistency paper §IV
 PM_BINS = 10
+MAX_HANDS = 1_000_000   # a show of hands counts people in a room
 
 
 def hash_token(token: str) -> str:
@@ -178,11 +179,12 @@ class Classroom:
             if not isinstance(truth, dict) or set(truth) - set(spec.labels):
                 raise InvalidInput(f"the show of hands is a mapping label → count over the labels {list(spec.labels)}")
             counts = [truth.get(label, 0) for label in spec.labels]
-            if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts) or sum(counts) == 0:
-                raise InvalidInput("the show of hands needs non-negative whole counts, at least one hand")
+            if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= MAX_HANDS for c in counts) \
+                    or sum(counts) == 0:
+                raise InvalidInput(f"the show of hands needs whole counts from 0 to {MAX_HANDS:,}, at least one hand")
             value: Any = dict(zip(spec.labels, counts, strict=True))
         else:
-            if isinstance(truth, bool) or not isinstance(truth, (int, float)) or not math.isfinite(truth):
+            if not is_number(truth):
                 raise InvalidInput("the true mean of a numeric question must be a number")
             value = float(truth)
         self.store.set_truth(current.question_id, json.dumps(value))

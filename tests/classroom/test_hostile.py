@@ -99,3 +99,115 @@ def test_allowed_origins_from_the_environment(client, monkeypatch):
     _refusal(client.post(f"/api/classes/{code}/reports", json=body, headers=headers), 403)
     monkeypatch.setenv("LDP_ALLOWED_ORIGINS", "https://proxy.example, http://other.example:9000")
     assert client.post(f"/api/classes/{code}/reports", json=body, headers=headers).status_code == 201
+
+
+# ------------------------------------------------------------------ 2. hostile bodies and storage failures
+JSON_HEADERS = {"Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize("raw", [
+    b"[" * 2000 + b"]" * 2000,                                                                  # RecursionError
+    b'{"question": "x", "range": [0, 1' + b"0" * 400 + b'], "mechanism": "pm", "epsilon": 1}',   # OverflowError
+    b'{"question": "x", "range": [0, 10], "mechanism": "pm", "epsilon": 1' + b"0" * 400 + b"}",
+    b'{"question": "x", "range": [-1e308, 1e308], "mechanism": "pm", "epsilon": 1}',
+    b'{"question": "x", "range": [0, 10], "mechanism": "pm", "epsilon": NaN}',
+    b'{"question": "x", "range": [0, Infinity], "mechanism": "pm", "epsilon": 1}',
+    b'{"question": "\\ud800", "labels": ["a", "b"], "mechanism": "grr", "epsilon": 1}',         # a lone surrogate
+    b'{"question": "x", "labels": ["a", "\\udfff"], "mechanism": "grr", "epsilon": 1}',
+    b'{"\\ud800": 1}',
+])
+def test_hostile_class_bodies_are_refused_with_one_line(client, raw):
+    resp = client.post("/api/classes", content=raw, headers={**JSON_HEADERS, **_teacher(client)})
+    _refusal(resp, 400)
+
+
+def test_hostile_report_and_teacher_bodies_are_refused_with_one_line(client):
+    code, auth = _create(client)
+    url = f"/api/classes/{code}"
+    for raw in (b"[" * 2000 + b"]" * 2000, b'{"report": 1' + b"0" * 400 + b', "nonce": "nonce-0001"}',
+                b'{"report": "\\ud800", "nonce": "nonce-0001"}', b'{"report": "1", "nonce": "\\udc00abcdefgh"}'):
+        _refusal(client.post(f"{url}/reports", content=raw, headers=JSON_HEADERS), 400)
+    for raw in (b'{"truth": {"spring": 1' + b"0" * 400 + b"}}", b'{"truth": 1' + b"0" * 400 + b"}",
+                b'{"truth": {"\\ud800": 1}}', b"[" * 2000 + b"]" * 2000):
+        _refusal(client.post(f"{url}/reveal", content=raw, headers={**JSON_HEADERS, **auth}), 400)
+    _refusal(client.post(f"{url}/questions", content=b'{"question": "\\ud800", "labels": ["a", "b"], '
+                         b'"mechanism": "grr", "epsilon": 1}', headers={**JSON_HEADERS, **auth}), 400)
+    # the class still works: its question, a report, its summary
+    assert client.get(url).status_code == 200
+    assert client.post(f"{url}/reports", json={"report": "1", "nonce": "nonce-0001"}).status_code == 201
+    assert client.get(f"{url}/summary", headers=auth).json()["reports"] == 1
+
+
+def test_a_numeric_answer_far_out_of_range_is_a_one_line_error():
+    from ldp.classroom import QuestionSpec
+    from ldp.core.errors import LDPError
+
+    spec = QuestionSpec.from_dict({"question": "x", "range": [0, 10], "mechanism": "pm", "epsilon": 1})
+    with pytest.raises(LDPError, match="answer must be a number"):
+        spec.to_input(10**400)
+
+
+@pytest.mark.parametrize("error", [
+    __import__("sqlite3").OperationalError("database or disk is full"),
+    __import__("sqlite3").OperationalError("attempt to write a readonly database"),
+    __import__("sqlite3").DatabaseError("database disk image is malformed"),
+    OSError(28, "No space left on device"),
+])
+def test_storage_errors_are_503_json_with_retry_after(room, client, monkeypatch, error):
+    code, auth = _create(client)
+
+    def fail(*args, **kwargs):
+        raise error
+
+    for method in ("add_report", "create_class", "reports", "current_question", "class_row"):
+        monkeypatch.setattr(room.store, method, fail)
+    room._cache.clear()
+    for resp in (client.post(f"/api/classes/{code}/reports", json={"report": "1", "nonce": "nonce-0001"}),
+                 client.post("/api/classes", json=GRR_Q, headers=_teacher(client)),
+                 client.get(f"/api/classes/{code}"),
+                 client.get(f"/api/classes/{code}/summary", headers=auth)):
+        reason = _refusal(resp, 503)
+        assert "retry" in reason and int(resp.headers["Retry-After"]) > 0
+
+
+def test_an_unexpected_error_is_a_json_500_without_a_traceback(room, client, monkeypatch):
+    code, auth = _create(client)
+    monkeypatch.setattr(room, "summary", lambda *a: 1 / 0)
+    _refusal(client.get(f"/api/classes/{code}/summary", headers=auth), 500)
+
+
+def test_a_class_stored_with_a_lone_surrogate_stays_readable(room, client):
+    """Classes written before the boundary refused lone surrogates: their answers are still JSON."""
+    created = room.create_class({"question": "ok", "labels": ["a", "b"], "mechanism": "grr", "epsilon": 1.0})
+    with room.store._tx(True) as run:
+        run("UPDATE questions SET spec = :s", s='{"question": "\\ud800", "labels": ["a", "b"], "mechanism": "grr", '
+                                                '"epsilon": 1.0}')
+    room._cache.clear()
+    resp = client.get(f"/api/classes/{created['code']}")
+    assert resp.status_code == 200 and resp.json()["question"] == "\ud800"
+
+
+def test_a_read_only_database_is_a_503_for_the_student_and_a_one_line_error_for_the_teacher(room, client,
+                                                                                             monkeypatch):
+    """A real SQLite failure (the database opened read-only), not a mock of the store's methods."""
+    import sqlite3
+
+    from ldp.classroom.errors import StorageUnavailable
+
+    code, auth = _create(client)
+    read_only = sqlite3.connect(f"file:{room.store.path}?mode=ro", uri=True, isolation_level=None,
+                                check_same_thread=False)
+    monkeypatch.setattr(room.store, "_conn", lambda: read_only)
+    resp = client.post(f"/api/classes/{code}/reports", json={"report": "1", "nonce": "nonce-0001"})
+    assert "readonly" in _refusal(resp, 503) and resp.headers["Retry-After"]
+    with pytest.raises(StorageUnavailable, match="retry"):   # the dashboard's in-process call: an LDPError
+        room.create_class(GRR_Q)
+    assert client.get(f"/api/classes/{code}").status_code == 200   # reads still work
+
+
+def test_an_unusable_data_directory_is_a_one_line_error(tmp_path):
+    from ldp.classroom.errors import StorageUnavailable
+
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(StorageUnavailable, match="retry"):
+        open_store(database_url="", data_dir=tmp_path / "file" / "data")
