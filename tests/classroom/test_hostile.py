@@ -211,3 +211,11 @@ def test_an_unusable_data_directory_is_a_one_line_error(tmp_path):
     (tmp_path / "file").write_text("not a directory")
     with pytest.raises(StorageUnavailable, match="retry"):
         open_store(database_url="", data_dir=tmp_path / "file" / "data")
+
+
+# ------------------------------------------------------------------ 4. without JavaScript
+def test_the_student_page_explains_that_it_needs_javascript(client):
+    resp = client.get("/join/ABCDEF")
+    assert resp.status_code == 200
+    noscript = resp.text.split("<noscript>")[-1].split("</noscript>")[0]
+    assert "needs JavaScript" in noscript and "randomized" in noscript and "on this phone" in noscript

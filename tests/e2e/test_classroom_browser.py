@@ -287,3 +287,18 @@ def test_a_retry_sends_the_same_report_and_a_reload_says_already_sent(browser, c
     assert all(p == posts[0] for p in posts), posts   # the same report, nonce and question every time
     summary = call("GET", f"{classroom_server.url}/api/classes/{code}/summary", token=created["teacher_token"])[1]
     assert summary["reports"] == 1
+
+
+def test_without_javascript_the_page_says_why_it_needs_it(browser, classroom_server):
+    created = _create(classroom_server, {"question": "JS?", "labels": ["a", "b"], "mechanism": "grr",
+                                         "epsilon": 1.0})
+    context = browser.new_context(viewport=PHONE, locale="en-US", java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{classroom_server.url}/join/{created['code']}")
+        text = page.inner_text("body")
+        screenshot(page, "classroom-student-no-javascript", full_page=True)
+    finally:
+        context.close()
+    assert "This page needs JavaScript" in text and "on this phone" in text
+    assert "Loading…" not in text
