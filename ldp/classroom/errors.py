@@ -47,6 +47,10 @@ class RateLimited(ClassroomError):
     status = 429
     retry_after = 1
 
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, int(retry_after))
+
 
 class StorageUnavailable(ClassroomError):
     """The store cannot be read or written right now (disk full, read-only file, database down): retry later."""

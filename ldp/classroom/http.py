@@ -5,8 +5,10 @@
 JSON contract (bodies are JSON sent as ``Content-Type: application/json`` — else 415; errors
 ``{"error": "<one line>"}`` with a 4xx status; a state-changing request from another origin is a 403):
 
-- ``POST /api/classes`` ``{question, labels | range, mechanism, epsilon}`` → 201 ``{code, teacher_token}``
-- ``GET /api/classes/{code}`` (public) → question, labels/range, mechanism, ε, ``parameters``
+- ``POST /api/classes`` ``{question, labels | range, mechanism, epsilon}`` with ``Authorization: Bearer <teacher
+  secret>`` (the server's, see :mod:`ldp.classroom.service`) → 201 ``{code, teacher_token}``; 401/403 without it
+- ``GET /api/classes/{code}`` (public) → question, labels/range, mechanism, ε, ``parameters``; every route with a
+  code counts the client address's unknown codes and lookups (429 with ``Retry-After`` beyond)
 - ``POST /api/classes/{code}/reports`` ``{report, nonce[, question]}`` → 201, or 400/404/409/413/429
 - ``GET /api/classes/{code}/summary`` (teacher) → ``{reports, estimate, histogram, intervals, error, truth, …}``
 - teacher, with ``Authorization: Bearer <teacher_token>``: ``POST …/close``, ``POST …/questions`` (the next
@@ -63,6 +65,7 @@ from starlette.routing import Route
 
 from ldp.classroom.errors import (
     CrossSite,
+    NotFound,
     TooLarge,
     UnsupportedMediaType,
     retry_after_of,
@@ -208,6 +211,11 @@ def _error(exc: LDPError) -> JSONResponse:
     return _JSON({"error": reason}, status_code=status_of(exc), headers=headers)
 
 
+def _address(request: Request) -> str:
+    """The client's address (the peer of the connection: behind a reverse proxy, the proxy's)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
 def _token(request: Request) -> str | None:
     auth = request.headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")
@@ -228,10 +236,17 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
     get = classroom if callable(classroom) and not isinstance(classroom, Classroom) else (lambda: classroom)
 
     def handler(work: Callable[[Request, Any], Any], *, status: int = 200, body: bool = False,
-                kind: str = "json", quick: bool = False, serial: bool = False) -> Callable:
+                kind: str = "json", quick: bool = False, serial: bool = False,
+                teacher: bool = False) -> Callable:
         async def endpoint(request: Request) -> Response:
+            address = _address(request)
+            coded = "code" in request.path_params
             try:
                 _check_request(request, body=body)
+                if teacher:
+                    get().check_teacher_secret(_token(request))
+                if coded:
+                    get().check_lookup(address)
                 payload = await _body(request) if body else None
                 if quick and get().store.local:
                     result = work(request, payload)
@@ -247,6 +262,8 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
                                     headers={**_NO_STORE, "Content-Disposition": disposition})
                 return _JSON(result, status_code=status, headers=_NO_STORE)
             except LDPError as exc:
+                if coded and isinstance(exc, NotFound):
+                    get().missed(address)
                 return _error(exc)
             except (RecursionError, OverflowError):
                 return _error(InvalidInput("the request holds a value too large or too deeply nested"))
@@ -269,7 +286,8 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
         return FileResponse(STATIC / "randomizer.js", media_type="text/javascript", headers=_NO_STORE)
 
     return [
-        Route("/api/classes", handler(lambda r, b: get().create_class(b), status=201, body=True), methods=["POST"]),
+        Route("/api/classes", handler(lambda r, b: get().create_class(b), status=201, body=True, teacher=True),
+              methods=["POST"]),
         Route("/api/classes/{code}", handler(lambda r, b: get().public_info(code(r)), quick=True), methods=["GET"]),
         Route("/api/classes/{code}", handler(lambda r, b: get().delete(code(r), _token(r))), methods=["DELETE"]),
         Route("/api/classes/{code}/reports",

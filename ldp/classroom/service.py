@@ -6,6 +6,14 @@ Rules enforced here: teacher controls need the teacher token (stored as its SHA-
 → 403); a student can only read the public question and submit; one report per nonce per class; reports are
 validated by the question's mechanism; a closed question accepts nothing; each class has a token-bucket rate
 limit (per process: with several app instances on Postgres each instance limits its own share).
+
+Creating a class belongs to the teacher: over HTTP it needs the server's *teacher secret* (``Authorization: Bearer
+<secret>``; 401 without, 403 if wrong) — ``$LDP_TEACHER_SECRET`` when set, else a random secret generated when the
+process first opens its classroom (the dashboard in the same process calls :meth:`Classroom.create_class` directly and
+needs no secret; a script that creates classes over HTTP sets ``LDP_TEACHER_SECRET`` for the server and itself).
+Join codes cannot be enumerated: each client address may miss (ask for a code that does not exist) only
+``MISS_BURST`` times, then once per ``1/MISS_RATE`` s (429 with ``Retry-After``; its other lookups are refused too
+while it has no misses left), and its lookups of the question are capped at ``LOOKUP_RATE`` per second.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import hmac
 import io
 import json
 import math
+import os
 import re
 import secrets
 import threading
@@ -46,6 +55,13 @@ CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
 RATE_PER_SECOND = 200.0
 RATE_BURST = 500.0
 LEVEL = 0.95
+# Per client address: lookups of codes that do not exist (a burst for typos, then one per 5 s — enumerating
+# 8.9·10^8 codes is hopeless), and all lookups of the question (a lecture hall behind one NAT polls every 3 s:
+# 500 phones ≈ 170/s).
+MISS_RATE = 0.2
+MISS_BURST = 20.0
+LOOKUP_RATE = 200.0
+LOOKUP_BURST = 1000.0
 # Each process remembers a class's current question this long (a GET or POST then needs no query): safe, since
 # the INSERT itself only stores a report while its question is open, and this process forgets on its own teacher
 # actions; another instance's "next question" is seen within this delay.
@@ -66,6 +82,17 @@ class RateLimiter:
         self.rate, self.burst, self.clock = float(rate), float(burst), clock
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
+
+    def available(self, key: str) -> bool:
+        """Whether ``key`` has a token left (none is taken)."""
+        with self._lock:
+            now = self.clock()
+            tokens, last = self._buckets.get(key, (self.burst, now))
+            return min(self.burst, tokens + (now - last) * self.rate) >= 1.0
+
+    def retry_after(self) -> int:
+        """Whole seconds until an empty bucket holds one token again."""
+        return max(1, math.ceil(1.0 / self.rate))
 
     def allow(self, key: str) -> bool:
         with self._lock:
@@ -99,9 +126,14 @@ def _clean(x: float) -> float | None:
 class Classroom:
     """The classroom's operations over one store (thread-safe: the store opens a connection per thread)."""
 
-    def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic) -> None:
+    def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic,
+                 teacher_secret: str | None = None, miss_limiter: RateLimiter | None = None,
+                 lookup_limiter: RateLimiter | None = None) -> None:
         self.store = store
         self.limiter = limiter if limiter is not None else RateLimiter()
+        self.teacher_secret = teacher_secret or os.environ.get("LDP_TEACHER_SECRET") or secrets.token_urlsafe(32)
+        self.miss_limiter = miss_limiter if miss_limiter is not None else RateLimiter(MISS_RATE, MISS_BURST)
+        self.lookup_limiter = lookup_limiter if lookup_limiter is not None else RateLimiter(LOOKUP_RATE, LOOKUP_BURST)
         self._clock = clock
         self._cache: dict[str, tuple[float, _Current]] = {}
 
@@ -136,6 +168,26 @@ class Classroom:
         if row is None or not hmac.compare_digest(row[1], hash_token(token)):
             raise Forbidden("wrong teacher token for this class")
         return current
+
+    def check_teacher_secret(self, secret: str | None) -> None:
+        """Creating a class over HTTP: 401 without the server's teacher secret, 403 with a wrong one."""
+        if not secret:
+            raise Unauthorized("creating a class needs the teacher secret (header Authorization: Bearer <secret>; "
+                               "the dashboard's Classroom page needs none)")
+        if not hmac.compare_digest(hash_token(secret), hash_token(self.teacher_secret)):
+            raise Forbidden("wrong teacher secret")
+
+    def check_lookup(self, client: str) -> None:
+        """Before a lookup by join code from ``client`` (an address): 429 once it has no misses or lookups left."""
+        if not self.miss_limiter.available(client):
+            raise RateLimited("too many unknown join codes from this address; check the code and retry later",
+                              retry_after=self.miss_limiter.retry_after())
+        if not self.lookup_limiter.allow(client):
+            raise RateLimited("too many requests from this address right now; retry in a second")
+
+    def missed(self, client: str) -> None:
+        """``client`` asked for a code that does not exist: one of its misses is spent."""
+        self.miss_limiter.allow(client)
 
     # ---------------------------------------------------------------- teacher
     def create_class(self, body: Any) -> dict[str, str]:

@@ -18,6 +18,7 @@ from ldp.classroom import ByteStreamRandom, Classroom, QuestionSpec, mechanism_o
 from ldp.classroom.http import MAX_BODY_BYTES, classroom_routes  # noqa: E402
 from ldp.classroom.service import RateLimiter, csv_cell, hash_token  # noqa: E402
 
+TEACHER = {"Authorization": "Bearer harness-teacher-secret"}   # conftest.py: $LDP_TEACHER_SECRET in every test
 GRR_Q = {"question": "Favourite season?", "labels": ["spring", "summer", "autumn", "winter"], "mechanism": "grr",
          "epsilon": 1.0}
 
@@ -42,7 +43,7 @@ def sqlite_client(tmp_path) -> TestClient:
 
 
 def _create(client, body=GRR_Q) -> tuple[str, dict]:
-    resp = client.post("/api/classes", json=body)
+    resp = client.post("/api/classes", json=body, headers=TEACHER)
     assert resp.status_code == 201, resp.text
     out = resp.json()
     return out["code"], {"Authorization": f"Bearer {out['teacher_token']}"}
@@ -182,7 +183,7 @@ def test_reveal_export_and_delete(client, classroom):
 
 def test_only_report_nonce_and_timestamp_are_stored_and_the_token_is_hashed(sqlite_client, tmp_path):
     client = sqlite_client
-    resp = client.post("/api/classes", json=GRR_Q)
+    resp = client.post("/api/classes", json=GRR_Q, headers=TEACHER)
     code, token = resp.json()["code"], resp.json()["teacher_token"]
     assert _post(client, code, "3", "nonce-0001").status_code == 201
     db = sqlite3.connect(tmp_path / "classroom.sqlite3")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx: pip install -r requirements-dev.txt")
+from classroom_harness import TEACHER_SECRET  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -40,8 +41,8 @@ def _create(client: TestClient, body: dict = GRR_Q) -> tuple[str, dict]:
 
 
 def _teacher(client: TestClient) -> dict:
-    secret = getattr(client.app.routes[0].endpoint, "__ldp_secret__", None)
-    return {"Authorization": f"Bearer {secret}"} if secret else {}
+    """The teacher secret's header (conftest.py sets $LDP_TEACHER_SECRET for every test)."""
+    return {"Authorization": f"Bearer {TEACHER_SECRET}"}
 
 
 def _refusal(resp, status: int) -> str:
@@ -219,3 +220,59 @@ def test_the_student_page_explains_that_it_needs_javascript(client):
     assert resp.status_code == 200
     noscript = resp.text.split("<noscript>")[-1].split("</noscript>")[0]
     assert "needs JavaScript" in noscript and "randomized" in noscript and "on this phone" in noscript
+
+
+# ------------------------------------------------------------------ 5. class creation and code enumeration
+def test_creating_a_class_over_http_needs_the_teacher_secret(client, room):
+    assert "teacher secret" in _refusal(client.post("/api/classes", json=GRR_Q), 401)
+    _refusal(client.post("/api/classes", json=GRR_Q, headers={"Authorization": "Bearer guess"}), 403)
+    _refusal(client.post("/api/classes", content=b"garbage", headers=JSON_HEADERS), 401)   # refused before reading
+    assert client.post("/api/classes", json=GRR_Q, headers=_teacher(client)).status_code == 201
+    assert room.create_class(GRR_Q)["code"]   # the dashboard, in the same process, needs no secret
+    with room.store._tx(False) as run:
+        assert run("SELECT COUNT(*) FROM classes")[0][0] == 2
+
+
+def test_without_the_environment_variable_each_server_generates_its_own_secret(tmp_path, monkeypatch):
+    monkeypatch.delenv("LDP_TEACHER_SECRET")
+    one = Classroom(open_store(database_url="", data_dir=tmp_path / "one"))
+    other = Classroom(open_store(database_url="", data_dir=tmp_path / "two"))
+    assert len(one.teacher_secret) >= 32 and one.teacher_secret != other.teacher_secret
+    client = _client(one)
+    _refusal(client.post("/api/classes", json=GRR_Q, headers={"Authorization": f"Bearer {other.teacher_secret}"}),
+             403)
+    assert client.post("/api/classes", json=GRR_Q,
+                       headers={"Authorization": f"Bearer {one.teacher_secret}"}).status_code == 201
+
+
+def test_join_codes_cannot_be_enumerated_from_one_address(tmp_path):
+    from ldp.classroom.service import CODE_ALPHABET, MISS_BURST, RateLimiter
+
+    clock = [0.0]
+    room = Classroom(open_store(database_url="", data_dir=tmp_path),
+                     miss_limiter=RateLimiter(rate=0.2, burst=MISS_BURST, clock=lambda: clock[0]))
+    scanner, student = _client(room, "203.0.113.7"), _client(room, "198.51.100.2")
+    code, _ = _create(student)
+    guesses = ["".join(CODE_ALPHABET[(i * 7 + k) % len(CODE_ALPHABET)] for k in range(6)) for i in range(40)]
+    statuses = [scanner.get(f"/api/classes/{g}").status_code for g in guesses if g != code]
+    assert statuses[:int(MISS_BURST)] == [404] * int(MISS_BURST) and set(statuses[int(MISS_BURST):]) == {429}
+    refused = scanner.get(f"/api/classes/{code}")   # no misses left: even a real code tells nothing
+    assert "unknown join codes" in _refusal(refused, 429) and int(refused.headers["Retry-After"]) == 5
+    _refusal(scanner.post(f"/api/classes/{guesses[0]}/reports", json={"report": "1", "nonce": "nonce-0001"}), 429)
+    assert student.get(f"/api/classes/{code}").status_code == 200          # another address is not affected
+    clock[0] += 5.0                                                         # one miss back after 1/rate
+    assert scanner.get(f"/api/classes/{code}").status_code == 200
+
+
+def test_lookups_per_address_are_capped(tmp_path):
+    from ldp.classroom.service import RateLimiter
+
+    room = Classroom(open_store(database_url="", data_dir=tmp_path),
+                     lookup_limiter=RateLimiter(rate=1e-9, burst=5))
+    flood, other = _client(room, "203.0.113.7"), _client(room, "198.51.100.2")
+    code, _ = _create(other)
+    assert [flood.get(f"/api/classes/{code}").status_code for _ in range(7)] == [200] * 5 + [429] * 2
+    resp = flood.get(f"/api/classes/{code}")
+    _refusal(resp, 429)
+    assert resp.headers["Retry-After"]
+    assert other.get(f"/api/classes/{code}").status_code == 200

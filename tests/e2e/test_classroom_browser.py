@@ -22,7 +22,7 @@ from e2e_harness import SCREENSHOTS, open_page, screenshot, wait_idle
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "classroom"))
-from classroom_harness import call, start_app, stop_app  # noqa: E402
+from classroom_harness import TEACHER_SECRET, call, start_app, stop_app  # noqa: E402
 
 from ldp.classroom import QuestionSpec, mechanism_of, randomize  # noqa: E402
 
@@ -46,7 +46,7 @@ def classroom_server(tmp_path_factory) -> Iterator[object]:
 
 
 def _create(server, body: dict) -> dict:
-    status, out = call("POST", f"{server.url}/api/classes", body)
+    status, out = call("POST", f"{server.url}/api/classes", body, token=TEACHER_SECRET)
     assert status == 201, out
     return out
 
