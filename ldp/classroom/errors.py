@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ldp.core.errors import LDPError
 
-__all__ = ["ClassClosed", "ClassroomError", "CrossSite", "DuplicateNonce", "Forbidden", "NotFound", "RateLimited",
+__all__ = ["ClassClosed", "ClassroomError", "CrossSite", "DuplicateNonce", "Forbidden", "ImpossibleReport",
+           "NotFound", "RateLimited",
            "StorageUnavailable", "TooLarge", "Unauthorized", "UnsupportedMediaType", "retry_after_of", "status_of"]
 
 
@@ -37,6 +38,13 @@ class ClassClosed(ClassroomError):
     """The question is closed, or the report answers another question than the open one."""
 
     status = 409
+
+
+class ImpossibleReport(ClassroomError):
+    """A well-formed report the question's mechanism can never produce (a PM report beyond ±s or off its output
+    grid): made by hand, not by a phone's randomizer."""
+
+    status = 422
 
 
 class TooLarge(ClassroomError):

@@ -75,9 +75,11 @@ from ldp.classroom.service import Classroom, default_classroom
 from ldp.classroom.store import unavailable
 from ldp.core.errors import InvalidInput, LDPError
 
-__all__ = ["MAX_BODY_BYTES", "classroom_routes"]
+__all__ = ["DEVICE_HEADER", "MAX_BODY_BYTES", "classroom_routes"]
 
 MAX_BODY_BYTES = 4096
+#: the student page's device token (a random id it keeps in localStorage): with the address, the per-client limit
+DEVICE_HEADER = "X-LDP-Device"
 _log = logging.getLogger("ldp.classroom")
 STATIC = Path(__file__).resolve().parent / "static"
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -291,7 +293,8 @@ def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_cl
         Route("/api/classes/{code}", handler(lambda r, b: get().public_info(code(r)), quick=True), methods=["GET"]),
         Route("/api/classes/{code}", handler(lambda r, b: get().delete(code(r), _token(r))), methods=["DELETE"]),
         Route("/api/classes/{code}/reports",
-              handler(lambda r, b: get().submit(code(r), b), status=201, body=True, serial=True), methods=["POST"]),
+              handler(lambda r, b: get().submit(code(r), b, address=_address(r), device=r.headers.get(DEVICE_HEADER)),
+                      status=201, body=True, serial=True), methods=["POST"]),
         Route("/api/classes/{code}/summary", handler(lambda r, b: get().summary(code(r), _token(r))),
               methods=["GET"]),
         Route("/api/classes/{code}/close", handler(lambda r, b: get().close(code(r), _token(r))), methods=["POST"]),

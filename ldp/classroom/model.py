@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.classroom.errors import ImpossibleReport
 from ldp.core.errors import InvalidInput
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
@@ -155,10 +156,29 @@ def parse_report(spec: QuestionSpec, report: Any) -> str:
         raise InvalidInput(f"report must be one line of at most {MAX_REPORT_CHARS} characters "
                            f"({mechanism_of(spec).report_format})")
     mech = mechanism_of(spec)
+    if spec.mechanism in NUMERIC_MECHANISMS:
+        _check_possible_pm(mech, text)
     parsed = mech.parse_reports([text])
     if parsed.shape[0] != 1:
         raise InvalidInput(f"exactly one report per request ({mech.report_format})")
     return next(iter(mech.format_reports(parsed)))
+
+
+def _check_possible_pm(mech: Mechanism, text: str) -> None:
+    """A PM report the randomizer can produce: within [−s, s] and a point of the output grid, bit for bit (the
+    page snaps every report to it); a number outside either is :class:`ImpossibleReport` (422)."""
+    try:
+        y = float(text.strip())
+    except ValueError:
+        return   # not a number: the mechanism's parser says why (400)
+    if not math.isfinite(y):
+        return
+    if abs(y) > mech.s:
+        raise ImpossibleReport(f"report {y:g} is outside [−{mech.s:.6g}, {mech.s:.6g}]: the Piecewise Mechanism at "
+                               f"this ε never reports it")
+    if not bool(mech.output_grid.contains(np.array([y]))[0]):
+        raise ImpossibleReport(f"report {text.strip()[:24]} is not a point of the mechanism's output grid "
+                               f"({mech.output_grid.step:.6g} apart): no phone's randomizer produces it")
 
 
 def randomizer_parameters(spec: QuestionSpec) -> dict[str, Any]:

@@ -62,6 +62,15 @@ MISS_RATE = 0.2
 MISS_BURST = 20.0
 LOOKUP_RATE = 200.0
 LOOKUP_BURST = 1000.0
+# Reports per client, checked before the class's bucket (a refused flood takes nothing from the class): per device
+# (the token the student page keeps in localStorage, with the address) a student's tap and a few retries; per address
+# half the class's budget, so one address — with or without device tokens, rotating them or not — cannot exhaust it.
+DEVICE_RATE = 1.0
+DEVICE_BURST = 10.0
+ADDRESS_RATE = RATE_PER_SECOND / 2
+ADDRESS_BURST = RATE_BURST / 2
+MAX_BUCKETS = 100_000   # keys a limiter keeps; full buckets are forgotten beyond (they equal a new one)
+DEVICE_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 # Each process remembers a class's current question this long (a GET or POST then needs no query): safe, since
 # the INSERT itself only stores a report while its question is open, and this process forgets on its own teacher
 # actions; another instance's "next question" is seen within this delay.
@@ -101,6 +110,9 @@ class RateLimiter:
             tokens = min(self.burst, tokens + (now - last) * self.rate)
             ok = tokens >= 1.0
             self._buckets[key] = (tokens - 1.0 if ok else tokens, now)
+            if len(self._buckets) > MAX_BUCKETS:   # rotating keys (addresses, device tokens) cannot fill memory
+                self._buckets = {k: (t, at) for k, (t, at) in self._buckets.items()
+                                 if t + (now - at) * self.rate < self.burst}
             return ok
 
 
@@ -128,12 +140,16 @@ class Classroom:
 
     def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic,
                  teacher_secret: str | None = None, miss_limiter: RateLimiter | None = None,
-                 lookup_limiter: RateLimiter | None = None) -> None:
+                 lookup_limiter: RateLimiter | None = None, device_limiter: RateLimiter | None = None,
+                 address_limiter: RateLimiter | None = None) -> None:
         self.store = store
         self.limiter = limiter if limiter is not None else RateLimiter()
         self.teacher_secret = teacher_secret or os.environ.get("LDP_TEACHER_SECRET") or secrets.token_urlsafe(32)
         self.miss_limiter = miss_limiter if miss_limiter is not None else RateLimiter(MISS_RATE, MISS_BURST)
         self.lookup_limiter = lookup_limiter if lookup_limiter is not None else RateLimiter(LOOKUP_RATE, LOOKUP_BURST)
+        self.device_limiter = device_limiter if device_limiter is not None else RateLimiter(DEVICE_RATE, DEVICE_BURST)
+        self.address_limiter = address_limiter if address_limiter is not None \
+            else RateLimiter(ADDRESS_RATE, ADDRESS_BURST)
         self._clock = clock
         self._cache: dict[str, tuple[float, _Current]] = {}
 
@@ -328,14 +344,27 @@ class Classroom:
                 "mechanism_name": mech.display_name, "epsilon": spec.epsilon, "open": not current.closed,
                 "report_format": mech.report_format}
 
+    def _limit_client(self, address: str, device: str | None) -> None:
+        """The per-client budgets (before the class's): the device's, when the page sent a well-formed token, and
+        the address's, always (a client that drops or rotates its token is still held by its address)."""
+        if device is not None and DEVICE_RE.match(device) and not self.device_limiter.allow(f"{address}|{device}"):
+            raise RateLimited("too many reports from this phone right now; retry in a second",
+                              retry_after=self.device_limiter.retry_after())
+        if not self.address_limiter.allow(address):
+            raise RateLimited("too many reports from this network address right now; retry in a second",
+                              retry_after=self.address_limiter.retry_after())
+
     def public_info(self, code: str) -> dict[str, Any]:
         """What a student needs to randomize: the question, labels or range, mechanism, ε and its parameters."""
         current = self._current(code)
         return {"code": code.upper(), **self._describe(current), "parameters": randomizer_parameters(current.spec)}
 
-    def submit(self, code: str, body: Any) -> dict[str, Any]:
+    def submit(self, code: str, body: Any, *, address: str | None = None, device: str | None = None
+               ) -> dict[str, Any]:
         """``{report, nonce}`` (and optionally ``question``: the id the student randomized for) → stored, or a
-        one-line :class:`LDPError` (400 malformed, 404 unknown class, 409 closed / duplicate nonce, 429)."""
+        one-line :class:`LDPError` (400 malformed, 404 unknown class, 409 closed / duplicate nonce, 422 a report
+        the mechanism cannot produce, 429). ``address`` (the HTTP client's) and ``device`` (the page's device
+        token) are only used for the per-client rate limits, never stored; in-process calls pass neither."""
         if not isinstance(body, dict) or set(body) - {"report", "nonce", "question"} or "report" not in body \
                 or "nonce" not in body:
             raise InvalidInput("the body must be a JSON object {report, nonce}")
@@ -353,6 +382,8 @@ class Classroom:
         if asked is not None and asked != current.question_id:
             raise ClassClosed("this report answers an earlier question; reload the page for the current one")
         report = parse_report(current.spec, body["report"])
+        if address is not None:
+            self._limit_client(address, device)
         if not self.limiter.allow(code.upper()):
             raise RateLimited("too many reports for this class right now; retry in a second")
         if not self.store.add_report(current.class_id, current.question_id, nonce, report):

@@ -102,7 +102,7 @@ def test_two_classes_see_only_their_own_reports(client):
     ("grr", "4"), ("grr", "-1"), ("grr", "1 2"), ("grr", "abc"), ("grr", True), ("grr", None), ("grr", [1]),
     ("oue", "010"), ("oue", "01011"), ("oue", "01a0"), ("oue", 101),
     ("olh", "0 1 1"), ("olh", "1 1 9"), ("olh", "1 1"), ("olh", "1 1 1 1"),
-    ("pm", "nan"), ("pm", "inf"), ("pm", 99.0), ("pm", "0.1 0.2"), ("grr", "1\n2"), ("grr", "1" * 100),
+    ("pm", "nan"), ("pm", "inf"), ("pm", "0.1 0.2"), ("grr", "1\n2"), ("grr", "1" * 100),
 ])
 def test_malformed_reports_are_refused_with_one_line(client, mechanism, bad):
     body = GRR_Q if mechanism != "pm" else {"question": "x", "range": [0, 1], "mechanism": "pm", "epsilon": 1.0}

@@ -276,3 +276,62 @@ def test_lookups_per_address_are_capped(tmp_path):
     _refusal(resp, 429)
     assert resp.headers["Retry-After"]
     assert other.get(f"/api/classes/{code}").status_code == 200
+
+
+# ------------------------------------------------------------------ 6. one client cannot starve the class
+def _report(client, code, nonce, device=None):
+    headers = {"X-LDP-Device": device} if device else {}
+    return client.post(f"/api/classes/{code}/reports", json={"report": "1", "nonce": nonce}, headers=headers)
+
+
+def test_a_flooding_client_cannot_exhaust_the_class_budget(tmp_path):
+    """Four flooding clients on one address (devices rotating or absent) against a class budget of 40 reports; an
+    honest student elsewhere still gets a 201 — before, the flood took the whole class budget and the student a 429."""
+    from ldp.classroom.service import RateLimiter
+
+    clock = [0.0]
+    room = Classroom(open_store(database_url="", data_dir=tmp_path),
+                     limiter=RateLimiter(rate=1e-9, burst=40, clock=lambda: clock[0]),
+                     address_limiter=RateLimiter(rate=1e-9, burst=20, clock=lambda: clock[0]),
+                     device_limiter=RateLimiter(rate=1e-9, burst=3, clock=lambda: clock[0]))
+    flood, honest = _client(room, "203.0.113.7"), _client(room, "198.51.100.2")
+    code, auth = _create(honest)
+    statuses = [_report(flood, code, f"flood-{w}-{i:04d}", device=[f"device-{w:04d}", None][w % 2]).status_code
+                for i in range(30) for w in range(4)]
+    assert statuses.count(201) <= 20 and statuses.count(429) >= 100
+    refused = _report(flood, code, "flood-last-0001", device="device-fresh-01")
+    assert "network address" in _refusal(refused, 429) and refused.headers["Retry-After"]
+    assert _report(honest, code, "honest-0001", device="honest-device-1").status_code == 201
+    assert honest.get(f"/api/classes/{code}/summary", headers=auth).json()["reports"] == statuses.count(201) + 1
+
+
+def test_one_device_is_limited_on_its_own(tmp_path):
+    from ldp.classroom.service import RateLimiter
+
+    room = Classroom(open_store(database_url="", data_dir=tmp_path),
+                     device_limiter=RateLimiter(rate=1e-9, burst=3))
+    client = _client(room)
+    code, _ = _create(client)
+    assert [_report(client, code, f"one-{i:04d}", device="device-one-1").status_code for i in range(4)] == \
+        [201, 201, 201, 429]
+    assert "this phone" in _refusal(_report(client, code, "one-0009", device="device-one-1"), 429)
+    assert _report(client, code, "two-0001", device="device-two-1").status_code == 201   # a neighbour's phone
+
+
+@pytest.mark.parametrize("report", [99.0, "-4.5", "4.0829882", "0.1", "0.123456789", "1e-300"])
+def test_a_pm_report_no_randomizer_produces_is_422(client, report):
+    from ldp.classroom import QuestionSpec, mechanism_of, randomize
+
+    body = {"question": "Hours?", "range": [0, 10], "mechanism": "pm", "epsilon": 1.0}
+    code, auth = _create(client, body)
+    assert mechanism_of(QuestionSpec.from_dict(body)).s < 4.1
+    reason = _refusal(client.post(f"/api/classes/{code}/reports", json={"report": report, "nonce": "nonce-0001"}),
+                      422)
+    assert "grid" in reason or "outside" in reason
+    for i in range(20):   # the randomizer's reports (on the grid, within ±s) are all accepted
+        ok = client.post(f"/api/classes/{code}/reports", json={"report": randomize(QuestionSpec.from_dict(body), 7.0),
+                                                               "nonce": f"nonce-{i:04d}x"})
+        assert ok.status_code == 201, ok.text
+    assert client.post(f"/api/classes/{code}/reports", json={"report": "0.5", "nonce": "nonce-half"}).status_code \
+        == 201   # 0.5 is a grid point (step 2^-18)
+    _refusal(client.post(f"/api/classes/{code}/reports", json={"report": "abc", "nonce": "nonce-abc1"}), 400)

@@ -254,7 +254,7 @@ def test_a_retry_sends_the_same_report_and_a_reload_says_already_sent(browser, c
     def intercept(route, request):
         if request.method != "POST":
             return route.continue_()
-        posts.append(json.loads(request.post_data))
+        posts.append({**json.loads(request.post_data), "device": request.headers.get("x-ldp-device")})
         if failures:
             status, ctype, text = failures.pop(0)
             return route.fulfill(status=status, content_type=ctype, body=text, headers={"Retry-After": "5"})
@@ -285,6 +285,7 @@ def test_a_retry_sends_the_same_report_and_a_reload_says_already_sent(browser, c
         page.context.close()
     assert len(posts) == 3, posts
     assert all(p == posts[0] for p in posts), posts   # the same report, nonce and question every time
+    assert re.fullmatch(r"[A-Za-z0-9_-]{8,64}", posts[0]["device"] or ""), posts   # the per-client limit's token
     summary = call("GET", f"{classroom_server.url}/api/classes/{code}/summary", token=created["teacher_token"])[1]
     assert summary["reports"] == 1
 
