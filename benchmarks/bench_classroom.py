@@ -117,10 +117,10 @@ def load_run(url: str, students: int, rounds: int) -> dict:
     stays small, so the latencies are the server's)."""
     port = int(url.rsplit(":", 1)[1])
     # warm-up (not measured): the first requests open the store and import the estimators
-    _, warm = h.call("POST", f"{url}/api/classes", QUESTION)
+    _, warm = h.call("POST", f"{url}/api/classes", QUESTION, token=h.TEACHER_SECRET)
     h.call("POST", f"{url}/api/classes/{warm['code']}/reports", {"report": "0000", "nonce": "warm-up-1"})
     h.call("GET", f"{url}/api/classes/{warm['code']}/summary", token=warm["teacher_token"])
-    status, created = h.call("POST", f"{url}/api/classes", QUESTION)
+    status, created = h.call("POST", f"{url}/api/classes", QUESTION, token=h.TEACHER_SECRET)
     code, token = created["code"], created["teacher_token"]
     results: list[dict] = []
     wall = 0.0

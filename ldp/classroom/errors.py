@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from ldp.core.errors import LDPError
 
-__all__ = ["ClassClosed", "ClassroomError", "DuplicateNonce", "Forbidden", "NotFound", "RateLimited", "TooLarge",
-           "Unauthorized", "status_of"]
+__all__ = ["ClassClosed", "ClassroomError", "CrossSite", "DuplicateNonce", "Forbidden", "ImpossibleReport",
+           "NotFound", "RateLimited",
+           "StorageUnavailable", "TooLarge", "Unauthorized", "UnsupportedMediaType", "retry_after_of", "status_of"]
 
 
 class ClassroomError(LDPError):
@@ -39,13 +40,49 @@ class ClassClosed(ClassroomError):
     status = 409
 
 
+class ImpossibleReport(ClassroomError):
+    """A well-formed report the question's mechanism can never produce (a PM report beyond ±s or off its output
+    grid): made by hand, not by a phone's randomizer."""
+
+    status = 422
+
+
 class TooLarge(ClassroomError):
     status = 413
 
 
 class RateLimited(ClassroomError):
     status = 429
+    retry_after = 1
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, int(retry_after))
+
+
+class StorageUnavailable(ClassroomError):
+    """The store cannot be read or written right now (disk full, read-only file, database down): retry later."""
+
+    status = 503
+    retry_after = 5
+
+
+class CrossSite(ClassroomError):
+    """A state-changing request sent by a page of another origin (``Origin`` differs from ``Host``)."""
+
+    status = 403
+
+
+class UnsupportedMediaType(ClassroomError):
+    """A body that is not declared ``application/json``."""
+
+    status = 415
 
 
 def status_of(error: LDPError) -> int:
     return getattr(error, "status", 400)
+
+
+def retry_after_of(error: LDPError) -> int | None:
+    """Seconds a client should wait before retrying (the ``Retry-After`` header), or None."""
+    return getattr(error, "retry_after", None)

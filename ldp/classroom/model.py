@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from ldp.classroom.errors import ImpossibleReport
 from ldp.core.errors import InvalidInput
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["CATEGORICAL_MECHANISMS", "MAX_LABELS", "NUMERIC_MECHANISMS", "QuestionSpec", "mechanism_of",
+__all__ = ["CATEGORICAL_MECHANISMS", "MAX_LABELS", "NUMERIC_MECHANISMS", "QuestionSpec", "is_number", "mechanism_of",
            "parse_report", "randomizer_parameters"]
 
 CATEGORICAL_MECHANISMS = ("grr", "oue", "olh")
@@ -32,6 +33,16 @@ MAX_QUESTION_CHARS = 300
 EPSILON_RANGE = (0.05, 10.0)
 # A report line is at most this long (OUE: MAX_LABELS characters; OLH: three integers; PM: one float).
 MAX_REPORT_CHARS = 64
+
+
+def is_number(x: Any) -> bool:
+    """A JSON number that is finite as a float (not a bool; a 400-digit integer is not: float() overflows)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -61,10 +72,9 @@ class QuestionSpec:
             raise InvalidInput("mechanism must be one of " + ", ".join(CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS))
         mechanism = mechanism.strip().lower()
         epsilon = body.get("epsilon")
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not math.isfinite(epsilon) \
-                or not EPSILON_RANGE[0] <= epsilon <= EPSILON_RANGE[1]:
+        if not is_number(epsilon) or not EPSILON_RANGE[0] <= epsilon <= EPSILON_RANGE[1]:
             raise InvalidInput(f"epsilon must be a number in [{EPSILON_RANGE[0]:g}, {EPSILON_RANGE[1]:g}], "
-                               f"got {epsilon!r}")
+                               f"got {str(epsilon)[:24]}")
         labels, rng = body.get("labels"), body.get("range")
         if (labels is None) == (rng is None):
             raise InvalidInput("give either labels (a categorical question) or range [lo, hi] (a numeric one)")
@@ -83,10 +93,9 @@ class QuestionSpec:
         if mechanism not in NUMERIC_MECHANISMS:
             raise InvalidInput(f"a numeric question (range) takes mechanism {', '.join(NUMERIC_MECHANISMS)}, "
                                f"got {mechanism!r}")
-        if not isinstance(rng, list) or len(rng) != 2 or not all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rng) \
-                or not rng[0] < rng[1]:
-            raise InvalidInput(f"range must be [lo, hi] with finite numbers lo < hi, got {rng!r}")
+        if not isinstance(rng, list) or len(rng) != 2 or not all(is_number(x) for x in rng) \
+                or not float(rng[0]) < float(rng[1]) or not math.isfinite(float(rng[1]) - float(rng[0])):
+            raise InvalidInput(f"range must be [lo, hi] with finite numbers lo < hi, got {str(rng)[:40]}")
         return cls(question.strip(), mechanism, float(epsilon), range=(float(rng[0]), float(rng[1])))
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,7 +123,7 @@ class QuestionSpec:
         lo, hi = self.range
         try:
             x = float(answer)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise InvalidInput(f"answer must be a number in [{lo:g}, {hi:g}]") from None
         if not math.isfinite(x) or not lo <= x <= hi:
             raise InvalidInput(f"answer must be a number in [{lo:g}, {hi:g}], got {answer!r}")
@@ -147,10 +156,29 @@ def parse_report(spec: QuestionSpec, report: Any) -> str:
         raise InvalidInput(f"report must be one line of at most {MAX_REPORT_CHARS} characters "
                            f"({mechanism_of(spec).report_format})")
     mech = mechanism_of(spec)
+    if spec.mechanism in NUMERIC_MECHANISMS:
+        _check_possible_pm(mech, text)
     parsed = mech.parse_reports([text])
     if parsed.shape[0] != 1:
         raise InvalidInput(f"exactly one report per request ({mech.report_format})")
     return next(iter(mech.format_reports(parsed)))
+
+
+def _check_possible_pm(mech: Mechanism, text: str) -> None:
+    """A PM report the randomizer can produce: within [−s, s] and a point of the output grid, bit for bit (the
+    page snaps every report to it); a number outside either is :class:`ImpossibleReport` (422)."""
+    try:
+        y = float(text.strip())
+    except ValueError:
+        return   # not a number: the mechanism's parser says why (400)
+    if not math.isfinite(y):
+        return
+    if abs(y) > mech.s:
+        raise ImpossibleReport(f"report {y:g} is outside [−{mech.s:.6g}, {mech.s:.6g}]: the Piecewise Mechanism at "
+                               f"this ε never reports it")
+    if not bool(mech.output_grid.contains(np.array([y]))[0]):
+        raise ImpossibleReport(f"report {text.strip()[:24]} is not a point of the mechanism's output grid "
+                               f"({mech.output_grid.step:.6g} apart): no phone's randomizer produces it")
 
 
 def randomizer_parameters(spec: QuestionSpec) -> dict[str, Any]:

@@ -6,6 +6,14 @@ Rules enforced here: teacher controls need the teacher token (stored as its SHA-
 → 403); a student can only read the public question and submit; one report per nonce per class; reports are
 validated by the question's mechanism; a closed question accepts nothing; each class has a token-bucket rate
 limit (per process: with several app instances on Postgres each instance limits its own share).
+
+Creating a class belongs to the teacher: over HTTP it needs the server's *teacher secret* (``Authorization: Bearer
+<secret>``; 401 without, 403 if wrong) — ``$LDP_TEACHER_SECRET`` when set, else a random secret generated when the
+process first opens its classroom (the dashboard in the same process calls :meth:`Classroom.create_class` directly and
+needs no secret; a script that creates classes over HTTP sets ``LDP_TEACHER_SECRET`` for the server and itself).
+Join codes cannot be enumerated: each client address may miss (ask for a code that does not exist) only
+``MISS_BURST`` times, then once per ``1/MISS_RATE`` s (429 with ``Retry-After``; its other lookups are refused too
+while it has no misses left), and its lookups of the question are capped at ``LOOKUP_RATE`` per second.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import hmac
 import io
 import json
 import math
+import os
 import re
 import secrets
 import threading
@@ -27,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ldp.classroom.errors import ClassClosed, Forbidden, NotFound, RateLimited, Unauthorized
-from ldp.classroom.model import QuestionSpec, mechanism_of, parse_report, randomizer_parameters
+from ldp.classroom.model import QuestionSpec, is_number, mechanism_of, parse_report, randomizer_parameters
 from ldp.classroom.store import Store, open_store
 from ldp.core.errors import InvalidInput
 from ldp.data.spreadsheet import csv_cell
@@ -46,12 +55,29 @@ CODE_RE = re.compile(rf"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
 RATE_PER_SECOND = 200.0
 RATE_BURST = 500.0
 LEVEL = 0.95
+# Per client address: lookups of codes that do not exist (a burst for typos, then one per 5 s — enumerating
+# 8.9·10^8 codes is hopeless), and all lookups of the question (a lecture hall behind one NAT polls every 3 s:
+# 500 phones ≈ 170/s).
+MISS_RATE = 0.2
+MISS_BURST = 20.0
+LOOKUP_RATE = 200.0
+LOOKUP_BURST = 1000.0
+# Reports per client, checked before the class's bucket (a refused flood takes nothing from the class): per device
+# (the token the student page keeps in localStorage, with the address) a student's tap and a few retries; per address
+# half the class's budget, so one address — with or without device tokens, rotating them or not — cannot exhaust it.
+DEVICE_RATE = 1.0
+DEVICE_BURST = 10.0
+ADDRESS_RATE = RATE_PER_SECOND / 2
+ADDRESS_BURST = RATE_BURST / 2
+MAX_BUCKETS = 100_000   # keys a limiter keeps; full buckets are forgotten beyond (they equal a new one)
+DEVICE_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 # Each process remembers a class's current question this long (a GET or POST then needs no query): safe, since
 # the INSERT itself only stores a report while its question is open, and this process forgets on its own teacher
 # actions; another instance's "next question" is seen within this delay.
 CURRENT_TTL_S = 1.0
 SECONDARY_ESTIMATOR = "norm-sub"   # consistent (non-negative, sums to one): consistency paper §IV
 PM_BINS = 10
+MAX_HANDS = 1_000_000   # a show of hands counts people in a room
 
 
 def hash_token(token: str) -> str:
@@ -66,6 +92,17 @@ class RateLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
+    def available(self, key: str) -> bool:
+        """Whether ``key`` has a token left (none is taken)."""
+        with self._lock:
+            now = self.clock()
+            tokens, last = self._buckets.get(key, (self.burst, now))
+            return min(self.burst, tokens + (now - last) * self.rate) >= 1.0
+
+    def retry_after(self) -> int:
+        """Whole seconds until an empty bucket holds one token again."""
+        return max(1, math.ceil(1.0 / self.rate))
+
     def allow(self, key: str) -> bool:
         with self._lock:
             now = self.clock()
@@ -73,6 +110,9 @@ class RateLimiter:
             tokens = min(self.burst, tokens + (now - last) * self.rate)
             ok = tokens >= 1.0
             self._buckets[key] = (tokens - 1.0 if ok else tokens, now)
+            if len(self._buckets) > MAX_BUCKETS:   # rotating keys (addresses, device tokens) cannot fill memory
+                self._buckets = {k: (t, at) for k, (t, at) in self._buckets.items()
+                                 if t + (now - at) * self.rate < self.burst}
             return ok
 
 
@@ -98,9 +138,18 @@ def _clean(x: float) -> float | None:
 class Classroom:
     """The classroom's operations over one store (thread-safe: the store opens a connection per thread)."""
 
-    def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic) -> None:
+    def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic,
+                 teacher_secret: str | None = None, miss_limiter: RateLimiter | None = None,
+                 lookup_limiter: RateLimiter | None = None, device_limiter: RateLimiter | None = None,
+                 address_limiter: RateLimiter | None = None) -> None:
         self.store = store
         self.limiter = limiter if limiter is not None else RateLimiter()
+        self.teacher_secret = teacher_secret or os.environ.get("LDP_TEACHER_SECRET") or secrets.token_urlsafe(32)
+        self.miss_limiter = miss_limiter if miss_limiter is not None else RateLimiter(MISS_RATE, MISS_BURST)
+        self.lookup_limiter = lookup_limiter if lookup_limiter is not None else RateLimiter(LOOKUP_RATE, LOOKUP_BURST)
+        self.device_limiter = device_limiter if device_limiter is not None else RateLimiter(DEVICE_RATE, DEVICE_BURST)
+        self.address_limiter = address_limiter if address_limiter is not None \
+            else RateLimiter(ADDRESS_RATE, ADDRESS_BURST)
         self._clock = clock
         self._cache: dict[str, tuple[float, _Current]] = {}
 
@@ -135,6 +184,26 @@ class Classroom:
         if row is None or not hmac.compare_digest(row[1], hash_token(token)):
             raise Forbidden("wrong teacher token for this class")
         return current
+
+    def check_teacher_secret(self, secret: str | None) -> None:
+        """Creating a class over HTTP: 401 without the server's teacher secret, 403 with a wrong one."""
+        if not secret:
+            raise Unauthorized("creating a class needs the teacher secret (header Authorization: Bearer <secret>; "
+                               "the dashboard's Classroom page needs none)")
+        if not hmac.compare_digest(hash_token(secret), hash_token(self.teacher_secret)):
+            raise Forbidden("wrong teacher secret")
+
+    def check_lookup(self, client: str) -> None:
+        """Before a lookup by join code from ``client`` (an address): 429 once it has no misses or lookups left."""
+        if not self.miss_limiter.available(client):
+            raise RateLimited("too many unknown join codes from this address; check the code and retry later",
+                              retry_after=self.miss_limiter.retry_after())
+        if not self.lookup_limiter.allow(client):
+            raise RateLimited("too many requests from this address right now; retry in a second")
+
+    def missed(self, client: str) -> None:
+        """``client`` asked for a code that does not exist: one of its misses is spent."""
+        self.miss_limiter.allow(client)
 
     # ---------------------------------------------------------------- teacher
     def create_class(self, body: Any) -> dict[str, str]:
@@ -178,11 +247,12 @@ class Classroom:
             if not isinstance(truth, dict) or set(truth) - set(spec.labels):
                 raise InvalidInput(f"the show of hands is a mapping label → count over the labels {list(spec.labels)}")
             counts = [truth.get(label, 0) for label in spec.labels]
-            if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts) or sum(counts) == 0:
-                raise InvalidInput("the show of hands needs non-negative whole counts, at least one hand")
+            if not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= MAX_HANDS for c in counts) \
+                    or sum(counts) == 0:
+                raise InvalidInput(f"the show of hands needs whole counts from 0 to {MAX_HANDS:,}, at least one hand")
             value: Any = dict(zip(spec.labels, counts, strict=True))
         else:
-            if isinstance(truth, bool) or not isinstance(truth, (int, float)) or not math.isfinite(truth):
+            if not is_number(truth):
                 raise InvalidInput("the true mean of a numeric question must be a number")
             value = float(truth)
         self.store.set_truth(current.question_id, json.dumps(value))
@@ -274,14 +344,27 @@ class Classroom:
                 "mechanism_name": mech.display_name, "epsilon": spec.epsilon, "open": not current.closed,
                 "report_format": mech.report_format}
 
+    def _limit_client(self, address: str, device: str | None) -> None:
+        """The per-client budgets (before the class's): the device's, when the page sent a well-formed token, and
+        the address's, always (a client that drops or rotates its token is still held by its address)."""
+        if device is not None and DEVICE_RE.match(device) and not self.device_limiter.allow(f"{address}|{device}"):
+            raise RateLimited("too many reports from this phone right now; retry in a second",
+                              retry_after=self.device_limiter.retry_after())
+        if not self.address_limiter.allow(address):
+            raise RateLimited("too many reports from this network address right now; retry in a second",
+                              retry_after=self.address_limiter.retry_after())
+
     def public_info(self, code: str) -> dict[str, Any]:
         """What a student needs to randomize: the question, labels or range, mechanism, ε and its parameters."""
         current = self._current(code)
         return {"code": code.upper(), **self._describe(current), "parameters": randomizer_parameters(current.spec)}
 
-    def submit(self, code: str, body: Any) -> dict[str, Any]:
+    def submit(self, code: str, body: Any, *, address: str | None = None, device: str | None = None
+               ) -> dict[str, Any]:
         """``{report, nonce}`` (and optionally ``question``: the id the student randomized for) → stored, or a
-        one-line :class:`LDPError` (400 malformed, 404 unknown class, 409 closed / duplicate nonce, 429)."""
+        one-line :class:`LDPError` (400 malformed, 404 unknown class, 409 closed / duplicate nonce, 422 a report
+        the mechanism cannot produce, 429). ``address`` (the HTTP client's) and ``device`` (the page's device
+        token) are only used for the per-client rate limits, never stored; in-process calls pass neither."""
         if not isinstance(body, dict) or set(body) - {"report", "nonce", "question"} or "report" not in body \
                 or "nonce" not in body:
             raise InvalidInput("the body must be a JSON object {report, nonce}")
@@ -299,6 +382,8 @@ class Classroom:
         if asked is not None and asked != current.question_id:
             raise ClassClosed("this report answers an earlier question; reload the page for the current one")
         report = parse_report(current.spec, body["report"])
+        if address is not None:
+            self._limit_client(address, device)
         if not self.limiter.allow(code.upper()):
             raise RateLimited("too many reports for this class right now; retry in a second")
         if not self.store.add_report(current.class_id, current.question_id, nonce, report):

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ldp.classroom.errors import DuplicateNonce
+from ldp.classroom.errors import DuplicateNonce, StorageUnavailable
 from ldp.core.errors import InvalidInput
 
 __all__ = ["DEFAULT_DATA_DIR", "SQLiteStore", "SQLStore", "Store", "open_store"]
@@ -43,6 +43,12 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS reports_by_question ON reports (question_id, id)",
     "CREATE INDEX IF NOT EXISTS questions_by_class ON questions (class_id, seq)",
 )
+
+
+def unavailable(exc: BaseException) -> StorageUnavailable:
+    """The store's own error (disk full, read-only file, database down) as a one-line, retryable 503."""
+    detail = " ".join(str(getattr(exc, "orig", None) or exc).split())[:100] or type(exc).__name__
+    return StorageUnavailable(f"the class's storage is unavailable right now ({detail}); retry in a few seconds")
 
 
 class Store(ABC):
@@ -182,6 +188,16 @@ class SQLiteStore(Store):
 
     @contextlib.contextmanager
     def _tx(self, write: bool) -> Iterator[Any]:
+        try:
+            with self._sqlite_tx(write) as run:
+                yield run
+        except (sqlite3.Error, OSError) as exc:
+            if self._is_unique_violation(exc):
+                raise
+            raise unavailable(exc) from exc
+
+    @contextlib.contextmanager
+    def _sqlite_tx(self, write: bool) -> Iterator[Any]:
         conn = self._conn()
         with self._write_lock if write else contextlib.nullcontext():
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -221,12 +237,17 @@ class SQLStore(Store):
 
     @contextlib.contextmanager
     def _tx(self, write: bool) -> Iterator[Any]:
-        with self.engine.begin() as conn:
-            def run(sql: str, **params: Any) -> list[tuple]:
-                res = conn.execute(self._sa.text(sql), params)
-                return [tuple(r) for r in res] if res.returns_rows else []
+        try:
+            with self.engine.begin() as conn:
+                def run(sql: str, **params: Any) -> list[tuple]:
+                    res = conn.execute(self._sa.text(sql), params)
+                    return [tuple(r) for r in res] if res.returns_rows else []
 
-            yield run
+                yield run
+        except (self._sa.exc.SQLAlchemyError, OSError) as exc:
+            if self._is_unique_violation(exc):
+                raise
+            raise unavailable(exc) from exc
 
     def _is_unique_violation(self, exc: Exception) -> bool:
         if not isinstance(exc, self._sa.exc.IntegrityError):
@@ -243,4 +264,7 @@ def open_store(database_url: str | None = None, data_dir: str | os.PathLike[str]
             raise InvalidInput(f"LDP_DATABASE_URL must be a postgresql://… URL, got {url.split('://', 1)[0]}://…")
         return SQLStore(url)
     directory = Path(data_dir if data_dir is not None else os.environ.get("LDP_DATA_DIR") or DEFAULT_DATA_DIR)
-    return SQLiteStore(directory / "classroom.sqlite3")
+    try:
+        return SQLiteStore(directory / "classroom.sqlite3")
+    except (sqlite3.Error, OSError) as exc:
+        raise unavailable(exc) from exc

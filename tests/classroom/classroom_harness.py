@@ -30,6 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60
+# The server's teacher secret (LDP_TEACHER_SECRET) in every server started here: creating a class over HTTP needs it.
+TEACHER_SECRET = "harness-teacher-secret"
 
 
 class Unavailable(RuntimeError):
@@ -59,7 +61,7 @@ def start_app(env: dict[str, str], log_path: Path, port: int | None = None) -> A
     """``streamlit run serve.py`` with ``env`` added (e.g. LDP_DATA_DIR); returns once /_stcore/health answers."""
     port = port or free_port()
     full_env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-                "PYTHONUNBUFFERED": "1", **env}
+                "PYTHONUNBUFFERED": "1", "LDP_TEACHER_SECRET": TEACHER_SECRET, **env}
     cmd = [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.headless", "true", "--server.port",
            str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
            "--server.fileWatcherType", "none"]

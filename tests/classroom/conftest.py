@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classroom_harness import Unavailable, postgres_server  # noqa: E402
+from classroom_harness import TEACHER_SECRET, Unavailable, postgres_server  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def teacher_secret(monkeypatch) -> str:
+    """Every Classroom built in a test knows the harness's teacher secret (``$LDP_TEACHER_SECRET``)."""
+    monkeypatch.setenv("LDP_TEACHER_SECRET", TEACHER_SECRET)
+    return TEACHER_SECRET
 
 
 @pytest.fixture(scope="session")

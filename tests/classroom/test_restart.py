@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classroom_harness import call, start_app, stop_app  # noqa: E402
+from classroom_harness import TEACHER_SECRET, call, start_app, stop_app  # noqa: E402
 
 STUDENTS = 4            # threads submitting as fast as the server answers
 KILL_AFTER_S = 1.5
@@ -44,7 +44,8 @@ def kill_and_restart(tmp_path: Path) -> dict:
     app = start_app(env, tmp_path / "first.log")
     try:
         status, created = call("POST", f"{app.url}/api/classes", {"question": "Which?", "labels": ["a", "b", "c"],
-                                                                 "mechanism": "grr", "epsilon": 1.0})
+                                                                 "mechanism": "grr", "epsilon": 1.0},
+                               token=TEACHER_SECRET)
         assert status == 201, created
         code, token = created["code"], created["teacher_token"]
         acked: list[list[str]] = [[] for _ in range(STUDENTS)]

@@ -22,7 +22,7 @@ from e2e_harness import SCREENSHOTS, open_page, screenshot, wait_idle
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "classroom"))
-from classroom_harness import call, start_app, stop_app  # noqa: E402
+from classroom_harness import TEACHER_SECRET, call, start_app, stop_app  # noqa: E402
 
 from ldp.classroom import QuestionSpec, mechanism_of, randomize  # noqa: E402
 
@@ -46,7 +46,7 @@ def classroom_server(tmp_path_factory) -> Iterator[object]:
 
 
 def _create(server, body: dict) -> dict:
-    status, out = call("POST", f"{server.url}/api/classes", body)
+    status, out = call("POST", f"{server.url}/api/classes", body, token=TEACHER_SECRET)
     assert status == 201, out
     return out
 
@@ -236,3 +236,70 @@ def test_projector_view_and_phone_page(browser, classroom_server):
     finally:
         context.close()
     assert (SCREENSHOTS / "classroom-projector.png").exists()
+
+
+def test_a_retry_sends_the_same_report_and_a_reload_says_already_sent(browser, classroom_server):
+    """The first POST fails (a plain-text 500, then a JSON 503): each tap again sends the same report and nonce (one
+    report per answer: ε, not 2ε); the page shows the server's reasons; after the 201 a reload says "already sent"
+    and offers no second answer."""
+    body = {"question": "Retry?", "labels": ["yes", "no", "maybe"], "mechanism": "grr", "epsilon": 1.0}
+    created = _create(classroom_server, body)
+    code = created["code"]
+    page = _student_page(browser, classroom_server, code)
+    posts: list[dict] = []
+    failures = [(500, "text/plain", "Internal Server Error"),
+                (503, "application/json", json.dumps({"error": "the class's storage is unavailable right now "
+                                                               "(disk full); retry in a few seconds"}))]
+
+    def intercept(route, request):
+        if request.method != "POST":
+            return route.continue_()
+        posts.append({**json.loads(request.post_data), "device": request.headers.get("x-ldp-device")})
+        if failures:
+            status, ctype, text = failures.pop(0)
+            return route.fulfill(status=status, content_type=ctype, body=text, headers={"Retry-After": "5"})
+        return route.continue_()
+
+    try:
+        page.route(f"**/api/classes/{code}/reports", intercept)
+        page.goto(f"{classroom_server.url}/join/{code}")
+        page.get_by_text("maybe", exact=True).click()
+        page.click("#send")
+        page.wait_for_function("() => document.getElementById('error').textContent.includes('HTTP 500')")
+        assert "Unexpected token" not in page.inner_text("#error")
+        assert page.inner_text("#send") == "Send my report again"
+        assert page.is_disabled("#answers input >> nth=0")   # the report is drawn: the answer is locked
+        page.click("#send")
+        page.wait_for_function("() => document.getElementById('error').textContent.includes('disk full')")
+        page.click("#send")
+        page.wait_for_selector("#result:not([hidden])")
+        assert "You answered “maybe”" in page.inner_text("#sent")
+        assert page.inner_text("#error") == ""
+        page.reload()
+        page.wait_for_selector("#result:not([hidden])")
+        assert "Already sent" in page.inner_text("#sent")
+        assert page.is_disabled("#send") and page.inner_text("#send") == "Already sent"
+        page.click("#send", force=True)
+        page.wait_for_timeout(500)
+    finally:
+        page.context.close()
+    assert len(posts) == 3, posts
+    assert all(p == posts[0] for p in posts), posts   # the same report, nonce and question every time
+    assert re.fullmatch(r"[A-Za-z0-9_-]{8,64}", posts[0]["device"] or ""), posts   # the per-client limit's token
+    summary = call("GET", f"{classroom_server.url}/api/classes/{code}/summary", token=created["teacher_token"])[1]
+    assert summary["reports"] == 1
+
+
+def test_without_javascript_the_page_says_why_it_needs_it(browser, classroom_server):
+    created = _create(classroom_server, {"question": "JS?", "labels": ["a", "b"], "mechanism": "grr",
+                                         "epsilon": 1.0})
+    context = browser.new_context(viewport=PHONE, locale="en-US", java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{classroom_server.url}/join/{created['code']}")
+        text = page.inner_text("body")
+        screenshot(page, "classroom-student-no-javascript", full_page=True)
+    finally:
+        context.close()
+    assert "This page needs JavaScript" in text and "on this phone" in text
+    assert "Loading…" not in text
