@@ -164,3 +164,16 @@ def test_reports_from_outside_are_still_refused(name):
             mech.aggregate(bad)
         with pytest.raises(ldp.LDPError):
             ldp.aggregate_reports(mech, bad)
+
+
+def test_ss_refuses_a_repeated_value_in_any_block_of_rows():
+    """SS's duplicate check marks each row's values in a byte map a block of rows at a time (1,024 rows at
+    d = 1,024): a repeat in a later block is found, and genuine reports pass."""
+    mech = ldp.get_mechanism("ss", 1.0, 1024)
+    reports = mech.perturb(np.arange(3000) % 1024, np.random.default_rng(5))
+    assert mech.aggregate(reports).n == 3000
+    for row in (0, 1023, 1024, 2999):
+        bad = reports.copy()
+        bad[row, -1] = bad[row, 0]
+        with pytest.raises(ldp.LDPError, match="repeats"):
+            mech.aggregate(bad)
