@@ -353,10 +353,17 @@ def _floor_draws(name: str, mech: Any) -> Callable[[np.random.Generator, int], N
     second for one cell in 4,096); a Bernoulli bit likewise counts as one uniform (OUE: n·d uniforms — its byte
     thresholds draw less, so OUE may beat its floor)."""
     d = mech.d
+    rows = max(1, (1 << 15) // d)
+
+    def cells(rng: np.random.Generator, m: int) -> None:  # m·d uniforms in cache-sized blocks (no 64 MB arrays)
+        buf = np.empty((min(m, rows), d))
+        for start in range(0, m, rows):
+            rng.random(out=buf[:min(rows, m - start)])
+
     if name in ("grr", "l-grr"):
         return lambda rng, m: (rng.random(m), rng.integers(0, d - 1, m))
     if name in ("oue", "sue", "the", "she"):
-        return lambda rng, m: rng.random((m, d))
+        return cells
     if name == "ss":
         omega = mech.omega
         return lambda rng, m: (rng.random(m), rng.integers(0, d, (m, omega)))
