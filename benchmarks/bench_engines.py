@@ -5,12 +5,17 @@ Run from the repository root::
     .venv/bin/python benchmarks/bench_engines.py            # full run (~10 min on 2 cores)
     .venv/bin/python benchmarks/bench_engines.py --quick    # tiny smoke run (~1 min, mostly numba JIT)
     .venv/bin/python benchmarks/bench_engines.py --only grr,oue,olh --tables 1,3
+    .venv/bin/python benchmarks/bench_engines.py --only grr,oue,she,ss,olh --tables 5 --baseline-root /tmp/base
 
 Tables
   1. exact engine, n = 10^6, d = 1024, ε = 1: wall time of perturb + aggregate and peak memory per mechanism
   2. exact engine peak memory as n grows (10^5, 10^6, 10^7) for a few mechanisms: flat thanks to chunking
   3. fast engine, n = 10^9, d = 1024: median time per mechanism
   4. against multi-freq-ldpy (n = 2·10^4, d = 1024, ε = 1): time and MSE for the mechanisms both libraries have
+  5. exact engine against its RNG floor (n = 10^6, d = 1024, ε = 1): the time to draw only the randomness each
+     mechanism needs, the ratios time/floor and time/OUE, the load average beside every figure; with
+     ``--baseline-root DIR`` (another source tree, e.g. ``git archive <commit> | tar -x -C DIR``) the same cases
+     run on that tree's ``ldp`` too, side by side
 
 Exact-engine cases (tables 1 and 2) each run in a fresh child process (this script with ``--child``) so
 that the peak RSS of one case is not polluted by another. Nothing here asserts on time: the tables show
@@ -34,8 +39,10 @@ from types import SimpleNamespace
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:  # run as a script: make the working tree's ``ldp`` importable
-    sys.path.insert(0, str(REPO_ROOT))
+# run as a script: make the working tree's ``ldp`` importable (a child case of --baseline-root imports another tree's)
+LDP_ROOT = os.environ.get("LDP_BENCH_ROOT", str(REPO_ROOT))
+if LDP_ROOT not in sys.path:
+    sys.path.insert(0, LDP_ROOT)
 
 import numpy as np  # noqa: E402
 
@@ -87,6 +94,18 @@ def load_average() -> str:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         return "?"
+
+
+def load_now() -> float:
+    """The 1-minute load average (/proc/loadavg), NaN where it cannot be read."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as fh:
+            return float(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        try:
+            return float(os.getloadavg()[0])
+        except OSError:
+            return float("nan")
 
 
 def clip_renormalize(est: np.ndarray) -> np.ndarray:
@@ -168,15 +187,18 @@ def child_main(spec: dict[str, Any]) -> None:
     except Exception:  # sanity column only
         theory = float("nan")
     print(json.dumps({
-        "mechanism": name, "n": n, "time": float(np.median(times)), "times": times,
+        "mechanism": name, "n": n, "time": float(np.median(times)), "times": times, "load": load_now(),
+        "ldp_file": ldp.__file__,
         "peak_increase": max(0, peak - baseline), "peak": peak, "baseline": baseline,
         "rss_after_imports": rss_after_imports, "chunk": mech.chunk_size(), "mse": mse, "theory": theory,
     }))
 
 
-def run_child(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
+def run_child(spec: dict[str, Any], timeout: float, root: str | None = None) -> dict[str, Any]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+    root = root or str(REPO_ROOT)
+    env["LDP_BENCH_ROOT"] = root
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
     t0 = time.perf_counter()
     try:
@@ -194,17 +216,18 @@ def run_child(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
 class ExactCases:
     """Runs (and caches) exact-engine child cases keyed by (mechanism, n)."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, root: str | None = None) -> None:
         self.args = args
+        self.root = root
         self.cache: dict[tuple[str, int], dict[str, Any]] = {}
 
     def get(self, name: str, n: int, tag: str) -> dict[str, Any]:
         key = (name, n)
         if key not in self.cache:
-            log(f"[{tag}] exact engine {name:7s} n={fmt_n(n)} …")
+            log(f"[{tag}] exact engine {name:7s} n={fmt_n(n)}{' (baseline ' + self.root + ')' if self.root else ''} …")
             spec = {"mechanism": name, "n": n, "d": self.args.d, "epsilon": self.args.epsilon,
                     "seed": self.args.seed, "repeats": self.args.repeats}
-            res = run_child(spec, self.args.child_timeout)
+            res = run_child(spec, self.args.child_timeout, self.root)
             self.cache[key] = res
             if "error" in res:
                 log(f"[{tag}]   {name}: {res['error']}")
@@ -320,6 +343,107 @@ def table_fast(args: argparse.Namespace, names: list[str]) -> None:
          "'sampling': exact = exact in distribution; moments = exact mean and covariance (see ldp.engines)."],
         ["mechanism", "median ms", "min ms", "max ms", "sampling", "target ms", "result"],
         rows)
+
+
+# ---------------------------------------------------------------------------------------------- table 5
+def _floor_draws(name: str, mech: Any) -> Callable[[np.random.Generator, int], None] | None:
+    """The randomness the client of ``name`` needs for m users, drawn and thrown away (None: no floor defined).
+
+    One float64 uniform stands for one 'noise draw' (SHE's exact discrete Laplace needs one per cell, plus a
+    second for one cell in 4,096); a Bernoulli bit likewise counts as one uniform (OUE: n·d uniforms — its byte
+    thresholds draw less, so OUE may beat its floor)."""
+    d = mech.d
+    rows = max(1, (1 << 15) // d)
+
+    def cells(rng: np.random.Generator, m: int) -> None:  # m·d uniforms in cache-sized blocks (no 64 MB arrays)
+        buf = np.empty((min(m, rows), d))
+        for start in range(0, m, rows):
+            rng.random(out=buf[:min(rows, m - start)])
+
+    if name in ("grr", "l-grr"):
+        return lambda rng, m: (rng.random(m), rng.integers(0, d - 1, m))
+    if name in ("oue", "sue", "the", "she"):
+        return cells
+    if name == "ss":
+        omega = mech.omega
+        return lambda rng, m: (rng.random(m), rng.integers(0, d, (m, omega)))
+    if name in ("olh", "blh"):
+        prime, g = mech.prime, mech.g
+        return lambda rng, m: (rng.integers(1, prime, m), rng.integers(0, prime, m), rng.random(m),
+                               rng.integers(0, max(1, g - 1), m))
+    if name == "hr":
+        return lambda rng, m: (rng.random(m), rng.integers(0, 2 * d, m))
+    return None
+
+
+def measure_floor(name: str, args: argparse.Namespace, repeats: int = 3) -> tuple[float, float] | None:
+    """Wall time (median of ``repeats``) to draw the client's randomness for n users the way the exact engine
+    would — the mechanism's chunks, one spawned generator per chunk, the engine's thread pool — and the load."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    mech = ldp.get_mechanism(name, args.epsilon, args.d)
+    draw = _floor_draws(name, mech)
+    if draw is None:
+        return None
+    n, chunk = args.n_exact, mech.chunk_size()
+    workers = ldp.engines.default_workers()
+    times = []
+    for rep in range(repeats + 1):  # the first call is a warm-up
+        rng = np.random.default_rng(args.seed + 100 + rep)
+        jobs = [(min(n, s + chunk) - s, child) for s, child in zip(range(0, n, chunk),
+                                                                   rng.spawn(-(-n // chunk)), strict=True)]
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for _ in pool.map(lambda job: draw(job[1], job[0]), jobs):
+                pass
+        if rep:
+            times.append(time.perf_counter() - t0)
+    return float(np.median(times)), load_now()
+
+
+def table_floor(args: argparse.Namespace, names: list[str], cases: ExactCases,
+                baseline: ExactCases | None) -> None:
+    n, d = args.n_exact, args.d
+    measured: dict[str, tuple[dict[str, Any], tuple[float, float] | None, dict[str, Any] | None]] = {}
+    for name in names:
+        res = cases.get(name, n, "table 5")
+        log(f"[table 5] RNG floor {name} n={fmt_n(n)} …")
+        floor = measure_floor(name, args)
+        base = baseline.get(name, n, "table 5") if baseline is not None else None
+        measured[name] = (res, floor, base)
+    oue = measured.get("oue", ({}, None, None))
+
+    def ok(res: dict[str, Any] | None) -> bool:
+        return res is not None and "error" not in res
+
+    rows = []
+    for name, (res, floor, base) in measured.items():
+        t = res["time"] if ok(res) else None
+        row = [name, fmt_s(t), f"{res['load']:.2f}" if ok(res) else res.get("error", "-")[:20]]
+        row += [fmt_s(floor[0]), f"{floor[1]:.2f}"] if floor else ["-", "-"]
+        row.append(f"{t / floor[0]:.2f}" if floor and t else "-")
+        row.append(f"{t / oue[0]['time']:.2f}" if t and ok(oue[0]) else "-")
+        if baseline is not None:
+            bt = base["time"] if ok(base) else None
+            row += [fmt_s(bt), f"{base['load']:.2f}" if ok(base) else "-",
+                    f"{bt / floor[0]:.2f}" if floor and bt else "-",
+                    f"{bt / oue[2]['time']:.2f}" if bt and ok(oue[2]) else "-",
+                    f"{bt / t:.2f}" if bt and t else "-"]
+        rows.append(row)
+    columns = ["mechanism", "time s", "load", "floor s", "load", "time/floor", "time/OUE"]
+    lines = [f"time: run_exact (perturb + aggregate, {ldp.engines.default_workers()} threads), the child case of "
+             "table 1; load: 1-minute load average (/proc/loadavg) right after that figure was measured.",
+             "floor: the time to draw only the randomness the client needs for n users, chunked and threaded as the",
+             "engine does (median of 3 after a warm-up): GRR n uniforms + n integers; OUE/SUE/THE n·d uniforms;",
+             "SHE n·d noise draws, one float64 uniform each (the minimum of its exact sampler); SS n uniforms + n·ω",
+             "integers; OLH/BLH 3 integers + 1 uniform per user (no hashing); HR 1 uniform + 1 integer per user.",
+             "Goals (issue 'Fast everywhere'): SHE ≤ 4× OUE and ≤ 2× its floor; SS ≤ 2.5× OUE. Nothing is asserted."]
+    if baseline is not None:
+        columns += ["base s", "load", "base/floor", "base/OUE", "speed-up"]
+        lines.append(f"base: the same child cases on the ldp of --baseline-root {baseline.root} (its own OUE in "
+                     "base/OUE); speed-up = base s / time s.")
+    print_table(f"Table 5 - exact engine against its RNG floor: n = {fmt_n(n)} users, d = {d}, ε = {args.epsilon:g}",
+                lines, columns, rows)
 
 
 # ---------------------------------------------------------------------------------------------- table 4
@@ -471,7 +595,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny smoke run (small n everywhere)")
     parser.add_argument("--only", default=None, help="comma-separated mechanism names (default: all)")
-    parser.add_argument("--tables", default="1,2,3,4", help="which tables to run, e.g. 1,3 (default: all)")
+    parser.add_argument("--tables", default="1,2,3,4,5", help="which tables to run, e.g. 1,3 (default: all)")
+    parser.add_argument("--baseline-root", default=None,
+                        help="table 5: also run the exact cases on the ldp package of this source tree")
     parser.add_argument("--d", type=int, default=1024, help="domain size (default 1024)")
     parser.add_argument("--epsilon", type=float, default=1.0, help="ε (ε∞ for longitudinal mechanisms)")
     parser.add_argument("--seed", type=int, default=2024)
@@ -538,6 +664,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         table_fast(args, names)
     if 4 in args.tables:
         table_compare(args, names)
+    if 5 in args.tables:
+        baseline = ExactCases(args, str(Path(args.baseline_root).resolve())) if args.baseline_root else None
+        table_floor(args, names, cases, baseline)
     print(f"\ntotal wall time: {time.perf_counter() - started:.0f} s; load average {load_average()} at the end",
           flush=True)
 

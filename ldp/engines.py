@@ -3,9 +3,10 @@ every kind of mechanism, through the mechanism's public protocol only.
 
 - ``exact``: runs the real client randomizer (``mechanism.perturb``) for every simulated user, streaming users
   in chunks (memory bounded by the chunk, independent of n) and aggregating each chunk on the server side
-  (``mechanism.aggregate``); aggregates are additive, so the chunks' aggregates add up. Chunks run on a small
-  thread pool (numpy releases the GIL); each chunk has its own child generator spawned from the caller's, so
-  results do not depend on scheduling.
+  (``mechanism.aggregate(..., trusted=True)``: reports the engine itself just produced are not re-validated,
+  unlike reports from outside, see :func:`aggregate_reports`); aggregates are additive, so the chunks'
+  aggregates add up. Chunks run on a small thread pool (numpy releases the GIL); each chunk has its own child
+  generator spawned from the caller's, so results do not depend on scheduling.
 - ``fast``: draws the aggregate directly (``mechanism.sample_aggregate``), in O(size of the aggregate)
   whatever n; exact in distribution where ``mechanism.fast_engine_exact`` says so, otherwise as
   ``mechanism.fast_engine_note`` describes.
@@ -82,7 +83,9 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
 
     def work(job: tuple[tuple[int, int], RandomSource]) -> Aggregate:
         (start, stop), child = job
-        return mechanism.aggregate(mechanism.perturb(take(start, stop, child), child))
+        # the reports were produced just now by the mechanism's own client: trusted, not re-validated (the
+        # check is for reports crossing a boundary: files, the network, callers of Mechanism.aggregate)
+        return mechanism.aggregate(mechanism.perturb(take(start, stop, child), child), trusted=True)
 
     secure = not isinstance(rng, np.random.Generator)
 
@@ -132,5 +135,5 @@ def collect(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, en
 
 
 def aggregate_reports(mechanism: Mechanism, reports: Any) -> Aggregate:
-    """Server side on real reports (e.g. a report file)."""
+    """Server side on real reports (e.g. a report file): validated, as everything from outside the engine."""
     return mechanism.aggregate(reports)

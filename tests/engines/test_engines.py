@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ldp_test_support import build, sample_inputs
 
 import ldp
 from ldp.engines import collect, run_exact
@@ -98,3 +99,81 @@ def test_secure_source_runs_sequentially():
     mech = ldp.get_mechanism("hr", 1.0, 16)
     agg = run_exact(mech, ldp.SecureRandom(), true_counts=np.full(16, 50))
     assert agg.n == 800
+
+
+# ---------------------------------------------------------------------------------------------- trust boundary
+@pytest.mark.parametrize("name", list(ldp.MECHANISMS.names()))
+def test_exact_engine_trusts_its_own_reports_with_unchanged_results(name, monkeypatch):
+    """The exact engine does not re-validate the reports its own client just produced (issue "Fast everywhere":
+    up to a third of SHE's and SS's time), and its aggregate is the one the validating public path gives: the same
+    chunks, the same child generators, ``mechanism.aggregate(reports)`` summed."""
+    mech = build(name, 1.0, 16)
+    values = sample_inputs(mech, 700, np.random.default_rng(3))
+    chunk = 256
+
+    expected = np.zeros(mech.statistic_size())
+    parent = np.random.default_rng(9)
+    for start in range(0, values.shape[0], chunk):
+        child = parent.spawn(1)[0]
+        expected += mech.aggregate(mech.perturb(values[start:start + chunk], child)).counts  # validated
+
+    def refuse(self, reports):
+        raise AssertionError("the exact engine re-validated its own reports")
+
+    monkeypatch.setattr(type(mech), "_validate_reports", refuse)
+    for workers in (1, 2):
+        agg = run_exact(mech, np.random.default_rng(9), values=values, chunk_size=chunk, workers=workers)
+        np.testing.assert_array_equal(agg.counts, expected)
+        assert agg.n == 700
+
+
+def _bad_reports(name: str, mech) -> list[np.ndarray]:
+    good = mech.perturb(np.arange(4) % mech.d, np.random.default_rng(0))
+    if name == "grr":
+        return [np.array([0, mech.d]), np.array([-1]), np.array([0.5]), good.reshape(2, 2)]
+    if name == "oue":
+        bad = good.astype(np.int64)
+        bad[0, 0] = 2
+        return [bad, good[:, :-1]]
+    if name == "she":
+        nan, huge = good.astype(np.float64), good.astype(np.float64)
+        nan[1, 2] = np.nan
+        huge[0, 0] = 1e30
+        return [nan, huge, good[:, :-1]]
+    if name == "ss":
+        dup = good.copy()
+        dup[0, 1] = dup[0, 0]
+        out = good.copy()
+        out[2, 0] = mech.d
+        return [dup, out, good[:, :-1]]
+    if name == "olh":
+        a0, y = good.copy(), good.copy()
+        a0[0, 0] = 0  # hash multiplier a must be ≥ 1
+        y[1, 2] = mech.g
+        return [a0, y, good[:, :2]]
+    raise AssertionError(name)
+
+
+@pytest.mark.parametrize("name", ["grr", "oue", "she", "ss", "olh"])
+def test_reports_from_outside_are_still_refused(name):
+    """Validation stays at the trust boundary: the public aggregate (and aggregate_reports, which the report
+    files and the classroom use) refuses bad reports by default."""
+    mech = ldp.get_mechanism(name, 1.0, 16)
+    for bad in _bad_reports(name, mech):
+        with pytest.raises(ldp.LDPError):
+            mech.aggregate(bad)
+        with pytest.raises(ldp.LDPError):
+            ldp.aggregate_reports(mech, bad)
+
+
+def test_ss_refuses_a_repeated_value_in_any_block_of_rows():
+    """SS's duplicate check marks each row's values in a byte map a block of rows at a time (1,024 rows at
+    d = 1,024): a repeat in a later block is found, and genuine reports pass."""
+    mech = ldp.get_mechanism("ss", 1.0, 1024)
+    reports = mech.perturb(np.arange(3000) % 1024, np.random.default_rng(5))
+    assert mech.aggregate(reports).n == 3000
+    for row in (0, 1023, 1024, 2999):
+        bad = reports.copy()
+        bad[row, -1] = bad[row, 0]
+        with pytest.raises(ldp.LDPError, match="repeats"):
+            mech.aggregate(bad)

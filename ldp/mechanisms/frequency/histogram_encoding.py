@@ -1,5 +1,9 @@
 """Summation with histogram encoding (SHE): the one-hot vector plus Laplace(2/ε) noise on every coordinate,
-summed by the server (lecture; IBU paper §3.1). Not pure: the sum of noisy vectors is already unbiased."""
+summed by the server (lecture; IBU paper §3.1). Not pure: the sum of noisy vectors is already unbiased.
+
+The client draws the noise directly on its output grid — the discrete Laplace (two-sided geometric) at the
+grid step, the exact ε-LDP counterpart of Laplace(2/ε) there (see :class:`SHE`) — rather than continuous
+Laplace noise snapped to the grid: as safe against floating-point side channels, at a quarter of the cost."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.randomness import RandomSource, laplace
+from ldp.core.randomness import RandomSource, discrete_laplace
 from ldp.core.registry import MECHANISMS
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.frequency.base import IBU_PAPER, LECTURE, FrequencyOracle
@@ -22,7 +26,25 @@ __all__ = ["SHE"]
 class SHE(FrequencyOracle):
     """Summation with histogram encoding: the client sends its one-hot vector plus Laplace(2/ε)
     noise on every coordinate; the server sums. Not pure: the estimate is the sum divided by n,
-    with variance 2(2/ε)²/n = 8/(ε² n) (lecture's table)."""
+    with variance 2(2/ε)²/n = 8/(ε² n) (lecture's table).
+
+    The noise is the Laplace mechanism's exact counterpart on the report grid y = k·δ (``output_grid``,
+    step δ, 1/δ an integer): the discrete Laplace (two-sided geometric) in grid units,
+
+        Pr[Z = z] = (1 − a)/(1 + a) · a^|z|,  z ∈ ℤ,  a = exp(−ε·δ/Δ),  Δ = 2,
+
+    on every coordinate: k_j = 1[j = v]/δ + Z_j, clamped to the grid's ends. Δ = 2 is the L1 sensitivity
+    of the one-hot vector (‖e_v − e_v'‖₁ = 2, i.e. 2/δ grid units). ε-LDP: for inputs v, v' and every
+    report index vector k (before the clamp),
+
+        Pr[k | v] / Pr[k | v'] = Π_j a^(|k_j − e_v,j/δ| − |k_j − e_v',j/δ|) ≤ a^(−‖e_v − e_v'‖₁/δ)
+                               = a^(−2/δ) = exp(ε·δ/2 · 2/δ) = e^ε
+
+    by the triangle inequality (equality where k_v ≤ 0 and k_v' ≥ 1/δ); the clamp is post-processing. The
+    report is computed from k alone, so the floating-point side channel stays closed; the sampler
+    (``ldp.core.randomness.discrete_laplace``) realises every probability to a relative 2⁻²⁰.
+    Each coordinate's noise has variance 2a/(1 − a)²·δ² (``noise_variance``) = 8/ε² − δ²/6 + O(δ⁴ε²), the
+    exact value every variance method uses (the lecture's 8/ε² stays ``lecture_variance``)."""
 
     name = "she"
     display_name = "SHE"
@@ -35,7 +57,26 @@ class SHE(FrequencyOracle):
 
     @property
     def scale(self) -> float:
+        """b = Δ/ε = 2/ε: the scale of the lecture's Laplace noise (the discrete noise's continuous counterpart)."""
         return 2.0 / self.epsilon
+
+    @property
+    def noise_log_parameter(self) -> float:
+        """ln a = −ε·δ/Δ (Δ = 2, δ the grid step) of the discrete Laplace noise, in grid units."""
+        return -self.epsilon * self.output_grid.step / 2.0
+
+    @property
+    def noise_parameter(self) -> float:
+        """a = exp(−ε·δ/2): Pr[Z = z] = (1 − a)/(1 + a)·a^|z| for the noise Z of a coordinate, in grid steps."""
+        return math.exp(self.noise_log_parameter)
+
+    @property
+    def noise_variance(self) -> float:
+        """Exact variance of one coordinate's noise: 2a/(1 − a)²·δ² (≈ 2b² − δ²/6; the clamp at ±40b, reached with
+        probability < e⁻⁴⁰, is ignored)."""
+        a = self.noise_parameter
+        one_minus_a = -math.expm1(self.noise_log_parameter)
+        return 2.0 * a / one_minus_a**2 * self.output_grid.step**2
 
     def _probabilities(self) -> tuple[float, float]:
         return 1.0, 0.0  # the sum of noisy vectors is already unbiased: f̂ = C / n
@@ -47,12 +88,12 @@ class SHE(FrequencyOracle):
     def output_grid(self) -> OutputGrid:
         """The grid every coordinate of a report lies on (see :mod:`ldp.maths.grid`).
 
-        Step Δ = the power of two ≤ b·2⁻¹² (at most 1, so that 0 and 1 are grid points), points k·Δ for
-        −K ≤ k ≤ K + 1/Δ with K = ⌈40b/Δ⌉: the noisy coordinate x + Laplace(b) is rounded to the nearest point
-        (ties to even, so the rounded noise stays symmetric and the sum unbiased) and clamped to
-        [−40b, 1 + 40b] (a clamp reached with probability e⁻⁴⁰/2; the bound is symmetric about ½, so the two
-        inputs of a coordinate reach each end with probabilities e^{±ε/2} apart). Every point is a float32
-        (|k| < 2²⁴). Rounding adds less than Δ²/12 ≤ b²·2⁻²⁸ to each coordinate's variance 2b².
+        Step δ = the power of two ≤ b·2⁻¹² (at most 1, so that 0 and 1 are grid points), points k·δ for
+        −K ≤ k ≤ K + 1/δ with K = ⌈40b/δ⌉: the coordinate's index 1[j = v]/δ + Z (Z the discrete Laplace noise,
+        symmetric, so the sum is unbiased) is clamped to [−K, K + 1/δ] (a clamp reached with probability
+        about e⁻⁴⁰/2; the bound is symmetric about ½, so the two inputs of a coordinate reach each end with
+        probabilities e^{±ε/2} apart). Every point is a float32 (|k| < 2²⁴). The discrete noise's variance
+        2a/(1 − a)²·δ² differs from the continuous 2b² by about δ²/6 ≤ b²·2⁻²⁴/6.
         """
         return self._cached("grid", self._make_grid)
 
@@ -62,25 +103,24 @@ class SHE(FrequencyOracle):
         return OutputGrid(0.0, step, -k, k + int(round(1.0 / step)))
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # Laplace noise resolved in its deep tail (``ldp.core.randomness.laplace``), then x + onehot snapped to
-        # the output grid (Mironov's remedy; see ``output_grid``). A block of users at a time, so that the
-        # float64 temporaries stay in cache.
+        # Discrete Laplace noise in grid steps (exact on the grid, see the class docstring), plus 1/δ steps at
+        # the user's value, clamped, times δ: a report is a function of its grid indices alone. A block of
+        # users at a time, so that the float64 temporaries stay in cache.
         m, d = values.shape[0], self.d
         grid = self.output_grid
         reports = np.empty((m, d), dtype=np.float32)
         rows = max(1, (1 << 15) // d)
-        inv_step = 1.0 / grid.step
+        one = float(round(1.0 / grid.step))
         lo, hi = float(grid.lo_index), float(grid.hi_index)
+        log_a = self.noise_log_parameter
+        buffer = np.empty(min(m, rows) * d, dtype=np.float64)
         for start in range(0, m, rows):
             stop = min(m, start + rows)
-            shape = (stop - start, d)
-            c = laplace(rng, shape, self.scale)
-            c[np.arange(stop - start), values[start:stop]] += 1.0
-            c *= inv_step
-            np.rint(c, out=c)
+            c = discrete_laplace(rng, (stop - start, d), log_a, out=buffer[:(stop - start) * d].reshape(-1, d))
+            c[np.arange(stop - start), values[start:stop]] += one
             np.clip(c, lo, hi, out=c)
             c *= grid.step
-            c += 0.0  # −0.0 → +0.0: a report is a function of k alone, not of the sign of its rounded noise
+            c += 0.0  # −0.0 → +0.0: a report is a function of k alone, not of the sign of zero noise
             reports[start:stop] = c
         return reports
 
@@ -105,18 +145,24 @@ class SHE(FrequencyOracle):
         return reports.sum(axis=0, dtype=np.float64)
 
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        # Σ of n Laplace(b) = b (Gamma(n, 1) − Gamma(n, 1)): exact in distribution for the real-valued reports;
-        # the client's grid rounding (``output_grid``) adds < Δ²/12 ≤ b²·2⁻²⁸ per report to the variance.
+        # A discrete Laplace(a) variable is G − G' for i.i.d. geometric G, G' (Pr[G = g] = (1 − a)a^g), so the
+        # sum of n users' noise is δ(N − N') with N, N' i.i.d. negative binomial (n, 1 − a), each drawn as the
+        # Poisson–Gamma mixture Poisson(Gamma(n)·a/(1 − a)): exact in distribution (the ±40b clamp aside).
         c = np.asarray(true_counts, dtype=np.float64)
         n = float(c.sum())
-        return c + self.scale * (rng.standard_gamma(n, c.shape[0]) - rng.standard_gamma(n, c.shape[0]))
+        odds = self.noise_parameter / -math.expm1(self.noise_log_parameter)  # a/(1 − a)
+        first = _poisson(rng, rng.standard_gamma(n, c.shape[0]) * odds)
+        second = _poisson(rng, rng.standard_gamma(n, c.shape[0]) * odds)
+        return c + self.output_grid.step * (first - second)
 
     def variance(self, freqs: np.ndarray | float, n: int) -> np.ndarray:
         f = np.asarray(freqs, dtype=np.float64)
-        return np.full(f.shape, 2 * self.scale**2 / n)
+        return np.full(f.shape, self.noise_variance / n)
 
     def laplace_log_density(self, y: np.ndarray, v: int) -> np.ndarray:
-        """ln of the report density at y (rows) for input v: the object of SHE's ε-LDP check."""
+        """ln of the lecture's continuous report density (Laplace(2/ε) noise) at y (rows) for input v: the object of
+        the lecture's ε-LDP check. Its ratios between inputs are those of the exact grid probabilities
+        (``log_density``): both are −‖y − e_v‖₁/b up to a term that does not depend on v."""
         shifted = np.asarray(y, dtype=np.float64).copy()
         shifted[..., v] -= 1.0
         return -np.abs(shifted).sum(axis=-1) / self.scale - shifted.shape[-1] * math.log(2 * self.scale)
@@ -125,15 +171,28 @@ class SHE(FrequencyOracle):
         return true_counts.astype(np.float64)
 
     def _aggregate_variance(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
-        return np.full(true_counts.shape, 2 * self.scale**2 * float(true_counts.sum()))
+        return np.full(true_counts.shape, self.noise_variance * float(true_counts.sum()))
 
     def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
-        y = reports.astype(np.float64)
-        return np.stack([self.laplace_log_density(y, int(v)) for v in inputs], axis=1)
+        # the exact log-probability of the grid report: Σ_j ln Pr[Z = k_j − 1[j = v]/δ], the clamped ends
+        # holding their tails (Pr[Z ≥ z] = a^z/(1 + a) for z > 0)
+        grid = self.output_grid
+        k = grid.index(reports.astype(np.float64)).astype(np.float64)
+        one = float(round(1.0 / grid.step))
+        log_a, a = self.noise_log_parameter, self.noise_parameter
+        ends = (k == grid.lo_index) | (k == grid.hi_index)
+        base = np.where(ends, -math.log1p(a), math.log(-math.expm1(log_a)) - math.log1p(a)).sum(axis=1)
+        out = np.empty((k.shape[0], inputs.shape[0]))
+        dist = np.abs(k).sum(axis=1)
+        for i, v in enumerate(inputs):
+            own = k[:, int(v)]
+            out[:, i] = base + log_a * (dist - np.abs(own) + np.abs(own - one))
+        return out
 
     def _privacy_loss(self) -> float:
-        # densities of y under v and v' differ in two coordinates by at most 1 each: ratio ≤ e^{2/b} = e^ε
-        return 2.0 / self.scale
+        # probabilities of k under v and v' differ in two coordinates by at most a^(−1/δ) each:
+        # ratio ≤ a^(−2/δ) = e^ε (class docstring)
+        return -2.0 * self.noise_log_parameter / self.output_grid.step
 
     def _report_bits(self) -> int:
         return 32 * self.d
@@ -148,7 +207,8 @@ class SHE(FrequencyOracle):
         return f"y[{names[0]}] − y[{names[1]}]"
 
     def _explain_report(self, report_text: str) -> str:
-        return "A noisy copy of the one-hot vector: each coordinate has Laplace(2/ε) noise added."
+        return ("A noisy copy of the one-hot vector: each coordinate has Laplace(2/ε) noise added (discrete Laplace "
+                "on the report grid).")
 
     def lecture_variance(self) -> float:
         return 8 / self.epsilon**2
@@ -166,3 +226,13 @@ class SHE(FrequencyOracle):
             return [float(t) for t in line.split()]
         except ValueError:
             raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}") from None
+
+
+def _poisson(rng: np.random.Generator, lam: np.ndarray) -> np.ndarray:
+    """Poisson(λ) draws as float64; beyond numpy's limit (λ > 2⁶⁰, from about 10¹⁴ users) the normal
+    approximation λ + √λ·N(0, 1), rounded, whose law differs from Poisson's by O(λ^−½) < 10⁻⁹."""
+    big = lam > 2.0**60
+    out = rng.poisson(np.where(big, 0.0, lam)).astype(np.float64)
+    if big.any():
+        out[big] = np.rint(lam[big] + np.sqrt(lam[big]) * rng.standard_normal(int(big.sum())))
+    return out

@@ -1,7 +1,8 @@
 """The fast client samplers are exact: statistical checks with fixed seeds.
 
-Covers ``sample_subsets`` and SS (uniform subsets by exchangeable bits plus a uniform fix-up), SHE (Laplace by
-inversion) and the longitudinal UE chains (memoized bits, then re-randomized), each also driven by SecureRandom.
+Covers ``sample_subsets`` and SS (uniform subsets by exchangeable bits plus a uniform fix-up), SHE (discrete
+Laplace on the report grid, by inversion) and the longitudinal UE chains (memoized bits, then re-randomized),
+each also driven by SecureRandom.
 (``bernoulli`` / ``bernoulli_select``, the byte thresholds with tie refinement, are tested in
 tests/core/test_randomness.py.)
 
@@ -210,26 +211,65 @@ class _FixedUniforms:
 
 
 def test_she_inversion_endpoints() -> None:
-    """Two uniforms per coordinate: c = (1 − u1) − (k2 >> 1)·2⁻¹⁰⁵ with k2 = u2·2⁵³ (sign = k2's lowest bit),
-    x = ±b·(−ln c), then snapped to the output grid: finite at the extremes (c ≥ 2⁻¹⁰⁵·…), the second uniform
-    reaching beyond one uniform's tail 53·b·ln 2, and exactly 0 at c = 1."""
+    """One uniform u per coordinate: sign s = ⌊2u⌋, w = 2u − s, |Z| = ⌈ln(w·c)/ln a⌉ − 1 grid steps (c = (1 + a)/2),
+    i.e. the m with a^(m+1)/c ≤ w < a^m/c; w below 2⁻¹² is refined by a second uniform (to the midpoints of the
+    2⁻¹⁰⁵ grid), so that w = 0 is finite and clamped, the refined draws reach beyond one uniform's tail (w = 2⁻⁵²,
+    52·b·ln 2), zero noise of either sign is +0.0, and every report is a grid point.
+    (Replaces the endpoint test of the continuous two-uniform Laplace inversion, which SHE no longer uses.)"""
     mech = ldp.get_mechanism("she", 1.0, 4)
     b, grid = mech.scale, mech.output_grid
+    log_a, a = mech.noise_log_parameter, mech.noise_parameter
+    c = (1 + a) / 2
+    one = round(1 / grid.step)
     ulp = 2.0**-53
-    top = (2**53 - 1) * ulp  # k2 = 2⁵³ − 1: odd (negative sign), k2 >> 1 = 2⁵² − 1
-    u1 = np.array([0.0, 1 - ulp, 1 - ulp, 0.5, 0.5, 0.0, 0.0, 0.0])
-    u2 = np.array([0.0, 0.0, top, 0.0, ulp, 0.0, 0.0, 0.0])
-    x = mech._perturb(np.array([0, 0]), _FixedUniforms(np.concatenate([u1, u2]))).astype(np.float64)
-    x[0, 0] -= 1.0
-    x[1, 0] -= 1.0
-    x = x.ravel()
-    # c = 2⁻⁵³ − (2⁵² − 1)·2⁻¹⁰⁵ = 2⁻¹⁰⁵: |x| = 105·b·ln 2, beyond the grid: clamped to −40b
-    expected = np.array([0.0, b * 53 * math.log(2), -40 * b,
-                         b * math.log(2), -b * math.log(2), 0.0, 0.0, 0.0])
-    assert np.all(np.abs(x - expected) <= grid.step / 2 + 1e-12), (x, expected)
-    assert x[2] == grid.value(grid.lo_index)
-    assert grid.contains(x + np.array([1, 0, 0, 0, 1, 0, 0, 0])).all()
-    assert not np.signbit(x[5:]).any()  # no −0.0: a report is a function of its grid index alone
+    u = np.array([0.5, 0.25, 1 - ulp, 0.0, 0.75, 0.5 + ulp, 2.0**-13, 0.5])  # cells (user 0: 0..3, user 1: 4..7)
+    refine = np.array([0.0, 1 - ulp, 0.0, 0.5])  # cells 0, 3, 5, 7 (w = 0, 0, 2⁻⁵², 0); cell 6's w = 2⁻¹² is not
+    source = _FixedUniforms(np.concatenate([u, refine]))
+    x = mech._perturb(np.array([0, 0]), source).astype(np.float64).ravel()
+    assert source.used == 12
+    sign = np.array([-1, 1, -1, 1, -1, -1, 1, -1])
+    w = np.array([2.0**-106, 0.5, 1 - 2 * ulp, (1 - ulp / 2) * 2.0**-52, 0.5, 2.0**-52 * (1 + 2.0**-54),
+                  2.0**-12, (0.5 + 2.0**-54) * 2.0**-52])
+    m = np.array([math.ceil(math.log(wi * c) / log_a) - 1 for wi in w])
+    for wi, mi in zip(w[1:], m[1:], strict=True):  # the defining inequalities (cell 0 is far beyond the grid)
+        assert a ** (mi + 1) / c <= wi < (a**mi / c if mi else 2.0)
+    own = np.array([1, 0, 0, 0, 1, 0, 0, 0]) * one
+    expected = grid.value(np.clip(own + sign * m, grid.lo_index, grid.hi_index))
+    np.testing.assert_array_equal(x, expected)
+    assert x[0] == grid.value(grid.lo_index)  # w = 2⁻¹⁰⁶: |Z| = 73.5·b, clamped to the grid's end
+    assert m[2] == 0 and not np.signbit(x[2])  # zero noise with a negative sign is +0.0
+    assert abs(x[7]) > b * 52 * math.log(2) + grid.step  # beyond what w ≥ 2⁻⁵² can give: the refinement's reach
+    assert abs(abs(x[7]) - b * 53 * math.log(2)) < 2 * grid.step
+    assert grid.contains(x).all()
+
+
+def test_she_noise_is_discrete_laplace_on_the_grid() -> None:
+    """In grid steps, a coordinate's noise Z has Pr[Z = z] = (1 − a)/(1 + a)·a^|z| (a = e^(−ε·δ/2)) for z near 0
+    and in tails, and variance 2a/(1 − a)² (the exact value ``noise_variance`` and ``variance`` use); both
+    kinds of grid step: b·2⁻¹² rounded down to a power of two (ε = 1) and 1 (ε = 10⁻⁴, b = 20,000)."""
+    for epsilon, d, n in ((1.0, 64, 8192), (1e-4, 16, 32768)):
+        mech = ldp.get_mechanism("she", epsilon, d)
+        grid = mech.output_grid
+        a = mech.noise_parameter
+        values = np.random.default_rng(71).integers(0, d, n)
+        reports = mech.perturb(values, np.random.default_rng(72)).astype(np.float64)
+        own = np.zeros(reports.shape, dtype=bool)
+        own[np.arange(n), values] = True
+        z = np.rint((reports - own) / grid.step).ravel()
+        assert np.all(z * grid.step == (reports - own).ravel())  # whole grid steps
+        pmf = (1 - a) / (1 + a)
+        for k in (0, 1, -1, 7, -7):
+            assert_frequency(int(np.count_nonzero(z == k)), z.size, pmf * a ** abs(k), f"ε={epsilon}: Pr[Z = {k}]")
+        scale = 1 / (epsilon * grid.step / 2)  # b in grid steps
+        for t in (1.0, 3.0, 8.0):
+            m = math.ceil(t * scale)
+            assert_frequency(int(np.count_nonzero(np.abs(z) >= m)), z.size, 2 * a**m / (1 + a), f"Pr[|Z| ≥ {m}]")
+        var = 2 * a / math.expm1(-epsilon * grid.step / 2) ** 2  # 2a/(1 − a)², without cancellation in 1 − a
+        assert mech.noise_variance == pytest.approx(var * grid.step**2, rel=1e-12)
+        assert mech.variance(0.1, 10)[()] == pytest.approx(var * grid.step**2 / 10, rel=1e-12)
+        # sample variance: Var[Z²] ≤ E[Z⁴] ≈ 24 (b/δ)⁴ for a Laplace-like law
+        assert abs(z.var() - var) < SIGMAS * math.sqrt(24 * scale**4 / z.size)
+        assert abs(z.mean()) < SIGMAS * math.sqrt(var / z.size)
 
 
 # --------------------------------------------------------------------------- longitudinal UE
