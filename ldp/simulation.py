@@ -24,7 +24,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.randomness import make_rng
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.core.streams import rng_for
-from ldp.data import sample_counts
+from ldp.data.domain import draw_population, population_rng
 from ldp.engines import check_engine, collect
 from ldp.estimators import estimate_all, resolve_estimators
 from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics
@@ -229,7 +229,7 @@ def simulate_configuration(mechanism_name: str, epsilon: float, n: int, d: int,
     extra = dict(params or {})
     mechanism = get_mechanism(mechanism_name, epsilon, d, **extra)
     key = configuration_key(mechanism_name, epsilon, n, d, extra)
-    counts = population(int(d), int(n), rng_for(seed, "sweep", "population", *key))
+    counts = population(int(d), int(n), population_rng(seed))  # the one population stream: same users as a page
     return simulate(mechanism, counts, seed=rng_for(seed, "sweep", "collection", *key), **options)
 
 
@@ -245,10 +245,7 @@ class SweepPopulation:
     def __call__(self, d: int, n: int, rng: np.random.Generator) -> np.ndarray:
         if d not in self.weights:
             raise InvalidInput(f"no population for domain size {d}; have {', '.join(map(str, self.weights))}")
-        w = np.asarray(self.weights[d])
-        if self.rows is not None and self.rows.get(d) == n:
-            return w.astype(np.int64)
-        return sample_counts(w, n, rng)
+        return draw_population(self.weights[d], n, rng, rows=None if self.rows is None else self.rows.get(d))
 
 
 @dataclass(frozen=True)

@@ -250,3 +250,20 @@ def test_sweep_tables_are_identical_on_every_executor(monkeypatch):
     pd.testing.assert_frame_equal(serial, on_dask)
     # configurations × estimators × trials × metrics
     assert len(serial) == 18 * 2 * 2 * len(DEFAULT_METRICS["frequency"])
+
+
+def test_a_sweep_configuration_draws_the_one_population():
+    """A sweep's configuration draws its users with ``draw_population`` from the one population stream of the seed
+    (not a stream keyed by the configuration): the same users as a page or the CLI with that seed and n."""
+    from ldp.data.domain import draw_population
+    from ldp.simulation import SweepPopulation, simulate_configuration
+
+    weights = np.array([5.0, 3.0, 1.0, 1.0])
+    seen = {}
+
+    def population(d, n, rng):
+        seen["counts"] = SweepPopulation({4: weights})(d, n, rng)
+        return seen["counts"]
+
+    simulate_configuration("grr", 1.0, 1_000, 4, population, seed=11, estimators=["mi"], trials=1)
+    np.testing.assert_array_equal(seen["counts"], draw_population(weights, 1_000, 11))

@@ -134,7 +134,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         warn(note)
     mech = build_mechanism(args, pop.d)
     estimators = _estimators(args, mech)
-    counts = users_counts(pop, args.users, users_rng(args.seed))
+    counts = users_counts(pop, args.users, args.seed)
     result = simulate(mech, counts, estimators=estimators, engine=args.engine, trials=args.trials, seed=args.seed,
                       edges=pop.edges if cls.kind == "numerical" else None)
     for warning in result.warnings:

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from ldp.cli.options import UsageError, one_line, parse_range
-from ldp.core.streams import rng_for
 from ldp.data import (
     bucketize,
     domain_from_file,
@@ -25,9 +24,9 @@ from ldp.data import (
     load_sample,
     load_table,
     parse_spec,
-    sample_counts,
     true_distribution,
 )
+from ldp.data.domain import draw_population, population_rng
 from ldp.simulation import SweepPopulation
 from ldp.studies.mean_variance import mean_values
 
@@ -196,19 +195,18 @@ def load_numbers(args: argparse.Namespace) -> tuple[np.ndarray, tuple[float, flo
 
 
 def users_rng(seed: int | None) -> np.random.Generator:
-    """The stream drawing users from the data (independent of the collections' stream of the same seed)."""
-    return rng_for(seed, "cli", "users")
+    """The stream drawing users from the data: the one population stream (``ldp.data.domain.population_rng``), so
+    the command line draws the same users as the pages for the same seed."""
+    return population_rng(seed)
 
 
-def users_counts(pop: Population, n: int | None, rng: np.random.Generator) -> np.ndarray:
-    """Users per code: the data's own rows when ``n`` is None or equals the row count, else a multinomial."""
+def users_counts(pop: Population, n: int | None, seed: int | None) -> np.ndarray:
+    """Users per code: the data's own rows when ``n`` is None or equals the row count, else ``draw_population``."""
     if n is None:
         if pop.counts is None:
             raise UsageError("--users is required with --synthetic")
         return pop.counts
-    if pop.counts is not None and n == pop.rows:
-        return pop.counts
-    return sample_counts(pop.frequencies, n, rng)
+    return draw_population(pop.counts if pop.counts is not None else pop.frequencies, n, seed, rows=pop.rows)
 
 
 def sweep_population(args: argparse.Namespace, domain_sizes: list[int] | None, numerical: bool) -> tuple[

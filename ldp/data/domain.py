@@ -22,12 +22,17 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.errors import InvalidInput, LDPError
+from ldp.core.params import check_positive_int
+from ldp.core.streams import rng_for
 
 __all__ = [
+    "POPULATION_STREAM",
     "EncodedColumn",
     "bin_labels",
     "bucketize",
     "domain_from_file",
+    "draw_population",
+    "population_rng",
     "encode_categorical",
     "encode_integer",
     "sample_counts",
@@ -453,6 +458,36 @@ def sample_counts(frequencies: Any, n: int, rng: np.random.Generator) -> np.ndar
     Costs O(d) whatever ``n`` (fine for n = 10^9)."""
     n = _check_n(n)
     return rng.multinomial(n, _weights(frequencies)).astype(np.int64, copy=False)
+
+
+#: The one named stream every population is drawn from (pages, CLI, sweeps, studies): the same seed gives the same
+#: users everywhere, whatever else a run draws (the collections draw from their own streams).
+POPULATION_STREAM = ("population",)
+
+
+def population_rng(seed: int | None) -> np.random.Generator:
+    """The generator a population of the root ``seed`` is drawn from (:data:`POPULATION_STREAM`)."""
+    return rng_for(seed, *POPULATION_STREAM)
+
+
+def draw_population(weights: Any, n: int, seed: int | np.random.Generator | None, *,
+                    rows: int | None = None) -> np.ndarray:
+    """Users per value for a population of ``n`` users following ``weights`` (counts or frequencies).
+
+    The one function that draws populations. When the weights are a table's own counts and ``n`` is its number of
+    rows (integral weights summing to ``n``, or ``rows == n``), the counts are returned as they are; otherwise ``n``
+    users are drawn i.i.d. — one Multinomial(n, weights/Σweights) — from :func:`population_rng` of ``seed`` (or
+    from the generator given instead of a seed). A configuration downloaded from a page therefore re-runs on the
+    command line to the same users."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 2:
+        raise InvalidInput("the data needs at least two values")
+    p = _weights(w)
+    n = check_positive_int(n, "the number of users")
+    if rows == n or (rows is None and np.all(w == np.floor(w)) and float(w.sum()) == n):
+        return w.astype(np.int64)
+    rng = seed if isinstance(seed, np.random.Generator) else population_rng(seed)
+    return rng.multinomial(n, p).astype(np.int64, copy=False)
 
 
 def sample_users(encoded_or_counts: EncodedColumn | np.ndarray | Sequence[float], n: int,

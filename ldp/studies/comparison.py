@@ -24,7 +24,7 @@ import pandas as pd
 from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
-from ldp.data import sample_counts
+from ldp.data.domain import draw_population
 from ldp.engines import collect
 from ldp.estimators import get_estimator
 from ldp.evaluation.histograms import DECILES, quantile_values
@@ -73,24 +73,6 @@ TASK_NAMES = {"full": "mse", "topk": "topk", "set": "set"}
 
 
 # =========================================================================== populations and runs
-
-
-def draw_population(counts: np.ndarray, n: int, seed: int) -> np.ndarray:
-    """Users per value for a population of ``n`` users following the data's distribution.
-
-    When ``n`` equals the number of rows the data's own counts are returned; otherwise ``n`` users
-    are drawn i.i.d. from the empirical distribution (one multinomial draw, seeded by ``seed``).
-    """
-    c = np.asarray(counts)
-    if c.ndim != 1 or c.size < 2:
-        raise InvalidInput("the data needs at least two values")
-    if np.any(c < 0) or c.sum() <= 0:
-        raise InvalidInput("the data's counts must be non-negative and not all zero")
-    n = check_positive_int(n, "the number of users")
-    if int(n) == int(c.sum()) and np.all(c == np.floor(c)):
-        return c.astype(np.int64)
-    rng = rng_for(int(seed), "population")
-    return sample_counts(c, int(n), rng)
 
 
 def chunk_plan(trials: int, size: int = CHUNK_TRIALS) -> list[tuple[int, int]]:

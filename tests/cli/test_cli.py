@@ -789,3 +789,28 @@ def test_aggregate_warns_when_the_reports_do_not_fit_the_configuration(capsys: p
     code, out, err = run(capsys, "aggregate", "-m", "oue", "-e", "1", "-d", str(D), "--reports", str(reports),
                          "--format", "json")
     assert code == 0 and json.loads(out)["consistency_warnings"] == [] and "warning" not in err
+
+
+@pytest.mark.parametrize(("engine", "users"), [("fast", 5_000), ("exact", 3_000), ("fast", None)])
+def test_the_command_line_draws_the_same_users_as_the_pages(capsys: pytest.CaptureFixture[str], engine, users):
+    """Issue 20: the CLI drew users from the stream ("cli", "users"), the pages from ("population"), sweeps from
+    ("sweep", "population", …) — the same seed, three populations. Now every caller goes through
+    ``ldp.data.domain.draw_population`` and its one stream: the Playground's computation (the sample's column,
+    ``draw_population(counts, users, seed)``, then ``ldp.simulate(…, seed=seed)``, as views/playground.py does) and
+    ``ldp simulate`` give the same estimates to 1e-12 (None: the data's own rows, no draw)."""
+    from ldp.data import encode_categorical, get_column, load_sample
+    from ldp.data.domain import draw_population
+
+    argv = ["simulate", "--mechanism", "oue", "--epsilon", "1", "--sample", "flights", "--column", "dest", "--seed",
+            "3", "--engine", engine, "--estimators", "mi,norm-sub", "--format", "json"]
+    if users is not None:
+        argv += ["--users", str(users)]
+    cli = run_json(capsys, *argv)
+    column = encode_categorical(get_column(load_sample("flights"), "dest"))
+    counts = column.true_counts()
+    population = counts if users is None else draw_population(counts, users, 3)
+    page = ldp.simulate(ldp.get_mechanism("oue", 1.0, column.d), population, estimators=["mi", "norm-sub"],
+                        engine=engine, seed=3)
+    np.testing.assert_allclose(cli["true"], page.true_values, rtol=0, atol=1e-12)
+    for name in ("mi", "norm-sub"):
+        np.testing.assert_allclose(cli["trials"][0]["estimates"][name], page.estimates[name][0], rtol=0, atol=1e-12)

@@ -243,7 +243,10 @@ def test_comparison_table_matches_the_lectures_closed_forms(eps, d):
     ours = table["ours: approximate_variance(1)"]
     # Our implementation equals the closed form where the lecture's parameters are exact.
     for name in ("grr", "she", "sue", "oue", "hr"):
-        assert ours[name] == pytest.approx(table.loc[name, "lecture value"], rel=1e-12)
+        # SHE's noise is a discrete Laplace on its output grid (step δ ≤ b·2⁻¹², b = 2/ε): its variance
+        # 2a/(1 − a)²·δ² is 2b² − δ²/6 + O(δ⁴/b²), a relative gap ≤ 2⁻²⁴/12 ≈ 5·10⁻⁹ from the lecture's 8/ε²
+        rel = 1e-8 if name == "she" else 1e-12
+        assert ours[name] == pytest.approx(table.loc[name, "lecture value"], rel=rel)
         assert ours[name] == pytest.approx(ldp.get_mechanism(name, eps, d).approximate_variance(1), rel=1e-15)
     # THE: optimal θ is never worse than the lecture's θ = 1.
     assert ours["the"] <= table.loc["the", "lecture value"] * (1 + 1e-12)
