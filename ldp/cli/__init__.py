@@ -200,12 +200,15 @@ def build_parser() -> argparse.ArgumentParser:
         add_domain_args(p, False, "frequency oracles: the column holds integer codes in [0, D)")
         p.add_argument("--range", dest="value_range", metavar="LO,HI",
                        help="numerical and mean mechanisms: the public range of the values")
+        p.add_argument("--columns", metavar="A,B,...", help="vector mechanisms (e.g. duchi, kd-pm): the numerical "
+                       "columns each user holds, one coordinate each")
         p.add_argument("--buckets", type=int, metavar="D",
                        help="numerical mechanisms: buckets of the estimate "
                             f"(default {commands.NUMERICAL_DEFAULT_BUCKETS})")
         if name == "perturb":
             p.add_argument("--data", required=True, metavar="FILE", help="CSV or Parquet table")
-            p.add_argument("--column", "-c", required=True, metavar="C", help="column holding each user's value")
+            p.add_argument("--column", "-c", metavar="C", help="column holding each user's value (every kind but "
+                                                                   "vector mechanisms)")
             p.add_argument("--clip", action="store_true", help="clip values outside --range instead of failing")
             rnd = p.add_mutually_exclusive_group()
             rnd.add_argument("--seed", "-s", type=int, metavar="S",

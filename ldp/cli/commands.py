@@ -6,42 +6,39 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
-
-import numpy as np
 
 from ldp.cli.options import (
     UsageError,
     build_mechanism,
-    estimator_params,
     mechanism_class,
     number_list,
     parse_params,
-    parse_range,
     split_list,
 )
 from ldp.cli.population import load_numbers, load_population, sweep_population, users_counts, users_rng
 from ldp.cli.render import Output, finite_or_none, fmt, render
-from ldp.core.randomness import SecureRandom, make_rng
+from ldp.cli.report_commands import (  # noqa: F401 - cmd_perturb, cmd_aggregate and the constants are re-exported
+    AGGREGATE_CSV_COLUMNS,
+    NUMERICAL_DEFAULT_BUCKETS,
+    cmd_aggregate,
+    cmd_perturb,
+    domain_of,
+    estimators_of,
+    mechanism_header,
+    warn,
+)
 from ldp.core.registry import ESTIMATORS, MECHANISMS, describe
-from ldp.data import ValueScale, domain_from_file, encode_categorical, encode_integer, get_column, load_table
 from ldp.engines import aggregate_reports
-from ldp.estimators import estimate_all, get_estimator, parse_estimators
+from ldp.estimators import parse_estimators
 from ldp.evaluation.tasks import TASKS, get_task
 from ldp.mechanisms import Mechanism, get_mechanism
-from ldp.report_files import load_reports, perturb_to_file
+from ldp.report_files import load_reports
 from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
-from ldp.studies.mean_variance import engine_note, mean_values, simulate_mean
+from ldp.studies.mean_variance import engine_note, simulate_mean
 
 SIMULATE_CSV_COLUMNS = ("trial", "estimator", "value", "true", "estimate")
 SIMULATE_METRICS_CSV_COLUMNS = ("trial", "estimator", "metric", "value")
-AGGREGATE_CSV_COLUMNS = ("estimator", "value", "estimate")
-NUMERICAL_DEFAULT_BUCKETS = 32
-
-
-def warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
 
 
 def progress_bar(total: int, label: str) -> Any:
@@ -117,12 +114,6 @@ def _check_trials(trials: int) -> None:
         raise UsageError(f"--trials must be at least 1, got {trials}")
 
 
-def _estimators(args: argparse.Namespace, mech: Mechanism) -> list[Any]:
-    names = parse_estimators(args.estimators if args.estimators is not None else mech.default_estimator, mech)
-    params = estimator_params(args.estimator_param, names)
-    return [get_estimator(name, **params.get(name, {})) for name in names]
-
-
 def cmd_simulate(args: argparse.Namespace) -> int:
     _check_trials(args.trials)
     cls = mechanism_class(args)
@@ -133,7 +124,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for note in pop.notes:
         warn(note)
     mech = build_mechanism(args, pop.d)
-    estimators = _estimators(args, mech)
+    estimators = estimators_of(args, mech)
     counts = users_counts(pop, args.users, args.seed)
     result = simulate(mech, counts, estimators=estimators, engine=args.engine, trials=args.trials, seed=args.seed,
                       edges=pop.edges if cls.kind == "numerical" else None)
@@ -267,154 +258,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- perturb / aggregate
-def _domain(args: argparse.Namespace) -> tuple[int, list[str]]:
-    if args.domain is not None:
-        labels = domain_from_file(args.domain)
-        return len(labels), labels
-    if args.domain_size is None:
-        raise UsageError("give the domain: --domain-size D or --domain FILE")
-    if args.domain_size < 2:
-        raise UsageError(f"domain size must be at least 2, got {args.domain_size}")
-    return args.domain_size, [str(v) for v in range(args.domain_size)]
-
-
-def _check_kind_options(args: argparse.Namespace, cls: type[Mechanism]) -> None:
-    """Frequency oracles take a domain; numerical and mean mechanisms a public --range (and buckets)."""
-    if cls.kind == "frequency":
-        bad = [f for f, v in (("--range", args.value_range), ("--buckets", args.buckets)) if v is not None]
-        if bad:
-            raise UsageError(f"{', '.join(bad)} apply to numerical and mean mechanisms, not to {cls.name} "
-                             "(give --domain-size D or --domain FILE)")
-        return
-    bad = [f for f, v in (("--domain-size", args.domain_size), ("--domain", args.domain)) if v is not None]
-    if cls.kind == "mean" and args.buckets is not None:
-        bad.append("--buckets")
-    if bad:
-        raise UsageError(f"{', '.join(bad)} cannot be used with the {cls.kind} mechanism {cls.name} (give the "
-                         "public value range with --range LO,HI" + (" and --buckets D)" if cls.kind == "numerical"
-                                                                      else ")"))
-
-
-def _numbers_scale(args: argparse.Namespace, cls: type[Mechanism],
-                   header: dict[str, Any] | None = None) -> ValueScale:
-    given = parse_range(args.value_range)
-    recorded = tuple(header["range"]) if header is not None and "range" in header else None
-    if given is None and recorded is None:
-        raise UsageError(f"give the public value range of {cls.name}'s inputs with --range LO,HI (never derived "
-                         "from the data: the range is part of the mechanism every user runs)")
-    if given is not None and recorded is not None and not np.allclose(given, recorded, rtol=1e-12, atol=0):
-        raise UsageError(f"--range {given[0]:g},{given[1]:g} disagrees with the report file's range "
-                         f"{recorded[0]:g},{recorded[1]:g}")
-    lo, hi = given or recorded
-    return ValueScale(lo, hi)
-
-
-def _mechanism_for_files(args: argparse.Namespace, cls: type[Mechanism]) -> tuple[Mechanism, list[str]]:
-    if cls.kind == "frequency":
-        d, labels = _domain(args)
-        return build_mechanism(args, d), labels
-    if cls.kind == "numerical":
-        d = args.buckets or NUMERICAL_DEFAULT_BUCKETS
-        return build_mechanism(args, d), [str(v) for v in range(d)]
-    return build_mechanism(args, None), ["mean"]
-
-
-def cmd_perturb(args: argparse.Namespace) -> int:
-    cls = mechanism_class(args)
-    _check_kind_options(args, cls)
-    mech, labels = _mechanism_for_files(args, cls)
-    seeded = args.seed is not None
-    rng = make_rng(args.seed) if seeded else SecureRandom()
-    series = get_column(load_table(args.data), args.column)
-    extra: dict[str, Any] = {}
-    if cls.kind == "frequency":
-        enc = encode_integer(series, mech.d) if args.domain is None else encode_categorical(series, domain=labels)
-        values, dropped, name = enc.values, enc.dropped, enc.name
-    else:
-        scale = _numbers_scale(args, cls)
-        x, _, _, dropped = mean_values(series, (scale.low, scale.high), args.clip)
-        unit = scale.to_unit(x)
-        if cls.kind == "mean":
-            values = 2.0 * unit - 1.0
-        else:  # real numbers in [0, 1], or the bucket codes of a mechanism that takes codes
-            values = unit if mech.input_kind == "unit" else mech.bucket_of(unit)
-        name = str(series.name)
-        extra["range"] = [scale.low, scale.high]
-    if seeded:
-        extra["simulated"] = True
-    start = time.perf_counter()
-    written = perturb_to_file(args.output, mech, values, rng, header_extra=extra,
-                              comments=[f"source column {name!r}; randomness: "
-                                        + ("seeded (a simulation: reproducible and invertible)" if seeded
-                                           else "operating system CSPRNG")])
-    elapsed = time.perf_counter() - start
-    note = f", {dropped} missing value(s) skipped" if dropped else ""
-    print(f"wrote {written} {mech.name} reports to {args.output} in {elapsed:.2f} s{note}", file=sys.stderr)
-    if seeded:  # issue 10 item 11: a seeded file's true values were recovered by brute-forcing its seed in 15 s
-        warn(f"--seed {args.seed}: the reports are reproducible, and anyone who guesses the seed can recover every "
-             "true value; use it for simulations only (the file is marked simulated). Without --seed, perturb uses "
-             "the operating system's secure randomness.")
-    return 0
-
-
-def _mechanism_header(mech: Mechanism) -> dict[str, Any]:
-    params = mech.params
-    out: dict[str, Any] = {"mechanism": mech.name, "kind": mech.kind, "epsilon": mech.epsilon}
-    if mech.collection == "longitudinal":
-        out["epsilon_1"] = params.pop("epsilon_1")
-    out.update({"parameters": params, "d": mech.d})
-    return out
-
-
-def cmd_aggregate(args: argparse.Namespace) -> int:
-    cls = mechanism_class(args)
-    _check_kind_options(args, cls)
-    mech, labels = _mechanism_for_files(args, cls)
-    chosen = _estimators(args, mech)
-    reports, header = load_reports(args.reports, mech)
-    agg = aggregate_reports(mech, reports)
-    consistency = mech.consistency_warnings(agg)
-    for line in consistency:
-        warn(line)
-    estimates = estimate_all(mech, agg, chosen)
-    for name, est in estimates.items():
-        for warning in est.warnings:
-            warn(f"{name}: {warning}")
-    out = _mechanism_header(mech)
-    out.update({"users": agg.n, "header": header is not None, "counts": agg.counts.tolist(),
-                "consistency_warnings": consistency})
-    if cls.kind == "mean":
-        scale = _numbers_scale(args, cls, header)
-        half = scale.width / 2.0
-        mean = {name: scale.low + (float(est.values[0]) + 1.0) * half for name, est in estimates.items()}
-        # Var[μ̂] ≤ max Var[ṽ]/n, in real units (the values themselves are unknown to the server)
-        sd = half * (mech.worst_case_variance() / agg.n) ** 0.5
-        out.update({"range": [scale.low, scale.high], "mean": mean[chosen[0].name], "estimates": mean,
-                    "standard_error_bound": sd})
-        if args.format == "csv":
-            render(Output(columns=AGGREGATE_CSV_COLUMNS, rows=[(n, "mean", repr(v)) for n, v in mean.items()]),
-                   "csv", args.output)
-            return 0
-        render(Output(out), "json", args.output)
-        return 0
-    if cls.kind == "numerical":
-        scale = _numbers_scale(args, cls, header)
-        out["range"] = [scale.low, scale.high]
-        out["edges"] = mech.input_edges(scale).tolist()
-        labels = [f"[{a:.6g}, {b:.6g})" for a, b in zip(out["edges"][:-1], out["edges"][1:], strict=True)]
-    out["domain"] = labels
-    out["estimates"] = {name: est.values.tolist() for name, est in estimates.items()}
-    out["diagnostics"] = {name: est.summary() for name, est in estimates.items()}
-    if args.format == "csv":
-        rows = ((name, label, repr(float(est.values[v]))) for name, est in estimates.items()
-                for v, label in enumerate(labels))
-        render(Output(columns=AGGREGATE_CSV_COLUMNS, rows=rows), "csv", args.output)
-        return 0
-    render(Output(out), "json", args.output)
-    return 0
-
-
 # --------------------------------------------------------------------------- advise
 def _parse_groups(items: list[str]) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {}
@@ -455,7 +298,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     task_params = _advise_task_params(args)
     if args.trials < 2:
         raise UsageError(f"--trials must be at least 2 (the standard error needs two), got {args.trials}")
-    d, labels = _domain(args)
+    d, labels = domain_of(args)
     mech = build_mechanism(args, d)
     task.bind(d, labels=labels, **task_params)  # k ≤ d, ρ in (0, 1], known labels: before the file is read
     candidates = parse_estimators(args.candidates, mech) if args.candidates is not None else None
@@ -485,7 +328,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     out: dict[str, Any] = {"best": rec.best, "task": rec.task, "task_label": rec.task_label,
                            "task_params": rec.to_dict()["task_params"], "better": rec.better,
                            "trials": rec.trials, "seed": rec.seed, "users": rec.n}
-    out.update(_mechanism_header(mech))
+    out.update(mechanism_header(mech))
     out.pop("kind")
     out.update({"fit": rec.fit, "summary": rec.summary(), "elapsed_s": rec.elapsed_s, "candidates": candidates_out})
     if rec.guideline is not None:  # the consistency paper's fixed choice (§V.F), beside the data-driven one

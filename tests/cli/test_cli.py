@@ -719,7 +719,7 @@ def test_mean_perturb_aggregate_round_trip(capsys, tmp_path, hours, name):
     (["-m", "sw", "-e", "1", "--buckets", "8"], "--range LO,HI"),
     (["-m", "sw", "-e", "1", "-d", "8", "--range", "0,24"], "cannot be used with the numerical mechanism sw"),
     (["-m", "pm", "-e", "1", "--range", "0,24", "--buckets", "8"], "--buckets"),
-    (["-m", "grr", "-e", "1", "-d", "8", "--range", "0,24"], "apply to numerical and mean mechanisms"),
+    (["-m", "grr", "-e", "1", "-d", "8", "--range", "0,24"], "cannot be used with the frequency mechanism grr"),
 ])
 def test_perturb_kind_options_are_one_line_errors(capsys, tmp_path, hours, argv, needle):
     path, _ = hours
