@@ -22,8 +22,10 @@ import argparse
 import time
 import tracemalloc
 
-from ldp.core.registry import HEAVY_HITTERS
+from ldp.mechanisms.protocol import protocols_of
 from ldp.studies.heavy_hitters import find_heavy_hitters, precision_against_epsilon, zipf_values
+
+METHODS = [c.name for c in protocols_of("heavy-hitters")]
 
 
 def table_speed(n: int) -> None:
@@ -44,7 +46,7 @@ def table_speed(n: int) -> None:
 
 def table_accuracy(n: int) -> None:
     values = zipf_values(n, 16, seed=2)
-    t = precision_against_epsilon(HEAVY_HITTERS.names(), [0.5, 1.0, 2.0, 4.0, 8.0], values, bits=16, top_k=16,
+    t = precision_against_epsilon(METHODS, [0.5, 1.0, 2.0, 4.0, 8.0], values, bits=16, top_k=16,
                                   trials=3, params={"multiple-channel": {"channels": 1024}})
     print(f"\n2. precision / NCR against ε, every method side by side, n = {n:,}, m = 16 (the teaching baselines' "
           "classroom scale), k = 16, mean of 3 seeds; multiple-channel with 1,024 channels")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ldp.core.registry import HEAVY_HITTERS
+import ldp
 from ldp.data.samples import load_sample
 from ldp.studies.heavy_hitters import (
     column_values,
@@ -25,8 +25,9 @@ from views.controls import Control, render
 
 SOURCES = {"zipf": "Synthetic Zipf over 2^m (heavy values at random positions)",
            "flight": "Flights: flight numbers (real, 3,844 distinct, 14 bits)"}
-METHOD = Control("hh_method", "selectbox", "Method", "pem", options=HEAVY_HITTERS.names(),
-                 format_func=lambda m: HEAVY_HITTERS.get(m).display_name)
+METHODS = [c.name for c in ldp.protocols_of("heavy-hitters")]
+METHOD = Control("hh_method", "selectbox", "Method", "pem", options=METHODS,
+                 format_func=lambda m: ldp.PROTOCOLS.get(m).display_name)
 EPS = common.epsilon_control("hh_eps", default=2.0)
 SOURCE = Control("hh_source", "radio", "Data", "zipf", options=list(SOURCES), format_func=SOURCES.get)
 BITS = Control("hh_bits", "slider", "Bits m (domain 2^m)", 24, min_value=8, max_value=64,
@@ -76,11 +77,11 @@ def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments
     params = {"pem": {"eta": eta}, "segments": {"segments": segments}, "segment-pair": {"segments": segments},
               "multiple-channel": {"channels": channels}}
     if axis == "users":
-        return precision_against_users(HEAVY_HITTERS.names(), USER_GRID, values, epsilon=eps, bits=bits, top_k=k,
+        return precision_against_users(METHODS, USER_GRID, values, epsilon=eps, bits=bits, top_k=k,
                                        seed=seed, params=params)
     if values.size > CURVE_USERS:
         values = np.random.default_rng(seed).choice(values, size=CURVE_USERS, replace=False)
-    return precision_against_epsilon(HEAVY_HITTERS.names(), CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
+    return precision_against_epsilon(METHODS, CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
                                      params=params)
 
 
@@ -89,7 +90,7 @@ def main() -> None:
     with st.sidebar:
         st.header("Heavy hitters")
         method = render(METHOD)
-        st.caption(f"{HEAVY_HITTERS.get(method).description}. _{HEAVY_HITTERS.get(method).paper}_")
+        st.caption(f"{ldp.PROTOCOLS.get(method).description}. _{ldp.PROTOCOLS.get(method).paper}_")
         eps = float(render(EPS))
         source = render(SOURCE)
         bits = int(render(BITS, disabled=source != "zipf")) if source == "zipf" else 14

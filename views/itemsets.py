@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+import ldp
 from ldp.studies import itemsets as study
 from ldp.viz import itemsets as viz
 from views import common
 from views.controls import Control, render
 
-METHODS = {"svim": "SVIM (items)", "svsm": "SVSM (itemsets)", "ldpminer": "LDPMiner (baseline)",
-           "psfo": "PSFO with a fixed ℓ"}
+METHODS = {cls.name: cls.display_name for cls in ldp.protocols_of("itemsets")}
 SOURCES = {"flights": "Flights: destinations per departure hour (real, 104 airports)",
            "synthetic": "Synthetic: Zipf items, sets of about 4"}
 METHOD = Control("is_method", "selectbox", "Method", "svim", options=list(METHODS), format_func=METHODS.get)
@@ -41,10 +41,9 @@ def _sets(source: str, users: int, seed: int):
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _run(method: str, source: str, users: int, eps: float, k: int, length: int, engine: str, seed: int):
-    sets = _sets(source, users, seed)
-    if method == "psfo":
-        return study.psfo_items(sets, eps, length=length, top_k=k, seed=seed, engine=engine)
-    return getattr(study, method)(sets, eps, top_k=k, seed=seed, engine=engine)
+    miner = ldp.PROTOCOLS.get(method)
+    params = {"length": length} if "length" in {p.name for p in miner.declared_parameters} else {}
+    return miner.run(_sets(source, users, seed), eps, top_k=k, seed=seed, engine=engine, **params)
 
 
 def main() -> None:

@@ -61,6 +61,7 @@ from ldp.cli.privacy_commands import add_privacy_commands
 from ldp.core.errors import LDPError
 from ldp.evaluation.tasks import TASKS
 from ldp.mechanisms import KINDS
+from ldp.mechanisms.protocol import PROTOCOL_KINDS
 from ldp.simulation import SWEEP_COLUMNS
 
 __all__ = ["AGGREGATE_CSV_COLUMNS", "SIMULATE_CSV_COLUMNS", "SIMULATE_METRICS_CSV_COLUMNS", "SWEEP_COLUMNS",
@@ -150,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _listing(sub, "mechanisms", "list the mechanisms of every kind", commands.cmd_mechanisms,
-             [*KINDS, "one-time", "longitudinal"])
+             [*KINDS, *PROTOCOL_KINDS, "one-time", "longitudinal", "interactive"])
     _listing(sub, "estimators", "list the estimators", commands.cmd_estimators, list(KINDS))
     _listing(sub, "tasks", "list the query tasks the advisor can optimise for", commands.cmd_tasks, None)
 

@@ -28,11 +28,12 @@ from ldp.cli.report_commands import (  # noqa: F401 - cmd_perturb, cmd_aggregate
     mechanism_header,
     warn,
 )
-from ldp.core.registry import ESTIMATORS, MECHANISMS, describe
+from ldp.core.registry import ESTIMATORS, MECHANISMS, PROTOCOLS, describe
 from ldp.engines import aggregate_reports
 from ldp.estimators import parse_estimators
 from ldp.evaluation.tasks import TASKS, get_task
 from ldp.mechanisms import Mechanism, get_mechanism
+from ldp.mechanisms.protocol import Protocol
 from ldp.report_files import load_reports
 from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
 from ldp.studies.mean_variance import engine_note, simulate_mean
@@ -66,12 +67,22 @@ def estimator_info(cls: Any) -> dict[str, Any]:
     return info
 
 
+def protocol_info(cls: type[Protocol]) -> dict[str, Any]:
+    """Registry metadata of an interactive protocol as JSON-able data."""
+    info = describe(cls)
+    info["parameters"] = cls.parameters_info()
+    for key in ("kind", "collection", "client", "cli_command"):
+        info[key] = getattr(cls, key)
+    return info
+
+
 def cmd_mechanisms(args: argparse.Namespace) -> int:
-    classes = [c for c in MECHANISMS if args.kind is None or args.kind in (c.kind, c.collection)]
-    rows = [[c.name, c.kind, c.collection if c.kind == "frequency" else "-",
+    """Every mechanism and every interactive protocol (heavy hitters, itemset miners), with its kind."""
+    classes = [c for c in [*MECHANISMS, *PROTOCOLS] if args.kind is None or args.kind in (c.kind, c.collection)]
+    rows = [[c.name, c.kind, c.collection if c.collection != "one-time" else "-",
              ", ".join(p.name for p in c.own_parameters()) or "-", c.description] for c in classes]
-    render(Output([mechanism_info(c) for c in classes], headers=["NAME", "KIND", "COLLECTION", "PARAMETERS",
-                                                                  "DESCRIPTION"], table=rows), args.format)
+    info = [protocol_info(c) if issubclass(c, Protocol) else mechanism_info(c) for c in classes]
+    render(Output(info, headers=["NAME", "KIND", "COLLECTION", "PARAMETERS", "DESCRIPTION"], table=rows), args.format)
     return 0
 
 

@@ -8,17 +8,20 @@ import argparse
 
 from ldp.cli.options import UsageError, add_output_args
 from ldp.cli.render import Output, fmt, render
-from ldp.core.registry import HEAVY_HITTERS
+from ldp.core.registry import PROTOCOLS
 from ldp.data.loaders import get_column, load_table
 from ldp.data.samples import load_sample
 from ldp.data.synthetic import parse_spec
 from ldp.mechanisms.heavy_hitters import get_heavy_hitter_method
+from ldp.mechanisms.protocol import protocols_of
 from ldp.studies.heavy_hitters import column_values, find_heavy_hitters, zipf_values
 
 __all__ = ["add_heavy_hitter_command"]
 
+METHODS = [c.name for c in protocols_of("heavy-hitters")]
+
 EPILOG = f"""\
-Methods: {', '.join(HEAVY_HITTERS.names())}. With --data/--sample the values are the column's non-negative integers
+Methods: {', '.join(METHODS)}. With --data/--sample the values are the column's non-negative integers
 below 2^M (missing values dropped; --users N draws N users from the rows); with --synthetic zipf:s=S,d=D the users
 hold a Zipf(S) over D values placed at random positions of [0, 2^M). PEM takes --eta (bits per round; the lecture's
 "more bits or fewer bits per phase?") and --threshold (keep candidates above a frequency instead of the top k);
@@ -32,7 +35,7 @@ mse, relative_error), notes, source, seed.
 def add_heavy_hitter_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("heavy-hitters", help="find the k most frequent values of a 2^m domain",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--method", required=True, metavar="NAME", help=f"one of: {', '.join(HEAVY_HITTERS.names())}")
+    p.add_argument("--method", required=True, metavar="NAME", help=f"one of: {', '.join(METHODS)}")
     p.add_argument("--epsilon", "-e", type=float, required=True, metavar="E")
     p.add_argument("--bits", type=int, required=True, metavar="M", help="bits of each value (domain 2^M, M ≤ 64)")
     p.add_argument("--top-k", "-k", dest="top_k", type=int, required=True, metavar="K")
@@ -54,7 +57,7 @@ def add_heavy_hitter_command(sub: argparse._SubParsersAction) -> None:
 def _params(args: argparse.Namespace) -> dict:
     given = {k: getattr(args, k) for k in ("eta", "threshold", "segments", "channels") if getattr(args, k) is not None}
     allowed = {"pem": {"eta", "threshold"}, "segments": {"segments"}, "segment-pair": {"segments"},
-               "multiple-channel": {"channels"}}.get(HEAVY_HITTERS.get(args.method).name, set())
+               "multiple-channel": {"channels"}}.get(PROTOCOLS.get(args.method).name, set())
     extra = set(given) - allowed
     if extra:
         raise UsageError(" and ".join(f"--{e}" for e in sorted(extra)) + f" does not apply to --method {args.method}")

@@ -8,13 +8,15 @@ import argparse
 
 from ldp.cli.options import UsageError, add_output_args
 from ldp.cli.render import Output, fmt, render
+from ldp.core.registry import PROTOCOLS
 from ldp.core.streams import rng_for
 from ldp.data.loaders import read_text_lines
-from ldp.studies.itemsets import ldpminer, psfo_items, read_baskets, svim, svsm
+from ldp.mechanisms.protocol import protocols_of
+from ldp.studies.itemsets import read_baskets
 
 __all__ = ["add_itemset_command"]
 
-METHODS = ("svim", "svsm", "ldpminer", "psfo")
+METHODS = tuple(cls.name for cls in protocols_of("itemsets"))
 EPILOG = """\
 svim (Wang, Li, Jha, S&P 2018): half the users find 2k candidates with PSFO at l = 1, a tenth report how many
 candidates they hold (l = its 90th percentile), the rest estimate the candidates' frequencies with PSFO at that l
@@ -47,22 +49,19 @@ def add_itemset_command(sub: argparse._SubParsersAction) -> None:
 def cmd_itemsets(args: argparse.Namespace) -> int:
     if args.top_k < 1:
         raise UsageError(f"--top-k must be a positive integer, got {args.top_k}")
-    if args.length is not None and args.method != "psfo":
-        raise UsageError("--length applies to --method psfo (svim chooses it)")
+    miner = PROTOCOLS.get(args.method)
+    params = {} if args.length is None else {"length": args.length}
+    if params and "length" not in {p.name for p in miner.declared_parameters}:
+        raise UsageError(f"--length applies to --method psfo ({args.method} chooses its own)")
     sets = read_baskets(read_text_lines(args.data))
     if args.users is not None:
         if args.users < 1:
             raise UsageError(f"--users must be a positive integer, got {args.users}")
         sets = sets.subset(rng_for(args.seed, "cli", "users").integers(0, sets.users, size=args.users))
-    if args.method == "psfo":
-        res = psfo_items(sets, args.epsilon, length=args.length or 1, top_k=args.top_k, seed=args.seed,
-                         engine=args.engine)
-    else:
-        res = {"svim": svim, "svsm": svsm, "ldpminer": ldpminer}[args.method](sets, args.epsilon, top_k=args.top_k,
-                                                                            seed=args.seed, engine=args.engine)
+    res = miner.run(sets, args.epsilon, top_k=args.top_k, seed=args.seed, engine=args.engine, **params)
     data = {**res.to_dict(), "source": {"data": args.data, "items_in_domain": sets.d}, "seed": args.seed,
             "engine": args.engine}
-    if args.method == "svsm":  # the frequent items (its first half) and the itemsets
+    if miner.finds == "itemsets":  # the frequent items (its first half) and the itemsets
         data["itemsets"] = data["items"]
         data["items"] = data["parameters"].pop("items")
     rows = [[str(i + 1), " ".join(item), fmt(float(e))]

@@ -30,6 +30,7 @@ import pandas as pd
 from ldp.cli.options import UsageError, build_mechanism, estimator_params, mechanism_class, parse_range, split_list
 from ldp.cli.render import Output, render
 from ldp.core.randomness import SecureRandom, make_rng
+from ldp.core.registry import PROTOCOLS
 from ldp.data import ValueScale, domain_from_file, encode_categorical, encode_integer, get_column, load_table
 from ldp.engines import aggregate_reports
 from ldp.estimators import estimate_all, get_estimator, parse_estimators
@@ -122,6 +123,14 @@ class FileKind:
                ) -> tuple[np.ndarray, int, str, dict[str, Any]]:
         """(inputs as the mechanism takes them, rows left out, source name, header fields)."""
         raise NotImplementedError
+
+    def perturb_plan(self, args: argparse.Namespace, rng: Any) -> tuple[Mechanism, np.ndarray, int, str,
+                                                                         dict[str, Any]]:
+        """(the client's mechanism, its inputs, rows left out, source name, header fields) for ``ldp perturb``:
+        the mechanism and the table's column(s) by default."""
+        mech, labels = self.mechanism(args)
+        values, dropped, name, extra = self.inputs(args, mech, labels, load_table(args.data))
+        return mech, values, dropped, name, extra
 
     def answer(self, args: argparse.Namespace, mech: Mechanism, labels: list[str], reports: np.ndarray,
                header: dict[str, Any] | None, agg: Any, estimates: dict[str, Any], out: dict[str, Any]
@@ -266,9 +275,94 @@ class VectorFiles(FileKind):
                                                                                              strict=True)]
 
 
+class SetFiles(FileKind):
+    """Set-valued data by padding and sampling (the one-round protocol ``psfo``): ``--data`` is a basket file (one
+    user per line, items separated by spaces or commas), ``--param length=L`` the padding length ℓ. Each user's
+    set is padded to ℓ, one of the ℓ values sampled (``PaddingSampling.sample``), and the registered oracle over
+    the d + ℓ padded values (GRR at ε′ = ln(ℓ(e^ε − 1) + 1) or OLH at ε) randomizes it: the report file is that
+    oracle's, its header naming the protocol, ℓ and the item domain (public: every client needs it). The answer's
+    ``estimates`` map each item to ℓ·f̃, the fraction of users holding it (unbiased where no set is longer than
+    ℓ)."""
+
+    kind = "itemsets"
+    refuses = ("--range", "--buckets", "--columns", "--column", "--domain-size", "--clip")
+    takes = "give a basket file (one user per line) with --data and the padding length with --param length=L"
+
+    def column_flag(self) -> str:
+        return ""
+
+    def _length(self, args: argparse.Namespace, header: dict[str, Any] | None = None) -> int:
+        from ldp.mechanisms.set_valued import PAD
+
+        given = None
+        for item in args.param:
+            key, sep, value = item.partition("=")
+            if not sep or key.strip() != "length":
+                raise UsageError(f"psfo takes --param length=L, got {item!r}")
+            given = PAD.validate(PAD.parse(value.strip()), "psfo")
+        recorded = header.get("length") if header else None
+        if given is not None and recorded is not None and given != recorded:
+            raise UsageError(f"--param length={given} disagrees with the report file's length {recorded}")
+        return int(given or recorded or 1)
+
+    def _protocol(self, args: argparse.Namespace, items: list[str], length: int) -> Any:
+        from ldp.mechanisms.set_valued import PaddingSampling
+
+        if args.epsilon_1 is not None:
+            raise UsageError("--epsilon-1 applies to longitudinal mechanisms, not to psfo")
+        return PaddingSampling(args.epsilon, len(items), length)
+
+    def perturb_plan(self, args, rng):
+        from ldp.data.loaders import read_text_lines
+        from ldp.studies.itemsets import read_baskets
+
+        sets = read_baskets(read_text_lines(args.data))
+        if args.domain is not None:
+            raise UsageError("psfo reads its item domain from the basket file (every item that occurs)")
+        length = self._length(args)
+        psfo = self._protocol(args, list(sets.labels), length)
+        extra = {"protocol": "psfo", "protocol_epsilon": float(args.epsilon), "length": length,
+                 "items": list(sets.labels)}
+        return psfo.mechanism, psfo.sample(sets, rng), 0, str(args.data), extra
+
+    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
+        from ldp.report_files import read_header
+
+        header = read_header(args.reports) or {}
+        if header.get("protocol") != "psfo" or "items" not in header:
+            raise UsageError(f"report file '{args.reports}' was not written by 'ldp perturb --mechanism psfo' (its "
+                             "header names no psfo item domain)")
+        if not np.isclose(float(header.get("protocol_epsilon", args.epsilon)), args.epsilon, rtol=1e-12, atol=0):
+            raise UsageError(f"--epsilon {args.epsilon:g} disagrees with the report file's ε "
+                             f"{header['protocol_epsilon']:g}")
+        items = [str(i) for i in header["items"]]
+        self._psfo = self._protocol(args, items, self._length(args, header))
+        return self._psfo.mechanism, items
+
+    def answer(self, args, mech, labels, reports, header, agg, estimates, out):
+        name, est = next(iter(estimates.items()))
+        freq = self._psfo.item_estimates(est.values)
+        sd = np.sqrt(self._psfo.item_variance(agg.n, np.clip(freq, 0.0, 1.0)))
+        out.update({"protocol": "psfo", "length": self._psfo.length, "oracle": self._psfo.oracle,
+                    "estimates": dict(zip(labels, freq.tolist(), strict=True)),
+                    "standard_errors": dict(zip(labels, sd.tolist(), strict=True)), "estimator": name})
+        return out, [(name, item, repr(float(f))) for item, f in zip(labels, freq, strict=True)]
+
+
 #: One adapter per kind that has report files (the CLI's only dispatch on a kind).
 FILE_KINDS: dict[str, FileKind] = {k.kind: k for k in (FrequencyFiles(), NumericalFiles(), MeanFiles(),
-                                                          VectorFiles())}
+                                                          VectorFiles(), SetFiles())}
+
+
+def _file_mechanism(args: argparse.Namespace) -> Any:
+    """``--mechanism``'s class (a mechanism, or a one-round protocol); an interactive protocol is refused in one
+    line that says how to run it."""
+    if args.mechanism in PROTOCOLS:
+        cls = PROTOCOLS.get(args.mechanism)
+        if cls.collection == "interactive":
+            raise UsageError(cls.interactive_note())
+        return cls
+    return mechanism_class(args)
 
 
 def file_kind(cls: type[Mechanism]) -> FileKind:
@@ -279,13 +373,12 @@ def file_kind(cls: type[Mechanism]) -> FileKind:
 
 
 def cmd_perturb(args: argparse.Namespace) -> int:
-    cls = mechanism_class(args)
+    cls = _file_mechanism(args)
     adapter = file_kind(cls)
     adapter.check_options(args, cls, perturb=True)
-    mech, labels = adapter.mechanism(args)
     seeded = args.seed is not None
     rng = make_rng(args.seed) if seeded else SecureRandom()
-    values, dropped, name, extra = adapter.inputs(args, mech, labels, load_table(args.data))
+    mech, values, dropped, name, extra = adapter.perturb_plan(args, rng)
     if seeded:
         extra["simulated"] = True
     start = time.perf_counter()
@@ -304,7 +397,7 @@ def cmd_perturb(args: argparse.Namespace) -> int:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
-    cls = mechanism_class(args)
+    cls = _file_mechanism(args)
     adapter = file_kind(cls)
     adapter.check_options(args, cls, perturb=False)
     mech, labels = adapter.mechanism(args)

@@ -79,4 +79,5 @@ def describe(item: Any) -> dict[str, Any]:
 MECHANISMS: Registry[Any] = Registry("mechanism")
 ESTIMATORS: Registry[Any] = Registry("estimator")
 METRICS: Registry[Any] = Registry("metric")
-HEAVY_HITTERS: Registry[Any] = Registry("heavy-hitter method")
+#: Interactive protocols (heavy hitters, itemset miners): ldp.mechanisms.protocol.
+PROTOCOLS: Registry[Any] = Registry("protocol")

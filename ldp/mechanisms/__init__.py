@@ -14,6 +14,7 @@ from ldp.mechanisms.frequency import local_hashing, hadamard  # noqa: F401
 from ldp.mechanisms import longitudinal  # noqa: F401
 from ldp.mechanisms.numerical import square_wave, binning, waves, hierarchy  # noqa: F401
 from ldp.mechanisms import mean, vector  # noqa: F401
+from ldp.mechanisms import heavy_hitters  # noqa: F401 - the interactive heavy-hitter protocols (PROTOCOLS)
 # isort: on
 from ldp.mechanisms.base import KINDS, Mechanism, channel_privacy_loss
 from ldp.mechanisms.frequency.base import FrequencyOracle

@@ -38,13 +38,21 @@ import numpy as np
 from ldp.core.cancellation import checkpoint
 from ldp.core.errors import InvalidInput
 from ldp.core.params import EPSILON, Param
-from ldp.core.registry import HEAVY_HITTERS
+from ldp.core.registry import PROTOCOLS
+from ldp.mechanisms.protocol import Protocol
 
 __all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "PrefixOracle", "Round", "SegmentPair",
            "SegmentProduct", "TreeHist", "get_heavy_hitter_method", "true_heavy_hitters"]
 
 BITS = Param("bits", int, "bits m of each value (a domain of 2^m values)", default=32, low=1, high=64)
 TOP_K = Param("top_k", int, "heavy hitters k to find", default=16, low=1, high=4096)
+ETA = Param("eta", int, "bits added per round", default=4, low=1, high=20)
+START = Param("start", int, "the first round's extra bits γ (default ⌈log₂ k⌉)", optional=True, low=0, high=63)
+THRESHOLD = Param("threshold", float, "keep candidates above this frequency instead of the top k", optional=True,
+                  low=0.0, high=1.0, high_inclusive=False)
+SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=1, high=16)
+PAIR_SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=2, high=8)
+CHANNELS = Param("channels", int, "channels", default=64, low=2, high=4096)
 #: Candidates per round the server may probe (the lecture: "the constraint will be the computational power").
 MAX_CANDIDATES = 1 << 20
 #: (users × candidates) cells per block of the server's support counting.
@@ -150,14 +158,15 @@ class HeavyHitterResult:
         return [{"value": int(v), "estimate": float(e)} for v, e in zip(self.values, self.estimates, strict=True)]
 
 
-class HeavyHitterMethod:
-    """A heavy-hitter protocol (registry ``HEAVY_HITTERS``): constructors store and validate parameters only;
-    :meth:`run` simulates every user's report on the client and the server's rounds."""
+class HeavyHitterMethod(Protocol):
+    """A heavy-hitter protocol (registry ``PROTOCOLS``, kind ``heavy-hitters``): constructors store and validate
+    parameters only; :meth:`run` simulates every user's report on the client and the server's rounds."""
 
-    name: ClassVar[str]
-    display_name: ClassVar[str]
-    description: ClassVar[str]
-    paper: ClassVar[str]
+    kind: ClassVar[str] = "heavy-hitters"
+    client: ClassVar[str] = ("optimal local hashing (OLH) of a bit prefix: a fresh 64-bit hash seed per user, GRR "
+                             "over g = round(e^ε + 1) hash values (PrefixOracle)")
+    cli_command: ClassVar[str] = "heavy-hitters"
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K)
 
     def __init__(self, epsilon: float, bits: int, top_k: int, **params: Any) -> None:
         self.epsilon = EPSILON.validate(epsilon, self.name)
@@ -241,7 +250,7 @@ class PrefixExtending(HeavyHitterMethod):
         return {"prefix_lengths": self.lengths()}
 
 
-@HEAVY_HITTERS.register
+@PROTOCOLS.register
 class PEM(PrefixExtending):
     """Prefix Extending Method (Wang, Li, Jha, TDSC 2021): see the module docstring. ``eta`` bits per round (the
     lecture's question "more bits or fewer bits per phase?"), ``start`` the first round's extra bits γ (default
@@ -252,9 +261,10 @@ class PEM(PrefixExtending):
     display_name: ClassVar[str] = "PEM (prefix extending)"
     description: ClassVar[str] = "groups report ever longer prefixes; the top k are extended by η bits per round"
     paper: ClassVar[str] = "Wang, Li, Jha — Locally Differentially Private Heavy Hitter Identification, TDSC 2021"
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ETA, START, THRESHOLD)
 
     def _setup(self, eta: int = 4, start: int | None = None, threshold: float | None = None) -> None:
-        self.eta = Param("eta", int, "bits added per round", default=4, low=1, high=20).validate(eta, self.name)
+        self.eta = ETA.validate(eta, self.name)
         gamma = max(0, math.ceil(math.log2(self.top_k))) if start is None else int(start)
         if not 0 <= gamma < self.bits:
             raise InvalidInput(f"{self.name}: start must lie in [0, {self.bits}), got {start}")
@@ -280,7 +290,7 @@ class PEM(PrefixExtending):
         return {"eta": self.eta, "start": self.gamma, "threshold": self.threshold, "prefix_lengths": self.lengths()}
 
 
-@HEAVY_HITTERS.register
+@PROTOCOLS.register
 class TreeHist(PrefixExtending):
     """TreeHist as the lecture describes it (Bassily, Nissim, Stemmer, Thakurta, NIPS'17): the users in m groups,
     group j reports its first j bits; each round keeps the top k prefixes and extends them by one bit. (The paper's
@@ -296,7 +306,7 @@ class TreeHist(PrefixExtending):
         return list(range(1, self.bits + 1))
 
 
-@HEAVY_HITTERS.register
+@PROTOCOLS.register
 class SegmentProduct(HeavyHitterMethod):
     """The lecture's first solution: ``segments`` groups each report one segment of the bits; the top k patterns
     of each segment are combined by Cartesian product (k^segments candidates), ranked by the product of the
@@ -307,10 +317,10 @@ class SegmentProduct(HeavyHitterMethod):
     display_name: ClassVar[str] = "Segments + Cartesian product"
     description: ClassVar[str] = "each group reports one segment; the product of per-segment top k is the answer"
     paper: ClassVar[str] = "LDP lecture, \"A First Solution\" (heavy hitters)"
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, SEGMENTS)
 
     def _setup(self, segments: int = 4) -> None:
-        self.segments = Param("segments", int, "segments of the bits", default=4, low=1, high=16).validate(
-            segments, self.name)
+        self.segments = SEGMENTS.validate(segments, self.name)
         if self.segments > self.bits:
             raise InvalidInput(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
         widths = [self.bits // self.segments + (i < self.bits % self.segments) for i in range(self.segments)]
@@ -363,7 +373,7 @@ def _segment_values(values: np.ndarray, bits: int, widths: Sequence[int]) -> lis
     return out
 
 
-@HEAVY_HITTERS.register
+@PROTOCOLS.register
 class SegmentPair(HeavyHitterMethod):
     """The Segment Pair method (Fanti, Pihur, Erlingsson, PoPETS 2016) as the lecture describes it, at classroom
     scale: the bits are cut into ``segments`` segments; each user, in one group per pair of segments, reports the
@@ -377,10 +387,10 @@ class SegmentPair(HeavyHitterMethod):
     display_name: ClassVar[str] = "Segment Pair (teaching baseline)"
     description: ClassVar[str] = "groups report pairs of segments; candidates are cliques of frequent pairs"
     paper: ClassVar[str] = "Fanti, Pihur, Erlingsson — Building a RAPPOR with the Unknown, PoPETS 2016"
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, PAIR_SEGMENTS)
 
     def _setup(self, segments: int = 4) -> None:
-        self.segments = Param("segments", int, "segments of the bits", default=4, low=2, high=8).validate(
-            segments, self.name)
+        self.segments = PAIR_SEGMENTS.validate(segments, self.name)
         if self.segments > self.bits:
             raise InvalidInput(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
         self.widths = _segments(self.bits, self.segments)
@@ -430,7 +440,7 @@ class SegmentPair(HeavyHitterMethod):
                                   "the smallest of its pairs' (an upper bound)",))
 
 
-@HEAVY_HITTERS.register
+@PROTOCOLS.register
 class MultipleChannel(HeavyHitterMethod):
     """The Multiple Channel method as the lecture describes it (after Bassily & Smith, STOC 2015), at classroom
     scale: a public hash sends each value to one of ``channels`` channels; each user, assigned a bit position t
@@ -445,10 +455,12 @@ class MultipleChannel(HeavyHitterMethod):
     display_name: ClassVar[str] = "Multiple Channel (teaching baseline)"
     description: ClassVar[str] = "a public hash isolates values in channels; each channel's bits are read by sign"
     paper: ClassVar[str] = "Bassily, Smith — Local, Private, Efficient Protocols for Succinct Histograms, STOC 2015"
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, CHANNELS)
+    client: ClassVar[str] = ("one bit per channel: bit t of the value in its own channel (a public hash), a uniform "
+                             "bit elsewhere, each kept with probability e^ε/(e^ε + 1)")
 
     def _setup(self, channels: int = 64) -> None:
-        self.channels = Param("channels", int, "channels", default=64, low=2, high=4096).validate(channels,
-                                                                                                 self.name)
+        self.channels = CHANNELS.validate(channels, self.name)
 
     def report_probability(self, sent: Sequence[int], value: int, position: int) -> float:
         """Pr[the K sent bits | value, position] exactly (the object of the ε-LDP check; the position is drawn
@@ -504,7 +516,11 @@ class MultipleChannel(HeavyHitterMethod):
 
 
 def get_heavy_hitter_method(name: str, epsilon: float, bits: int, top_k: int, **params: Any) -> HeavyHitterMethod:
-    return HEAVY_HITTERS.get(name)(epsilon, bits, top_k, **params)
+    cls = PROTOCOLS.get(name)
+    if cls.kind != "heavy-hitters":
+        raise InvalidInput(f"{name} is not a heavy-hitter method; choose one of: "
+                           f"{', '.join(c.name for c in PROTOCOLS if c.kind == 'heavy-hitters')}")
+    return cls(epsilon, bits, top_k, **params)
 
 
 def true_heavy_hitters(values: Sequence[int] | np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

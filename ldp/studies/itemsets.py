@@ -23,15 +23,18 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.errors import InvalidInput
+from ldp.core.params import Param
+from ldp.core.registry import PROTOCOLS
 from ldp.core.streams import rng_for
 from ldp.engines import collect
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.maths.simplex import norm_sub
-from ldp.mechanisms.set_valued import PaddingSampling, SetValues
+from ldp.mechanisms.protocol import Protocol
+from ldp.mechanisms.set_valued import PAD, PaddingSampling, SetValues
 
-__all__ = ["ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded", "flight_baskets",
-           "items_against_epsilon", "ldpminer", "padding_tradeoff", "private_lengths", "psfo_items", "read_baskets",
-           "svim", "svsm", "synthetic_sets", "tail_correction", "true_itemsets"]
+__all__ = ["ItemsetMiner", "ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded",
+           "flight_baskets", "items_against_epsilon", "ldpminer", "padding_tradeoff", "private_lengths", "psfo_items",
+           "read_baskets", "svim", "svsm", "synthetic_sets", "tail_correction", "true_itemsets"]
 
 #: Shares of the users in SVIM's three phases (candidates, length distribution, frequencies).
 SVIM_SPLIT = (0.5, 0.1, 0.4)
@@ -393,3 +396,95 @@ def items_against_epsilon(sets: SetValues, epsilons: Sequence[float], *, top_k: 
             label = run.method if run.method == "svim" else f"psfo ℓ={run.parameters['length']}"
             rows.append({"method": label, "epsilon": float(eps), **run.scores})
     return pd.DataFrame(rows)
+
+
+# =========================================================================== the registered protocols
+PSFO_CLIENT = ("padding and sampling (PSFO): the set padded to ℓ, one of the ℓ sampled, reported with the registered "
+               "GRR at ε′ = ln(ℓ(e^ε − 1) + 1) or OLH at ε over the d + ℓ padded values (the smaller variance)")
+
+
+class ItemsetMiner(Protocol):
+    """A registered miner of set-valued data (registry ``PROTOCOLS``, kind ``itemsets``): ``run(sets, ε, top_k=…,
+    seed=…, engine=…, **parameters)`` simulates every user's report and the server's rounds and scores the answer
+    against the truth (:class:`ItemsetResult`)."""
+
+    kind = "itemsets"
+    cli_command = "itemsets"
+    client = PSFO_CLIENT
+    #: What the answer holds: frequent "items" or "itemsets".
+    finds: str = "items"
+
+    @classmethod
+    def run(cls, sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, engine: str = "exact",
+            **params: Any) -> ItemsetResult:
+        known = {p.name for p in cls.declared_parameters}
+        unknown = set(params) - known
+        if unknown:
+            raise InvalidInput(f"{cls.name}: unknown parameter(s) {', '.join(sorted(unknown))}; it accepts: "
+                               f"{', '.join(sorted(known)) or 'none'}")
+        return cls._run(sets, epsilon, top_k=top_k, seed=seed, engine=engine, **params)
+
+    @classmethod
+    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
+        raise NotImplementedError
+
+
+@PROTOCOLS.register
+class SVIM(ItemsetMiner):
+    """SVIM (Wang, Li, Jha, S&P 2018): candidates, a private length ℓ, then tail-corrected PSFO at ℓ."""
+
+    name = "svim"
+    display_name = "SVIM (items)"
+    description = "candidates by PSFO at ℓ = 1, a private ℓ, then PSFO at ℓ with the tail correction"
+    paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018"
+
+    @classmethod
+    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
+        return svim(sets, epsilon, **options)
+
+
+@PROTOCOLS.register
+class SVSM(ItemsetMiner):
+    """SVSM (Wang, Li, Jha, S&P 2018): half the users run SVIM; the other half report which candidate itemsets
+    (of 2–3 of SVIM's items) their set holds."""
+
+    name = "svsm"
+    display_name = "SVSM (itemsets)"
+    description = "half the users run SVIM; the other half report which likely itemsets their set holds"
+    paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018"
+    finds = "itemsets"
+
+    @classmethod
+    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
+        return svsm(sets, epsilon, **options)
+
+
+@PROTOCOLS.register
+class LDPMiner(ItemsetMiner):
+    """LDPMiner (Qin et al., CCS 2016) as the lecture describes it: a private ℓ, 2k candidates, padding to 2k."""
+
+    name = "ldpminer"
+    display_name = "LDPMiner (baseline)"
+    description = "a private ℓ, 2k candidates, then every set padded to 2k"
+    paper = "Qin, Yang, Yu, Khalil, Xiao, Ren — Heavy Hitter Estimation over Set-Valued Data with LDP, CCS 2016"
+
+    @classmethod
+    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
+        return ldpminer(sets, epsilon, **options)
+
+
+@PROTOCOLS.register
+class PSFO(ItemsetMiner):
+    """Padding and sampling with a fixed ℓ for every user (one round: the lecture's building block)."""
+
+    name = "psfo"
+    display_name = "PSFO with a fixed ℓ"
+    description = "every set padded to ℓ, one item sampled and reported, estimates multiplied by ℓ"
+    paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018, §4"
+    declared_parameters: tuple[Param, ...] = (PAD,)
+    collection = "one-time"  # one round: ldp perturb / ldp aggregate --mechanism psfo write and read its reports
+
+    @classmethod
+    def _run(cls, sets: SetValues, epsilon: float, *, length: int = 1, **options: Any) -> ItemsetResult:
+        return psfo_items(sets, epsilon, length=length, **options)
+

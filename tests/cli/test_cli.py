@@ -27,6 +27,7 @@ VECTOR_MECHANISMS = {"split-laplace", "split-sr", "split-pm", "split-hm", "harmo
                      "duchi"}
 ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
                                       "hm"} | VECTOR_MECHANISMS
+PROTOCOL_NAMES = {"pem", "treehist", "segments", "segment-pair", "multiple-channel", "svim", "svsm", "ldpminer", "psfo"}
 D = 8
 ROWS = 300
 
@@ -81,8 +82,14 @@ def files_in(directory: Path) -> set[str]:
 
 # --------------------------------------------------------------------------- listings
 def test_mechanisms_json(capsys: pytest.CaptureFixture[str]) -> None:
-    items = run_json(capsys, "mechanisms", "--format", "json")
-    assert {m["name"] for m in items} == ALL_MECHANISMS
+    listed = run_json(capsys, "mechanisms", "--format", "json")
+    assert {m["name"] for m in listed} == ALL_MECHANISMS | PROTOCOL_NAMES
+    # the interactive protocols are listed with their kind and the command that runs them (issue 20)
+    protocols = {m["name"]: m for m in listed if m["collection"] == "interactive"}
+    assert set(protocols) <= PROTOCOL_NAMES and {"pem", "svim"} <= set(protocols)
+    assert {m["kind"] for m in protocols.values()} == {"heavy-hitters", "itemsets"}
+    assert all(m["cli_command"] in ("heavy-hitters", "itemsets") and m["client"] for m in protocols.values())
+    items = [m for m in listed if m["name"] in ALL_MECHANISMS]
     for m in items:
         assert {"name", "kind", "parameters", "description", "paper"} <= set(m)
         assert m["name"] == m["name"].lower()
@@ -95,7 +102,7 @@ def test_mechanisms_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert m["default_estimator"] in ldp.ESTIMATORS
     olh = next(m for m in items if m["name"] == "olh")
     assert {"g", "prime"} <= {p["name"] for p in olh["parameters"]}
-    assert run_json(capsys, "mechanisms") == items  # json is the default
+    assert run_json(capsys, "mechanisms") == listed  # json is the default
 
 
 def test_mechanisms_table_and_filter(capsys: pytest.CaptureFixture[str]) -> None:
@@ -614,7 +621,7 @@ def _program(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_program_ok(tmp_path: Path) -> None:
     done = _program("mechanisms", "--format", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert {m["name"] for m in json.loads(done.stdout)} == ALL_MECHANISMS
+    assert {m["name"] for m in json.loads(done.stdout)} == ALL_MECHANISMS | PROTOCOL_NAMES
 
 
 @pytest.mark.parametrize("argv", [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from ldp.cli import main
@@ -61,3 +62,35 @@ def test_svsm_prints_items_and_itemsets(capsys, baskets):
     data = json.loads(out)
     assert all(len(i["items"]) == 1 for i in data["items"]) and all(len(i["items"]) >= 2 for i in data["itemsets"])
     assert {tuple(sorted(i["items"])) for i in data["itemsets"]} == {("bread", "milk"), ("bread", "eggs")}
+
+
+def test_psfo_report_files_round_trip(capsys, tmp_path):
+    """Issue 20: ``ldp perturb --mechanism psfo --param length=L --data BASKETS`` writes the registered oracle's
+    reports (GRR at ε′ here) with the item domain and ℓ in the header; ``ldp aggregate`` maps every item to ℓ·f̃.
+    Every set has at most ℓ = 3 items, so each estimate is unbiased: within 5 of its own standard errors (the exact
+    PSFO variance at the estimate) of the true share. Interactive protocols say in one line how to run them."""
+    rng = np.random.default_rng(0)
+    weights = 1.0 / np.arange(1, 31)
+    lines = [" ".join(f"i{j}" for j in rng.choice(30, size=rng.integers(1, 4), replace=False,
+                                                 p=weights / weights.sum())) for _ in range(20_000)]
+    baskets = tmp_path / "baskets.txt"
+    baskets.write_text("\n".join(lines) + "\n")
+    reports = tmp_path / "r.txt"
+    code, _, err = run(capsys, "perturb", "--mechanism", "psfo", "--epsilon", "2", "--param", "length=3", "--data",
+                       baskets, "--seed", "1", "--output", reports)
+    assert code == 0, err
+    code, out, err = run(capsys, "aggregate", "--mechanism", "psfo", "--epsilon", "2", "--param", "length=3",
+                         "--reports", reports, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["protocol"] == "psfo" and data["length"] == 3 and data["users"] == 20_000
+    truth = {f"i{j}": sum(f"i{j}" in line.split() for line in lines) / len(lines) for j in range(30)}
+    assert set(data["estimates"]) == set(truth)
+    for item, est in data["estimates"].items():
+        assert abs(est - truth[item]) < 5 * data["standard_errors"][item], item
+    code, _, err = run(capsys, "aggregate", "--mechanism", "psfo", "--epsilon", "2", "--param", "length=4",
+                       "--reports", reports)
+    assert code == 2 and "disagrees with the report file's length" in err
+    code, _, err = run(capsys, "perturb", "--mechanism", "svim", "--epsilon", "2", "--data", baskets, "--output",
+                       tmp_path / "x.txt")
+    assert code == 2 and "interactive protocol" in err and "ldp itemsets" in err and len(err.strip().splitlines()) == 1

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.core.registry import HEAVY_HITTERS
+from ldp.mechanisms.protocol import protocols_of
 from ldp.mechanisms.vector import vector_mechanism
 from ldp.studies import itemsets
 from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
 
 
-@pytest.mark.parametrize("name", HEAVY_HITTERS.names())
+@pytest.mark.parametrize("name", [c.name for c in protocols_of("heavy-hitters")])
 def test_heavy_hitter_methods_are_seeded(name):
     values = zipf_values(20_000, 12, distinct=200, seed=0)
     a, b, c = (find_heavy_hitters(name, 1.0, values, bits=12, top_k=4, seed=s) for s in (1, 1, 2))
@@ -37,12 +37,27 @@ def test_vector_mechanisms_are_seeded(name):
         mech.estimate_mean(x * 3, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("method", ["svim", "svsm", "ldpminer", "psfo_items"])
+@pytest.mark.parametrize("method", [cls.name for cls in protocols_of("itemsets")])
 @pytest.mark.parametrize("engine", ["exact", "fast"])
 def test_set_valued_miners_are_seeded_on_both_engines(method, engine):
+    """Every registered itemset miner (PROTOCOLS, kind itemsets), through its one ``run`` interface."""
     sets = itemsets.synthetic_sets(20_000, 50, seed=0)
-    extra = {"length": 2} if method == "psfo_items" else {}
-    run = getattr(itemsets, method)
-    a, b, c = (run(sets, 2.0, top_k=4, seed=s, engine=engine, **extra) for s in (1, 1, 2))
+    miner = ldp.PROTOCOLS.get(method)
+    extra = {"length": 2} if "length" in {p.name for p in miner.declared_parameters} else {}
+    a, b, c = (miner.run(sets, 2.0, top_k=4, seed=s, engine=engine, **extra) for s in (1, 1, 2))
     assert a.items == b.items and np.array_equal(a.estimates, b.estimates)
     assert not np.array_equal(a.estimates, c.estimates)
+    with pytest.raises(ldp.LDPError, match="unknown parameter"):
+        miner.run(sets, 2.0, top_k=4, nonsense=1)
+    with pytest.raises(ldp.LDPError):
+        miner.run(sets, -1.0, top_k=4)
+
+
+@pytest.mark.parametrize("kind", list(ldp.PROTOCOL_KINDS))
+def test_every_protocol_declares_what_the_listing_needs(kind):
+    for cls in protocols_of(kind):
+        assert cls.kind == kind and cls.collection in ("interactive", "one-time")
+        for attr in ("name", "display_name", "description", "paper", "client", "cli_command"):
+            assert isinstance(getattr(cls, attr), str) and getattr(cls, attr), (cls.name, attr)
+        assert [p["name"] for p in cls.parameters_info()][0] == "epsilon"
+        assert cls.name not in ldp.MECHANISMS  # one name, one component

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.core.registry import HEAVY_HITTERS
 from ldp.mechanisms.heavy_hitters import PrefixOracle, get_heavy_hitter_method, true_heavy_hitters
+from ldp.mechanisms.protocol import protocols_of
 from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
 
 
@@ -123,7 +123,8 @@ def test_bad_values_are_refused():
                            (np.array([256]), "more than 8 bits"), (np.array([], dtype=int), "non-empty")):
         with pytest.raises(ldp.LDPError, match=reason):
             pem.run(values, np.random.default_rng(0))
-    assert set(HEAVY_HITTERS.names()) == {"pem", "treehist", "segments", "segment-pair", "multiple-channel"}
+    names = {c.name for c in protocols_of("heavy-hitters")}
+    assert names == {"pem", "treehist", "segments", "segment-pair", "multiple-channel"}
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])

@@ -1,0 +1,71 @@
+"""Interactive (multi-round) protocols: heavy hitters and frequent itemsets (the LDP lecture's second half).
+
+A protocol is a thin registered layer over the mechanisms: the users are split into groups, each group's users run
+one client (a local randomizer, named by ``client``), and the server's state between the rounds — the candidates
+kept so far, a private length estimate — decides what the next group reports. So there is no single report file: a
+round's reports only make sense with the server's state of the rounds before it (``ldp perturb`` says so and names
+the command that runs the protocol, ``cli_command``).
+
+Every protocol class is registered in :data:`~ldp.core.registry.PROTOCOLS` with its ``kind`` (one of
+:data:`PROTOCOL_KINDS`), metadata the CLI (``ldp mechanisms`` lists them beside the mechanisms), the pages and the
+conformance tests read, and its declared parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ldp.core.errors import InvalidInput
+from ldp.core.params import EPSILON, Param
+from ldp.core.registry import PROTOCOLS
+
+__all__ = ["PROTOCOL_KINDS", "Protocol", "protocols_of"]
+
+#: The kinds of interactive protocol, in listing order.
+PROTOCOL_KINDS = {
+    "heavy-hitters": "Heavy hitters (the k most frequent of 2^m values)",
+    "itemsets": "Frequent items and itemsets of set-valued data",
+}
+
+
+class Protocol:
+    """Base of the registered interactive protocols (metadata only; each family defines how it runs)."""
+
+    name: ClassVar[str]
+    display_name: ClassVar[str]
+    description: ClassVar[str]
+    paper: ClassVar[str]
+    kind: ClassVar[str]
+    collection: ClassVar[str] = "interactive"
+    #: What every round's users run, in words (the registered mechanism where there is one).
+    client: ClassVar[str]
+    #: The command that runs the protocol from the command line.
+    cli_command: ClassVar[str]
+    #: Parameters beyond ε (and the family's own size parameters, e.g. bits and k).
+    declared_parameters: ClassVar[tuple[Param, ...]] = ()
+
+    @classmethod
+    def parameter_table(cls) -> tuple[Param, ...]:
+        return (EPSILON, *cls.declared_parameters)
+
+    @classmethod
+    def parameters_info(cls) -> list[dict[str, Any]]:
+        return [p.to_dict() for p in cls.parameter_table()]
+
+    @classmethod
+    def own_parameters(cls) -> tuple[Param, ...]:
+        return tuple(cls.declared_parameters)
+
+    @classmethod
+    def interactive_note(cls) -> str:
+        """One line: why the protocol has no report file, and how to run it."""
+        return (f"{cls.name} is an interactive protocol ({PROTOCOL_KINDS[cls.kind].lower()}): each round's users "
+                f"report what the server's earlier rounds chose, so there is no single report file; run it with "
+                f"'ldp {cls.cli_command}'")
+
+
+def protocols_of(kind: str) -> list[type[Protocol]]:
+    """The registered protocols of one kind, in listing order."""
+    if kind not in PROTOCOL_KINDS:
+        raise InvalidInput(f"unknown protocol kind {kind!r}; choose one of: {', '.join(PROTOCOL_KINDS)}")
+    return PROTOCOLS.filter(lambda cls: cls.kind == kind)
