@@ -138,7 +138,7 @@ def _result(method: str, epsilon: float, sets: SetValues, found: np.ndarray, est
                          _scores(found, est, truth, freqs))
 
 
-def psfo_items(sets: SetValues, epsilon: float, *, length: int, top_k: int, oracle: str = "adaptive",
+def psfo_items(sets: SetValues, epsilon: float, *, length: int = 1, top_k: int, oracle: str = "adaptive",
                seed: int = 0, engine: str = "exact") -> ItemsetResult:
     """PSFO with a given ℓ on every user: the k items with the highest ℓ·f̃."""
     psfo = PaddingSampling(epsilon, sets.d, length, oracle)
@@ -426,7 +426,10 @@ class ItemsetMiner(Protocol):
 
     @classmethod
     def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
-        raise NotImplementedError
+        return cls.runner(sets, epsilon, **options)
+
+    #: The study function that simulates the protocol (set by each registered miner).
+    runner: Any = None
 
 
 @PROTOCOLS.register
@@ -437,10 +440,7 @@ class SVIM(ItemsetMiner):
     display_name = "SVIM (items)"
     description = "candidates by PSFO at ℓ = 1, a private ℓ, then PSFO at ℓ with the tail correction"
     paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018"
-
-    @classmethod
-    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
-        return svim(sets, epsilon, **options)
+    runner = staticmethod(svim)
 
 
 @PROTOCOLS.register
@@ -453,10 +453,7 @@ class SVSM(ItemsetMiner):
     description = "half the users run SVIM; the other half report which likely itemsets their set holds"
     paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018"
     finds = "itemsets"
-
-    @classmethod
-    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
-        return svsm(sets, epsilon, **options)
+    runner = staticmethod(svsm)
 
 
 @PROTOCOLS.register
@@ -467,10 +464,7 @@ class LDPMiner(ItemsetMiner):
     display_name = "LDPMiner (baseline)"
     description = "a private ℓ, 2k candidates, then every set padded to 2k"
     paper = "Qin, Yang, Yu, Khalil, Xiao, Ren — Heavy Hitter Estimation over Set-Valued Data with LDP, CCS 2016"
-
-    @classmethod
-    def _run(cls, sets: SetValues, epsilon: float, **options: Any) -> ItemsetResult:
-        return ldpminer(sets, epsilon, **options)
+    runner = staticmethod(ldpminer)
 
 
 @PROTOCOLS.register
@@ -483,8 +477,5 @@ class PSFO(ItemsetMiner):
     paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018, §4"
     declared_parameters: tuple[Param, ...] = (PAD,)
     collection = "one-time"  # one round: ldp perturb / ldp aggregate --mechanism psfo write and read its reports
-
-    @classmethod
-    def _run(cls, sets: SetValues, epsilon: float, *, length: int = 1, **options: Any) -> ItemsetResult:
-        return psfo_items(sets, epsilon, length=length, **options)
+    runner = staticmethod(psfo_items)
 
