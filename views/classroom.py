@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+import ldp
 from ldp.classroom import default_classroom
 from ldp.classroom.links import join_url, qr_png, reachable_base
 from ldp.classroom.model import CATEGORICAL_MECHANISMS, NUMERIC_MECHANISMS
@@ -19,7 +20,7 @@ from ldp.viz import classroom as viz
 from views import common
 
 REFRESH_S = 2
-MECHANISM_NAMES = {"grr": "GRR (k-RR)", "oue": "OUE", "olh": "OLH", "pm": "Piecewise Mechanism (PM)"}
+MECHANISM_NAMES = {name: ldp.MECHANISMS.get(name).display_name for name in CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS}
 KINDS = {"Answer choices": "categorical", "A number": "numeric"}
 SESSION = "classroom_active"   # {"code", "token"} of the class this browser session teaches
 

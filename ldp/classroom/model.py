@@ -19,14 +19,17 @@ import numpy as np
 
 from ldp.classroom.errors import ImpossibleReport
 from ldp.core.errors import InvalidInput
+from ldp.core.registry import MECHANISMS
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
 __all__ = ["CATEGORICAL_MECHANISMS", "MAX_LABELS", "NUMERIC_MECHANISMS", "QuestionSpec", "is_number", "mechanism_of",
            "parse_report", "randomizer_parameters"]
 
-CATEGORICAL_MECHANISMS = ("grr", "oue", "olh")
-NUMERIC_MECHANISMS = ("pm",)
+#: The registered mechanisms whose client the students' pages run (``Mechanism.browser_client``): those taking codes
+#: answer categorical questions, those taking numbers in [−1, 1] numeric ones.
+CATEGORICAL_MECHANISMS = tuple(c.name for c in MECHANISMS if c.browser_client and c.input_kind == "codes")
+NUMERIC_MECHANISMS = tuple(c.name for c in MECHANISMS if c.browser_client and c.input_kind == "signed")
 MAX_LABELS = 32
 MAX_LABEL_CHARS = 60
 MAX_QUESTION_CHARS = 300
@@ -156,43 +159,19 @@ def parse_report(spec: QuestionSpec, report: Any) -> str:
         raise InvalidInput(f"report must be one line of at most {MAX_REPORT_CHARS} characters "
                            f"({mechanism_of(spec).report_format})")
     mech = mechanism_of(spec)
-    if spec.mechanism in NUMERIC_MECHANISMS:
-        _check_possible_pm(mech, text)
+    reason = mech.impossible_report(text)  # a forged report the mechanism can never produce (422)
+    if reason is not None:
+        raise ImpossibleReport(reason)
     parsed = mech.parse_reports([text])
     if parsed.shape[0] != 1:
         raise InvalidInput(f"exactly one report per request ({mech.report_format})")
     return next(iter(mech.format_reports(parsed)))
 
 
-def _check_possible_pm(mech: Mechanism, text: str) -> None:
-    """A PM report the randomizer can produce: within [−s, s] and a point of the output grid, bit for bit (the
-    page snaps every report to it); a number outside either is :class:`ImpossibleReport` (422)."""
-    try:
-        y = float(text.strip())
-    except ValueError:
-        return   # not a number: the mechanism's parser says why (400)
-    if not math.isfinite(y):
-        return
-    if abs(y) > mech.s:
-        raise ImpossibleReport(f"report {y:g} is outside [−{mech.s:.6g}, {mech.s:.6g}]: the Piecewise Mechanism at "
-                               f"this ε never reports it")
-    if not bool(mech.output_grid.contains(np.array([y]))[0]):
-        raise ImpossibleReport(f"report {text.strip()[:24]} is not a point of the mechanism's output grid "
-                               f"({mech.output_grid.step:.6g} apart): no phone's randomizer produces it")
-
-
 def randomizer_parameters(spec: QuestionSpec) -> dict[str, Any]:
     """What the browser's randomizer needs besides the question: the probabilities computed here (so the page
     never evaluates exp itself, whose last bit may differ between JavaScript engines and C libraries)."""
-    mech = mechanism_of(spec)
-    if spec.mechanism == "grr":
-        return {"d": mech.d, "p": mech.p_star, "q": mech.q_star}
-    if spec.mechanism == "oue":
-        return {"d": mech.d, "p": mech.p_star, "q": mech.q_star}
-    if spec.mechanism == "olh":
-        keep, other = mech._hashed_probabilities()
-        return {"d": mech.d, "g": mech.g, "prime": mech.prime, "keep": keep, "other": other,
-                "p": mech.p_star, "q": mech.q_star}
-    grid = mech.output_grid  # reports are snapped to it (Mironov's remedy; ldp.maths.grid)
-    return {"t": mech.t, "s": mech.s, "center_probability": mech.center_probability,
-            "lo": spec.range[0], "hi": spec.range[1], "step": grid.step, "k_max": grid.hi_index}
+    out = mechanism_of(spec).randomizer_parameters()
+    if spec.range is not None:
+        out.update({"lo": spec.range[0], "hi": spec.range[1]})
+    return out

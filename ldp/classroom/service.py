@@ -319,10 +319,10 @@ class Classroom:
         reports = mech.parse_reports(lines)
         unit_mean = float(mech.estimate(mech.aggregate(reports)).values[0])
         scale = (hi - lo) / 2.0
-        # worst case |v| = 1 of the PM variance v²/(t−1) + (t+3)/(3(t−1)²) (SW paper §2.2), over n reports
-        half = z_value(LEVEL) * math.sqrt(float(mech.variance(1.0)) / n) * scale
+        # the mechanism's worst case over the inputs of one report's variance (PM: |v| = 1), over n reports
+        half = z_value(LEVEL) * math.sqrt(mech.worst_case_variance() / n) * scale
         mean = spec.from_unit_mean(unit_mean)
-        edges = np.linspace(-mech.s, mech.s, PM_BINS + 1)
+        edges = np.linspace(*mech.output_range, PM_BINS + 1)
         hist, _ = np.histogram(reports, bins=edges)
         names = [f"{spec.from_unit_mean(a):.3g} … {spec.from_unit_mean(b):.3g}" for a, b in zip(edges[:-1], edges[1:],
                                                                                               strict=True)]

@@ -435,6 +435,27 @@ class Mechanism(ABC):
             raise NotAvailable(f"{self.name}: its reports are discrete; read Pr[report | input] from channel()")
         raise NotAvailable(f"{self.name}: no report density is implemented")
 
+    # ------------------------------------------------------------------ a client in a browser (the classroom)
+    #: Whether the classroom's JavaScript client (ldp/classroom/static/randomizer.js) implements this mechanism.
+    browser_client: ClassVar[bool] = False
+
+    def randomizer_parameters(self) -> dict[str, Any]:
+        """What a client in another language needs besides the input: the probabilities and constants computed
+        here (so the client never evaluates exp itself, whose last bit may differ between engines). Hook
+        ``_randomizer_parameters``; :class:`NotAvailable` where no such client exists."""
+        out = self._randomizer_parameters()
+        if out is None:
+            raise NotAvailable(f"{self.name}: no client outside Python implements it")
+        return out
+
+    def _randomizer_parameters(self) -> dict[str, Any] | None:
+        return None
+
+    def impossible_report(self, text: str) -> str | None:
+        """Why one report line (valid in form) is one this mechanism can never produce at this ε — a forged report
+        — or None (hook; e.g. the Piecewise Mechanism's reports beyond ±s or off its output grid)."""
+        return None
+
     # ------------------------------------------------------------------ privacy: what an auditor reads
     def audit_inputs(self) -> tuple[Any, Any]:
         """Two inputs whose reports differ the most (the privacy audit's default pair): codes 0 and 1, or the two

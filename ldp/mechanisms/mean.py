@@ -349,6 +349,29 @@ class PiecewiseMechanism(MeanMechanism):
         t = self.t
         return v * v / (t - 1.0) + (t + 3.0) / (3.0 * (t - 1.0) ** 2)
 
+    browser_client: ClassVar[bool] = True
+
+    def _randomizer_parameters(self) -> dict[str, Any]:
+        grid = self.output_grid  # reports are snapped to it (Mironov's remedy; ldp.maths.grid)
+        return {"t": self.t, "s": self.s, "center_probability": self.center_probability, "step": grid.step,
+                "k_max": grid.hi_index}
+
+    def impossible_report(self, text: str) -> str | None:
+        """A report beyond [−s, s], or not a point of the output grid bit for bit (every client snaps to it)."""
+        try:
+            y = float(text.strip())
+        except ValueError:
+            return None  # not a number: the parser says why
+        if not math.isfinite(y):
+            return None
+        if abs(y) > self.s:
+            return (f"report {y:g} is outside [−{self.s:.6g}, {self.s:.6g}]: the Piecewise Mechanism at this ε never "
+                    "reports it")
+        if not bool(self.output_grid.contains(np.array([y]))[0]):
+            return (f"report {text.strip()[:24]} is not a point of the mechanism's output grid "
+                    f"({self.output_grid.step:.6g} apart): no client's randomizer produces it")
+        return None
+
     def _privacy_loss(self) -> float:
         """ln(p_high / p_low) (= ε)."""
         return math.log(self.p_high / self.p_low)

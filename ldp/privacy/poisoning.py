@@ -34,20 +34,17 @@ from typing import Any
 import numpy as np
 
 from ldp.core.errors import InvalidInput
+from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate
 from ldp.core.streams import rng_for
 from ldp.estimators import estimate_all
 from ldp.mechanisms import Mechanism, get_mechanism
-from ldp.mechanisms.frequency.grr import GRR
-from ldp.mechanisms.frequency.local_hashing import LocalHashing, cw_hash
-from ldp.mechanisms.frequency.unary import BitVectorMechanism
 
 __all__ = ["ATTACKED", "PoisonResult", "attacked_mechanism", "crafted_reports", "expected_gain", "fake_users",
            "gain_curves", "simulate_attack", "targets_supported"]
 
 #: Mechanisms the maximal-gain attack is defined for.
-ATTACKED = ("grr", "oue", "olh")
-MAX_HASH_SEARCH = 1 << 20
+ATTACKED = tuple(cls.name for cls in MECHANISMS if getattr(cls, "mga_studied", False))
 
 
 def _check(mech: Mechanism, targets: Any) -> np.ndarray:
@@ -67,33 +64,9 @@ def _check_beta(beta: float) -> float:
     return float(beta)
 
 
-def _best_hashes(mech: LocalHashing, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Hash functions (a, b) and value y maximising the number of targets with H(t) = y; and that number."""
-    prime, g = mech.prime, mech.g
-    total = prime * (prime - 1)
-    if total <= MAX_HASH_SEARCH:
-        idx = np.arange(total, dtype=np.int64)
-    else:
-        idx = np.random.default_rng(0).choice(total, size=MAX_HASH_SEARCH, replace=False)
-    a, b = 1 + idx // prime, idx % prime
-    hashed = cw_hash(a[:, None], b[:, None], targets[None, :], prime, g)  # functions × targets
-    counts = np.zeros((idx.size, g), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(idx.size), targets.size), hashed.ravel()), 1)
-    y = counts.argmax(axis=1)
-    best = counts[np.arange(idx.size), y]
-    s = int(best.max())
-    keep = best == s
-    return a[keep], b[keep], y[keep], s
-
-
 def targets_supported(mechanism: Mechanism, targets: Any) -> int:
     """s: how many targets one crafted report supports (GRR 1; OUE r; OLH the best hash function found)."""
-    t = _check(mechanism, targets)
-    if isinstance(mechanism, GRR):
-        return 1
-    if isinstance(mechanism, BitVectorMechanism):
-        return int(t.size)
-    return _best_hashes(mechanism, t)[3]
+    return mechanism.mga_support(_check(mechanism, targets))  # the family's hook
 
 
 def expected_gain(mechanism: Mechanism, targets: Any, beta: float | np.ndarray,
@@ -119,24 +92,7 @@ def fake_users(n: int, beta: float) -> int:
 
 def crafted_reports(mechanism: Mechanism, targets: Any, m: int, rng: np.random.Generator) -> np.ndarray:
     """m reports of MGA fake users in the mechanism's own report format."""
-    t = _check(mechanism, targets)
-    if isinstance(mechanism, GRR):
-        return t[rng.integers(0, t.size, size=m)]
-    if isinstance(mechanism, BitVectorMechanism):
-        d = mechanism.d
-        p, q = mechanism.p_star, mechanism.q_star
-        extra = max(0, int(round(p + (d - 1) * q)) - t.size)
-        reports = np.zeros((m, d), dtype=bool)
-        reports[:, t] = True
-        if extra and m:
-            others = np.setdiff1d(np.arange(d), t)
-            keys = rng.random((m, others.size))
-            pick = np.argpartition(keys, min(extra, others.size) - 1, axis=1)[:, :min(extra, others.size)]
-            reports[np.arange(m)[:, None], others[pick]] = True
-        return reports
-    a, b, y, _ = _best_hashes(mechanism, t)
-    j = rng.integers(0, a.size, size=m)
-    return np.stack([a[j], b[j], y[j]], axis=1)
+    return mechanism.mga_reports(_check(mechanism, targets), m, rng)  # the family's hook
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ldp.core.errors import InvalidInput
+from ldp.core.errors import InvalidInput, NotAvailable
 from ldp.core.params import Param
 from ldp.core.results import Aggregate, Estimate
 from ldp.mechanisms.base import Mechanism
@@ -199,6 +199,38 @@ class FrequencyOracle(Mechanism):
 
     def lecture_variance(self) -> float | None:
         """The lecture's closed form of Var[c̃(i)]/n at this ε and d (None where the lecture gives none)."""
+        return None
+
+    def _randomizer_parameters(self) -> dict[str, Any] | None:
+        if not self.browser_client:
+            return None
+        return {"d": self.d, "p": self.p_star, "q": self.q_star}
+
+    # ------------------------------------------------------------------ poisoning: the maximal-gain attack
+    def mga_support(self, targets: np.ndarray) -> int:
+        """s: how many of the (distinct, validated) ``targets`` one crafted report of the maximal-gain attack
+        supports (Cao, Jia, Gong, USENIX Security 2021; hook ``_mga_support``)."""
+        s = self._mga_support(np.asarray(targets, dtype=np.int64))
+        if s is None:
+            raise NotAvailable(f"{self.name}: the maximal-gain attack is not defined for its reports")
+        return int(s)
+
+    def mga_reports(self, targets: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+        """``m`` crafted reports of maximal-gain fake users, in the mechanism's own report format (hook
+        ``_mga_reports``)."""
+        out = self._mga_reports(np.asarray(targets, dtype=np.int64), int(m), rng)
+        if out is None:
+            raise NotAvailable(f"{self.name}: the maximal-gain attack is not defined for its reports")
+        return out
+
+    def _mga_support(self, targets: np.ndarray) -> int | None:
+        return None
+
+    #: Whether the maximal-gain attack paper studies this mechanism (its kRR, OUE and OLH): the attack's page and
+    #: command offer exactly these.
+    mga_studied: ClassVar[bool] = False
+
+    def _mga_reports(self, targets: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray | None:
         return None
 
     # ------------------------------------------------------------------ one report, for people

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -47,6 +48,8 @@ def grr_sample_counts(true_counts: np.ndarray, p: float, q: float, rng: np.rando
 class GRR(FrequencyOracle):
     """Generalized randomized response (direct encoding, k-RR): report the true value with
     probability p, otherwise a uniformly random other value."""
+    mga_studied: ClassVar[bool] = True
+    browser_client: ClassVar[bool] = True
 
     name = "grr"
     display_name = "GRR (k-RR)"
@@ -104,6 +107,12 @@ class GRR(FrequencyOracle):
 
     def report_bits_formula(self) -> str:
         return "⌈log₂ d⌉ (one value index)"
+
+    def _mga_support(self, targets: np.ndarray) -> int:
+        return 1  # a fake user reports one target
+
+    def _mga_reports(self, targets: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+        return targets[rng.integers(0, targets.size, size=m)]
 
     def _explain_report(self, report_text: str) -> str:
         return f"The report is the value {report_text}: the true value with probability p = {self.p_star:.3g}."

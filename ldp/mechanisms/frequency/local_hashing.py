@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -52,6 +52,10 @@ def residue_class_sizes(prime: int, g: int) -> np.ndarray:
 def collision_probability(prime: int, g: int) -> float:
     m = residue_class_sizes(prime, g).astype(np.float64)
     return float((m * (m - 1)).sum() / (prime * (prime - 1)))
+
+
+#: Hash functions the maximal-gain attack searches (exhaustively below this many, else a fixed sample).
+MGA_HASH_SEARCH = 1 << 20
 
 
 def cw_hash(a: np.ndarray, b: np.ndarray, v: np.ndarray, prime: int, g: int) -> np.ndarray:
@@ -417,6 +421,42 @@ class LocalHashing(FrequencyOracle):
             return "63 + ⌈log₂ g⌉ (the hash's seed and the value y)"
         return "2⌈log₂ P⌉ + ⌈log₂ g⌉ (hash a, b and the value y)"
 
+    def mga_hashes(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Hash functions (a, b) and value y maximising the number of targets with H(t) = y, and that number: the
+        Carter–Wegman family searched exhaustively up to ``MGA_HASH_SEARCH`` functions, else a fixed sample."""
+        if self.hash_family == "xxh32":
+            raise NotAvailable(f"{self.name}: the maximal-gain attack searches the Carter–Wegman family (hash='cw')")
+        prime, g = self.prime, self.g
+        total = prime * (prime - 1)
+        if total <= MGA_HASH_SEARCH:
+            idx = np.arange(total, dtype=np.int64)
+        else:
+            idx = np.random.default_rng(0).choice(total, size=MGA_HASH_SEARCH, replace=False)
+        a, b = 1 + idx // prime, idx % prime
+        hashed = cw_hash(a[:, None], b[:, None], targets[None, :], prime, g)  # functions × targets
+        counts = np.zeros((idx.size, g), dtype=np.int64)
+        np.add.at(counts, (np.repeat(np.arange(idx.size), targets.size), hashed.ravel()), 1)
+        y = counts.argmax(axis=1)
+        best = counts[np.arange(idx.size), y]
+        s = int(best.max())
+        keep = best == s
+        return a[keep], b[keep], y[keep], s
+
+    def _randomizer_parameters(self) -> dict[str, Any] | None:
+        out = super()._randomizer_parameters()
+        if out is None:
+            return None
+        keep, other = self._hashed_probabilities()
+        return {**out, "g": self.g, "prime": self.prime, "keep": keep, "other": other}
+
+    def _mga_support(self, targets: np.ndarray) -> int:
+        return self.mga_hashes(targets)[3]
+
+    def _mga_reports(self, targets: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+        a, b, y, _ = self.mga_hashes(targets)
+        j = rng.integers(0, a.size, size=m)
+        return np.stack([a[j], b[j], y[j]], axis=1)
+
     def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
         if self.hash_family == "xxh32":
             return xxh32_hash(np.full(reports.shape[0], v), reports[:, 1], self.g) == reports[:, 0]
@@ -466,6 +506,8 @@ class BLH(LocalHashing):
 @MECHANISMS.register
 class OLH(LocalHashing):
     """Optimized local hashing (Wang et al. 2017): g = round(e^ε + 1), then GRR on [g]."""
+    mga_studied: ClassVar[bool] = True
+    browser_client: ClassVar[bool] = True
 
     name = "olh"
     display_name = "OLH"

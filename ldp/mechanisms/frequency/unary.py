@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from typing import ClassVar
 
 import numpy as np
 
@@ -94,6 +95,23 @@ class BitVectorMechanism(FrequencyOracle):
     def report_bits_formula(self) -> str:
         return "d (one bit per value)"
 
+    def _mga_support(self, targets: np.ndarray) -> int:
+        return int(targets.size)  # every target bit set
+
+    def _mga_reports(self, targets: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+        """Every target bit set, plus l = max(0, round(p + (d − 1)q) − r) random other bits so that the number of
+        ones looks ordinary (those bits do not touch the targets)."""
+        d, p, q = self.d, self.p_star, self.q_star
+        extra = max(0, int(round(p + (d - 1) * q)) - targets.size)
+        reports = np.zeros((m, d), dtype=bool)
+        reports[:, targets] = True
+        if extra and m:
+            others = np.setdiff1d(np.arange(d), targets)
+            keys = rng.random((m, others.size))
+            pick = np.argpartition(keys, min(extra, others.size) - 1, axis=1)[:, :min(extra, others.size)]
+            reports[np.arange(m)[:, None], others[pick]] = True
+        return reports
+
     def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
         return reports[:, v].astype(bool)
 
@@ -137,6 +155,8 @@ class SUE(BitVectorMechanism):
 @MECHANISMS.register
 class OUE(BitVectorMechanism):
     """Optimized unary encoding: p = 1/2, q = 1/(e^ε + 1) (Wang et al. 2017)."""
+    mga_studied: ClassVar[bool] = True
+    browser_client: ClassVar[bool] = True
 
     name = "oue"
     display_name = "OUE"
