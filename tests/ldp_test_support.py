@@ -246,6 +246,8 @@ ESTIMATOR_CASES: dict[str, list[Case]] = {
     "iiw-g": [estimator_case("iiw-g")],
     "amrp": [estimator_case("amrp", permutations=20)],
     "smooth": [estimator_case("smooth"), estimator_case("smooth", boundary="wrap")],
+    "gf": [estimator_case("gf"), estimator_case("gf", sigma=3.0, boundary="wrap")],
+    "gf-dw": [estimator_case("gf-dw")],
     "ems": [estimator_case("ems")],
     "em": [estimator_case("em")],
     "hh-admm": [estimator_case("hh-admm")],
