@@ -47,6 +47,10 @@ class Metric:
     unit: str = "frequency"
     parameters: dict[str, Any] = field(default_factory=dict)
     long_name: str = ""  # a fuller name for tables (defaults to the display name)
+    #: ``closed_form(variance, true, **context)``: the expected error of an unbiased estimate whose entries have
+    #: the closed-form ``variance`` (None: no closed form), and how good that is (``closed_form_quality``).
+    closed_form: Callable[..., float] | None = field(default=None, repr=False)
+    closed_form_quality: str = ""
 
     @property
     def title(self) -> str:
@@ -60,6 +64,14 @@ class Metric:
         if not (np.all(np.isfinite(t)) and np.all(np.isfinite(e))):
             raise InvalidInput(f"{self.name}: the values hold NaN or infinity")
         return float(self.function(t, e, **{**self.parameters, **context}))
+
+    def expected(self, variance: np.ndarray | None, true: np.ndarray, **context: Any) -> float:
+        """The closed-form expected value of this error for an unbiased estimate of ``true`` whose entries have
+        ``variance`` (e.g. matrix inversion's; ``context`` as for the metric, e.g. ``k``); NaN without one."""
+        if self.closed_form is None or variance is None:
+            return math.nan
+        return float(self.closed_form(np.asarray(variance, dtype=np.float64), np.asarray(true, dtype=np.float64),
+                                      **{**self.parameters, **context}))
 
 
 # =========================================================================== frequency vectors
@@ -97,6 +109,27 @@ def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> 
     """MSE restricted to the k most frequent true values (consistency paper §V.E)."""
     idx = top_k_indices(true, k)
     return float(np.mean((true[idx] - estimate[idx]) ** 2))
+
+
+# Closed forms for an unbiased estimate with per-value variance σ²: exact for the squared errors; the absolute
+# errors by the normal approximation E|f̂ − f| = σ √(2/π) per value.
+NORMAL_ABS = math.sqrt(2 / math.pi)
+
+
+def expected_mse(variance: np.ndarray, true: np.ndarray, **_: Any) -> float:
+    return float(variance.mean())
+
+
+def expected_top_k_mse(variance: np.ndarray, true: np.ndarray, k: int = 10, **_: Any) -> float:
+    return float(variance[top_k_indices(true, min(int(k), variance.size))].mean())
+
+
+def expected_mae(variance: np.ndarray, true: np.ndarray, **_: Any) -> float:
+    return float(np.sqrt(variance).mean() * NORMAL_ABS)
+
+
+def expected_l1(variance: np.ndarray, true: np.ndarray, **_: Any) -> float:
+    return float(np.sqrt(variance).sum() * NORMAL_ABS)
 
 
 # =========================================================================== histograms (real units)
@@ -183,13 +216,15 @@ def squared_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
 
 HISTOGRAM_KINDS = ("frequency", "numerical")
 for _metric in (
-    Metric("mse", "MSE", "mean squared error over all values", mse, HISTOGRAM_KINDS, "frequency²"),
-    Metric("mae", "MAE", "mean absolute error over all values", mae),
+    Metric("mse", "MSE", "mean squared error over all values", mse, HISTOGRAM_KINDS, "frequency²",
+           closed_form=expected_mse, closed_form_quality="exact"),
+    Metric("mae", "MAE", "mean absolute error over all values", mae, closed_form=expected_mae,
+           closed_form_quality="normal approximation"),
     Metric("l1", "L1", "sum of absolute errors (twice the total-variation distance for distributions)",
-           l1_distance),
+           l1_distance, closed_form=expected_l1, closed_form_quality="normal approximation"),
     Metric("max_abs", "Max abs error", "largest absolute error of any single value", max_abs_error),
     Metric("topk_mse", "Top-k MSE", "mean squared error over the k most frequent values", top_k_mse,
-           unit="frequency²"),
+           unit="frequency²", closed_form=expected_top_k_mse, closed_form_quality="exact"),
     Metric("wasserstein", "Wasserstein", "earth mover's distance between the distributions (in the data's unit for "
            "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance"),
     Metric("ks", "KS", "largest gap between the cumulative distributions", ks_distance, HISTOGRAM_KINDS, "fraction",
@@ -203,9 +238,10 @@ for _metric in (
     Metric("range_mae", "Range queries (MAE)", "mean absolute error of the fraction of users in random ranges of "
            "width α of the domain", range_query_mae, ("numerical",), "fraction", {"alpha": 0.1},
            "Range queries, width α = 0.1 of the domain (MAE)"),
-    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean", "vector"), "value"),
+    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean", "vector"), "value",
+           closed_form=expected_mae, closed_form_quality="normal approximation"),
     Metric("squared_error", "Squared error", "(estimated mean − true mean)²", squared_error, ("mean", "vector"),
-           "value²"),
+           "value²", closed_form=expected_mse, closed_form_quality="exact"),
 ):
     METRICS.register(_metric)
 
