@@ -264,7 +264,8 @@ def test_bias_variance_by_hand():
 
 # ------------------------------------------------------------------------------------------ registry
 def test_tasks_registry_lists_callable_tasks():
-    assert {"mse", "topk", "topk-precision", "set", "subsets", "threshold"} <= set(tasks.TASKS)
+    assert {"mse", "topk", "topk-precision", "set", "subsets", "threshold"} <= set(tasks.TASKS.names())
+    assert tasks.TASKS is ldp.core.registry.TASKS and list(tasks.QUERY_TASKS) == tasks.TASKS.names()
     for name, task in tasks.TASKS.items():
         assert task.name == name and task.display_name and task.description and callable(task.function)
         assert task.better in ("lower", "higher")
@@ -291,3 +292,27 @@ def test_bind_checks_parameters_once():
     truth = np.full(8, 1 / 8)
     assert bound.score(truth, np.array([truth, truth]), False).tolist() == [0.0, 0.0]
     assert "k=3" in tasks.TASKS["topk"].bind(8, k=3).label
+
+
+def test_tasks_are_registered_components_with_their_own_bind_hook():
+    """Issue "one protocol" item 7: one registry of tasks (ldp.core.registry.TASKS), one set of names (aliases such
+    as ``full`` resolve to them, never listed), and each family checks its parameters in its own ``prepare``."""
+    from ldp.core.registry import TASKS, Registry
+
+    assert "full" in TASKS and TASKS.get("full").name == "mse" and "full" not in TASKS.names()
+    assert TASKS.get("set-value") is TASKS.get("set") and TASKS["groups"] is TASKS.get("subsets")
+    families = {name: type(task).prepare for name, task in TASKS.items()}
+    assert families["topk"] is families["topk-precision"] is tasks.TopKTask.prepare
+    assert families["mse"] is tasks.Task.prepare
+    assert len({families[n] for n in ("mse", "topk", "set", "subsets", "threshold")}) == 5
+
+    class Double(tasks.Task):
+        def prepare(self, d, params, *, rng, labels):
+            return lambda t, e, c: 2 * np.atleast_1d(tasks.full_domain_error(t, e, clip=c))
+
+    mine = Registry("task")
+    mine.register(Double("double", "Twice the MSE", "a task from outside", tasks.full_domain_error, aliases=("x2",)))
+    truth = np.full(4, 0.25)
+    assert mine.get("X2").bind(4).score(truth, np.array([truth + 0.1]), False).tolist() == pytest.approx([0.02])
+    with pytest.raises(RuntimeError, match="twice"):
+        mine.register(Double("other", "", "", tasks.full_domain_error, aliases=("double",)))
