@@ -105,10 +105,25 @@ def top_k_indices(true: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-np.asarray(true), kind="stable")[:check_k(k, np.asarray(true).shape[-1])]
 
 
-def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float:
-    """MSE restricted to the k most frequent true values (consistency paper §V.E)."""
-    idx = top_k_indices(true, k)
-    return float(np.mean((true[idx] - estimate[idx]) ** 2))
+def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False,
+              **_: Any) -> float | np.ndarray:
+    """MSE over D_tk, the k values with the highest *true* frequency (ties by index; consistency paper §V.E): the
+    one top-k MSE, behind the metric ``topk_mse`` and the query task ``topk``.
+
+    Neither the mechanism nor the post-processing knows D_tk; k outside [1, d] is an error. ``estimate`` may be a
+    stack (trials, d): then one error per trial (an array) instead of a float. ``clip`` answers each value clipped
+    at 0 (Post-Pos, :func:`ldp.evaluation.tasks.clip_for`).
+    """
+    f = np.asarray(true, dtype=np.float64)
+    est = np.asarray(estimate, dtype=np.float64)
+    if f.ndim != 1 or f.size < 1:
+        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
+    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
+        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+    idx = top_k_indices(f, k)
+    answers = np.maximum(est[..., idx], 0.0) if clip else est[..., idx]
+    errors = np.mean((answers - f[idx]) ** 2, axis=-1)
+    return float(errors) if est.ndim == 1 else errors
 
 
 # Closed forms for an unbiased estimate with per-value variance σ²: exact for the squared errors; the absolute

@@ -8,7 +8,8 @@ trial instead of being a float):
 
 * **full-domain error** — MSE = (1/d) Σ_v (f_v − f′_v)² (§V.A, §V.C);
 * **frequent values (top-k)** — the MSE over D_tk, the k values with the highest *true* frequency
-  (§V.E), and the precision of the *estimated* top-k set (the share of it that is truly top-k);
+  (§V.E; :func:`ldp.evaluation.metrics.top_k_mse`, the one top-k MSE), and the precision of the *estimated*
+  top-k set (the share of it that is truly top-k);
 * **random set-value queries** — subsets D_sρ holding ρ·d values drawn uniformly, answered by
   f′_{D_sρ} = Σ_{v∈D_sρ} f′_v, and the MSE of the answers (§V.D, Figs. 6–7);
 * **fixed subsets** — user-defined groups of values (e.g. the emoji categories of §V.D, Fig. 8);
@@ -43,7 +44,7 @@ import numpy as np
 from ldp.core.errors import InvalidInput
 from ldp.core.registry import ESTIMATORS, TASKS
 from ldp.estimators.wiener import Detection, threshold_detection
-from ldp.evaluation.metrics import check_k, top_k_indices
+from ldp.evaluation.metrics import check_k, top_k_indices, top_k_mse
 from ldp.mechanisms.base import Mechanism
 
 __all__ = [
@@ -51,7 +52,7 @@ __all__ = [
     "Detection", "SetQueryTask", "SubsetsTask", "Task", "ThresholdTask", "TopKTask", "answer_queries",
     "bias_variance", "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error",
     "full_domain_error", "get_task", "random_subsets", "set_query_error", "set_value_mse_expected", "subset_masks",
-    "subset_size", "threshold_errors", "threshold_positives", "top_k_curve", "top_k_error", "top_k_precision",
+    "subset_size", "threshold_errors", "threshold_positives", "top_k_curve", "top_k_precision",
     "utility_gain"
 ]
 
@@ -90,16 +91,6 @@ def full_domain_error(true: np.ndarray, estimate: np.ndarray, *, clip: bool = Fa
     """Full-domain MSE (1/d) Σ_v (f_v − f′_v)² (consistency paper §V.A); ``clip`` answers each value as Post-Pos."""
     f, est = _pair(true, estimate)
     return _out(np.mean((_answers(est, clip) - f) ** 2, axis=-1), est)
-
-
-def top_k_error(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False) -> float | np.ndarray:
-    """MSE over D_tk, the k values with the highest true frequency (ties by index; §V.E).
-
-    Neither the mechanism nor the post-processing knows D_tk. k larger than the domain is an error.
-    """
-    f, est = _pair(true, estimate)
-    idx = top_k_indices(f, check_k(k, f.shape[0]))
-    return _out(np.mean((_answers(est[..., idx], clip) - f[idx]) ** 2, axis=-1), est)
 
 
 def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float | np.ndarray:
@@ -248,7 +239,8 @@ def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, 
 
 def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, clip: bool = False) -> np.ndarray:
     """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking
-    (each k is :func:`top_k_error`; single-value answers clipped at 0 when ``clip``)."""
+    (each k is :func:`ldp.evaluation.metrics.top_k_mse` to rounding; single-value answers clipped at 0 when
+    ``clip``)."""
     f, est = _pair(truth, estimates)
     est = np.atleast_2d(est)
     if clip:
@@ -477,7 +469,7 @@ for _task in (
     Task("mse", "Full domain (MSE)", "mean squared error of every value's frequency", full_domain_error,
          paper=CONSISTENCY + ", §V.C", guideline="base-cut", aliases=("full", "full-domain")),
     TopKTask("topk", "Frequent values (top-k MSE)", "mean squared error over the k truly most frequent values",
-             top_k_error, {"k": 10}, paper=CONSISTENCY + ", §V.E", guideline="norm", aliases=("top-k", "frequent")),
+             top_k_mse, {"k": 10}, paper=CONSISTENCY + ", §V.E", guideline="norm", aliases=("top-k", "frequent")),
     TopKTask("topk-precision", "Top-k precision", "share of the k values with the highest estimates that are "
              "truly among the k most frequent (higher is better)", top_k_precision, {"k": 10}, better="higher"),
     SetQueryTask("set", "Random set-value queries (MSE)", "mean squared error of sums over random subsets holding a "

@@ -76,7 +76,7 @@ def test_query_errors_match_the_metrics(zipf_run):
     truth = zipf_run.true_frequencies
     est = zipf_run.estimates["mi"]
     np.testing.assert_allclose(tasks.full_domain_error(truth, est), zipf_run.metrics["mi"]["mse"])
-    per_trial = tasks.top_k_error(truth, est, 10)
+    per_trial = top_k_mse(truth, est, 10)
     np.testing.assert_allclose(per_trial, [top_k_mse(truth, row, k=10) for row in est])
     np.testing.assert_allclose(per_trial, zipf_run.metrics["mi"]["topk_mse"])
     assert zipf_run.top_k == 10
