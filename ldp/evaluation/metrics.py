@@ -27,8 +27,8 @@ from ldp.core.registry import METRICS
 from ldp.evaluation.histograms import DECILES, cdf_at_edges, check_edges, moments, quantile_values, range_answers
 from ldp.maths.simplex import to_distribution
 
-__all__ = ["DEFAULT_METRICS", "Metric", "check_k", "compute_metrics", "get_metric", "ks_distance", "mae",
-           "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "top_k_indices", "top_k_mse",
+__all__ = ["DEFAULT_METRICS", "Metric", "check_k", "compute_metrics", "frequency_pair", "get_metric", "ks_distance",
+           "mae", "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "top_k_indices", "top_k_mse",
            "wasserstein"]
 
 RANGE_QUERIES = 1000
@@ -105,6 +105,17 @@ def top_k_indices(true: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-np.asarray(true), kind="stable")[:check_k(k, np.asarray(true).shape[-1])]
 
 
+def frequency_pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``true`` (d,) and ``estimate`` (d,) or a stack (trials, d) as float arrays, their shapes checked."""
+    f = np.asarray(true, dtype=np.float64)
+    est = np.asarray(estimate, dtype=np.float64)
+    if f.ndim != 1 or f.size < 1:
+        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
+    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
+        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+    return f, est
+
+
 def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False,
               **_: Any) -> float | np.ndarray:
     """MSE over D_tk, the k values with the highest *true* frequency (ties by index; consistency paper §V.E): the
@@ -114,12 +125,7 @@ def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool
     stack (trials, d): then one error per trial (an array) instead of a float. ``clip`` answers each value clipped
     at 0 (Post-Pos, :func:`ldp.evaluation.tasks.clip_for`).
     """
-    f = np.asarray(true, dtype=np.float64)
-    est = np.asarray(estimate, dtype=np.float64)
-    if f.ndim != 1 or f.size < 1:
-        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
-    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
-        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+    f, est = frequency_pair(true, estimate)
     idx = top_k_indices(f, k)
     answers = np.maximum(est[..., idx], 0.0) if clip else est[..., idx]
     errors = np.mean((answers - f[idx]) ** 2, axis=-1)

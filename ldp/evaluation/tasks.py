@@ -44,7 +44,7 @@ import numpy as np
 from ldp.core.errors import InvalidInput
 from ldp.core.registry import ESTIMATORS, TASKS
 from ldp.estimators.wiener import Detection, threshold_detection
-from ldp.evaluation.metrics import check_k, top_k_indices, top_k_mse
+from ldp.evaluation.metrics import check_k, frequency_pair, top_k_indices, top_k_mse
 from ldp.mechanisms.base import Mechanism
 
 __all__ = [
@@ -60,16 +60,6 @@ Subsets = np.ndarray | Sequence[Sequence[int]] | Mapping[str, Any]
 
 
 # =========================================================================== helpers
-def _pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    f = np.asarray(true, dtype=np.float64)
-    est = np.asarray(estimate, dtype=np.float64)
-    if f.ndim != 1 or f.size < 1:
-        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
-    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
-        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
-    return f, est
-
-
 def _out(values: np.ndarray, estimate: np.ndarray) -> float | np.ndarray:
     """A float for a single estimate, an array (one entry per trial) for a stack of them."""
     return float(values) if np.ndim(estimate) == 1 else np.asarray(values, dtype=np.float64)
@@ -89,14 +79,14 @@ def clip_for(estimator: str | Any) -> bool:
 # =========================================================================== full domain and top-k
 def full_domain_error(true: np.ndarray, estimate: np.ndarray, *, clip: bool = False) -> float | np.ndarray:
     """Full-domain MSE (1/d) Σ_v (f_v − f′_v)² (consistency paper §V.A); ``clip`` answers each value as Post-Pos."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     return _out(np.mean((_answers(est, clip) - f) ** 2, axis=-1), est)
 
 
 def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float | np.ndarray:
     """|estimated top-k ∩ true top-k| / k: the share of the k values with the highest *estimates* that
     are among the k truly most frequent (ties broken by index on both sides). 1 is perfect."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     k = check_k(k, f.shape[0])
     truth = np.zeros(f.shape[0], dtype=bool)
     truth[top_k_indices(f, k)] = True
@@ -222,7 +212,7 @@ def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
                     clip: bool = False) -> float | np.ndarray:
     """MSE of the set-value answers, mean over the subsets of (f_S − f′_S)² (§V.D). The true answers
     are never clipped (they are non-negative)."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(subsets, f.shape[0])
     m = mask.T.astype(np.float64)
     return _out(np.mean((_answers(est @ m, clip) - f @ m) ** 2, axis=-1), est)
@@ -232,7 +222,7 @@ def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, 
                        labels: Sequence[str] | None = None, clip: bool = False) -> float | np.ndarray:
     """MSE over user-defined subsets (e.g. categories of values, §V.D Fig. 8); see :func:`subset_masks`
     for the forms ``groups`` may take."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(groups, f.shape[0], labels)
     return set_query_error(f, est, mask, clip=clip)
 
@@ -241,7 +231,7 @@ def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, 
     """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking
     (each k is :func:`ldp.evaluation.metrics.top_k_mse` to rounding; single-value answers clipped at 0 when
     ``clip``)."""
-    f, est = _pair(truth, estimates)
+    f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
     if clip:
         est = np.maximum(est, 0.0)
@@ -262,7 +252,7 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
     E_S[(Σ_{v∈S} e_v)²] = (m/d) Σ e_v² + m(m−1)/(d(d−1)) · [(Σ e_v)² − Σ e_v²]   (per trial).
     Exact for unclipped answers only (a clipped sum is not linear in the e_v).
     """
-    f, est = _pair(truth, estimates)
+    f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
     d = f.shape[0]
     if not 1 <= m <= d:
@@ -279,14 +269,14 @@ def threshold_positives(true: np.ndarray, estimate: np.ndarray, threshold: float
     """True and false positives at ``threshold`` (convolution-framework paper §V.E): a value is a
     positive when its estimate is strictly above the threshold; it is a true positive when its true
     frequency is above it too. Counts per trial for a (trials, d) estimate. Same unit as the inputs."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     return threshold_detection(est, f, float(threshold))
 
 
 def threshold_errors(true: np.ndarray, estimate: np.ndarray, threshold: float, **_: Any) -> float | np.ndarray:
     """Misclassified values at ``threshold``: false positives + false negatives (values truly above it
     whose estimate is not). 0 is perfect."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     tp, fp = threshold_positives(f, est, threshold)
     actual = int(np.count_nonzero(f > float(threshold)))
     return _out(np.asarray(fp) + (actual - np.asarray(tp)), est)
