@@ -8,7 +8,7 @@ metrics and data handling. Data flows one way (see ``docs/design.md``):
 
 from ldp.core.errors import ConvergenceWarning, InvalidInput, LDPError, NotAvailable
 from ldp.core.randomness import SecureRandom, make_rng
-from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS, PROTOCOLS
+from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS, PROTOCOLS, TASKS
 from ldp.core.results import Aggregate, Estimate
 from ldp.engines import aggregate_reports, collect, run_exact, run_fast
 from ldp.estimators import Estimator, estimate_all, get_estimator, norm_sub
@@ -21,8 +21,8 @@ from ldp.studies import itemsets as _itemsets  # noqa: F401 - registers the item
 __version__ = "0.2.0"
 
 __all__ = [
-    "ESTIMATORS", "KINDS", "MECHANISMS", "METRICS", "PROTOCOLS", "PROTOCOL_KINDS", "Protocol", "protocols_of",
-    "Aggregate", "ConvergenceWarning", "Estimate", "Estimator",
+    "ESTIMATORS", "KINDS", "MECHANISMS", "METRICS", "PROTOCOLS", "PROTOCOL_KINDS", "TASKS", "Protocol",
+    "protocols_of", "Aggregate", "ConvergenceWarning", "Estimate", "Estimator",
     "InvalidInput", "LDPError", "Mechanism", "NotAvailable",
     "SecureRandom", "SimulationResult", "aggregate_reports", "collect", "compute_metrics", "estimate_all",
     "get_estimator", "get_mechanism", "make_rng", "mechanisms_of", "norm_sub", "run_exact", "run_fast", "simulate",

@@ -9,10 +9,11 @@ configuration never changes another's numbers.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -27,16 +28,20 @@ from ldp.core.streams import rng_for
 from ldp.data.domain import draw_population, population_rng
 from ldp.engines import check_engine, collect
 from ldp.estimators import estimate_all, resolve_estimators
-from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics
+from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics, get_metric
 from ldp.evaluation.tasks import GAIN_BASELINE, utility_gain
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["SWEEP_COLUMNS", "SimulationResult", "SweepPopulation", "configuration_key", "simulate",
-           "simulate_configuration", "sweep", "sweep_rows"]
+__all__ = ["SWEEP_COLUMNS", "ConfigurationTable", "Population", "SimulationResult", "SweepConfiguration",
+           "SweepPopulation", "configuration_key", "result_table", "simulate", "simulate_configuration", "sweep",
+           "sweep_configurations", "sweep_rows", "sweep_tables"]
 
+#: The one layout of a sweep's tidy table (``ldp sweep``, the Trade-off page, the numerical sweep): one row per
+#: configuration, trial, estimator and metric; ``theoretical_variance`` is the mean closed-form variance of the
+#: mechanism's own estimate, ``closed_form`` the metric's closed form on that estimator's rows (NaN elsewhere).
 SWEEP_COLUMNS = ("mechanism", "epsilon", "users", "d", "engine", "trial", "estimator", "metric", "value",
-                 "theoretical_variance")
+                 "theoretical_variance", "closed_form")
 
 
 @dataclass(frozen=True)
@@ -219,101 +224,185 @@ def configuration_key(mechanism: str, epsilon: float, n: int, d: int, params: Ma
     return (mechanism, float(epsilon), int(n), int(d), dict(sorted(params.items())))
 
 
-def simulate_configuration(mechanism_name: str, epsilon: float, n: int, d: int,
-                           population: Callable[[int, int, np.random.Generator], np.ndarray], *,
+#: ``population(d, n, rng)``: users per cell for domain size (mean mechanisms: dimension) d and n users, or a pair
+#: (those counts, the cells' values) for mean mechanisms, whose population is a column of numbers.
+Population = Callable[[int, int, np.random.Generator], "np.ndarray | tuple[np.ndarray, np.ndarray]"]
+
+
+def simulate_configuration(mechanism_name: str, epsilon: float, n: int, d: int, population: Population, *,
                            params: Mapping[str, Any] | None = None, seed: int | None = 0, **options: Any,
                            ) -> SimulationResult:
-    """One configuration of a sweep: its population and its collections each draw from a stream named by the
-    configuration (:func:`configuration_key`), so its numbers never depend on what else is swept.
-    ``options`` go to :func:`simulate` (estimators, trials, engine, metrics, top_k)."""
+    """One configuration of a sweep: its users come from the one population stream of the seed (the same users as a
+    page) and its collections from a stream named by the configuration (:func:`configuration_key`), so its numbers
+    never depend on what else is swept. ``options`` go to :func:`simulate` (estimators, trials, engine, metrics,
+    top_k, edges)."""
     extra = dict(params or {})
     mechanism = get_mechanism(mechanism_name, epsilon, d, **extra)
     key = configuration_key(mechanism_name, epsilon, n, d, extra)
-    counts = population(int(d), int(n), population_rng(seed))  # the one population stream: same users as a page
-    return simulate(mechanism, counts, seed=rng_for(seed, "sweep", "collection", *key), **options)
+    drawn = population(int(d), int(n), population_rng(seed))  # the one population stream: same users as a page
+    counts, support = drawn if isinstance(drawn, tuple) else (drawn, None)
+    return simulate(mechanism, counts, support=support, seed=rng_for(seed, "sweep", "collection", *key), **options)
 
 
 @dataclass(frozen=True)
 class SweepPopulation:
     """A sweep's population, picklable (so configurations can run in other processes): per domain size d, the
     weights of the values (frequencies or counts); n users are drawn from them with the configuration's stream,
-    except that n equal to ``rows[d]`` (a data file's own size) takes the counts as they are."""
+    except that n equal to ``rows[d]`` (a data file's own size) takes the counts as they are. Mean mechanisms also
+    need the cells' values: ``support[d]`` (then a call gives the pair counts, values)."""
 
     weights: Mapping[int, np.ndarray]
     rows: Mapping[int, int] | None = None
+    support: Mapping[int, np.ndarray] | None = None
 
-    def __call__(self, d: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    def __call__(self, d: int, n: int, rng: np.random.Generator) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         if d not in self.weights:
             raise InvalidInput(f"no population for domain size {d}; have {', '.join(map(str, self.weights))}")
-        return draw_population(self.weights[d], n, rng, rows=None if self.rows is None else self.rows.get(d))
+        counts = draw_population(self.weights[d], n, rng, rows=None if self.rows is None else self.rows.get(d))
+        return counts if self.support is None else (counts, np.asarray(self.support[d], dtype=np.float64))
 
 
-@dataclass(frozen=True)
-class _ConfigurationRows:
-    """One configuration's tidy rows (module level and frozen: picklable for a process pool or Dask)."""
+class SweepConfiguration(NamedTuple):
+    """One point of a sweep's grid: a mechanism with its parameters at ε, n users and domain size d."""
 
-    population: Callable[[int, int, np.random.Generator], np.ndarray]
-    seed: int | None
-    estimators: tuple[str, ...]
-    trials: int
-    engine: str
-    metrics: tuple[str, ...] | None
-    edges: tuple[float, ...] | None = None
-
-    def __call__(self, config: tuple[str, float, int, int, dict[str, Any]]) -> list[dict[str, Any]]:
-        mech_name, eps, n, d, extra = config
-        result = simulate_configuration(mech_name, eps, n, d, self.population, params=extra, seed=self.seed,
-                                        estimators=list(self.estimators) or None, engine=self.engine,
-                                        trials=self.trials,
-                                        metrics=None if self.metrics is None else list(self.metrics),
-                                        edges=None if self.edges is None else np.asarray(self.edges))
-        tv = result.theoretical_variance
-        return [{"mechanism": mech_name, "epsilon": eps, "users": n, "d": d, "engine": self.engine, "trial": t,
-                 "estimator": est, "metric": metric, "value": float(value), "theoretical_variance": tv}
-                for est, per in result.metrics.items() for metric, values in per.items()
-                for t, value in enumerate(values)]
+    mechanism: str
+    epsilon: float
+    users: int
+    d: int
+    params: dict[str, Any]
 
 
-def sweep_rows(population: Callable[[int, int, np.random.Generator], np.ndarray], *, mechanisms: Sequence[str],
-               epsilons: Sequence[float], users: Sequence[int], domain_sizes: Sequence[int],
-               estimators: Sequence[str] = ("mi",), trials: int = 1, engine: str = "fast", seed: int | None = 0,
-               metrics: Sequence[str] | None = None, params: Mapping[str, Mapping[str, Any]] | None = None,
-               epsilon_1: float | None = None, edges: Sequence[float] | None = None, executor: str = "serial",
-               workers: int | None = None,
-               address: str | None = None, progress: Callable[[int, int], None] | None = None,
-               cancel: Callable[[], bool] | None = None) -> Iterator[dict[str, Any]]:
-    """The rows of :func:`sweep`, configuration by configuration (memory bounded by a few configurations).
-
-    ``population(d, n, rng)`` returns the users-per-value counts for domain size d and n users; it draws from
-    the configuration's own stream, as does the collection, so every ``executor`` (``serial``, ``processes``
-    with ``workers``, ``dask`` at scheduler ``address``; :func:`ldp.core.executors.run_ordered`) yields the same
-    rows in the same order. A pool or a cluster needs a picklable ``population`` (e.g. :class:`SweepPopulation`).
-    ``progress(done, total)`` counts configurations; ``cancel()`` stops the sweep (``Cancelled``). An empty
-    ``estimators`` runs each mechanism's own; ``edges`` (real-unit bin edges) feed the numerical metrics.
-    """
+def sweep_configurations(mechanisms: Sequence[str], epsilons: Sequence[float], users: Sequence[int],
+                         domain_sizes: Sequence[int], *, params: Mapping[str, Mapping[str, Any]] | None = None,
+                         epsilon_1: float | None = None) -> list[SweepConfiguration]:
+    """Every (mechanism, ε, n, d) of the grid, in this order, each with its mechanism's ``params`` (and, for a
+    longitudinal mechanism, ``epsilon_1`` unless its parameters give one)."""
     grid = list(itertools.product(mechanisms, epsilons, users, domain_sizes))
     if not grid:
         raise InvalidInput("the sweep is empty: give at least one mechanism, ε, n and d")
-    trials = _check_trials(trials)
     configs = []
     for mech_name, eps, n, d in grid:
         extra = dict((params or {}).get(mech_name, {}))
         longitudinal = MECHANISMS.get(mech_name).collection == "longitudinal"
         if epsilon_1 is not None and "epsilon_1" not in extra and longitudinal:
             extra["epsilon_1"] = float(epsilon_1)
-        configs.append((mech_name, eps, n, d, extra))
-    task = _ConfigurationRows(population, seed, tuple(estimators), trials, engine,
-                              None if metrics is None else tuple(metrics),
-                              None if edges is None else tuple(float(e) for e in edges))
-    for rows in run_ordered(task, configs, executor=executor, workers=workers, address=address, progress=progress,
-                            cancel=cancel):
-        yield from rows
+        configs.append(SweepConfiguration(mech_name, float(eps), int(n), int(d), extra))
+    return configs
 
 
-def sweep(population: Callable[[int, int, np.random.Generator], np.ndarray], **kwargs: Any) -> pd.DataFrame:
-    """Run every (mechanism, ε, n, d) configuration and return a tidy table (columns :data:`SWEEP_COLUMNS`).
+def _closed_forms(result: SimulationResult, metrics: Sequence[str]) -> dict[str, float]:
+    """metric → its closed-form expected value for the mechanism's own (unbiased) estimate; NaN without one."""
+    variance = result.variance_per_value()
+    truth = result.true_values
+    return {m: get_metric(m).expected(variance, truth, k=result.top_k) for m in metrics}
 
-    Each configuration draws from its own named stream (:func:`configuration_key`), so adding a configuration
-    never changes another's numbers. For very large grids iterate :func:`sweep_rows` instead.
+
+def result_table(config: SweepConfiguration, result: SimulationResult) -> pd.DataFrame:
+    """A configuration's simulation as tidy rows (columns :data:`SWEEP_COLUMNS`): one row per estimator, metric and
+    trial; ``closed_form`` is the metric's closed form on the mechanism's own estimator's rows (NaN elsewhere)."""
+    names = [(est, metric) for est, per in result.metrics.items() for metric in per]
+    if not names:
+        return pd.DataFrame(columns=list(SWEEP_COLUMNS))
+    t = result.trials
+    closed = _closed_forms(result, list(dict.fromkeys(metric for _, metric in names)))
+    own = result.mechanism.default_estimator
+    return pd.DataFrame({
+        "mechanism": config.mechanism, "epsilon": config.epsilon, "users": config.users, "d": config.d,
+        "engine": result.engine,
+        "trial": np.tile(np.arange(t), len(names)),
+        "estimator": np.repeat([est for est, _ in names], t),
+        "metric": np.repeat([metric for _, metric in names], t),
+        "value": np.concatenate([np.asarray(result.metrics[est][metric], dtype=np.float64) for est, metric in names]),
+        "theoretical_variance": result.theoretical_variance,
+        "closed_form": np.repeat([closed[metric] if est == own else math.nan for est, metric in names], t),
+    }, columns=list(SWEEP_COLUMNS))
+
+
+@dataclass(frozen=True)
+class ConfigurationTable:
+    """One configuration's tidy table (module level and frozen: picklable for a process pool or Dask).
+
+    ``estimators``: the same for every mechanism, or mechanism → its own; empty: the mechanism's own estimator.
+    ``applicable_only`` drops the estimators that do not apply to a mechanism (none left: no rows) instead of
+    refusing them."""
+
+    population: Population
+    seed: int | None
+    estimators: tuple[str, ...] | Mapping[str, tuple[str, ...]]
+    trials: int
+    engine: str
+    metrics: tuple[str, ...] | None
+    edges: tuple[float, ...] | None = None
+    top_k: int = 10
+    applicable_only: bool = False
+
+    def estimators_for(self, config: SweepConfiguration) -> list[str] | None:
+        names = self.estimators.get(config.mechanism, ()) if isinstance(self.estimators, Mapping) else self.estimators
+        if not self.applicable_only:
+            return list(names) or None
+        mechanism = get_mechanism(config.mechanism, config.epsilon, config.d, **config.params)
+        return [e for e in names or [mechanism.default_estimator] if ESTIMATORS.get(e).applies_to(mechanism)]
+
+    def __call__(self, config: SweepConfiguration) -> pd.DataFrame:
+        estimators = self.estimators_for(config)
+        if estimators == []:
+            return pd.DataFrame(columns=list(SWEEP_COLUMNS))
+        result = simulate_configuration(config.mechanism, config.epsilon, config.users, config.d, self.population,
+                                        params=config.params, seed=self.seed, estimators=estimators,
+                                        engine=self.engine, trials=self.trials,
+                                        metrics=None if self.metrics is None else list(self.metrics), top_k=self.top_k,
+                                        edges=None if self.edges is None else np.asarray(self.edges))
+        return result_table(config, result)
+
+
+def sweep_tables(population: Population, *, mechanisms: Sequence[str], epsilons: Sequence[float],
+                 users: Sequence[int], domain_sizes: Sequence[int],
+                 estimators: Sequence[str] | Mapping[str, Sequence[str]] = ("mi",), trials: int = 1,
+                 engine: str = "fast", seed: int | None = 0, metrics: Sequence[str] | None = None,
+                 params: Mapping[str, Mapping[str, Any]] | None = None, epsilon_1: float | None = None,
+                 edges: Sequence[float] | None = None, top_k: int = 10, applicable_only: bool = False,
+                 executor: str = "serial", workers: int | None = None, address: str | None = None,
+                 progress: Callable[[int, int], None] | None = None, cancel: Callable[[], bool] | None = None,
+                 runner: Callable[[SweepConfiguration], pd.DataFrame] | None = None) -> Iterator[pd.DataFrame]:
+    """The sweep driver: every (mechanism, ε, n, d) configuration (:func:`sweep_configurations`) as its tidy table
+    (:class:`ConfigurationTable`, columns :data:`SWEEP_COLUMNS`), one configuration after another, for every kind
+    of mechanism (frequency, numerical, mean: ``population`` gives the counts, or counts and values).
+
+    ``population(d, n, rng)`` draws from the one population stream of the seed and each collection from the
+    configuration's own stream, so every ``executor`` (``serial``, ``processes`` with ``workers``, ``dask`` at
+    scheduler ``address``; :func:`ldp.core.executors.run_ordered`) yields the same tables in the same order. A pool
+    or a cluster needs a picklable ``population`` (e.g. :class:`SweepPopulation`). ``progress(done, total)`` counts
+    configurations; ``cancel()`` stops the sweep (``Cancelled``). ``edges`` (real-unit bin edges) feed the
+    numerical metrics, ``top_k`` the top-k MSE. ``runner(config)`` replaces the configuration's own computation on
+    the serial executor (e.g. a cache of it; it must give the same table).
     """
-    return pd.DataFrame(list(sweep_rows(population, **kwargs)), columns=list(SWEEP_COLUMNS))
+    trials = _check_trials(trials)
+    configs = sweep_configurations(mechanisms, epsilons, users, domain_sizes, params=params, epsilon_1=epsilon_1)
+    per = ({k: tuple(v) for k, v in estimators.items()} if isinstance(estimators, Mapping) else tuple(estimators))
+    task: Callable[[SweepConfiguration], pd.DataFrame] = ConfigurationTable(
+        population, seed, per, trials, engine, None if metrics is None else tuple(metrics),
+        None if edges is None else tuple(float(e) for e in edges), int(top_k), applicable_only)
+    if runner is not None and executor == "serial":
+        task = runner
+    yield from run_ordered(task, configs, executor=executor, workers=workers, address=address, progress=progress,
+                           cancel=cancel)
+
+
+def sweep_rows(population: Population, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    """The rows of :func:`sweep` (dicts keyed by :data:`SWEEP_COLUMNS`), configuration by configuration: memory
+    bounded by a few configurations. Arguments as for :func:`sweep_tables`."""
+    for table in sweep_tables(population, **kwargs):
+        yield from table.to_dict("records")
+
+
+def sweep(population: Population, **kwargs: Any) -> pd.DataFrame:
+    """Run every (mechanism, ε, n, d) configuration and return one tidy table (columns :data:`SWEEP_COLUMNS`).
+
+    Each configuration draws its collections from its own named stream (:func:`configuration_key`), so adding a
+    configuration never changes another's numbers. Arguments as for :func:`sweep_tables`; for very large grids
+    iterate :func:`sweep_rows` instead.
+    """
+    tables = [t for t in sweep_tables(population, **kwargs) if len(t)]
+    if not tables:
+        return pd.DataFrame(columns=list(SWEEP_COLUMNS))
+    return pd.concat(tables, ignore_index=True)

@@ -267,3 +267,40 @@ def test_a_sweep_configuration_draws_the_one_population():
 
     simulate_configuration("grr", 1.0, 1_000, 4, population, seed=11, estimators=["mi"], trials=1)
     np.testing.assert_array_equal(seen["counts"], draw_population(weights, 1_000, 11))
+
+
+def test_the_sweep_driver_serves_mean_mechanisms():
+    """One driver for every kind: a mean mechanism's population is counts and the cells' values (SweepPopulation's
+    ``support``); the table has the one layout, with the closed forms of the mean's error."""
+    from ldp.simulation import SWEEP_COLUMNS, SweepPopulation, sweep
+
+    population = SweepPopulation({1: np.array([3.0, 1.0, 2.0])}, support={1: np.array([-0.5, 0.0, 0.9])})
+    kwargs = dict(mechanisms=["pm", "laplace"], epsilons=[0.5, 2.0], users=[4000], domain_sizes=[1], estimators=[],
+                  trials=3, seed=1)
+    table = sweep(population, **kwargs)
+    assert list(table.columns) == list(SWEEP_COLUMNS)
+    assert len(table) == 2 * 2 * 3 * len(DEFAULT_METRICS["mean"]) and set(table["estimator"]) == {"average"}
+    squared = table[table["metric"] == "squared_error"]
+    np.testing.assert_allclose(squared["closed_form"], squared["theoretical_variance"])
+    pd.testing.assert_frame_equal(table, sweep(population, **kwargs))
+    # the same users as ldp.simulate on the one population stream, the collections on the configuration's stream
+    from ldp.core.streams import rng_for
+    from ldp.data.domain import draw_population
+
+    counts = draw_population(np.array([3.0, 1.0, 2.0]), 4000, 1)
+    key = ldp.simulation.configuration_key("pm", 0.5, 4000, 1, {})
+    res = ldp.simulate(ldp.get_mechanism("pm", 0.5, 1), counts, support=[-0.5, 0.0, 0.9], trials=3,
+                       seed=rng_for(1, "sweep", "collection", *key))
+    mine = table[(table["mechanism"] == "pm") & (table["epsilon"] == 0.5) & (table["metric"] == "abs_error")]
+    np.testing.assert_array_equal(mine["value"].to_numpy(), res.metrics["average"]["abs_error"])
+
+
+def test_sweep_estimators_per_mechanism_and_applicable_only():
+    """``estimators`` may name each mechanism's own; ``applicable_only`` leaves out those that do not apply."""
+    table = ldp.sweep(_uniform_population, mechanisms=["grr", "oue"], epsilons=[1.0], users=[500], domain_sizes=[4],
+                      estimators={"grr": ["norm-sub"], "oue": []}, metrics=["mse"], seed=0)
+    assert list(zip(table["mechanism"], table["estimator"], strict=True)) == [("grr", "norm-sub"), ("oue", "mi")]
+    assert table["closed_form"].isna().tolist() == [True, False]  # the closed form is the mechanism's own estimate's
+    kept = ldp.sweep(_uniform_population, mechanisms=["grr"], epsilons=[1.0], users=[500], domain_sizes=[4],
+                     estimators=["mi", "ems"], applicable_only=True, metrics=["mse"], seed=0)
+    assert list(kept["estimator"]) == ["mi"]

@@ -17,8 +17,7 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.evaluation.tasks import GAIN_BASELINE, GAIN_BASELINE_LABEL
-from ldp.evaluation.tasks import TASKS as QUERY_TASKS
+from ldp.evaluation.tasks import GAIN_BASELINE, GAIN_BASELINE_LABEL, QUERY_TASKS
 from ldp.studies import advisor, choices, cost
 from ldp.studies import comparison as lab
 from ldp.viz import estimator_comparison as viz

@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_domain_args(p, True, "domain size D (values 0 .. D-1)")
     p.add_argument("--reports", "-r", required=True, metavar="REPORTS", help="report file written by 'ldp perturb'")
     p.add_argument("--task", default="mse", metavar="TASK",
-                   help=f"query task: {', '.join(TASKS)} (default mse; see 'ldp tasks')")
+                   help=f"query task: {', '.join(TASKS.names())} (default mse; see 'ldp tasks')")
     p.add_argument("--k", type=int, metavar="K", help="topk / topk-precision: the k most frequent values (default 10)")
     p.add_argument("--rho", type=float, metavar="R",
                    help="set: fraction of the domain in each random set, 0 < R <= 1 (default 0.1)")

@@ -95,16 +95,16 @@ def cmd_estimators(args: argparse.Namespace) -> int:
 
 
 def task_info(name: str) -> dict[str, Any]:
-    """A query task of :data:`ldp.evaluation.tasks.TASKS` as JSON-able data."""
-    task = TASKS[name]
+    """A registered query task (:data:`ldp.core.registry.TASKS`) as JSON-able data."""
+    task = TASKS.get(name)
     return {"name": task.name, "display_name": task.display_name, "description": task.description,
             "parameters": dict(task.parameters), "better": task.better, "paper": task.paper}
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     rows = [[t.name, ", ".join(f"{k}={v}" if v is not None else k for k, v in t.parameters.items()) or "-",
-             t.better, t.description] for t in TASKS.values()]
-    render(Output([task_info(name) for name in TASKS], headers=["NAME", "PARAMETERS", "BETTER", "DESCRIPTION"],
+             t.better, t.description] for t in TASKS]
+    render(Output([task_info(name) for name in TASKS.names()], headers=["NAME", "PARAMETERS", "BETTER", "DESCRIPTION"],
                   table=rows), args.format)
     return 0
 

@@ -27,8 +27,8 @@ from ldp.core.registry import METRICS
 from ldp.evaluation.histograms import DECILES, cdf_at_edges, check_edges, moments, quantile_values, range_answers
 from ldp.maths.simplex import to_distribution
 
-__all__ = ["DEFAULT_METRICS", "Metric", "check_k", "compute_metrics", "get_metric", "ks_distance", "mae",
-           "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "top_k_indices", "top_k_mse",
+__all__ = ["DEFAULT_METRICS", "Metric", "check_k", "compute_metrics", "frequency_pair", "get_metric", "ks_distance",
+           "mae", "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "top_k_indices", "top_k_mse",
            "wasserstein"]
 
 RANGE_QUERIES = 1000
@@ -47,6 +47,10 @@ class Metric:
     unit: str = "frequency"
     parameters: dict[str, Any] = field(default_factory=dict)
     long_name: str = ""  # a fuller name for tables (defaults to the display name)
+    #: ``closed_form(variance, true, **context)``: the expected error of an unbiased estimate whose entries have
+    #: the closed-form ``variance`` (None: no closed form), and how good that is (``closed_form_quality``).
+    closed_form: Callable[..., float] | None = field(default=None, repr=False)
+    closed_form_quality: str = ""
 
     @property
     def title(self) -> str:
@@ -60,6 +64,14 @@ class Metric:
         if not (np.all(np.isfinite(t)) and np.all(np.isfinite(e))):
             raise InvalidInput(f"{self.name}: the values hold NaN or infinity")
         return float(self.function(t, e, **{**self.parameters, **context}))
+
+    def expected(self, variance: np.ndarray | None, true: np.ndarray, **context: Any) -> float:
+        """The closed-form expected value of this error for an unbiased estimate of ``true`` whose entries have
+        ``variance`` (e.g. matrix inversion's; ``context`` as for the metric, e.g. ``k``); NaN without one."""
+        if self.closed_form is None or variance is None:
+            return math.nan
+        return float(self.closed_form(np.asarray(variance, dtype=np.float64), np.asarray(true, dtype=np.float64),
+                                      **{**self.parameters, **context}))
 
 
 # =========================================================================== frequency vectors
@@ -93,10 +105,52 @@ def top_k_indices(true: np.ndarray, k: int) -> np.ndarray:
     return np.argsort(-np.asarray(true), kind="stable")[:check_k(k, np.asarray(true).shape[-1])]
 
 
-def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float:
-    """MSE restricted to the k most frequent true values (consistency paper §V.E)."""
-    idx = top_k_indices(true, k)
-    return float(np.mean((true[idx] - estimate[idx]) ** 2))
+def frequency_pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``true`` (d,) and ``estimate`` (d,) or a stack (trials, d) as float arrays, their shapes checked."""
+    f = np.asarray(true, dtype=np.float64)
+    est = np.asarray(estimate, dtype=np.float64)
+    if f.ndim != 1 or f.size < 1:
+        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
+    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
+        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
+    return f, est
+
+
+def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False,
+              **_: Any) -> float | np.ndarray:
+    """MSE over D_tk, the k values with the highest *true* frequency (ties by index; consistency paper §V.E): the
+    one top-k MSE, behind the metric ``topk_mse`` and the query task ``topk``.
+
+    Neither the mechanism nor the post-processing knows D_tk; k outside [1, d] is an error. ``estimate`` may be a
+    stack (trials, d): then one error per trial (an array) instead of a float. ``clip`` answers each value clipped
+    at 0 (Post-Pos, :func:`ldp.evaluation.tasks.clip_for`).
+    """
+    f, est = frequency_pair(true, estimate)
+    idx = top_k_indices(f, k)
+    answers = np.maximum(est[..., idx], 0.0) if clip else est[..., idx]
+    errors = np.mean((answers - f[idx]) ** 2, axis=-1)
+    return float(errors) if est.ndim == 1 else errors
+
+
+# Closed forms for an unbiased estimate with per-value variance σ²: exact for the squared errors; the absolute
+# errors by the normal approximation E|f̂ − f| = σ √(2/π) per value.
+NORMAL_ABS = math.sqrt(2 / math.pi)
+
+
+def expected_mse(variance: np.ndarray, true: np.ndarray, **_: Any) -> float:
+    return float(variance.mean())
+
+
+def expected_top_k_mse(variance: np.ndarray, true: np.ndarray, k: int = 10, **_: Any) -> float:
+    return float(variance[top_k_indices(true, min(int(k), variance.size))].mean())
+
+
+def expected_mae(variance: np.ndarray, true: np.ndarray, **_: Any) -> float:
+    return float(np.sqrt(variance).mean() * NORMAL_ABS)
+
+
+def expected_l1(variance: np.ndarray, true: np.ndarray, **_: Any) -> float:
+    return float(np.sqrt(variance).sum() * NORMAL_ABS)
 
 
 # =========================================================================== histograms (real units)
@@ -183,13 +237,15 @@ def squared_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
 
 HISTOGRAM_KINDS = ("frequency", "numerical")
 for _metric in (
-    Metric("mse", "MSE", "mean squared error over all values", mse, HISTOGRAM_KINDS, "frequency²"),
-    Metric("mae", "MAE", "mean absolute error over all values", mae),
+    Metric("mse", "MSE", "mean squared error over all values", mse, HISTOGRAM_KINDS, "frequency²",
+           closed_form=expected_mse, closed_form_quality="exact"),
+    Metric("mae", "MAE", "mean absolute error over all values", mae, closed_form=expected_mae,
+           closed_form_quality="normal approximation"),
     Metric("l1", "L1", "sum of absolute errors (twice the total-variation distance for distributions)",
-           l1_distance),
+           l1_distance, closed_form=expected_l1, closed_form_quality="normal approximation"),
     Metric("max_abs", "Max abs error", "largest absolute error of any single value", max_abs_error),
     Metric("topk_mse", "Top-k MSE", "mean squared error over the k most frequent values", top_k_mse,
-           unit="frequency²"),
+           unit="frequency²", closed_form=expected_top_k_mse, closed_form_quality="exact"),
     Metric("wasserstein", "Wasserstein", "earth mover's distance between the distributions (in the data's unit for "
            "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance"),
     Metric("ks", "KS", "largest gap between the cumulative distributions", ks_distance, HISTOGRAM_KINDS, "fraction",
@@ -203,9 +259,10 @@ for _metric in (
     Metric("range_mae", "Range queries (MAE)", "mean absolute error of the fraction of users in random ranges of "
            "width α of the domain", range_query_mae, ("numerical",), "fraction", {"alpha": 0.1},
            "Range queries, width α = 0.1 of the domain (MAE)"),
-    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean", "vector"), "value"),
+    Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean", "vector"), "value",
+           closed_form=expected_mae, closed_form_quality="normal approximation"),
     Metric("squared_error", "Squared error", "(estimated mean − true mean)²", squared_error, ("mean", "vector"),
-           "value²"),
+           "value²", closed_form=expected_mse, closed_form_quality="exact"),
 ):
     METRICS.register(_metric)
 

@@ -8,7 +8,8 @@ trial instead of being a float):
 
 * **full-domain error** — MSE = (1/d) Σ_v (f_v − f′_v)² (§V.A, §V.C);
 * **frequent values (top-k)** — the MSE over D_tk, the k values with the highest *true* frequency
-  (§V.E), and the precision of the *estimated* top-k set (the share of it that is truly top-k);
+  (§V.E; :func:`ldp.evaluation.metrics.top_k_mse`, the one top-k MSE), and the precision of the *estimated*
+  top-k set (the share of it that is truly top-k);
 * **random set-value queries** — subsets D_sρ holding ρ·d values drawn uniformly, answered by
   f′_{D_sρ} = Σ_{v∈D_sρ} f′_v, and the MSE of the answers (§V.D, Figs. 6–7);
 * **fixed subsets** — user-defined groups of values (e.g. the emoji categories of §V.D, Fig. 8);
@@ -24,9 +25,10 @@ takes ``clip``; with ``clip=True`` each answer (a single value's frequency for t
 top-k tasks, a subset's sum for set-value tasks) is clipped at 0 (§IV-A: on single values Post-Pos
 equals Base-Pos). :func:`clip_for` reads the flag from an estimator.
 
-``TASKS`` lists the tasks (name → :class:`Task`, with display name, description and function);
-:meth:`Task.bind` validates a task's parameters once for a domain and returns a scorer used by
-:mod:`ldp.studies.advisor`. ρ is a *fraction* of the domain throughout (ρ = 0.1 is the paper's ρ = 10%),
+``TASKS`` (the registry :data:`ldp.core.registry.TASKS`) holds the tasks (:class:`Task`, with display name,
+description, function and aliases); :meth:`Task.bind` validates a task's parameters once for a domain through
+the task's own :meth:`Task.prepare` hook and returns a scorer used by :mod:`ldp.studies.advisor` and
+:mod:`ldp.studies.comparison`. ρ is a *fraction* of the domain throughout (ρ = 0.1 is the paper's ρ = 10%),
 as in :func:`random_subsets`.
 """
 
@@ -40,33 +42,24 @@ from typing import Any
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.registry import ESTIMATORS
+from ldp.core.registry import ESTIMATORS, TASKS
 from ldp.estimators.wiener import Detection, threshold_detection
-from ldp.evaluation.metrics import check_k, top_k_indices
+from ldp.evaluation.metrics import check_k, frequency_pair, top_k_indices, top_k_mse
 from ldp.mechanisms.base import Mechanism
 
 __all__ = [
-    "GAIN_BASELINE", "GAIN_BASELINE_LABEL", "MEASURES", "TASKS",
-    "BiasVariance", "BoundTask", "Detection", "Task", "answer_queries", "bias_variance",
-    "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error", "full_domain_error", "get_task",
-    "random_subsets", "set_query_error", "set_value_mse_expected", "subset_masks", "subset_size", "threshold_errors",
-    "threshold_positives", "top_k_curve", "top_k_error", "top_k_precision", "utility_gain",
+    "GAIN_BASELINE", "GAIN_BASELINE_LABEL", "MEASURES", "QUERY_TASKS", "TASKS", "BiasVariance", "BoundTask",
+    "Detection", "SetQueryTask", "SubsetsTask", "Task", "ThresholdTask", "TopKTask", "answer_queries",
+    "bias_variance", "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error",
+    "full_domain_error", "get_task", "random_subsets", "set_query_error", "set_value_mse_expected", "subset_masks",
+    "subset_size", "threshold_errors", "threshold_positives", "top_k_curve", "top_k_precision",
+    "utility_gain"
 ]
 
 Subsets = np.ndarray | Sequence[Sequence[int]] | Mapping[str, Any]
 
 
 # =========================================================================== helpers
-def _pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    f = np.asarray(true, dtype=np.float64)
-    est = np.asarray(estimate, dtype=np.float64)
-    if f.ndim != 1 or f.size < 1:
-        raise InvalidInput(f"the true frequencies must be a non-empty 1-D array, got shape {f.shape}")
-    if est.ndim not in (1, 2) or est.shape[-1] != f.shape[0]:
-        raise InvalidInput(f"the estimate must have shape ({f.shape[0]},) or (trials, {f.shape[0]}), got {est.shape}")
-    return f, est
-
-
 def _out(values: np.ndarray, estimate: np.ndarray) -> float | np.ndarray:
     """A float for a single estimate, an array (one entry per trial) for a stack of them."""
     return float(values) if np.ndim(estimate) == 1 else np.asarray(values, dtype=np.float64)
@@ -86,24 +79,14 @@ def clip_for(estimator: str | Any) -> bool:
 # =========================================================================== full domain and top-k
 def full_domain_error(true: np.ndarray, estimate: np.ndarray, *, clip: bool = False) -> float | np.ndarray:
     """Full-domain MSE (1/d) Σ_v (f_v − f′_v)² (consistency paper §V.A); ``clip`` answers each value as Post-Pos."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     return _out(np.mean((_answers(est, clip) - f) ** 2, axis=-1), est)
-
-
-def top_k_error(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False) -> float | np.ndarray:
-    """MSE over D_tk, the k values with the highest true frequency (ties by index; §V.E).
-
-    Neither the mechanism nor the post-processing knows D_tk. k larger than the domain is an error.
-    """
-    f, est = _pair(true, estimate)
-    idx = top_k_indices(f, check_k(k, f.shape[0]))
-    return _out(np.mean((_answers(est[..., idx], clip) - f[idx]) ** 2, axis=-1), est)
 
 
 def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float | np.ndarray:
     """|estimated top-k ∩ true top-k| / k: the share of the k values with the highest *estimates* that
     are among the k truly most frequent (ties broken by index on both sides). 1 is perfect."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     k = check_k(k, f.shape[0])
     truth = np.zeros(f.shape[0], dtype=bool)
     truth[top_k_indices(f, k)] = True
@@ -229,7 +212,7 @@ def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
                     clip: bool = False) -> float | np.ndarray:
     """MSE of the set-value answers, mean over the subsets of (f_S − f′_S)² (§V.D). The true answers
     are never clipped (they are non-negative)."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(subsets, f.shape[0])
     m = mask.T.astype(np.float64)
     return _out(np.mean((_answers(est @ m, clip) - f @ m) ** 2, axis=-1), est)
@@ -239,15 +222,16 @@ def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, 
                        labels: Sequence[str] | None = None, clip: bool = False) -> float | np.ndarray:
     """MSE over user-defined subsets (e.g. categories of values, §V.D Fig. 8); see :func:`subset_masks`
     for the forms ``groups`` may take."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(groups, f.shape[0], labels)
     return set_query_error(f, est, mask, clip=clip)
 
 
 def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, clip: bool = False) -> np.ndarray:
     """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking
-    (each k is :func:`top_k_error`; single-value answers clipped at 0 when ``clip``)."""
-    f, est = _pair(truth, estimates)
+    (each k is :func:`ldp.evaluation.metrics.top_k_mse` to rounding; single-value answers clipped at 0 when
+    ``clip``)."""
+    f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
     if clip:
         est = np.maximum(est, 0.0)
@@ -268,7 +252,7 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
     E_S[(Σ_{v∈S} e_v)²] = (m/d) Σ e_v² + m(m−1)/(d(d−1)) · [(Σ e_v)² − Σ e_v²]   (per trial).
     Exact for unclipped answers only (a clipped sum is not linear in the e_v).
     """
-    f, est = _pair(truth, estimates)
+    f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
     d = f.shape[0]
     if not 1 <= m <= d:
@@ -285,14 +269,14 @@ def threshold_positives(true: np.ndarray, estimate: np.ndarray, threshold: float
     """True and false positives at ``threshold`` (convolution-framework paper §V.E): a value is a
     positive when its estimate is strictly above the threshold; it is a true positive when its true
     frequency is above it too. Counts per trial for a (trials, d) estimate. Same unit as the inputs."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     return threshold_detection(est, f, float(threshold))
 
 
 def threshold_errors(true: np.ndarray, estimate: np.ndarray, threshold: float, **_: Any) -> float | np.ndarray:
     """Misclassified values at ``threshold``: false positives + false negatives (values truly above it
     whose estimate is not). 0 is perfect."""
-    f, est = _pair(true, estimate)
+    f, est = frequency_pair(true, estimate)
     tp, fp = threshold_positives(f, est, threshold)
     actual = int(np.count_nonzero(f > float(threshold)))
     return _out(np.asarray(fp) + (actual - np.asarray(tp)), est)
@@ -373,10 +357,15 @@ class BoundTask:
         return f"{self.task.display_name} ({extra})" if extra else self.task.display_name
 
 
+Score = Callable[[np.ndarray, np.ndarray, bool], np.ndarray]
+
+
 @dataclass(frozen=True)
 class Task:
     """A query task: ``function(true, estimate, **params)`` is its error (lower is better unless
-    ``better == "higher"``); ``parameters`` are the names it accepts with their defaults."""
+    ``better == "higher"``); ``parameters`` are the names it accepts with their defaults, ``aliases`` other names
+    it answers to (``ldp advise --task full``). A family with parameters to check or to draw overrides
+    :meth:`prepare`."""
 
     name: str
     display_name: str
@@ -388,6 +377,7 @@ class Task:
     #: The consistency paper's fixed guideline for this task (§V.F: single values → Base-Cut, frequent values →
     #: Norm, set-value queries → PowerNS), shown beside the advisor's data-driven choice; None where it has none.
     guideline: str | None = None
+    aliases: tuple[str, ...] = ()
 
     def __call__(self, true: np.ndarray, estimate: np.ndarray, **params: Any) -> float | np.ndarray:
         return self.function(true, estimate, **params)
@@ -405,50 +395,88 @@ class Task:
         missing = [k for k, v in p.items() if v is None]
         if missing:
             raise InvalidInput(f"task {self.name!r} needs {', '.join(missing)}")
-        if self.name in ("topk", "topk-precision"):
-            p["k"] = check_k(p["k"], d)
+        score = self.prepare(d, p, rng=rng, labels=labels)
+        return BoundTask(self, p, score)
+
+    def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
+                labels: Sequence[str] | None) -> Score:
+        """The hook of :meth:`bind`: check (and complete, in place) ``params`` for domain size d and return the
+        scorer ``score(true, estimates, clip)``. By default the task's function with its parameters."""
         fn = self.function
-        if self.name == "set":
-            queries = p["queries"]
-            if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
-                raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
-            subset_size(d, float(p["rho"]))  # validates ρ
-            gen = rng if rng is not None else np.random.default_rng(0)
-            masks = random_subsets(d, float(p["rho"]), int(queries), gen)
-            return BoundTask(self, p, lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c)))
-        if self.name == "subsets":
-            _, masks = subset_masks(p["groups"], d, labels)
-            return BoundTask(self, p, lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c)))
-        if self.name == "threshold":
-            thr = float(p["threshold"])
-            if not math.isfinite(thr):
-                raise InvalidInput(f"the threshold must be a finite frequency, got {p['threshold']!r}")
-            return BoundTask(self, p, lambda t, e, c: np.atleast_1d(threshold_errors(t, e, thr)))
-        kwargs = {k: p[k] for k in self.parameters}
-        return BoundTask(self, p, lambda t, e, c: np.atleast_1d(fn(t, e, clip=c, **kwargs)))
+        kwargs = {k: params[k] for k in self.parameters}
+        return lambda t, e, c: np.atleast_1d(fn(t, e, clip=c, **kwargs))
+
+
+@dataclass(frozen=True)
+class TopKTask(Task):
+    """A task on the k most frequent values: k must lie in [1, d]."""
+
+    def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
+                labels: Sequence[str] | None) -> Score:
+        params["k"] = check_k(params["k"], d)
+        return super().prepare(d, params, rng=rng, labels=labels)
+
+
+@dataclass(frozen=True)
+class SetQueryTask(Task):
+    """Random set-value queries: ``queries`` subsets holding a fraction ρ of the domain, drawn once from ``rng``."""
+
+    def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
+                labels: Sequence[str] | None) -> Score:
+        queries = params["queries"]
+        if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
+            raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
+        subset_size(d, float(params["rho"]))  # validates ρ
+        gen = rng if rng is not None else np.random.default_rng(0)
+        masks = random_subsets(d, float(params["rho"]), int(queries), gen)
+        return lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c))
+
+
+@dataclass(frozen=True)
+class SubsetsTask(Task):
+    """Fixed subsets: user-defined groups of values (by index, or by label given ``labels``)."""
+
+    def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
+                labels: Sequence[str] | None) -> Score:
+        _, masks = subset_masks(params["groups"], d, labels)
+        return lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c))
+
+
+@dataclass(frozen=True)
+class ThresholdTask(Task):
+    """Threshold detection: misclassified values around a finite frequency threshold (answers are not clipped)."""
+
+    def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
+                labels: Sequence[str] | None) -> Score:
+        thr = float(params["threshold"])
+        if not math.isfinite(thr):
+            raise InvalidInput(f"the threshold must be a finite frequency, got {params['threshold']!r}")
+        return lambda t, e, c: np.atleast_1d(threshold_errors(t, e, thr))
 
 
 CONSISTENCY = "Wang et al., Frequency Estimation with Consistency (NDSS 2020)"
-TASKS: dict[str, Task] = {t.name: t for t in (
+for _task in (
     Task("mse", "Full domain (MSE)", "mean squared error of every value's frequency", full_domain_error,
-         paper=CONSISTENCY + ", §V.C", guideline="base-cut"),
-    Task("topk", "Frequent values (top-k MSE)", "mean squared error over the k truly most frequent values",
-         top_k_error, {"k": 10}, paper=CONSISTENCY + ", §V.E", guideline="norm"),
-    Task("topk-precision", "Top-k precision", "share of the k values with the highest estimates that are "
-         "truly among the k most frequent (higher is better)", top_k_precision, {"k": 10}, better="higher"),
-    Task("set", "Random set-value queries (MSE)", "mean squared error of sums over random subsets holding a "
-         "fraction ρ of the domain", set_query_error, {"rho": 0.1, "queries": 200},
-         paper=CONSISTENCY + ", §V.D", guideline="power-ns"),
-    Task("subsets", "Fixed subsets (MSE)", "mean squared error of sums over user-defined groups of values "
-         "(e.g. categories)", fixed_subset_error, {"groups": None}, paper=CONSISTENCY + ", §V.D (Fig. 8)",
-         guideline="power-ns"),
-    Task("threshold", "Threshold detection (misclassified values)", "false positives plus false negatives "
-         "among values whose estimate is above a frequency threshold", threshold_errors, {"threshold": None},
-         paper="Convolution framework / Wiener deconvolution paper, §V.E"),
-)}
+         paper=CONSISTENCY + ", §V.C", guideline="base-cut", aliases=("full", "full-domain")),
+    TopKTask("topk", "Frequent values (top-k MSE)", "mean squared error over the k truly most frequent values",
+             top_k_mse, {"k": 10}, paper=CONSISTENCY + ", §V.E", guideline="norm", aliases=("top-k", "frequent")),
+    TopKTask("topk-precision", "Top-k precision", "share of the k values with the highest estimates that are "
+             "truly among the k most frequent (higher is better)", top_k_precision, {"k": 10}, better="higher"),
+    SetQueryTask("set", "Random set-value queries (MSE)", "mean squared error of sums over random subsets holding a "
+                 "fraction ρ of the domain", set_query_error, {"rho": 0.1, "queries": 200},
+                 paper=CONSISTENCY + ", §V.D", guideline="power-ns", aliases=("set-value",)),
+    SubsetsTask("subsets", "Fixed subsets (MSE)", "mean squared error of sums over user-defined groups of values "
+                "(e.g. categories)", fixed_subset_error, {"groups": None}, paper=CONSISTENCY + ", §V.D (Fig. 8)",
+                guideline="power-ns", aliases=("fixed", "groups")),
+    ThresholdTask("threshold", "Threshold detection (misclassified values)", "false positives plus false negatives "
+                  "among values whose estimate is above a frequency threshold", threshold_errors,
+                  {"threshold": None}, paper="Convolution framework / Wiener deconvolution paper, §V.E"),
+):
+    TASKS.register(_task)
 
-_ALIASES = {"full": "mse", "full-domain": "mse", "top-k": "topk", "frequent": "topk", "set-value": "set",
-            "fixed": "subsets", "groups": "subsets"}
+#: The tasks by name, read-only: a live view of the registry for code that wants a mapping (a page's options).
+QUERY_TASKS: Mapping[str, Task] = TASKS.mapping()
+
 
 #: Measures that compare estimators or describe them over trials rather than answer a query.
 MEASURES: dict[str, tuple[str, str, Callable[..., Any]]] = {
@@ -462,12 +490,9 @@ MEASURES: dict[str, tuple[str, str, Callable[..., Any]]] = {
 }
 
 
-def get_task(name: str) -> Task:
-    """The task called ``name`` (or an alias such as ``full``); ``ValueError`` lists the valid names."""
+def get_task(name: str | Task) -> Task:
+    """The task called ``name`` (or an alias such as ``full``) from the registry; ``InvalidInput`` lists the valid
+    names."""
     if isinstance(name, Task):
         return name
-    key = str(name).strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in TASKS:
-        raise InvalidInput(f"unknown task {name!r}; choose one of: {', '.join(TASKS)}")
-    return TASKS[key]
+    return TASKS.get(str(name))

@@ -23,6 +23,7 @@ import pandas as pd
 
 from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.params import check_positive_int
+from ldp.core.registry import TASKS
 from ldp.core.streams import rng_for
 from ldp.data.domain import draw_population
 from ldp.engines import collect
@@ -35,13 +36,12 @@ from ldp.evaluation.tasks import (
     clip_for,
     closed_form_mi_mse,
     equivalent_users,
-    full_domain_error,
+    get_task,
     random_subsets,
     set_query_error,
     set_value_mse_expected,
     subset_size,
     top_k_curve,
-    top_k_error,
     utility_gain,
 )
 from ldp.evaluation.uncertainty import standard_error
@@ -50,7 +50,7 @@ from ldp.mechanisms.base import Mechanism
 from ldp.simulation import SimulationResult, simulate
 
 __all__ = [
-    "CHUNK_TRIALS", "NUMERICAL_METRICS", "NUMERICAL_PROJECTION", "TASKS", "TASK_NAMES", "best_per_task",
+    "CHUNK_TRIALS", "NUMERICAL_METRICS", "NUMERICAL_PROJECTION", "COMPARISON_TASKS", "best_per_task",
     "bias_summary", "chunk_plan", "comparison_columns", "draw_population", "early_stopping_study",
     "ibu_early_stopping", "max_trials", "merge_results", "numerical_metrics", "numerical_summary", "per_value_table",
     "quantile_table", "run_chunk", "run_methods", "run_trials", "set_value_curve_table", "set_value_sample_table",
@@ -62,14 +62,21 @@ CHUNK_TRIALS = 10
 
 
 
-TASKS = {
-    "full": "Full domain (MSE)",
-    "topk": "Frequent values (top-k MSE)",
-    "set": "Set-value queries (MSE)",
-}
+#: The query tasks of the consistency paper's §V comparison (registered tasks, :data:`ldp.core.registry.TASKS`).
+COMPARISON_TASKS = ("mse", "topk", "set")
 
 
-TASK_NAMES = {"full": "mse", "topk": "topk", "set": "set"}
+def _task(name: str) -> str:
+    """The registered name of a task given by any of its names (``full`` → ``mse``); other keys as they are."""
+    return TASKS.get(name).name if name in TASKS else name
+
+
+def task_labels(task_names: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Task → label: the registered tasks' display names, overridden by ``task_names`` (keyed by any name of a
+    task, e.g. ``full``)."""
+    labels = {t.name: t.display_name for t in TASKS}
+    labels.update({_task(k): v for k, v in (task_names or {}).items()})
+    return labels
 
 
 # =========================================================================== populations and runs
@@ -205,21 +212,24 @@ def bias_summary(table: pd.DataFrame, z: float = 2.0) -> dict[str, dict[str, flo
 
 def task_errors(estimates: Mapping[str, np.ndarray], truth: np.ndarray, *, k: int, rho: float, queries: int,
                 seed: int) -> dict[str, dict[str, np.ndarray]]:
-    """Per-trial errors of every estimator for the three tasks of §V: task → estimator → (trials,).
+    """Per-trial errors of every estimator for the tasks of §V (:data:`COMPARISON_TASKS`, each bound with the
+    parameters of ``k``, ``rho`` and ``queries`` it takes): task → estimator → (trials,).
 
     The same random subsets (seeded by ``seed``) are used for every estimator and trial, so the
     comparison is paired. Post-Pos (:func:`clip_for`) answers every query clipped at 0, so it equals
     Base-Pos on the full-domain and top-k tasks and differs from MI on small sets (§V.C–D).
     """
     f = np.asarray(truth, dtype=np.float64)
-    masks = random_subsets(f.shape[0], rho, queries, rng_for(int(seed), "set-value queries"))
-    out: dict[str, dict[str, np.ndarray]] = {t: {} for t in TASKS}
+    given = {"k": int(k), "rho": rho, "queries": queries}
+    bound = {name: get_task(name).bind(f.shape[0], rng=rng_for(int(seed), "set-value queries"),
+                                       **{p: v for p, v in given.items() if p in get_task(name).parameters})
+             for name in COMPARISON_TASKS}
+    out: dict[str, dict[str, np.ndarray]] = {t: {} for t in bound}
     for name, est in estimates.items():
         clip = clip_for(name)
         stack = np.atleast_2d(np.asarray(est, dtype=np.float64))
-        out["full"][name] = full_domain_error(f, stack, clip=clip)
-        out["topk"][name] = top_k_error(f, stack, int(k), clip=clip)
-        out["set"][name] = set_query_error(f, stack, masks, clip=clip)
+        for task, scorer in bound.items():
+            out[task][name] = scorer.score(f, stack, clip)
     return out
 
 
@@ -284,14 +294,15 @@ def summary_table(errors: Mapping[str, Mapping[str, np.ndarray]], extra: Mapping
                   task_names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per estimator: the mean over trials of each task's error (and its standard error),
     plus any ``extra`` per-estimator columns (e.g. mean |bias|)."""
-    names = task_names or TASKS
+    names = task_labels(task_names)
     estimators = list(next(iter(errors.values())))
     rows = []
     for est in estimators:
         row: dict[str, object] = {"estimator": (display or {}).get(est, est)}
         for task, per in errors.items():
-            row[names.get(task, task)] = float(np.mean(per[est]))
-            row[f"{names.get(task, task)} ± SE"] = standard_error(np.asarray(per[est]))
+            label = names.get(_task(task), task)
+            row[label] = float(np.mean(per[est]))
+            row[f"{label} ± SE"] = standard_error(np.asarray(per[est]))
         for col, value in (extra or {}).get(est, {}).items():
             row[col] = value
         rows.append(row)
@@ -302,12 +313,12 @@ def best_per_task(errors: Mapping[str, Mapping[str, np.ndarray]], display: Mappi
                   task_names: Mapping[str, str] | None = None, z: float = 2.0) -> pd.DataFrame:
     """For each task: the estimator with the lowest mean error, the runner-up, and whether the lead is
     clear — the paired mean difference over the same trials exceeds z standard errors."""
-    names = task_names or TASKS
+    names = task_labels(task_names)
     rows = []
     for task, per in errors.items():
         ranked = sorted(per, key=lambda e: float(np.mean(per[e])))
         best = ranked[0]
-        row: dict[str, object] = {"task": names.get(task, task), "best": (display or {}).get(best, best),
+        row: dict[str, object] = {"task": names.get(_task(task), task), "best": (display or {}).get(best, best),
                                   "mean error": float(np.mean(per[best]))}
         if len(ranked) > 1:
             second = ranked[1]
@@ -333,21 +344,22 @@ def comparison_columns(errors: Mapping[str, Mapping[str, np.ndarray]], *, n: int
     renormalised (§2.3, ``norm-mul``); NaN when the baseline did not run — and the equivalent users
     n′ = n·MSE_MI/MSE for the full-domain MSE (consistency paper §V.C, Fig. 5, :func:`equivalent_users` with
     MI's closed-form MSE, so it is defined without MI). The Γ column names its baseline."""
-    names = task_names or TASKS
+    names = task_labels(task_names)
     estimators = list(next(iter(errors.values())))
     mi_mse = closed_form_mi_mse(mechanism, int(n), np.asarray(truth, dtype=np.float64))
     label = "MI clipped + renormalised" if baseline == GAIN_BASELINE else baseline
     out: dict[str, dict[str, float]] = {e: {} for e in estimators}
     for task, per in errors.items():
-        col = f"Γ vs {label}, {names.get(task, task)} (%)"
+        col = f"Γ vs {label}, {names.get(_task(task), task)} (%)"
         base = float(np.mean(per[baseline])) if baseline in per else float("nan")
         for est in estimators:
             mean = float(np.mean(per[est]))
             ok = math.isfinite(base) and math.isfinite(mean) and base >= 0 and mean >= 0
             out[est][col] = float(utility_gain(base, mean)) if ok else float("nan")
-    if "full" in errors:
+    full = next((per for task, per in errors.items() if _task(task) == "mse"), None)
+    if full is not None:
         for est in estimators:
-            mse = float(np.mean(errors["full"][est]))
+            mse = float(np.mean(full[est]))
             out[est]["equivalent users n′ (full domain)"] = (
                 float(equivalent_users(int(n), mse, mi_mse)) if math.isfinite(mse) and mse > 0 else float("nan"))
     return out

@@ -8,7 +8,7 @@ Pure functions behind the Trade-off page:
 * ``crossovers``: where one mechanism's curve overtakes another's (bracketing root finder);
 * ``users_needed`` / ``epsilon_needed``: the inverse question, "how many users / which ε for an
   error of at most x?", and ``check_by_simulation`` to verify an answer empirically;
-* ``run_tradeoff_sweep``: repeated simulations of every configuration into a tidy table, with a
+* ``run_tradeoff_sweep``: the one sweep driver (:func:`ldp.simulation.sweep`) on the page's population, with a
   progress callback; ``summarize_sweep`` (mean and confidence band per curve point);
 * ``frequency_source``: what a sweep runs on (along d: a synthetic family regenerated, a numerical column
   re-bucketized); ``sweep_grids`` and ``closed_form_study`` (curves and their crossings) for the page;
@@ -33,24 +33,23 @@ from scipy.optimize import brentq
 from scipy.stats import chi2
 
 from ldp.core.errors import InvalidInput
-from ldp.core.executors import run_ordered
 from ldp.core.params import check_positive_int
-from ldp.core.registry import ESTIMATORS, MECHANISMS
+from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS
 from ldp.data import true_distribution
-from ldp.evaluation.metrics import DEFAULT_METRICS, top_k_indices
+from ldp.evaluation.metrics import DEFAULT_METRICS, get_metric
 from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
-from ldp.simulation import SWEEP_COLUMNS, SweepPopulation, simulate, simulate_configuration, sweep_rows
+from ldp.simulation import SweepConfiguration, SweepPopulation, simulate, sweep
 from ldp.studies.attacks import attack_success
 from ldp.studies.cost import time_estimators
 from ldp.studies.datasets import Dataset, synthetic_spec
 
 FREQUENCY_METRICS = DEFAULT_METRICS["frequency"]
 AXES = {"epsilon": "privacy budget ε", "users": "users n", "d": "domain size d"}
-# Metrics with a closed form for matrix inversion, and how good it is.
-CLOSED_FORM_METRICS = {"mse": "exact", "topk_mse": "exact", "mae": "normal approximation",
-                       "l1": "normal approximation"}
+# Metrics of frequencies with a closed form for matrix inversion, and how good it is (the metrics' own hooks).
+CLOSED_FORM_METRICS = {m.name: m.closed_form_quality for m in METRICS
+                       if m.closed_form is not None and "frequency" in m.kinds}
 # Target measures of the inverse question: both scale as 1/n in variance.
 TARGET_MEASURES = {"mse": "MSE (mean squared error over the values)",
                    "sd": "per-value standard deviation (of the least precise value)"}
@@ -120,21 +119,11 @@ def build_mechanism(name: str, epsilon: float, d: int, params: Mapping[str, Any]
 
 def closed_form_value(mechanism: Mechanism, freqs: np.ndarray, n: int, metric: str = "mse",
                       top_k: int = 10) -> float:
-    """The expected error of matrix inversion from the closed-form variance; NaN without a closed form.
-
-    MSE and top-k MSE are the mean of the per-value variances (exact: MI is unbiased). MAE and L1
-    use the normal approximation E|f̂ − f| = σ √(2/π) per value.
-    """
+    """The expected error of matrix inversion from the closed-form variance; NaN without a closed form
+    (each metric's own :meth:`~ldp.evaluation.metrics.Metric.expected`: MSE and top-k MSE exact, MAE and L1 by
+    the normal approximation)."""
     var = np.asarray(mechanism.variance(freqs, int(n)), dtype=np.float64)
-    if metric == "mse":
-        return float(var.mean())
-    if metric == "topk_mse":
-        return float(var[top_k_indices(np.asarray(freqs), min(int(top_k), var.size))].mean())
-    if metric == "mae":
-        return float(np.sqrt(var).mean() * math.sqrt(2 / math.pi))
-    if metric == "l1":
-        return float(np.sqrt(var).sum() * math.sqrt(2 / math.pi))
-    return math.nan
+    return get_metric(metric).expected(var, np.asarray(freqs), k=top_k)
 
 
 def closed_form_curve(mechanism_name: str, epsilons: Sequence[float] | np.ndarray, d: int, n: int,
@@ -419,43 +408,30 @@ def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.n
 
 
 # --------------------------------------------------------------------------- sweeps
-TABLE_COLUMNS = ["mechanism", "estimator", "epsilon", "users", "d", "engine", "trial", "metric", "value",
-                 "closed_form"]
+@dataclass(frozen=True)
+class ScaledPopulation:
+    """A trade-off sweep's population (picklable): the distribution (or, along d, a function d ↦ distribution)
+    scaled to n users by largest-remainder rounding (:func:`population_counts`): fixed, so all the randomness is
+    the mechanism's and the closed form uses exactly the frequencies that are simulated."""
 
+    freqs: FreqSource
 
-def applicable_estimators(mechanism_name: str, estimators: Sequence[str]) -> list[str]:
-    """The estimators of ``estimators`` that apply to the mechanism (all pure mechanisms take all)."""
-    mech = build_mechanism(mechanism_name, 1.0, 8)
-    return [e for e in estimators if ESTIMATORS.get(e).applies_to(mech)]
+    def __call__(self, d: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        return population_counts(_freqs_at(self.freqs, d), n)
 
 
 def run_configuration(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray, *,
                       estimators: Sequence[str], trials: int, engine: str = "fast", seed: int | None = None,
                       metrics: Sequence[str] = FREQUENCY_METRICS, params: Mapping[str, Any] | None = None,
                       top_k: int = 10) -> pd.DataFrame:
-    """One configuration's ``trials`` simulations as tidy rows (see ``TABLE_COLUMNS``); its random numbers are
-    keyed by the configuration (:func:`ldp.simulation.simulate_configuration`) under the root ``seed``."""
+    """One configuration of :func:`run_tradeoff_sweep` (the sweep driver :func:`ldp.simulation.sweep` on one point,
+    columns :data:`ldp.simulation.SWEEP_COLUMNS`), with the estimators that apply to the mechanism; its random
+    numbers are keyed by the configuration under the root ``seed``."""
     f = _normalise(freqs)
-    ests = applicable_estimators(mechanism_name, estimators)
-    if not ests:
-        return pd.DataFrame(columns=TABLE_COLUMNS)
-    res = simulate_configuration(mechanism_name, epsilon, int(n), f.size, lambda d, users, rng: population_counts(
-        f, users), params=params, seed=seed, estimators=ests, engine=engine, trials=int(trials),
-        metrics=tuple(metrics), top_k=top_k)
-    mech = res.mechanism
-    truth = res.true_frequencies
-    closed = {m: closed_form_value(mech, truth, res.n, m, top_k) for m in metrics}
-    names = [(est, metric) for est, per in res.metrics.items() for metric in per]
-    t = int(trials)
-    return pd.DataFrame({
-        "mechanism": mechanism_name,
-        "estimator": np.repeat([est for est, _ in names], t),
-        "epsilon": float(epsilon), "users": int(n), "d": int(f.size), "engine": engine,
-        "trial": np.tile(np.arange(t), len(names)),
-        "metric": np.repeat([metric for _, metric in names], t),
-        "value": np.concatenate([np.asarray(res.metrics[est][metric], dtype=np.float64) for est, metric in names]),
-        "closed_form": np.repeat([closed[metric] if est == "mi" else math.nan for est, metric in names], t),
-    }, columns=TABLE_COLUMNS)
+    return sweep(ScaledPopulation(f), mechanisms=[mechanism_name], epsilons=[float(epsilon)], users=[int(n)],
+                 domain_sizes=[f.size], estimators=tuple(estimators), applicable_only=True, trials=int(trials),
+                 engine=engine, seed=seed, metrics=tuple(metrics), params={mechanism_name: dict(params or {})},
+                 top_k=top_k)
 
 
 def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray, *,
@@ -473,6 +449,13 @@ def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[fl
     return out
 
 
+def _cached_configuration(config: SweepConfiguration, *, runner: Callable[..., pd.DataFrame], freqs: FreqSource,
+                          **options: Any) -> pd.DataFrame:
+    """A configuration of the sweep driver computed by ``runner`` (:func:`run_configuration`'s signature)."""
+    return runner(config.mechanism, config.epsilon, config.users, _freqs_at(freqs, config.d),
+                  params=dict(config.params), **options)
+
+
 def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimators: Sequence[str] = ("mi",),
                        axis: str = "epsilon", grid: Sequence[float] | np.ndarray | None = None,
                        epsilon: float = 1.0, users: int = 100_000, trials: int = 20, engine: str = "fast",
@@ -481,16 +464,17 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
                        progress: Callable[[int, int, str], None] | None = None,
                        runner: Callable[..., pd.DataFrame] | None = None, executor: str = "serial",
                        workers: int | None = None, address: str | None = None) -> pd.DataFrame:
-    """Every (mechanism, grid point) configuration, ``trials`` times: a tidy table, one row per
-    mechanism / estimator / ε / n / d / trial / metric (columns ``TABLE_COLUMNS`` plus ``x``).
+    """Every (mechanism, grid point) configuration, ``trials`` times, by the sweep driver
+    (:func:`ldp.simulation.sweep`): its tidy table (columns :data:`ldp.simulation.SWEEP_COLUMNS`) with ``x``, the
+    grid point, first; the estimators that do not apply to a mechanism are left out for it.
 
-    ``freqs`` is the distribution (or, for the d axis, a function d ↦ distribution). Each
-    configuration's random numbers depend only on the configuration and ``seed``
-    (:func:`ldp.simulation.configuration_key`), so the same seed reproduces the table and adding a
+    ``freqs`` is the distribution (or, for the d axis, a function d ↦ distribution), scaled to n users
+    (:class:`ScaledPopulation`). Each configuration's random numbers depend only on the configuration and
+    ``seed`` (:func:`ldp.simulation.configuration_key`), so the same seed reproduces the table and adding a
     mechanism leaves the others' numbers alone.
     ``progress(done, total, label)`` is called after each configuration; ``runner`` replaces
-    ``run_configuration`` (same signature), e.g. by a cached version, on the serial executor only: ``executor``
-    "processes" or "dask" (``address``) run :func:`run_configuration` itself in worker processes
+    :func:`run_configuration` (same signature), e.g. by a cached version, on the serial executor only: ``executor``
+    "processes" or "dask" (``address``) run the configurations in worker processes
     (:func:`ldp.core.executors.run_ordered`, batched; the seeding makes the table identical on every executor).
     """
     if not estimators:
@@ -500,28 +484,29 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
                          "(synthetic data or a numerical column to re-bucketize)")
     grid = epsilon_grid() if grid is None else grid
     configs = sweep_configurations(mechanisms, axis, grid, epsilon=epsilon, users=users)
-    tasks = [(name, x, eps, n, _freqs_at(freqs, d)) for name, x, eps, n, d in configs]
-    task = partial(_sweep_task, run=runner if runner is not None and executor == "serial" else run_configuration,
-                   estimators=tuple(estimators), trials=int(trials), engine=engine, seed=seed, metrics=tuple(metrics),
-                   params={k: dict(v) for k, v in (params or {}).items()}, top_k=top_k)
+    # the grid's points as (ε, n, d), in order: only ``axis`` varies, so the driver's product grid is this one
+    points = list(dict.fromkeys((eps, n, _freqs_at(freqs, d).size) for _, _, eps, n, d in configs))
+    at = list(AXES).index(axis)
     label = AXES[axis].split()[-1]
+    names = list(dict.fromkeys(mechanisms))
 
     def tick(done: int, total: int) -> None:
         if progress is not None:
-            progress(done, total, f"{tasks[done - 1][0]} at {label} = {tasks[done - 1][1]:.3g}")
+            progress(done, total, f"{names[(done - 1) // len(points)]} at {label} = "
+                                  f"{points[(done - 1) % len(points)][at]:.3g}")
 
-    parts = list(run_ordered(task, tasks, executor=executor, workers=workers, address=address, progress=tick))
-    table = pd.concat(parts, ignore_index=True)
-    return table[["x", *TABLE_COLUMNS]]
-
-
-def _sweep_task(cfg: tuple[str, float, float, int, np.ndarray], *, run: Callable[..., pd.DataFrame],
-                estimators: tuple[str, ...], trials: int, engine: str, seed: int | None, metrics: tuple[str, ...],
-                params: Mapping[str, Mapping[str, Any]], top_k: int) -> pd.DataFrame:
-    """One configuration of :func:`run_tradeoff_sweep` (module level, so worker processes can run it)."""
-    name, x, eps, n, f = cfg
-    return run(name, eps, n, f, estimators=estimators, trials=trials, engine=engine, seed=seed, metrics=metrics,
-               params=dict(params.get(name, {})), top_k=top_k).assign(x=x)
+    options = dict(estimators=tuple(estimators), trials=int(trials), engine=engine, seed=seed,
+                   metrics=tuple(metrics), top_k=top_k)
+    table = sweep(ScaledPopulation(freqs), mechanisms=names,
+                  epsilons=list(dict.fromkeys(p[0] for p in points)), users=list(dict.fromkeys(p[1] for p in points)),
+                  domain_sizes=list(dict.fromkeys(p[2] for p in points)), applicable_only=True,
+                  params={k: dict(v) for k, v in (params or {}).items()}, executor=executor, workers=workers,
+                  address=address, progress=tick,
+                  runner=None if runner is None else partial(_cached_configuration, runner=runner, freqs=freqs,
+                                                             **options),
+                  **options)
+    table.insert(0, "x", table[axis].astype(np.float64))
+    return table
 
 
 def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z95) -> pd.DataFrame:
@@ -551,28 +536,24 @@ def numerical_sweep(counts: np.ndarray, edges: np.ndarray, methods: Sequence[tup
                     progress: Callable[[int, int], None] | None = None,
                     cancel: Callable[[], bool] | None = None) -> pd.DataFrame:
     """Numerical mechanisms (each with its reconstruction, None = its own) against ε on one bucketized column:
-    the tidy table of :func:`ldp.simulation.sweep_rows` (same seeding: identical on every executor) with ``x`` =
-    ε and an empty ``closed_form`` column, ready for :func:`summarize_sweep`. ``progress(done, total)`` counts
-    configurations over all methods."""
+    the sweep driver's tidy table (:func:`ldp.simulation.sweep`, same seeding: identical on every executor) with
+    ``x`` = ε first, ready for :func:`summarize_sweep`. ``progress(done, total)`` counts configurations."""
     c = np.asarray(counts, dtype=np.int64)
     d = int(c.size)
     eps = [float(e) for e in epsilons]
     if not methods or not eps:
         raise InvalidInput("choose at least one numerical mechanism and one ε")
-    population = SweepPopulation({d: c})
-    total = len(methods) * len(eps)
-    parts = []
-    for i, (name, reconstruction) in enumerate(methods):
-        offset = i * len(eps)
-        rows = sweep_rows(population, mechanisms=[name], epsilons=eps, users=[int(users)], domain_sizes=[d],
-                          estimators=[reconstruction] if reconstruction else [], trials=trials, engine=engine,
-                          seed=seed, metrics=list(metrics), edges=edges, executor=executor, workers=workers,
-                          address=address, cancel=cancel,
-                          progress=None if progress is None else (lambda done, _t, o=offset: progress(o + done, total)))
-        parts.append(pd.DataFrame(list(rows), columns=list(SWEEP_COLUMNS)))
-    table = pd.concat(parts, ignore_index=True)
-    table["x"] = table["epsilon"]
-    table["closed_form"] = math.nan
+    reconstructions: dict[str, list[str]] = {}
+    for name, reconstruction in methods:
+        chosen = reconstructions.setdefault(name, [])
+        rec = reconstruction or MECHANISMS.get(name).default_estimator
+        if rec not in chosen:
+            chosen.append(rec)
+    table = sweep(SweepPopulation({d: c}), mechanisms=list(reconstructions), epsilons=eps, users=[int(users)],
+                  domain_sizes=[d], estimators=reconstructions, trials=trials, engine=engine, seed=seed,
+                  metrics=list(metrics), edges=edges, executor=executor, workers=workers, address=address,
+                  progress=progress, cancel=cancel)
+    table.insert(0, "x", table["epsilon"].astype(np.float64))
     return table
 
 

@@ -11,6 +11,7 @@ import ldp
 from ldp.data.synthetic import true_distribution
 from ldp.estimators import ESTIMATORS
 from ldp.evaluation import tasks
+from ldp.evaluation.metrics import top_k_indices, top_k_mse
 
 TRUE = np.array([0.5, 0.3, 0.2])
 
@@ -38,16 +39,16 @@ def test_stacked_estimates_give_one_error_per_trial():
 def test_top_k_error_and_precision_by_hand():
     true = np.array([0.1, 0.5, 0.3, 0.1])
     est = np.array([0.2, 0.4, 0.35, 0.05])
-    assert tasks.top_k_error(true, est, k=2) == pytest.approx((0.1**2 + 0.05**2) / 2)
-    assert tasks.top_k_error(true, est, k=1) == pytest.approx(0.01)
+    assert top_k_mse(true, est, k=2) == pytest.approx((0.1**2 + 0.05**2) / 2)
+    assert top_k_mse(true, est, k=1) == pytest.approx(0.01)
     assert tasks.top_k_precision(true, est, k=2) == 1.0
     assert tasks.top_k_precision(true, [0.5, 0.4, 0.1, 0.0], k=2) == 0.5
     np.testing.assert_allclose(tasks.top_k_precision(true, np.array([est, [0.5, 0.4, 0.1, 0.0]]), k=2), [1.0, 0.5])
     # clipping only touches negative answers among the top k
-    assert tasks.top_k_error(true, [0.0, -0.1, 0.3, 0.1], k=2, clip=True) == pytest.approx(0.5**2 / 2)
+    assert top_k_mse(true, [0.0, -0.1, 0.3, 0.1], k=2, clip=True) == pytest.approx(0.5**2 / 2)
 
 
-@pytest.mark.parametrize("fn", [tasks.top_k_error, tasks.top_k_precision])
+@pytest.mark.parametrize("fn", [top_k_mse, tasks.top_k_precision])
 def test_k_larger_than_the_domain_names_the_domain_size(fn):
     with pytest.raises(ldp.LDPError, match="domain size 3"):
         fn(TRUE, TRUE, k=4)
@@ -63,9 +64,9 @@ def test_top_k_curve_is_the_top_k_error_for_every_k():
     curve = tasks.top_k_curve(est, truth, ks)
     assert curve.shape == (3, 5)
     for row, k in zip(curve, ks, strict=True):
-        np.testing.assert_allclose(row, tasks.top_k_error(truth, est, k))
+        np.testing.assert_allclose(row, top_k_mse(truth, est, k))
     np.testing.assert_allclose(curve[-1], tasks.full_domain_error(truth, est))  # k = d: the full domain
-    np.testing.assert_allclose(tasks.top_k_curve(est, truth, ks, clip=True)[1], tasks.top_k_error(truth, est, 4,
+    np.testing.assert_allclose(tasks.top_k_curve(est, truth, ks, clip=True)[1], top_k_mse(truth, est, 4,
                                                                                                  clip=True))
     with pytest.raises(ldp.LDPError, match="domain size 12"):
         tasks.top_k_curve(est, truth, [13])
@@ -131,7 +132,7 @@ def test_clipped_answers_by_hand():
     est = np.array([[0.5, -0.1, 0.6]])
     np.testing.assert_allclose(tasks.full_domain_error(truth, est), [(0 + 0.04 + 0.04) / 3])
     np.testing.assert_allclose(tasks.full_domain_error(truth, est, clip=True), [(0 + 0.01 + 0.04) / 3])
-    np.testing.assert_allclose(tasks.top_k_error(truth, est, 3, clip=True), [(0.01 + 0.04) / 3])
+    np.testing.assert_allclose(top_k_mse(truth, est, 3, clip=True), [(0.01 + 0.04) / 3])
     np.testing.assert_allclose(tasks.top_k_curve(est, truth, [1, 2, 3], clip=True)[:, 0],
                                [0.0, 0.04 / 2, 0.05 / 3])  # ranking by truth: values 0, 2, 1
     masks = np.array([[False, True, False], [True, True, False]])
@@ -264,7 +265,8 @@ def test_bias_variance_by_hand():
 
 # ------------------------------------------------------------------------------------------ registry
 def test_tasks_registry_lists_callable_tasks():
-    assert {"mse", "topk", "topk-precision", "set", "subsets", "threshold"} <= set(tasks.TASKS)
+    assert {"mse", "topk", "topk-precision", "set", "subsets", "threshold"} <= set(tasks.TASKS.names())
+    assert tasks.TASKS is ldp.core.registry.TASKS and list(tasks.QUERY_TASKS) == tasks.TASKS.names()
     for name, task in tasks.TASKS.items():
         assert task.name == name and task.display_name and task.description and callable(task.function)
         assert task.better in ("lower", "higher")
@@ -291,3 +293,54 @@ def test_bind_checks_parameters_once():
     truth = np.full(8, 1 / 8)
     assert bound.score(truth, np.array([truth, truth]), False).tolist() == [0.0, 0.0]
     assert "k=3" in tasks.TASKS["topk"].bind(8, k=3).label
+
+
+def test_tasks_are_registered_components_with_their_own_bind_hook():
+    """Issue "one protocol" item 7: one registry of tasks (ldp.core.registry.TASKS), one set of names (aliases such
+    as ``full`` resolve to them, never listed), and each family checks its parameters in its own ``prepare``."""
+    from ldp.core.registry import TASKS, Registry
+
+    assert "full" in TASKS and TASKS.get("full").name == "mse" and "full" not in TASKS.names()
+    assert TASKS.get("set-value") is TASKS.get("set") and TASKS["groups"] is TASKS.get("subsets")
+    families = {name: type(task).prepare for name, task in TASKS.items()}
+    assert families["topk"] is families["topk-precision"] is tasks.TopKTask.prepare
+    assert families["mse"] is tasks.Task.prepare
+    assert len({families[n] for n in ("mse", "topk", "set", "subsets", "threshold")}) == 5
+
+    class Double(tasks.Task):
+        def prepare(self, d, params, *, rng, labels):
+            return lambda t, e, c: 2 * np.atleast_1d(tasks.full_domain_error(t, e, clip=c))
+
+    mine = Registry("task")
+    mine.register(Double("double", "Twice the MSE", "a task from outside", tasks.full_domain_error, aliases=("x2",)))
+    truth = np.full(4, 0.25)
+    assert mine.get("X2").bind(4).score(truth, np.array([truth + 0.1]), False).tolist() == pytest.approx([0.02])
+    with pytest.raises(RuntimeError, match="twice"):
+        mine.register(Double("other", "", "", tasks.full_domain_error, aliases=("double",)))
+
+
+def test_one_top_k_mse_gives_the_numbers_of_both_former_implementations():
+    """Issue "one protocol" item 7, step 3: the metric topk_mse and the task topk were two implementations; the one
+    left (ldp.evaluation.metrics.top_k_mse) gives exactly the numbers each gave (their code, inlined here)."""
+    rng = np.random.default_rng(3)
+    truth = rng.dirichlet(np.full(40, 0.3))
+    stack = truth + rng.normal(0, 0.02, (7, 40))
+
+    def former_metric(true, estimate, k):  # ldp.evaluation.metrics.top_k_mse before
+        idx = top_k_indices(true, k)
+        return float(np.mean((true[idx] - estimate[idx]) ** 2))
+
+    def former_task(true, estimate, k, clip):  # ldp.evaluation.tasks.top_k_error before
+        idx = top_k_indices(true, k)
+        answers = np.maximum(estimate[..., idx], 0.0) if clip else estimate[..., idx]
+        return np.mean((answers - true[idx]) ** 2, axis=-1)
+
+    for k in (1, 5, 17, 40):
+        for row in stack:
+            assert top_k_mse(truth, row, k) == former_metric(truth, row, k)
+            assert ldp.compute_metrics(truth, row, ["topk_mse"], k=k)["topk_mse"] == former_metric(truth, row, k)
+        for clip in (False, True):
+            np.testing.assert_array_equal(top_k_mse(truth, stack, k, clip=clip), former_task(truth, stack, k, clip))
+            bound = tasks.TASKS.get("topk").bind(40, k=k)
+            np.testing.assert_array_equal(bound.score(truth, stack, clip), former_task(truth, stack, k, clip))
+    assert tasks.TASKS.get("topk").function is top_k_mse and not hasattr(tasks, "top_k_error")

@@ -232,7 +232,7 @@ def _sweep(**kw) -> pd.DataFrame:
 
 def test_sweep_table_shape_and_columns():
     table = _sweep()
-    assert list(table.columns) == ["x", *T.TABLE_COLUMNS]
+    assert list(table.columns) == ["x", *ldp.simulation.SWEEP_COLUMNS]  # the one sweep layout
     assert len(table) == 2 * 3 * 4 * 2 * len(DEFAULT_METRICS["frequency"])
     counts = table.groupby(["mechanism", "estimator", "epsilon", "metric"]).size()
     assert counts.eq(4).all() and len(counts) == 2 * 2 * 3 * len(DEFAULT_METRICS["frequency"])
@@ -390,7 +390,7 @@ def test_the_frequency_sweep_gives_the_same_table_on_every_executor(monkeypatch)
         used.append(kw.get("executor", "serial"))
         return real(fn, tasks, serial_below=0.0, target_seconds=0.0, **kw)
 
-    monkeypatch.setattr(T, "run_ordered", functools.wraps(real)(forced))
+    monkeypatch.setattr(ldp.simulation, "run_ordered", functools.wraps(real)(forced))  # the one sweep driver
     freqs = np.full(8, 1 / 8)
     kwargs = dict(mechanisms=["grr", "oue"], estimators=["mi", "norm-sub"], grid=[0.5, 1.0, 2.0], users=5_000,
                   trials=2, seed=3)
@@ -398,3 +398,47 @@ def test_the_frequency_sweep_gives_the_same_table_on_every_executor(monkeypatch)
     pooled = T.run_tradeoff_sweep(freqs, executor="processes", workers=2, **kwargs)
     pd.testing.assert_frame_equal(serial, pooled)
     assert used == ["serial", "processes"]
+
+
+def test_the_tradeoff_sweep_is_the_one_sweep_driver():
+    """Step 1 of "one protocol" item 7: the Trade-off page's sweep is ldp.simulation.sweep on the page's population
+    (the distribution scaled to n users): the same table, x aside, and closed forms from the metrics' own hooks."""
+    import ldp.simulation as S
+
+    table = _sweep(metrics=("mse", "topk_mse", "mae", "l1", "max_abs"), top_k=3)
+    driver = S.sweep(T.ScaledPopulation(ZIPF), mechanisms=["grr", "oue"], epsilons=list(T.epsilon_grid(0.5, 4, 3)),
+                     users=[5000], domain_sizes=[ZIPF.size], estimators=["mi", "norm-sub"], trials=4, seed=11,
+                     metrics=("mse", "topk_mse", "mae", "l1", "max_abs"), top_k=3)
+    pd.testing.assert_frame_equal(table.drop(columns="x"), driver)
+    mi = table[table["estimator"] == "mi"]
+    for (name, eps, metric), rows in mi.groupby(["mechanism", "epsilon", "metric"]):
+        mech = get_mechanism(name, eps, ZIPF.size)
+        f = T.population_counts(ZIPF, 5000) / 5000
+        assert rows["closed_form"].iloc[0] == T.closed_form_value(mech, f, 5000, metric, 3) or (
+            metric == "max_abs" and rows["closed_form"].isna().all())
+    var = get_mechanism("oue", 1.0, ZIPF.size).variance(T.population_counts(ZIPF, 5000) / 5000, 5000)
+    f = T.population_counts(ZIPF, 5000) / 5000
+    formulas = {"mse": var.mean(), "topk_mse": var[np.argsort(-f, kind="stable")[:3]].mean(),
+                "mae": np.sqrt(var).mean() * math.sqrt(2 / math.pi), "l1": np.sqrt(var).sum() * math.sqrt(2 / math.pi)}
+    for metric, value in formulas.items():
+        assert T.closed_form_value(get_mechanism("oue", 1.0, ZIPF.size), f, 5000, metric, 3) == pytest.approx(value)
+    assert math.isnan(T.closed_form_value(get_mechanism("oue", 1.0, ZIPF.size), f, 5000, "max_abs"))
+    assert set(T.CLOSED_FORM_METRICS) == {"mse", "topk_mse", "mae", "l1"}
+
+
+def test_the_numerical_sweep_is_one_driver_call():
+    """The numerical sweep is the driver with each mechanism's reconstruction: the same rows as sweeping each
+    (mechanism, reconstruction) alone, x = ε first, no closed form (numerical estimates have none)."""
+    import ldp.simulation as S
+    from ldp.data.synthetic import true_distribution
+
+    counts = np.round(true_distribution("beta:a=5,b=2,d=16") * 2000).astype(np.int64)
+    edges = np.linspace(0.0, 5.0, 17)
+    table = T.numerical_sweep(counts, edges, [("sw", "ems"), ("cfo-binning", None)], [1.0, 2.0], users=2000,
+                              trials=2, seed=3, metrics=("wasserstein", "ks"))
+    assert list(table.columns) == ["x", *S.SWEEP_COLUMNS]
+    assert table["closed_form"].isna().all() and (table["x"] == table["epsilon"]).all()
+    alone = S.sweep(S.SweepPopulation({16: counts}), mechanisms=["cfo-binning"], epsilons=[1.0, 2.0], users=[2000],
+                    domain_sizes=[16], estimators=[], trials=2, seed=3, metrics=("wasserstein", "ks"), edges=edges)
+    mine = table[table["mechanism"] == "cfo-binning"].drop(columns="x").reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, alone)
