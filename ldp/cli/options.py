@@ -30,6 +30,21 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
+def count(text: str) -> int:
+    """argparse type of a whole number that may be written in scientific notation (``1e15``, ``2.5e6``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer()) or abs(value) >= 2.0 ** 63:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(value)
+
+
 def split_list(text: str) -> list[str]:
     return [s.strip() for s in str(text).split(",") if s.strip()]
 

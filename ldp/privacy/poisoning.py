@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.core.cancellation import checkpoint
 from ldp.core.errors import InvalidInput
 from ldp.core.results import Aggregate
 from ldp.core.streams import rng_for
@@ -42,12 +43,21 @@ from ldp.mechanisms.frequency.grr import GRR
 from ldp.mechanisms.frequency.local_hashing import LocalHashing, cw_hash
 from ldp.mechanisms.frequency.unary import BitVectorMechanism
 
-__all__ = ["ATTACKED", "PoisonResult", "attacked_mechanism", "crafted_reports", "expected_gain", "fake_users",
-           "gain_curves", "simulate_attack", "targets_supported"]
+__all__ = ["ATTACKED", "MAX_ATTACK_WORK", "MAX_CRAFTED_CELLS", "PoisonResult", "attack_work", "attacked_mechanism",
+           "check_attack", "crafted_reports", "expected_gain", "fake_users", "gain_curves", "simulate_attack",
+           "targets_supported"]
 
 #: Mechanisms the maximal-gain attack is defined for.
 ATTACKED = ("grr", "oue", "olh")
 MAX_HASH_SEARCH = 1 << 20
+#: Most (hash function, target) pairs the OLH search holds at once (fewer functions are sampled for many targets).
+MAX_HASH_CELLS = 1 << 23
+#: Cost of one simulated collection besides the fake reports (estimators, the genuine aggregate), in the element
+#: operations of :func:`attack_work` (≈ 1 ms); a whole simulation may cost at most MAX_ATTACK_WORK (≈ half a minute).
+TRIAL_OVERHEAD = 100_000
+MAX_ATTACK_WORK = 3e9
+#: Most cells (fake users × report width) of the crafted reports of one collection (memory: ~9 bytes each).
+MAX_CRAFTED_CELLS = 20_000_000
 
 
 def _check(mech: Mechanism, targets: Any) -> np.ndarray:
@@ -71,16 +81,22 @@ def _best_hashes(mech: LocalHashing, targets: np.ndarray) -> tuple[np.ndarray, n
     """Hash functions (a, b) and value y maximising the number of targets with H(t) = y; and that number."""
     prime, g = mech.prime, mech.g
     total = prime * (prime - 1)
-    if total <= MAX_HASH_SEARCH:
+    budget = max(1024, MAX_HASH_CELLS // targets.size)  # memory: functions × targets stays bounded
+    if total <= min(MAX_HASH_SEARCH, budget):
         idx = np.arange(total, dtype=np.int64)
     else:
-        idx = np.random.default_rng(0).choice(total, size=MAX_HASH_SEARCH, replace=False)
+        idx = np.random.default_rng(0).choice(total, size=min(MAX_HASH_SEARCH, budget), replace=False)
     a, b = 1 + idx // prime, idx % prime
-    hashed = cw_hash(a[:, None], b[:, None], targets[None, :], prime, g)  # functions × targets
-    counts = np.zeros((idx.size, g), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(idx.size), targets.size), hashed.ravel()), 1)
-    y = counts.argmax(axis=1)
-    best = counts[np.arange(idx.size), y]
+    hashed = np.sort(cw_hash(a[:, None], b[:, None], targets[None, :], prime, g), axis=1)  # functions × targets
+    # the most frequent hash value of each function's row: the longest run of the sorted row (the smallest value
+    # among equally long runs, as an argmax over per-value counts would pick — without a functions × g table)
+    pos = np.arange(targets.size)
+    new = np.ones(hashed.shape, dtype=bool)
+    new[:, 1:] = hashed[:, 1:] != hashed[:, :-1]
+    run = pos - np.maximum.accumulate(np.where(new, pos, 0), axis=1) + 1
+    at = run.argmax(axis=1)
+    rows = np.arange(idx.size)
+    y, best = hashed[rows, at], run[rows, at]
     s = int(best.max())
     keep = best == s
     return a[keep], b[keep], y[keep], s
@@ -117,9 +133,47 @@ def fake_users(n: int, beta: float) -> int:
     return int(round(beta * n / (1 - beta)))
 
 
+def _report_width(mechanism: Mechanism) -> int:
+    """Cells of one crafted report, for the cost estimate (OUE: d bits and d random keys)."""
+    if isinstance(mechanism, BitVectorMechanism):
+        return mechanism.d
+    return 1 if isinstance(mechanism, GRR) else 3
+
+
+def attack_work(mechanism: Mechanism, n: int, betas: Any, trials: int) -> float:
+    """The cost of :func:`simulate_attack` over the fractions ``betas`` in element operations (≈ 10 ns each):
+    per trial and β, :data:`TRIAL_OVERHEAD` plus the crafted reports' cells."""
+    width = _report_width(mechanism)
+    per_trial = sum(TRIAL_OVERHEAD + fake_users(n, b) * width + 4 * mechanism.d for b in np.atleast_1d(betas))
+    return float(trials) * per_trial
+
+
+def check_attack(mechanism: Mechanism, n: int, betas: Any, trials: int) -> None:
+    """Refuse, before any work, a simulation whose time (:data:`MAX_ATTACK_WORK`) or crafted reports' memory
+    (:data:`MAX_CRAFTED_CELLS`) is out of bounds; the one-line reason says what to lower."""
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise InvalidInput(f"poison: trials must be a positive integer, got {trials!r}")
+    betas = [_check_beta(float(b)) for b in np.atleast_1d(betas)]
+    width = _report_width(mechanism)
+    m = max(fake_users(n, b) for b in betas)
+    if m * width > MAX_CRAFTED_CELLS:
+        raise InvalidInput(f"poison: {m:,} fake users × {width} cells per report exceed {MAX_CRAFTED_CELLS:,} cells "
+                           "of crafted reports; use fewer users or smaller fractions of fake users")
+    work = attack_work(mechanism, n, betas, int(trials))
+    if work > MAX_ATTACK_WORK:
+        most = int(MAX_ATTACK_WORK // (work / int(trials)))
+        hint = f"lower --trials to at most {most:,}" if most >= 1 else "use fewer users or fractions of fake users"
+        raise InvalidInput(f"poison: {int(trials):,} trials × {len(betas)} fractions of fake users would take about "
+                           f"{work:.2g} operations (at most {MAX_ATTACK_WORK:.0e}); {hint}")
+
+
 def crafted_reports(mechanism: Mechanism, targets: Any, m: int, rng: np.random.Generator) -> np.ndarray:
     """m reports of MGA fake users in the mechanism's own report format."""
-    t = _check(mechanism, targets)
+    return _crafted(mechanism, _check(mechanism, targets), m, rng, None)
+
+
+def _crafted(mechanism: Mechanism, t: np.ndarray, m: int, rng: np.random.Generator,
+             hashes: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None) -> np.ndarray:
     if isinstance(mechanism, GRR):
         return t[rng.integers(0, t.size, size=m)]
     if isinstance(mechanism, BitVectorMechanism):
@@ -134,7 +188,7 @@ def crafted_reports(mechanism: Mechanism, targets: Any, m: int, rng: np.random.G
             pick = np.argpartition(keys, min(extra, others.size) - 1, axis=1)[:, :min(extra, others.size)]
             reports[np.arange(m)[:, None], others[pick]] = True
         return reports
-    a, b, y, _ = _best_hashes(mechanism, t)
+    a, b, y, _ = _best_hashes(mechanism, t) if hashes is None else hashes
     j = rng.integers(0, a.size, size=m)
     return np.stack([a[j], b[j], y[j]], axis=1)
 
@@ -169,17 +223,18 @@ def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: 
     t = _check(mechanism, targets)
     beta = _check_beta(beta)
     counts, _ = mechanism.check_population(true_counts)
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise InvalidInput(f"poison: trials must be a positive integer, got {trials!r}")
     n = int(counts.sum())
+    check_attack(mechanism, n, [beta], trials)
     m = fake_users(n, beta)
     f_t = float(counts[t].sum() / n)
+    hashes = _best_hashes(mechanism, t) if isinstance(mechanism, LocalHashing) and m else None  # once, not per trial
     gains: dict[str, list[float]] = {e: [] for e in estimators}
     for trial in range(int(trials)):
+        checkpoint()
         rng = rng_for(seed, "poison", mechanism.name, mechanism.epsilon, mechanism.d, n, beta, trial)
         genuine = mechanism.sample_aggregate(counts, rng)
         before = estimate_all(mechanism, genuine, list(estimators))
-        after_agg = genuine + mechanism.aggregate(crafted_reports(mechanism, t, m, rng)) if m else genuine
+        after_agg = genuine + mechanism.aggregate(_crafted(mechanism, t, m, rng, hashes)) if m else genuine
         after = estimate_all(mechanism, Aggregate(after_agg.counts, after_agg.n), list(estimators))
         for e in estimators:
             gains[e].append(float(after[e].values[t].sum() - before[e].values[t].sum()))

@@ -1,0 +1,119 @@
+"""Issue "every command bounded": each command estimates its cost before the work starts and refuses in one line
+(or answers by a closed form where n is huge), honours SIGTERM, and refuses silent coercions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ldp.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def ldp(*argv: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ldp`` in a child process (a hang fails the test instead of blocking the run)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "ldp", *map(str, argv)], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+
+
+def assert_refused(proc: subprocess.CompletedProcess[str], *phrases: str) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    for phrase in phrases:
+        assert phrase in lines[0], lines[0]
+    return lines[0]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_bad(capsys: pytest.CaptureFixture[str], *argv: object) -> str:
+    code, out, err = run(capsys, *argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (out, err)
+    assert "Traceback" not in err and out == ""
+    return lines[0]
+
+
+def sigterm_after(tmp_path: Path, *argv: object, wait: float = 1.5) -> None:
+    """Start the command writing to a file in tmp_path, SIGTERM it while it works: exit 130 within seconds, one
+    'error: interrupted' line, no file left behind."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "ldp", *map(str, argv), "-o", str(tmp_path / "out.json")],
+                            env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    time.sleep(wait)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGTERM)
+    start = time.monotonic()
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and err.strip() == "error: interrupted", err
+    assert time.monotonic() - start < 10
+    assert [p.name for p in tmp_path.iterdir() if p.name != "baskets.txt"] == []
+
+
+# --------------------------------------------------------------------------- item 1: time bounds
+def test_shuffle_with_a_huge_population_answers_by_the_closed_form_at_once() -> None:
+    """`ldp shuffle --epsilon0 2 --users 1e15` ran for minutes (4.3 million intervals of binomial cdfs, beyond the
+    range where SciPy's bdtr is exact) and ignored SIGTERM meanwhile; 1e15 itself was not accepted."""
+    start = time.monotonic()
+    proc = ldp("shuffle", "--epsilon0", 2, "--users", "1e15", "--delta", 1e-6, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["users"] == 10**15 and data["closed_form"] == pytest.approx(2.042e-6, rel=1e-3)
+    assert data["lower"] is None and data["upper"] is None  # beyond the numerical analysis: the closed form
+    assert time.monotonic() - start < 30
+
+
+def test_shuffle_refuses_a_step_too_fine_for_the_population() -> None:
+    line = assert_refused(ldp("shuffle", "--epsilon0", 2, "--users", 10**9, "--step", 1, timeout=60),
+                          "intervals", "--step")
+    assert "at least 22" in line
+
+
+def test_shuffle_numerical_bound_is_kept_where_it_is_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "shuffle", "--epsilon0", 2, "--users", "1e9")
+    data = json.loads(out)
+    assert code == 0 and data["step"] == 100 and 0 < data["lower"] <= data["upper"] < data["closed_form"]
+
+
+def test_poison_refuses_an_unbounded_number_of_trials() -> None:
+    """`ldp poison ... --trials 100000000` ran forever."""
+    assert_refused(ldp("poison", "-m", "oue", "-e", 1, "-d", 20, "--targets", "1,2", "--users", 20000, "--trials",
+                       100_000_000, timeout=60), "--trials", "at most")
+    assert_refused(ldp("poison", "-m", "oue", "-e", 1, "-d", 2000, "--targets", "1,2", "--users", "1e9",
+                       "--betas", 0.5, timeout=60), "fake users")
+
+
+def test_itemsets_refuses_the_exact_engine_over_a_huge_domain(tmp_path: Path) -> None:
+    """`ldp itemsets` on 200,000 distinct items: every OLH report checked against every item, for minutes."""
+    path = tmp_path / "baskets.txt"
+    path.write_text("\n".join(f"i{3 * u} i{3 * u + 1} i{3 * u + 2}" for u in range(70_000)) + "\n")
+    for method in ("psfo", "svim"):
+        assert_refused(ldp("itemsets", "--method", method, "-e", 1, "-k", 10, "--data", path, timeout=60),
+                       "--engine fast")
+    proc = ldp("itemsets", "--method", "svim", "-e", 1, "-k", 10, "--data", path, "--engine", "fast", timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_sigterm_stops_a_long_poison_simulation(tmp_path: Path) -> None:
+    sigterm_after(tmp_path, "poison", "-m", "oue", "-e", 1, "-d", 20, "--targets", "1,2", "--users", 20000,
+                  "--trials", 6000)
+
+
+def test_sigterm_stops_a_long_itemsets_collection(tmp_path: Path) -> None:
+    path = tmp_path / "baskets.txt"
+    path.write_text("\n".join(f"i{3 * u} i{3 * u + 1} i{3 * u + 2}" for u in range(30_000)) + "\n")
+    sigterm_after(tmp_path, "itemsets", "--method", "psfo", "-e", 1, "-k", 10, "--data", path, wait=2.5)
