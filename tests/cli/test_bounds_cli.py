@@ -117,3 +117,32 @@ def test_sigterm_stops_a_long_itemsets_collection(tmp_path: Path) -> None:
     path = tmp_path / "baskets.txt"
     path.write_text("\n".join(f"i{3 * u} i{3 * u + 1} i{3 * u + 2}" for u in range(30_000)) + "\n")
     sigterm_after(tmp_path, "itemsets", "--method", "psfo", "-e", 1, "-k", 10, "--data", path, wait=2.5)
+
+
+# --------------------------------------------------------------------------- item 2: non-finite rows, negative ranges
+@pytest.fixture
+def with_inf(tmp_path: Path) -> Path:
+    path = tmp_path / "f.csv"
+    rows = [f"{'inf' if i % 10 == 0 else (i % 7) - 3},{(i % 5) - 2}" for i in range(100)]
+    path.write_text("x,y\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_mean_leaves_out_rows_with_a_non_finite_value(capsys: pytest.CaptureFixture[str], with_inf: Path) -> None:
+    """`ldp mean -m pm --columns x,y` with inf in 10 rows of x: a traceback (column_stack of 90 vs 100 rows)."""
+    code, out, err = run(capsys, "mean", "-m", "pm", "-e", 1, "--data", with_inf, "--columns", "x,y")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["users"] == 90 and any("10 rows" in n and "non-finite" in n for n in data["notes"])
+    assert data["true_mean"][0] == pytest.approx(sum((i % 7) - 3 for i in range(100) if i % 10) / 90)
+
+
+def test_a_negative_range_can_be_typed(capsys: pytest.CaptureFixture[str], with_inf: Path) -> None:
+    """`--range -5,5` was taken for an option by argparse; `--range=-5,5` keeps working."""
+    for spelling in (["--range", "-5,5"], ["--range=-5,5"], ["--range", "-5.5,-0.5", "--clip"]):
+        code, out, err = run(capsys, "mean", "-m", "pm", "-e", 1, "--data", with_inf, "--columns", "x,y", *spelling)
+        assert code == 0, err
+        lo = float(spelling[0].partition("=")[2].split(",")[0] if "=" in spelling[0] else spelling[1].split(",")[0])
+        assert json.loads(out)["range"][0][0] == lo
+    assert "--range" in assert_bad(capsys, "mean", "-m", "pm", "-e", 1, "--data", with_inf, "--columns", "x",
+                                   "--range", "-5")
