@@ -49,14 +49,16 @@ def cmd_itemsets(args: argparse.Namespace) -> int:
         raise UsageError(f"--top-k must be a positive integer, got {args.top_k}")
     if args.length is not None and args.method != "psfo":
         raise UsageError("--length applies to --method psfo (svim chooses it)")
+    if args.length is not None and args.length < 1:  # was silently run with l = 1
+        raise UsageError(f"--length must be a positive integer (the padding length), got {args.length}")
     sets = read_baskets(read_text_lines(args.data))
     if args.users is not None:
         if args.users < 1:
             raise UsageError(f"--users must be a positive integer, got {args.users}")
         sets = sets.subset(rng_for(args.seed, "cli", "users").integers(0, sets.users, size=args.users))
     if args.method == "psfo":
-        res = psfo_items(sets, args.epsilon, length=args.length or 1, top_k=args.top_k, seed=args.seed,
-                         engine=args.engine)
+        res = psfo_items(sets, args.epsilon, length=1 if args.length is None else args.length, top_k=args.top_k,
+                         seed=args.seed, engine=args.engine)
     else:
         res = {"svim": svim, "svsm": svsm, "ldpminer": ldpminer}[args.method](sets, args.epsilon, top_k=args.top_k,
                                                                             seed=args.seed, engine=args.engine)

@@ -63,9 +63,13 @@ MAX_CRAFTED_CELLS = 20_000_000
 def _check(mech: Mechanism, targets: Any) -> np.ndarray:
     if mech.name not in ATTACKED:
         raise InvalidInput(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {mech.name}")
-    t = np.unique(np.asarray(targets, dtype=np.int64).ravel())
+    given = np.asarray(targets, dtype=np.int64).ravel()
+    t, times = np.unique(given, return_counts=True)
     if t.size < 1 or t.min() < 0 or t.max() >= mech.d:
-        raise InvalidInput(f"poison: targets must be distinct values in [0, {mech.d}), got {list(np.asarray(targets))}")
+        raise InvalidInput(f"poison: targets must be distinct values in [0, {mech.d}), got {given.tolist()}")
+    if times.max() > 1:  # not silently deduplicated: the user meant something else
+        raise InvalidInput(f"poison: target {int(t[times.argmax()])} is given {int(times.max())} times; give each "
+                           "target once")
     if t.size >= mech.d:
         raise InvalidInput("poison: the targets must leave at least one value that is not a target")
     return t

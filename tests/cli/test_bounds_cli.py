@@ -48,7 +48,7 @@ def assert_bad(capsys: pytest.CaptureFixture[str], *argv: object) -> str:
     return lines[0]
 
 
-def sigterm_after(tmp_path: Path, *argv: object, wait: float = 1.5) -> None:
+def sigterm_after(tmp_path: Path, *argv: object, wait: float = 4.0) -> None:
     """Start the command writing to a file in tmp_path, SIGTERM it while it works: exit 130 within seconds, one
     'error: interrupted' line, no file left behind."""
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -115,8 +115,8 @@ def test_sigterm_stops_a_long_poison_simulation(tmp_path: Path) -> None:
 
 def test_sigterm_stops_a_long_itemsets_collection(tmp_path: Path) -> None:
     path = tmp_path / "baskets.txt"
-    path.write_text("\n".join(f"i{3 * u} i{3 * u + 1} i{3 * u + 2}" for u in range(30_000)) + "\n")
-    sigterm_after(tmp_path, "itemsets", "--method", "psfo", "-e", 1, "-k", 10, "--data", path, wait=2.5)
+    path.write_text("\n".join(f"i{3 * u} i{3 * u + 1} i{3 * u + 2}" for u in range(35_000)) + "\n")
+    sigterm_after(tmp_path, "itemsets", "--method", "psfo", "-e", 1, "-k", 10, "--data", path)
 
 
 # --------------------------------------------------------------------------- item 2: non-finite rows, negative ranges
@@ -146,3 +146,26 @@ def test_a_negative_range_can_be_typed(capsys: pytest.CaptureFixture[str], with_
         assert json.loads(out)["range"][0][0] == lo
     assert "--range" in assert_bad(capsys, "mean", "-m", "pm", "-e", 1, "--data", with_inf, "--columns", "x",
                                    "--range", "-5")
+
+
+# --------------------------------------------------------------------------- item 3: no silent coercions
+def test_psfo_length_zero_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`ldp itemsets --method psfo --length 0` ran with l = 1."""
+    path = tmp_path / "baskets.txt"
+    path.write_text("milk bread\nmilk\ntea\n" * 100)
+    for length in (0, -2):
+        assert "--length" in assert_bad(capsys, "itemsets", "--method", "psfo", "-e", 1, "-k", 2, "--data", path,
+                                        "--length", length)
+    code, out, err = run(capsys, "itemsets", "--method", "psfo", "-e", 1, "-k", 2, "--data", path, "--length", 2)
+    assert code == 0 and json.loads(out)["parameters"]["length"] == 2, err
+
+
+def test_poison_refuses_duplicate_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    """`ldp poison --targets 1,1` ran with [1]."""
+    line = assert_bad(capsys, "poison", "-m", "oue", "-e", 1, "-d", 20, "--targets", "1,1", "--users", 20000)
+    assert "target 1" in line and "once" in line
+    from ldp.core.errors import InvalidInput
+    from ldp.privacy.poisoning import attacked_mechanism, expected_gain
+
+    with pytest.raises(InvalidInput, match="once"):
+        expected_gain(attacked_mechanism("grr", 1.0, 10), [3, 2, 3], 0.1)
