@@ -30,7 +30,7 @@ from ldp.engines import aggregate_reports
 from ldp.estimators import estimate_all, get_estimator, parse_estimators
 from ldp.evaluation.tasks import TASKS, get_task
 from ldp.mechanisms import Mechanism, get_mechanism
-from ldp.report_files import load_reports, perturb_to_file
+from ldp.report_files import check_report_size, load_reports, perturb_to_file
 from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
 from ldp.studies.mean_variance import engine_note, mean_values, simulate_mean
 
@@ -268,15 +268,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- perturb / aggregate
-def _domain(args: argparse.Namespace) -> tuple[int, list[str]]:
+def _domain(args: argparse.Namespace, labels: bool = True) -> tuple[int, list[str]]:
+    """The domain size and its labels (the codes' own when there is no --domain file; not built with ``labels``
+    False: d strings for d = 10⁹ took a minute before anything was checked)."""
     if args.domain is not None:
-        labels = domain_from_file(args.domain)
-        return len(labels), labels
+        names = domain_from_file(args.domain)
+        return len(names), names
     if args.domain_size is None:
         raise UsageError("give the domain: --domain-size D or --domain FILE")
     if args.domain_size < 2:
         raise UsageError(f"domain size must be at least 2, got {args.domain_size}")
-    return args.domain_size, [str(v) for v in range(args.domain_size)]
+    return args.domain_size, [str(v) for v in range(args.domain_size)] if labels else []
 
 
 def _check_kind_options(args: argparse.Namespace, cls: type[Mechanism]) -> None:
@@ -310,10 +312,11 @@ def _numbers_scale(args: argparse.Namespace, cls: type[Mechanism],
     return ValueScale(lo, hi)
 
 
-def _mechanism_for_files(args: argparse.Namespace, cls: type[Mechanism]) -> tuple[Mechanism, list[str]]:
+def _mechanism_for_files(args: argparse.Namespace, cls: type[Mechanism], labels: bool = True
+                         ) -> tuple[Mechanism, list[str]]:
     if cls.kind == "frequency":
-        d, labels = _domain(args)
-        return build_mechanism(args, d), labels
+        d, names = _domain(args, labels)
+        return build_mechanism(args, d), names
     if cls.kind == "numerical":
         d = args.buckets or NUMERICAL_DEFAULT_BUCKETS
         return build_mechanism(args, d), [str(v) for v in range(d)]
@@ -323,7 +326,8 @@ def _mechanism_for_files(args: argparse.Namespace, cls: type[Mechanism]) -> tupl
 def cmd_perturb(args: argparse.Namespace) -> int:
     cls = mechanism_class(args)
     _check_kind_options(args, cls)
-    mech, labels = _mechanism_for_files(args, cls)
+    mech, labels = _mechanism_for_files(args, cls, labels=False)
+    check_report_size(mech, 1)  # a report too wide is refused before the data is read
     seeded = args.seed is not None
     rng = make_rng(args.seed) if seeded else SecureRandom()
     series = get_column(load_table(args.data), args.column)

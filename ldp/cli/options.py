@@ -153,7 +153,11 @@ def mechanism_class(args: argparse.Namespace) -> type[Mechanism]:
 def build_mechanism(args: argparse.Namespace, d: int | None) -> Mechanism:
     """The mechanism of ``--mechanism/--epsilon/--epsilon-1/--param`` with domain parameter ``d``."""
     cls = MECHANISMS.get(args.mechanism)
-    return get_mechanism(cls.name, args.epsilon, d, **parse_params(cls, args.param, args.epsilon_1))
+    mech = get_mechanism(cls.name, args.epsilon, d, **parse_params(cls, args.param, args.epsilon_1))
+    check = getattr(mech, "check_countable", None)  # local hashing: a prime too large to count with, up front
+    if check is not None:
+        check()
+    return mech
 
 
 def estimator_params(items: Sequence[str], names: Sequence[str]) -> dict[str, dict[str, Any]]:

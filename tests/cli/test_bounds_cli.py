@@ -169,3 +169,52 @@ def test_poison_refuses_duplicate_targets(capsys: pytest.CaptureFixture[str]) ->
 
     with pytest.raises(InvalidInput, match="once"):
         expected_gain(attacked_mechanism("grr", 1.0, 10), [3, 2, 3], 0.1)
+
+
+# --------------------------------------------------------------------------- item 4: still open
+def test_perturb_refuses_a_huge_domain_at_once(tmp_path: Path) -> None:
+    """`ldp perturb -m oue -e 1 -d 1000000000` ran for a minute (a billion labels built) before refusing."""
+    data = tmp_path / "p.csv"
+    data.write_text("code\n1\n2\n3\n")
+    start = time.monotonic()
+    assert_refused(ldp("perturb", "-m", "oue", "-e", 1, "-d", 10**9, "--data", data, "-c", "code", "-o",
+                       tmp_path / "r.txt", timeout=60))
+    assert time.monotonic() - start < 20 and not (tmp_path / "r.txt").exists()
+
+
+def test_report_size_is_bounded_before_perturbing() -> None:
+    import numpy as np
+
+    from ldp.core.errors import InvalidInput
+    from ldp.mechanisms import get_mechanism
+    from ldp.report_files import MAX_REPORT_CELLS, check_report_size
+
+    oue = get_mechanism("oue", 1.0, 1 << 20)
+    with pytest.raises(InvalidInput, match="fewer users"):
+        check_report_size(oue, MAX_REPORT_CELLS // (1 << 20) + 1)
+    check_report_size(get_mechanism("grr", 1.0, 1 << 20), 10**6)
+    assert np.isfinite(oue.approximate_variance(10))
+
+
+def test_a_huge_hash_prime_is_refused_before_any_allocation(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--param prime=2147483629` allocated 4.2 GB per report (support counting) before failing."""
+    line = assert_bad(capsys, "simulate", "-m", "olh", "-e", 1, "--param", "prime=2147483629", "--synthetic",
+                      "zipf:d=10", "--users", 1000, "--engine", "exact")
+    assert "prime" in line and "at most" in line
+
+
+def test_closed_form_variances_refuse_impossible_arguments() -> None:
+    """`variance(-5.0, 100)` returned −0.196 (a frequency oracle's, f = −5); a mean mechanism's at v = −5, −20.3."""
+    from ldp.core.errors import InvalidInput
+    from ldp.mechanisms import get_mechanism
+
+    grr = get_mechanism("grr", 1.0, 10)
+    for freqs, n in ((-5.0, 100), (1.5, 100), (float("nan"), 100), (0.1, 0), (0.1, -3), (0.1, 2.5)):
+        with pytest.raises(InvalidInput):
+            grr.variance(freqs, n)
+    assert grr.variance(0.1, 100) > 0
+    for name in ("sr", "pm", "hm", "laplace"):
+        mech = get_mechanism(name, 1.0)
+        with pytest.raises(InvalidInput, match=r"\[−1, 1\]"):
+            mech.variance(-5.0)
+        assert mech.variance(-1.0) > 0

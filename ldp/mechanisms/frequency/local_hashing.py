@@ -240,6 +240,10 @@ def _lh_counts_enumerate(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, pr
     return counts[:d].astype(np.float64)
 
 
+#: The largest prime P a caller may choose beyond the default (the smallest prime ≥ max(d, g)): support counting
+#: enumerates P/g values per report and holds P counts (P = 2³¹ − 19 allocated 4.2 GB per report before failing).
+MAX_PRIME = 1 << 24
+
 #: The largest hash range OLH derives from ε (see ``OLH._default_g``).
 G_CAP = 2 ** 16
 
@@ -300,6 +304,17 @@ class LocalHashing(FrequencyOracle):
         prime = self._params["prime"]
         if prime < self.d or not is_prime(prime) or prime >= 2**31:
             raise InvalidInput(f"{self.name}: prime must be a prime in [d, 2^31), got {prime}")
+
+    def check_countable(self) -> None:
+        """Refuse a prime so large that support counting would enumerate P/g values per report and hold P counts
+        (P = 2³¹ − 19 allocated 4.2 GB per report before failing); a large prime is fine for the closed forms."""
+        if self.prime is None:
+            return
+        needed = max(self.d, self.g, 3)
+        if self.prime > max(MAX_PRIME, needed):
+            raise InvalidInput(f"{self.name}: prime {self.prime:,} would make the server enumerate P/g ≈ "
+                               f"{self.prime / self.g:.2g} values per report (memory ≈ 8·P bytes); use a prime of at "
+                               f"most {MAX_PRIME:,} (the default is the smallest prime ≥ max(d, g))")
 
     def _default_g(self) -> int:
         """g when not given: 2 (binary hashing); OLH and L-OLH derive it from ε."""
@@ -363,6 +378,7 @@ class LocalHashing(FrequencyOracle):
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         if self.hash_family == "xxh32":
             return xxh32_support_counts(reports[:, 0], reports[:, 1], self.d, self.g)
+        self.check_countable()
         return lh_support_counts(reports[:, 0], reports[:, 1], reports[:, 2], self.d, self.prime, self.g)
 
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
