@@ -187,6 +187,24 @@ def write_report_file(path: str | os.PathLike[str], mechanism: Mechanism, chunks
     return written
 
 
+#: Most cells (bits, numbers) of one report, and of all the reports of one file: a report file is written in bounded
+#: time and memory (OUE at d = 10⁹ wrote for a minute a gigabyte per user).
+MAX_REPORT_WIDTH = 1 << 24
+MAX_REPORT_CELLS = 1 << 30
+
+
+def check_report_size(mechanism: Mechanism, users: int) -> None:
+    """Refuse, before any work, reports too wide or too many: users × the mechanism's report width (its cells)."""
+    width = int(mechanism.report_width())
+    if width > MAX_REPORT_WIDTH:
+        raise InvalidInput(f"{mechanism.name}: one report holds {width:,} cells (at most {MAX_REPORT_WIDTH:,}); use a "
+                           "smaller domain or a mechanism with short reports (grr, olh, hr)")
+    if users * width > MAX_REPORT_CELLS:
+        raise InvalidInput(f"{mechanism.name}: {users:,} reports × {width:,} cells = {users * width:.3g} cells "
+                           f"(at most {MAX_REPORT_CELLS:,}); use fewer users, a smaller domain or a mechanism with "
+                           "short reports (grr, olh, hr)")
+
+
 def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: np.ndarray, rng: RandomSource,
                     chunk_size: int | None = None, comments: Iterable[str] = (),
                     header_extra: dict[str, Any] | None = None) -> int:
@@ -198,6 +216,7 @@ def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: 
     arr = mechanism.validate_values(values)
     if arr.shape[0] < 1:
         raise InvalidInput("there are no users to perturb")
+    check_report_size(mechanism, arr.shape[0])
     step = int(chunk_size or mechanism.chunk_size())
     chunks = (mechanism.perturb(arr[s:s + step], rng) for s in range(0, arr.shape[0], step))
     return write_report_file(path, mechanism, chunks, users=arr.shape[0], comments=comments,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import sys
 import warnings
@@ -302,11 +303,33 @@ def _terminate_as_exit() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+NEGATIVE_VALUE_OPTIONS = ("--range", "--inputs")  # values that may start with a minus sign: -5,5
+
+
+def _keep_negative_values(argv: Sequence[str]) -> list[str]:
+    """``--range -5,5`` → ``--range=-5,5``: argparse takes a value that starts with '-' for an option, so the
+    natural spelling of a range below zero could not be typed (``--range=-5,5`` always worked, and still does)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token in NEGATIVE_VALUE_OPTIONS and i + 1 < len(argv) and re.match(r"-\.?\d", argv[i + 1]):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        if token == "--":
+            out.extend(argv[i:])
+            break
+        out.append(token)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ldp`` command line; returns the exit status (0 ok, 2 bad input)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_keep_negative_values(sys.argv[1:] if argv is None else list(argv)))
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     try:

@@ -53,6 +53,8 @@ def cmd_itemsets(args: argparse.Namespace) -> int:
     params = {} if args.length is None else {"length": args.length}
     if params and "length" not in {p.name for p in miner.declared_parameters}:
         raise UsageError(f"--length applies to --method psfo ({args.method} chooses its own)")
+    if args.length is not None and args.length < 1:  # was silently run with l = 1
+        raise UsageError(f"--length must be a positive integer (the padding length), got {args.length}")
     sets = read_baskets(read_text_lines(args.data))
     if args.users is not None:
         if args.users < 1:

@@ -30,6 +30,21 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"error: {one_line(message)} (see '{self.prog} --help')\n")
 
 
+def count(text: str) -> int:
+    """argparse type of a whole number that may be written in scientific notation (``1e15``, ``2.5e6``)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not (math.isfinite(value) and value.is_integer()) or abs(value) >= 2.0 ** 63:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(value)
+
+
 def split_list(text: str) -> list[str]:
     return [s.strip() for s in str(text).split(",") if s.strip()]
 
@@ -138,7 +153,11 @@ def mechanism_class(args: argparse.Namespace) -> type[Mechanism]:
 def build_mechanism(args: argparse.Namespace, d: int | None) -> Mechanism:
     """The mechanism of ``--mechanism/--epsilon/--epsilon-1/--param`` with domain parameter ``d``."""
     cls = MECHANISMS.get(args.mechanism)
-    return get_mechanism(cls.name, args.epsilon, d, **parse_params(cls, args.param, args.epsilon_1))
+    mech = get_mechanism(cls.name, args.epsilon, d, **parse_params(cls, args.param, args.epsilon_1))
+    check = getattr(mech, "check_countable", None)  # local hashing: a prime too large to count with, up front
+    if check is not None:
+        check()
+    return mech
 
 
 def estimator_params(items: Sequence[str], names: Sequence[str]) -> dict[str, dict[str, Any]]:

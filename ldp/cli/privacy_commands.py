@@ -13,20 +13,22 @@ from typing import Any
 
 import numpy as np
 
-from ldp.cli.options import UsageError, add_output_args, number_list, parse_params, split_list
+from ldp.cli.options import UsageError, add_output_args, count, number_list, parse_params, split_list
 from ldp.cli.render import Output, fmt, render
 from ldp.core.registry import MECHANISMS
 from ldp.privacy.audit import TEACHING_MECHANISMS, audit, make_audited
 from ldp.privacy.longitudinal import longitudinal_study
-from ldp.privacy.poisoning import ATTACKED, attacked_mechanism, simulate_attack
-from ldp.privacy.shuffle import DEFAULT_STEP, fine_step, largest_local_epsilon, shuffle_bounds
+from ldp.privacy.poisoning import ATTACKED, attacked_mechanism, check_attack, simulate_attack
+from ldp.privacy.shuffle import DEFAULT_STEP, MAX_INTERVALS, fine_step, largest_local_epsilon, shuffle_bounds
 
 __all__ = ["add_privacy_commands"]
 
 SHUFFLE_EPILOG = """\
 json keys: users, epsilon0, delta, closed_form (Feldman-McMillan-Talwar Theorem 3.1; null where its condition
 epsilon0 <= log(n / (16 log(2/delta))) fails), valid, lower and upper (their numerical analysis, intervals of
---step clone counts and the authors' early stop; with --tight every interval at a fine step), early_stop,
+--step clone counts and the authors' early stop; with --tight every interval at a fine step; null beyond 1e9
+expected clones, where only the closed form is given; a step whose grid exceeds 20,000 intervals is refused and
+the default step grows instead), early_stop,
 blanket and domain_size (--mechanism grr --domain-size D: Balle et al.'s privacy blanket,
 null where it exceeds 1), step; with --target-epsilon E also largest_epsilon0: the largest local epsilon0 whose
 shuffled upper bound is at most E.
@@ -136,6 +138,7 @@ def cmd_poison(args: argparse.Namespace) -> int:
         raise UsageError(f"--users must be between 100 and 1e9, got {args.users}")
     if not (math.isfinite(args.zipf) and args.zipf >= 0):
         raise UsageError(f"--zipf must be a non-negative exponent, got {args.zipf}")
+    check_attack(mech, args.users, betas, args.trials)  # time and memory bounded before any work
     weights = 1.0 / np.arange(1, mech.d + 1) ** args.zipf
     counts = np.floor(weights / weights.sum() * args.users).astype(np.int64)
     counts[0] += args.users - int(counts.sum())
@@ -157,12 +160,14 @@ def add_privacy_commands(sub: Any) -> None:
     p = sub.add_parser("shuffle", help="central (epsilon, delta) of n shuffled epsilon0-LDP reports",
                        epilog=SHUFFLE_EPILOG, formatter_class=fmt_class)
     p.add_argument("--epsilon0", "-e", required=True, type=float, metavar="E0", help="local ε₀ of each report")
-    p.add_argument("--users", "-n", required=True, type=int, metavar="N", help="number of shuffled reports")
+    p.add_argument("--users", "-n", required=True, type=count, metavar="N",
+                   help="number of shuffled reports (1e15 notation accepted)")
     p.add_argument("--delta", type=float, default=1e-6, metavar="D", help="central δ (default 1e-6)")
     p.add_argument("--mechanism", "-m", metavar="grr", help="grr: add the privacy-blanket bound")
     p.add_argument("--domain-size", "-d", dest="domain_size", type=int, metavar="D", help="GRR's domain size")
-    p.add_argument("--step", type=int, default=DEFAULT_STEP, metavar="K",
-                   help=f"clone counts per interval of the numerical bound (default {DEFAULT_STEP})")
+    p.add_argument("--step", type=int, default=None, metavar="K",
+                   help=f"clone counts per interval of the numerical bound (default {DEFAULT_STEP}, coarser where "
+                        f"n is so large that the bound would sum more than {MAX_INTERVALS:,} intervals)")
     p.add_argument("--tight", action="store_true",
                    help="sum every interval at a step of about a tenth of the clone count's sd (tighter than the "
                         "authors' algorithm; --step is then ignored)")
@@ -204,10 +209,10 @@ def add_privacy_commands(sub: Any) -> None:
     p.add_argument("--domain-size", "-d", dest="domain_size", type=int, required=True, metavar="D")
     p.add_argument("--targets", required=True, metavar="LIST", help="comma-separated target values")
     p.add_argument("--betas", default="0.01,0.02,0.05,0.1", metavar="LIST", help="fractions of fake users")
-    p.add_argument("--users", "-n", type=int, default=100_000, metavar="N", help="genuine users (default 1e5)")
+    p.add_argument("--users", "-n", type=count, default=100_000, metavar="N", help="genuine users (default 1e5)")
     p.add_argument("--zipf", type=float, default=1.0, metavar="S", help="genuine distribution exponent (default 1)")
     p.add_argument("--estimators", default="mi,norm-sub", metavar="LIST", help="default mi,norm-sub")
-    p.add_argument("--trials", "-t", type=int, default=10, metavar="T", help="simulated collections (default 10)")
+    p.add_argument("--trials", "-t", type=count, default=10, metavar="T", help="simulated collections (default 10)")
     p.add_argument("--seed", "-s", type=int, default=0, metavar="S", help="random seed (default 0)")
     add_output_args(p, ("json", "table"), "json")
     p.set_defaults(func=cmd_poison)

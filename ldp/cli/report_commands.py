@@ -35,7 +35,7 @@ from ldp.data import ValueScale, domain_from_file, encode_categorical, encode_in
 from ldp.engines import aggregate_reports
 from ldp.estimators import estimate_all, get_estimator, parse_estimators
 from ldp.mechanisms import Mechanism
-from ldp.report_files import load_reports, perturb_to_file
+from ldp.report_files import check_report_size, load_reports, perturb_to_file
 from ldp.studies.mean_variance import mean_values
 
 __all__ = ["AGGREGATE_CSV_COLUMNS", "FILE_KINDS", "NUMERICAL_DEFAULT_BUCKETS", "cmd_aggregate", "cmd_perturb",
@@ -56,16 +56,18 @@ def estimators_of(args: argparse.Namespace, mech: Mechanism) -> list[Any]:
     return [get_estimator(name, **params.get(name, {})) for name in names]
 
 
-def domain_of(args: argparse.Namespace) -> tuple[int, list[str]]:
-    """The categorical domain from ``--domain FILE`` or ``--domain-size D``: its size and labels."""
+def domain_of(args: argparse.Namespace, labels: bool = True) -> tuple[int, list[str]]:
+    """The categorical domain from ``--domain FILE`` or ``--domain-size D``: its size and labels (the codes' own
+    when there is no file; not built with ``labels`` False: d strings for d = 10⁹ took a minute before anything
+    was checked)."""
     if args.domain is not None:
-        labels = domain_from_file(args.domain)
-        return len(labels), labels
+        names = domain_from_file(args.domain)
+        return len(names), names
     if args.domain_size is None:
         raise UsageError("give the domain: --domain-size D or --domain FILE")
     if args.domain_size < 2:
         raise UsageError(f"domain size must be at least 2, got {args.domain_size}")
-    return args.domain_size, [str(v) for v in range(args.domain_size)]
+    return args.domain_size, [str(v) for v in range(args.domain_size)] if labels else []
 
 
 def mechanism_header(mech: Mechanism) -> dict[str, Any]:
@@ -115,8 +117,8 @@ class FileKind:
     def column_flag(self) -> str:
         return "--column"
 
-    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
-        """The configured mechanism and the labels of its estimate's entries."""
+    def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
+        """The configured mechanism and (with ``labels``) the labels of its estimate's entries."""
         raise NotImplementedError
 
     def inputs(self, args: argparse.Namespace, mech: Mechanism, labels: list[str], table: pd.DataFrame
@@ -128,7 +130,8 @@ class FileKind:
                                                                          dict[str, Any]]:
         """(the client's mechanism, its inputs, rows left out, source name, header fields) for ``ldp perturb``:
         the mechanism and the table's column(s) by default."""
-        mech, labels = self.mechanism(args)
+        mech, labels = self.mechanism(args, labels=False)
+        check_report_size(mech, 1)  # a report too wide is refused before the data is read
         values, dropped, name, extra = self.inputs(args, mech, labels, load_table(args.data))
         return mech, values, dropped, name, extra
 
@@ -149,9 +152,9 @@ class FrequencyFiles(FileKind):
     refuses = ("--range", "--buckets", "--columns", "--clip")
     takes = "give --domain-size D or --domain FILE and --column C"
 
-    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
-        d, labels = domain_of(args)
-        return build_mechanism(args, d), labels
+    def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
+        d, names = domain_of(args, labels)
+        return build_mechanism(args, d), names
 
     def inputs(self, args, mech, labels, table):
         series = get_column(table, args.column)
@@ -164,7 +167,7 @@ class NumericalFiles(FileKind):
     refuses = ("--domain-size", "--domain", "--columns")
     takes = "give the public value range with --range LO,HI, --buckets D and --column C"
 
-    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
+    def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
         d = args.buckets or NUMERICAL_DEFAULT_BUCKETS
         return build_mechanism(args, d), [str(v) for v in range(d)]
 
@@ -189,7 +192,7 @@ class MeanFiles(FileKind):
     refuses = ("--domain-size", "--domain", "--buckets", "--columns")
     takes = "give the public value range with --range LO,HI and --column C"
 
-    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
+    def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
         return build_mechanism(args, None), ["mean"]
 
     def inputs(self, args, mech, labels, table):
@@ -236,7 +239,7 @@ class VectorFiles(FileKind):
             raise UsageError("a column is named twice in --columns")
         return cols
 
-    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
+    def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
         cols = self._columns(args)
         return build_mechanism(args, len(cols)), cols
 
@@ -325,7 +328,7 @@ class SetFiles(FileKind):
                  "items": list(sets.labels)}
         return psfo.mechanism, psfo.sample(sets, rng), 0, str(args.data), extra
 
-    def mechanism(self, args: argparse.Namespace) -> tuple[Mechanism, list[str]]:
+    def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
         from ldp.report_files import read_header
 
         header = read_header(args.reports) or {}

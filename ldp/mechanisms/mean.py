@@ -87,9 +87,20 @@ class MeanMechanism(Mechanism):
     def output_range(self) -> tuple[float, float]:
         """The interval the reports lie in."""
 
-    @abstractmethod
     def variance(self, values: Any) -> np.ndarray:
-        """Var[ṽ | v] for each value (closed form)."""
+        """Var[ṽ | v] for each value v in [−1, 1] (closed form); other values are refused (InvalidInput)."""
+        try:
+            v = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidInput(f"{self.name}: values must be numbers in [−1, 1], got {values!r}") from None
+        if not np.all(np.isfinite(v)) or np.any(np.abs(v) > 1.0):
+            raise InvalidInput(f"{self.name}: values must lie in [−1, 1] (map them with the public range first), "
+                               f"got {values!r}")
+        return self._variance(v)
+
+    @abstractmethod
+    def _variance(self, v: np.ndarray) -> np.ndarray:
+        """Var[ṽ | v] for each (checked) value."""
 
     def mean_variance(self, values: Any) -> float:
         """Var[μ̂] = Σ_i Var[ṽ_i | v_i] / n² for the population ``values``."""
@@ -210,8 +221,8 @@ class LaplaceMean(MeanMechanism):
     def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         return self.output_grid.snap(v + laplace(rng, v.shape, self.b))
 
-    def variance(self, values: Any) -> np.ndarray:
-        return np.full(np.shape(values), 2.0 * self.b ** 2)
+    def _variance(self, v: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(v), 2.0 * self.b ** 2)
 
     def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
                           support: np.ndarray | None) -> np.ndarray:
@@ -256,8 +267,7 @@ class StochasticRounding(MeanMechanism):
         plus = rng.random(v.size) < self.plus_probability(v)
         return np.where(plus, self.scale, -self.scale)
 
-    def variance(self, values: Any) -> np.ndarray:
-        v = np.asarray(values, dtype=np.float64)
+    def _variance(self, v: np.ndarray) -> np.ndarray:
         return self.scale ** 2 - v * v
 
     def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
@@ -344,8 +354,7 @@ class PiecewiseMechanism(MeanMechanism):
         out = np.where(center, lo + u * (hi - lo), outside)
         return self.output_grid.snap(out)
 
-    def variance(self, values: Any) -> np.ndarray:
-        v = np.asarray(values, dtype=np.float64)
+    def _variance(self, v: np.ndarray) -> np.ndarray:
         t = self.t
         return v * v / (t - 1.0) + (t + 3.0) / (3.0 * (t - 1.0) ** 2)
 
@@ -428,8 +437,8 @@ class HybridMechanism(MeanMechanism):
             out[use_pm] = self.pm.perturb(v[use_pm], rng)
         return out
 
-    def variance(self, values: Any) -> np.ndarray:
-        return self.alpha * self.pm.variance(values) + (1.0 - self.alpha) * self.sr.variance(values)
+    def _variance(self, v: np.ndarray) -> np.ndarray:
+        return self.alpha * self.pm.variance(v) + (1.0 - self.alpha) * self.sr.variance(v)
 
     def _privacy_loss(self) -> float:
         """Each branch's ratio is at most e^ε and the branch does not depend on the value (= ε)."""

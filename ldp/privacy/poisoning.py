@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ldp.core.cancellation import checkpoint
 from ldp.core.errors import InvalidInput
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate
@@ -40,19 +41,30 @@ from ldp.core.streams import rng_for
 from ldp.estimators import estimate_all
 from ldp.mechanisms import Mechanism, get_mechanism
 
-__all__ = ["ATTACKED", "PoisonResult", "attacked_mechanism", "crafted_reports", "expected_gain", "fake_users",
-           "gain_curves", "simulate_attack", "targets_supported"]
+__all__ = ["ATTACKED", "MAX_ATTACK_WORK", "MAX_CRAFTED_CELLS", "PoisonResult", "attack_work", "attacked_mechanism",
+           "check_attack", "crafted_reports", "expected_gain", "fake_users", "gain_curves", "simulate_attack",
+           "targets_supported"]
 
 #: Mechanisms the maximal-gain attack is defined for.
 ATTACKED = tuple(cls.name for cls in MECHANISMS if getattr(cls, "mga_studied", False))
+#: Cost of one simulated collection besides the fake reports (estimators, the genuine aggregate), in the element
+#: operations of :func:`attack_work` (≈ 1 ms); a whole simulation may cost at most MAX_ATTACK_WORK (≈ half a minute).
+TRIAL_OVERHEAD = 100_000
+MAX_ATTACK_WORK = 3e9
+#: Most cells (fake users × report width) of the crafted reports of one collection (memory: ~9 bytes each).
+MAX_CRAFTED_CELLS = 20_000_000
 
 
 def _check(mech: Mechanism, targets: Any) -> np.ndarray:
     if mech.name not in ATTACKED:
         raise InvalidInput(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {mech.name}")
-    t = np.unique(np.asarray(targets, dtype=np.int64).ravel())
+    given = np.asarray(targets, dtype=np.int64).ravel()
+    t, times = np.unique(given, return_counts=True)
     if t.size < 1 or t.min() < 0 or t.max() >= mech.d:
-        raise InvalidInput(f"poison: targets must be distinct values in [0, {mech.d}), got {list(np.asarray(targets))}")
+        raise InvalidInput(f"poison: targets must be distinct values in [0, {mech.d}), got {given.tolist()}")
+    if times.max() > 1:  # not silently deduplicated: the user meant something else
+        raise InvalidInput(f"poison: target {int(t[times.argmax()])} is given {int(times.max())} times; give each "
+                           "target once")
     if t.size >= mech.d:
         raise InvalidInput("poison: the targets must leave at least one value that is not a target")
     return t
@@ -90,6 +102,38 @@ def fake_users(n: int, beta: float) -> int:
     return int(round(beta * n / (1 - beta)))
 
 
+def _report_width(mechanism: Mechanism) -> int:
+    """Cells of one crafted report, for the cost estimate (the mechanism's own report width: OUE d bits, OLH 3)."""
+    return int(mechanism.report_width())
+
+
+def attack_work(mechanism: Mechanism, n: int, betas: Any, trials: int) -> float:
+    """The cost of :func:`simulate_attack` over the fractions ``betas`` in element operations (≈ 10 ns each):
+    per trial and β, :data:`TRIAL_OVERHEAD` plus the crafted reports' cells."""
+    width = _report_width(mechanism)
+    per_trial = sum(TRIAL_OVERHEAD + fake_users(n, b) * width + 4 * mechanism.d for b in np.atleast_1d(betas))
+    return float(trials) * per_trial
+
+
+def check_attack(mechanism: Mechanism, n: int, betas: Any, trials: int) -> None:
+    """Refuse, before any work, a simulation whose time (:data:`MAX_ATTACK_WORK`) or crafted reports' memory
+    (:data:`MAX_CRAFTED_CELLS`) is out of bounds; the one-line reason says what to lower."""
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise InvalidInput(f"poison: trials must be a positive integer, got {trials!r}")
+    betas = [_check_beta(float(b)) for b in np.atleast_1d(betas)]
+    width = _report_width(mechanism)
+    m = max(fake_users(n, b) for b in betas)
+    if m * width > MAX_CRAFTED_CELLS:
+        raise InvalidInput(f"poison: {m:,} fake users × {width} cells per report exceed {MAX_CRAFTED_CELLS:,} cells "
+                           "of crafted reports; use fewer users or smaller fractions of fake users")
+    work = attack_work(mechanism, n, betas, int(trials))
+    if work > MAX_ATTACK_WORK:
+        most = int(MAX_ATTACK_WORK // (work / int(trials)))
+        hint = f"lower --trials to at most {most:,}" if most >= 1 else "use fewer users or fractions of fake users"
+        raise InvalidInput(f"poison: {int(trials):,} trials × {len(betas)} fractions of fake users would take about "
+                           f"{work:.2g} operations (at most {MAX_ATTACK_WORK:.0e}); {hint}")
+
+
 def crafted_reports(mechanism: Mechanism, targets: Any, m: int, rng: np.random.Generator) -> np.ndarray:
     """m reports of MGA fake users in the mechanism's own report format."""
     return mechanism.mga_reports(_check(mechanism, targets), m, rng)  # the family's hook
@@ -125,17 +169,17 @@ def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: 
     t = _check(mechanism, targets)
     beta = _check_beta(beta)
     counts, _ = mechanism.check_population(true_counts)
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise InvalidInput(f"poison: trials must be a positive integer, got {trials!r}")
     n = int(counts.sum())
+    check_attack(mechanism, n, [beta], trials)
     m = fake_users(n, beta)
     f_t = float(counts[t].sum() / n)
     gains: dict[str, list[float]] = {e: [] for e in estimators}
     for trial in range(int(trials)):
+        checkpoint()
         rng = rng_for(seed, "poison", mechanism.name, mechanism.epsilon, mechanism.d, n, beta, trial)
         genuine = mechanism.sample_aggregate(counts, rng)
         before = estimate_all(mechanism, genuine, list(estimators))
-        after_agg = genuine + mechanism.aggregate(crafted_reports(mechanism, t, m, rng)) if m else genuine
+        after_agg = genuine + mechanism.aggregate(mechanism.mga_reports(t, m, rng)) if m else genuine
         after = estimate_all(mechanism, Aggregate(after_agg.counts, after_agg.n), list(estimators))
         for e in estimators:
             gains[e].append(float(after[e].values[t].sum() - before[e].values[t].sum()))

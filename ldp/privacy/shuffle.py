@@ -41,10 +41,18 @@ import numpy as np
 from ldp.core.errors import InvalidInput
 
 __all__ = ["ShuffleBounds", "blanket_grr", "error_bought", "fmt_closed_form", "fmt_closed_form_simple", "fmt_delta",
-           "fmt_numerical", "fmt_valid", "largest_local_epsilon", "fine_step", "shuffle_bounds", "shuffle_curve"]
+           "fmt_numerical", "fmt_valid", "largest_local_epsilon", "fine_step", "shuffle_bounds", "shuffle_curve",
+           "MAX_CLONES", "MAX_INTERVALS", "auto_step", "grid_intervals", "numerical_feasible", "smallest_step"]
 
 #: Interval width of the grouped sum over the clone count (the reference implementation's example uses 100).
 DEFAULT_STEP = 100
+#: Most intervals of clone counts one evaluation of the numerical bound may sum (a few seconds for a whole bisection;
+#: n = 10¹⁵ at ε₀ = 2 and step 100 would need 4.3 million, minutes of binomial cdfs that no signal interrupts).
+MAX_INTERVALS = 20_000
+#: Largest clone count the numerical bound evaluates binomial cdfs at. SciPy's ``bdtr`` takes the count as a C int
+#: (garbage beyond 2³¹) and its absolute error grows to ~10⁻⁷ near 10⁹ (measured against ``betainc``) — the order
+#: of the δ being bounded. Beyond it (n ≳ 7·10⁹ at ε₀ = 2) only the closed form is given: it applies there anyway.
+MAX_CLONES = 10**9
 
 
 def _check(n: int, epsilon0: float, delta: float) -> tuple[int, float, float]:
@@ -114,6 +122,48 @@ def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray
     return np.maximum(dp, 0.0), np.maximum(dq, 0.0)
 
 
+def _clone_spread(n: int, epsilon0: float) -> float:
+    """20 standard deviations (+ 60) of the clone count C ~ Bin(n − 1, e^{−ε₀}): the half-width the grid covers."""
+    p = math.exp(-epsilon0)
+    return 20 * math.sqrt((n - 1) * p * (1 - p)) + 60
+
+
+def numerical_feasible(n: int, epsilon0: float) -> bool:
+    """Whether the clone counts of the numerical bound's grid stay within :data:`MAX_CLONES`."""
+    return (n - 1) * math.exp(-epsilon0) + _clone_spread(n, epsilon0) <= MAX_CLONES
+
+
+def _check_feasible(n: int, epsilon0: float) -> None:
+    if not numerical_feasible(n, epsilon0):
+        raise InvalidInput(f"shuffle: the numerical bound is computed for at most {MAX_CLONES:.0e} clones; {n:,} users "
+                           f"at ε₀ = {epsilon0:g} expect {(n - 1) * math.exp(-epsilon0):.3g} (use fewer users, or "
+                           "the closed form, which applies at this n)")
+
+
+def grid_intervals(n: int, epsilon0: float, step: int) -> int:
+    """How many intervals of ``step`` clone counts one evaluation of the numerical bound sums (its cost)."""
+    return 2 * (int(math.ceil(_clone_spread(n, epsilon0) / step)) + 1)
+
+
+def smallest_step(n: int, epsilon0: float) -> int:
+    """The smallest interval width whose grid has at most :data:`MAX_INTERVALS` intervals."""
+    return max(1, int(math.ceil(_clone_spread(n, epsilon0) / (MAX_INTERVALS // 2 - 1))))
+
+
+def auto_step(n: int, epsilon0: float) -> int:
+    """:data:`DEFAULT_STEP`, or the :func:`smallest_step` where n is so large that step 100 costs too much (the
+    bounds stay bounds at any step; a step of a ten-thousandth of the clone count's spread loses nothing visible)."""
+    return max(DEFAULT_STEP, smallest_step(n, epsilon0))
+
+
+def _check_step(n: int, epsilon0: float, step: int) -> None:
+    """Refuse, before any work, a grid of more than :data:`MAX_INTERVALS` intervals."""
+    if grid_intervals(n, epsilon0, step) > MAX_INTERVALS:
+        raise InvalidInput(f"shuffle: {n:,} users at ε₀ = {epsilon0:g} need {grid_intervals(n, epsilon0, step):,} "
+                           f"intervals of {step:,} clone counts (at most {MAX_INTERVALS:,}); use a step of at least "
+                           f"{smallest_step(n, epsilon0):,} (--step) or fewer users")
+
+
 @functools.lru_cache(maxsize=256)
 def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Intervals [lo, hi] of clone counts in the order the authors' implementation visits them — centred on
@@ -122,6 +172,8 @@ def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndar
     mass beyond the last intervals."""
     from scipy import stats
 
+    _check_feasible(n, epsilon0)
+    _check_step(n, epsilon0, step)
     p = math.exp(-epsilon0)
     clones = stats.binom(n - 1, p)
     mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
@@ -169,15 +221,24 @@ def fmt_delta(n: int, epsilon0: float, epsilon: float, step: int = DEFAULT_STEP,
     return max(float(dp[-1]), float(dq[-1])) + (rest if upper else 0.0)
 
 
-def fmt_numerical(n: int, epsilon0: float, delta: float, step: int = DEFAULT_STEP,
+def _valid_step(step: Any) -> int:
+    if isinstance(step, bool) or not isinstance(step, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(step) or not float(step).is_integer() or step < 1:
+        raise InvalidInput(f"shuffle: step must be a positive integer, got {step!r}")
+    return int(step)
+
+
+def fmt_numerical(n: int, epsilon0: float, delta: float, step: int | None = DEFAULT_STEP,
                   iterations: int = 24, early_stop: bool = True) -> tuple[float, float]:
     """(lower, upper): FMT's numerical bounds on the central ε at δ for n shuffled ε₀-LDP reports.
 
     Each is the smallest ε in [0, ε₀] with bound-δ(ε) ≤ δ, by bisection to ε₀·2^−iterations (the upper rounded up,
-    the lower rounded down, so both stay bounds)."""
+    the lower rounded down, so both stay bounds). ``step`` None: :func:`auto_step`. A step whose grid exceeds
+    :data:`MAX_INTERVALS` is refused before any work (InvalidInput naming the smallest step that fits)."""
     n, epsilon0, delta = _check(n, epsilon0, delta)
-    if isinstance(step, bool) or not float(step).is_integer() or step < 1:
-        raise InvalidInput(f"shuffle: step must be a positive integer, got {step!r}")
+    step = auto_step(n, epsilon0) if step is None else _valid_step(step)
+    _check_feasible(n, epsilon0)
+    _check_step(n, epsilon0, step)
     out = []
     for upper in (False, True):
         lo, hi = 0.0, epsilon0
@@ -212,8 +273,8 @@ class ShuffleBounds:
     epsilon0: float
     delta: float
     closed_form: float | None
-    lower: float
-    upper: float
+    lower: float | None  #: None where n is beyond the numerical analysis (:data:`MAX_CLONES`)
+    upper: float | None
     valid: bool
     blanket: float | None = None
     domain_size: int | None = None
@@ -225,31 +286,46 @@ class ShuffleBounds:
 
 
 def shuffle_bounds(n: int, epsilon0: float, delta: float, k: int | None = None,
-                   step: int = DEFAULT_STEP, early_stop: bool = True) -> ShuffleBounds:
+                   step: int | None = DEFAULT_STEP, early_stop: bool = True) -> ShuffleBounds:
     """Every bound at one (n, ε₀, δ): FMT closed form and numerical (lower, upper); blanket for GRR on k values.
-    The defaults (step 100, the authors' early stop) reproduce the reference implementation's numbers."""
-    lower, upper = fmt_numerical(n, epsilon0, delta, step, early_stop=early_stop)
+    The defaults (step 100, the authors' early stop) reproduce the reference implementation's numbers; ``step``
+    None is :func:`auto_step` (100 unless n is huge). Where n is beyond the numerical analysis
+    (:func:`numerical_feasible`) ``lower`` and ``upper`` are None and the closed form is the answer."""
+    n, epsilon0, delta = _check(n, epsilon0, delta)
+    step = auto_step(n, epsilon0) if step is None else _valid_step(step)
+    lower: float | None = None
+    upper: float | None = None
+    if numerical_feasible(n, epsilon0):
+        lower, upper = fmt_numerical(n, epsilon0, delta, step, early_stop=early_stop)
     return ShuffleBounds(int(n), float(epsilon0), float(delta), fmt_closed_form(n, epsilon0, delta), lower, upper,
                          fmt_valid(n, epsilon0, delta), None if k is None else blanket_grr(n, epsilon0, delta, k),
                          None if k is None else int(k), int(step), bool(early_stop))
 
 
-def _within(n: int, epsilon0: float, delta: float, target: float, step: int, tight: bool) -> bool:
+def _within(n: int, epsilon0: float, delta: float, target: float, step: int | None, tight: bool) -> bool:
     """Whether the numerical upper bound on the central ε is at most ``target``: since the bound's δ(ε) decreases
     in ε, that is δ_upper(target) ≤ δ — one evaluation instead of a bisection."""
     if tight:
         return fmt_delta(n, epsilon0, target, fine_step(n, epsilon0), True, early_stop=False) <= delta
-    return fmt_delta(n, epsilon0, target, step, True, early_stop=True) <= delta
+    return fmt_delta(n, epsilon0, target, auto_step(n, epsilon0) if step is None else step, True,
+                     early_stop=True) <= delta
 
 
-def largest_local_epsilon(target: float, n: int, delta: float, step: int = DEFAULT_STEP,
+def largest_local_epsilon(target: float, n: int, delta: float, step: int | None = DEFAULT_STEP,
                           iterations: int = 30, hi: float = 20.0, tight: bool = False) -> float:
     """The largest ε₀ whose shuffled central ε (FMT numerical upper bound) is at most ``target`` (bisection;
     the upper bound increases with ε₀). Returns ``target`` itself at least (shuffling never hurts: ε ≤ ε₀).
-    ``tight``: the upper bound with every interval summed at :func:`fine_step` (else the authors' algorithm)."""
+    ``tight``: the upper bound with every interval summed at :func:`fine_step` (else the authors' algorithm);
+    ``step`` None: :func:`auto_step` at each ε₀ tried. A fixed step too fine for n is refused before any work."""
     if not (math.isfinite(target) and target > 0):
         raise InvalidInput(f"shuffle: the target central ε must be a positive finite number, got {target!r}")
-    _check(n, target, delta)
+    n, _, delta = _check(n, target, delta)
+    _check_feasible(n, target)  # the most clones are expected at the smallest ε₀ tried
+    if step is not None and not tight:
+        step = _valid_step(step)
+        # the grid is widest where p(1 − p) is largest, p = e^{−ε₀}, ε₀ in [target, hi]
+        widest = math.log(2) if target <= math.log(2) <= hi else target
+        _check_step(n, widest, step)
     lo = float(target)
     if _within(n, hi, delta, target, step, tight):
         return hi
@@ -265,9 +341,11 @@ def largest_local_epsilon(target: float, n: int, delta: float, step: int = DEFAU
 
 def fine_step(n: int, epsilon0: float) -> int:
     """An interval width fine enough for the clone count's spread: about a tenth of its standard deviation,
-    at most :data:`DEFAULT_STEP` (the fixed 100 of the reference is coarse when few clones are expected)."""
+    at most :data:`DEFAULT_STEP` (the fixed 100 of the reference is coarse when few clones are expected) — unless
+    n is so large that the grid would exceed :data:`MAX_INTERVALS`, then :func:`smallest_step`."""
     p = math.exp(-epsilon0)
-    return int(min(DEFAULT_STEP, max(1, math.floor(math.sqrt((n - 1) * p * (1 - p)) / 10))))
+    fine = int(min(DEFAULT_STEP, max(1, math.floor(math.sqrt((n - 1) * p * (1 - p)) / 10))))
+    return max(fine, smallest_step(n, epsilon0))
 
 
 def shuffle_curve(users: Any, epsilon0: float, delta: float, k: int | None = None,

@@ -40,6 +40,9 @@ __all__ = ["ItemsetMiner", "ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "col
 SVIM_SPLIT = (0.5, 0.1, 0.4)
 LENGTH_PERCENTILE = 0.9
 MAX_LINE_ITEMS = 10_000
+#: Most hash evaluations (users × padded items) one OLH collection may cost on the exact engine, where the server
+#: checks every report against every item (≈ 10 s; 200,000 users × 200,000 items would be 4·10¹⁰, minutes).
+MAX_EXACT_HASHES = 4e9
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,10 @@ def collect_padded(psfo: PaddingSampling, sets: SetValues, rng: np.random.Genera
     directly on the fast one (exact in distribution for GRR, exact marginals for OLH) — and ℓ·f̃ per item."""
     if sets.users == 0:
         raise InvalidInput("psfo: no users in this group; use more users")
+    if engine == "exact" and psfo.oracle == "olh" and sets.users * psfo.size > MAX_EXACT_HASHES:
+        raise InvalidInput(f"itemsets: the exact engine would check {sets.users:,} OLH reports against {psfo.size:,} "
+                           f"padded items ({sets.users * psfo.size:.2g} hashes, at most {MAX_EXACT_HASHES:.0e}); use "
+                           "the fast engine (--engine fast), fewer users or fewer distinct items")
     counts = np.bincount(psfo.sample(sets, rng), minlength=psfo.size)
     mech = psfo.mechanism
     return psfo.item_estimates(mech.estimate(collect(mech, counts, rng, engine)).values)

@@ -56,7 +56,8 @@ class VectorMeanResult:
 def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: Sequence[str], *,
                   value_range: tuple[float, float] | None = None, clip: bool = False, seed: int | None = 0
                   ) -> VectorMeanResult:
-    """Every row of ``table`` is a user holding the ``columns`` (rows with a missing value are left out); each
+    """Every row of ``table`` is a user holding the ``columns`` (rows with a missing, non-numeric or non-finite value
+    in any of them are left out, and counted in the notes); each
     column is mapped from ``value_range`` (or its own min and max) to [−1, 1]; the users' reports are simulated
     from the stream of ``seed`` and averaged."""
     cols = [str(c) for c in columns]
@@ -68,10 +69,14 @@ def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: 
     if len(set(cols)) != len(cols):
         raise InvalidInput("a column is named twice")
     numeric = table[cols].apply(pd.to_numeric, errors="coerce")
-    complete = numeric.notna().all(axis=1).to_numpy()
+    arr = numeric.to_numpy(dtype=np.float64)
+    present = ~np.isnan(arr).any(axis=1)
+    complete = np.isfinite(arr).all(axis=1)  # a row with inf in any chosen column is no user's vector either
     notes = []
-    if not complete.all():
-        notes.append(f"{int((~complete).sum()):,} rows with a missing or non-numeric value left out")
+    if not present.all():
+        notes.append(f"{int((~present).sum()):,} rows with a missing or non-numeric value left out")
+    if (present & ~complete).any():
+        notes.append(f"{int((present & ~complete).sum()):,} rows with a non-finite value (inf) left out")
     unit, ranges = [], []
     for c in cols:
         x, (lo, hi), clipped, _ = mean_values(numeric[c][complete], value_range, clip)

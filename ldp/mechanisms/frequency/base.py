@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.core.errors import InvalidInput, NotAvailable
-from ldp.core.params import Param
+from ldp.core.params import Param, check_positive_int
 from ldp.core.results import Aggregate, Estimate
 from ldp.mechanisms.base import Mechanism
 
@@ -177,7 +177,13 @@ class FrequencyOracle(Mechanism):
         independently across users, so Var[f̂(v)] = [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²)
         (Wang et al. 2017, Eq. (2); its f → 0 limit is the lecture's comparison table).
         """
-        f = np.asarray(freqs, dtype=np.float64)
+        try:
+            f = np.asarray(freqs, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidInput(f"{self.name}: frequencies must be numbers in [0, 1], got {freqs!r}") from None
+        if not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f > 1):
+            raise InvalidInput(f"{self.name}: frequencies must lie in [0, 1], got {freqs!r}")
+        n = check_positive_int(n, "n", self.name)
         p, q = self._p_star, self._q_star
         return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (n * (p - q) ** 2)
 

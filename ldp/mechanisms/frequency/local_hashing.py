@@ -56,6 +56,8 @@ def collision_probability(prime: int, g: int) -> float:
 
 #: Hash functions the maximal-gain attack searches (exhaustively below this many, else a fixed sample).
 MGA_HASH_SEARCH = 1 << 20
+#: Most (hash function, target) pairs the search holds at once (fewer functions are sampled for many targets).
+MGA_HASH_CELLS = 1 << 23
 
 
 def cw_hash(a: np.ndarray, b: np.ndarray, v: np.ndarray, prime: int, g: int) -> np.ndarray:
@@ -244,6 +246,10 @@ def _lh_counts_enumerate(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, pr
     return counts[:d].astype(np.float64)
 
 
+#: The largest prime P a caller may choose beyond the default (the smallest prime ≥ max(d, g)): support counting
+#: enumerates P/g values per report and holds P counts (P = 2³¹ − 19 allocated 4.2 GB per report before failing).
+MAX_PRIME = 1 << 24
+
 #: The largest hash range OLH derives from ε (see ``OLH._default_g``).
 G_CAP = 2 ** 16
 
@@ -304,6 +310,17 @@ class LocalHashing(FrequencyOracle):
         prime = self._params["prime"]
         if prime < self.d or not is_prime(prime) or prime >= 2**31:
             raise InvalidInput(f"{self.name}: prime must be a prime in [d, 2^31), got {prime}")
+
+    def check_countable(self) -> None:
+        """Refuse a prime so large that support counting would enumerate P/g values per report and hold P counts
+        (P = 2³¹ − 19 allocated 4.2 GB per report before failing); a large prime is fine for the closed forms."""
+        if self.prime is None:
+            return
+        needed = max(self.d, self.g, 3)
+        if self.prime > max(MAX_PRIME, needed):
+            raise InvalidInput(f"{self.name}: prime {self.prime:,} would make the server enumerate P/g ≈ "
+                               f"{self.prime / self.g:.2g} values per report (memory ≈ 8·P bytes); use a prime of at "
+                               f"most {MAX_PRIME:,} (the default is the smallest prime ≥ max(d, g))")
 
     def _default_g(self) -> int:
         """g when not given: 2 (binary hashing); OLH and L-OLH derive it from ε."""
@@ -367,6 +384,7 @@ class LocalHashing(FrequencyOracle):
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         if self.hash_family == "xxh32":
             return xxh32_support_counts(reports[:, 0], reports[:, 1], self.d, self.g)
+        self.check_countable()
         return lh_support_counts(reports[:, 0], reports[:, 1], reports[:, 2], self.d, self.prime, self.g)
 
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -423,31 +441,36 @@ class LocalHashing(FrequencyOracle):
 
     def mga_hashes(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """Hash functions (a, b) and value y maximising the number of targets with H(t) = y, and that number: the
-        Carter–Wegman family searched exhaustively up to ``MGA_HASH_SEARCH`` functions, else a fixed sample."""
+        Carter–Wegman family searched exhaustively up to ``MGA_HASH_SEARCH`` functions (and ``MGA_HASH_CELLS``
+        function × target pairs in memory), else a fixed sample. Cached per set of targets (one search per
+        simulation, not per trial)."""
         if self.hash_family == "xxh32":
             raise NotAvailable(f"{self.name}: the maximal-gain attack searches the Carter–Wegman family (hash='cw')")
+        targets = np.asarray(targets, dtype=np.int64)
+        return self._cached(f"mga:{targets.tobytes().hex()}", lambda: self._search_hashes(targets))
+
+    def _search_hashes(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         prime, g = self.prime, self.g
         total = prime * (prime - 1)
-        if total <= MGA_HASH_SEARCH:
+        budget = max(1024, MGA_HASH_CELLS // targets.size)  # memory: functions × targets stays bounded
+        if total <= min(MGA_HASH_SEARCH, budget):
             idx = np.arange(total, dtype=np.int64)
         else:
-            idx = np.random.default_rng(0).choice(total, size=MGA_HASH_SEARCH, replace=False)
+            idx = np.random.default_rng(0).choice(total, size=min(MGA_HASH_SEARCH, budget), replace=False)
         a, b = 1 + idx // prime, idx % prime
-        hashed = cw_hash(a[:, None], b[:, None], targets[None, :], prime, g)  # functions × targets
-        counts = np.zeros((idx.size, g), dtype=np.int64)
-        np.add.at(counts, (np.repeat(np.arange(idx.size), targets.size), hashed.ravel()), 1)
-        y = counts.argmax(axis=1)
-        best = counts[np.arange(idx.size), y]
+        hashed = np.sort(cw_hash(a[:, None], b[:, None], targets[None, :], prime, g), axis=1)  # functions × targets
+        # the most frequent hash value of each function's row: the longest run of the sorted row (the smallest
+        # value among equally long runs) — without a functions × g table (185 GB at ε = 10)
+        pos = np.arange(targets.size)
+        new = np.ones(hashed.shape, dtype=bool)
+        new[:, 1:] = hashed[:, 1:] != hashed[:, :-1]
+        run = pos - np.maximum.accumulate(np.where(new, pos, 0), axis=1) + 1
+        at = run.argmax(axis=1)
+        rows = np.arange(idx.size)
+        y, best = hashed[rows, at], run[rows, at]
         s = int(best.max())
         keep = best == s
         return a[keep], b[keep], y[keep], s
-
-    def _randomizer_parameters(self) -> dict[str, Any] | None:
-        out = super()._randomizer_parameters()
-        if out is None:
-            return None
-        keep, other = self._hashed_probabilities()
-        return {**out, "g": self.g, "prime": self.prime, "keep": keep, "other": other}
 
     def _mga_support(self, targets: np.ndarray) -> int:
         return self.mga_hashes(targets)[3]
