@@ -472,6 +472,13 @@ class LocalHashing(FrequencyOracle):
         keep = best == s
         return a[keep], b[keep], y[keep], s
 
+    def _randomizer_parameters(self) -> dict[str, Any] | None:
+        out = super()._randomizer_parameters()
+        if out is None:
+            return None
+        keep, other = self._hashed_probabilities()
+        return {**out, "g": self.g, "prime": self.prime, "keep": keep, "other": other}
+
     def _mga_support(self, targets: np.ndarray) -> int:
         return self.mga_hashes(targets)[3]
 
