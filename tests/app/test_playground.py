@@ -239,3 +239,39 @@ def test_presentation_mode_puts_mechanism_epsilon_and_n_above_the_chart():
     _set(at, present=False)
     side_keys = {w.key for kind in KINDS for w in getattr(at.sidebar, kind)}
     assert {"mech", "eps", "users"} <= side_keys
+
+
+def _csv(rows: int = 500) -> bytes:
+    values = ["BOS", "ATL", "ORD", "LAX", "SFO", "MIA", "DEN", "SEA"]
+    return ("dest,delay\n" + "".join(f"{values[i * 7 % 8]},{i % 50}\n" for i in range(rows))).encode()
+
+
+def _upload(at: AppTest, name: str, raw: bytes, mime: str = "text/csv") -> AppTest:
+    next(u for u in at.file_uploader if u.key == "data_upload").set_value((name, raw, mime))
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_an_upload_is_its_own_population_and_its_row_count_is_beside_the_readout():
+    """Issue "lecture hall" item 1: a 500-row CSV was simulated as 1,000,000 users ("to within about ±687 of
+    1,000,000 users") and the row count was nowhere on screen. Its rows are the users by default; simulating more
+    users stays an explicit choice, said beside the read-out."""
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "survey.csv", _csv(500))
+    _assert_results(at)
+    readout = next(m.value for m in [*at.markdown, *at.warning] if "estimates each value to within about" in m.value)
+    assert "500 users" in readout and "1,000,000" not in readout
+    assert _widget(at, "whole").value is True and _widget(at, "users").disabled
+    shown = " ".join(x.value for x in [*at.main.markdown, *at.main.caption])
+    assert "500 rows" in shown
+    _set(at, whole=False)  # simulate more users: the explicit choice, said next to the read-out
+    _assert_results(at)
+    readout = next(m.value for m in [*at.markdown, *at.warning] if "estimates each value to within about" in m.value)
+    assert "1,000,000 users" in readout
+    shown = " ".join(x.value for x in [*at.main.markdown, *at.main.caption])
+    assert "500 rows" in shown and "simulated" in shown.lower()
+    _set(at, data_source="Sample data")  # back to sample data: simulated users again, as before
+    _assert_results(at)
+    assert _widget(at, "whole").value is False
