@@ -422,6 +422,21 @@ def data_section(c: DataControls, what: str = "this dataset") -> Dataset:
     return data
 
 
+def _main_panel_uploader(c: DataControls, exts: Sequence[str]) -> Any:
+    """No file yet (a shared link to an upload view opens in a new session, where no file is): say in the main
+    panel what to do and offer the uploader there too — the sidebar's is below the fold on a projector. Stops the
+    page until a file is given."""
+    area = message_area()
+    area.info("This view works on an uploaded file, and none is loaded in this session yet (a shared link carries the "
+              "settings, never the file). Upload the CSV or Parquet file here or in the sidebar — or pick sample "
+              "data in the sidebar.", icon=":material/upload_file:")
+    up = area.file_uploader(f"Upload the file here (CSV or Parquet, ≤ {UPLOAD_LIMIT_MB} MB)", type=list(exts),
+                            key=f"{c.upload_key}_main")
+    if up is None:
+        st.stop()
+    return up
+
+
 def _upload_picker(c: DataControls, container: Any) -> Dataset:
     exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS})
     up = container.file_uploader(f"CSV or Parquet file (≤ {UPLOAD_LIMIT_MB} MB)", type=exts, key=c.upload_key)
@@ -429,10 +444,9 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
     # last file uploaded in this session stays in use on every page (a file uploader forgets its file when the
     # page changes) until another is uploaded.
     cache = st.session_state.setdefault("_uploads", {})
+    if up is None and not cache:
+        up = _main_panel_uploader(c, exts)
     if up is None:
-        if not cache:
-            container.info("Upload a file to use it, or pick sample data.")
-            st.stop()
         (name, _, _), table = next(iter(cache.items()))
         container.caption(f"Using **{plain(name)}**, uploaded earlier in this session; upload another file to "
                           "replace it.")

@@ -153,7 +153,7 @@ def test_upload_source_without_file_asks_for_one():
     at = _page()
     _set(at, data_source="Upload")
     assert not at.exception
-    assert any("Upload a file" in i.value for i in at.info)
+    assert any("Upload the CSV or Parquet file here or in the sidebar" in i.value for i in at.main.info)
 
 
 def test_order_assuming_estimator_on_categories_is_flagged_beside_the_numbers():
@@ -275,3 +275,18 @@ def test_an_upload_is_its_own_population_and_its_row_count_is_beside_the_readout
     _set(at, data_source="Sample data")  # back to sample data: simulated users again, as before
     _assert_results(at)
     assert _widget(at, "whole").value is False
+
+
+def test_a_link_to_an_upload_view_says_in_the_main_panel_what_to_do_and_takes_the_file_there():
+    """Issue "lecture hall" item 2: ?data_source=Upload opened with an empty main panel (the prompt was in the sidebar,
+    below the fold). The main panel says to upload the file and holds an uploader; a file given there is used."""
+    at = _page({"data_source": "Upload"})
+    assert not at.exception
+    said = " ".join(i.value for i in at.main.info)
+    assert "Upload" in said and "sidebar" in said
+    main = [u for u in at.file_uploader if u.key == "data_upload_main"]
+    assert main, [u.key for u in at.file_uploader]
+    main[0].set_value(("survey.csv", _csv(400), "text/csv"))
+    at.run()
+    _assert_results(at)
+    assert any("400 rows" in c.value for c in at.main.caption)
