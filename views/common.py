@@ -22,7 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import ldp
 from ldp.core.params import Param
-from ldp.data import SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
+from ldp.data import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
 from ldp.data.loaders import load_json_object
 from ldp.data.spreadsheet import safe_frame
 from ldp.data.synthetic import SYNTHETIC
@@ -438,7 +438,9 @@ def _main_panel_uploader(c: DataControls, exts: Sequence[str]) -> Any:
 
 
 def _upload_picker(c: DataControls, container: Any) -> Dataset:
-    exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS})
+    # Workbooks are accepted too, so that their own message (save it as CSV) is shown: a browser refuses a type
+    # the uploader does not list, and the main panel then kept showing the previous file's error.
+    exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS + EXCEL_EXTENSIONS})
     up = container.file_uploader(f"CSV or Parquet file (≤ {UPLOAD_LIMIT_MB} MB)", type=exts, key=c.upload_key)
     # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another. The
     # last file uploaded in this session stays in use on every page (a file uploader forgets its file when the

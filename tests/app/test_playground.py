@@ -290,3 +290,18 @@ def test_a_link_to_an_upload_view_says_in_the_main_panel_what_to_do_and_takes_th
     at.run()
     _assert_results(at)
     assert any("400 rows" in c.value for c in at.main.caption)
+
+
+def test_a_workbook_after_a_bad_csv_shows_its_own_message():
+    """Issue "lecture hall" item 4: after a bad CSV, dropping an .xlsx left the CSV's error in the main panel (the
+    browser refused the type, so the page never saw the new file). The workbook's own message replaces it."""
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "broken.csv", b"\x00\x01\x02")
+    first = [e.value for e in at.main.error]
+    assert first and "broken.csv" in first[0]
+    _upload(at, "grades.xlsx", b"PK\x03\x04 not really a workbook",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    now = [e.value for e in at.main.error]
+    assert now and not any("broken.csv" in e for e in now)
+    assert "grades.xlsx" in now[0] and ("save it as CSV" in now[0] or "Excel workbook" in now[0])
