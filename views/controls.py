@@ -23,9 +23,9 @@ Bounds, options or a default that depend on data (k ≤ d, a column's range, the
 can reach) are declared by ``depends``: a function of named data that returns the fields it fills in; the
 page passes that data to :func:`render`. ``follows_data=True`` says that a value chosen for other data means
 nothing here (a range of one column for another column): when the data-dependent default changes, the value
-returns to it. ``follows_data="unless-set"`` returns it only when the user never moved it from the old default (a
-k of 8 that was merely the default for 8 values becomes 10 for 105 values; a k the user chose stays): a value the
-user did not choose never lingers in the shared URL as if chosen.
+returns to it. Without it, a value the user never moved from the old data-dependent default still follows the
+new one (a k of 8 that was merely the default for 8 values becomes 10 for 105 values; a k the user chose stays): a
+value the user did not choose never lingers in the shared URL as if chosen.
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ NUMERIC = ("slider", "number_input")
 CHOICE = ("select_slider", "selectbox", "radio", "multiselect")
 # A plain decimal number as a URL may hold it ("NaN", "Infinity" and hexadecimal are not numbers here).
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-UNLESS_SET = "unless-set"  # follows_data: return to a new default only a value the user never moved
 _FOLLOWED = "_control_default:"  # session-state prefix: the data-dependent default a value was chosen under
 DEFAULT = object()  # Control.read_url: start from the control's default
 
@@ -87,7 +86,7 @@ class Control:
     help: str | None = None
     horizontal: bool = False
     depends: Callable[..., Mapping[str, Any]] | None = field(default=None, compare=False)
-    follows_data: bool | str = False  # True, or "unless-set" (see the module's docstring)
+    follows_data: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -96,8 +95,6 @@ class Control:
             raise ValueError("a control needs a key: it names the URL query parameter")
         if self.follows_data and self.depends is None:
             raise ValueError(f"{self.key}: follows_data needs a data-dependent default (depends)")
-        if self.follows_data not in (True, False, UNLESS_SET):
-            raise ValueError(f"{self.key}: follows_data is True, False or {UNLESS_SET!r}")
 
     def at(self, **data: Any) -> Control:
         """This control with its data-dependent fields filled in from ``data`` (itself when it has none)."""
@@ -261,8 +258,8 @@ def render(control: Control, container: Any = st, *, disabled: bool = False, **d
             if value is not DEFAULT:
                 st.session_state[spec.key] = value
                 st.query_params[spec.key] = url_value(spec, value)
-    if control.follows_data:
-        _follow_default(spec, only_untouched=control.follows_data == UNLESS_SET)
+    if control.depends is not None:  # a data-dependent default: follow it (unless set by the user, by default)
+        _follow_default(spec, only_untouched=not control.follows_data)
     widget = getattr(container, spec.kind)
     return widget(spec.label, key=spec.key, help=spec.help, disabled=disabled, bind=bind, persist_state="session",
                   **spec.widget_arguments())

@@ -28,8 +28,7 @@ from views.controls import Control, render
 # --------------------------------------------------------------------------- controls (each stated once)
 DATA = common.data_controls("data")
 MECH = common.mechanism_controls("mech", eps_key="eps")
-WHOLE = Control("whole", "toggle", "Users = the data's own rows", follows_data=controls.UNLESS_SET,
-                depends=lambda origin: {"default": origin == "table"},
+WHOLE = Control("whole", "toggle", "Users = the data's own rows", depends=lambda origin: {"default": origin == "table"},
                 help="On: every row of the data is one user, so the accuracy is that of these data as they are (the "
                      "default for an uploaded file). Off: simulate n users drawn from the data's distribution. Not "
                      "available for synthetic data, which is a distribution, not a table.")

@@ -305,3 +305,21 @@ def test_a_workbook_after_a_bad_csv_shows_its_own_message():
     now = [e.value for e in at.main.error]
     assert now and not any("broken.csv" in e for e in now)
     assert "grades.xlsx" in now[0] and ("save it as CSV" in now[0] or "Excel workbook" in now[0])
+
+
+def test_back_from_an_upload_no_default_of_the_upload_lingers_in_the_url():
+    """Issue "lecture hall" item 5: from an 8-value upload back to sample data, k stayed 8 — the upload's default,
+    never set by the user — and so went into the shared URL (topk=8). A value the user never set follows the data's
+    default (and stays out of the URL); a value the user set stays."""
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "survey.csv", _csv(500))
+    assert _widget(at, "topk").value == 8  # min(10, d) for d = 8
+    _set(at, data_source="Sample data")
+    _assert_results(at)
+    topk = _widget(at, "topk")
+    assert topk.value == 10 and topk.value == topk.proto.default  # the default: Streamlit leaves it out of the URL
+    _set(at, topk=5, data_source="Upload")  # set by the user: kept through the data's changes
+    assert _widget(at, "topk").value == 5
+    _set(at, data_source="Sample data")
+    assert _widget(at, "topk").value == 5
