@@ -57,7 +57,7 @@ def test_defaults_render_charts_metrics_readout_and_privacy(shared):
     at = shared
     _assert_results(at)
     readout = next(m.value for m in at.markdown if "estimates each value to within about" in m.value)
-    assert "1,000,000 users" in readout and "ε = 1" in readout and "OUE" in readout and "🟢" in readout
+    assert "1,000,000 users" in readout and "ε = 1" in readout and "OUE" in readout and "Clear:" in readout
     labels = [m.label for m in at.metric]
     assert any("e^ε" in label for label in labels) and any("attacker" in label.lower() for label in labels)
     assert any(m.value == "2.72×" for m in at.metric)
