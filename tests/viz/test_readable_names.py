@@ -62,3 +62,14 @@ def test_the_readout_has_no_emoji():
     text = verdict(mech, np.array([0.5, 0.3, 0.15, 0.05]), 10_000).sentence("OUE", 1.0)
     assert not EMOJI.search(text), text
     assert "clearly above zero" in text and "cannot be told from zero" in text
+
+
+def test_pages_use_no_emoji():
+    """A lecture hall's browser without an emoji font draws boxes: pages use words or Streamlit's material icons
+    (the trade-off page's title began with 📉, the tab's icon was 🔒)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for path in [root / "app.py", *sorted((root / "views").glob("*.py"))]:
+        found = EMOJI.findall(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.name}: {found}"
