@@ -13,7 +13,7 @@ from ldp.core.cancellation import Cancelled, cancel_when
 from views import common
 
 PRESENTING = common.presenting()
-st.set_page_config(page_title="LDP Explorer", page_icon="🔒", layout="wide",
+st.set_page_config(page_title="LDP Explorer", page_icon=":material/lock:", layout="wide",
                    initial_sidebar_state="collapsed" if PRESENTING else "expanded")
 
 PAGES = {

@@ -22,7 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import ldp
 from ldp.core.params import Param
-from ldp.data import SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
+from ldp.data import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
 from ldp.data.loaders import load_json_object
 from ldp.data.spreadsheet import safe_frame
 from ldp.data.synthetic import SYNTHETIC
@@ -422,17 +422,33 @@ def data_section(c: DataControls, what: str = "this dataset") -> Dataset:
     return data
 
 
+def _main_panel_uploader(c: DataControls, exts: Sequence[str]) -> Any:
+    """No file yet (a shared link to an upload view opens in a new session, where no file is): say in the main
+    panel what to do and offer the uploader there too — the sidebar's is below the fold on a projector. Stops the
+    page until a file is given."""
+    area = message_area()
+    area.info("This view works on an uploaded file, and none is loaded in this session yet (a shared link carries the "
+              "settings, never the file). Upload the CSV or Parquet file here or in the sidebar — or pick sample "
+              "data in the sidebar.", icon=":material/upload_file:")
+    up = area.file_uploader(f"Upload the file here (CSV or Parquet, ≤ {UPLOAD_LIMIT_MB} MB)", type=list(exts),
+                            key=f"{c.upload_key}_main")
+    if up is None:
+        st.stop()
+    return up
+
+
 def _upload_picker(c: DataControls, container: Any) -> Dataset:
-    exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS})
+    # Workbooks are accepted too, so that their own message (save it as CSV) is shown: a browser refuses a type
+    # the uploader does not list, and the main panel then kept showing the previous file's error.
+    exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS + EXCEL_EXTENSIONS})
     up = container.file_uploader(f"CSV or Parquet file (≤ {UPLOAD_LIMIT_MB} MB)", type=exts, key=c.upload_key)
     # Parsed per session only (session_state, not a shared cache): one user's upload never reaches another. The
     # last file uploaded in this session stays in use on every page (a file uploader forgets its file when the
     # page changes) until another is uploaded.
     cache = st.session_state.setdefault("_uploads", {})
+    if up is None and not cache:
+        up = _main_panel_uploader(c, exts)
     if up is None:
-        if not cache:
-            container.info("Upload a file to use it, or pick sample data.")
-            st.stop()
         (name, _, _), table = next(iter(cache.items()))
         container.caption(f"Using **{plain(name)}**, uploaded earlier in this session; upload another file to "
                           "replace it.")

@@ -23,7 +23,9 @@ Bounds, options or a default that depend on data (k ≤ d, a column's range, the
 can reach) are declared by ``depends``: a function of named data that returns the fields it fills in; the
 page passes that data to :func:`render`. ``follows_data=True`` says that a value chosen for other data means
 nothing here (a range of one column for another column): when the data-dependent default changes, the value
-returns to it.
+returns to it. Without it, a value the user never moved from the old data-dependent default still follows the
+new one (a k of 8 that was merely the default for 8 values becomes 10 for 105 values; a k the user chose stays): a
+value the user did not choose never lingers in the shared URL as if chosen.
 """
 
 from __future__ import annotations
@@ -47,6 +49,24 @@ CHOICE = ("select_slider", "selectbox", "radio", "multiselect")
 # A plain decimal number as a URL may hold it ("NaN", "Infinity" and hexadecimal are not numbers here).
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _FOLLOWED = "_control_default:"  # session-state prefix: the data-dependent default a value was chosen under
+DEFAULT = object()  # Control.read_url: start from the control's default
+
+
+def _quote(text: str) -> str:
+    return text if len(text) <= 24 else text[:21] + "…"
+
+
+def _choices(labels: Sequence[str]) -> str:
+    shown = ", ".join(_quote(str(label)) for label in labels[:8])
+    return shown + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _same_number(option: Any, text: str) -> bool:
+    return _is_number(option) and NUMBER.fullmatch(text) is not None and float(text) == float(option)
 
 
 @dataclass(frozen=True)
@@ -85,17 +105,77 @@ class Control:
         return replace(self, depends=None, follows_data=False, **self.depends(**data))
 
     def refusal(self, raw: Sequence[str]) -> str | None:
-        """Why a URL value (the query parameter's values) cannot be this numeric control's value, or None.
+        """Why a URL value (the query parameter's values) cannot be this control's value as written, or None
+        (the message of :meth:`read_url`)."""
+        found = self.read_url(raw)
+        return None if found is None else found[1]
 
-        Only numeric controls are checked here: Streamlit validates the others against their options."""
-        if self.kind not in NUMERIC or not raw or raw[-1] == "":
+    def read_url(self, raw: Sequence[str]) -> tuple[Any, str | None] | None:
+        """What a URL value (the query parameter's values; the last counts, as in Streamlit) means for this
+        control when Streamlit would not take it as written: ``(value, message)`` — the value to start from
+        (:data:`DEFAULT`: the control's default) and what the page says about it (None: nothing to say, e.g. a
+        mechanism given by its registry name ``grr`` rather than its label ``GRR (k-RR)``). None when the URL
+        holds no value or one Streamlit takes as it is."""
+        if not raw or self.kind == "text_input":
             return None
+        if self.kind == "multiselect":
+            return self._read_many(raw)
         text = raw[-1].strip()
-        value = float(text) if NUMBER.fullmatch(text) else math.nan
-        if math.isfinite(value) and self._within(value):
+        if text == "" and self.kind != "select_slider":
             return None
-        return (f"The link's value for “{self.label}” is not a number from {self._show(self.min_value)} to "
-                f"{self._show(self.max_value)}: it starts from {self._show(self.default)} instead.")
+        if self.kind in NUMERIC:
+            value = float(text) if NUMBER.fullmatch(text) else math.nan
+            if math.isfinite(value) and self._within(value):
+                return None
+            return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is not a number from "
+                             f"{self._show(self.min_value)} to {self._show(self.max_value)}: it starts from "
+                             f"{self._show(self.default)} instead.")
+        if self.kind in ("checkbox", "toggle"):
+            if text.lower() in ("true", "false"):
+                return None
+            return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is neither true nor false: it "
+                             f"starts {'on' if self.default else 'off'} instead.")
+        options = list(self.options)
+        if not options:
+            return None
+        labels = [self._label(o) for o in options]
+        if text in labels:
+            return None
+        for option in options:  # the option itself (a registry name such as grr), or a number written otherwise
+            if str(option) == text or _same_number(option, text):
+                return option, None
+        if all(_is_number(o) for o in options) and NUMBER.fullmatch(text):
+            low, high = min(options), max(options)
+            value = float(text)
+            if low <= value <= high:
+                near = min(options, key=lambda o: abs(o - value))
+                return near, (f"The link's value for “{self.label}” ({_quote(text)}) is not one of its steps: it "
+                              f"starts from the nearest, {self._label(near)}.")
+            return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is outside its range "
+                             f"{self._label(low)} to {self._label(high)}: it starts from {self._label(self.default)} "
+                             "instead.")
+        return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is not one of its choices ("
+                         f"{_choices(labels)}): it starts from {self._label(self.default)} instead.")
+
+    def _read_many(self, raw: Sequence[str]) -> tuple[Any, str | None] | None:
+        options = list(self.options)
+        if not options or list(raw) == [""]:
+            return None
+        labels = [self._label(o) for o in options]
+        if all(r in labels for r in raw):
+            return None
+        by_name = {str(o): o for o in options} | {lab: o for lab, o in zip(labels, options, strict=True)}
+        kept = list(dict.fromkeys(by_name[r] for r in raw if r in by_name))
+        unknown = [r for r in raw if r not in by_name]
+        if not unknown:
+            return kept, None
+        left = (", ".join(self._label(o) for o in kept) if kept else
+                ", ".join(self._label(o) for o in self.default or []) + " (the default)")
+        return (kept or DEFAULT), (f"The link's value for “{self.label}” names {_choices(unknown)}, not among its "
+                                   f"choices ({_choices(labels)}): left out; it starts from {left or 'none'}.")
+
+    def _label(self, option: Any) -> str:
+        return str((self.format_func or str)(option))
 
     def _within(self, value: float) -> bool:
         return ((self.min_value is None or value >= self.min_value)
@@ -166,25 +246,35 @@ def render(control: Control, container: Any = st, *, disabled: bool = False, **d
     # widget's own value wins over the URL, which Streamlit keeps in step (and then resets a value that new
     # bounds exclude to the default itself).
     if spec.key not in st.session_state:
-        reason = spec.refusal(st.query_params.get_all(spec.key))
-        if reason is not None:
-            message_area().warning(reason)  # in the main panel, where it is seen (not under a sidebar widget)
-            del st.query_params[spec.key]  # out of the URL; not bound yet, since the widget has no value yet
-            bind = None  # this run only: the widget starts from its default rather than the URL's value
-    if control.follows_data:
-        _follow_default(spec)
+        found = spec.read_url(st.query_params.get_all(spec.key))
+        if found is not None:
+            value, reason = found
+            if reason is not None:  # in the main panel, where it is seen (not under a sidebar widget)
+                message_area().warning(reason, icon=":material/link:")
+            # Out of the URL, or written as the widget writes it (a label); not bound yet, since the widget has
+            # no value yet. This run only, the widget starts from the value read (or its default), not the URL's.
+            del st.query_params[spec.key]
+            bind = None
+            if value is not DEFAULT:
+                st.session_state[spec.key] = value
+                st.query_params[spec.key] = url_value(spec, value)
+    if control.depends is not None:  # a data-dependent default: follow it (unless set by the user, by default)
+        _follow_default(spec, only_untouched=not control.follows_data)
     widget = getattr(container, spec.kind)
     return widget(spec.label, key=spec.key, help=spec.help, disabled=disabled, bind=bind, persist_state="session",
                   **spec.widget_arguments())
 
 
-def _follow_default(spec: Control) -> None:
-    """Return the value to a data-dependent default that has changed since the value was chosen."""
+def _follow_default(spec: Control, *, only_untouched: bool = False) -> None:
+    """Return the value to a data-dependent default that has changed since the value was chosen (with
+    ``only_untouched``: only a value still at the old default, i.e. one the user never set)."""
     record = _FOLLOWED + spec.key
     state = st.session_state
     previous = state[record] if record in state else spec.default
     state[record] = spec.default
     if previous != spec.default and spec.key in state:
+        if only_untouched and state[spec.key] != previous:
+            return
         state[spec.key] = spec.default
 
 

@@ -119,8 +119,10 @@ def main() -> None:
     c4.metric("Rounds (groups)", f"{len(res.rounds)}", help="Each group of users answers one round.")
     found = set(res.values.tolist())
     missed = [int(v) for v in run.true_values if int(v) not in found]
-    verdict = (f"With {res.users:,} users at ε = {eps:g}, {method} found {len(found & set(run.true_values.tolist()))} "
-               f"of the true top {k}" + (f"; missed {', '.join(map(str, missed[:5]))}" if missed else "") + ". ")
+    what = "flight" if source == "flight" else "value"
+    verdict = (f"With {res.users:,} users at ε = {eps:g}, {HEAVY_HITTERS.get(method).display_name} found "
+               f"{len(found & set(run.true_values.tolist()))} of the true top {k}"
+               + (f"; missed {viz.value_names(missed[:5], what)}" if missed else "") + ". ")
     limit = res.rounds[-1].detection_limit
     weakest = float(run.true_frequencies[-1])
     verdict += (f"The last round can tell apart frequencies above about {limit:.2%} (3σ); the k-th true heavy "
@@ -136,7 +138,7 @@ def main() -> None:
         "Bars: the oracle's estimate of each candidate prefix among this round's users (blue: kept for the next "
         "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
         "the detection limit — below it an estimate is indistinguishable from noise."))
-    st.dataframe(viz.found_table(run), hide_index=True, key="hh_found")
+    st.dataframe(viz.found_table(run, what), hide_index=True, key="hh_found")
     st.subheader("The methods side by side")
     axis = render(AXIS)
     with common.friendly_errors("the comparison"), st.spinner("Running every method…"):

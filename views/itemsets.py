@@ -70,7 +70,8 @@ def main() -> None:
     st.markdown(f"{sets.users:,} users, {sets.d:,} items, {sets.sizes.mean():.1f} per set on average. "
                 f"**{METHODS[method]}** at ε = {eps:g} found {round(s['precision'] * len(res.items))} of the true "
                 f"top {k}; the estimates' mean squared error is {s['mse']:.2g} (share of users²).")
-    common.show_figure(viz.found_items_figure(res), "is_found_chart", viz.found_items_table(res), description=(
+    common.show_figure(viz.found_items_figure(res, METHODS[method]), "is_found_chart", viz.found_items_table(res),
+                       description=(
         "Grey bars: the true top k (only a simulation knows it); diamonds: what the method found, at its estimate."))
     st.dataframe(viz.found_items_table(res), hide_index=True, key="is_found")
     st.subheader("Why ℓ matters: the lecture's two sources of error")

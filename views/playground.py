@@ -28,8 +28,9 @@ from views.controls import Control, render
 # --------------------------------------------------------------------------- controls (each stated once)
 DATA = common.data_controls("data")
 MECH = common.mechanism_controls("mech", eps_key="eps")
-WHOLE = Control("whole", "toggle", "Whole dataset (its real counts)", False,
-                help="Collect exactly the dataset's rows instead of sampling users from its distribution. Not "
+WHOLE = Control("whole", "toggle", "Users = the data's own rows", depends=lambda origin: {"default": origin == "table"},
+                help="On: every row of the data is one user, so the accuracy is that of these data as they are (the "
+                     "default for an uploaded file). Off: simulate n users drawn from the data's distribution. Not "
                      "available for synthetic data, which is a distribution, not a table.")
 USERS = Control("users", "number_input", "Number of users n", 1_000_000, min_value=10, max_value=10**9,
                 step=100_000, help="Users are drawn from the dataset's distribution.")
@@ -86,7 +87,7 @@ def _controls() -> dict[str, Any]:
             st.header("Mechanism")
             mech, eps, params = common.mechanism_picker(MECH)
         st.header("Collection")
-        whole = bool(render(WHOLE, disabled=synthetic)) and not synthetic
+        whole = bool(render(WHOLE, disabled=synthetic, origin=data.origin)) and not synthetic
         if not presenting:
             users = int(render(USERS, disabled=whole))
     if presenting:
@@ -161,6 +162,8 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
         f"true frequency at once with probability ≥ {pct}. " + " ".join(simultaneous.notes)))
     target = st.container() if presenting else readout
     (target.warning if plain.swamped else target.markdown)(plain.sentence(mech.display_name, mech.epsilon, eps1))
+    target.caption(viz.population_text(data.rows, result.n, simulated=not config["users_are_rows"],
+                                       synthetic=data.origin == "synthetic", toggle=WHOLE.label))
     target.markdown(viz.coverage_text(covered, d, level))
     common.estimator_notes(result, data, chosen)
     if "mi" not in chosen:
@@ -265,7 +268,7 @@ def main() -> None:
         result = _simulate(ctl["mech"], ctl["eps"], params, np.asarray(data.counts, dtype=np.int64), users,
                            estimators, ctl["engine"], ctl["seed"])
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated":
-              result.n, "mechanism_parameters": dict(result.mechanism.params),
+              result.n, "users_are_rows": users is None, "mechanism_parameters": dict(result.mechanism.params),
               "estimator_parameters": ctl["estimator_params"]}
     _results(result, data, ctl["estimators"], config)
     _privacy(result.mechanism, params, data.frequencies)

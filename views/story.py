@@ -30,9 +30,9 @@ CHART_HEIGHT = 400  # with the controls row and the sentence above it, the chart
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _story(counts: np.ndarray, labels: tuple[str, ...], name: str, source: str, rows: int | None, ordered: bool,
-           mechanism: str, epsilon: float, params: tuple, n: int, seed: int) -> Story:
+           mechanism: str, epsilon: float, params: tuple, n: int, seed: int, title: str = "") -> Story:
     return tell_story(counts, list(labels), name=name, source=source, rows=rows, ordered=ordered, mechanism=mechanism,
-                      epsilon=epsilon, params=dict(params), n=n, seed=seed)
+                      epsilon=epsilon, params=dict(params), n=n, seed=seed, title=title)
 
 
 def _report(story: Story, figures: list) -> bytes:
@@ -56,7 +56,7 @@ def main() -> None:
     with common.friendly_errors("the story"), st.spinner("Simulating the collections…"):
         story = _story(np.asarray(data.counts, dtype=np.int64), tuple(map(str, data.labels)), data.name,
                        data.description or data.name, None if data.origin == "synthetic" else data.rows,
-                       data.ordered, mech, eps, tuple(sorted(params.items())), n, seed)
+                       data.ordered, mech, eps, tuple(sorted(params.items())), n, seed, data.readable_name)
     figures = story_figures(story)
     tabs = st.tabs(list(TABS), key="story_step", bind="query-params")
     for tab, step, fig in zip(tabs, story.steps, figures, strict=False):

@@ -262,7 +262,7 @@ def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: 
 
 # --------------------------------------------------------------------------- page
 def main() -> None:
-    st.title("📉 Trade-off curves")
+    st.title("Trade-off curves")
     st.markdown(
         "How fast does each mechanism's error fall as the privacy budget ε grows, and where does one "
         "mechanism overtake another? The dotted curves are the closed-form error of matrix inversion (MI), "

@@ -11,12 +11,13 @@ from ldp.data.domain import (
     sample_counts,
     sample_users,
 )
-from ldp.data.loaders import SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
+from ldp.data.loaders import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
 from ldp.data.samples import list_samples, load_sample
 from ldp.data.scale import ValueScale
 from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
 
 __all__ = [
+    "EXCEL_EXTENSIONS",
     "SUPPORTED_EXTENSIONS",
     "SYNTHETIC",
     "EncodedColumn",

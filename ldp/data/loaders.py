@@ -9,6 +9,7 @@ line that can be shown as is by the command line or the dashboard.
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import io
 import os
 import warnings
@@ -24,6 +25,7 @@ __all__ = [
     "CSV_EXTENSIONS",
     "MAX_ROWS",
     "MAX_TEXT_BYTES",
+    "EXCEL_EXTENSIONS",
     "PARQUET_EXTENSIONS",
     "SUPPORTED_EXTENSIONS",
     "get_column",
@@ -35,6 +37,10 @@ __all__ = [
 CSV_EXTENSIONS = (".csv", ".txt", ".tsv", ".csv.gz", ".txt.gz", ".tsv.gz")
 PARQUET_EXTENSIONS = (".parquet", ".pq")
 SUPPORTED_EXTENSIONS = CSV_EXTENSIONS + PARQUET_EXTENSIONS
+#: Spreadsheets: read when pandas' optional reader is installed (openpyxl for .xlsx, xlrd for .xls; neither is a
+#: dependency), otherwise refused with what to do (save as CSV) rather than a bare "unsupported file type".
+EXCEL_EXTENSIONS = (".xlsx", ".xls")
+_EXCEL_READERS = {".xlsx": "openpyxl", ".xls": "xlrd"}
 
 # How many bytes of a CSV file are inspected to guess its delimiter.
 _SNIFF_BYTES = 64 * 1024
@@ -53,12 +59,20 @@ def _one_line(text: object) -> str:
 
 
 def _kind_of(name: str) -> tuple[str, bool]:
-    """("csv" | "parquet", gzip-compressed?) from a file name; ValueError if unsupported."""
+    """("csv" | "parquet" | "excel", gzip-compressed?) from a file name; ValueError if unsupported (a workbook
+    whose optional reader is not installed: with what to do instead)."""
     lower = name.lower()
     for ext in sorted(SUPPORTED_EXTENSIONS, key=len, reverse=True):
         if lower.endswith(ext):
             return ("parquet" if ext in PARQUET_EXTENSIONS else "csv"), ext.endswith(".gz")
     suffix = Path(name).suffix
+    if suffix.lower() in EXCEL_EXTENSIONS:
+        if importlib.util.find_spec(_EXCEL_READERS[suffix.lower()]) is not None:
+            return "excel", False
+        raise InvalidInput(
+            f"{name!r} is an Excel workbook, an unsupported file type here: save it as CSV (in Excel: File → Save "
+            f"As → 'CSV UTF-8') and upload the CSV; supported extensions: {', '.join(SUPPORTED_EXTENSIONS)}"
+        )
     what = f"extension {suffix!r}" if suffix else "no extension"
     raise InvalidInput(
         f"unsupported file type for {name!r} ({what}); "
@@ -149,6 +163,15 @@ def _parse_csv(source: str | io.BytesIO, head: bytes, label: str, compressed: bo
         raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     except Exception as exc:  # anything else pandas raises becomes one readable line
         raise InvalidInput(f"could not read {label} as CSV: {_one_line(exc)}") from None
+
+
+def _read_excel(source: str | io.BytesIO, label: str) -> pd.DataFrame:
+    """The first sheet of a workbook (only reached when its optional reader is installed: see ``_kind_of``)."""
+    try:
+        return pd.read_excel(source, sheet_name=0)
+    except Exception as exc:  # the reader's own errors (zip, XML, ...) become one readable line
+        raise InvalidInput(f"could not read {label} as an Excel workbook: {_one_line(exc)}; save it as CSV and "
+                           "upload that") from None
 
 
 def _read_parquet(source: str | io.BytesIO, label: str) -> pd.DataFrame:
@@ -258,6 +281,8 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
     if kind == "parquet":
         df = _read_parquet(str(p), label)
+    elif kind == "excel":
+        df = _read_excel(str(p), label)
     elif compressed:
         text = _gunzip_bounded(str(p), label)
         if not text.strip():
@@ -314,6 +339,8 @@ def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
         raise InvalidInput(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB; use a smaller extract")
     if kind == "parquet":
         df = _read_parquet(io.BytesIO(data), label)
+    elif kind == "excel":
+        df = _read_excel(io.BytesIO(data), label)
     else:
         if compressed:
             data = _gunzip_bounded(data, label)

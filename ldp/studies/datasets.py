@@ -52,6 +52,13 @@ class Dataset:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     origin: str = "sample"  # "sample" (bundled), "synthetic" or "table" (the user's own)
     synthetic: tuple[str, float | None] | None = None  # (family, Zipf exponent) of a synthetic distribution
+    title: str = ""  # what the data is, as people read it (a report's title): the column's description and source
+
+    @property
+    def readable_name(self) -> str:
+        """The data as a title names it ("Destination airport FAA code (104 airports) · NYC flights 2013 —
+        departures"), not a column's identifier ("dest")."""
+        return self.title or self.name
 
     @property
     def d(self) -> int:
@@ -143,7 +150,8 @@ def sample_dataset(sample: str, column: str, bins: int = 48,
         enc = encode_categorical(series, name=column)
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
                    unit=col.get("unit", ""), description=f"{title}: {col.get('description', '')}",
-                   notes=_notes(enc), warnings=found)
+                   notes=_notes(enc), warnings=found,
+                   title=f"{col.get('description') or column} · {title}")
 
 
 # --------------------------------------------------------------------------- synthetic distributions
@@ -175,7 +183,8 @@ def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SY
     return Dataset(counts=counts, labels=list(shape.labels), name=name, kind=shape.kind, edges=shape.edges,
                    description=SYNTHETIC[name][0] if name != "mixture" else f"Mixture {formula}",
                    notes=("Synthetic data: the population follows the exact distribution; users are drawn from it.",),
-                   origin="synthetic", synthetic=(name, s if name == "zipf" else None))
+                   origin="synthetic", synthetic=(name, s if name == "zipf" else None),
+                   title=f"a synthetic {name} distribution over {d:,} values")
 
 
 # --------------------------------------------------------------------------- the user's own table
@@ -245,5 +254,6 @@ def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48
     else:
         raise InvalidInput(f"kind must be numerical or categorical, got {kind!r}")
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
-                   description=source, notes=_notes(enc), warnings=found, origin="table")
+                   description=source, notes=_notes(enc), warnings=found, origin="table",
+                   title=f"{column} · {source}")
 

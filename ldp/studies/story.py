@@ -205,7 +205,7 @@ def _needs_step(plain: Verdict, mech: Mechanism) -> StoryStep:
 def tell_story(counts: np.ndarray, labels: Sequence[str], *, name: str, mechanism: str, epsilon: float, n: int,
                seed: int = 0, params: Mapping[str, Any] | None = None, estimators: Sequence[str] = STORY_ESTIMATORS,
                trials: int = 5, level: float = 0.95, ordered: bool = False, rows: int | None = None,
-               source: str = "") -> Story:
+               source: str = "", title: str = "") -> Story:
     """The five steps for ``n`` users drawn from the data ``counts`` (users per value, ``labels`` naming them) who
     report with ``mechanism`` at ``epsilon`` (``params``: its other parameters). ``trials`` collections for the
     post-processing step (the first one is step 3's); ``ordered``: whether the domain's order means something;
@@ -233,7 +233,8 @@ def tell_story(counts: np.ndarray, labels: Sequence[str], *, name: str, mechanis
     estimate, plain = _estimate_step(mech, labels, truth, one.estimates["mi"][0], n, level, ordered)
     post, warnings = _postprocessing_step(mech, population, estimators, trials, int(seed))
     needs = _needs_step(plain, mech)
-    settings = {"data": name, "data source": source or name, "mechanism": mech.display_name, "ε": float(epsilon),
+    settings = {"data": name, "data title": title or name, "data source": source or name,
+                "mechanism": mech.display_name, "ε": float(epsilon),
                 **{k: v for k, v in mech.params.items() if v is not None}, "users n": n, "seed": int(seed),
                 "collections for step 4": trials, "confidence level": level}
     return Story(steps=(data, attack, estimate, post, needs), settings=settings, mechanism=mech, n=n, verdict=plain,

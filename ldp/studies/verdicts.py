@@ -60,8 +60,10 @@ class Verdict:
         if self.swamped:
             head += (f"**The noise swamps the signal:** that is more than an average value's share (1/{self.d:,} = "
                      f"{100 * self.typical:.2g} %), so most values cannot be told from zero. ")
-        lights = (f"🟢 {self.count('green'):,} values clearly above zero · 🟡 {self.count('amber'):,} above zero but "
-                  f"imprecise · 🔴 {self.count('red'):,} cannot be told from zero ({self.level:.0%} intervals).")
+        # Words, not coloured emoji: a projector's or a lecture hall's browser without an emoji font shows boxes.
+        lights = (f"Clear: **{self.count('green'):,}** values clearly above zero · imprecise: "
+                  f"**{self.count('amber'):,}** above zero but imprecise · hidden: **{self.count('red'):,}** cannot be "
+                  f"told from zero ({self.level:.0%} intervals).")
         need = (f" To tell an average value (1/{self.d:,}) from zero you would need **{self.users_needed:,} users** "
                 "at this ε")
         eps = self.epsilon_needed

@@ -308,6 +308,23 @@ def format_users(n: int) -> str:
     return f"{n:,}"
 
 
+def population_text(rows: int, n: int, *, simulated: bool, synthetic: bool = False, toggle: str = "") -> str:
+    """Who the users of a run are, beside its read-out (Markdown): the data's own rows, or ``n`` users simulated
+    from the distribution of its ``rows`` rows (said with the ratio, so 1,000,000 simulated users are never read
+    as a 500-row file's accuracy); ``toggle`` names the control that switches between the two."""
+    if synthetic:
+        return f"Users: **{n:,}** drawn from the synthetic distribution (a distribution, not a table of rows)."
+    if not simulated:
+        return (f"The data's **{rows:,} rows** are the users (n = {rows:,}): the accuracy above is that of these data "
+                "as they are.")
+    ratio = n / rows
+    times = f"{ratio:,.0f}× as many" if ratio >= 1.5 else (f"{ratio:.2g}× as many" if ratio >= 1 else
+                                                          f"{ratio:.2g}× the rows")
+    back = f" Turn on “{toggle}” to read the accuracy of the rows themselves." if toggle else ""
+    return (f"The data has **{rows:,} rows**; this run **simulated {n:,} users** drawn from their distribution "
+            f"({times}).{back}")
+
+
 def coverage_text(covered: float, d: int, level: float = 0.95) -> str:
     """How many true frequencies this run's intervals hold (a simulator can check it; Markdown)."""
     inside = round(covered * d)

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.mechanisms.heavy_hitters import HeavyHitterResult
+from ldp.mechanisms.heavy_hitters import HEAVY_HITTERS, HeavyHitterResult
 from ldp.studies.heavy_hitters import HeavyHitterRun
 from ldp.viz.style import PALETTE, paired_lines
 
-__all__ = ["found_table", "precision_figure", "round_figure", "round_table"]
+__all__ = ["found_table", "precision_figure", "round_figure", "round_table", "value_names"]
 
 #: Candidates drawn per round (the highest estimates); the rest are in the table.
 SHOWN = 48
@@ -60,6 +60,8 @@ def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame, thr
 def precision_figure(table: pd.DataFrame, axis: str = "epsilon") -> go.Figure:
     """Precision (solid) and NCR (dotted) of each method against ε or the number of users (``axis="users"``)."""
     name = "ε" if axis == "epsilon" else "users n"
+    table = table.assign(method=[HEAVY_HITTERS.get(m).display_name if m in HEAVY_HITTERS else m
+                                 for m in table["method"]])  # the legend names methods as the page does
     fig = paired_lines(table, "method", axis, ("precision", "ncr"),
                        title=f"Heavy hitters found against {name} (precision solid, NCR dotted)",
                        x_title=f"{name} (log scale)", y_title="share of the true top k")
@@ -68,10 +70,24 @@ def precision_figure(table: pd.DataFrame, axis: str = "epsilon") -> go.Figure:
     return fig
 
 
-def found_table(run: HeavyHitterRun) -> pd.DataFrame:
-    """The found values (best first) with their estimates and whether each is in the true top k (a simulation's
-    privilege)."""
+def value_names(values: np.ndarray | list[int], what: str = "value") -> str:
+    """Values as people read them in a sentence — the decoded number (``what`` = "flight": "flights 1545 and 4"),
+    not the protocol's bits (those are in :func:`found_table`)."""
+    shown = [str(int(v)) for v in values]
+    if not shown:
+        return ""
+    plural = what + ("s" if len(shown) > 1 else "")
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return f"{plural} {listed}"
+
+
+def found_table(run: HeavyHitterRun, what: str = "value") -> pd.DataFrame:
+    """The found values (best first) — decoded (``what``: "flight" names the column "flight"), with the bits the
+    protocol found as detail — their estimates and whether each is in the true top k (a simulation's privilege)."""
     truth = set(run.true_values.tolist())
-    return pd.DataFrame({"rank": np.arange(1, run.result.values.size + 1), "value": run.result.values,
+    bits = run.result.bits
+    values = run.result.values
+    return pd.DataFrame({"rank": np.arange(1, values.size + 1), what: values,
+                         f"bits ({bits})": [format(int(v), f"0{bits}b") for v in values.tolist()],
                          "estimate": run.result.estimates,
-                         "in the true top k": [int(v) in truth for v in run.result.values.tolist()]})
+                         "in the true top k": [int(v) in truth for v in values.tolist()]})

@@ -18,15 +18,17 @@ def found_items_table(res: ItemsetResult) -> pd.DataFrame:
                          "estimate": res.estimates, "in the true top k": [i in truth for i in res.items]})
 
 
-def found_items_figure(res: ItemsetResult) -> go.Figure:
-    """The true top k (bars) beside the estimates of the found ones (markers), by name."""
+def found_items_figure(res: ItemsetResult, method_name: str | None = None) -> go.Figure:
+    """The true top k (bars) beside the estimates of the found ones (markers), by name; ``method_name``: the
+    method as people read it (default: its registry name in capitals)."""
+    method = method_name or res.method.upper()
     true_names = [plain_text(" + ".join(i)) for i in res.true_items]
     found_names = [plain_text(" + ".join(i)) for i in res.items]
     fig = go.Figure()
     fig.add_bar(x=true_names, y=res.true_frequencies, name="true top k (share of users)", marker_color="#9aa0a6")
-    fig.add_scatter(x=found_names, y=res.estimates, mode="markers", name=f"found by {res.method} (estimate)",
+    fig.add_scatter(x=found_names, y=res.estimates, mode="markers", name=f"found by {method} (estimate)",
                     marker={"color": PALETTE[0], "size": 12, "symbol": "diamond"})
-    fig.update_layout(title=f"{res.method.upper()} at ε = {res.epsilon:g}: found vs the true top {len(res.true_items)}",
+    fig.update_layout(title=f"{method} at ε = {res.epsilon:g}: found vs the true top {len(res.true_items)}",
                       xaxis_title="item" if all(len(i) == 1 for i in res.items) else "itemset",
                       yaxis_title="share of users", xaxis={"type": "category"})
     return fig

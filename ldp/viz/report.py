@@ -70,7 +70,7 @@ def story_report(story: Story, figures: Sequence[go.Figure], *, created: _dt.dat
     if len(figures) != len(story.steps):
         raise ValueError(f"one figure per step: {len(story.steps)} steps, {len(figures)} figures")
     when = (created or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    data = html.escape(str(story.settings.get("data", "")))
+    data = html.escape(str(story.settings.get("data title") or story.settings.get("data", "")))
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',

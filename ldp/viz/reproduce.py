@@ -5,11 +5,23 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from ldp.estimators import ESTIMATORS
+from ldp.mechanisms import MECHANISMS
 from ldp.viz.style import PALETTE, paired_lines
 
 __all__ = ["b_figure", "convergence_figure", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
            "granularity_figure", "methods_figure", "n_prime_figure", "postprocessor_figure", "set_query_figure",
            "spectrum_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
+
+def readable(name: object) -> str:
+    """A legend's name as people read it: a registered mechanism's or estimator's display name ("GRR (k-RR)",
+    "Norm-Sub"), anything else as it is."""
+    text = str(name)
+    for registry in (MECHANISMS, ESTIMATORS):
+        if text in registry:
+            return registry.get(text).display_name
+    return text
+
 
 LAYOUT = {"font": {"size": 16}, "height": 440, "hoverlabel": {"font_size": 14}}
 
@@ -19,10 +31,11 @@ def gain_figure(table: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for i, (name, part) in enumerate(table.groupby("mechanism", sort=False)):
         colour = PALETTE[i % len(PALETTE)]
-        fig.add_scatter(x=part["epsilon"], y=part["Γ IBU limit (%)"], mode="lines+markers", name=f"{name} · MLE",
+        fig.add_scatter(x=part["epsilon"], y=part["Γ IBU limit (%)"], mode="lines+markers",
+                        name=f"{readable(name)} · MLE",
                         line={"color": colour, "width": 3})
         fig.add_scatter(x=part["epsilon"], y=part["Γ plain Eq. (3), 10⁴ iterations (%)"], mode="lines+markers",
-                        name=f"{name} · plain Eq. (3)", line={"color": colour, "width": 2, "dash": "dash"})
+                        name=f"{readable(name)} · plain Eq. (3)", line={"color": colour, "width": 2, "dash": "dash"})
     fig.update_layout(title="Utility gain Γ of IBU over the baseline (IBU paper Table 2)", xaxis_title="ε",
                       yaxis_title="Γ (%)", **LAYOUT)
     return fig
@@ -79,7 +92,8 @@ def _lines_by(table: pd.DataFrame, by: str | list[str], y: str, *, title: str, y
     ``band`` its 95 % error bars."""
     fig = go.Figure()
     for i, (key, part) in enumerate(table.groupby(by, sort=False)):
-        name = " · ".join(str(k) for k in key if k is not None) if isinstance(key, tuple) else str(key)
+        name = (" · ".join(readable(k) for k in key if k is not None) if isinstance(key, tuple)
+                else readable(key))
         error = ({"type": "data", "symmetric": False, "array": part["ci_high"] - part[y],
                   "arrayminus": part[y] - part["ci_low"], "visible": True} if band else None)
         fig.add_scatter(x=part[x], y=part[y], mode="lines+markers", name=name, error_y=error,

@@ -48,8 +48,10 @@ def metric_label(metric: str) -> str:
 
 
 def metric_axis_title(metric: str, log: bool = True) -> str:
+    """The metric's name on one line and its unit on the next ("MSE, log scale<br>(fraction of users)²"): on one
+    line the title was longer than a 400 px chart and Plotly cut its end."""
     unit = METRIC_UNITS.get(metric, "")
-    return f"{metric_label(metric)}{f' ({unit})' if unit else ''}{', log scale' if log else ''}"
+    return f"{metric_label(metric)}{', log scale' if log else ''}{f'<br>{unit}' if unit else ''}"
 
 
 def _fmt(x: float, axis: str) -> str:

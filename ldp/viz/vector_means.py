@@ -10,6 +10,15 @@ from ldp.viz.style import PALETTE, label_log_axes
 __all__ = ["simulated_against_d_figure", "variance_against_d_figure"]
 
 DASH = {"split": "dot", "sample": "solid", "joint": "dash"}
+FAMILY = {"split": "budget split", "sample": "coordinates sampled", "joint": "joint"}
+
+
+def _legend_name(display_name: str, family: str) -> str:
+    """The mechanism's display name, with its family when the name does not already say it (not "Laplace,
+    budget split (split)")."""
+    words = FAMILY.get(family, family)
+    said = words in display_name or family in display_name.lower()
+    return display_name if said else f"{display_name} — {words}"
 
 
 def variance_against_d_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
@@ -18,7 +27,7 @@ def variance_against_d_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
     fig = go.Figure()
     for i, (_, part) in enumerate(table.groupby("mechanism", sort=False)):
         fig.add_scatter(x=part["d"], y=part["worst-case variance"], mode="lines+markers",
-                        name=f"{part['display_name'].iloc[0]} ({part['family'].iloc[0]})",
+                        name=_legend_name(part["display_name"].iloc[0], part["family"].iloc[0]),
                         line={"color": PALETTE[i % len(PALETTE)], "width": 2.5,
                               "dash": DASH.get(part["family"].iloc[0], "solid")})
     fig.update_xaxes(type="log")

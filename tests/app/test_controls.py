@@ -329,6 +329,45 @@ def test_invalid_choices_fall_back_to_the_default(query):
     assert playground_charts_ok(at)
 
 
+@pytest.mark.parametrize(("query", "key", "expected", "said"), [
+    ({"eps": "50"}, "eps", 1.0, "outside its range 0.05 to 10"),  # select_slider: was replaced silently
+    ({"eps": "0.0001"}, "eps", 1.0, "outside its range 0.05 to 10"),
+    ({"eps": "0.7"}, "eps", 0.68, "the nearest, 0.68"),  # between two steps: the nearest
+    ({"mech": "nope"}, "mech", "oue", "not one of its choices"),  # selectbox
+    ({"data_source": "Nowhere"}, "data_source", "Sample data", "not one of its choices"),  # radio
+    ({"conf": "0.5"}, "conf", 0.95, "outside its range 90% to 99%"),  # radio of numbers, shown as %
+    ({"whole": "yes"}, "whole", False, "neither true nor false"),  # toggle
+    ({"sort_freq": "1"}, "sort_freq", False, "neither true nor false"),  # checkbox
+    ({"est": ["mi", "nope"]}, "est", ["mi"], "names nope"),  # multiselect: the unknown one left out
+])
+def test_every_replaced_link_value_is_said_in_the_main_panel(query, key, expected, said):
+    """Issue "lecture hall" item 3: ?eps=50 or ?eps=0.0001 became ε = 1 with nothing said (only numbers were
+    checked). Every control kind now says in the main panel what it replaced and why."""
+    at = open_page("playground", query)
+    assert not at.error, [e.value for e in at.error]
+    assert widgets(at)[key].value == expected
+    told = [w.value for w in at.main.warning if "The link's value for" in w.value]
+    assert any(said in t for t in told), told
+    assert playground_charts_ok(at)
+    at.run()
+    assert not any("The link's value" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ({"mech": "grr"}, "grr"),  # the registry name (did nothing before)
+    ({"mech": "GRR (k-RR)"}, "grr"),  # the label Streamlit writes, still accepted
+    ({"mech": "l-oue"}, "l-oue"),
+])
+def test_a_link_may_name_a_mechanism_by_its_registry_name(query, expected):
+    at = open_page("playground", query)
+    assert widgets(at)["mech"].value == expected
+    assert not any("The link's value" in w.value for w in at.warning)
+    at.run()
+    label = widgets(at)["mech"].format_func(expected)
+    assert widgets(at)["mech"].value == expected and at.query_params["mech"] in (label, [label])  # as the widget
+    # writes it
+
+
 def test_a_data_dependent_bound_refuses_on_the_learn_page():
     at = open_page("learn", {"learn_w_n": "50", "learn_w_yes": "1e400", "learn_u_d": "4", "learn_u_v": "9"})
     found = widgets(at)
@@ -379,7 +418,9 @@ def test_a_control_is_declared_once_and_checks_itself():
     users = Control("users", "number_input", "Users", 1000, min_value=10, max_value=10**9)
     assert users.refusal(["123.7"]) is None and users.refusal(["1e3"]) is None
     assert users.refusal(["5", "100"]) is None  # the last value counts, as in Streamlit
-    assert Control("m", "selectbox", "M", "b", options=["a", "b"]).refusal(["nope"]) is None  # Streamlit's job
+    choice = Control("m", "selectbox", "M", "b", options=["a", "b"], format_func=str.upper)
+    assert choice.refusal(["A"]) is None and choice.read_url(["a"]) == ("a", None)  # its label, or the option
+    assert "not one of its choices (A, B): it starts from B" in choice.refusal(["nope"])
     with pytest.raises(TypeError):
         users.at(d=4)
     with pytest.raises(ValueError, match="needs a default"):

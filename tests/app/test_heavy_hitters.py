@@ -69,3 +69,22 @@ def test_pem_with_a_threshold_draws_it():
     assert not at.exception and not at.error
     spec = next(c for c in at.get("plotly_chart") if c.key == "hh_round_chart").proto.spec
     assert "threshold 0.01" in spec
+
+
+def test_found_and_missed_values_read_as_people_name_them():
+    """Issue "lecture hall" item 6: "pem found 6 of the true top 8; missed 603499, 13115737" — the method by its
+    display name, flight numbers as flights, the bits as detail in the table."""
+    at = _page()
+    verdict = next(m.value for m in at.markdown if "of the true top" in m.value)
+    assert "PEM (prefix extending) found" in verdict and "pem found" not in verdict
+    table = next(df.value for df in at.dataframe if "in the true top k" in df.value.columns)
+    assert "bits (24)" in table.columns and set(table["bits (24)"].str.len()) == {24}
+    _widget(at, "hh_source").set_value("flight")
+    at.run()
+    assert not at.exception
+    table = next(df.value for df in at.dataframe if "in the true top k" in df.value.columns)
+    assert "flight" in table.columns
+    verdict = next(m.value for m in at.markdown if "of the true top" in m.value)
+    assert "missed" not in verdict or "missed flight" in verdict
+    spec = next(c for c in at.get("plotly_chart") if c.key == "hh_precision_chart").proto.spec
+    assert "PEM (prefix extending)" in spec

@@ -57,7 +57,7 @@ def test_defaults_render_charts_metrics_readout_and_privacy(shared):
     at = shared
     _assert_results(at)
     readout = next(m.value for m in at.markdown if "estimates each value to within about" in m.value)
-    assert "1,000,000 users" in readout and "ε = 1" in readout and "OUE" in readout and "🟢" in readout
+    assert "1,000,000 users" in readout and "ε = 1" in readout and "OUE" in readout and "Clear:" in readout
     labels = [m.label for m in at.metric]
     assert any("e^ε" in label for label in labels) and any("attacker" in label.lower() for label in labels)
     assert any(m.value == "2.72×" for m in at.metric)
@@ -153,7 +153,7 @@ def test_upload_source_without_file_asks_for_one():
     at = _page()
     _set(at, data_source="Upload")
     assert not at.exception
-    assert any("Upload a file" in i.value for i in at.info)
+    assert any("Upload the CSV or Parquet file here or in the sidebar" in i.value for i in at.main.info)
 
 
 def test_order_assuming_estimator_on_categories_is_flagged_beside_the_numbers():
@@ -239,3 +239,87 @@ def test_presentation_mode_puts_mechanism_epsilon_and_n_above_the_chart():
     _set(at, present=False)
     side_keys = {w.key for kind in KINDS for w in getattr(at.sidebar, kind)}
     assert {"mech", "eps", "users"} <= side_keys
+
+
+def _csv(rows: int = 500) -> bytes:
+    values = ["BOS", "ATL", "ORD", "LAX", "SFO", "MIA", "DEN", "SEA"]
+    return ("dest,delay\n" + "".join(f"{values[i * 7 % 8]},{i % 50}\n" for i in range(rows))).encode()
+
+
+def _upload(at: AppTest, name: str, raw: bytes, mime: str = "text/csv") -> AppTest:
+    next(u for u in at.file_uploader if u.key == "data_upload").set_value((name, raw, mime))
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_an_upload_is_its_own_population_and_its_row_count_is_beside_the_readout():
+    """Issue "lecture hall" item 1: a 500-row CSV was simulated as 1,000,000 users ("to within about ±687 of
+    1,000,000 users") and the row count was nowhere on screen. Its rows are the users by default; simulating more
+    users stays an explicit choice, said beside the read-out."""
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "survey.csv", _csv(500))
+    _assert_results(at)
+    readout = next(m.value for m in [*at.markdown, *at.warning] if "estimates each value to within about" in m.value)
+    assert "500 users" in readout and "1,000,000" not in readout
+    assert _widget(at, "whole").value is True and _widget(at, "users").disabled
+    shown = " ".join(x.value for x in [*at.main.markdown, *at.main.caption])
+    assert "500 rows" in shown
+    _set(at, whole=False)  # simulate more users: the explicit choice, said next to the read-out
+    _assert_results(at)
+    readout = next(m.value for m in [*at.markdown, *at.warning] if "estimates each value to within about" in m.value)
+    assert "1,000,000 users" in readout
+    shown = " ".join(x.value for x in [*at.main.markdown, *at.main.caption])
+    assert "500 rows" in shown and "simulated" in shown.lower()
+    _set(at, data_source="Sample data")  # back to sample data: simulated users again, as before
+    _assert_results(at)
+    assert _widget(at, "whole").value is False
+
+
+def test_a_link_to_an_upload_view_says_in_the_main_panel_what_to_do_and_takes_the_file_there():
+    """Issue "lecture hall" item 2: ?data_source=Upload opened with an empty main panel (the prompt was in the sidebar,
+    below the fold). The main panel says to upload the file and holds an uploader; a file given there is used."""
+    at = _page({"data_source": "Upload"})
+    assert not at.exception
+    said = " ".join(i.value for i in at.main.info)
+    assert "Upload" in said and "sidebar" in said
+    main = [u for u in at.file_uploader if u.key == "data_upload_main"]
+    assert main, [u.key for u in at.file_uploader]
+    main[0].set_value(("survey.csv", _csv(400), "text/csv"))
+    at.run()
+    _assert_results(at)
+    assert any("400 rows" in c.value for c in at.main.caption)
+
+
+def test_a_workbook_after_a_bad_csv_shows_its_own_message():
+    """Issue "lecture hall" item 4: after a bad CSV, dropping an .xlsx left the CSV's error in the main panel (the
+    browser refused the type, so the page never saw the new file). The workbook's own message replaces it."""
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "broken.csv", b"\x00\x01\x02")
+    first = [e.value for e in at.main.error]
+    assert first and "broken.csv" in first[0]
+    _upload(at, "grades.xlsx", b"PK\x03\x04 not really a workbook",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    now = [e.value for e in at.main.error]
+    assert now and not any("broken.csv" in e for e in now)
+    assert "grades.xlsx" in now[0] and ("save it as CSV" in now[0] or "Excel workbook" in now[0])
+
+
+def test_back_from_an_upload_no_default_of_the_upload_lingers_in_the_url():
+    """Issue "lecture hall" item 5: from an 8-value upload back to sample data, k stayed 8 — the upload's default,
+    never set by the user — and so went into the shared URL (topk=8). A value the user never set follows the data's
+    default (and stays out of the URL); a value the user set stays."""
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "survey.csv", _csv(500))
+    assert _widget(at, "topk").value == 8  # min(10, d) for d = 8
+    _set(at, data_source="Sample data")
+    _assert_results(at)
+    topk = _widget(at, "topk")
+    assert topk.value == 10 and topk.value == topk.proto.default  # the default: Streamlit leaves it out of the URL
+    _set(at, topk=5, data_source="Upload")  # set by the user: kept through the data's changes
+    assert _widget(at, "topk").value == 5
+    _set(at, data_source="Sample data")
+    assert _widget(at, "topk").value == 5

@@ -50,3 +50,10 @@ def test_means_of_vectors_page():
     check = next(m.value for m in at.markdown if "simulated MSE" in m.value)
     ratio = float(check.split("(ratio ")[1].split(";")[0])
     assert 0.7 < ratio < 1.3  # 50 trials × 8 coordinates: 3 SE of the ratio ≈ 0.21
+
+
+def test_frequent_items_legend_names_the_method_as_the_page_does():
+    """Issue "lecture hall" item 6: the legend said "found by svim"."""
+    at = _page("views/itemsets.py")
+    spec = next(c for c in at.get("plotly_chart") if c.key == "is_found_chart").proto.spec
+    assert "found by SVIM (items)" in spec and "found by svim" not in spec

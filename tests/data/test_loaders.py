@@ -297,3 +297,17 @@ def test_get_column_ambiguous_case_is_not_guessed():
     df = pd.DataFrame({"Dest": [1], "DEST": [2]})
     with pytest.raises(ldp.LDPError, match="column 'dest' not found"):
         get_column(df, "dest")
+
+
+@pytest.mark.parametrize("name", ["grades.xlsx", "grades.XLS"])
+def test_a_workbook_says_to_save_it_as_csv(name):
+    """A spreadsheet is read only with pandas' optional reader (openpyxl / xlrd, not dependencies); otherwise the
+    message says what to do instead of a bare "unsupported file type"."""
+    import importlib.util
+
+    if importlib.util.find_spec("openpyxl" if name.lower().endswith("xlsx") else "xlrd") is not None:
+        with pytest.raises(ldp.LDPError, match="Excel workbook"):  # read, and this is no workbook
+            load_table_bytes(b"PK\x03\x04 not a workbook", name)
+        return
+    with pytest.raises(ldp.LDPError, match="Excel workbook.*save it as CSV"):
+        load_table_bytes(b"PK\x03\x04 not a workbook", name)
