@@ -120,7 +120,7 @@ def main() -> None:
     found = set(res.values.tolist())
     missed = [int(v) for v in run.true_values if int(v) not in found]
     what = "flight" if source == "flight" else "value"
-    verdict = (f"With {res.users:,} users at ε = {eps:g}, {HEAVY_HITTERS.get(method).display_name} found "
+    verdict = (f"With {res.users:,} users at ε = {eps:g}, {ldp.PROTOCOLS.get(method).display_name} found "
                f"{len(found & set(run.true_values.tolist()))} of the true top {k}"
                + (f"; missed {viz.value_names(missed[:5], what)}" if missed else "") + ". ")
     limit = res.rounds[-1].detection_limit
