@@ -38,6 +38,10 @@ from ldp.report_files import load_reports
 from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
 from ldp.studies.mean_variance import engine_note, simulate_mean
 
+__all__ = ["MAX_USERS", "SIMULATE_CSV_COLUMNS", "SIMULATE_METRICS_CSV_COLUMNS", "cmd_advise", "cmd_estimators",
+           "cmd_mechanisms", "cmd_simulate", "cmd_sweep", "cmd_tasks", "estimator_info", "mechanism_info",
+           "progress_bar", "protocol_info", "task_info"]
+
 SIMULATE_CSV_COLUMNS = ("trial", "estimator", "value", "true", "estimate")
 SIMULATE_METRICS_CSV_COLUMNS = ("trial", "estimator", "metric", "value")
 

@@ -10,7 +10,11 @@ from typing import Any, NoReturn
 from ldp.core.errors import LDPError
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.engines import ENGINES
-from ldp.mechanisms import KINDS, Mechanism, get_mechanism
+from ldp.mechanisms import Mechanism, get_mechanism
+
+__all__ = ["EXIT_USAGE", "Parser", "UsageError", "add_domain_args", "add_engine_args", "add_estimator_args",
+           "add_mechanism_args", "add_output_args", "build_mechanism", "count", "estimator_params", "mechanism_class",
+           "number_list", "one_line", "parse_params", "parse_range", "split_list"]
 
 EXIT_USAGE = 2
 
@@ -181,6 +185,3 @@ def estimator_params(items: Sequence[str], names: Sequence[str]) -> dict[str, di
         out[name][key] = table[key].parse(value.strip())
     return out
 
-
-def kinds_help() -> str:
-    return ", ".join(f"{k} ({v.lower()})" for k, v in KINDS.items())
