@@ -81,11 +81,11 @@ def parse_range(text: str | None) -> tuple[float, float] | None:
 
 
 # --------------------------------------------------------------------------- option groups
-def add_mechanism_args(p: argparse.ArgumentParser) -> None:
+def add_mechanism_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     g = p.add_argument_group("mechanism")
-    g.add_argument("--mechanism", "-m", required=True, metavar="M",
+    g.add_argument("--mechanism", "-m", required=required, metavar="M",
                    help="mechanism name (see 'ldp mechanisms'), e.g. grr, oue, olh, l-osue, sw, hh, pm")
-    g.add_argument("--epsilon", "-e", required=True, type=float, metavar="E",
+    g.add_argument("--epsilon", "-e", required=required, type=float, metavar="E",
                    help="privacy budget ε > 0 (ε∞, the memoized step, for longitudinal mechanisms)")
     g.add_argument("--epsilon-1", dest="epsilon_1", type=float, metavar="E1",
                    help="longitudinal mechanisms only: ε1 of a single report, 0 < ε1 < ε (default ε/2)")
