@@ -3,8 +3,9 @@ their errors, and what ε means for one user.
 
 Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
 ``views.common.dataset_picker``), the collection from ``ldp.studies.configuration.simulate_population`` (what
-``ldp simulate --config`` re-runs), run-time estimates from ``ldp.studies.cost``, intervals from ``ldp.evaluation.uncertainty``, the
-attacker from ``ldp.studies.attacks`` and every figure, table and sentence from ``ldp.viz.estimates``.
+``ldp simulate --config`` re-runs), run-time estimates from ``ldp.studies.cost``, intervals from
+``ldp.evaluation.uncertainty``, the attacker from ``ldp.studies.attacks`` and every figure, table and sentence from
+``ldp.viz.estimates``.
 """
 
 from __future__ import annotations
