@@ -2,9 +2,10 @@
 their errors, and what ε means for one user.
 
 Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
-``views.common.dataset_picker``), the collection from ``ldp.studies.comparison.draw_population`` and
-``ldp.simulate``, run-time estimates from ``ldp.studies.cost``, intervals from ``ldp.evaluation.uncertainty``, the
-attacker from ``ldp.studies.attacks`` and every figure, table and sentence from ``ldp.viz.estimates``.
+``views.common.dataset_picker``), the collection from ``ldp.studies.configuration.simulate_population`` (what
+``ldp simulate --config`` re-runs), run-time estimates from ``ldp.studies.cost``, intervals from
+``ldp.evaluation.uncertainty``, the attacker from ``ldp.studies.attacks`` and every figure, table and sentence from
+``ldp.viz.estimates``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import ldp
 from ldp.evaluation.uncertainty import estimate_intervals
 from ldp.studies import cost
 from ldp.studies.attacks import attack_success, baseline_success, plausible_deniability_ratio
-from ldp.studies.comparison import draw_population
+from ldp.studies.configuration import SimulationConfiguration, simulate_population
 from ldp.studies.verdicts import verdict
 from ldp.viz import estimates as viz
 from views import common, controls
@@ -54,15 +55,23 @@ EXACT_WARN_S = 10.0
 EXACT_BLOCK_S = 300.0
 
 
+def simulation_block(data: common.Dataset, ctl: dict[str, Any], params: tuple, users: int | None,
+                     estimators: tuple[Any, ...]) -> dict[str, Any]:
+    """The downloaded configuration's ``simulation`` block: what ``ldp simulate --config FILE`` re-runs."""
+    specs = [(e, {}) if isinstance(e, str) else (e[0], dict(e[1])) for e in estimators]
+    return SimulationConfiguration(source=data.source, mechanism=ctl["mech"], epsilon=float(ctl["eps"]),
+                                   params=dict(params), users=users, estimators=tuple(specs), engine=ctl["engine"],
+                                   seed=int(ctl["seed"])).to_dict()
+
+
 # --------------------------------------------------------------------------- cached computations
 @st.cache_data(show_spinner=False, max_entries=48)
 def _simulate(mechanism: str, epsilon: float, params: tuple, data_counts: np.ndarray, users: int | None,
               estimators: tuple[Any, ...], engine: str, seed: int) -> ldp.SimulationResult:
-    """One collection; keyed by every input including the seed. ``users=None``: the data's own counts."""
-    mech = ldp.get_mechanism(mechanism, epsilon, int(data_counts.shape[0]), **dict(params))
-    counts = data_counts if users is None else draw_population(data_counts, users, seed)
-    return ldp.simulate(mech, counts, estimators=common.build_estimators(estimators), engine=engine, seed=seed,
-                        metrics=("mse",))
+    """One collection; keyed by every input including the seed. ``users=None``: the data's own counts. The library
+    function ``ldp simulate --config`` runs too, so a downloaded configuration re-runs to these numbers."""
+    return simulate_population(mechanism, epsilon, dict(params), data_counts, users,
+                               common.build_estimators(estimators), engine=engine, seed=seed, metrics=("mse",))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -269,7 +278,8 @@ def main() -> None:
                            estimators, ctl["engine"], ctl["seed"])
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated":
               result.n, "users_are_rows": users is None, "mechanism_parameters": dict(result.mechanism.params),
-              "estimator_parameters": ctl["estimator_params"]}
+              "estimator_parameters": ctl["estimator_params"],
+              "simulation": simulation_block(data, ctl, params, users, estimators)}
     _results(result, data, ctl["estimators"], config)
     _privacy(result.mechanism, params, data.frequencies)
 

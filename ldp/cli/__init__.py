@@ -159,7 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser("simulate", help="simulate a collection and score the estimators", epilog=SIMULATE_EPILOG,
                        formatter_class=fmt)
-    add_mechanism_args(p)
+    add_mechanism_args(p, required=False)  # required unless --config gives them
+    p.add_argument("--config", metavar="FILE",
+                   help="a configuration downloaded from the Playground (JSON): re-run it to the same numbers (with "
+                        "--data FILE when it ran on an uploaded file); the other options may not be given with it")
     add_population_args(p, sweep_mode=False)
     p.add_argument("--users", "-n", type=int, metavar="N", help="number of users (default: every row)")
     add_estimator_args(p, None, "default: the mechanism's own")

@@ -29,6 +29,7 @@ from ldp.cli.report_commands import (  # noqa: F401 - cmd_perturb, cmd_aggregate
     warn,
 )
 from ldp.core.registry import ESTIMATORS, MECHANISMS, PROTOCOLS, describe
+from ldp.data.loaders import load_json_object, load_table, read_text_lines
 from ldp.engines import aggregate_reports
 from ldp.estimators import parse_estimators
 from ldp.evaluation.tasks import TASKS, get_task
@@ -36,7 +37,12 @@ from ldp.mechanisms import Mechanism, get_mechanism
 from ldp.mechanisms.protocol import Protocol
 from ldp.report_files import load_reports
 from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
+from ldp.studies.configuration import SimulationConfiguration
 from ldp.studies.mean_variance import engine_note, simulate_mean
+
+__all__ = ["MAX_USERS", "SIMULATE_CSV_COLUMNS", "SIMULATE_METRICS_CSV_COLUMNS", "cmd_advise", "cmd_estimators",
+           "cmd_mechanisms", "cmd_simulate", "cmd_sweep", "cmd_tasks", "estimator_info", "mechanism_info",
+           "progress_bar", "protocol_info", "task_info"]
 
 SIMULATE_CSV_COLUMNS = ("trial", "estimator", "value", "true", "estimate")
 SIMULATE_METRICS_CSV_COLUMNS = ("trial", "estimator", "metric", "value")
@@ -126,6 +132,12 @@ def _check_trials(trials: int) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        return _simulate_configuration(args)
+    missing = [flag for flag, value in (("--mechanism/-m", args.mechanism), ("--epsilon/-e", args.epsilon))
+               if value is None]
+    if missing:
+        raise UsageError(f"the following arguments are required: {', '.join(missing)} (or --config FILE)")
     _check_trials(args.trials)
     cls = mechanism_class(args)
     if cls.kind == "mean":
@@ -158,6 +170,36 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     out["estimator_parameters"] = {e.name: dict(e.params) for e in estimators if e.params}
     out["warnings"] = [*pop.notes, *out["warnings"]]
     out["source"] = pop.source
+    render(Output(out), "json", args.output)
+    return 0
+
+
+#: simulate's options that a --config file replaces (it holds them all).
+_CONFIG_REPLACES = ("mechanism", "epsilon", "epsilon_1", "sample", "column", "synthetic", "domain_size", "domain",
+                    "buckets", "value_range", "users", "estimators", "seed")
+
+
+def _simulate_configuration(args: argparse.Namespace) -> int:
+    """``simulate --config FILE``: the configuration a page downloaded, re-run by the library function the page
+    uses (:class:`ldp.studies.configuration.SimulationConfiguration`), so the numbers are the page's."""
+    given = [name for name in _CONFIG_REPLACES if getattr(args, name, None) not in (None, [], False)]
+    given += ["param"] if args.param else []
+    if given:
+        raise UsageError(f"--config holds the whole configuration; leave out --{given[0].replace('_', '-')}")
+    config = SimulationConfiguration.from_dict(load_json_object("\n".join(read_text_lines(args.config)).encode(),
+                                                                str(args.config)))
+    table = load_table(args.data) if args.data is not None else None
+    data = config.dataset(table)
+    result = config.run(data)
+    for warning in result.warnings:
+        warn(warning)
+    if args.format != "json":
+        raise UsageError("--config writes JSON (--format json)")
+    out = result.to_dict(labels=data.labels)
+    out["estimators"] = [name for name, _ in config.estimators]
+    out["estimator_parameters"] = {name: p for name, p in config.estimators if p}
+    out["source"] = config.source
+    out["configuration"] = config.to_dict()
     render(Output(out), "json", args.output)
     return 0
 

@@ -10,7 +10,11 @@ from typing import Any, NoReturn
 from ldp.core.errors import LDPError
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.engines import ENGINES
-from ldp.mechanisms import KINDS, Mechanism, get_mechanism
+from ldp.mechanisms import Mechanism, get_mechanism
+
+__all__ = ["EXIT_USAGE", "Parser", "UsageError", "add_domain_args", "add_engine_args", "add_estimator_args",
+           "add_mechanism_args", "add_output_args", "build_mechanism", "count", "estimator_params", "mechanism_class",
+           "number_list", "one_line", "parse_params", "parse_range", "split_list"]
 
 EXIT_USAGE = 2
 
@@ -77,11 +81,11 @@ def parse_range(text: str | None) -> tuple[float, float] | None:
 
 
 # --------------------------------------------------------------------------- option groups
-def add_mechanism_args(p: argparse.ArgumentParser) -> None:
+def add_mechanism_args(p: argparse.ArgumentParser, required: bool = True) -> None:
     g = p.add_argument_group("mechanism")
-    g.add_argument("--mechanism", "-m", required=True, metavar="M",
+    g.add_argument("--mechanism", "-m", required=required, metavar="M",
                    help="mechanism name (see 'ldp mechanisms'), e.g. grr, oue, olh, l-osue, sw, hh, pm")
-    g.add_argument("--epsilon", "-e", required=True, type=float, metavar="E",
+    g.add_argument("--epsilon", "-e", required=required, type=float, metavar="E",
                    help="privacy budget ε > 0 (ε∞, the memoized step, for longitudinal mechanisms)")
     g.add_argument("--epsilon-1", dest="epsilon_1", type=float, metavar="E1",
                    help="longitudinal mechanisms only: ε1 of a single report, 0 < ε1 < ε (default ε/2)")
@@ -181,6 +185,3 @@ def estimator_params(items: Sequence[str], names: Sequence[str]) -> dict[str, di
         out[name][key] = table[key].parse(value.strip())
     return out
 
-
-def kinds_help() -> str:
-    return ", ".join(f"{k} ({v.lower()})" for k, v in KINDS.items())

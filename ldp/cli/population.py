@@ -30,6 +30,9 @@ from ldp.data.domain import draw_population, population_rng
 from ldp.simulation import SweepPopulation
 from ldp.studies.mean_variance import mean_values
 
+__all__ = ["Population", "add_population_args", "check_population_choice", "load_numbers", "load_population",
+           "load_series", "sweep_population", "synthetic_population", "users_counts", "users_rng", "with_domain_size"]
+
 
 @dataclass
 class Population:

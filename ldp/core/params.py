@@ -14,6 +14,9 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 
+__all__ = ["BUCKETS", "DIMENSION", "DOMAIN_SIZE", "EPSILON", "Param", "check_positive_int", "resolve_params",
+           "validate_codes"]
+
 
 @dataclass(frozen=True)
 class Param:

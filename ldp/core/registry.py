@@ -13,6 +13,8 @@ from typing import Any, Generic, TypeVar
 
 from ldp.core.errors import InvalidInput
 
+__all__ = ["ESTIMATORS", "MECHANISMS", "METRICS", "PROTOCOLS", "T", "TASKS", "Registry", "describe"]
+
 T = TypeVar("T")
 
 

@@ -26,6 +26,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 
 __all__ = [
+    "COLUMN_KINDS",
     "POPULATION_STREAM",
     "EncodedColumn",
     "bin_labels",
@@ -39,7 +40,8 @@ __all__ = [
     "sample_users",
 ]
 
-KINDS = ("categorical", "numerical")
+#: What a column holds once encoded: categories, or buckets of a numerical range.
+COLUMN_KINDS = ("categorical", "numerical")
 OUT_OF_RANGE = ("reject", "clip")
 
 
@@ -74,8 +76,8 @@ class EncodedColumn:
             raise InvalidInput(f"domain size must be at least 2, got {d}")
         if values.size and (values.min() < 0 or values.max() >= d):
             raise InvalidInput(f"codes must lie in [0, {d}), got values in [{values.min()}, {values.max()}]")
-        if self.kind not in KINDS:
-            raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.kind not in COLUMN_KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(COLUMN_KINDS)}, got {self.kind!r}")
         edges = self.edges
         if edges is not None:
             if self.kind != "numerical":

@@ -240,15 +240,6 @@ def _cap_rows(df: pd.DataFrame, label: str) -> pd.DataFrame:
     return df
 
 
-def _gz_head(raw: bytes) -> bytes:
-    """The first decompressed bytes of a gzip stream (best effort: b"" if it is not gzip)."""
-    try:
-        decomp = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
-        return decomp.decompress(raw, _SNIFF_BYTES)
-    except zlib.error:
-        return b""
-
-
 def _regular_file(path: str | os.PathLike[str]) -> tuple[Path, str, int]:
     """(path, its label for messages, its size) of an existing, non-empty regular file of at most MAX_TEXT_BYTES,
     else a one-line LDPError saying which of these it is not."""

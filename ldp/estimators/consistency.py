@@ -39,6 +39,10 @@ from ldp.estimators.base import Estimator, PostProcessor
 from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.base import Mechanism
 
+__all__ = ["CONSISTENCY_PAPER", "BaseCut", "BasePos", "MLEApx", "MatrixInversion", "Norm", "NormCut", "NormMul",
+           "NormSub", "PostPos", "Power", "PowerNS", "answer_query", "base_cut", "base_cut_threshold", "base_pos",
+           "mle_apx", "norm", "norm_cut", "norm_mul", "power", "power_law_alpha", "power_ns"]
+
 CONSISTENCY_PAPER = "Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li — Frequency Estimation with Consistency (NDSS 2020)"
 
 

@@ -57,6 +57,10 @@ from ldp.estimators.base import Estimator
 from ldp.maths.em import EMTrace, squarem
 from ldp.mechanisms.base import Mechanism
 
+__all__ = ["IBU", "IBU_PAPER", "METHODS", "STOP_RULES", "IBUTrace", "ibu_em_batch", "ibu_iterates",
+           "ibu_log_likelihood", "ibu_mle", "ibu_observed", "ibu_squarem", "ibu_step", "iterative_bayesian_update",
+           "run_ibu"]
+
 IBU_PAPER = "Arcolezi, Cerna, Palamidessi — On the Utility Gain of Iterative Bayesian Update (DBSec 2023)"
 STOP_RULES = ("max_abs", "l1")
 METHODS = ("mle", "squarem", "em")

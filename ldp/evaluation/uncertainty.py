@@ -20,6 +20,9 @@ from scipy.special import bdtr, gammaln, ndtri, xlog1py, xlogy
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 
+__all__ = ["EXACT_COUNT_VARIANCE", "FrequencyIntervals", "coverage", "estimate_intervals", "frequency_intervals",
+           "simultaneous_halfwidth", "simultaneous_z", "standard_error", "value_intervals", "z_value"]
+
 
 def _check_level(level: float) -> float:
     if not 0 < level < 1:

@@ -5,3 +5,5 @@
 - :mod:`ldp.privacy.longitudinal` — what an attacker learns over τ rounds, with and without memoization;
 - :mod:`ldp.privacy.poisoning` — fake users promoting target items (maximal-gain attack).
 """
+
+__all__: list[str] = []

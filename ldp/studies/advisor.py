@@ -184,6 +184,71 @@ def _candidates(mechanism: Mechanism, candidates: Sequence[str] | str | None, co
     return names
 
 
+def _score_candidates(estimators: dict[str, Any], mechanism: Mechanism, reports: np.ndarray, n: int,
+                      bound: BoundTask, truth: np.ndarray
+                      ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
+    """Each candidate's per-trial error (score) on the re-simulated collections, its seconds, and a note where it
+    failed (its errors are NaN then)."""
+    errors: dict[str, np.ndarray] = {}
+    seconds: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for name, estimator in estimators.items():
+        t0 = time.perf_counter()
+        try:
+            est = estimate_trials(estimator, mechanism, reports, n)
+            errors[name] = np.asarray(bound.score(truth, est, clip_for(estimator)), dtype=np.float64)
+            notes[name] = ""
+        except (ValueError, FloatingPointError, ArithmeticError) as exc:
+            errors[name] = np.full(reports.shape[0], np.nan)
+            notes[name] = f"failed: {exc}"
+        seconds[name] = time.perf_counter() - t0
+    return errors, seconds, notes
+
+
+def _score_references(spec: Task, mechanism: Mechanism, reports: np.ndarray, n: int, bound: BoundTask,
+                      truth: np.ndarray, errors: dict[str, np.ndarray]) -> str | None:
+    """Score Γ's reference (Eq. 14) and the paper's fixed guideline (§V.F) on the same collections even when they
+    are not candidates (into ``errors``); the guideline's name, or None where it does not apply or fails."""
+    guideline = spec.guideline if spec.guideline and ESTIMATORS.get(spec.guideline).applies_to(mechanism) else None
+    for extra in dict.fromkeys(e for e in (GAIN_BASELINE, guideline) if e is not None):
+        cls = ESTIMATORS.get(extra)
+        if extra in errors or not cls.applies_to(mechanism):
+            continue
+        try:
+            est = estimate_trials(get_estimator(extra), mechanism, reports, n)
+            errors[extra] = np.asarray(bound.score(truth, est, clip_for(cls)), dtype=np.float64)
+        except (ValueError, FloatingPointError, ArithmeticError):
+            if extra == guideline:
+                guideline = None
+    return guideline
+
+
+def _ranking_row(rank: int, name: str, best: str, errors: dict[str, np.ndarray], means: dict[str, float],
+                 better: str, z: float, mi_mse: float | None, n: int, seconds: float, note: str) -> dict[str, Any]:
+    """One row of the advisor's table: the expected error (or score), its standard errors, the paired comparison
+    with the best, Γ against the baseline and the equivalent users where they apply."""
+    err = errors[name]
+    diff = err - errors[best]
+    diff_se = standard_error(diff) if name != best else 0.0
+    mean = means[name]
+    value = "expected error" if better == "lower" else "expected score"
+    row: dict[str, Any] = {
+        "rank": rank, "estimator": name, "display name": ESTIMATORS.get(name).display_name,
+        "consistent": bool(ESTIMATORS.get(name).consistent), value: mean,
+        "standard error": standard_error(err), "trial SD": float(np.std(err, ddof=1)),
+        "vs best": mean / means[best] if means[best] != 0 else (1.0 if mean == 0 else float("inf")),
+        "paired diff SE": diff_se,
+        "tied with best": bool(name == best or (math.isfinite(mean) and abs(float(np.mean(diff))) <= z * diff_se)),
+    }
+    if GAIN_BASELINE in errors and better == "lower" and math.isfinite(mean) and math.isfinite(means[GAIN_BASELINE]):
+        row[GAIN_COLUMN] = utility_gain(means[GAIN_BASELINE], mean)
+    if mi_mse is not None:
+        row["equivalent users"] = n * mi_mse / mean if math.isfinite(mean) and mean > 0 else float("nan")
+    row["seconds"] = seconds
+    row["note"] = note
+    return row
+
+
 def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task = "mse", trials: int = 20,
               seed: int | None = 0, candidates: Sequence[str] | str | None = None, *, fit: str = DEFAULT_FIT,
               consistent_only: bool = False, estimator_params: dict[str, dict[str, Any]] | None = None,
@@ -217,34 +282,8 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     rng = rng_for(seed, "advisor", "collections")
     reports = np.stack([run_fast(mechanism, population, rng).counts for _ in range(int(trials))])
 
-    errors: dict[str, np.ndarray] = {}
-    seconds: dict[str, float] = {}
-    notes: dict[str, str] = {}
-    for name, estimator in estimators.items():
-        t0 = time.perf_counter()
-        try:
-            est = estimate_trials(estimator, mechanism, reports, n)
-            errors[name] = np.asarray(bound.score(truth, est, clip_for(estimator)), dtype=np.float64)
-            notes[name] = ""
-        except (ValueError, FloatingPointError, ArithmeticError) as exc:
-            errors[name] = np.full(int(trials), np.nan)
-            notes[name] = f"failed: {exc}"
-        seconds[name] = time.perf_counter() - t0
-
-    guideline = spec.guideline if spec.guideline and ESTIMATORS.get(spec.guideline).applies_to(mechanism) else None
-    # Γ's reference (Eq. 14) and the paper's fixed guideline (§V.F) are always scored, on the same collections,
-    # even when they are not candidates.
-    for extra in dict.fromkeys(e for e in (GAIN_BASELINE, guideline) if e is not None):
-        cls = ESTIMATORS.get(extra)
-        if extra in errors or not cls.applies_to(mechanism):
-            continue
-        try:
-            est = estimate_trials(get_estimator(extra), mechanism, reports, n)
-            errors[extra] = np.asarray(bound.score(truth, est, clip_for(cls)), dtype=np.float64)
-        except (ValueError, FloatingPointError, ArithmeticError):
-            if extra == guideline:
-                guideline = None
-
+    errors, seconds, notes = _score_candidates(estimators, mechanism, reports, n, bound, truth)
+    guideline = _score_references(spec, mechanism, reports, n, bound, truth, errors)
     sign = -1.0 if spec.better == "higher" else 1.0
     means = {name: float(np.mean(v)) for name, v in errors.items()}
     ok = [name for name in names if math.isfinite(means[name])]
@@ -253,30 +292,8 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     order = sorted(ok, key=lambda name: sign * means[name]) + [name for name in names if name not in ok]
     best = order[0]
     mi_mse = closed_form_mi_mse(mechanism, n, truth) if spec.name == "mse" else None
-    value = "expected error" if spec.better == "lower" else "expected score"
-    rows = []
-    for rank, name in enumerate(order, start=1):
-        err = errors[name]
-        diff = err - errors[best]
-        diff_se = standard_error(diff) if name != best else 0.0
-        mean = means[name]
-        row: dict[str, Any] = {
-            "rank": rank, "estimator": name, "display name": ESTIMATORS.get(name).display_name,
-            "consistent": bool(ESTIMATORS.get(name).consistent), value: mean,
-            "standard error": standard_error(err), "trial SD": float(np.std(err, ddof=1)),
-            "vs best": mean / means[best] if means[best] != 0 else (1.0 if mean == 0 else float("inf")),
-            "paired diff SE": diff_se,
-            "tied with best": bool(name == best or (math.isfinite(mean) and abs(float(np.mean(diff)))
-                                                      <= z * diff_se)),
-        }
-        if GAIN_BASELINE in errors and spec.better == "lower" and math.isfinite(mean) \
-                and math.isfinite(means[GAIN_BASELINE]):
-            row[GAIN_COLUMN] = utility_gain(means[GAIN_BASELINE], mean)
-        if mi_mse is not None:
-            row["equivalent users"] = n * mi_mse / mean if math.isfinite(mean) and mean > 0 else float("nan")
-        row["seconds"] = seconds[name]
-        row["note"] = notes[name]
-        rows.append(row)
+    rows = [_ranking_row(rank, name, best, errors, means, spec.better, z, mi_mse, n, seconds[name], notes[name])
+            for rank, name in enumerate(order, start=1)]
     table = pd.DataFrame(rows)
     return Recommendation(best=best, table=table, synthetic=synthetic, task=spec.name, task_label=bound.label,
                           task_params={k: v for k, v in bound.params.items()}, trials=int(trials),

@@ -130,24 +130,36 @@ def max_trials(d: int, estimators: int, cells: int) -> int:
     return int(cells) // max(1, int(d) * int(estimators))
 
 
-def merge_results(parts: Sequence[SimulationResult]) -> SimulationResult:
-    """Concatenate the trials of several runs of the same configuration."""
+def _same_configuration(parts: Sequence[SimulationResult]) -> SimulationResult:
+    """The first run, once every run is checked to be of the same configuration (estimators, mechanism, truth)."""
     if not parts:
         raise InvalidInput("nothing to merge")
     first = parts[0]
-    names = list(first.estimates)
     for part in parts[1:]:
-        if list(part.estimates) != names or part.mechanism != first.mechanism or not np.array_equal(
-                part.true_counts, first.true_counts):
+        if list(part.estimates) != list(first.estimates) or part.mechanism != first.mechanism \
+                or not np.array_equal(part.true_counts, first.true_counts):
             raise InvalidInput("can only merge runs of the same configuration")
-    estimates = {e: np.concatenate([p.estimates[e] for p in parts]) for e in names}
-    metrics = {e: {m: np.concatenate([p.metrics[e][m] for p in parts]) for m in first.metrics[e]} for e in names}
-    # iterative estimators' diagnostics, per trial (a part where one never iterated has no entry for it)
+    return first
+
+
+def _iteration_diagnostics(parts: Sequence[SimulationResult]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Iterative estimators' ``converged`` and ``iterations`` per trial over the runs (a run where one never
+    iterated has no entry for it: converged, 0 iterations)."""
     iterative = list(dict.fromkeys(e for p in parts for e in p.converged))
     converged = {e: np.concatenate([p.converged.get(e, np.ones(p.trials, dtype=bool)) for p in parts])
                  for e in iterative}
     iterations = {e: np.concatenate([p.iterations.get(e, np.zeros(p.trials, dtype=np.int64)) for p in parts])
                   for e in iterative}
+    return converged, iterations
+
+
+def merge_results(parts: Sequence[SimulationResult]) -> SimulationResult:
+    """Concatenate the trials of several runs of the same configuration."""
+    first = _same_configuration(parts)
+    names = list(first.estimates)
+    estimates = {e: np.concatenate([p.estimates[e] for p in parts]) for e in names}
+    metrics = {e: {m: np.concatenate([p.metrics[e][m] for p in parts]) for m in first.metrics[e]} for e in names}
+    converged, iterations = _iteration_diagnostics(parts)
     return SimulationResult(mechanism=first.mechanism, true_counts=first.true_counts, engine=first.engine,
                             estimates=estimates, metrics=metrics, elapsed_s=sum(p.elapsed_s for p in parts),
                             seed=first.seed, support=first.support, edges=first.edges, top_k=first.top_k,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,8 @@ from ldp.data import (
 
 __all__ = ["DEFAULT_MIXTURE", "MAX_CATEGORIES", "OTHER", "SYNTHETIC_USERS", "TOP_CATEGORIES", "Dataset",
            "column_range", "data_range", "empty_columns", "guess_kind", "sample_column_info", "sample_dataset",
-           "synthetic_dataset", "synthetic_spec", "table_dataset", "top_categories", "usable_columns"]
+           "dataset_from_source", "synthetic_dataset", "synthetic_spec", "table_dataset", "top_categories",
+           "usable_columns"]
 
 MAX_CATEGORIES = 5000  # a categorical column with more distinct values keeps its top TOP_CATEGORIES + "(other)"
 SYNTHETIC_USERS = 1_000_000  # a synthetic distribution is shown as this many users (its exact shares, rounded)
@@ -53,6 +55,9 @@ class Dataset:
     origin: str = "sample"  # "sample" (bundled), "synthetic" or "table" (the user's own)
     synthetic: tuple[str, float | None] | None = None  # (family, Zipf exponent) of a synthetic distribution
     title: str = ""  # what the data is, as people read it (a report's title): the column's description and source
+    #: How to build it again (:func:`dataset_from_source`): the sample and column, the synthetic family, or the
+    #: user's table's column — what a downloaded configuration records so the command line re-runs it.
+    source: dict[str, Any] = field(default_factory=dict)
 
     @property
     def readable_name(self) -> str:
@@ -151,7 +156,9 @@ def sample_dataset(sample: str, column: str, bins: int = 48,
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
                    unit=col.get("unit", ""), description=f"{title}: {col.get('description', '')}",
                    notes=_notes(enc), warnings=found,
-                   title=f"{col.get('description') or column} · {title}")
+                   title=f"{col.get('description') or column} · {title}",
+                   source={"sample": sample, "column": column, "bins": int(bins),
+                           "range": None if value_range is None else [float(v) for v in value_range]})
 
 
 # --------------------------------------------------------------------------- synthetic distributions
@@ -184,7 +191,8 @@ def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SY
                    description=SYNTHETIC[name][0] if name != "mixture" else f"Mixture {formula}",
                    notes=("Synthetic data: the population follows the exact distribution; users are drawn from it.",),
                    origin="synthetic", synthetic=(name, s if name == "zipf" else None),
-                   title=f"a synthetic {name} distribution over {d:,} values")
+                   title=f"a synthetic {name} distribution over {d:,} values",
+                   source={"synthetic": name, "d": int(d), "s": s, "users": int(users), "formula": formula})
 
 
 # --------------------------------------------------------------------------- the user's own table
@@ -255,5 +263,32 @@ def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48
         raise InvalidInput(f"kind must be numerical or categorical, got {kind!r}")
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
                    description=source, notes=_notes(enc), warnings=found, origin="table",
-                   title=f"{column} · {source}")
+                   title=f"{column} · {source}",
+                   source={"table": source, "column": column, "kind": kind, "bins": int(bins),
+                           "range": None if value_range is None else [float(v) for v in value_range]})
+
+
+def dataset_from_source(source: dict[str, Any], table: pd.DataFrame | None = None) -> Dataset:
+    """The dataset a :attr:`Dataset.source` describes, built by the same function that built it (a bundled sample's
+    column, a synthetic family, or — with ``table`` given — a column of the user's own table). One-line
+    :class:`~ldp.core.errors.InvalidInput` for anything else."""
+    if not isinstance(source, dict):
+        raise InvalidInput("a data source must be an object such as {\"sample\": \"flights\", \"column\": \"dest\"}")
+    if "sample" in source:
+        rng = source.get("range")
+        return sample_dataset(str(source["sample"]), str(source["column"]), int(source.get("bins") or 48),
+                              None if rng is None else (float(rng[0]), float(rng[1])))
+    if "synthetic" in source:
+        return synthetic_dataset(str(source["synthetic"]), int(source["d"]), source.get("s"),
+                                 int(source.get("users") or SYNTHETIC_USERS), source.get("formula"))
+    if "table" in source:
+        if table is None:
+            raise InvalidInput(f"this configuration ran on the uploaded file {source['table']!r}: give that file "
+                               "(ldp simulate --config FILE --data YOUR_FILE)")
+        rng = source.get("range")
+        return table_dataset(table, str(source["column"]), str(source.get("kind", "categorical")),
+                             bins=int(source.get("bins") or 48),
+                             value_range=None if rng is None else (float(rng[0]), float(rng[1])),
+                             source=str(source["table"]))
+    raise InvalidInput("a data source names a sample, a synthetic distribution or a table")
 

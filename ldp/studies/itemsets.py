@@ -284,6 +284,42 @@ def true_itemsets(sets: SetValues, k: int, *, sizes: Sequence[int] = (2, 3), amo
     return [tuple(int(top[i]) for i in combos[j]) for j in order], counts[order] / sets.users
 
 
+def _likely_itemsets(top: np.ndarray, estimates: np.ndarray, max_size: int, count: int) -> list[tuple[int, ...]]:
+    """SVSM's candidates: the ``count`` itemsets of 2 … ``max_size`` of the ``top`` items with the largest product of
+    the items' estimates (ties by items)."""
+    guess = dict(zip(top.tolist(), np.clip(estimates, 1e-12, None).tolist(), strict=True))
+    combos = [c for size in range(2, max_size + 1) for c in combinations(sorted(top.tolist()), size)]
+    if not combos:
+        raise InvalidInput("svsm needs at least two frequent items; raise --top-k")
+    combos.sort(key=lambda c: (-float(np.prod([guess[i] for i in c])), c))
+    return combos[:count]
+
+
+def _held_itemsets(sets: SetValues, top: np.ndarray, candidates: list[tuple[int, ...]]) -> SetValues:
+    """Each user's set of the candidate itemsets it contains (codes = the candidates' positions)."""
+    inc = _incidence(sets, top)
+    position = {item: j for j, item in enumerate(top.tolist())}
+    contained = np.column_stack([np.all(inc[:, [position[i] for i in c]], axis=1) for c in candidates])
+    users, which = np.nonzero(contained)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(users, minlength=sets.users))]).astype(np.int64)
+    labels = ["+".join(sets.labels[i] for i in c) for c in candidates]
+    return SetValues(which.astype(np.int64), offsets, tuple(labels))
+
+
+def _itemset_scores(sets: SetValues, found: list[tuple[int, ...]], estimates: np.ndarray,
+                    truth: list[tuple[int, ...]]) -> dict[str, float]:
+    """Precision, recall, NCR … of the found itemsets against the true top ones, with exact itemset counts."""
+    everything = list(dict.fromkeys([*found, *truth]))
+    ids = {c: n for n, c in enumerate(everything)}
+    needed = np.unique(np.concatenate([np.array(c) for c in everything]))
+    inc_all = _incidence(sets, needed)
+    cols = {item: j for j, item in enumerate(needed.tolist())}
+    freq = np.array([np.all(inc_all[:, [cols[i] for i in c]], axis=1).mean() for c in everything])
+    return heavy_hitter_scores(np.array([ids[c] for c in found], dtype=np.uint64), estimates,
+                               np.array([ids[c] for c in truth], dtype=np.uint64),
+                               lambda vs: freq[np.asarray(vs, dtype=np.int64)])
+
+
 def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size: int = 3,
          engine: str = "exact") -> ItemsetResult:
     """SVSM (Wang, Li, Jha, S&P 2018) for itemsets of 2 … ``max_size`` items: half the users run SVIM for the top 2k
@@ -300,34 +336,14 @@ def svsm(sets: SetValues, epsilon: float, *, top_k: int, seed: int = 0, max_size
     items = svim(halves[0], epsilon, top_k=min(sets.d, 2 * top_k), seed=seed, engine=engine)
     code = {label: i for i, label in enumerate(sets.labels)}
     top = np.array([code[i[0]] for i in items.items], dtype=np.int64)
-    guess = dict(zip(top.tolist(), np.clip(items.estimates, 1e-12, None).tolist(), strict=True))
-    combos = [c for size in range(2, max_size + 1) for c in combinations(sorted(top.tolist()), size)]
-    if not combos:
-        raise InvalidInput("svsm needs at least two frequent items; raise --top-k")
-    combos.sort(key=lambda c: (-float(np.prod([guess[i] for i in c])), c))
-    candidates = combos[: 2 * top_k]
-    inc = _incidence(halves[1], top)
-    position = {item: j for j, item in enumerate(top.tolist())}
-    contained = np.column_stack([np.all(inc[:, [position[i] for i in c]], axis=1) for c in candidates])
-    users, which = np.nonzero(contained)
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(users, minlength=halves[1].users))]).astype(np.int64)
-    labels = ["+".join(sets.labels[i] for i in c) for c in candidates]
-    itemset_sets = SetValues(which.astype(np.int64), offsets, tuple(labels))
-    parts = _split(itemset_sets, (0.2, 0.8), rng)
+    candidates = _likely_itemsets(top, items.estimates, max_size, 2 * top_k)
+    parts = _split(_held_itemsets(halves[1], top, candidates), (0.2, 0.8), rng)
     _, length, raw = private_lengths(parts[0].sizes, len(candidates), epsilon, rng)
     est, psfo, correction = estimate_padded(parts[1], epsilon, length, raw, rng, engine)
     order = np.lexsort((np.arange(len(candidates)), -est))[:top_k]
     found = [candidates[j] for j in order]
     truth, true_freq = true_itemsets(sets, top_k, sizes=range(2, max_size + 1))
-    everything = list(dict.fromkeys([*found, *truth]))
-    ids = {c: n for n, c in enumerate(everything)}
-    needed = np.unique(np.concatenate([np.array(c) for c in everything]))
-    inc_all = _incidence(sets, needed)
-    cols = {item: j for j, item in enumerate(needed.tolist())}
-    freq = np.array([np.all(inc_all[:, [cols[i] for i in c]], axis=1).mean() for c in everything])
-    scores = heavy_hitter_scores(np.array([ids[c] for c in found], dtype=np.uint64), est[order],
-                                 np.array([ids[c] for c in truth], dtype=np.uint64),
-                                 lambda vs: freq[np.asarray(vs, dtype=np.int64)])
+    scores = _itemset_scores(sets, found, est[order], truth)
     return ItemsetResult("svsm", float(epsilon), sets.users, tuple(tuple(sets.labels[i] for i in c) for c in found),
                          est[order], {"items": items.to_dict()["items"][:top_k], "candidate_items": len(top),
                                       "candidates": len(candidates),

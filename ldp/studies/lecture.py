@@ -32,6 +32,14 @@ from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import Mechanism, get_mechanism, mechanisms_of
 
+__all__ = ["COMPARISON_ORDER", "LOSS_RTOL", "DERule", "PrivacyCheck", "SHEPrivacy", "WarnerClass", "WarnerSimulation",
+           "comparison_table", "de_rule", "k_of_q_closed_form", "k_of_q_label", "k_of_q_simulation", "k_of_q_table",
+           "k_of_q_variance", "laplace_densities", "olh_variance", "one_user_reports", "privacy_check", "ratio_table",
+           "she_privacy", "split_vs_partition_conclusion", "split_vs_partition_curves", "split_vs_partition_simulation",
+           "split_vs_partition_variance", "variance_relative_se", "warner_epsilon", "warner_estimate",
+           "warner_expected_table", "warner_probabilities", "warner_real_class", "warner_simulate", "warner_truth_prob",
+           "warner_variance", "worst_case"]
+
 # Relative tolerance when comparing a channel's privacy loss with the budget (float rounding only).
 LOSS_RTOL = 1e-9
 

@@ -45,6 +45,15 @@ from ldp.studies.attacks import attack_success
 from ldp.studies.cost import time_estimators
 from ldp.studies.datasets import Dataset, synthetic_spec
 
+__all__ = ["AXES", "CLOSED_FORM_METRICS", "FREQUENCY_METRICS", "NUMERICAL_SWEEP_METRICS", "TARGET_MEASURES", "Z95",
+           "FreqSource", "FrequencySource", "ScaledPopulation", "attack_curve", "build_mechanism",
+           "check_by_simulation", "closed_form_curve", "closed_form_curves", "closed_form_function",
+           "closed_form_measure", "closed_form_study", "closed_form_value", "crossovers", "epsilon_grid",
+           "epsilon_needed", "frequency_source", "grr_oue_crossover", "log_int_grid", "numerical_sweep",
+           "population_counts", "rebin_frequencies", "run_configuration", "run_tradeoff_sweep",
+           "simulated_attack_points", "summarize_sweep", "sweep_configurations", "sweep_estimator_seconds",
+           "sweep_grids", "users_needed"]
+
 FREQUENCY_METRICS = DEFAULT_METRICS["frequency"]
 AXES = {"epsilon": "privacy budget ε", "users": "users n", "d": "domain size d"}
 # Metrics of frequencies with a closed form for matrix inversion, and how good it is (the metrics' own hooks).

@@ -5,6 +5,8 @@ curves), :mod:`.lecture` (the lecture's worked examples) and :mod:`.style` (the 
 
 import plotly.io as pio
 
+__all__: list[str] = []
+
 # Every figure is drawn on the "plotly_white" template. It is set once, as Plotly's default, instead of per figure:
 # a template given to a figure is validated and copied each time (≈ 20 ms of a 22 ms histogram on the
 # Playground), while the default is applied from Plotly's own cache (≈ 3 ms for the same figure) — ten sessions

@@ -17,6 +17,9 @@ from ldp.maths.simplex import to_distribution
 from ldp.studies.comparison import numerical_summary
 from ldp.viz.style import PALETTE
 
+__all__ = ["LAYOUT", "TRUE_COLOUR", "cdf_figure", "comparison_table", "density_figure", "density_table",
+           "mean_trials_figure", "mean_variance_table", "method_label", "mutual_information_figure"]
+
 TRUE_COLOUR = "#BBBBBB"
 LAYOUT = {"font": {"size": 16}, "height": 460, "legend_title": "series",
           "hoverlabel": {"font_size": 14}}

@@ -18,6 +18,12 @@ import plotly.graph_objects as go
 from ldp.evaluation.metrics import METRICS, compute_metrics
 from ldp.viz.style import PALETTE, plain_text
 
+__all__ = ["BAND_COLOUR", "ESTIMATOR_PALETTE", "FONT", "LABEL_EVERY_CATEGORY", "SYMBOLS", "TABLE_METRICS",
+           "TRUE_COLOUR", "Y_TITLE", "Bounds", "Shown", "attack_text", "available_metrics", "bin_centres", "cdf_figure",
+           "cdf_table", "coverage_text", "display_order", "domain_preview", "format_users", "histogram_figure",
+           "likelihood_ratio_text", "metrics_frame", "plain_metrics", "population_text", "results_table",
+           "shown_values"]
+
 # Estimator colours: the Okabe–Ito palette without sky blue (kept for the band) and yellow (too light
 # on white for markers).
 ESTIMATOR_PALETTE: list[str] = [c for c in PALETTE if c not in ("#56B4E9", "#F0E442")]

@@ -15,6 +15,9 @@ import plotly.graph_objects as go
 
 from ldp.viz.style import PALETTE
 
+__all__ = ["DASHES", "LAYOUT", "RANK_AXIS", "THEORY_COLOUR", "advisor_figure", "bias_figure", "colour_map", "dash_map",
+           "early_stopping_figure", "set_value_figure", "style_maps", "top_k_figure", "variance_figure"]
+
 THEORY_COLOUR = "#444444"
 LAYOUT = {"font": {"size": 16}, "height": 460, "legend_title": "estimator",
           "hoverlabel": {"font_size": 14}}

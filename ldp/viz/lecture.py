@@ -15,6 +15,10 @@ import plotly.graph_objects as go
 from ldp.studies.lecture import laplace_densities
 from ldp.viz.style import PALETTE
 
+__all__ = ["FONT", "PROBABILITY_SCALE", "WARNER_PARTS", "comparison_figure", "heatmap_table", "k_of_q_figure",
+           "laplace_figure", "laplace_points", "laplace_table", "probability_heatmap", "split_vs_partition_figure",
+           "warner_bars", "warner_spread"]
+
 FONT = {"size": 16}
 BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY = PALETTE[:6]
 # Sequential colour scale from white to the palette's blue (readable for colour-blind viewers).

@@ -323,3 +323,37 @@ def test_back_from_an_upload_no_default_of_the_upload_lingers_in_the_url():
     assert _widget(at, "topk").value == 5
     _set(at, data_source="Sample data")
     assert _widget(at, "topk").value == 5
+
+
+@pytest.mark.parametrize("source", ["sample", "synthetic"])
+def test_a_downloaded_configuration_reruns_on_the_command_line_to_the_same_numbers(tmp_path, capsys, source):
+    """Issue 20: the Playground's downloaded configuration carries a ``simulation`` block (its data source, mechanism,
+    users, estimators, engine and seed); ``ldp simulate --config FILE --format json`` re-runs it through the same
+    library function the page uses, so every estimate equals the page's to 1e-12 — here on a bundled sample's column
+    (200,000 users drawn from it) and on a synthetic Zipf."""
+    import json
+
+    import numpy as np
+
+    from ldp.cli import main
+    from ldp.studies import datasets
+    from views import playground
+
+    data = (datasets.sample_dataset("flights", "dest", 0, None) if source == "sample"
+            else datasets.synthetic_dataset("zipf", 64, 1.5))
+    ctl = {"mech": "olh", "eps": 1.5, "engine": "fast", "seed": 7}
+    estimators = ("mi", ("ibu", (("max_iter", 500),)), "norm-sub")
+    params = (("g", 4),)
+    page = playground._simulate("olh", 1.5, params, np.asarray(data.counts, dtype=np.int64), 200_000, estimators,
+                                "fast", 7)
+    path = tmp_path / "ldp-playground-config.json"
+    path.write_text(json.dumps({"mech": "olh", "simulation": playground.simulation_block(data, ctl, params, 200_000,
+                                                                                         estimators)}))
+    assert main(["simulate", "--config", str(path), "--format", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["users"] == page.n == 200_000 and cli["parameters"]["g"] == 4
+    for name in ("mi", "ibu", "norm-sub"):
+        np.testing.assert_allclose(cli["trials"][0]["estimates"][name], page.estimates[name][0], rtol=0, atol=1e-12)
+    # the whole configuration replaces the other options: given beside it, one is refused in one line
+    assert main(["simulate", "--config", str(path), "--epsilon", "2"]) == 2
+    assert "leave out --epsilon" in capsys.readouterr().err

@@ -43,6 +43,12 @@ from ldp.mechanisms.frequency.grr import grr_probabilities, grr_randomize
 from ldp.mechanisms.frequency.sampling import binomial_support_counts
 from ldp.mechanisms.frequency.xxh32 import seed32, xxh32_decimal
 
+__all__ = ["ATTACK_BATCH_CELLS", "ATTACK_BATCH_FUNCTIONS", "ATTACK_EXACT_CELLS", "ATTACK_EXACT_FUNCTIONS",
+           "ATTACK_MAX_CELLS", "ATTACK_TABLE_G", "ATTACK_TOLERANCE", "BLH", "G_CAP", "HASH", "HASH_FAMILIES",
+           "MAX_PRIME", "MGA_HASH_CELLS", "MGA_HASH_SEARCH", "OLH", "XXH32_BLOCK_CELLS", "XXH32_REPORT_FORMAT",
+           "XXH32_SEED_HIGH", "LocalHashing", "collision_probability", "cw_attack_gain", "cw_hash", "lh_support_counts",
+           "residue_class_sizes", "xxh32_hash", "xxh32_support_counts"]
+
 
 def residue_class_sizes(prime: int, g: int) -> np.ndarray:
     """m_y = #{r in [0, P): r mod g = y} for y in [0, g)."""

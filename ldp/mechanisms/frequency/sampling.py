@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["binomial_support_counts", "structured_gaussian_counts"]
+
 
 def binomial_support_counts(true_counts: np.ndarray, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
     """C(v) = Binomial(n_v, p) + Binomial(n − n_v, q), independently over v.
