@@ -29,12 +29,12 @@ from ldp.core.cancellation import checkpoint
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.randomness import RandomSource
-from ldp.core.results import Aggregate
+from ldp.core.results import SIMULATION_ENGINES, Aggregate
 from ldp.mechanisms.base import Mechanism
 
 __all__ = ["ENGINES", "aggregate_reports", "check_engine", "collect", "default_workers", "run_exact", "run_fast"]
 
-ENGINES = ("fast", "exact")
+ENGINES = SIMULATION_ENGINES
 
 
 def check_engine(engine: str) -> str:

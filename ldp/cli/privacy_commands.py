@@ -109,10 +109,19 @@ def _inputs(text: str | None, mech: Any) -> tuple[Any, Any] | None:
 def cmd_audit(args: argparse.Namespace) -> int:
     name = args.mechanism.strip().lower()
     cls = TEACHING_MECHANISMS.get(name) or MECHANISMS.get(name)
-    mech = make_audited(name, args.epsilon, args.domain_size, **parse_params(cls, args.param, args.epsilon_1))
+    d = args.domain_size
+    note = None
+    domain_param = getattr(cls, "domain_parameter", None)
+    if d is None and domain_param is not None and domain_param.default is None:
+        # the audit compares two inputs: the smallest domain that holds them (ε does not depend on d here)
+        d = max(2, int(domain_param.low or 2))
+        note = f"audited on a domain of d = {d} values (the audit compares two inputs); pass -d to audit another"
+    mech = make_audited(name, args.epsilon, d, **parse_params(cls, args.param, args.epsilon_1))
     res = audit(mech, samples=args.samples, seed=args.seed, inputs=_inputs(args.inputs, mech),
                 confidence=args.confidence)
     data = res.to_dict()
+    if note:
+        data["note"] = note
     rows = [[k, fmt(v) if isinstance(v, float) else str(v)] for k, v in data.items()]
     render(Output(data, headers=["QUANTITY", "VALUE"], table=rows), args.format, args.output)
     return 0

@@ -10,18 +10,34 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from ldp.core.errors import InvalidInput
 
-__all__ = ["RandomSource", "SecureRandom", "bernoulli", "discrete_laplace", "laplace", "make_rng", "spawn"]
+__all__ = ["RandomSource", "SecureRandom", "bernoulli", "check_random_source", "discrete_laplace", "laplace",
+           "make_rng", "spawn"]
 
 
 class RandomSource(Protocol):
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False): ...
     def random(self, size=None, dtype=np.float64): ...
+
+
+def check_random_source(rng: Any, owner: str = "") -> RandomSource:
+    """``rng`` if it can drive a client randomizer — a :class:`numpy.random.Generator` or an object with the two
+    methods the randomizers call (``integers`` and ``random``, e.g. :class:`SecureRandom`); else a one-line
+    :class:`~ldp.core.errors.InvalidInput` (a string, a list, a float, None or NumPy's legacy ``RandomState`` used
+    to fail deep inside with an AttributeError)."""
+    if isinstance(rng, np.random.Generator) or (callable(getattr(rng, "integers", None))
+                                                 and callable(getattr(rng, "random", None))):
+        return rng
+    prefix = f"{owner}: " if owner else ""
+    hint = " (NumPy's legacy RandomState: use np.random.default_rng(seed))" if isinstance(
+        rng, np.random.RandomState) else ""
+    raise InvalidInput(f"{prefix}rng must be a numpy Generator (np.random.default_rng(seed)) or ldp.SecureRandom(), "
+                       f"got {type(rng).__name__}{hint}")
 
 
 def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generator:

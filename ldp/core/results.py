@@ -18,7 +18,7 @@ import numpy as np
 
 from ldp.core.errors import ConvergenceWarning, InvalidInput
 
-__all__ = ["Aggregate", "Estimate", "frozen_array", "warn_unconverged"]
+__all__ = ["SIMULATION_ENGINES", "Aggregate", "Estimate", "frozen_array", "warn_unconverged"]
 
 
 def frozen_array(values: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -37,6 +37,10 @@ def _user_count(n: Any) -> int:
     if n < 0:
         raise InvalidInput(f"the number of reports n must be a non-negative integer, got {n!r}")
     return int(n)
+
+
+#: The simulation engines (ldp.engines): "fast" draws the aggregate directly, "exact" runs every client.
+SIMULATION_ENGINES = ("fast", "exact")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,12 @@ class Aggregate:
             raise InvalidInput(f"the aggregate's statistic must be numbers, got {type(self.counts).__name__}") from None
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "n", _user_count(self.n))
+
+    @property
+    def simulated(self) -> bool:
+        """Whether an engine produced it (``"exact"`` or ``"fast"``): its statistic is this configuration's by
+        construction, so there is nothing to check it against (reports from outside are checked)."""
+        return self.engine in SIMULATION_ENGINES
 
     def __add__(self, other: Aggregate) -> Aggregate:
         if not isinstance(other, Aggregate) or other.counts.shape != self.counts.shape:

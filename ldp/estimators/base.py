@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -104,9 +105,13 @@ class Estimator(ABC):
         if self.base is not None and base is None:
             base = get_estimator(self.base).estimate(mechanism, agg)
         out = self._estimate(mechanism, agg, base)
-        if isinstance(out, Estimate):
-            return warn_unconverged(out)
-        return Estimate(np.asarray(out, dtype=np.float64), self.name, warnings=base.warnings if base else ())
+        if not isinstance(out, Estimate):
+            out = Estimate(np.asarray(out, dtype=np.float64), self.name, warnings=base.warnings if base else ())
+        if not agg.simulated:  # reports or counts from outside: say where they cannot come from this mechanism
+            extra = tuple(w for w in mechanism.consistency_warnings(agg) if w not in out.warnings)
+            if extra:
+                out = replace(out, warnings=tuple(out.warnings) + extra)
+        return warn_unconverged(out)
 
     @abstractmethod
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate | np.ndarray:

@@ -43,7 +43,7 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput, LDPError, NotAvailable
 from ldp.core.params import DOMAIN_SIZE, EPSILON, Param, check_positive_int, resolve_params, validate_codes
-from ldp.core.randomness import RandomSource
+from ldp.core.randomness import RandomSource, check_random_source
 from ldp.core.results import Aggregate, Estimate
 
 __all__ = ["KINDS", "Mechanism", "channel_privacy_loss", "check_int_reports", "ceil_log2"]
@@ -185,7 +185,7 @@ class Mechanism(ABC):
     # ------------------------------------------------------------------ client side
     def perturb(self, values: Iterable[Any] | np.ndarray, rng: RandomSource) -> np.ndarray:
         """Randomize each user's value into one report per user (the first axis of the result is the user)."""
-        return self._perturb(self.validate_values(values), rng)
+        return self._perturb(self.validate_values(values), check_random_source(rng, self.name))
 
     @abstractmethod
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray: ...

@@ -82,3 +82,14 @@ def test_poison_and_longitudinal(capsys):
 ])
 def test_bad_input_one_line(capsys, argv):
     assert_bad(capsys, *argv)
+
+
+def test_audit_without_a_domain_uses_two_values(capsys):
+    """Issue 22 item 20: ``ldp audit -m grr`` asked for d although the audit only compares two inputs."""
+    import json
+
+    from ldp.cli import main
+
+    assert main(["audit", "-m", "grr", "-e", "1", "--samples", "2000", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["epsilon_lower_bound"] <= 1.0 and "d = 2" in data["note"]

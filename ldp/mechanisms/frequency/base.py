@@ -25,8 +25,10 @@ __all__ = ["EPSILON_1", "FrequencyOracle", "IBU_PAPER", "LECTURE", "first_hit_su
 IBU_PAPER = "Arcolezi, Cerna, Palamidessi — On the Utility Gain of Iterative Bayesian Update (DBSec 2023)"
 LECTURE = "Wang, Blocki, Li, Jha — LDP Protocols for Frequency Estimation (USENIX Security 2017), lecture"
 
+#: ε1's range starts where ε's does (ldp.core.params.EPSILON: below 10⁻⁴ no channel carries usable information, and
+#: the longitudinal second steps are not computable in doubles — ε1 = 1e-300 made SciPy's root finder fail).
 EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (second step); default ε∞/2",
-                  low=0.0, low_inclusive=False, optional=True)
+                  low=1e-4, optional=True)
 
 
 def first_hit_success(pi_sorted: np.ndarray, hit: float, high: float, low: float) -> float:
