@@ -57,9 +57,30 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
               workers: int | None = None) -> Aggregate:
     """Perturb every user with the real client randomizer and aggregate, chunk by chunk.
 
-    Give either ``values`` (one input per user) or ``true_counts`` (users per cell, with ``support`` for mean
-    mechanisms); users of a population are generated chunk by chunk (``mechanism.cell_inputs``), so not even
-    the population is held in memory.
+    Users of a population are generated chunk by chunk (``mechanism.cell_inputs``), so not even the population is held
+    in memory; each chunk draws from its own child generator, so the result does not depend on scheduling.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism every user runs.
+    rng : numpy.random.Generator or RandomSource
+        A seeded generator (a simulation) or :class:`ldp.SecureRandom` (a genuine collection, run sequentially).
+    values : array_like, optional
+        One input per user. Give exactly one of ``values`` and ``true_counts``.
+    true_counts : array_like of int, optional
+        Users per input cell (with ``support`` for mean and vector mechanisms).
+    support : array_like, optional
+        The cells' values, for mechanisms whose population is given by its values.
+    chunk_size : int, optional
+        Users per chunk (default: the mechanism's, bounded in memory cells).
+    workers : int, optional
+        Threads (default: up to 2).
+
+    Returns
+    -------
+    Aggregate
+        The aggregate of every user's report (``engine="exact"``).
     """
     if (values is None) == (true_counts is None):
         raise InvalidInput("give exactly one of values or true_counts")
@@ -122,18 +143,75 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
 
 
 def run_fast(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, support: Any = None) -> Aggregate:
-    """Draw the aggregate of the population ``true_counts`` directly (``mechanism.sample_aggregate``)."""
+    """Draw the aggregate of a population directly, without simulating users (``mechanism.sample_aggregate``).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism every user runs.
+    true_counts : array_like of int
+        Users per input cell.
+    rng : numpy.random.Generator
+        The collection's random stream.
+    support : array_like, optional
+        The cells' values, for mean and vector mechanisms.
+
+    Returns
+    -------
+    Aggregate
+        The aggregate, exact in distribution or as the mechanism's ``fast_engine_note`` says (``engine="fast"``).
+    """
     return mechanism.sample_aggregate(true_counts, rng, support)
 
 
 def collect(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, engine: str = "fast", *,
             support: Any = None, workers: int | None = None) -> Aggregate:
-    """Run the chosen engine on a population given by its users per cell."""
+    """Run the chosen engine on a population given by its users per cell.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism every user runs.
+    true_counts : array_like of int
+        Users per input cell (a value, a bucket, or — for mean and vector mechanisms — a distinct value given in
+        ``support``).
+    rng : numpy.random.Generator
+        The collection's random stream (seeded for a reproducible simulation).
+    engine : {"fast", "exact"}, default "fast"
+        ``"fast"`` draws the aggregate directly (:func:`run_fast`); ``"exact"`` runs every client (:func:`run_exact`).
+    support : array_like, optional
+        The cells' values, for mechanisms whose population is given by its values (mean, vector).
+    workers : int, optional
+        Threads of the exact engine (default: up to 2).
+
+    Returns
+    -------
+    Aggregate
+        The aggregate of one collection.
+    """
     if check_engine(engine) == "fast":
         return run_fast(mechanism, true_counts, rng, support)
     return run_exact(mechanism, rng, true_counts=true_counts, support=support, workers=workers)
 
 
 def aggregate_reports(mechanism: Mechanism, reports: Any) -> Aggregate:
-    """Server side on real reports (e.g. a report file): validated, as everything from outside the engine."""
+    """Server side on real reports (e.g. a report file): validated, as everything from outside the engine.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism the reports were made with.
+    reports : array_like
+        One report per user, in the mechanism's report layout.
+
+    Returns
+    -------
+    Aggregate
+        The mechanism's additive statistic of the reports and n (``engine="reports"``).
+
+    Raises
+    ------
+    InvalidInput
+        Reports of another shape, type or range than this mechanism produces.
+    """
     return mechanism.aggregate(reports)

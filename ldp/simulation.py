@@ -46,7 +46,23 @@ SWEEP_COLUMNS = ("mechanism", "epsilon", "users", "d", "engine", "trial", "estim
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """Estimates, errors and diagnostics of ``trials`` independent collections of the same population."""
+    """Estimates, errors and diagnostics of ``trials`` independent collections of the same population (immutable).
+
+    Attributes
+    ----------
+    mechanism : Mechanism
+        The mechanism simulated.
+    true_counts : numpy.ndarray
+        Users per cell of the population.
+    estimates : dict of str to numpy.ndarray
+        Per estimator, a (trials, d) array of estimates.
+    metrics : dict of str to dict of str to numpy.ndarray
+        Per estimator and metric, one value per trial.
+    converged, iterations : dict of str to numpy.ndarray
+        Per iterative estimator and trial: whether the stopping rule was met, and the iterations run.
+    notes : dict of str to tuple of str
+        One-line warnings per estimator, to show beside its numbers.
+    """
 
     mechanism: Mechanism
     true_counts: np.ndarray
@@ -158,13 +174,46 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
              engine: str = "fast", trials: int = 1, seed: int | np.random.Generator | None = None,
              metrics: Sequence[str] | None = None, top_k: int = 10, support: Any = None, edges: Any = None,
              metric_seed: int | None = None, workers: int | None = None) -> SimulationResult:
-    """Collect the population ``true_counts`` (users per cell; mean mechanisms also take the cells' values as
-    ``support``) ``trials`` times and estimate with every estimator (default: the mechanism's own).
+    """Collect one population ``trials`` times and estimate with every estimator.
 
-    Every estimator runs on the same simulated collections (one chain per collection: base estimates once), so
-    their errors compare like for like. The same seed gives the same result. ``metrics`` default to the kind's
-    (see :data:`~ldp.evaluation.metrics.DEFAULT_METRICS`); ``edges`` are real-unit bin edges for numerical
-    metrics; the top-k MSE uses k = min(``top_k``, d) (recorded in ``top_k``).
+    Every estimator runs on the same simulated collections (one chain per collection: base estimates once), so their
+    errors compare like for like. The same seed gives the same result; each trial draws from its own named stream.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism every user runs.
+    true_counts : array_like of int
+        Users per input cell (mean and vector mechanisms: per distinct value given in ``support``).
+    estimators : sequence of str or Estimator, or str, optional
+        Registered names (comma-separated in a string) or instances; default: the mechanism's own.
+    engine : {"fast", "exact"}, default "fast"
+        Draw the aggregate directly, or run every client.
+    trials : int, default 1
+        Independent collections.
+    seed : int or numpy.random.Generator, optional
+        The root seed of the collections' streams (None: fresh entropy).
+    metrics : sequence of str, optional
+        Registered metrics; default: the kind's (:data:`~ldp.evaluation.metrics.DEFAULT_METRICS`).
+    top_k : int, default 10
+        k of the top-k MSE (k = min(top_k, d), recorded in the result).
+    support : array_like, optional
+        The cells' values (mean and vector mechanisms).
+    edges : array_like, optional
+        Real-unit bin edges for numerical metrics.
+    metric_seed : int, optional
+        Seed of metrics that draw (random range queries); default: from ``seed``.
+    workers : int, optional
+        Threads of the exact engine.
+
+    Returns
+    -------
+    SimulationResult
+        Per-trial estimates, metrics and diagnostics, the truth and the closed-form variance where there is one.
+
+    References
+    ----------
+    The closed forms are those of Wang et al. (USENIX Security 2017, Eq. (2)) as tabulated by the IBU paper (DBSec'23).
     """
     counts, sup = mechanism.check_population(true_counts, support)
     trials = _check_trials(trials)
@@ -396,11 +445,24 @@ def sweep_rows(population: Population, **kwargs: Any) -> Iterator[dict[str, Any]
 
 
 def sweep(population: Population, **kwargs: Any) -> pd.DataFrame:
-    """Run every (mechanism, ε, n, d) configuration and return one tidy table (columns :data:`SWEEP_COLUMNS`).
+    """Run every (mechanism, ε, n, d) configuration and return one tidy table.
 
     Each configuration draws its collections from its own named stream (:func:`configuration_key`), so adding a
-    configuration never changes another's numbers. Arguments as for :func:`sweep_tables`; for very large grids
-    iterate :func:`sweep_rows` instead.
+    configuration never changes another's numbers; its users are drawn from the one population stream of the seed.
+
+    Parameters
+    ----------
+    population : callable
+        ``population(d, n, rng)`` → users per value (e.g. :class:`SweepPopulation`).
+    **kwargs
+        As for :func:`sweep_tables`: ``mechanisms``, ``epsilons``, ``users``, ``domain_sizes``, ``estimators``,
+        ``trials``, ``engine``, ``seed``, ``metrics``, ``executor`` ("serial", "processes" or "dask") …
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (configuration, estimator, trial, metric), columns :data:`SWEEP_COLUMNS`; for very large grids
+        iterate :func:`sweep_rows` instead.
     """
     tables = [t for t in sweep_tables(population, **kwargs) if len(t)]
     if not tables:

@@ -41,7 +41,23 @@ def check_random_source(rng: Any, owner: str = "") -> RandomSource:
 
 
 def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generator:
-    """A PCG64 ``Generator`` seeded with ``seed`` (an int, or an existing Generator passed through)."""
+    """A PCG64 ``Generator`` for a reproducible simulation.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.Generator, optional
+        A non-negative seed, or an existing generator (passed through). None: fresh OS entropy.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator.
+
+    Raises
+    ------
+    InvalidInput
+        For a negative or non-integer seed.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
@@ -57,11 +73,16 @@ def spawn(rng: np.random.Generator, count: int) -> list[np.random.Generator]:
 
 
 class SecureRandom:
-    """Cryptographically secure randomness from ``os.urandom`` behind the two ``Generator`` methods
-    the client randomizers use. Integers are drawn without modulo bias (rejection sampling).
+    """Cryptographically secure randomness from ``os.urandom`` behind the two ``Generator`` methods the client
+    randomizers use; integers are drawn without modulo bias (rejection sampling).
 
-    Not reproducible by design: use it for real collection (``ldp perturb --secure``), never for
-    simulations that must be repeatable.
+    Not reproducible by design: use it for real collection (``ldp perturb`` without ``--seed``), never for simulations
+    that must be repeatable.
+
+    Examples
+    --------
+    >>> import numpy as np, ldp
+    >>> reports = ldp.get_mechanism("grr", 1.0, 4).perturb(np.array([0, 3]), ldp.SecureRandom())
     """
 
     @staticmethod

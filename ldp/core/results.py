@@ -45,12 +45,21 @@ SIMULATION_ENGINES = ("fast", "exact")
 
 @dataclass(frozen=True)
 class Aggregate:
-    """What the server holds after a collection: a mechanism's additive statistic of the reports and n.
+    """What the server holds after a collection: a mechanism's additive statistic of the reports, and n (immutable).
 
-    ``counts`` is the statistic (support counts for frequency oracles, a report histogram for numerical
-    mechanisms, the sum of reports for mean mechanisms: see each mechanism's ``aggregate``); it is additive
-    over users, so aggregates of disjoint groups of users add up (``a + b``). ``engine`` says how it was
-    obtained: ``"exact"`` (every client ran), ``"fast"`` (drawn directly) or ``"reports"`` (real reports).
+    The statistic is additive over users (support counts for frequency oracles, a report histogram for numerical
+    mechanisms, the sum of the reports for mean and vector mechanisms), so aggregates of disjoint groups add up
+    (``a + b``).
+
+    Parameters
+    ----------
+    counts : array_like
+        The statistic (see each mechanism's ``aggregate``).
+    n : int
+        The number of reports.
+    engine : str, default "reports"
+        How it was obtained: ``"exact"`` (every client ran), ``"fast"`` (drawn directly) or ``"reports"`` (real
+        reports, checked by the estimators against the mechanism's configuration).
     """
 
     counts: np.ndarray
@@ -80,13 +89,24 @@ class Aggregate:
 
 @dataclass(frozen=True)
 class Estimate:
-    """An estimator's answer and everything a reader needs to trust it.
+    """An estimator's answer and everything a reader needs to trust it (immutable).
 
-    ``values``: the estimated frequencies (length d) or, for mean mechanisms, the estimated mean(s).
-    ``converged``/``iterations``/``trace``: for iterative estimators, whether the stopping rule was met,
-    how many iterations ran and the per-iteration change (or log-likelihood) that the rule watched.
-    ``warnings``: one-line notes a page shows beside the number (e.g. "did not converge").
-    ``diagnostics``: further named quantities (e.g. the method, the validity condition of IIW-G).
+    Parameters
+    ----------
+    values : array_like
+        The estimated frequencies (length d) or, for mean and vector mechanisms, the estimated mean(s).
+    estimator : str
+        The registered estimator that produced it.
+    converged : bool, default True
+        For iterative estimators, whether the stopping rule was met (an :class:`ConvergenceWarning` is issued when not).
+    iterations : int, optional
+        How many iterations ran.
+    trace : array_like, optional
+        The per-iteration change (or log-likelihood) the stopping rule watched.
+    warnings : tuple of str
+        One-line notes a page shows beside the number (e.g. "did not converge", reports from another mechanism).
+    diagnostics : mapping
+        Further named quantities (the method, IIW-G's validity condition, the smoothness score …).
     """
 
     values: np.ndarray

@@ -34,7 +34,24 @@ __all__ = ["Estimator", "PostProcessor", "estimate_all", "get_estimator", "parse
 
 
 class Estimator(ABC):
-    """One registered way to turn an aggregate into an estimate."""
+    """One registered way to turn an aggregate into an estimate (immutable; the constructor only validates).
+
+    Parameters
+    ----------
+    **params
+        The estimator's declared ``parameters`` (e.g. ``max_iter`` for IBU), validated against their ranges.
+
+    Attributes
+    ----------
+    name, display_name, description, paper : str
+        Registry metadata.
+    kinds : tuple of str
+        The mechanism kinds it applies to.
+    base : str or None
+        The estimator whose output it post-processes (matrix inversion for the consistency methods).
+    consistent : bool
+        Whether its output is a distribution (non-negative, summing to one).
+    """
 
     name: ClassVar[str]
     display_name: ClassVar[str]
@@ -146,7 +163,25 @@ class PostProcessor(Estimator):
 
 
 def get_estimator(name: str | Estimator, **params: Any) -> Estimator:
-    """The registered estimator ``name`` with validated parameters (an instance is passed through)."""
+    """The registered estimator ``name`` with validated parameters.
+
+    Parameters
+    ----------
+    name : str or Estimator
+        A name in :data:`ldp.ESTIMATORS` (an instance is passed through unchanged).
+    **params
+        The estimator's own parameters, e.g. ``max_iter`` for IBU, ``alpha`` for Base-Cut.
+
+    Returns
+    -------
+    Estimator
+        An immutable estimator.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name or a parameter out of range.
+    """
     if isinstance(name, Estimator):
         if params:
             raise InvalidInput(f"estimator {name.name}: give parameters either to the instance or here, not both")
@@ -193,7 +228,26 @@ def estimate_all(mechanism: Mechanism, aggregate: Aggregate | Any, estimators: S
                  n: int | None = None) -> dict[str, Estimate]:
     """Every estimator on one aggregate, each base estimate computed once (the estimator chain).
 
-    ``estimators`` are names or instances; the result maps each one's name to its :class:`Estimate`, in order.
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism the aggregate belongs to.
+    aggregate : Aggregate or array_like
+        The aggregate, or its statistic (then give ``n``).
+    estimators : sequence of str or Estimator
+        Registered names (``ldp estimators`` lists them) or instances.
+    n : int, optional
+        The number of reports, when ``aggregate`` is a bare statistic.
+
+    Returns
+    -------
+    dict of str to Estimate
+        Each estimator's name mapped to its immutable :class:`Estimate` (values and diagnostics), in order.
+
+    References
+    ----------
+    Matrix inversion, Eq. (2) of Arcolezi et al. (IBU vs MI, DBSec'23); the consistency methods of Wang et al.
+    (NDSS'20, §IV); the Wiener family of Fang et al. (the convolution paper, §IV-C).
     """
     agg = mechanism.as_aggregate(aggregate, n)
     chosen = [get_estimator(e) for e in estimators]

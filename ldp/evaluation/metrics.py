@@ -291,7 +291,24 @@ def get_metric(name: str) -> Metric:
 
 
 def compute_metrics(true: np.ndarray, estimate: np.ndarray, names: Sequence[str], **context: Any) -> dict[str, float]:
-    """Evaluate the named metrics (``context`` passes e.g. ``k``, ``edges``, ``rng``)."""
+    """Evaluate the named metrics of an estimate against the truth.
+
+    Parameters
+    ----------
+    true : numpy.ndarray
+        The true frequencies (or mean).
+    estimate : numpy.ndarray
+        The estimate, of the same shape (or a stack of estimates on the first axis).
+    names : sequence of str
+        Registered metric names (``ldp.METRICS``), e.g. ``"mse"``, ``"wasserstein"``, ``"range_mae_0.4"``.
+    **context
+        What some metrics need: ``k`` (top-k MSE), ``edges`` (numerical metrics), ``rng`` (random range queries).
+
+    Returns
+    -------
+    dict of str to float
+        Each metric's value.
+    """
     out = {}
     for name in names:
         ctx = dict(context)

@@ -14,7 +14,23 @@ __all__ = ["is_distribution", "norm_sub", "to_distribution"]
 
 
 def norm_sub(estimate: np.ndarray) -> np.ndarray:
-    """Norm-Sub (§IV-C): max(x_v − δ, 0) with δ chosen so the result sums to one (O(d log d))."""
+    """Norm-Sub: max(x_v − δ, 0) with δ chosen so the result sums to one (O(d log d)).
+
+    Parameters
+    ----------
+    estimate : array_like
+        An unbiased estimate (e.g. matrix inversion's), possibly negative, on the last axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        The closest-in-shape point of the probability simplex: non-negative, summing to one.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li — Locally Differentially Private Frequency Estimation with Consistency,
+    NDSS 2020, §IV-C (Norm-Sub).
+    """
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim != 1 or x.size < 1:
         raise InvalidInput(f"Norm-Sub needs a non-empty 1-D vector, got shape {x.shape}")

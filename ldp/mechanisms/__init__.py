@@ -23,8 +23,31 @@ from ldp.mechanisms.numerical import NumericalMechanism
 
 
 def get_mechanism(name: str, epsilon: float, d: int | None = None, **params) -> Mechanism:
-    """Build the registered mechanism ``name`` with validated parameters (``d`` may be left out where the
-    kind has a default, e.g. the dimension 1 of a mean mechanism)."""
+    """Build a registered mechanism with validated parameters.
+
+    Parameters
+    ----------
+    name : str
+        A name in :data:`ldp.MECHANISMS` (``ldp mechanisms`` lists them), e.g. ``"grr"``, ``"oue"``, ``"sw"``, ``"pm"``.
+    epsilon : float
+        The privacy budget ε (ε∞ of the memoized step for longitudinal mechanisms), in [10⁻⁴, 50].
+    d : int, optional
+        The kind's domain parameter: values (frequency oracles), buckets (numerical distributions) or dimension (mean
+        and vector mechanisms). May be left out where the kind has a default (the dimension 1 of a mean mechanism).
+    **params
+        The mechanism's own parameters (``ldp mechanisms`` lists them), e.g. ``g`` for OLH, ``epsilon_1`` for the
+        longitudinal ones.
+
+    Returns
+    -------
+    Mechanism
+        An immutable, hashable mechanism; its constructor only validates and stores the parameters.
+
+    Raises
+    ------
+    InvalidInput
+        A one-line reason for an unknown name, a parameter out of range or a missing ``d``.
+    """
     cls = MECHANISMS.get(name)
     if d is None and cls.domain_parameter.default is None:
         raise InvalidInput(f"{cls.name}: give the domain parameter d ({cls.domain_parameter.description})")
@@ -32,7 +55,23 @@ def get_mechanism(name: str, epsilon: float, d: int | None = None, **params) -> 
 
 
 def mechanisms_of(kind: str) -> list[type[Mechanism]]:
-    """The registered mechanism classes of one kind, in listing order."""
+    """The registered mechanism classes of one kind, in listing order.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`ldp.KINDS`: ``"frequency"``, ``"numerical"``, ``"mean"`` or ``"vector"``.
+
+    Returns
+    -------
+    list of type
+        The :class:`Mechanism` subclasses of that kind.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown kind.
+    """
     if kind not in KINDS:
         raise InvalidInput(f"unknown mechanism kind {kind!r}; choose one of: {', '.join(KINDS)}")
     return MECHANISMS.filter(lambda cls: cls.kind == kind)

@@ -76,9 +76,27 @@ MAX_USERS = 2 ** 53
 class Mechanism(ABC):
     """A local randomizer (client) plus its server-side aggregation and default estimator.
 
-    Construct with ``Mechanism(epsilon, d, **params)``: the constructor only validates and stores the
-    parameters (ε, the kind's domain parameter ``d`` — values, buckets or dimension — and the declared
-    ``extra_parameters``) and derives defaults in ``_setup``. Instances are immutable and hashable.
+    The constructor only validates and stores the parameters and derives defaults in ``_setup``; instances are
+    immutable and hashable. Subclasses implement the private hooks listed in the module docstring; the public methods
+    validate and call them (scipy.stats style), and the conformance suite checks every registered subclass.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (ε∞ of the memoized step for longitudinal mechanisms).
+    d : int, optional
+        The kind's domain parameter — values, buckets or dimension (default: the kind's, where it has one).
+    **params
+        The declared ``extra_parameters`` (``parameters_info()`` lists them with their ranges and defaults).
+
+    Attributes
+    ----------
+    name, display_name, kind, collection, description, paper : str
+        Registry metadata the CLI, the pages and the tests read.
+    input_kind : str
+        What the inputs are: "codes", "unit", "signed" or "vector".
+    fast_engine_exact : bool
+        Whether the fast engine draws the aggregate exactly in distribution (else ``fast_engine_note`` says what).
     """
 
     # ------------------------------------------------------------------ metadata (read by the CLI, pages, tests)
@@ -184,7 +202,26 @@ class Mechanism(ABC):
 
     # ------------------------------------------------------------------ client side
     def perturb(self, values: Iterable[Any] | np.ndarray, rng: RandomSource) -> np.ndarray:
-        """Randomize each user's value into one report per user (the first axis of the result is the user)."""
+        """Randomize each user's value into one report (the client side).
+
+        Parameters
+        ----------
+        values : array_like
+            One input per user, as ``input_kind`` says (codes in [0, d), reals in [0, 1] or [−1, 1], or rows of
+            d reals).
+        rng : numpy.random.Generator or SecureRandom
+            A seeded generator (a simulation) or the operating system's secure randomness (a genuine collection).
+
+        Returns
+        -------
+        numpy.ndarray
+            One report per user (the first axis is the user), in the layout of ``report_format``.
+
+        Raises
+        ------
+        InvalidInput
+            Inputs outside the mechanism's domain, or a random source that cannot drive a randomizer.
+        """
         return self._perturb(self.validate_values(values), check_random_source(rng, self.name))
 
     @abstractmethod
@@ -319,7 +356,22 @@ class Mechanism(ABC):
         return None
 
     def sample_aggregate(self, true_counts: Any, rng: np.random.Generator, support: Any = None) -> Aggregate:
-        """Draw the aggregate of the population ``true_counts`` directly, without simulating users."""
+        """Draw the aggregate of a population directly, without simulating users (the fast engine).
+
+        Parameters
+        ----------
+        true_counts : array_like of int
+            Users per input cell.
+        rng : numpy.random.Generator
+            The collection's random stream.
+        support : array_like, optional
+            The cells' values (mean and vector mechanisms).
+
+        Returns
+        -------
+        Aggregate
+            The aggregate (``engine="fast"``), exact in distribution unless ``fast_engine_note`` says otherwise.
+        """
         counts, sup = self.check_population(true_counts, support)
         stat = np.asarray(self._sample_aggregate(counts, rng, sup), dtype=np.float64)
         return Aggregate(stat, int(counts.sum()), "fast")
@@ -353,7 +405,21 @@ class Mechanism(ABC):
         return None
 
     def estimate(self, aggregate: Aggregate | Any, n: int | None = None) -> Estimate:
-        """The mechanism's own estimate (its ``default_estimator``) from an aggregate, or from (counts, n)."""
+        """The mechanism's own estimate (its ``default_estimator``) from an aggregate.
+
+        Parameters
+        ----------
+        aggregate : Aggregate or array_like
+            The aggregate, or its statistic (then give ``n``).
+        n : int, optional
+            The number of reports, with a bare statistic.
+
+        Returns
+        -------
+        Estimate
+            The estimate with its diagnostics (matrix inversion for frequency oracles, the kind's reconstruction for
+            numerical mechanisms, the average for mean and vector mechanisms).
+        """
         return self._estimate(self.as_aggregate(aggregate, n))
 
     @abstractmethod
@@ -404,10 +470,20 @@ class Mechanism(ABC):
         return True
 
     def privacy_loss(self, max_outputs: int = 4096) -> float:
-        """ln of the largest ratio Pr[y|v] / Pr[y|v'] over reports and input pairs.
+        """ln of the largest ratio Pr[y|v] / Pr[y|v'] over reports and input pairs: the ε the mechanism actually spends.
 
-        From the exact channel where the reports are discrete (generic), else the hook ``_privacy_loss``
-        (the density ratio of a continuous mechanism, in closed form).
+        From the exact channel where the reports are discrete (generic), else the hook ``_privacy_loss`` (the density
+        ratio of a continuous mechanism, in closed form).
+
+        Parameters
+        ----------
+        max_outputs : int, default 4096
+            The largest channel enumerated.
+
+        Returns
+        -------
+        float
+            The privacy loss (``inf`` where some report is impossible under one input and possible under another).
         """
         if self.has_discrete_channel():
             return channel_privacy_loss(self.channel(max_outputs)[0])

@@ -29,7 +29,23 @@ PROTOCOL_KINDS = {
 
 
 class Protocol:
-    """Base of the registered interactive protocols (metadata only; each family defines how it runs)."""
+    """Base of the registered interactive protocols (metadata only; each family defines how it runs).
+
+    Attributes
+    ----------
+    name, display_name, description, paper : str
+        Registry metadata.
+    kind : str
+        One of :data:`PROTOCOL_KINDS`.
+    collection : str
+        "interactive" (rounds that depend on the server's state) or "one-time" (one round: report files exist).
+    client : str
+        What every round's users run.
+    cli_command : str
+        The command that runs it (``ldp heavy-hitters``, ``ldp itemsets``).
+    declared_parameters : tuple of Param
+        Its parameters beyond ε.
+    """
 
     name: ClassVar[str]
     display_name: ClassVar[str]
@@ -65,7 +81,23 @@ class Protocol:
 
 
 def protocols_of(kind: str) -> list[type[Protocol]]:
-    """The registered protocols of one kind, in listing order."""
+    """The registered interactive protocols of one kind, in listing order.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`PROTOCOL_KINDS`: ``"heavy-hitters"`` or ``"itemsets"``.
+
+    Returns
+    -------
+    list of type
+        The :class:`Protocol` subclasses of that kind.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown kind.
+    """
     if kind not in PROTOCOL_KINDS:
         raise InvalidInput(f"unknown protocol kind {kind!r}; choose one of: {', '.join(PROTOCOL_KINDS)}")
     return PROTOCOLS.filter(lambda cls: cls.kind == kind)
