@@ -121,12 +121,22 @@ def test_lh_q_star_tends_to_one_over_g():
 
 
 def test_lh_support_counting_algorithms_agree():
-    from ldp.mechanisms.frequency.local_hashing import _lh_counts_enumerate, _lh_counts_fft
+    """Both counting methods against the definition, including g ≥ P/2 (one-element runs), g not dividing P,
+    b = 0 and b above y (the runs' split point), and more rows than one block of the runs method."""
+    from ldp.mechanisms.frequency.local_hashing import (
+        RUN_BLOCK_CELLS,
+        _lh_counts_enumerate,
+        _lh_counts_runs,
+        lh_support_counts,
+    )
     rng = np.random.default_rng(3)
-    for g, prime, d in [(2, 31, 30), (5, 37, 37), (40, 41, 20)]:
-        a = rng.integers(1, prime, 500)
-        b = rng.integers(0, prime, 500)
-        y = rng.integers(0, g, 500)
+    cases = [(2, 31, 30, 500), (5, 37, 37, 500), (40, 41, 20, 500), (3, 11, 7, 50), (4, 1031, 1024, 3000)]
+    for g, prime, d, n in cases:
+        a = rng.integers(1, prime, n)
+        b = rng.integers(0, prime, n)
+        y = rng.integers(0, g, n)
         direct = np.array([np.sum(((a * v + b) % prime) % g == y) for v in range(d)])
-        np.testing.assert_array_equal(_lh_counts_fft(a, b, y, d, prime, g), direct)
+        np.testing.assert_array_equal(_lh_counts_runs(a, b, y, d, prime, g), direct)
         np.testing.assert_array_equal(_lh_counts_enumerate(a, b, y, d, prime, g), direct)
+        np.testing.assert_array_equal(lh_support_counts(a, b, y, d, prime, g), direct)
+    assert 1030 * (1031 + 4) > RUN_BLOCK_CELLS  # the last case spans several blocks
