@@ -48,7 +48,7 @@ __all__ = [
     "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
     "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
     "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "session_gone",
-    "show_figure", "wait_for_button", "cached_with_progress", "accessibility",
+    "show_figure", "wait_for_button", "cached_with_progress", "is_cached", "accessibility",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -666,6 +666,11 @@ def wait_for_button(seconds: float, above: float, signature: Any, key: str, labe
 
 _STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, oldest first
 _STUDIES_MAX = 32
+
+
+def is_cached(key: Any) -> bool:
+    """Whether :func:`cached_with_progress` holds a result for ``key`` (shown at once, without asking)."""
+    return key in _STUDIES
 
 
 def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[float], None]], Any]) -> Any:
