@@ -46,7 +46,7 @@ PAGES: dict[str, tuple[str | None, float]] = {
     "vector_means": ("vm_eps", 2.0),
     "learn": ("learn_eps", 2.0),
     "story": ("story_eps", 2.0),
-    "privacy": ("priv_audit_eps", 2.0),
+    "privacy": ("priv_eps0", 2.0),  # the shuffle section's ε₀: the costliest ε of the page
     "classroom": (None, 2.0),
     "reproduce": ("rp_b_eps", 4.0),
 }

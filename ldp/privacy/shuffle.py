@@ -101,6 +101,17 @@ def _half_cdf(k: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where(kk < 0, 0.0, np.where(kk >= c, 1.0, out))
 
 
+def _half_pmf(k: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Pr[Bin(c, ½) = k] for real k (floored) and integer c, vectorised; 0 outside [0, c]."""
+    from scipy import special
+
+    kk = np.floor(k)
+    inside = (kk >= 0) & (kk <= c)
+    k_in = np.clip(kk, 0, c)
+    log_pmf = special.gammaln(c + 1.0) - special.gammaln(k_in + 1.0) - special.gammaln(c - k_in + 1.0) - c * math.log(2)
+    return np.where(inside, np.exp(log_pmf), 0.0)
+
+
 def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
     """δ_c(ε) in both directions (D(P‖Q), D(Q‖P)) for clone counts c (vectorised over c).
 
@@ -114,7 +125,8 @@ def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray
     c = np.asarray(c, dtype=np.int64)
     out = []
     for cut in ((c + 1) / (ratio + 1), (c + 1) / (1 / ratio + 1)):
-        f1, f0 = _half_cdf(cut, c), _half_cdf(cut - 1, c)
+        f1 = _half_cdf(cut, c)
+        f0 = np.maximum(f1 - _half_pmf(cut, c), 0.0)  # Pr[≤ k − 1] = Pr[≤ k] − Pr[= k]: one cdf instead of two
         out.append((alpha * f1 + (1 - alpha) * f0, (1 - alpha) * f1 + alpha * f0))
     (p_low, q_low), (p_hi, q_hi) = out
     dp = p_low - ee * q_low
