@@ -182,12 +182,16 @@ def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndar
     E = (n − 1)e^{−ε₀}: [⌈E⌉, ⌈E + step⌉], [⌈E − step⌉, ⌈E⌉ − 1], then alternately the next ``step`` values above
     and below — up to 20 standard deviations (+ 60) from E; their masses under C ~ Bin(n − 1, e^{−ε₀}); and the
     mass beyond the last intervals."""
-    from scipy import stats
+    from scipy import special  # scipy.stats.binom's own cdf and sf, without importing scipy.stats (seconds)
 
     _check_feasible(n, epsilon0)
     _check_step(n, epsilon0, step)
     p = math.exp(-epsilon0)
-    clones = stats.binom(n - 1, p)
+
+    def cdf(k: Any) -> Any:
+        k = np.asarray(k, dtype=np.int64)
+        return np.where(k < 0, 0.0, np.where(k >= n - 1, 1.0, special.bdtr(np.clip(k, 0, n - 1), n - 1, p)))
+
     mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
     rounds = int(math.ceil((20 * sd + 60) / step)) + 1
     b = np.arange(1, rounds + 1)
@@ -200,8 +204,8 @@ def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndar
     hi = np.stack([up_hi, dn_hi], axis=1).ravel()
     keep = (lo <= n - 1) & (hi >= 0)
     lo, hi = np.maximum(lo[keep], 0), np.minimum(hi[keep], n - 1)
-    mass = clones.cdf(hi) - clones.cdf(lo - 1)
-    rest = float(clones.cdf(lo.min() - 1) + clones.sf(hi.max()))
+    mass = cdf(hi) - cdf(lo - 1)
+    rest = float(cdf(lo.min() - 1) + (0.0 if hi.max() >= n - 1 else special.bdtrc(int(hi.max()), n - 1, p)))
     return lo, hi, mass, rest
 
 
