@@ -7,6 +7,8 @@ widgets to ``ldp`` (maths) and ``ldp.viz`` (figures); shared widgets are in ``vi
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 from ldp.core.cancellation import Cancelled, cancel_when
@@ -40,6 +42,25 @@ PAGES = {
     ],
 }
 
+
+
+@st.cache_resource(show_spinner=False)
+def _precompute_reproduce() -> bool:
+    """Once per server, in a background thread: the Reproduce page's default studies (about a minute of CPU), so
+    that its first visit shows them at once. LDP_PRECOMPUTE=0 turns it off (the tests do)."""
+    if os.environ.get("LDP_PRECOMPUTE", "1") == "0":
+        return False
+
+    def work() -> None:
+        from views import reproduce  # imported here: the first page does not need it
+
+        reproduce.default_studies()
+
+    common.precompute(work)
+    return True
+
+
+_precompute_reproduce()
 common.apply_pending_configuration()
 # Captions in Streamlit's default grey measured 3.9:1 against the white page (WCAG AA asks 4.5:1 for body text):
 # darker grey, 7:1, so explanations stay legible on a projector.

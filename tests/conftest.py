@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import ldp
+
+# no background precomputation of the Reproduce page's studies while tests run the app (app.py)
+os.environ.setdefault("LDP_PRECOMPUTE", "0")
 
 
 @pytest.fixture(params=ldp.MECHANISMS.names())

@@ -9,6 +9,7 @@ import dataclasses
 import functools
 import json
 import re
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -48,7 +49,7 @@ __all__ = [
     "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
     "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
     "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "session_gone",
-    "show_figure", "wait_for_button", "cached_with_progress", "accessibility",
+    "show_figure", "wait_for_button", "cached_with_progress", "is_cached", "precompute", "accessibility",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -668,22 +669,71 @@ _STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, o
 _STUDIES_MAX = 32
 
 
+def is_cached(key: Any) -> bool:
+    """Whether :func:`cached_with_progress` holds a result for ``key`` (shown at once, without asking)."""
+    return key in _STUDIES
+
+
 def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[float], None]], Any]) -> Any:
     """``compute(progress)`` once per ``key`` for the whole server (like ``st.cache_data``, shared by every session),
     drawing its own progress bar while it runs. ``st.cache_data`` cannot do this: it records the bar's updates
     made inside the cached function and fails to replay them on a block that no longer exists. Results are
-    treated as read-only; the least recently computed are evicted beyond 32 entries."""
+    treated as read-only; the least recently computed are evicted beyond 32 entries. A key that
+    :func:`precompute` is computing in the background is waited for (its progress drawn), not computed twice;
+    inside :func:`precompute` (no page to draw on) nothing is drawn."""
     if key in _STUDIES:
         return _STUDIES[key]
+    background = getattr(_BACKGROUND, "active", False)
+    pending = _PENDING.get(key)
+    if pending is not None and not background:
+        bar = st.progress(0.0, text=label)
+        try:
+            while not pending["done"].wait(0.2):
+                bar.progress(min(max(pending["fraction"], 0.0), 1.0), text=f"{label} {pending['fraction']:.0%}")
+        finally:
+            bar.empty()
+        if key in _STUDIES:
+            return _STUDIES[key]  # otherwise the background run failed: compute it here, the error shown here
+    if background:
+        state = _PENDING.setdefault(key, {"done": threading.Event(), "fraction": 0.0})
+        try:
+            result = compute(lambda f: state.__setitem__("fraction", float(f)))
+            _store(key, result)
+        finally:
+            state["done"].set()
+            _PENDING.pop(key, None)
+        return result
     bar = st.progress(0.0, text=label)
     try:
         result = compute(lambda f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"{label} {f:.0%}"))
     finally:
         bar.empty()
+    _store(key, result)
+    return result
+
+
+def _store(key: Any, result: Any) -> None:
     _STUDIES[key] = result
     while len(_STUDIES) > _STUDIES_MAX:
         _STUDIES.pop(next(iter(_STUDIES)))
-    return result
+
+
+_PENDING: dict[Any, dict[str, Any]] = {}  # keys computed in the background now: their event and progress
+_BACKGROUND = threading.local()
+
+
+def precompute(work: Callable[[], None]) -> threading.Thread:
+    """Run ``work`` (calls of page helpers that go through :func:`cached_with_progress`) in a background thread:
+    their results land in the server-wide cache, and a page that asks for one meanwhile waits for it. Errors are
+    swallowed (the page computes that study again and shows the error itself)."""
+    def run() -> None:
+        _BACKGROUND.active = True
+        with contextlib.suppress(Exception):
+            work()
+
+    thread = threading.Thread(target=run, name="ldp-precompute", daemon=True)
+    thread.start()
+    return thread
 
 
 _A11Y_JS = """

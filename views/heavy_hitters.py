@@ -66,23 +66,63 @@ def _values(source: str, bits: int, users: int, seed: int) -> np.ndarray:
     return values
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _run(method: str, eps: float, values: np.ndarray, bits: int, k: int, seed: int, params: tuple):
-    return find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, **dict(params))
+def _run(source: str, bits: int, users: int, k: int, seed: int, method: str, eps: float, params: tuple):
+    """The protocol's run, once per configuration for the whole server, with a progress bar (one step a round)."""
+    key = ("hh-run", source, bits, users, k, seed, method, eps, params)
+    return common.cached_with_progress(key, "Every user reports; the server runs its rounds…", lambda progress: (
+        find_heavy_hitters(method, eps, _values(source, bits, users, seed), bits=bits, top_k=k, seed=seed,
+                           progress=progress, **dict(params))))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int, channels: int, axis: str,
-            eps: float):
+def _curves_key(source: str, bits: int, users: int, k: int, seed: int, eta: int, segments: int, channels: int,
+                axis: str, eps: float) -> tuple:
+    """The comparison's configuration: ε only when the curve is against n (against ε it runs every ε anyway)."""
+    return ("hh-curves", source, bits, users, k, seed, eta, segments, channels, axis, eps if axis == "users" else None)
+
+
+def _curves(key: tuple, progress):
+    _, source, bits, users, k, seed, eta, segments, channels, axis, eps = key
+    values = _values(source, bits, users, seed)
     params = {"pem": {"eta": eta}, "segments": {"segments": segments}, "segment-pair": {"segments": segments},
               "multiple-channel": {"channels": channels}}
     if axis == "users":
         return precision_against_users(METHODS, USER_GRID, values, epsilon=eps, bits=bits, top_k=k,
-                                       seed=seed, params=params)
+                                       seed=seed, params=params, progress=progress)
     if values.size > CURVE_USERS:
         values = np.random.default_rng(seed).choice(values, size=CURVE_USERS, replace=False)
     return precision_against_epsilon(METHODS, CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
-                                     params=params)
+                                     params=params, progress=progress)
+
+
+@st.fragment
+def comparison(source: str, bits: int, users: int, k: int, seed: int, params: dict, eps: float) -> None:
+    """The methods side by side: a fragment (its own controls rerun only it), computed when asked for (every method
+    at every ε takes seconds), then shown at once for this configuration to every visitor of the server."""
+    st.subheader("The methods side by side")
+    axis = render(AXIS)
+    key = _curves_key(source, bits, users, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)),
+                      int(params.get("channels", 64)), axis, eps)
+    n = int(_values(source, bits, users, seed).size)
+    if not common.is_cached(key) and not st.button("Compare every method", key="hh_compare", type="primary",
+                                                   help="Runs every method on the same users; a few seconds."):
+        st.caption("Every method on the same users " + ("at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS)
+                                                          if axis == "epsilon" else f"at ε = {eps:g} and several n")
+                   + ": press the button to run them (a few seconds), once per configuration.")
+        return
+    with common.friendly_errors("the comparison"):
+        curves = common.cached_with_progress(key, "Running every method…", lambda progress: _curves(key, progress))
+    for note in curves.attrs.get("skipped", []):
+        st.caption(f"Left out of the comparison: {common.plain(note)}")
+    if axis == "epsilon":
+        description = (f"Each method on the same {min(n, CURVE_USERS):,} users"
+                       + (f" (a random {CURVE_USERS:,} of the {n:,}, to keep the page quick)"
+                          if n > CURVE_USERS else "") + " at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS)
+                       + ".")
+    else:
+        description = (f"Each method at ε = {eps:g} with n = " + ", ".join(f"{n:,}" for n in USER_GRID)
+                       + " users drawn from the data (the same users for every method): the detection limit falls "
+                         "as 1/√n.")
+    common.show_figure(viz.precision_figure(curves, axis), "hh_precision_chart", curves, description=description)
 
 
 def main() -> None:
@@ -107,9 +147,9 @@ def main() -> None:
         if method == "multiple-channel":
             params["channels"] = int(render(CHANNELS))
         seed = int(render(SEED))
-    with common.friendly_errors("this configuration"), st.spinner("Every user reports; the server runs its rounds…"):
+    with common.friendly_errors("this configuration"):
         values = _values(source, bits, users, seed)
-        run = _run(method, eps, values, bits, k, seed, tuple(sorted(params.items())))
+        run = _run(source, bits, users, k, seed, method, eps, tuple(sorted(params.items())))
     res = run.result
     s = run.scores
     c1, c2, c3, c4 = st.columns(4)
@@ -139,24 +179,7 @@ def main() -> None:
         "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
         "the detection limit — below it an estimate is indistinguishable from noise."))
     st.dataframe(viz.found_table(run, what), hide_index=True, key="hh_found")
-    st.subheader("The methods side by side")
-    axis = render(AXIS)
-    with common.friendly_errors("the comparison"), st.spinner("Running every method…"):
-        curves = _curves(values, bits, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)),
-                         int(params.get("channels", 64)), axis, eps)
-    for note in curves.attrs.get("skipped", []):
-        st.caption(f"Left out of the comparison: {common.plain(note)}")
-    if axis == "epsilon":
-        description = (f"Each method on the same {min(res.users, CURVE_USERS):,} users"
-                       + (f" (a random {CURVE_USERS:,} of the {res.users:,}, to keep the page quick)"
-                          if res.users > CURVE_USERS else "") + " at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS)
-                       + ".")
-    else:
-        description = (f"Each method at ε = {eps:g} with n = " + ", ".join(f"{n:,}" for n in USER_GRID)
-                       + " users drawn from the data (the same users for every method): the detection limit falls "
-                         "as 1/√n.")
-    common.show_figure(viz.precision_figure(curves, axis), "hh_precision_chart", curves, description=description)
-
+    comparison(source, bits, users, k, seed, params, eps)
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
     main()

@@ -67,7 +67,9 @@ CONTROLS = (SH_EPS0, SH_DELTA, SH_N, SH_D, SH_TARGET, AU_MECH, AU_EPS, AU_D, AU_
             LO_EPS_1, LO_SEED, PO_EPS, PO_D, PO_R, PO_SEED)
 
 
-section = common.section
+def section(func):
+    """A section of its own: a library error stays inside it, and its controls rerun only it (a fragment)."""
+    return st.fragment(common.section(func))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

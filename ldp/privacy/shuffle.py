@@ -101,6 +101,17 @@ def _half_cdf(k: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where(kk < 0, 0.0, np.where(kk >= c, 1.0, out))
 
 
+def _half_pmf(k: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Pr[Bin(c, ½) = k] for real k (floored) and integer c, vectorised; 0 outside [0, c]."""
+    from scipy import special
+
+    kk = np.floor(k)
+    inside = (kk >= 0) & (kk <= c)
+    k_in = np.clip(kk, 0, c)
+    log_pmf = special.gammaln(c + 1.0) - special.gammaln(k_in + 1.0) - special.gammaln(c - k_in + 1.0) - c * math.log(2)
+    return np.where(inside, np.exp(log_pmf), 0.0)
+
+
 def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
     """δ_c(ε) in both directions (D(P‖Q), D(Q‖P)) for clone counts c (vectorised over c).
 
@@ -114,7 +125,8 @@ def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray
     c = np.asarray(c, dtype=np.int64)
     out = []
     for cut in ((c + 1) / (ratio + 1), (c + 1) / (1 / ratio + 1)):
-        f1, f0 = _half_cdf(cut, c), _half_cdf(cut - 1, c)
+        f1 = _half_cdf(cut, c)
+        f0 = np.maximum(f1 - _half_pmf(cut, c), 0.0)  # Pr[≤ k − 1] = Pr[≤ k] − Pr[= k]: one cdf instead of two
         out.append((alpha * f1 + (1 - alpha) * f0, (1 - alpha) * f1 + alpha * f0))
     (p_low, q_low), (p_hi, q_hi) = out
     dp = p_low - ee * q_low
@@ -170,12 +182,16 @@ def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndar
     E = (n − 1)e^{−ε₀}: [⌈E⌉, ⌈E + step⌉], [⌈E − step⌉, ⌈E⌉ − 1], then alternately the next ``step`` values above
     and below — up to 20 standard deviations (+ 60) from E; their masses under C ~ Bin(n − 1, e^{−ε₀}); and the
     mass beyond the last intervals."""
-    from scipy import stats
+    from scipy import special  # scipy.stats.binom's own cdf and sf, without importing scipy.stats (seconds)
 
     _check_feasible(n, epsilon0)
     _check_step(n, epsilon0, step)
     p = math.exp(-epsilon0)
-    clones = stats.binom(n - 1, p)
+
+    def cdf(k: Any) -> Any:
+        k = np.asarray(k, dtype=np.int64)
+        return np.where(k < 0, 0.0, np.where(k >= n - 1, 1.0, special.bdtr(np.clip(k, 0, n - 1), n - 1, p)))
+
     mean, sd = (n - 1) * p, math.sqrt((n - 1) * p * (1 - p))
     rounds = int(math.ceil((20 * sd + 60) / step)) + 1
     b = np.arange(1, rounds + 1)
@@ -188,8 +204,8 @@ def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndar
     hi = np.stack([up_hi, dn_hi], axis=1).ravel()
     keep = (lo <= n - 1) & (hi >= 0)
     lo, hi = np.maximum(lo[keep], 0), np.minimum(hi[keep], n - 1)
-    mass = clones.cdf(hi) - clones.cdf(lo - 1)
-    rest = float(clones.cdf(lo.min() - 1) + clones.sf(hi.max()))
+    mass = cdf(hi) - cdf(lo - 1)
+    rest = float(cdf(lo.min() - 1) + (0.0 if hi.max() >= n - 1 else special.bdtrc(int(hi.max()), n - 1, p)))
     return lo, hi, mass, rest
 
 

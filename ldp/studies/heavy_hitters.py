@@ -4,7 +4,7 @@ and scored against the truth (:mod:`ldp.evaluation.heavy_hitters`); and precisio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,10 +72,11 @@ class HeavyHitterRun:
 
 
 def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits: int, top_k: int, seed: int = 0,
-                       **params: Any) -> HeavyHitterRun:
-    """Run ``method`` on every user's value (client and server simulated from the stream of ``seed``) and score it."""
+                       progress: Callable[[float], None] | None = None, **params: Any) -> HeavyHitterRun:
+    """Run ``method`` on every user's value (client and server simulated from the stream of ``seed``) and score it;
+    ``progress(fraction)`` after each of the server's rounds."""
     protocol = get_heavy_hitter_method(method, epsilon, bits, top_k, **params)
-    result = protocol.run(values, rng_for(seed, "heavy-hitters", method, float(epsilon)))
+    result = protocol.run(values, rng_for(seed, "heavy-hitters", method, float(epsilon)), progress)
     uniq, counts = np.unique(protocol.validate_values(values), return_counts=True)
     freq = dict(zip(uniq.tolist(), (counts / counts.sum()).tolist(), strict=True))
     true_v, true_f = true_heavy_hitters(values, top_k)
@@ -85,16 +86,20 @@ def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits:
 
 
 def precision_against_users(methods: Sequence[str], users: Sequence[int], values: np.ndarray, *, epsilon: float,
-                            bits: int, top_k: int, seed: int = 0, params: dict[str, dict[str, Any]] | None = None
-                            ) -> pd.DataFrame:
+                            bits: int, top_k: int, seed: int = 0, params: dict[str, dict[str, Any]] | None = None,
+                            progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Scores of each method against the number of users n at one ε: n users drawn (without replacement while
-    there are enough rows) from ``values`` by a stream keyed by n, the same users for every method."""
-    rows = []
+    there are enough rows) from ``values`` by a stream keyed by n, the same users for every method;
+    ``progress(fraction)`` after each method at each n (weighted by n)."""
+    rows, total, done = [], float(sum(int(n) for n in users)) or 1.0, 0.0
     for n in users:
         rng = rng_for(seed, "heavy-hitters", "users", int(n))
         sample = rng.choice(values, size=int(n), replace=int(n) > values.size)
-        table = precision_against_epsilon(methods, [epsilon], sample, bits=bits, top_k=top_k, seed=seed,
-                                          params=params)
+        base = done
+        table = precision_against_epsilon(
+            methods, [epsilon], sample, bits=bits, top_k=top_k, seed=seed, params=params,
+            progress=None if progress is None else (lambda f, base=base, n=n: progress((base + f * int(n)) / total)))
+        done += int(n)
         rows.append(table.assign(users=int(n)))
     out = pd.concat(rows, ignore_index=True)
     out.attrs["skipped"] = rows[0].attrs.get("skipped", []) if rows else []
@@ -103,21 +108,30 @@ def precision_against_users(methods: Sequence[str], users: Sequence[int], values
 
 def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float], values: np.ndarray, *, bits: int,
                               top_k: int, trials: int = 1, seed: int = 0,
-                              params: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
-    """Scores of each method at each ε (mean over ``trials`` seeds): the side-by-side table of the issue."""
+                              params: dict[str, dict[str, Any]] | None = None,
+                              progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Scores of each method at each ε (mean over ``trials`` seeds): the side-by-side table of the issue;
+    ``progress(fraction)`` after each method at each ε."""
     rows, skipped = [], []
+    steps, step = len(methods) * len(epsilons) or 1, 0
     for name in methods:
         try:  # a method that refuses this configuration (e.g. pairs of segments too wide) is left out, named
             get_heavy_hitter_method(name, epsilons[0], bits, top_k, **(params or {}).get(name, {}))
         except LDPError as exc:
             skipped.append(f"{name}: {exc}")
+            step += len(epsilons)
             continue
         for eps in epsilons:
+            step += 1
+            if progress is not None:
+                progress((step - 1) / steps)
             runs = [find_heavy_hitters(name, eps, values, bits=bits, top_k=top_k, seed=seed + t,
                                        **(params or {}).get(name, {})) for t in range(int(trials))]
             mean = {k: float(np.mean([r.scores[k] for r in runs])) for k in runs[0].scores}
             rows.append({"method": name, "epsilon": float(eps), **mean,
                          "candidates probed": runs[0].result.candidates_probed})
+    if progress is not None:
+        progress(1.0)
     table = pd.DataFrame(rows)
     table.attrs["skipped"] = skipped
     return table

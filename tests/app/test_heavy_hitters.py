@@ -1,6 +1,6 @@
 """AppTest: the Heavy hitters page runs PEM on its defaults (synthetic Zipf over 2^24), shows the scores, a round's
-candidates with the detection limit, the found values and the three methods' precision against ε; switching the
-method to the segment product and the data to the flight numbers works; a round can be chosen."""
+candidates with the detection limit, the found values and, once asked for, the methods' precision against ε;
+switching the method to the segment product and the data to the flight numbers works; a round can be chosen."""
 
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ def _page() -> AppTest:
     return at
 
 
+def _compare(at: AppTest) -> None:
+    """Press "Compare every method" when the page asks (a configuration the server has not compared yet)."""
+    button = [b for b in at.button if b.key == "hh_compare"]
+    if button:
+        button[0].click()
+        at.run()
+    assert not at.exception, at.exception
+
+
 def _widget(at: AppTest, key: str):
     return next(w for kind in ("selectbox", "radio", "slider", "number_input", "select_slider")
                 for w in getattr(at, kind) if w.key == key)
@@ -30,6 +39,8 @@ def _widget(at: AppTest, key: str):
 def test_pem_on_the_defaults_and_the_comparison():
     at = _page()
     assert not at.error, [e.value for e in at.error]
+    assert [c.key for c in at.get("plotly_chart")][0] == "hh_round_chart"
+    _compare(at)
     assert [c.key for c in at.get("plotly_chart")] == ["hh_round_chart", "hh_precision_chart"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Rounds (groups)"] == "6"  # γ = 3, η = 4: prefixes of 7, 11, 15, 19, 23, 24 bits
@@ -56,6 +67,7 @@ def test_the_comparison_against_the_number_of_users():
     at = _page()
     next(w for w in at.radio if w.key == "hh_axis").set_value("users")
     at.run()
+    _compare(at)
     assert not at.exception and not at.error
     chart = next(c for c in at.get("plotly_chart") if c.key == "hh_precision_chart")
     assert "against users n" in chart.proto.spec
@@ -86,5 +98,23 @@ def test_found_and_missed_values_read_as_people_name_them():
     assert "flight" in table.columns
     verdict = next(m.value for m in at.markdown if "of the true top" in m.value)
     assert "missed" not in verdict or "missed flight" in verdict
+    _compare(at)
     spec = next(c for c in at.get("plotly_chart") if c.key == "hh_precision_chart").proto.spec
     assert "PEM (prefix extending)" in spec
+
+
+def test_an_epsilon_change_does_not_rerun_the_comparison_against_epsilon():
+    """Issue "Fast everywhere" item 1: the comparison against ε runs every ε anyway, so it is not keyed by the
+    page's ε — once compared, another ε shows it at once, without the button; against n it is keyed by ε."""
+    at = _page()
+    _compare(at)
+    _widget(at, "hh_eps").set_value(4.0)
+    at.run()
+    assert not at.exception
+    assert not [b for b in at.button if b.key == "hh_compare"]
+    assert "hh_precision_chart" in [c.key for c in at.get("plotly_chart")]
+    next(w for w in at.radio if w.key == "hh_axis").set_value("users")
+    _widget(at, "hh_eps").set_value(0.5)
+    at.run()
+    assert [b for b in at.button if b.key == "hh_compare"], "ε = 0.5 against n was never computed"
+    assert "hh_precision_chart" not in [c.key for c in at.get("plotly_chart")]
