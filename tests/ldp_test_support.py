@@ -26,7 +26,8 @@ SIGMAS = 5.0
 
 # Extra parameters that keep exact channels enumerable on small domains (hash prime P ≥ d).
 SMALL_DOMAIN_PARAMS: dict[str, dict] = {"blh": {"prime": 5}, "olh": {"prime": 5}, "l-blh": {"prime": 5},
-                                        "l-olh": {"prime": 5}}
+                                        "l-olh": {"prime": 5},
+                                        "flh": {"pool": 64}}  # FLH: k' · g outputs
 
 
 def kind_of(name: str) -> str:
@@ -188,6 +189,8 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "olh": [mechanism_case("olh", fast="marginals", covariance=False),
             mechanism_case("olh", fast="marginals", covariance=False, g=3)],
     "hr": [mechanism_case("hr", fast="marginals")],
+    "flh": [mechanism_case("flh", fast="marginals", covariance=False),
+            mechanism_case("flh", fast="marginals", covariance=False, pool=200, g=3)],
     "l-grr": [mechanism_case("l-grr")],
     "l-sue": [mechanism_case("l-sue")],
     "l-oue": [mechanism_case("l-oue")],
