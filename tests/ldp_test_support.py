@@ -189,6 +189,8 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "olh": [mechanism_case("olh", fast="marginals", covariance=False),
             mechanism_case("olh", fast="marginals", covariance=False, g=3)],
     "hr": [mechanism_case("hr", fast="marginals")],
+    "hadamard": [mechanism_case("hadamard", fast="marginals"), mechanism_case("hadamard", fast="marginals", t=2),
+                 mechanism_case("hadamard", fast="marginals", t=3)],
     "flh": [mechanism_case("flh", fast="marginals", covariance=False),
             mechanism_case("flh", fast="marginals", covariance=False, pool=200, g=3)],
     "l-grr": [mechanism_case("l-grr")],
