@@ -39,7 +39,7 @@ from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.frequency.grr import grr_probabilities, grr_randomize
 from ldp.mechanisms.frequency.local_hashing import OLH, xxh32_hash
 
-__all__ = ["FLH", "FLH_PAPER", "pool_hash_matrix"]
+__all__ = ["FLH", "FLH_PAPER", "inverse_collisions", "pool_collisions", "pool_hash_matrix"]
 
 FLH_PAPER = ("Cormode, Maddock, Maple — Frequency Estimation under Local Differential Privacy (VLDB 2021), §4.3 "
              "(FLH; the pure-LDP library)")
@@ -81,6 +81,14 @@ def pool_collisions(pool: int, d: int, g: int) -> np.ndarray:
     total /= pool
     total.flags.writeable = False
     return total
+
+
+def inverse_collisions(collisions: np.ndarray, name: str, what: str, remedy: str) -> np.ndarray:
+    """K⁻¹, refusing a collision matrix too ill-conditioned to tell the values apart (``what`` cannot …; ``remedy``)."""
+    if np.linalg.cond(collisions) > MAX_CONDITION:
+        raise InvalidInput(f"{name}: {what} cannot tell {collisions.shape[0]} values apart (the collision matrix is "
+                           f"singular); {remedy}")
+    return np.linalg.inv(collisions)
 
 
 @MECHANISMS.register
@@ -147,13 +155,8 @@ class FLH(FrequencyOracle):
         return q + (p - q) * self.collisions()
 
     def _inverse_collisions(self) -> np.ndarray:
-        def build() -> np.ndarray:
-            k = self.collisions()
-            if np.linalg.cond(k) > MAX_CONDITION:
-                raise InvalidInput(f"{self.name}: a pool of {self.pool} hash functions cannot tell {self.d} values "
-                                   "apart (its collision matrix is singular); use a larger pool")
-            return np.linalg.inv(k)
-        return self._cached("kinv", build)
+        return self._cached("kinv", lambda: inverse_collisions(self.collisions(), self.name, f"a pool of {self.pool} "
+                                                              "hash functions", "use a larger pool"))
 
     # ------------------------------------------------------------------ client
     def report_width(self) -> int:
