@@ -141,6 +141,23 @@ class CountMeanSketch(FrequencyOracle):
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         return []
 
+    def _attack_success(self, prior: np.ndarray) -> float | None:
+        return enumerated_attack_success(self, prior)
+
+
+#: The largest channel (inputs × outputs) the attacker hooks of FLH, CMS, HCMS and the Hadamard mechanism enumerate
+#: when the generic enumeration is switched off (they have no closed form).
+ATTACK_ENUMERATION_CELLS = 1 << 22
+
+
+def enumerated_attack_success(mech: FrequencyOracle, prior: np.ndarray) -> float | None:
+    """Σ_y max_v π_v Pr[y | v] from the exact channel when it has at most ``ATTACK_ENUMERATION_CELLS`` entries, else
+    None (no closed form)."""
+    if mech.d * mech.output_count() > ATTACK_ENUMERATION_CELLS:
+        return None
+    matrix = mech.channel(max_outputs=ATTACK_ENUMERATION_CELLS)[0]
+    return float((prior[:, None] * matrix).max(axis=0).sum())
+
 
 def paper_variance(name: str, epsilon: float, k: int, m: int, n: int, counts_v: np.ndarray,
                    counts: np.ndarray | None) -> np.ndarray:
@@ -276,6 +293,18 @@ class CMS(CountMeanSketch):
         labels = [f"{j} " + " ".join(map(str, p)) for j in range(self.k) for p in patterns.tolist()]
         return out.reshape(self.d, -1), labels
 
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        """Whether the entry at h_j(v) of each report is +1 (the privacy audit's events)."""
+        return reports[np.arange(reports.shape[0]), 1 + self.hash_matrix()[reports[:, 0], v]] == 1
+
+    def _explain_report(self, report_text: str) -> str:
+        fields = report_text.split()
+        plus = [i for i, b in enumerate(fields[1:]) if b == "1"]
+        shown = ", ".join(map(str, plus[:12])) + (", …" if len(plus) > 12 else "")
+        return (f"Hash number {fields[0]} and a randomized ±1 vector of m = {self.m} entries, +1 at cells {{{shown}}}: "
+                f"the user's cell h_{fields[0]}(v) is +1 with probability {_c_cms(self.epsilon)[0]:.3g}, any other "
+                "cell with one minus that.")
+
     def _report_bits(self) -> int:
         return ceil_log2(self.k) + self.m
 
@@ -377,6 +406,16 @@ class HCMS(CountMeanSketch):
         out = np.stack([1.0 / (self.k * self.m) - prob_one, prob_one], axis=-1)
         labels = [f"{j} {ll} {y}" for j in range(self.k) for ll in range(self.m) for y in (0, 1)]
         return out.reshape(self.d, -1), labels
+
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        """Whether each report's bit is v's Hadamard coefficient (the privacy audit's events)."""
+        coef = np.bitwise_count(reports[:, 1] & self.hash_matrix()[reports[:, 0], v]).astype(np.int64) & 1
+        return coef == reports[:, 2]
+
+    def _explain_report(self, report_text: str) -> str:
+        j, row, y = report_text.split()
+        return (f"Hash number {j}, Hadamard row l = {row} and a randomized bit y = {y}: y is the sign of coefficient "
+                f"l of the one-hot vector at h_{j}(v) (0 for +1) with probability {self._keep()[0]:.3g}.")
 
     def _report_bits(self) -> int:
         return ceil_log2(self.k) + ceil_log2(self.m) + 1

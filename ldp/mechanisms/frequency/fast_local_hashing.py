@@ -264,6 +264,11 @@ class FLH(FrequencyOracle):
         labels = [f"{y} {j}" for j in range(self.pool) for y in range(self.g)]
         return m.reshape(self.d, -1), labels
 
+    def _attack_success(self, prior: np.ndarray) -> float | None:
+        if self.d * self.output_count() > 1 << 22:  # no closed form for a finite pool: enumerate small channels only
+            return None
+        return float((prior[:, None] * self.channel(max_outputs=1 << 22)[0]).max(axis=0).sum())
+
     def _report_bits(self) -> int:
         return ceil_log2(self.pool) + ceil_log2(self.g)
 
