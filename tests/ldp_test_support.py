@@ -26,7 +26,9 @@ SIGMAS = 5.0
 
 # Extra parameters that keep exact channels enumerable on small domains (hash prime P ≥ d).
 SMALL_DOMAIN_PARAMS: dict[str, dict] = {"blh": {"prime": 5}, "olh": {"prime": 5}, "l-blh": {"prime": 5},
-                                        "l-olh": {"prime": 5}}
+                                        "l-olh": {"prime": 5},
+                                        # FLH: k' · g outputs; CMS: k · 2^m
+                                        "flh": {"pool": 64}, "cms": {"k": 4, "m": 4}, "hcms": {"k": 4, "m": 4}}
 
 
 def kind_of(name: str) -> str:
@@ -188,6 +190,12 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "olh": [mechanism_case("olh", fast="marginals", covariance=False),
             mechanism_case("olh", fast="marginals", covariance=False, g=3)],
     "hr": [mechanism_case("hr", fast="marginals")],
+    "hadamard": [mechanism_case("hadamard", fast="marginals"), mechanism_case("hadamard", fast="marginals", t=2),
+                 mechanism_case("hadamard", fast="marginals", t=3)],
+    "cms": [mechanism_case("cms")],
+    "hcms": [mechanism_case("hcms"), mechanism_case("hcms", k=4, m=8)],
+    "flh": [mechanism_case("flh", fast="marginals", covariance=False),
+            mechanism_case("flh", fast="marginals", covariance=False, pool=200, g=3)],
     "l-grr": [mechanism_case("l-grr")],
     "l-sue": [mechanism_case("l-sue")],
     "l-oue": [mechanism_case("l-oue")],
