@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.mechanisms.heavy_hitters import HEAVY_HITTERS, HeavyHitterResult
+from ldp.core.registry import PROTOCOLS
+from ldp.mechanisms.heavy_hitters import HeavyHitterResult
 from ldp.studies.heavy_hitters import HeavyHitterRun
 from ldp.viz.style import PALETTE, paired_lines
 
@@ -60,7 +61,7 @@ def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame, thr
 def precision_figure(table: pd.DataFrame, axis: str = "epsilon") -> go.Figure:
     """Precision (solid) and NCR (dotted) of each method against ε or the number of users (``axis="users"``)."""
     name = "ε" if axis == "epsilon" else "users n"
-    table = table.assign(method=[HEAVY_HITTERS.get(m).display_name if m in HEAVY_HITTERS else m
+    table = table.assign(method=[PROTOCOLS.get(m).display_name if m in PROTOCOLS else m
                                  for m in table["method"]])  # the legend names methods as the page does
     fig = paired_lines(table, "method", axis, ("precision", "ncr"),
                        title=f"Heavy hitters found against {name} (precision solid, NCR dotted)",
