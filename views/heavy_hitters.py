@@ -71,18 +71,23 @@ def _run(method: str, eps: float, values: np.ndarray, bits: int, k: int, seed: i
     return find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, **dict(params))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _curves(values: np.ndarray, bits: int, k: int, seed: int, eta: int, segments: int, channels: int, axis: str,
-            eps: float):
+def _curves(values: np.ndarray, data_key: tuple, bits: int, k: int, seed: int, eta: int, segments: int,
+            channels: int, axis: str, eps: float):
+    """Every method side by side (seconds: each method at each ε or n), computed once per configuration for the
+    server, with a progress bar in the main panel while it runs. ``data_key`` names ``values`` (source, bits, n,
+    seed) for the cache."""
     params = {"pem": {"eta": eta}, "segments": {"segments": segments}, "segment-pair": {"segments": segments},
               "multiple-channel": {"channels": channels}}
+    key = ("hh-curves", *data_key, k, seed, eta, segments, channels, axis, eps if axis == "users" else None)
     if axis == "users":
-        return precision_against_users(METHODS, USER_GRID, values, epsilon=eps, bits=bits, top_k=k,
-                                       seed=seed, params=params)
+        label = f"Running every method at ε = {eps:g} for n = {', '.join(f'{n:,}' for n in USER_GRID)}…"
+        return common.cached_with_progress(key, label, lambda progress: precision_against_users(
+            METHODS, USER_GRID, values, epsilon=eps, bits=bits, top_k=k, seed=seed, params=params, progress=progress))
     if values.size > CURVE_USERS:
         values = np.random.default_rng(seed).choice(values, size=CURVE_USERS, replace=False)
-    return precision_against_epsilon(METHODS, CURVE_EPS, values, bits=bits, top_k=k, seed=seed,
-                                     params=params)
+    label = f"Running every method at ε = {', '.join(f'{e:g}' for e in CURVE_EPS)}…"
+    return common.cached_with_progress(key, label, lambda progress: precision_against_epsilon(
+        METHODS, CURVE_EPS, values, bits=bits, top_k=k, seed=seed, params=params, progress=progress))
 
 
 def main() -> None:
@@ -141,9 +146,9 @@ def main() -> None:
     st.dataframe(viz.found_table(run, what), hide_index=True, key="hh_found")
     st.subheader("The methods side by side")
     axis = render(AXIS)
-    with common.friendly_errors("the comparison"), st.spinner("Running every method…"):
-        curves = _curves(values, bits, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)),
-                         int(params.get("channels", 64)), axis, eps)
+    with common.friendly_errors("the comparison"):
+        curves = _curves(values, (source, bits, users), bits, k, seed, int(params.get("eta", 4)),
+                         int(params.get("segments", 4)), int(params.get("channels", 64)), axis, eps)
     for note in curves.attrs.get("skipped", []):
         st.caption(f"Left out of the comparison: {common.plain(note)}")
     if axis == "epsilon":

@@ -4,7 +4,7 @@ and scored against the truth (:mod:`ldp.evaluation.heavy_hitters`); and precisio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,16 +85,22 @@ def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits:
 
 
 def precision_against_users(methods: Sequence[str], users: Sequence[int], values: np.ndarray, *, epsilon: float,
-                            bits: int, top_k: int, seed: int = 0, params: dict[str, dict[str, Any]] | None = None
-                            ) -> pd.DataFrame:
+                            bits: int, top_k: int, seed: int = 0, params: dict[str, dict[str, Any]] | None = None,
+                            progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Scores of each method against the number of users n at one ε: n users drawn (without replacement while
-    there are enough rows) from ``values`` by a stream keyed by n, the same users for every method."""
+    there are enough rows) from ``values`` by a stream keyed by n, the same users for every method. ``progress``
+    receives the share of the work done (0…1, weighted by n) as it goes."""
     rows = []
+    total, done = float(sum(int(n) for n in users)) or 1.0, 0.0
     for n in users:
         rng = rng_for(seed, "heavy-hitters", "users", int(n))
         sample = rng.choice(values, size=int(n), replace=int(n) > values.size)
+        share = int(n) / total
+        inner = (None if progress is None else
+                 (lambda f, start=done, share=share: progress(start + share * f)))
         table = precision_against_epsilon(methods, [epsilon], sample, bits=bits, top_k=top_k, seed=seed,
-                                          params=params)
+                                          params=params, progress=inner)
+        done += share
         rows.append(table.assign(users=int(n)))
     out = pd.concat(rows, ignore_index=True)
     out.attrs["skipped"] = rows[0].attrs.get("skipped", []) if rows else []
@@ -103,14 +109,18 @@ def precision_against_users(methods: Sequence[str], users: Sequence[int], values
 
 def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float], values: np.ndarray, *, bits: int,
                               top_k: int, trials: int = 1, seed: int = 0,
-                              params: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
-    """Scores of each method at each ε (mean over ``trials`` seeds): the side-by-side table of the issue."""
+                              params: dict[str, dict[str, Any]] | None = None,
+                              progress: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """Scores of each method at each ε (mean over ``trials`` seeds): the side-by-side table of the issue.
+    ``progress`` receives the share of the (method, ε) runs done (0…1) after each one."""
     rows, skipped = [], []
+    steps, step = max(len(methods) * len(epsilons), 1), 0
     for name in methods:
         try:  # a method that refuses this configuration (e.g. pairs of segments too wide) is left out, named
             get_heavy_hitter_method(name, epsilons[0], bits, top_k, **(params or {}).get(name, {}))
         except LDPError as exc:
             skipped.append(f"{name}: {exc}")
+            step += len(epsilons)
             continue
         for eps in epsilons:
             runs = [find_heavy_hitters(name, eps, values, bits=bits, top_k=top_k, seed=seed + t,
@@ -118,6 +128,9 @@ def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float],
             mean = {k: float(np.mean([r.scores[k] for r in runs])) for k in runs[0].scores}
             rows.append({"method": name, "epsilon": float(eps), **mean,
                          "candidates probed": runs[0].result.candidates_probed})
+            step += 1
+            if progress is not None:
+                progress(step / steps)
     table = pd.DataFrame(rows)
     table.attrs["skipped"] = skipped
     return table
