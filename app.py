@@ -67,7 +67,8 @@ common.apply_pending_configuration()
 st.markdown("<style>[data-testid='stCaptionContainer'] { color: rgba(49, 51, 63, 0.88); }</style>",
             unsafe_allow_html=True)
 if common.render(common.PRESENT, st.sidebar):  # larger type for a projector (issue 11)
-    st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 1.5rem; }</style>",
+    st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 0.5rem; }"
+                " [data-testid='stMain'] h1 { font-size: 1.9rem; padding: 0 0 0.4rem 0; }</style>",
                 unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn
 common.accessibility()  # charts named by their titles, icon ligatures hidden from screen readers
 common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel

@@ -20,6 +20,7 @@ from ldp.viz import classroom as viz
 from views import common
 
 REFRESH_S = 2
+CHART_HEIGHT = 420  # the live estimate beside the join code and QR code: it ends on a 1280×720 projector
 MECHANISM_NAMES = {name: ldp.MECHANISMS.get(name).display_name for name in CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS}
 KINDS = {"Answer choices": "categorical", "A number": "numeric"}
 SESSION = "classroom_active"   # {"code", "token"} of the class this browser session teaches
@@ -81,22 +82,19 @@ with common.friendly_errors("this class"):
     info = room.public_info(code)
 
 # --------------------------------------------------------------------------- what the projector shows
-if st.get_option("server.address") in ("localhost", "127.0.0.1", "::1"):
-    st.warning("This server listens on this computer only, so phones cannot join yet: restart it with "
-               "`./dev app --classroom` to open it to the lecture hall's network.")
-base = st.text_input("Address students open", reachable_base(st.context.headers.get("host")), key="cls_base",
-                     help="The address of this server on the lecture hall's network (phones cannot open your "
-                          "localhost, so it is replaced by this machine's network address). `./dev app --classroom` "
-                          "listens on every interface; the phones must be on a network that reaches it.")
+# Two columns so that a 1280×720 projector shows everything at once: the join code, link and QR code on the left,
+# the live chart on the right. The address students open is edited below the live view (its widget is drawn there;
+# its value is read here, from the session, to build the link and the QR code).
+base = st.session_state.get("cls_base") or reachable_base(st.context.headers.get("host"))
 with common.friendly_errors("this address"):
     url = join_url(base, code)
-left, right = st.columns([3, 1])
+left, right = st.columns([1, 2], gap="large")
 with left:
     st.markdown(f"### Join code **{code}**")
+    st.image(qr_png(url), caption="Scan to answer", width=200)
     st.markdown(f"Open **{url}** on your phone, or scan the code.")
     st.markdown(f"**Question {info['question_number']}:** {info['question']}  \n"
                 f"{info['mechanism_name']} · ε = {info['epsilon']:g}")
-right.image(qr_png(url), caption="Scan to answer", width=220)
 
 
 @st.fragment(run_every=REFRESH_S)
@@ -107,18 +105,26 @@ def live_view() -> None:
     c1.metric("Reports", summary["reports"])
     c2.metric("Question", summary["question_number"])
     c3.metric("Status", "open" if summary["open"] else "closed")
+    estimate = viz.estimate_figure(summary)
+    estimate.update_layout(height=CHART_HEIGHT - 40)  # without presentation mode: the page's own heading is taller
+    common.show_figure(estimate, key="cls_estimate", main=True, present_height=CHART_HEIGHT,
+                       description="Bars: matrix inversion with 95 % intervals; diamonds: the consistent "
+                                   "estimate (Norm-Sub); dashes: the show of hands, once revealed.")
     st.info(viz.readout(summary))
-    f1, f2 = st.columns(2)
-    with f1:
-        common.show_figure(viz.estimate_figure(summary), key="cls_estimate",
-                           description="Bars: matrix inversion with 95 % intervals; diamonds: the consistent "
-                                       "estimate (Norm-Sub); dashes: the show of hands, once revealed.")
-    with f2:
-        common.show_figure(viz.histogram_figure(summary), key="cls_histogram",
-                           description="What the server received: only randomized reports.")
+    common.show_figure(viz.histogram_figure(summary), key="cls_histogram",
+                       description="What the server received: only randomized reports.")
 
 
-live_view()
+with right:
+    live_view()
+
+if st.get_option("server.address") in ("localhost", "127.0.0.1", "::1"):
+    st.warning("This server listens on this computer only, so phones cannot join yet: restart it with "
+               "`./dev app --classroom` to open it to the lecture hall's network.")
+st.text_input("Address students open", reachable_base(st.context.headers.get("host")), key="cls_base",
+              help="The address of this server on the lecture hall's network (phones cannot open your "
+                   "localhost, so it is replaced by this machine's network address). `./dev app --classroom` "
+                   "listens on every interface; the phones must be on a network that reaches it.")
 
 # --------------------------------------------------------------------------- the teacher's controls
 st.divider()
@@ -165,7 +171,10 @@ with st.expander("Next question"):
 with st.expander("Teacher token"):
     st.caption("Keep it to reopen this class from another browser (Reopen a class). Never share it: it controls "
                "the class.")
-    st.code(token, language=None)
+    # Off by default and not kept: the token is sent to the browser only while this is on, so a projected page
+    # never carries it (not even hidden in the folded expander).
+    if st.toggle("Show the teacher token", value=False, key="cls_show_token"):
+        st.code(token, language=None)
     if st.button("Leave this class (it keeps running)", key="cls_leave"):
         del st.session_state[SESSION]
         st.rerun()

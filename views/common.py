@@ -30,7 +30,7 @@ from ldp.data.synthetic import SYNTHETIC
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.studies import choices, datasets
 from ldp.studies.datasets import Dataset
-from ldp.viz.style import label_log_axes
+from ldp.viz.style import for_projector, label_log_axes
 from views.controls import (
     PRESENT,
     Control,
@@ -49,7 +49,8 @@ __all__ = [
     "estimator_control", "estimator_controls", "estimator_notes", "estimator_picker", "estimator_specs",
     "friendly_errors", "mechanism_controls", "mechanism_picker", "param_control", "parameter_controls",
     "message_area", "open_message_area", "render_parameters", "render_row", "section", "seed_control", "session_gone",
-    "show_figure", "wait_for_button", "cached_with_progress", "is_cached", "precompute", "accessibility",
+    "show_figure", "main_chart_slot", "wait_for_button", "cached_with_progress", "is_cached", "precompute",
+    "accessibility",
 ]
 
 # ε values offered by the ε controls: log-spaced, so small ε gets fine steps (0.05, 0.06, …, 10).
@@ -558,26 +559,53 @@ def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container
                       f"below {SMOOTHNESS_WARN:g}.")
 
 
-def page_heading(title: str, intro: str) -> None:
-    """A page's title and its one-paragraph introduction (left out on a projector, where the chart needs the room)."""
+#: Height (px) of a page's main chart on a projector: with the compact heading and one row of controls above it,
+#: it fits a 1280×720 screen (tests/e2e/test_presentation.py measures it on every page).
+PRESENT_HEIGHT = 440
+#: The key prefix of the container that holds a page's main chart (its element gets the class
+#: ``st-key-main_chart_<chart key>``; a page with tabs may declare one per tab).
+MAIN_CHART_KEY = "main_chart"
+
+
+def page_heading(title: str, intro: str) -> Any:
+    """A page's title and its one-paragraph introduction (left out on a projector, where the chart needs the room).
+    Returns the place of the page's main chart on a projector — an empty container right under the heading, handed
+    to :func:`show_figure` as ``where`` — so that the chart comes first and the explanations follow it."""
     st.title(title)
     if not presenting():
         st.caption(intro)
+    return main_chart_slot()
 
 
-def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "") -> None:
+def main_chart_slot() -> Any:
+    """An empty container here, which :func:`show_figure` (``where=``) fills with the page's main chart when
+    presenting; elsewhere the chart stays where the page draws it."""
+    return st.container()
+
+
+def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "", *,
+                main: bool = False, where: Any = None, present_height: int = PRESENT_HEIGHT) -> None:
     """A chart with an accessible text description and its plotted values as a table. The figure keeps its own
     template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's
     4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is named after the
-    chart (ASCII)."""
+    chart (ASCII).
+
+    On a projector (:func:`presenting`) every figure gets larger type; the page's ``main`` chart is also sized to
+    ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading)."""
     label_log_axes(fig)  # decades, not bare mantissas, on every log axis
-    st.plotly_chart(fig, key=key, theme=None, config={
-        "displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"ldp-{key}"}})
-    if description:
-        st.caption(description)
-    if data is not None:
-        with st.expander("Plotted values (table)"):
-            st.dataframe(data, key=f"{key}_table")
+    on_projector = presenting()
+    if on_projector:
+        for_projector(fig, present_height if main else None)
+    place = where if (on_projector and where is not None) else contextlib.nullcontext()
+    with place, (st.container(key=f"{MAIN_CHART_KEY}_{key}") if main else contextlib.nullcontext()):
+        st.plotly_chart(fig, key=key, theme=None, config={
+            "displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"ldp-{key}"}})
+    with place:
+        if description:
+            st.caption(description)
+        if data is not None:
+            with st.expander("Plotted values (table)"):
+                st.dataframe(data, key=f"{key}_table")
 
 
 #: Settings that travel with every downloaded results table (matched by a control key's last part).

@@ -126,7 +126,7 @@ def comparison(source: str, bits: int, users: int, k: int, seed: int, params: di
 
 
 def main() -> None:
-    common.page_heading("Heavy hitters", INTRO)
+    chart_place = common.page_heading("Heavy hitters", INTRO)
     with st.sidebar:
         st.header("Heavy hitters")
         method = render(METHOD)
@@ -174,7 +174,7 @@ def main() -> None:
     index = min(index, len(res.rounds) - 1)
     table = viz.round_table(res, index, values)
     common.show_figure(viz.round_figure(res, index, table, params.get("threshold")), "hh_round_chart", table,
-                       description=(
+                       main=True, where=chart_place, description=(
         "Bars: the oracle's estimate of each candidate prefix among this round's users (blue: kept for the next "
         "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
         "the detection limit — below it an estimate is indistinguishable from noise."))

@@ -47,7 +47,7 @@ def _run(method: str, source: str, users: int, eps: float, k: int, length: int, 
 
 
 def main() -> None:
-    common.page_heading("Frequent items", INTRO)
+    chart_place = common.page_heading("Frequent items", INTRO)
     with st.sidebar:
         st.header("Frequent items")
         method = render(METHOD)
@@ -71,7 +71,7 @@ def main() -> None:
                 f"**{METHODS[method]}** at ε = {eps:g} found {round(s['precision'] * len(res.items))} of the true "
                 f"top {k}; the estimates' mean squared error is {s['mse']:.2g} (share of users²).")
     common.show_figure(viz.found_items_figure(res, METHODS[method]), "is_found_chart", viz.found_items_table(res),
-                       description=(
+                       main=True, where=chart_place, description=(
         "Grey bars: the true top k (only a simulation knows it); diamonds: what the method found, at its estimate."))
     st.dataframe(viz.found_items_table(res), hide_index=True, key="is_found")
     st.subheader("Why ℓ matters: the lecture's two sources of error")

@@ -130,6 +130,8 @@ def _fmt(table: pd.DataFrame, digits: str = "{:.4g}") -> Any:
 @section
 def definition_section(name: str, epsilon: float, d: int, epsilon_1: float | None) -> None:
     st.subheader("The ε-LDP definition")
+    if common.presenting():  # on a projector the definition's picture comes first, the prose follows it
+        _definition_picture(name, epsilon, d, epsilon_1)
     st.markdown("Each user randomizes their own value before it leaves their device. A randomized algorithm "
                 "A satisfies **ε-local differential privacy** iff for any two inputs x, x′ and any output y")
     st.latex(r"\Pr[A(x) = y] \;\le\; e^{\varepsilon}\,\Pr[A(x') = y].")
@@ -171,6 +173,23 @@ def definition_section(name: str, epsilon: float, d: int, epsilon_1: float | Non
     matrix, labels = _channel(name, epsilon, d, epsilon_1)
     with st.expander("The outputs with the largest ratios"):
         st.dataframe(_fmt(teaching.ratio_table(matrix, labels)), hide_index=True, key="learn_ratio_table")
+
+
+def _definition_picture(name: str, epsilon: float, d: int, epsilon_1: float | None) -> None:
+    """The chosen mechanism's support probabilities as a heatmap: the definition's ratio, p*/q* ≤ e^ε, at a glance."""
+    try:
+        mech = _mechanism(name, epsilon, d, epsilon_1)
+        support = mech.support_probabilities()
+    except (ldp.LDPError, NotImplementedError, AttributeError):
+        return  # the live check below says why
+    values = [str(v) for v in range(d)]
+    fig = viz.probability_heatmap(support, values, values,
+                                  title=f"{mech.display_name}: Pr[report supports u | v], ε = {epsilon:g}",
+                                  x_title="supported value u")
+    common.show_figure(fig, "learn_def_support", viz.heatmap_table(support, values, values), main=True,
+                       present_height=400, description=(
+        f"p* = {mech.p_star:.3g} on the diagonal (the report supports the user's own value), q* = {mech.q_star:.3g} "
+        f"elsewhere: their ratio {mech.p_star / mech.q_star:.3g} is at most e^ε = {math.exp(epsilon):.3g}."))
 
 
 def _she_explanation(mech: ldp.Mechanism) -> None:
@@ -452,9 +471,10 @@ def questions_section(epsilon: float) -> None:
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Learn: local differential privacy, step by step")
-    st.markdown("Based on the lecture *Local Differential Privacy (Part 1)* (Wang, Blocki, Li, Jha — *Locally "
-                "Differentially Private Protocols for Frequency Estimation*, USENIX Security 2017). Every number on "
-                "this page is computed live from the mechanisms in the `ldp` package.")
+    if not common.presenting():  # a projector shows the tabs and the chart, not the introduction
+        st.markdown("Based on the lecture *Local Differential Privacy (Part 1)* (Wang, Blocki, Li, Jha — *Locally "
+                    "Differentially Private Protocols for Frequency Estimation*, USENIX Security 2017). Every number "
+                    "on this page is computed live from the mechanisms in the `ldp` package.")
 
     with st.sidebar:
         st.header("Mechanism for the live sections")

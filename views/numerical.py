@@ -191,12 +191,12 @@ def _metrics_body(data: common.Dataset, truth: np.ndarray, per_method: dict[str,
 
 # --------------------------------------------------------------------------- page
 def main() -> None:
-    st.title("Numerical distributions")
-    st.caption("A numerical column (time of day, temperature, …) collected under local differential privacy, shown "
-               "and scored in its own units, with the square-wave paper's own method: every user reports a value "
-               "drawn near her own (the Square Wave), and the server reconstructs the histogram with EMS (EM with a "
-               "smoothing step). CFO-binning (equal-width bins collected by a categorical frequency oracle) and the "
-               "numerical mechanisms chosen in the sidebar collect the same column for comparison.")
+    chart_place = common.page_heading("Numerical distributions", (
+        "A numerical column (time of day, temperature, …) collected under local differential privacy, shown "
+        "and scored in its own units, with the square-wave paper's own method: every user reports a value "
+        "drawn near her own (the Square Wave), and the server reconstructs the histogram with EMS (EM with a "
+        "smoothing step). CFO-binning (equal-width bins collected by a categorical frequency oracle) and the "
+        "numerical mechanisms chosen in the sidebar collect the same column for comparison."))
     ctl = _controls()
     data: common.Dataset = ctl["data"]
     if not data.numerical:
@@ -244,7 +244,7 @@ def main() -> None:
         fig = viz.density_figure(edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
                                  title=f"True vs estimated density — {lead_label}, {what}")
         table = viz.density_table(edges, truth, first, unit=unit)
-        common.show_figure(fig, "num_density", table, description=(
+        common.show_figure(fig, "num_density", table, main=True, where=chart_place, description=(
             f"Grey bars: the true density of {data.name} (fraction of users per {unit or 'unit'}, bar width = bin "
             f"width); line: the first trial's {lead_label} estimate (non-negative and summing to one: EMS keeps it a "
             "distribution)."))

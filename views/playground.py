@@ -124,6 +124,7 @@ def _results(result: ldp.SimulationResult, data: common.Dataset, chosen: list[st
 def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: list[str], config: dict) -> None:
     numerical = data.numerical
     d = data.d
+    chart_place = common.main_chart_slot()  # on a projector the chart comes first, right under the key controls
     c1, c2, c3, c4 = st.columns([1.3, 1, 1.1, 1.1])
     level = float(render(LEVEL, c1))
     k = int(render(TOPK, c2, d=d))
@@ -163,9 +164,7 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     table = viz.results_table(shown.labels, shown.true, {f"{n} estimate": v for n, v in shown.estimates.items()},
                               shown.intervals, shown.band, level=level, centres=shown.centres)
     bars = (f" error bars on the {mi_name} markers: {pct} intervals for each value;" if "mi" in chosen else "")
-    if presenting:
-        fig.update_layout(height=430, margin={"t": 50, "b": 10})  # the row above and this chart fit 1280×720
-    common.show_figure(fig, "pg_hist", table, description=(
+    common.show_figure(fig, "pg_hist", table, main=True, where=chart_place, description=(
         f"Bars: the true frequency of each of the {len(shown.index):,} values shown; markers: each estimator's "
         f"estimate;{bars} shaded boxes: the {pct} simultaneous band from the {mi_name} estimate, which holds every "
         f"true frequency at once with probability ≥ {pct}. " + " ".join(simultaneous.notes)))

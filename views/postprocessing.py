@@ -174,7 +174,8 @@ def _controls() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- bias and variance
-def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dict[str, dict[str, str]]) -> None:
+def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dict[str, dict[str, str]],
+                   chart_place: Any = None) -> None:
     mech = result.mechanism
     st.subheader("Bias and variance of every value")
     what = f"{mech.display_name}, ε = {mech.epsilon:g}, n = {result.n:,}, {result.trials} trials"
@@ -182,8 +183,8 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dic
     within = "; ".join(f"{name}: {s[f'values with |bias| ≤ {Z:g} SE (%)']:.0f}% of values" for name, s in
                        summary.items())
     fig = viz.bias_figure(table, title=f"Empirical bias per value — {what}", z=Z, **style)
-    common.show_figure(fig, "pp_bias", table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias",
-                                              "bias standard error"]], description=(
+    plotted = table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias", "bias standard error"]]
+    common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, description=(
         f"Lines: for each value, sorted from the most to the least frequent, the mean of the {result.trials} "
         f"estimates minus the true frequency, per estimator; shaded: ±{Z:g} standard errors of that mean. An "
         f"unbiased estimator stays within the band for about 95% of the values ({within})."))
@@ -450,11 +451,11 @@ def _early_stopping(ctl: dict[str, Any], counts: np.ndarray) -> None:
 
 # --------------------------------------------------------------------------- page
 def main() -> None:
-    st.title("Post-processing lab")
-    st.caption("Matrix inversion is unbiased but can be negative and need not sum to one; post-processing makes the "
-               "estimate a distribution at the price of bias. Repeat the same collection many times and see, value "
-               "by value, what each estimator trades — and which one wins for which query (Wang et al., NDSS 2020, "
-               "§V).")
+    chart_place = common.page_heading("Post-processing lab", (
+        "Matrix inversion is unbiased but can be negative and need not sum to one; post-processing makes the "
+        "estimate a distribution at the price of bias. Repeat the same collection many times and see, value "
+        "by value, what each estimator trades — and which one wins for which query (Wang et al., NDSS 2020, "
+        "§V)."))
     ctl = _controls()
     data: common.Dataset = ctl["data"]
     counts, all_timing = ctl["counts"], ctl["timing"]
@@ -507,7 +508,7 @@ def main() -> None:
     style = {"colors": colors, "dashes": dashes}
     with common.friendly_errors("the bias and variance"):
         table = lab.per_value_table(result, data.labels, display)
-        _bias_variance(result, table, style)
+        _bias_variance(result, table, style, chart_place)
     common.estimator_notes(result, data, list(result.estimates))
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated": result.n,
               "mechanism_parameters": dict(result.mechanism.params), "set_value_queries": SET_QUERIES,

@@ -109,17 +109,21 @@ def _poison(epsilon: float, d: int, r: int, seed: int) -> tuple[list[dict[str, A
 @section
 def shuffle_section() -> None:
     st.subheader("1 · What if the reports are shuffled before we see them?")
-    st.markdown("A trusted shuffler removes who sent which report. The server then sees a multiset of n reports, "
-                "and each user hides among the others: the collection as a whole is **(ε, δ)-differentially "
-                "private with a central ε far below the local ε₀**. Bounds of Feldman, McMillan & Talwar "
-                "(*Hiding among the clones*, FOCS 2021) — their closed form and their numerical analysis (an upper "
-                "and a lower bound, computed here with every interval summed) — and, for GRR, Balle et al.'s "
-                "privacy blanket (CRYPTO 2019).")
+    presenting = common.presenting()  # on a projector: the controls, then the chart; the prose and numbers below
+    shuffle_intro = ("A trusted shuffler removes who sent which report. The server then sees a multiset of n reports, "
+        "and each user hides among the others: the collection as a whole is **(ε, δ)-differentially "
+        "private with a central ε far below the local ε₀**. Bounds of Feldman, McMillan & Talwar "
+        "(*Hiding among the clones*, FOCS 2021) — their closed form and their numerical analysis (an upper "
+        "and a lower bound, computed here with every interval summed) — and, for GRR, Balle et al.'s "
+        "privacy blanket (CRYPTO 2019).")
+    if not presenting:
+        st.markdown(shuffle_intro)
     c1, c2, c3, c4 = st.columns(4)
     epsilon0 = float(render(SH_EPS0, c1))
     delta = float(render(SH_DELTA, c2))
     n = int(render(SH_N, c3))
     d = int(render(SH_D, c4))
+    chart_place = common.main_chart_slot()
     b = _bounds(n, epsilon0, delta, d)
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Central ε, numerical upper bound", f"{b.upper:.4g}")
@@ -131,8 +135,11 @@ def shuffle_section() -> None:
         st.caption(f"The closed form holds only for ε₀ ≤ log(n / (16 log(2/δ))) = {limit:.3g}; it says nothing "
                    "here, so no number is shown.")
     fig, table = viz.shuffle_figure(_curve(epsilon0, delta, d))
-    common.show_figure(fig, "priv_shuffle_chart", table,
-                       f"Central ε of n shuffled ε₀ = {epsilon0:g} reports at δ = {delta:.0e}, for n from 10³ to 10⁷.")
+    common.show_figure(fig, "priv_shuffle_chart", table, main=True, where=chart_place, present_height=370,
+                       description=f"Central ε of n shuffled ε₀ = {epsilon0:g} reports at δ = {delta:.0e}, for n "
+                                   "from 10³ to 10⁷.")
+    if presenting:
+        st.markdown(shuffle_intro)
     st.markdown("#### The inverse: how much local noise can we drop for a promised central ε?")
     target = float(render(SH_TARGET))
     rows = _error_bought(target, n, delta, d)
@@ -232,8 +239,8 @@ def poisoning_section() -> None:
                 "mass, most where the attack promoted most.")
 
 
-st.title("Privacy questions")
-st.caption("Four questions beyond the error of one collection. Each section has its own controls.")
+common.page_heading("Privacy questions", "Four questions beyond the error of one collection. Each section has its "
+                    "own controls.")
 shuffle_section()
 st.divider()
 audit_section()

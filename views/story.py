@@ -25,7 +25,10 @@ CONTROLS = (*DATA, *MECH, USERS, SEED)
 #: Short tab labels, so all six fit one row at 1280 px (the steps' full titles head their charts and the report).
 TABS = ("1 · Your data", "2 · One report", "3 · The histogram", "4 · Post-processing", "5 · Users or ε needed",
         "The report")
-CHART_HEIGHT = 400  # with the controls row and the sentence above it, the chart ends on a 720 px screen
+CHART_HEIGHT = 400
+#: On a projector (larger type): with the controls row, the tabs and a step's sentence above it, the chart ends on a
+#: 1280×720 screen (tests/e2e/test_presentation.py measures every step).
+PRESENT_HEIGHT = 340
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -63,7 +66,8 @@ def main() -> None:
         with tab:
             st.markdown(step.sentence)
             fig.update_layout(height=CHART_HEIGHT, margin={"t": 50, "b": 40})
-            common.show_figure(fig, f"story_chart_{step.number}", step.table)
+            common.show_figure(fig, f"story_chart_{step.number}", step.table, main=True,
+                               present_height=PRESENT_HEIGHT)
             if step.number == 4:
                 for warning in story.warnings:
                     st.warning(common.plain(warning))

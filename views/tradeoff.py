@@ -263,12 +263,14 @@ def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: 
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Trade-off curves")
-    st.markdown(
-        "How fast does each mechanism's error fall as the privacy budget ε grows, and where does one "
-        "mechanism overtake another? The dotted curves are the closed-form error of matrix inversion (MI), "
-        "available at once; **Run sweep** adds simulated curves — the mean over repeated trials with a 95 % "
-        "confidence band — for every mechanism × estimator. Below: the ε or number of users a target error "
-        "needs, and the error against the success of an attacker who guesses a user's value from their report.")
+    if not common.presenting():  # a projector shows the chart first; the introduction is for reading
+        st.markdown(
+            "How fast does each mechanism's error fall as the privacy budget ε grows, and where does one "
+            "mechanism overtake another? The dotted curves are the closed-form error of matrix inversion (MI), "
+            "available at once; **Run sweep** adds simulated curves — the mean over repeated trials with a 95 % "
+            "confidence band — for every mechanism × estimator. Below: the ε or number of users a target error "
+            "needs, and the error against the success of an attacker who guesses a user's value from their report.")
+    chart_place = common.main_chart_slot()  # on a projector the curves come right under the title
     ctl = _controls()
     data: common.Dataset = ctl["data"]
     mechanisms, estimators, axis, metric = ctl["mechanisms"], ctl["estimators"], ctl["axis"], ctl["metric"]
@@ -381,9 +383,9 @@ def main() -> None:
     sim_words = ("Solid and dashed lines are the simulated means over trials with shaded 95 % bands; "
                  if summary is not None else "")
     common.show_figure(
-        fig, "to_fig_curves", plotted,
-        f"{sim_words}dotted lines are the closed-form {V.metric_label(metric)} of MI on log–log axes, one colour per "
-        f"mechanism. {V.describe_crossings(crossings, axis) if axis != 'users' else n_words}")
+        fig, "to_fig_curves", plotted, main=True, where=chart_place, description=(
+            f"{sim_words}dotted lines are the closed-form {V.metric_label(metric)} of MI on log–log axes, one colour "
+            f"per mechanism. {V.describe_crossings(crossings, axis) if axis != 'users' else n_words}"))
     if crossings:
         with st.expander("Crossovers (closed form)"):
             st.dataframe(V.crossings_table(crossings, axis), hide_index=True, key="to_crossings")

@@ -40,12 +40,17 @@ def _check(mechanism: str, epsilon: float, d: int, seed: int) -> dict:
 
 
 def main() -> None:
-    common.page_heading("Means of vectors", INTRO)
+    chart_place = common.page_heading("Means of vectors", INTRO)
+    presenting = common.presenting()
+    if presenting:  # on a projector ε goes right above the chart, the summary table below it
+        eps = float(render(EPS, chart_place))
     st.subheader("The lecture's summary")
     st.dataframe(study.LECTURE_SUMMARY, hide_index=True, key="vm_summary")
-    eps = float(render(EPS))
+    if not presenting:
+        eps = float(render(EPS))
     table = study.variance_against_d(eps, DIMS)
-    common.show_figure(viz.variance_against_d_figure(table, eps), "vm_chart", table, description=(
+    common.show_figure(viz.variance_against_d_figure(table, eps), "vm_chart", table, main=True, where=chart_place,
+                       description=(
         "Closed-form worst case over x ∈ [−1, 1]^d of one user's variance per coordinate; the mean's MSE is this "
         "over n. Dotted: split the budget (grows like d²); solid: sample coordinates (like d); dashed: Duchi."))
     at_16 = table[table["d"] == 16].set_index("mechanism")["worst-case variance"]

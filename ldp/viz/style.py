@@ -12,7 +12,10 @@ import plotly.graph_objects as go
 # Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-__all__ = ["PALETTE", "label_log_axes", "paired_lines"]
+__all__ = ["PALETTE", "PROJECTOR_FONT", "for_projector", "label_log_axes", "paired_lines"]
+
+#: Type sizes (px) of a figure shown on a projector: body and ticks, axis titles, the figure's title.
+PROJECTOR_FONT = {"body": 17, "axis": 18, "title": 21}
 
 
 def plain_text(value: object) -> str:
@@ -84,4 +87,16 @@ def paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str],
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
     if log_y:
         fig.update_yaxes(type="log")
+    return fig
+
+
+def for_projector(fig: Any, height: int | None = None) -> Any:
+    """``fig`` restyled for a projector: larger type (:data:`PROJECTOR_FONT`), tighter margins and, when given,
+    a fixed ``height`` in pixels (so the chart fits the screen under the page's heading and controls)."""
+    fig.update_layout(font={"size": PROJECTOR_FONT["body"]}, title_font_size=PROJECTOR_FONT["title"],
+                      margin={"t": 60, "b": 10, "l": 10, "r": 10})
+    fig.update_xaxes(title_font_size=PROJECTOR_FONT["axis"], tickfont_size=PROJECTOR_FONT["body"])
+    fig.update_yaxes(title_font_size=PROJECTOR_FONT["axis"], tickfont_size=PROJECTOR_FONT["body"])
+    if height is not None:
+        fig.update_layout(height=height)
     return fig

@@ -162,8 +162,8 @@ def launch_chromium(playwright, executable: str):
     return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
 
 
-def new_page(browser):
-    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+def new_page(browser, viewport: dict | None = None):
+    context = browser.new_context(viewport=viewport or VIEWPORT, locale="en-US")
     context.add_init_script(_RUN_COUNTER_JS)
     page = context.new_page()
     page.set_default_timeout(RENDER_TIMEOUT_MS)

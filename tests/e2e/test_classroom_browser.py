@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from e2e_harness import SCREENSHOTS, open_page, screenshot, wait_idle
+from e2e_harness import CHART, ROOT, SCREENSHOTS, new_page, open_page, screenshot, wait_idle
 from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "classroom"))
@@ -303,3 +304,40 @@ def test_without_javascript_the_page_says_why_it_needs_it(browser, classroom_ser
         context.close()
     assert "This page needs JavaScript" in text and "on this phone" in text
     assert "Loading…" not in text
+
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["presenting", "normal"])
+def test_the_teacher_view_fits_1280x720_and_keeps_the_token_off_screen(browser, classroom_server, present):
+    """Issue "The lecture hall on a real projector", item 3: the live chart beside the join code and QR code, inside a
+    1280x720 screen on first load; the teacher token is nowhere in the page (not even in the folded expander) until
+    the teacher turns "Show the teacher token" on."""
+    created = _create(classroom_server, {"question": "Tea or coffee?", "labels": ["Tea", "Coffee"],
+                                         "mechanism": "grr", "epsilon": 1.0})
+    code, token = created["code"], created["teacher_token"]
+    page = new_page(browser, {"width": 1280, "height": 720})
+    try:
+        page.goto(f"{classroom_server.url}/")   # app.py's st.navigation must have run once (see tests/e2e)
+        open_page(page, classroom_server, "classroom", query="present=true" if present else "")
+        page.get_by_role("tab", name="Reopen a class").click()
+        page.get_by_label("Join code").fill(code)
+        page.get_by_label("Teacher token").fill(token)
+        page.get_by_role("button", name="Reopen").click()
+        page.wait_for_selector(f"text=Join code {code}")
+        page.locator(CHART).first.locator(".main-svg").first.wait_for(state="visible")
+        wait_idle(page)
+        assert page.evaluate("() => window.scrollY") == 0
+        box = page.locator('[class*="st-key-main_chart"] .js-plotly-plot').first.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+        qr = page.locator('[data-testid="stImage"] img').first.bounding_box()
+        assert qr is not None and qr["x"] + qr["width"] <= box["x"], (qr, box)  # side by side: QR left of the chart
+        assert qr["y"] + qr["height"] <= 720, qr
+        assert token not in page.content() and token not in page.inner_text("body"), "the token is on the page"
+        if present and os.environ.get("LDP_UPDATE_SCREENSHOTS") == "1":
+            page.screenshot(path=str(ROOT / "docs" / "screenshots" / "present-classroom-1280x720.png"))
+        screenshot(page, f"classroom-teacher-1280x720-{'present' if present else 'normal'}", full_page=False)
+        page.get_by_text("Teacher token", exact=True).click()  # the teacher can still see it, on purpose
+        page.get_by_text("Show the teacher token").click()
+        page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=token, timeout=20_000)
+    finally:
+        page.context.close()
