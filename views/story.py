@@ -18,8 +18,9 @@ from views.controls import Control, render
 
 DATA = common.data_controls("story_data")
 MECH = common.mechanism_controls("story_mech", eps_key="story_eps")
-USERS = Control("story_users", "number_input", "Users n", 200_000, min_value=100, max_value=10**9, step=50_000,
-                help="How many people would send a report.")
+USERS = Control("story_users", "number_input", "Users n", min_value=100, max_value=10**9, step=50_000,
+                depends=lambda origin, rows: {"default": max(100, int(rows)) if origin == "table" else 200_000},
+                help="How many people would send a report (an uploaded file: its rows, until you change it).")
 SEED = common.seed_control("story_seed")
 CONTROLS = (*DATA, *MECH, USERS, SEED)
 #: Short tab labels, so all six fit one row at 1280 px (the steps' full titles head their charts and the report).
@@ -53,7 +54,7 @@ def main() -> None:
         st.header("More settings")
         mech = render(MECH.mechanism, row[0])
         eps = float(render(MECH.epsilon, row[1]))
-        n = int(render(USERS, row[2]))
+        n = int(render(USERS, row[2], origin=data.origin, rows=data.rows))
         params = common.mechanism_extras(MECH, mech, eps)
         seed = int(render(SEED))
     with common.friendly_errors("the story"), st.spinner("Simulating the collections…"):

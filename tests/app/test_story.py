@@ -56,3 +56,16 @@ def test_a_bad_setting_is_explained_in_the_main_panel():
                 "story_data_mix": "0.5*nonsense(1)"})
     assert at.main.error, "the refusal belongs in the main panel"
     assert not at.get("plotly_chart")
+
+
+def test_an_uploaded_file_is_its_own_population():
+    """Issue "lecture hall" item 2 on the Story: an upload's rows are the users until n is changed (it used to tell
+    the story of 200,000 users whatever the file held)."""
+    at = _page({"story_data_source": "Upload"})
+    rows = 800
+    raw = ("dest\n" + "".join(f"{['BOS', 'ATL', 'ORD', 'LAX'][i % 4]}\n" for i in range(rows))).encode()
+    next(u for u in at.file_uploader if u.key == "story_data_upload").set_value(("survey.csv", raw, "text/csv"))
+    at.run()
+    assert not at.exception, at.exception
+    assert next(w for w in at.number_input if w.key == "story_users").value == rows
+    assert any("800" in s for s in _sentences(at)), _sentences(at)[:2]
