@@ -78,6 +78,7 @@ def kill_and_restart(tmp_path: Path) -> dict:
             "restart_s": restart_s, "accepts_after_restart": accepts}
 
 
+@pytest.mark.slow  # seconds: left out of ./dev test --fast, run by the full suite
 @pytest.mark.skipif(os.name != "posix", reason="SIGKILL of a subprocess needs POSIX")
 def test_every_acknowledged_report_survives_a_kill(tmp_path):
     r = kill_and_restart(tmp_path)

@@ -97,6 +97,7 @@ def test_poison_refuses_an_unbounded_number_of_trials() -> None:
                        "--betas", 0.5, timeout=60), "fake users")
 
 
+@pytest.mark.slow  # seconds: left out of ./dev test --fast, run by the full suite
 def test_itemsets_refuses_the_exact_engine_over_a_huge_domain(tmp_path: Path) -> None:
     """`ldp itemsets` on 200,000 distinct items: every OLH report checked against every item, for minutes."""
     path = tmp_path / "baskets.txt"
@@ -108,11 +109,13 @@ def test_itemsets_refuses_the_exact_engine_over_a_huge_domain(tmp_path: Path) ->
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow  # seconds: left out of ./dev test --fast, run by the full suite
 def test_sigterm_stops_a_long_poison_simulation(tmp_path: Path) -> None:
     sigterm_after(tmp_path, "poison", "-m", "oue", "-e", 1, "-d", 20, "--targets", "1,2", "--users", 20000,
                   "--trials", 6000)
 
 
+@pytest.mark.slow  # seconds: left out of ./dev test --fast, run by the full suite
 def test_sigterm_stops_a_long_itemsets_collection(tmp_path: Path) -> None:
     path = tmp_path / "baskets.txt"
     path.write_text("\n".join(f"i{3 * u} i{3 * u + 1} i{3 * u + 2}" for u in range(35_000)) + "\n")

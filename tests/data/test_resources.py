@@ -43,6 +43,7 @@ def test_olh_at_a_large_epsilon_stays_small():
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
+@pytest.mark.slow  # seconds: left out of ./dev test --fast, run by the full suite
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
 def test_a_compression_bomb_is_refused_before_it_expands():
     """Issue 10 item 1: a 261 KB gzip upload took the server from 227 MB to 7.6 GB. A ~1 MB gzip of 1 GB of text is

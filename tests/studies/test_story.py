@@ -120,6 +120,7 @@ def test_bad_settings_are_refused_with_the_reason(flights, kwargs, reason):
         tell_story(flights.counts, flights.labels, **args)
 
 
+@pytest.mark.slow  # seconds: left out of ./dev test --fast, run by the full suite
 def test_every_one_time_and_longitudinal_oracle_tells_a_story(flights):
     for cls in ldp.mechanisms_of("frequency"):
         story = tell_story(flights.counts, flights.labels, name="dest", mechanism=cls.name, epsilon=2.0, n=20_000,
