@@ -18,8 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.studies import choices
-from ldp.studies import lecture as teaching
+from ldp.studies import choices, lecture
 from ldp.viz import lecture as viz
 from views import common
 from views.controls import Control, render
@@ -95,8 +94,8 @@ def _channel(name: str, epsilon: float, d: int, epsilon_1: float | None) -> tupl
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _privacy_check(name: str, epsilon: float, d: int, epsilon_1: float | None) -> teaching.PrivacyCheck:
-    return teaching.privacy_check(_mechanism(name, epsilon, d, epsilon_1))
+def _privacy_check(name: str, epsilon: float, d: int, epsilon_1: float | None) -> lecture.PrivacyCheck:
+    return lecture.privacy_check(_mechanism(name, epsilon, d, epsilon_1))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -106,18 +105,18 @@ def _support_probabilities(name: str, epsilon: float, d: int, epsilon_1: float |
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _warner_simulate(n_yes: int, n_no: int, t: float, seed: int) -> teaching.WarnerSimulation:
-    return teaching.warner_simulate(n_yes, n_no, t, seed=seed, classes=WARNER_CLASSES)
+def _warner_simulate(n_yes: int, n_no: int, t: float, seed: int) -> lecture.WarnerSimulation:
+    return lecture.warner_simulate(n_yes, n_no, t, seed=seed, classes=WARNER_CLASSES)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _one_user(value: int, d: int, epsilon: float, seed: int, epsilon_1: float | None) -> pd.DataFrame:
-    return teaching.one_user_reports(value, d, epsilon, seed=seed, epsilon_1=epsilon_1)
+    return lecture.one_user_reports(value, d, epsilon, seed=seed, epsilon_1=epsilon_1)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _k_of_q_simulation(epsilon: float, questions: int, n: int, ks: tuple[int, ...], seed: int) -> pd.DataFrame:
-    return teaching.k_of_q_simulation(epsilon, questions, n, ks, d=SIM_D, trials=SIM_TRIALS, seed=seed)
+    return lecture.k_of_q_simulation(epsilon, questions, n, ks, d=SIM_D, trials=SIM_TRIALS, seed=seed)
 
 
 def _fmt(table: pd.DataFrame, digits: str = "{:.4g}") -> Any:
@@ -172,7 +171,7 @@ def definition_section(name: str, epsilon: float, d: int, epsilon_1: float | Non
             st.caption(note)
     matrix, labels = _channel(name, epsilon, d, epsilon_1)
     with st.expander("The outputs with the largest ratios"):
-        st.dataframe(_fmt(teaching.ratio_table(matrix, labels)), hide_index=True, key="learn_ratio_table")
+        st.dataframe(_fmt(lecture.ratio_table(matrix, labels)), hide_index=True, key="learn_ratio_table")
 
 
 def _definition_picture(name: str, epsilon: float, d: int, epsilon_1: float | None) -> None:
@@ -193,7 +192,7 @@ def _definition_picture(name: str, epsilon: float, d: int, epsilon_1: float | No
 
 
 def _she_explanation(mech: ldp.Mechanism) -> None:
-    info = teaching.she_privacy(mech)
+    info = lecture.she_privacy(mech)
     st.info("SHE's reports are **continuous** (the one-hot vector plus Laplace noise on every coordinate), so "
             "there is no finite channel to enumerate: the check is a bound on the density ratio.")
     st.latex(r"f(y \mid v) = \prod_{j=1}^{d} \frac{1}{2b}\, e^{-|y_j - \mathbb{1}[j = v]|/b}, \qquad b = 2/\varepsilon")
@@ -225,7 +224,7 @@ def warner_section() -> None:
     source = render(W_SOURCE)
     c1, c2, c3 = st.columns(3)
     if source == "election":  # Warner's question on real data: the bundled ANES 1996 survey
-        real = teaching.warner_real_class()
+        real = lecture.warner_real_class()
         n, n_yes = real.n, real.n_yes
         c1.metric("People in the survey", f"{n:,}")
         c2.metric("…truly 'yes'", f"{n_yes:,}", help=real.question)
@@ -236,8 +235,8 @@ def warner_section() -> None:
         n_yes = int(render(W_YES, c2, n=n))
     t = float(render(W_T, c3))
     n_no = n - n_yes
-    a, b = teaching.warner_probabilities(t)
-    eps = teaching.warner_epsilon(t)
+    a, b = lecture.warner_probabilities(t)
+    eps = lecture.warner_epsilon(t)
     st.latex(rf"\Pr[\text{{yes}}\mid\text{{yes}}] = t + \tfrac{{1-t}}{{2}} = {a:.4g},\qquad "
              rf"\Pr[\text{{yes}}\mid\text{{no}}] = \tfrac{{1-t}}{{2}} = {b:.4g}")
     st.latex(rf"e^{{\varepsilon}} = \frac{{\Pr[\text{{yes}}\mid\text{{yes}}]}}{{\Pr[\text{{yes}}\mid\text{{no}}]}} = "
@@ -245,9 +244,9 @@ def warner_section() -> None:
     if abs(t - 0.5) < 1e-9:
         st.caption("With the lecture's fair coin, e^ε = 0.75/0.25 = 3, i.e. ε = ln 3 ≈ 1.0986.")
     st.caption(f"Here the coin sets ε (= {eps:.4g}); the sidebar's ε drives the other sections, not this one.")
-    table = teaching.warner_expected_table(n_yes, n_no, t)
+    table = lecture.warner_expected_table(n_yes, n_no, t)
     yes = float(table["→ yes"].sum())
-    estimate = teaching.warner_estimate(yes, n, t)
+    estimate = lecture.warner_estimate(yes, n, t)
     st.markdown("**Expected answers** (the lecture's table; truthful + random):")
     st.dataframe(_fmt(table.reset_index(), "{:.4g}"), hide_index=True, key="learn_warner_expected")
     m1, m2, m3 = st.columns(3)
@@ -378,14 +377,14 @@ def comparison_section(epsilon: float) -> None:
     n = int(render(CMP_N, c2))
     st.caption(f"ε = {epsilon:g} (sidebar). Var[c̃(i)]/n is the variance of an estimated count divided by n "
                "(= n·Var[f̂(i)]) for a value of negligible frequency; lower is better.")
-    table = teaching.comparison_table(epsilon, d, n)
+    table = lecture.comparison_table(epsilon, d, n)
     best = table.loc[table["best"], "mechanism"].tolist()
 
     def highlight(row: pd.Series) -> list[str]:
         return ["background-color: #CCE8DE; font-weight: bold" if row["best"] else ""] * len(row)
 
     st.dataframe(_fmt(table.drop(columns=["name"])).apply(highlight, axis=1), hide_index=True, key="learn_cmp_table")
-    rule = teaching.de_rule(epsilon, d)
+    rule = lecture.de_rule(epsilon, d)
     st.markdown("**The lecture's rule** (DE's variance beats OUE/OLH's exactly when d − 2 + e^ε < 4e^ε):")
     st.latex(r"\text{if } d < 3e^{\varepsilon} + 2 \text{ use DE (GRR), else OLH (if communication matters) or OUE}")
     st.success(rule.message)
@@ -415,13 +414,13 @@ def questions_section(epsilon: float) -> None:
     q = int(render(Q, c1))
     n = int(render(Q_N, c2))
     grid = np.asarray(common.EPS_GRID)
-    curves = teaching.split_vs_partition_curves(q, n, grid)
-    split, part = teaching.split_vs_partition_variance(epsilon, q, n)
+    curves = lecture.split_vs_partition_curves(q, n, grid)
+    split, part = lecture.split_vs_partition_variance(epsilon, q, n)
     m1, m2, m3 = st.columns(3)
     m1.metric(f"Split the budget (ε/{q} each)", f"{float(split):.3g}")
     m2.metric(f"Partition users (n/{q} each)", f"{float(part):.3g}")
     m3.metric("split / partition", f"{float(split) / float(part):.3g}")
-    st.markdown(teaching.split_vs_partition_conclusion(epsilon, q, n, grid))
+    st.markdown(lecture.split_vs_partition_conclusion(epsilon, q, n, grid))
     ratio = curves["split / partition"]
     common.show_figure(viz.split_vs_partition_figure(curves, epsilon=epsilon, questions=q, n=n), "learn_q_fig", curves,
                        description=("Two curves of the per-question variance against ε (both axes logarithmic); "
@@ -440,15 +439,15 @@ def questions_section(epsilon: float) -> None:
         if n < q:
             st.error(f"Every question needs at least one answer: raise n above Q = {q}.")
             return
-        table = teaching.k_of_q_table(epsilon, q, n, d=SIM_D)
+        table = lecture.k_of_q_table(epsilon, q, n, d=SIM_D)
         best = int(table.loc[table["vs best K"].idxmin(), "K"])
         mine = table.set_index("K").loc[k]
         common.show_figure(viz.k_of_q_figure(table, epsilon=epsilon, questions=q, n=n), "learn_kq_fig", table,
                            description=(f"Per-question variance against K, {SIM_D} equally frequent values per "
                                         "question: the lecture's formula (dashed) and the exact variance with the "
                                         "answerers' sampling (solid)."))
-        st.markdown(f"At ε = {epsilon:g}, the best K is **{best}** ({teaching.k_of_q_label(q, best)}); K = {k} "
-                    f"({teaching.k_of_q_label(q, k)}) has {mine['vs best K']:.3g}× its variance.")
+        st.markdown(f"At ε = {epsilon:g}, the best K is **{best}** ({lecture.k_of_q_label(q, best)}); K = {k} "
+                    f"({lecture.k_of_q_label(q, k)}) has {mine['vs best K']:.3g}× its variance.")
     ks = tuple(sorted({1, k, q}))
     seed = _simulated("Verify by simulation", Q_SEED, "Simulate the strategies", "learn_q_sim", (epsilon, q, n, k),
                       f"Runs {SIM_TRIALS} collections of one question (OLH, fast engine, {SIM_D} equally frequent "
@@ -462,7 +461,7 @@ def questions_section(epsilon: float) -> None:
     with st.spinner("Simulating…"):
         result = _k_of_q_simulation(epsilon, q, n, ks, seed)
     st.dataframe(_fmt(result), hide_index=True, key="learn_q_sim_table")
-    rel = teaching.variance_relative_se(SIM_TRIALS + 1, SIM_D)
+    rel = lecture.variance_relative_se(SIM_TRIALS + 1, SIM_D)
     st.caption(f"The simulated errors should match the closed form within a few × {rel:.1%} (the relative "
                f"standard error of a mean squared error from {SIM_TRIALS} trials and {SIM_D} values); the lecture's "
                "formula ignores the f(1 − f) terms and OLH's integer g, so it differs.")

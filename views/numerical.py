@@ -22,7 +22,7 @@ import streamlit as st
 import ldp
 from ldp.mechanisms.numerical.square_wave import mutual_information_b, mutual_information_bound
 from ldp.studies import choices, cost
-from ldp.studies import comparison as lab
+from ldp.studies import comparison as study
 from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean
 from ldp.viz import distributions as viz
 from ldp.viz.style import PALETTE
@@ -88,21 +88,21 @@ def _simulate(mechanism: str, epsilon: float, counts: np.ndarray, engine: str, t
               seed: int, params: tuple = ()) -> ldp.SimulationResult:
     """``trials`` collections of the bucketized column by CFO-binning's oracle; keyed by every input."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return lab.run_trials(mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
+    return study.run_trials(mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, counts: np.ndarray, edges: np.ndarray,
                         engine: str, trials: int, seed: int, params: tuple = (),
                         reconstruction_params: tuple = ()) -> np.ndarray:
-    return lab.simulate_numerical(name, reconstruction, epsilon, counts, edges, engine=engine, trials=trials,
+    return study.simulate_numerical(name, reconstruction, epsilon, counts, edges, engine=engine, trials=trials,
                                   seed=seed, params=dict(params), reconstruction_params=dict(reconstruction_params))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas: tuple[float, ...],
              seed: int) -> dict[str, np.ndarray]:
-    return lab.numerical_metrics(edges, truth, estimates, alphas, seed=seed, queries=RANGE_QUERIES)
+    return study.numerical_metrics(edges, truth, estimates, alphas, seed=seed, queries=RANGE_QUERIES)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -161,17 +161,17 @@ def _metrics_body(data: common.Dataset, truth: np.ndarray, per_method: dict[str,
     edges = np.asarray(data.edges, dtype=np.float64)
     lead_label, lead = next(iter(per_method.items()))
     per_trial = {label: _metrics(edges, truth, est, alphas, seed) for label, est in per_method.items()}
-    table = lab.numerical_summary(per_trial[lead_label], data.unit)
+    table = study.numerical_summary(per_trial[lead_label], data.unit)
     st.dataframe(table, key="num_metrics", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4g") for c in ("mean over trials", "± SE")})
     unit = data.unit or "the data's units"
     st.caption(f"{lead_label}: mean over {trials} trial(s) against the true histogram (square-wave paper §3). "
                f"Wasserstein-1 and the errors of the mean and the deciles are in {unit}, the variance error in "
-               f"{unit} squared, KS and range queries in fractions of users. " + lab.NUMERICAL_PROJECTION)
+               f"{unit} squared, KS and range queries in fractions of users. " + study.NUMERICAL_PROJECTION)
     if not alphas:
         st.caption("No range-query width chosen: pick one or more α above to add range queries.")
     st.markdown(f"**Deciles** (in real units) — {lead_label}")
-    deciles = lab.quantile_table(edges, truth, lead)
+    deciles = study.quantile_table(edges, truth, lead)
     st.dataframe(deciles, key="num_deciles", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4g")
                                 for c in ("true", "estimated (trial 1)", "mean absolute error")})
@@ -186,7 +186,7 @@ def _metrics_body(data: common.Dataset, truth: np.ndarray, per_method: dict[str,
     st.caption(f"Mean over {trials} trial(s) of each method on the same population (same ε, n, seed and "
                "random range queries); lower is better everywhere. Units as in the table above. Each column is the "
                "method's own output after the reconstruction its name gives (CFO-binning: MI + Norm-Sub). "
-               + lab.NUMERICAL_PROJECTION)
+               + study.NUMERICAL_PROJECTION)
 
 
 # --------------------------------------------------------------------------- page
@@ -209,7 +209,7 @@ def main() -> None:
         sw = ldp.get_mechanism(LEAD[0], eps, data.d, **ctl["lead"])
         ldp.get_estimator(LEAD[1], **ctl["lead_rec"])
         ldp.get_mechanism(ctl["mech"], eps, data.d, **ctl["cfo_params"])
-        counts = lab.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
+        counts = study.draw_population(np.asarray(data.counts), ctl["users"], ctl["seed"])
     seconds = cost.numerical_seconds(ctl["users"], data.d, ctl["trials"], ctl["engine"], len(ctl["methods"]) + 1)
     if seconds > BLOCK_S:
         st.error(f"This run would take about {seconds / 60:.0f} minutes: use the fast engine, fewer trials or fewer "
@@ -351,7 +351,7 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
                                    tuple(sorted(ctl["rec_params"].get(reconstruction, {}).items())))
 
     with st.spinner("Simulating the numerical mechanisms…"):
-        done, failed = lab.run_methods(ctl["methods"], run)
+        done, failed = study.run_methods(ctl["methods"], run)
     for (name, rec), reason in failed.items():
         st.warning(f"{viz.method_label(_display(name), rec)} cannot run on this configuration and is left out: "
                    f"{reason}")

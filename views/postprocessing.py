@@ -19,7 +19,7 @@ import streamlit as st
 import ldp
 from ldp.evaluation.tasks import GAIN_BASELINE, GAIN_BASELINE_LABEL, QUERY_TASKS
 from ldp.studies import advisor, choices, cost
-from ldp.studies import comparison as lab
+from ldp.studies import comparison as study
 from ldp.viz import estimator_comparison as viz
 from views import common, controls
 from views.controls import Control, render
@@ -93,7 +93,7 @@ def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, es
            engine: str, seed: int, index: int, trials: int) -> ldp.SimulationResult:
     """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return lab.run_chunk(mech, counts, common.build_estimators(estimators), engine=engine, seed=seed, index=index,
+    return study.run_chunk(mech, counts, common.build_estimators(estimators), engine=engine, seed=seed, index=index,
                          trials=trials)
 
 
@@ -125,7 +125,7 @@ def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.Simulat
     def chunk(index: int, size: int) -> ldp.SimulationResult:
         return _chunk(ctl["mech"], ctl["eps"], params, counts, specs, ctl["engine"], ctl["seed"], index, size)
 
-    chunked = ctl["trials"] > lab.CHUNK_TRIALS
+    chunked = ctl["trials"] > study.CHUNK_TRIALS
     bar = st.progress(0.0, text="Simulating the collections…") if seconds > 1.0 and chunked else None
 
     def progress(done: int, total: int) -> None:
@@ -133,7 +133,7 @@ def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.Simulat
             bar.progress(done / total, text=f"Simulating the collections… {done} of {total} trials")
 
     mechanism = ldp.get_mechanism(ctl["mech"], ctl["eps"], int(counts.shape[0]), **ctl["params"])
-    result = lab.run_trials(mechanism, counts, common.build_estimators(specs), engine=ctl["engine"], seed=ctl["seed"],
+    result = study.run_trials(mechanism, counts, common.build_estimators(specs), engine=ctl["engine"], seed=ctl["seed"],
                             trials=ctl["trials"], chunk=chunk, progress=progress)
     if bar is not None:
         bar.empty()
@@ -154,7 +154,7 @@ def _controls() -> dict[str, Any]:
         estimators_slot = st.container()
     with common.friendly_errors("this mechanism"):  # in the main area
         ldp.get_mechanism(mech, eps, data.d, **params)  # validates before the timing and the run
-        counts = lab.draw_population(np.asarray(data.counts), users, seed)
+        counts = study.draw_population(np.asarray(data.counts), users, seed)
         applicable = tuple(choices.estimators_for(mech))
         timing = _timing(mech, eps, tuple(sorted(params.items())), counts, applicable, seed)
     # A handful by default (the baseline, the consistency paper's guideline methods, IBU), unless the first run
@@ -179,7 +179,7 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dic
     mech = result.mechanism
     st.subheader("Bias and variance of every value")
     what = f"{mech.display_name}, ε = {mech.epsilon:g}, n = {result.n:,}, {result.trials} trials"
-    summary = lab.bias_summary(table, z=Z)
+    summary = study.bias_summary(table, z=Z)
     within = "; ".join(f"{name}: {s[f'values with |bias| ≤ {Z:g} SE (%)']:.0f}% of values" for name, s in
                        summary.items())
     fig = viz.bias_figure(table, title=f"Empirical bias per value — {what}", z=Z, **style)
@@ -215,18 +215,18 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     c1, c2 = st.columns(2)
     k = int(render(TOP_K, c1, d=d))
     rho = int(render(RHO, c2))
-    errors = lab.task_errors(result.estimates, truth, k=k, rho=rho / 100, queries=SET_QUERIES, seed=result.seed or 0)
+    errors = study.task_errors(result.estimates, truth, k=k, rho=rho / 100, queries=SET_QUERIES, seed=result.seed or 0)
     what = f"{result.mechanism.display_name}, ε = {result.mechanism.epsilon:g}, {result.trials} trials"
 
-    curve = lab.top_k_curve_table(result.estimates, truth, range(1, k_max + 1), display)
+    curve = study.top_k_curve_table(result.estimates, truth, range(1, k_max + 1), display)
     fig = viz.top_k_figure(curve, k=k, title=f"Top-k MSE against k — {what}", **style)
     at_k = "; ".join(f"{display[e]}: {np.mean(v):.2e}" for e, v in errors["topk"].items())
     common.show_figure(fig, "pp_topk", curve, description=(
         f"Lines (log scale): the MSE over the k most frequent values, averaged over trials (±1 SE), for k = 1 to "
         f"{k_max}; dotted: the chosen k = {k} ({at_k})."))
 
-    expected = lab.set_value_curve_table(result.estimates, truth, RHO_GRID, display, seed=result.seed or 0)
-    sampled = lab.set_value_sample_table(errors["set"], truth, rho, display)
+    expected = study.set_value_curve_table(result.estimates, truth, RHO_GRID, display, seed=result.seed or 0)
+    sampled = study.set_value_sample_table(errors["set"], truth, rho, display)
     m = int(sampled["set size"].iloc[0])
     fig = viz.set_value_figure(expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}",
                                **style)
@@ -240,17 +240,17 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
 
     st.subheader("Summary: which estimator for which task")
     names = {"full": "Full domain (MSE)", "topk": f"Top-{k} values (MSE)", "set": f"Set-value, ρ = {rho}% (MSE)"}
-    extra = {e: lab.bias_summary(table[table["estimator"] == display[e]], z=Z)[display[e]] for e in result.estimates}
+    extra = {e: study.bias_summary(table[table["estimator"] == display[e]], z=Z)[display[e]] for e in result.estimates}
     short = {"full": "full domain", "topk": f"top-{k}", "set": f"set ρ = {rho}%"}
-    gains = lab.comparison_columns(errors, n=result.n, mechanism=result.mechanism, truth=truth, task_names=short)
+    gains = study.comparison_columns(errors, n=result.n, mechanism=result.mechanism, truth=truth, task_names=short)
     extra = {e: {**gains[e], **extra[e]} for e in result.estimates}
-    summary = lab.summary_table(errors, extra=extra, display=display, task_names=names)
+    summary = study.summary_table(errors, extra=extra, display=display, task_names=names)
     fmt = {c: st.column_config.NumberColumn(format="%.3e") for c in summary.columns
            if c != "estimator" and "(%)" not in c and "/" not in c and "n′" not in c}
     fmt.update({c: st.column_config.NumberColumn(format="%.1f") for c in summary.columns if c.startswith("Γ")})
     fmt["equivalent users n′ (full domain)"] = st.column_config.NumberColumn(format="%.0f")
     st.dataframe(summary, key="pp_summary", hide_index=True, column_config=fmt)
-    best = lab.best_per_task(errors, display=display, task_names=names, z=Z)
+    best = study.best_per_task(errors, display=display, task_names=names, z=Z)
     st.dataframe(best, key="pp_best", hide_index=True,
                  column_config={"mean error": st.column_config.NumberColumn(format="%.3e"),
                                 "runner-up / best": st.column_config.NumberColumn(format="%.2f×")})
@@ -414,7 +414,7 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
 def _early_stopping_table(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, engine: str,
                           seed: int, trials: int) -> pd.DataFrame:
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return lab.early_stopping_study(mech, counts, trials=trials, seed=seed, engine=engine)
+    return study.early_stopping_study(mech, counts, trials=trials, seed=seed, engine=engine)
 
 
 @st.fragment
@@ -462,7 +462,7 @@ def main() -> None:
     if not ctl["estimators"]:
         st.error("Choose at least one estimator in the sidebar (under 'Estimators / post-processing').")
         st.stop()
-    most = lab.max_trials(data.d, len(ctl["estimators"]), MAX_CELLS)
+    most = study.max_trials(data.d, len(ctl["estimators"]), MAX_CELLS)
     if ctl["trials"] > most:
         st.error(f"{ctl['trials']:,} trials × {data.d:,} values × {len(ctl['estimators'])} estimators is more than "
                  f"this page keeps in memory: use at most {most:,} trials, or a smaller domain.")
@@ -507,7 +507,7 @@ def main() -> None:
     colors, dashes = viz.style_maps([e.display_name for e in ldp.ESTIMATORS])  # stable look per estimator
     style = {"colors": colors, "dashes": dashes}
     with common.friendly_errors("the bias and variance"):
-        table = lab.per_value_table(result, data.labels, display)
+        table = study.per_value_table(result, data.labels, display)
         _bias_variance(result, table, style, chart_place)
     common.estimator_notes(result, data, list(result.estimates))
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated": result.n,

@@ -10,7 +10,7 @@ import streamlit as st
 
 import ldp
 from ldp.evaluation.metrics import get_metric
-from ldp.studies import reproduce as R
+from ldp.studies import reproduce as study
 from ldp.viz import reproduce as viz
 from views import common
 from views.controls import Control, render
@@ -46,9 +46,9 @@ GRID_AXES = {"ε": "epsilon", "n": "n", "k": "k"}
 
 
 def _study(label: str, name: str, *args, **kwargs):
-    """``R.<name>(*args, **kwargs)`` computed once per server for these arguments, with a progress bar."""
+    """``study.<name>(*args, **kwargs)`` computed once per server for these arguments, with a progress bar."""
     key = (name, args, tuple(sorted(kwargs.items())))
-    return common.cached_with_progress(key, label, lambda progress: getattr(R, name)(*args, progress=progress,
+    return common.cached_with_progress(key, label, lambda progress: getattr(study, name)(*args, progress=progress,
                                                                                      **kwargs))
 
 
@@ -90,32 +90,32 @@ def _gain_grid(collection: str, trials: int, seed: int):
     epsilons = (2.0, 4.0, 8.0) if collection == "longitudinal" else (1.0, 2.0, 4.0)
     return common.cached_with_progress(
         ("rp-grid", collection, min(trials, 3), seed), "Simulating mechanisms × distributions × ε × n × k…",
-        lambda progress: R.ibu_gain_grid(mechs, epsilons=epsilons, users=(20_000, 100_000),
+        lambda progress: study.ibu_gain_grid(mechs, epsilons=epsilons, users=(20_000, 100_000),
                                          domain_sizes=(2, 50, 100, 200), trials=min(trials, 3), seed=seed,
                                          progress=progress))
 
 
 def _tasks(n: int, trials: int, seed: int):
     return common.cached_with_progress(("rp-tasks", n, trials, seed), "Simulating the post-processing tasks…",
-                                       lambda progress: R.postprocessor_tasks(n=max(n, 10 * 1024), trials=trials,
+                                       lambda progress: study.postprocessor_tasks(n=max(n, 10 * 1024), trials=trials,
                                                                               seed=seed, progress=progress))
 
 
 def _wiener(trials: int, seed: int):
-    return common.cached_with_progress(("rp-wiener", min(trials, 3), seed), "Simulating GRR and OUE with the Wiener "
-                                       "estimators…", lambda progress: R.wiener_curves(trials=min(trials, 3), seed=seed,
-                                                                                     progress=progress))
+    return common.cached_with_progress(
+        ("rp-wiener", min(trials, 3), seed), "Simulating GRR and OUE with the Wiener estimators…",
+        lambda progress: study.wiener_curves(trials=min(trials, 3), seed=seed, progress=progress))
 
 
 def _fixed_sets(trials: int, seed: int):
     return common.cached_with_progress(("rp-fixed-sets", min(trials, 3), seed), "Querying 68 fixed categories…",
-                                       lambda progress: R.fixed_set_study(trials=min(trials, 3), seed=seed,
+                                       lambda progress: study.fixed_set_study(trials=min(trials, 3), seed=seed,
                                                                           progress=progress))
 
 
 def _granularity(n: int, trials: int, seed: int):
     return common.cached_with_progress(("rp-granularity", n, trials, seed), "Bucketizing and simulating…",
-                                       lambda progress: R.bucket_granularity(n=n, trials=trials, seed=seed,
+                                       lambda progress: study.bucket_granularity(n=n, trials=trials, seed=seed,
                                                                              progress=progress))
 
 
@@ -156,7 +156,7 @@ def main() -> None:
         common.show_figure(fig, "rp_gain", table, main=True, present_height=370, description=(
             "Γ (%) = 100·max((M_base − M)/M_base, 0) on the full-domain MSE, over the paper's baseline (matrix "
             f"inversion clipped and renormalised, §2.3), Zipf(1.1) over 100 values, n = {n:,}, {trials} trial(s)."))
-        st.markdown(f"**The paper:** {R.PRINTED['IBU Table 2']}. **Here:** the plain iterations (dashed) show the "
+        st.markdown(f"**The paper:** {study.PRINTED['IBU Table 2']}. **Here:** the plain iterations (dashed) show the "
                     "gain growing as ε falls; the converged MLE (solid), IBU as this tool computes it, does not "
                     "always — part of the paper's low-ε gain is early stopping, which shrinks towards the uniform "
                     "start (the Post-processing lab's 'IBU stopped early' shows it).")
@@ -169,7 +169,7 @@ def main() -> None:
         "SW + EMS on a Beta(5, 2) column over 64 buckets: Wasserstein and range-query error (α = 0.1) against the "
         "wave's half-width b, as a multiple of the paper's mutual-information choice (dotted line)."))
     best = sweep.loc[sweep["Wasserstein"].idxmin(), "b / b_MI"]
-    st.markdown(f"**The paper:** {R.PRINTED['square-wave Fig. 6']}. **Here:** the smallest Wasserstein error is at "
+    st.markdown(f"**The paper:** {study.PRINTED['square-wave Fig. 6']}. **Here:** the smallest Wasserstein error is at "
                 f"b = {best:g} × b_MI; at b_MI it is {sweep.loc[sweep['b / b_MI'] == 1.0, 'Wasserstein'].item():.3g}.")
 
     st.header("Square-wave paper, Figs. 2–4: numerical methods against ε")
@@ -182,7 +182,7 @@ def main() -> None:
         f"A Beta(5, 2) column over 64 buckets, n = {n:,}, {trials} trial(s) per ε: {label} of each method's "
         "estimate (mean and 95 % band), in units of the column's [0, 1] range."))
     best = methods.loc[methods.groupby("epsilon")["mean"].idxmin(), "mechanism"].value_counts()
-    st.markdown(f"**The paper:** {R.PRINTED['square-wave Figs. 2–5']}. **Here:** the best method per ε is "
+    st.markdown(f"**The paper:** {study.PRINTED['square-wave Figs. 2–5']}. **Here:** the best method per ε is "
                 + ", ".join(f"{name} ({count} of {methods['epsilon'].nunique()})" for name, count in best.items())
                 + ". Where HH or CFO-binning wins here: the paper uses 1,024 buckets of real, spiky columns with "
                   "millions of users; on 64 buckets of a smooth Beta column the hierarchy's consistent tree is "
@@ -196,7 +196,7 @@ def main() -> None:
         f"b, on the Beta(5, 2) column over 64 buckets, n = {n:,}, {trials} trial(s) per ε."))
     wide = shapes.pivot(index="shape", columns="epsilon", values="Wasserstein")
     square_rank = (wide.rank().loc["square"]).tolist()
-    st.markdown(f"**The paper:** {R.PRINTED['square-wave §6.4']}. **Here:** the square wave ranks "
+    st.markdown(f"**The paper:** {study.PRINTED['square-wave §6.4']}. **Here:** the square wave ranks "
                 + ", ".join(f"{int(r)}" for r in square_rank) + " of 3 at ε = "
                 + ", ".join(f"{e:g}" for e in wide.columns) + "; the trapezoid is within a few per cent of it "
                 "(with b chosen for the square wave), the triangle is behind.")
@@ -209,7 +209,7 @@ def main() -> None:
         "Taxi ratios d·√Var* = 10.9, 2.9, 0.99, 0.36 at ε = 1…4): MSE after each number of Wiener filterings, IIW "
         "(solid) and IIW-G (dashed), MI dotted."))
     stuck = conv[(conv["epsilon"] == 1.0) & (conv["method"] == "IIW-G")]["MSE"]
-    st.markdown(f"**The paper:** {R.PRINTED['convolution Figs. 4–5']}. **Here:** IIW-G at ε = 1 changes by "
+    st.markdown(f"**The paper:** {study.PRINTED['convolution Figs. 4–5']}. **Here:** IIW-G at ε = 1 changes by "
                 f"{abs(stuck.iloc[-1] / stuck.iloc[0] - 1):.1%} over 200 filterings (stuck at its start); where "
                 "d·√Var* < 1 it is best after about 10 filterings and worse again by 200, as the paper's advice to "
                 "stop it early says.")
@@ -222,8 +222,8 @@ def main() -> None:
         "matrix inversion and each post-processor on the same collections."))
     wide = curves.pivot(index="estimator", columns="epsilon", values="MSE")
     gap = float((wide.loc["norm-sub"] / wide.loc["mle-apx"] - 1).abs().max())
-    st.markdown(f"**The paper:** {R.PRINTED['consistency Fig. 4']}. **Here:** Norm-Sub and MLE-Apx differ by at most "
-                f"{gap:.1%} over these ε.")
+    st.markdown(f"**The paper:** {study.PRINTED['consistency Fig. 4']}. **Here:** Norm-Sub and MLE-Apx differ by at "
+                f"most {gap:.1%} over these ε.")
 
     st.header("Convolution paper, Fig. 3: the noise spectrum")
     mech, eps_s = common.render_row([SPEC_MECH, SPEC_EPS])
@@ -233,7 +233,7 @@ def main() -> None:
         "|FFT(g − E g)|² of the normalised support counts g = C/n, averaged over at least 20 collections, "
         "against Theorem 3 (Eqs. (19)–(20))."))
     ratio = float(spectrum["empirical"].iloc[1:].mean() / spectrum["Theorem 3"].iloc[1:].mean())
-    st.markdown(f"**The paper:** {R.PRINTED['convolution Fig. 3']}. **Here:** the empirical level is {ratio:.3f}× "
+    st.markdown(f"**The paper:** {study.PRINTED['convolution Fig. 3']}. **Here:** the empirical level is {ratio:.3f}× "
                 f"Theorem 3's, and P₀ = {spectrum['empirical'].iloc[0]:.2g}.")
     _more_figures(n, trials, seed)
 
@@ -252,7 +252,7 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
     st.dataframe(table, key="rp_grid_table")
     st.caption(f"Table {'3' if collection == 'longitudinal' else '2'}: Γ (%) averaged over ε, n and k.")
     low, high = (grid.groupby(GRID_AXES[vary])["Γ (%)"].mean().iloc[i] for i in (0, -1))
-    st.markdown(f"**The paper:** {R.PRINTED['IBU Figs. 1–4']}. **Here:** the average gain goes from {low:.1f} % to "
+    st.markdown(f"**The paper:** {study.PRINTED['IBU Figs. 1–4']}. **Here:** the average gain goes from {low:.1f} % to "
                 f"{high:.1f} % across {vary}; the distributions differ most (Table above). Our IBU is the converged "
                 "MLE, so gains that came from stopping early (a pull towards uniform) are not in these numbers.")
     if collection == "longitudinal":
@@ -273,7 +273,7 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
     common.show_figure(viz.top_k_figure(tasks["top_k"]), "rp_topk", tasks["top_k"])
     last = tasks["n_prime"][tasks["n_prime"]["n"] == tasks["n_prime"]["n"].max()].set_index("estimator")["n′"]
     saved = 1 - last["mi"] / last["power-ns"]
-    st.markdown(f"**The paper:** {R.PRINTED['consistency Fig. 5']}; {R.PRINTED['consistency Figs. 6–7, 10']}. "
+    st.markdown(f"**The paper:** {study.PRINTED['consistency Fig. 5']}; {study.PRINTED['consistency Figs. 6–7, 10']}. "
                 f"**Here:** PowerNS matches MI with {saved:.0%} fewer users at the largest n; Norm-Mul's n′ is "
                 f"{last['norm-mul'] / last['mi']:.2f}× n.")
 
@@ -291,7 +291,7 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
     hits = sum(bool(part.loc[part["recommended"], "actual"].min() <= 1.25 * part["actual"].min())
                for _, part in synth.groupby("epsilon"))
     lowest = fixed["mse"].loc[fixed["mse"].groupby("epsilon")["MSE"].idxmin(), "estimator"].value_counts()
-    st.markdown(f"**The paper:** {R.PRINTED['consistency Fig. 8']}; {R.PRINTED['consistency Fig. 9']}. "
+    st.markdown(f"**The paper:** {study.PRINTED['consistency Fig. 8']}; {study.PRINTED['consistency Fig. 9']}. "
                 "**Here:** the lowest error is " + ", ".join(f"{name} ({count} of {synth['epsilon'].nunique()} ε)"
                                                              for name, count in lowest.items())
                 + f"; the method chosen from the reports is within 25 % of the actual best at {hits} of "
@@ -313,14 +313,14 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                                    "split into truly above it (true positives) and not (false positives).")
     top = curves["epsilon"]["epsilon"].max()
     mse = curves["epsilon"][curves["epsilon"]["epsilon"] == top].set_index("method")["MSE"]
-    st.markdown(f"**The paper:** {R.PRINTED['convolution Figs. 6–8']}. **Here:** at ε = {top:g} IIW's MSE is "
+    st.markdown(f"**The paper:** {study.PRINTED['convolution Figs. 6–8']}. **Here:** at ε = {top:g} IIW's MSE is "
                 f"{mse['GRR-IIW'] / mse['GRR-MI']:.2f}× MI's for GRR and {mse['OUE-IIW'] / mse['OUE-MI']:.2f}× for "
                 "OUE. IIW-G's low MSE "
                 "at ε = 1 is its (near-uniform) start, which on a bump this wide is already close: it is not "
                 "valid there (d·√Var* > 1), as the Post-processing lab warns.")
     at = curves["positives"][curves["positives"]["threshold"] == curves["positives"]["threshold"].median()]
     at = at.set_index("method")
-    st.markdown(f"**The paper (Fig. 9):** {R.PRINTED['convolution Fig. 9']}. **Here:** at a threshold of "
+    st.markdown(f"**The paper (Fig. 9):** {study.PRINTED['convolution Fig. 9']}. **Here:** at a threshold of "
                 f"{curves['positives']['threshold'].median():,.0f} users, "
                 + ", ".join(f"{m} finds {row['true positives']:.0f} true and {row['false positives']:.0f} false"
                             for m, row in at.iterrows() if m.startswith("GRR")) + ".")
@@ -332,8 +332,8 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
         f"SW + EMS on a Beta(5, 2) column bucketized into d = 16 … 1024 buckets, n = {n:,}, {trials} trial(s)."))
     spread = gran.groupby("epsilon")["Wasserstein"].agg(lambda w: w[gran.loc[w.index, "d"] >= 64].max()
                                                          / w[gran.loc[w.index, "d"] >= 64].min())
-    st.markdown(f"**The paper:** {R.PRINTED['square-wave Fig. 7']}. **Here:** from 64 buckets on, the distance varies "
-                f"by at most {spread.max():.1f}× per ε; coarser buckets add their own discretization error (the "
+    st.markdown(f"**The paper:** {study.PRINTED['square-wave Fig. 7']}. **Here:** from 64 buckets on, the distance "
+                f"varies by at most {spread.max():.1f}× per ε; coarser buckets add their own discretization error (the "
                 "Wasserstein distance is measured on the bucket grid).")
 
 

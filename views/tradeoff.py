@@ -19,9 +19,9 @@ import streamlit as st
 import ldp
 from ldp.evaluation.metrics import DEFAULT_METRICS
 from ldp.studies import choices, cost
-from ldp.studies import tradeoff as T
+from ldp.studies import tradeoff as study
 from ldp.studies.attacks import baseline_success
-from ldp.viz import tradeoff as V
+from ldp.viz import tradeoff as viz
 from views import common, controls
 from views.controls import Control, render
 
@@ -83,7 +83,7 @@ NUM_METHODS = Control("to_num_methods", "multiselect", "Numerical mechanisms (ea
                       help="Square Wave with EMS, CFO-binning with MI + Norm-Sub, hierarchies with their own "
                            "reconstruction; the ε grid is the sweep's (or 0.1 to 10 when the sweep is over n or d).")
 NUM_METRIC = Control("to_num_metric", "selectbox", "Numerical metric", "wasserstein",
-                     options=list(T.NUMERICAL_SWEEP_METRICS), format_func=lambda m: ldp.METRICS.get(m).display_name)
+                     options=list(study.NUMERICAL_SWEEP_METRICS), format_func=lambda m: ldp.METRICS.get(m).display_name)
 EXECUTOR = Control("to_executor", "radio", "Run sweeps on", "processes",
                    options=["serial", "processes", "dask"], horizontal=True,
                    format_func={"serial": "this process", "processes": "a local process pool",
@@ -102,31 +102,31 @@ CONTROLS = (*DATA, MECHANISMS, ESTIMATORS, AXIS, EPS_LO, EPS_HI, EPS_POINTS, EPS
 def _run_config(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray, *, estimators: tuple[str, ...],
                 trials: int, engine: str, seed: int | None, metrics: tuple[str, ...], params: dict[str, Any],
                 top_k: int) -> pd.DataFrame:
-    return T.run_configuration(mechanism_name, epsilon, n, freqs, estimators=estimators, trials=trials,
+    return study.run_configuration(mechanism_name, epsilon, n, freqs, estimators=estimators, trials=trials,
                                engine=engine, seed=seed, metrics=metrics, params=params, top_k=top_k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _closed_form(mechanisms: tuple[str, ...], axis: str, grid: tuple[float, ...], source: T.FrequencySource,
+def _closed_form(mechanisms: tuple[str, ...], axis: str, grid: tuple[float, ...], source: study.FrequencySource,
                  epsilon: float, users: int, metric: str) -> tuple[pd.DataFrame, list[tuple[float, str, str]]]:
-    return T.closed_form_study(mechanisms, axis, grid, source, epsilon=epsilon, users=users, metric=metric)
+    return study.closed_form_study(mechanisms, axis, grid, source, epsilon=epsilon, users=users, metric=metric)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _attack(mechanisms: tuple[str, ...], epsilons: tuple[float, ...], freqs: np.ndarray, users: int,
             metric: str) -> pd.DataFrame:
-    return T.attack_curve(mechanisms, epsilons, freqs, users, metric=metric)
+    return study.attack_curve(mechanisms, epsilons, freqs, users, metric=metric)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _estimator_seconds(mechanisms: tuple[str, ...], freqs: np.ndarray, users: int, estimators: tuple[str, ...],
                        epsilon: float) -> float:
-    return T.sweep_estimator_seconds(mechanisms, freqs, users, estimators, epsilon)
+    return study.sweep_estimator_seconds(mechanisms, freqs, users, estimators, epsilon)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _check(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray, measure: str, seed: int) -> dict:
-    return T.check_by_simulation(mechanism_name, epsilon, n, freqs, measure=measure, trials=CHECK_TRIALS, seed=seed)
+    return study.check_by_simulation(mechanism_name, epsilon, n, freqs, measure=measure, trials=CHECK_TRIALS, seed=seed)
 
 
 def _fmt_seconds(s: float) -> str:
@@ -181,8 +181,8 @@ def inverse_question(freqs: np.ndarray, mechanisms: list[str], seed: int) -> Non
     what = "MSE" if measure == "mse" else "standard deviation of the least precise value"
     left, right = st.columns(2)
     with common.friendly_errors("the inverse question"):
-        need_n = T.users_needed(mech, eps, freqs, target, measure=measure)
-        need_eps = T.epsilon_needed(mech, n, freqs, target, measure=measure)
+        need_n = study.users_needed(mech, eps, freqs, target, measure=measure)
+        need_eps = study.epsilon_needed(mech, n, freqs, target, measure=measure)
     with left:
         st.subheader(f"Users needed at ε = {eps:g}")
         st.metric("users n", f"{need_n:,}")
@@ -197,17 +197,18 @@ def inverse_question(freqs: np.ndarray, mechanisms: list[str], seed: int) -> Non
     with right:
         st.subheader(f"ε needed with n = {n:,}")
         if need_eps is None:
-            at10 = T.closed_form_measure(mech, T.EPS_MAX, n, freqs, measure)
-            users_at_10 = T.users_needed(mech, T.EPS_MAX, freqs, target, measure=measure)
-            st.warning(f"Unreachable: even at ε = {T.EPS_MAX:g} the {what} of {ldp.MECHANISMS.get(mech).display_name} "
+            at10 = study.closed_form_measure(mech, study.EPS_MAX, n, freqs, measure)
+            users_at_10 = study.users_needed(mech, study.EPS_MAX, freqs, target, measure=measure)
+            name = ldp.MECHANISMS.get(mech).display_name
+            st.warning(f"Unreachable: even at ε = {study.EPS_MAX:g} the {what} of {name} "
                        f"with {n:,} users is {at10:.3g}, above the target {target:.0e}. Raise n to at least "
                        f"{users_at_10:,}, relax the target, or pick another mechanism.")
         else:
-            at_lo = need_eps <= T.EPS_MIN
-            st.metric("ε", f"{need_eps:.3g}" if not at_lo else f"≤ {T.EPS_MIN:g}")
+            at_lo = need_eps <= study.EPS_MIN
+            st.metric("ε", f"{need_eps:.3g}" if not at_lo else f"≤ {study.EPS_MIN:g}")
             st.caption(f"Smallest ε with closed-form {what} ≤ {target:.0e} (Brent's root finder on the closed form)"
                        + (": the target is met even at the smallest ε considered." if at_lo else "."))
-            chk = _check(mech, max(need_eps, T.EPS_MIN), n, freqs, measure, seed)
+            chk = _check(mech, max(need_eps, study.EPS_MIN), n, freqs, measure, seed)
             st.markdown(f"**Checked by simulation:** {what} = {chk['empirical']:.3g} "
                         f"(95 % interval {chk['low']:.3g} – {chk['high']:.3g}) vs target {target:.3g}.")
 
@@ -237,7 +238,7 @@ def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: 
         bar = st.progress(0.0, text="Starting the numerical sweep…")
         start = time.perf_counter()
         with common.friendly_errors("the numerical sweep"):
-            table = T.numerical_sweep(counts, edges, [(m, None) for m in methods], grid, users=users, trials=trials,
+            table = study.numerical_sweep(counts, edges, [(m, None) for m in methods], grid, users=users, trials=trials,
                                       engine=engine, seed=seed, executor=executor, address=address,
                                       progress=lambda done, total: bar.progress(
                                           done / total, text=f"{done}/{total} configurations"))
@@ -249,10 +250,10 @@ def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: 
         st.info("Press **Run numerical sweep** to simulate these mechanisms over ε.")
         return
     with common.friendly_errors("the numerical sweep summary"):
-        summary = T.summarize_sweep(result["table"], metric)
+        summary = study.summarize_sweep(result["table"], metric)
     unit = {"wasserstein": data.unit, "mean_error": data.unit}.get(metric) or ""
-    fig = V.error_curves_figure(methods, summary=summary, axis="epsilon", metric=metric,
-                                title=f"{V.metric_label(metric)}{f' ({unit})' if unit else ''} against ε — "
+    fig = viz.error_curves_figure(methods, summary=summary, axis="epsilon", metric=metric,
+                                title=f"{viz.metric_label(metric)}{f' ({unit})' if unit else ''} against ε — "
                                       f"numerical mechanisms on {data.name}")
     common.show_figure(fig, "to_num_fig", summary[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high",
                                                    "trials"]],
@@ -283,9 +284,9 @@ def main() -> None:
         st.stop()
 
     with common.friendly_errors("this sweep range"):
-        grid, fine = T.sweep_grids(axis, ctl["lo"], ctl["hi"], ctl["points"], FINE_POINTS[axis])
+        grid, fine = study.sweep_grids(axis, ctl["lo"], ctl["hi"], ctl["points"], FINE_POINTS[axis])
     with common.friendly_errors("a sweep over d"):
-        source = T.frequency_source(data, axis)
+        source = study.frequency_source(data, axis)
     if source.kind == "synthetic":
         st.caption(f"Varying d: the synthetic {data.name} distribution is regenerated with each domain size.")
     elif source.kind == "rebin":
@@ -306,11 +307,11 @@ def main() -> None:
     if metric == "wasserstein":
         st.caption("Wasserstein distances here are measured in bins (positions in the value order): the simulated "
                    "estimates carry no bin edges.")
-    if metric not in T.CLOSED_FORM_METRICS:
-        st.info(f"{V.metric_label(metric)} has no closed form for matrix inversion: the chart shows simulated "
+    if metric not in study.CLOSED_FORM_METRICS:
+        st.info(f"{viz.metric_label(metric)} has no closed form for matrix inversion: the chart shows simulated "
                 "curves only (run the sweep).")
-    elif T.CLOSED_FORM_METRICS[metric] != "exact":
-        st.caption(f"The closed form of {V.metric_label(metric)} uses the normal approximation E|f̂ − f| = "
+    elif study.CLOSED_FORM_METRICS[metric] != "exact":
+        st.caption(f"The closed form of {viz.metric_label(metric)} uses the normal approximation E|f̂ − f| = "
                    "σ·√(2/π).")
 
     # Time estimate and the Run button
@@ -348,7 +349,7 @@ def main() -> None:
 
         start = time.perf_counter()
         with common.friendly_errors("this sweep"):
-            table = T.run_tradeoff_sweep(
+            table = study.run_tradeoff_sweep(
                 source if axis == "d" else source(), mechanisms=mechanisms, estimators=estimators, axis=axis,
                 grid=grid, epsilon=eps_fixed, users=users, trials=trials, engine=engine, seed=seed,
                 metrics=sim_metrics, progress=_progress, runner=_run_config, executor=ctl["executor"],
@@ -363,7 +364,7 @@ def main() -> None:
     if result is not None and result["signature"] == signature:
         table = result["table"]
         with common.friendly_errors("the sweep summary"):
-            summary = T.summarize_sweep(table, metric)
+            summary = study.summarize_sweep(table, metric)
         st.caption(f"Last sweep: {configs} configurations × {trials} trials in {result['elapsed']:.1f} s "
                    "(repeated configurations come from the cache).")
     elif result is not None:
@@ -373,7 +374,7 @@ def main() -> None:
         st.info("No sweep yet: the chart shows the closed-form curves. Press **Run sweep** to add simulated "
                 "curves with confidence bands.")
 
-    fig = V.error_curves_figure(mechanisms, summary=summary, closed_form=closed if not closed["value"].isna().all()
+    fig = viz.error_curves_figure(mechanisms, summary=summary, closed_form=closed if not closed["value"].isna().all()
                                 else None, crossings=crossings, axis=axis, metric=metric)
     plotted = closed.rename(columns={"value": "closed form"}).drop(columns=["x"])
     if summary is not None:
@@ -384,13 +385,13 @@ def main() -> None:
                  if summary is not None else "")
     common.show_figure(
         fig, "to_fig_curves", plotted, main=True, where=chart_place, description=(
-            f"{sim_words}dotted lines are the closed-form {V.metric_label(metric)} of MI on log–log axes, one colour "
-            f"per mechanism. {V.describe_crossings(crossings, axis) if axis != 'users' else n_words}"))
+            f"{sim_words}dotted lines are the closed-form {viz.metric_label(metric)} of MI on log–log axes, one colour "
+            f"per mechanism. {viz.describe_crossings(crossings, axis) if axis != 'users' else n_words}"))
     if crossings:
         with st.expander("Crossovers (closed form)"):
-            st.dataframe(V.crossings_table(crossings, axis), hide_index=True, key="to_crossings")
+            st.dataframe(viz.crossings_table(crossings, axis), hide_index=True, key="to_crossings")
             if axis == "epsilon" and {"grr", "oue"} <= set(mechanisms):
-                ref = T.grr_oue_crossover(data.d)
+                ref = study.grr_oue_crossover(data.d)
                 if ref is not None:
                     st.caption(f"For small frequencies GRR and OUE cross where d = 3e^ε + 2, i.e. ε = ln((d − 2)/3) "
                                f"= {ref:.3g} for d = {data.d}; with this data's frequencies the crossing moves "
@@ -398,7 +399,7 @@ def main() -> None:
 
     if summary is not None:
         st.subheader("Results")
-        show = summary.rename(columns={"mean": f"mean {V.metric_label(metric)}", "ci_low": "95 % low",
+        show = summary.rename(columns={"mean": f"mean {viz.metric_label(metric)}", "ci_low": "95 % low",
                                        "ci_high": "95 % high", "closed_form": "closed form (MI)"})
         st.dataframe(show.drop(columns=["x"]), hide_index=True, key="to_results")
         config = controls.values(CONTROLS) | {"grid": [float(g) for g in grid], "dataset": data.name, "d": data.d,
@@ -406,7 +407,7 @@ def main() -> None:
         common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff", controls=CONTROLS)
 
     if data.numerical:
-        numerical_sweep(data, grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 8), users, trials, engine,
+        numerical_sweep(data, grid if axis == "epsilon" else study.epsilon_grid(0.1, 10.0, 8), users, trials, engine,
                         seed, ctl["executor"], ctl["address"])
 
     freqs = np.asarray(data.frequencies)
@@ -414,17 +415,17 @@ def main() -> None:
 
     # ------------------------------------------------------------- Chart 2: utility vs attack success
     st.header("Utility against privacy: error vs the attacker's success")
-    eps_grid = grid if axis == "epsilon" else T.epsilon_grid(0.1, 10.0, 10)
+    eps_grid = grid if axis == "epsilon" else study.epsilon_grid(0.1, 10.0, 10)
     with common.friendly_errors("the attack-success curves"):
         points = _attack(tuple(mechanisms), tuple(float(e) for e in eps_grid), freqs, users, metric)
     base = baseline_success(freqs)
     sim_points = None
     if summary is not None and axis == "epsilon" and "mi" in estimators:
-        sim_points = T.simulated_attack_points(summary, points)
+        sim_points = study.simulated_attack_points(summary, points)
     if points["closed_form"].isna().all():
-        st.info(f"{V.metric_label(metric)} has no closed form; choose MSE, top-k MSE, MAE or L1 for this chart.")
+        st.info(f"{viz.metric_label(metric)} has no closed form; choose MSE, top-k MSE, MAE or L1 for this chart.")
         return
-    fig2 = V.utility_privacy_figure(points, mechanisms, baseline=base, metric=metric, simulated=sim_points)
+    fig2 = viz.utility_privacy_figure(points, mechanisms, baseline=base, metric=metric, simulated=sim_points)
     skipped = sorted(set(points.loc[points["attack_success"].isna(), "mechanism"]))
     note = (f" {', '.join(ldp.MECHANISMS.get(m).display_name for m in skipped)} is left out: its reports are "
             "continuous, so the attacker's success is not computed." if skipped else "")
@@ -432,7 +433,7 @@ def main() -> None:
         fig2, "to_fig_attack", points,
         f"For each mechanism over ε from {eps_grid.min():.3g} to {eps_grid.max():.3g}: x is the probability that "
         "the Bayes-optimal attacker, knowing the data distribution, guesses a user's value from one report; y is "
-        f"the closed-form {V.metric_label(metric)} with {users:,} users. The dashed line is the no-report baseline "
+        f"the closed-form {viz.metric_label(metric)} with {users:,} users. The dashed line is the no-report baseline "
         f"(guess the most common value: {base:.3f}); curves further down and to the left are better." + note)
 
 
