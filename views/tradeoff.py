@@ -262,7 +262,7 @@ def numerical_sweep(data: common.Dataset, grid: np.ndarray, users: int, trials: 
 
 
 # --------------------------------------------------------------------------- page
-def main() -> None:
+def _intro() -> None:
     st.title("Trade-off curves")
     if not common.presenting():  # a projector shows the chart first; the introduction is for reading
         st.markdown(
@@ -271,18 +271,10 @@ def main() -> None:
             "available at once; **Run sweep** adds simulated curves — the mean over repeated trials with a 95 % "
             "confidence band — for every mechanism × estimator. Below: the ε or number of users a target error "
             "needs, and the error against the success of an attacker who guesses a user's value from their report.")
-    chart_place = common.main_chart_slot()  # on a projector the curves come right under the title
-    ctl = _controls()
-    data: common.Dataset = ctl["data"]
-    mechanisms, estimators, axis, metric = ctl["mechanisms"], ctl["estimators"], ctl["axis"], ctl["metric"]
-    users, trials, engine, seed, eps_fixed = ctl["users"], ctl["trials"], ctl["engine"], ctl["seed"], ctl["eps"]
-    if not mechanisms:
-        st.error("Choose at least one mechanism in the sidebar (e.g. GRR and OUE) to draw trade-off curves.")
-        st.stop()
-    if not estimators:
-        st.error("Choose at least one estimator in the sidebar (e.g. MI) to run the sweep.")
-        st.stop()
 
+
+def _grids(ctl: dict[str, Any], data: common.Dataset, axis: str) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The sweep's grid, the closed form's finer grid and the frequency source (re-bucketized or regenerated for d)."""
     with common.friendly_errors("this sweep range"):
         grid, fine = study.sweep_grids(axis, ctl["lo"], ctl["hi"], ctl["points"], FINE_POINTS[axis])
     with common.friendly_errors("a sweep over d"):
@@ -292,14 +284,15 @@ def main() -> None:
     elif source.kind == "rebin":
         st.caption(f"Varying d: the numerical column {data.name} is re-bucketized into d equal-width bins over "
                    "the same range (values spread evenly inside each of the current bins).")
-    st.caption(f"Data: {data.description or data.name} — d = {data.d:,} values, scaled to "
-               f"{'each n of the sweep' if axis == 'users' else f'n = {users:,} users'}. " + " ".join(data.notes))
+    scaled = "each n of the sweep" if axis == "users" else f"n = {ctl['users']:,} users"
+    st.caption(f"Data: {data.description or data.name} — d = {data.d:,} values, scaled to {scaled}. "
+               + " ".join(data.notes))
+    return grid, fine, source
 
-    sim_metrics = tuple(dict.fromkeys([*DEFAULT_METRICS["frequency"], metric]))
-    signature = hashlib.sha256(repr((source, mechanisms, estimators, axis, [float(g) for g in grid], eps_fixed, users,
-                                     trials, engine, seed, sim_metrics)).encode()).hexdigest()
 
-    # ------------------------------------------------------------- Chart 1: error curves
+def _closed_form_section(mechanisms: list[str], axis: str, fine: np.ndarray, source: Any, eps_fixed: float,
+                         users: int, metric: str) -> tuple[pd.DataFrame, list]:
+    """The chart's heading, the closed-form curves of MI and what the chosen metric's closed form is."""
     st.header("Error against " + {"epsilon": "ε", "users": "the number of users", "d": "the domain size"}[axis])
     with common.friendly_errors("the closed-form curves"):
         closed, crossings = _closed_form(tuple(mechanisms), axis, tuple(float(x) for x in fine), source, eps_fixed,
@@ -314,7 +307,15 @@ def main() -> None:
         st.caption(f"The closed form of {viz.metric_label(metric)} uses the normal approximation E|f̂ − f| = "
                    "σ·√(2/π).")
 
-    # Time estimate and the Run button
+    return closed, crossings
+
+
+def _sweep_section(ctl: dict[str, Any], data: common.Dataset, grid: np.ndarray, source: Any, signature: str,
+                   sim_metrics: tuple[str, ...]) -> int:
+    """The time estimate, the confirmation of a long sweep and the Run button (or a link that reruns a short one);
+    returns the number of configurations."""
+    mechanisms, estimators, axis = ctl["mechanisms"], ctl["estimators"], ctl["axis"]
+    users, trials, engine, seed, eps_fixed = ctl["users"], ctl["trials"], ctl["engine"], ctl["seed"], ctl["eps"]
     with common.friendly_errors("the time estimate"):
         largest = source(int(grid.max())) if axis == "d" else data.frequencies
         per_collection = _estimator_seconds(tuple(mechanisms), np.asarray(largest), users, tuple(estimators),
@@ -359,6 +360,12 @@ def main() -> None:
                                         "elapsed": time.perf_counter() - start}
         st.query_params["to_sweep"] = signature[:16]
 
+    return configs
+
+
+def _last_sweep(signature: str, metric: str, configs: int, trials: int) -> tuple[pd.DataFrame | None, Any]:
+    """The last sweep's table and its summary when it is of these settings (else a line saying what to do)."""
+    table = None
     result = st.session_state.get("to_sweep")
     summary = None
     if result is not None and result["signature"] == signature:
@@ -373,7 +380,12 @@ def main() -> None:
     else:
         st.info("No sweep yet: the chart shows the closed-form curves. Press **Run sweep** to add simulated "
                 "curves with confidence bands.")
+    return summary, table
 
+
+def _curves_chart(mechanisms: list[str], summary: Any, closed: pd.DataFrame, crossings: list, axis: str, metric: str,
+                  data: common.Dataset, chart_place: Any) -> None:
+    """The error curves (closed form, and the sweep's means with bands when there is one) and the crossovers."""
     fig = viz.error_curves_figure(mechanisms, summary=summary, closed_form=closed if not closed["value"].isna().all()
                                 else None, crossings=crossings, axis=axis, metric=metric)
     plotted = closed.rename(columns={"value": "closed form"}).drop(columns=["x"])
@@ -397,6 +409,10 @@ def main() -> None:
                                f"= {ref:.3g} for d = {data.d}; with this data's frequencies the crossing moves "
                                "slightly.")
 
+
+def _results(summary: Any, table: Any, metric: str, grid: np.ndarray, data: common.Dataset,
+             sim_metrics: tuple[str, ...]) -> None:
+    """The sweep's table and its downloads (with the configuration that made it)."""
     if summary is not None:
         st.subheader("Results")
         show = summary.rename(columns={"mean": f"mean {viz.metric_label(metric)}", "ci_low": "95 % low",
@@ -406,6 +422,29 @@ def main() -> None:
                                               "metrics": list(sim_metrics)}
         common.download_buttons(table, config, key="to_dl", name="ldp-tradeoff", controls=CONTROLS)
 
+
+def main() -> None:
+    _intro()
+    chart_place = common.main_chart_slot()  # on a projector the curves come right under the title
+    ctl = _controls()
+    data: common.Dataset = ctl["data"]
+    mechanisms, estimators, axis, metric = ctl["mechanisms"], ctl["estimators"], ctl["axis"], ctl["metric"]
+    users, trials, engine, seed, eps_fixed = ctl["users"], ctl["trials"], ctl["engine"], ctl["seed"], ctl["eps"]
+    if not mechanisms:
+        st.error("Choose at least one mechanism in the sidebar (e.g. GRR and OUE) to draw trade-off curves.")
+        st.stop()
+    if not estimators:
+        st.error("Choose at least one estimator in the sidebar (e.g. MI) to run the sweep.")
+        st.stop()
+    grid, fine, source = _grids(ctl, data, axis)
+    sim_metrics = tuple(dict.fromkeys([*DEFAULT_METRICS["frequency"], metric]))
+    signature = hashlib.sha256(repr((source, mechanisms, estimators, axis, [float(g) for g in grid], eps_fixed, users,
+                                     trials, engine, seed, sim_metrics)).encode()).hexdigest()
+    closed, crossings = _closed_form_section(mechanisms, axis, fine, source, eps_fixed, users, metric)
+    configs = _sweep_section(ctl, data, grid, source, signature, sim_metrics)
+    summary, table = _last_sweep(signature, metric, configs, trials)
+    _curves_chart(mechanisms, summary, closed, crossings, axis, metric, data, chart_place)
+    _results(summary, table, metric, grid, data, sim_metrics)
     if data.numerical:
         numerical_sweep(data, grid if axis == "epsilon" else study.epsilon_grid(0.1, 10.0, 8), users, trials, engine,
                         seed, ctl["executor"], ctl["address"])
