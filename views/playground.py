@@ -144,11 +144,42 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     presenting = common.presenting()
     readout = st.container()  # above the chart, or below it on a projector (the chart first, its verdict under it)
 
+    _parameters_in_use(mech)
+    full, mi_name = _histogram(result, data, chosen, level, (k, only_top, sort), (intervals, band, simultaneous),
+                               chart_place)
+    target = st.container() if presenting else readout
+    (target.warning if plain.swamped else target.markdown)(plain.sentence(mech.display_name, mech.epsilon, eps1))
+    target.caption(viz.population_text(data.rows, result.n, simulated=not config["users_are_rows"],
+                                       synthetic=data.origin == "synthetic", toggle=WHOLE.label))
+    target.markdown(viz.coverage_text(covered, d, level))
+    common.estimator_notes(result, data, chosen)
+    if "mi" not in chosen:
+        st.caption(f"Add {mi_name} to the estimators to see the per-value intervals (they hold for the unbiased "
+                   "matrix-inversion estimate).")
+
+    _cumulative(result, data, chosen, full)
+    _errors(result, data, full, k)
+    csv = viz.results_table(data.labels, true, {f"{n} estimate": v for n, v in full.items()}, intervals, band,
+                            level=level, centres=viz.bin_centres(data.edges) if numerical else None)
+    common.download_buttons(csv, {**controls.values(CONTROLS), **config}, key="pg_download", name="ldp-playground",
+                            controls=CONTROLS)
+
+
+def _parameters_in_use(mech: ldp.Mechanism) -> None:
     used = {k: v for k, v in mech.params.items() if v is not None}
     if used:
         st.caption(f"{mech.display_name} parameters in use: "
                    + ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in used.items())
                    + " (change them under 'Advanced' in the sidebar).")
+
+
+def _histogram(result: ldp.SimulationResult, data: common.Dataset, chosen: list[str], level: float,
+               view: tuple[int, bool, bool], bands: tuple, chart_place: Any) -> tuple[dict, str]:
+    """The main chart: true vs estimated frequencies with MI's intervals and the simultaneous band; returns each
+    chosen estimator's estimate by display name, and MI's display name."""
+    k, only_top, sort = view
+    intervals, band, simultaneous = bands
+    mech, true, numerical, d = result.mechanism, result.true_frequencies, data.numerical, data.d
     names = {e: ldp.ESTIMATORS.get(e).display_name for e in chosen}
     mi_name = ldp.ESTIMATORS.get("mi").display_name
     full = {names[e]: result.estimates[e][0] for e in chosen}
@@ -168,16 +199,13 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
         f"Bars: the true frequency of each of the {len(shown.index):,} values shown; markers: each estimator's "
         f"estimate;{bars} shaded boxes: the {pct} simultaneous band from the {mi_name} estimate, which holds every "
         f"true frequency at once with probability ≥ {pct}. " + " ".join(simultaneous.notes)))
-    target = st.container() if presenting else readout
-    (target.warning if plain.swamped else target.markdown)(plain.sentence(mech.display_name, mech.epsilon, eps1))
-    target.caption(viz.population_text(data.rows, result.n, simulated=not config["users_are_rows"],
-                                       synthetic=data.origin == "synthetic", toggle=WHOLE.label))
-    target.markdown(viz.coverage_text(covered, d, level))
-    common.estimator_notes(result, data, chosen)
-    if "mi" not in chosen:
-        st.caption(f"Add {mi_name} to the estimators to see the per-value intervals (they hold for the unbiased "
-                   "matrix-inversion estimate).")
+    return full, mi_name
 
+
+def _cumulative(result: ldp.SimulationResult, data: common.Dataset, chosen: list[str], full: dict) -> None:
+    """The cumulative distributions, true and estimated (ordered values only)."""
+    mech, true, numerical = result.mechanism, result.true_frequencies, data.numerical
+    names = {e: ldp.ESTIMATORS.get(e).display_name for e in chosen}
     unnormalized = [names[e] for e in chosen if not ldp.ESTIMATORS.get(e).consistent]
     if data.ordered:
         cdf = viz.cdf_figure(true, full, title=f"Cumulative distribution — true vs estimated ({mech.display_name}, "
@@ -194,6 +222,11 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
         st.caption(f"No cumulative distribution, Wasserstein or KS here: the values of '{data.name}' are categories "
                    "without an order (alphabetical), so those would depend on an arbitrary order.")
 
+
+
+def _errors(result: ldp.SimulationResult, data: common.Dataset, full: dict, k: int) -> None:
+    """This run's errors, as percentages of the users."""
+    true, numerical = result.true_frequencies, data.numerical
     st.subheader("Errors of this run")
     metrics = viz.metrics_frame(true, full, k=k, theoretical_variance=result.theoretical_variance,
                                 edges=data.edges if numerical else None, unit=data.unit,
@@ -205,11 +238,6 @@ def _results_body(result: ldp.SimulationResult, data: common.Dataset, chosen: li
     st.caption("One collection (one trial), so errors vary from seed to seed. Errors are percentages of all users "
                "(a squared error as its root, RMSE): '0.19' means about 0.19 % of the users, 1,900 of 1,000,000. The "
                "theoretical RMSE of MI is the root of the closed-form variance averaged over the values.")
-
-    csv = viz.results_table(data.labels, true, {f"{n} estimate": v for n, v in full.items()}, intervals, band,
-                            level=level, centres=viz.bin_centres(data.edges) if numerical else None)
-    common.download_buttons(csv, {**controls.values(CONTROLS), **config}, key="pg_download", name="ldp-playground",
-                            controls=CONTROLS)
 
 
 # --------------------------------------------------------------------------- privacy side
