@@ -116,15 +116,18 @@ def param_control(key: str, param: Param) -> Control:
     if param.default is None or param.type not in (int, float):
         return Control(key, "text_input", label, "" if param.default is None else str(param.default),
                        help=help_text)
-    low = param.low if param.low is None or param.low_inclusive else (
-        param.low + 1 if param.type is int else None)
-    high = param.high if param.high is None or param.high_inclusive else (
-        param.high - 1 if param.type is int else None)
-    if param.type is int:
-        return Control(key, "number_input", label, int(param.default), min_value=None if low is None else int(low),
-                       max_value=None if high is None else int(high), step=1, help=help_text)
-    return Control(key, "number_input", label, float(param.default), min_value=None if low is None else float(low),
-                   max_value=None if high is None else float(high), format="%g", help=help_text)
+    return _number_control(key, param, label, help_text)
+
+
+def _number_control(key: str, param: Param, label: str, help_text: str) -> Control:
+    """A number input within the parameter's bounds (an exclusive integer bound moved by one; an exclusive real
+    bound left to the library's validation, which names it)."""
+    cast = param.type
+    low = param.low if param.low is None or param.low_inclusive else (param.low + 1 if cast is int else None)
+    high = param.high if param.high is None or param.high_inclusive else (param.high - 1 if cast is int else None)
+    extra = {"step": 1} if cast is int else {"format": "%g"}
+    return Control(key, "number_input", label, cast(param.default), min_value=None if low is None else cast(low),
+                   max_value=None if high is None else cast(high), help=help_text, **extra)
 
 
 #: Keys of the controls generated from Param tables (tests exercise them by kind, not one by one).

@@ -124,24 +124,32 @@ class Control:
         if text == "" and self.kind != "select_slider":
             return None
         if self.kind in NUMERIC:
-            value = float(text) if NUMBER.fullmatch(text) else math.nan
-            if math.isfinite(value) and self._within(value):
-                return None
-            return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is not a number from "
-                             f"{self._show(self.min_value)} to {self._show(self.max_value)}: it starts from "
-                             f"{self._show(self.default)} instead.")
+            return self._read_number(text)
         if self.kind in ("checkbox", "toggle"):
             if text.lower() in ("true", "false"):
                 return None
             return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is neither true nor false: it "
                              f"starts {'on' if self.default else 'off'} instead.")
+        return self._read_choice(text)
+
+    def _read_number(self, text: str) -> tuple[Any, str | None] | None:
+        value = float(text) if NUMBER.fullmatch(text) else math.nan
+        if math.isfinite(value) and self._within(value):
+            return None
+        return DEFAULT, (f"The link's value for “{self.label}” ({_quote(text)}) is not a number from "
+                         f"{self._show(self.min_value)} to {self._show(self.max_value)}: it starts from "
+                         f"{self._show(self.default)} instead.")
+
+    def _read_choice(self, text: str) -> tuple[Any, str | None] | None:
+        """A choice written as its label, as the option itself (a registry name such as grr), or — for numeric
+        options — as a number between two steps (the nearest) or out of range (the default)."""
         options = list(self.options)
         if not options:
             return None
         labels = [self._label(o) for o in options]
         if text in labels:
             return None
-        for option in options:  # the option itself (a registry name such as grr), or a number written otherwise
+        for option in options:
             if str(option) == text or _same_number(option, text):
                 return option, None
         if all(_is_number(o) for o in options) and NUMBER.fullmatch(text):

@@ -178,8 +178,10 @@ def _definition_picture(name: str, epsilon: float, d: int, epsilon_1: float | No
     """The chosen mechanism's support probabilities as a heatmap: the definition's ratio, p*/q* ≤ e^ε, at a glance."""
     try:
         mech = _mechanism(name, epsilon, d, epsilon_1)
+        if not mech.pure:  # support probabilities p*, q* exist for pure mechanisms only
+            return
         support = mech.support_probabilities()
-    except (ldp.LDPError, NotImplementedError, AttributeError):
+    except ldp.LDPError:
         return  # the live check below says why
     values = [str(v) for v in range(d)]
     fig = viz.probability_heatmap(support, values, values,
