@@ -20,9 +20,9 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.mechanisms.numerical.square_wave import mutual_information_b, mutual_information_bound
 from ldp.studies import choices, cost
 from ldp.studies import comparison as study
+from ldp.studies.choices import mutual_information_b, mutual_information_bound
 from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean
 from ldp.viz import distributions as viz
 from ldp.viz.style import PALETTE

@@ -9,10 +9,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ldp.core.errors import InvalidInput, LDPError
+from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS, MECHANISMS
+from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
 from ldp.mechanisms import get_mechanism
+from ldp.mechanisms.numerical.square_wave import mutual_information_b, mutual_information_bound
 
-__all__ = ["PROBE_D", "closest", "estimators_for", "frequency_oracles", "mechanism_parameters", "numerical_methods",
+#: What a page needs to choose among the library's components, re-exported here so pages never reach into the engine's
+#: packages (an import-linter contract): the parameter tables (``Param``), the smoothness diagnostic that says whether
+#: an order-assuming estimator fits the data (convolution paper §V.E), and the square wave's b (SW paper §5.3).
+__all__ = ["SMOOTHNESS_WARN", "Param", "mutual_information_b", "mutual_information_bound", "smoothness",
+           "PROBE_D", "closest", "estimators_for", "frequency_oracles", "mechanism_parameters", "numerical_methods",
            "reachable_epsilon_1"]
 
 PROBE_D = 8  # the domain size at which a mechanism is built to probe what applies to it or what it can reach

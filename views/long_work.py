@@ -1,0 +1,149 @@
+"""Work that takes seconds: a closed tab stops its run, a long run waits for a button, results computed once per
+server with a progress bar, studies precomputed in the background.
+
+Streamlit only: every computation is a call into ``ldp``."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+__all__ = ["accessibility", "cached_with_progress", "is_cached", "precompute", "session_gone", "wait_for_button"]
+
+def session_gone() -> bool:
+    """Whether the browser session this run draws for has disconnected (its tab closed or navigated away).
+
+    Installed by ``app.py`` as the cancellation predicate (:func:`ldp.core.cancellation.cancel_when`): the
+    library's long loops stop within ~0.2 s of the tab closing instead of computing for nobody (issue 10: three
+    closed tabs kept the server busy for 100 s). Outside a running server (AppTest, bare mode) nothing is gone.
+    """
+    ctx = get_script_run_ctx()
+    if ctx is None or not runtime.exists():
+        return False
+    return not runtime.get_instance().is_active_session(ctx.session_id)
+
+
+def wait_for_button(seconds: float, above: float, signature: Any, key: str, label: str) -> None:
+    """A link alone never starts a long run: above ``above`` seconds (estimated), the page stops here until the
+    button ``label`` is pressed, once per configuration (``signature``); later reruns of the same configuration
+    (the charts' own interactions) go straight on."""
+    if seconds <= above or st.session_state.get(f"_{key}_ran") == signature:
+        return
+    if not st.button(f"{label} (about {seconds:.0f} s)", key=key, type="primary"):
+        st.info("This configuration takes a while, so it runs when you press the button.")
+        st.stop()
+    st.session_state[f"_{key}_ran"] = signature
+
+
+_STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, oldest first
+_STUDIES_MAX = 32
+
+
+def is_cached(key: Any) -> bool:
+    """Whether :func:`cached_with_progress` holds a result for ``key`` (shown at once, without asking)."""
+    return key in _STUDIES
+
+
+def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[float], None]], Any]) -> Any:
+    """``compute(progress)`` once per ``key`` for the whole server (like ``st.cache_data``, shared by every session),
+    drawing its own progress bar while it runs. ``st.cache_data`` cannot do this: it records the bar's updates
+    made inside the cached function and fails to replay them on a block that no longer exists. Results are
+    treated as read-only; the least recently computed are evicted beyond 32 entries. A key that
+    :func:`precompute` is computing in the background is waited for (its progress drawn), not computed twice;
+    inside :func:`precompute` (no page to draw on) nothing is drawn."""
+    if key in _STUDIES:
+        return _STUDIES[key]
+    background = getattr(_BACKGROUND, "active", False)
+    pending = _PENDING.get(key)
+    if pending is not None and not background:
+        bar = st.progress(0.0, text=label)
+        try:
+            while not pending["done"].wait(0.2):
+                bar.progress(min(max(pending["fraction"], 0.0), 1.0), text=f"{label} {pending['fraction']:.0%}")
+        finally:
+            bar.empty()
+        if key in _STUDIES:
+            return _STUDIES[key]  # otherwise the background run failed: compute it here, the error shown here
+    if background:
+        state = _PENDING.setdefault(key, {"done": threading.Event(), "fraction": 0.0})
+        try:
+            result = compute(lambda f: state.__setitem__("fraction", float(f)))
+            _store(key, result)
+        finally:
+            state["done"].set()
+            _PENDING.pop(key, None)
+        return result
+    bar = st.progress(0.0, text=label)
+    try:
+        result = compute(lambda f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"{label} {f:.0%}"))
+    finally:
+        bar.empty()
+    _store(key, result)
+    return result
+
+
+def _store(key: Any, result: Any) -> None:
+    _STUDIES[key] = result
+    while len(_STUDIES) > _STUDIES_MAX:
+        _STUDIES.pop(next(iter(_STUDIES)))
+
+
+_PENDING: dict[Any, dict[str, Any]] = {}  # keys computed in the background now: their event and progress
+_BACKGROUND = threading.local()
+
+
+def precompute(work: Callable[[], None]) -> threading.Thread:
+    """Run ``work`` (calls of page helpers that go through :func:`cached_with_progress`) in a background thread:
+    their results land in the server-wide cache, and a page that asks for one meanwhile waits for it. Errors are
+    swallowed (the page computes that study again and shows the error itself)."""
+    def run() -> None:
+        _BACKGROUND.active = True
+        with contextlib.suppress(Exception):
+            work()
+
+    thread = threading.Thread(target=run, name="ldp-precompute", daemon=True)
+    thread.start()
+    return thread
+
+
+_A11Y_JS = """
+export default function () {
+    // Accessible names the page's HTML lacks (issue 11 item 8): each Plotly chart becomes an image named by its
+    // title (screen readers otherwise announce an unnamed graphic), and Material icon ligatures
+    // ("keyboard_arrow_right") are hidden from the accessibility tree so they stop prefixing expanders' names.
+    // Installed once per browser tab; a MutationObserver keeps it true as Streamlit redraws.
+    if (window.__ldpA11y) return;
+    window.__ldpA11y = true;
+    const apply = () => {
+        document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot').forEach((plot) => {
+            const title = plot.querySelector('.gtitle');
+            const name = title ? title.textContent.trim() : '';
+            if (name && plot.getAttribute('aria-label') !== 'Chart: ' + name) {
+                plot.setAttribute('role', 'img');
+                plot.setAttribute('aria-label', 'Chart: ' + name);
+            }
+        });
+        document.querySelectorAll('[data-testid="stIconMaterial"]:not([aria-hidden])').forEach((icon) => {
+            icon.setAttribute('aria-hidden', 'true');
+        });
+    };
+    apply();
+    new MutationObserver(apply).observe(document.body, {childList: true, subtree: true});
+}
+"""
+_a11y_component = None
+
+
+def accessibility() -> None:
+    """Mount the accessibility fixes of :data:`_A11Y_JS` (a JavaScript-only ``st.components.v2`` component: it runs in
+    the page itself, not in an iframe, so it can name the charts)."""
+    global _a11y_component
+    if _a11y_component is None:
+        _a11y_component = st.components.v2.component("ldp_accessibility", js=_A11Y_JS)
+    _a11y_component(key="ldp_accessibility")

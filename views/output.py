@@ -1,0 +1,166 @@
+"""What a page shows: the estimators' diagnostics, the heading and the main chart slot (presentation mode), figures
+with their data and description, downloads and the configuration loader.
+
+Streamlit only: every computation is a call into ``ldp``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import ldp
+from ldp.data.loaders import load_json_object
+from ldp.data.spreadsheet import safe_frame
+from ldp.studies.choices import SMOOTHNESS_WARN, smoothness
+from ldp.studies.datasets import Dataset
+from ldp.viz.style import for_projector, label_log_axes
+from views.controls import (
+    Control,
+    load_configuration,
+    presenting,
+)
+from views.messages import friendly_errors  # noqa: F401
+
+__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "csv_bytes", "download_buttons", "estimator_notes",
+           "main_chart_slot", "page_heading", "show_figure", "with_context"]
+
+# --------------------------------------------------------------------------- output
+def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
+    """Every diagnostic of the chosen estimators beside their numbers: did not converge / validity condition /
+    rough data (from the estimates), an order-assuming estimator on a domain without order, and the data's
+    smoothness along the domain's order when such an estimator is chosen."""
+    names = {e: ldp.ESTIMATORS.get(e).display_name for e in chosen}
+    for line in result.warnings:  # "<estimator>: <note>" or "<estimator> did not converge …"
+        name = line.split(" ", 1)[0].rstrip(":")
+        if name in names:
+            container.warning(f"**{names[name]}** — {line[len(name):].lstrip(': ')}")
+    ordered = [names[e] for e in chosen if ldp.ESTIMATORS.get(e).assumes_order]
+    if not ordered:
+        return
+    if not data.ordered:
+        container.warning(f"{', '.join(ordered)} assume(s) that neighbouring values have similar frequencies, but "
+                          f"'{data.name}' has no natural order (its values are categories in alphabetical order): "
+                          "expect it to be worse than MI or Norm-Sub here (convolution paper §V).")
+    mech = result.mechanism
+    if not getattr(mech, "pure", False) or mech.d < 3 or "mi" not in result.estimates:
+        return
+    sm = smoothness(result.estimates["mi"][0], float(mech.approximate_variance(result.n)))
+    verdict = ("the noise hides the data's shape: no verdict" if sm.score is None else
+               f"**{sm.score:.2f}** (1 = smooth, 0 = like a random order)")
+    container.caption(f"Smoothness of the data along the domain's order, judged from the MI estimate alone: "
+                      f"{verdict}. The order-assuming estimators ({', '.join(ordered)}) help on smooth data and warn "
+                      f"below {SMOOTHNESS_WARN:g}.")
+
+
+#: Height (px) of a page's main chart on a projector: with the compact heading and one row of controls above it,
+#: it fits a 1280×720 screen (tests/e2e/test_presentation.py measures it on every page).
+PRESENT_HEIGHT = 440
+#: The key prefix of the container that holds a page's main chart (its element gets the class
+#: ``st-key-main_chart_<chart key>``; a page with tabs may declare one per tab).
+MAIN_CHART_KEY = "main_chart"
+
+
+def page_heading(title: str, intro: str) -> Any:
+    """A page's title and its one-paragraph introduction (left out on a projector, where the chart needs the room).
+    Returns the place of the page's main chart on a projector — an empty container right under the heading, handed
+    to :func:`show_figure` as ``where`` — so that the chart comes first and the explanations follow it."""
+    st.title(title)
+    if not presenting():
+        st.caption(intro)
+    return main_chart_slot()
+
+
+def main_chart_slot() -> Any:
+    """An empty container here, which :func:`show_figure` (``where=``) fills with the page's main chart when
+    presenting; elsewhere the chart stays where the page draws it."""
+    return st.container()
+
+
+def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "", *,
+                main: bool = False, where: Any = None, present_height: int = PRESENT_HEIGHT) -> None:
+    """A chart with an accessible text description and its plotted values as a table. The figure keeps its own
+    template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's
+    4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is named after the
+    chart (ASCII).
+
+    On a projector (:func:`presenting`) every figure gets larger type; the page's ``main`` chart is also sized to
+    ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading)."""
+    label_log_axes(fig)  # decades, not bare mantissas, on every log axis
+    on_projector = presenting()
+    if on_projector:
+        for_projector(fig, present_height if main else None)
+    place = where if (on_projector and where is not None) else contextlib.nullcontext()
+    with place, (st.container(key=f"{MAIN_CHART_KEY}_{key}") if main else contextlib.nullcontext()):
+        st.plotly_chart(fig, key=key, theme=None, config={
+            "displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"ldp-{key}"}})
+    with place:
+        if description:
+            st.caption(description)
+        if data is not None:
+            with st.expander("Plotted values (table)"):
+                st.dataframe(data, key=f"{key}_table")
+
+
+#: Settings that travel with every downloaded results table (matched by a control key's last part).
+CONTEXT_KEYS = ("mech", "eps", "eps1", "users", "trials", "engine", "seed")
+
+
+def csv_bytes(table: pd.DataFrame) -> bytes:
+    """A downloadable CSV: UTF-8 with a BOM (a spreadsheet then reads ε and accents right) and every text cell
+    that a spreadsheet would run as a formula escaped (``ldp.data.spreadsheet``)."""
+    return safe_frame(table).to_csv(index=False).encode("utf-8-sig")
+
+
+def with_context(table: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
+    """``table`` with the dataset and the settings of :data:`CONTEXT_KEYS` (from a page's control values, keys
+    such as ``pp_eps`` → ``eps``) as leading constant columns."""
+    context: dict[str, Any] = {"dataset": config.get("dataset")}
+    for k, v in config.items():
+        short = k.rsplit("_", 1)[-1]
+        if short in CONTEXT_KEYS and isinstance(v, (str, int, float)) and short not in context:
+            context[short] = v
+    lead = pd.DataFrame({k: [v] * len(table) for k, v in context.items() if v is not None}, index=table.index)
+    return pd.concat([lead, table.drop(columns=[c for c in lead.columns if c in table.columns])], axis=1)
+
+
+def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer",
+                     controls: Sequence[Control] = ()) -> None:
+    """The results as CSV — with the dataset and the settings that made them (mechanism, ε, n, seed, …) as leading
+    columns, so a file found later says what it is — and the whole configuration as JSON, which the uploader
+    below (given the page's ``controls``) loads back."""
+    c1, c2 = st.columns(2)
+    c1.download_button("Download results (CSV)", csv_bytes(with_context(table, config)), f"{name}-results.csv",
+                       "text/csv", key=f"{key}_csv")
+    c2.download_button("Download configuration (JSON)", json.dumps(config, indent=2, default=str).encode(),
+                       f"{name}-config.json", "application/json", key=f"{key}_json")
+    if controls:
+        _configuration_loader(controls, key)
+
+
+def _configuration_loader(controls: Sequence[Control], key: str) -> None:
+    refused = st.session_state.pop("_config_refused", None)
+    if refused:
+        st.warning("Loaded, except settings whose saved value this page cannot take (left at their current value): "
+                   + ", ".join(refused) + ".")
+    up = st.file_uploader("Load a configuration (JSON) downloaded from this page", type=["json"], key=f"{key}_load")
+    if up is None:
+        return
+    raw = up.getvalue()
+    done = f"_{key}_loaded"
+    if st.session_state.get(done) == hash(raw):
+        return
+    st.session_state[done] = hash(raw)
+    with friendly_errors("this configuration file"):
+        config = load_json_object(raw, up.name)
+    restored, refused = load_configuration(controls, config)
+    if not restored:
+        st.error(f"{up.name} names none of this page's settings: load it on the page it was downloaded from")
+        return
+    if refused:
+        st.session_state["_config_refused"] = refused
+    st.rerun()
