@@ -22,13 +22,13 @@ from views import common
 REFRESH_S = 2
 CHART_HEIGHT = 420  # the live estimate beside the join code and QR code: it ends on a 1280×720 projector
 MECHANISM_NAMES = {name: ldp.MECHANISMS.get(name).display_name for name in CATEGORICAL_MECHANISMS + NUMERIC_MECHANISMS}
-KINDS = {"Answer choices": "categorical", "A number": "numeric"}
+QUESTION_KINDS = {"Answer choices": "categorical", "A number": "numeric"}
 SESSION = "classroom_active"   # {"code", "token"} of the class this browser session teaches
 
 
 def question_form(key: str, submit_label: str) -> dict | None:
     """The fields of a question; the JSON body of ``POST /api/classes`` once submitted."""
-    kind = KINDS[st.radio("Answers", list(KINDS), horizontal=True, key=f"{key}_kind")]
+    kind = QUESTION_KINDS[st.radio("Answers", list(QUESTION_KINDS), horizontal=True, key=f"{key}_kind")]
     with st.form(key):
         question = st.text_input("Question", "Which season do you like best?", key=f"{key}_q")
         if kind == "categorical":

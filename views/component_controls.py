@@ -20,8 +20,9 @@ from views.controls import (
     render,
 )
 
-__all__ = ["ENGINE_HELP", "EPS_GRID", "EstimatorControls", "GENERATED_KEYS", "KINDS", "MECHANISM_PARAMETERS_HELP",
-           "MechanismControls", "SOURCES", "UPLOAD_LIMIT_MB", "build_estimators", "engine_control", "epsilon_control",
+__all__ = ["ENGINE_HELP", "EPS_GRID", "EstimatorControls", "GENERATED_KEYS", "MECHANISM_PARAMETERS_HELP",
+           "MechanismControls", "SOURCES", "UPLOAD_KINDS", "UPLOAD_LIMIT_MB", "build_estimators", "engine_control",
+           "epsilon_control",
            "estimator_control", "estimator_controls", "estimator_picker", "estimator_specs", "mechanism_controls",
            "mechanism_extras", "mechanism_picker", "param_control", "parameter_controls", "render_parameters",
            "seed_control"]
@@ -30,7 +31,7 @@ __all__ = ["ENGINE_HELP", "EPS_GRID", "EstimatorControls", "GENERATED_KEYS", "KI
 EPS_GRID: list[float] = sorted({float(f"{x:.2g}") for x in np.geomspace(0.05, 10, 60)} | {0.5, 1.0, 2.0, 4.0})
 UPLOAD_LIMIT_MB = 50
 SOURCES = ["Sample data", "Synthetic", "Upload"]
-KINDS = ["numerical", "categorical"]
+UPLOAD_KINDS = ["numerical", "categorical"]  # how an uploaded column may be read
 ENGINE_HELP = ("fast samples the aggregated support counts directly (cost O(d) per collection whatever n); exact "
                "randomizes every user's report (cost O(n·d)). Same seed, same distribution of results.")
 

@@ -40,9 +40,9 @@ from typing import Any
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-__all__ = ["KINDS", "Control", "render", "values"]
+__all__ = ["WIDGET_KINDS", "Control", "render", "values"]
 
-KINDS = ("slider", "select_slider", "number_input", "selectbox", "radio", "multiselect", "checkbox", "toggle",
+WIDGET_KINDS = ("slider", "select_slider", "number_input", "selectbox", "radio", "multiselect", "checkbox", "toggle",
          "text_input")
 NUMERIC = ("slider", "number_input")
 CHOICE = ("select_slider", "selectbox", "radio", "multiselect")
@@ -89,8 +89,8 @@ class Control:
     follows_data: bool = False
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown control kind {self.kind!r}; one of {', '.join(KINDS)}")
+        if self.kind not in WIDGET_KINDS:
+            raise ValueError(f"unknown control kind {self.kind!r}; one of {', '.join(WIDGET_KINDS)}")
         if not self.key:
             raise ValueError("a control needs a key: it names the URL query parameter")
         if self.follows_data and self.depends is None:

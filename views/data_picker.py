@@ -19,7 +19,7 @@ from ldp.data import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, list_sa
 from ldp.data.synthetic import SYNTHETIC
 from ldp.studies import datasets
 from ldp.studies.datasets import Dataset
-from views.component_controls import KINDS, SOURCES, UPLOAD_LIMIT_MB, _controls_of  # noqa: F401
+from views.component_controls import SOURCES, UPLOAD_KINDS, UPLOAD_LIMIT_MB, _controls_of  # noqa: F401
 from views.controls import (
     Control,
     message_area,
@@ -94,7 +94,7 @@ def data_controls(prefix: str, *, default_sample: str = "flights", default_colum
                              "triangular(left, mode, right), beta(a, b)); the range is the union of theirs."),
         upload_column=Control(f"{prefix}_upcol", "selectbox", "Column",
                               depends=lambda columns: {"options": columns, "default": columns[0]}),
-        upload_kind=Control(f"{prefix}_upkind", "radio", "Treat as", options=KINDS, horizontal=True,
+        upload_kind=Control(f"{prefix}_upkind", "radio", "Treat as", options=UPLOAD_KINDS, horizontal=True,
                             depends=lambda guess: {"default": guess}, follows_data=True),
         upload_key=f"{prefix}_upload",
     )
