@@ -241,6 +241,7 @@ ESTIMATOR_CASES: dict[str, list[Case]] = {
     "base-pos": [estimator_case("base-pos")],
     "post-pos": [estimator_case("post-pos")],
     "base-cut": [estimator_case("base-cut"), estimator_case("base-cut", alpha=0.5)],
+    "base-cut-k": [estimator_case("base-cut-k"), estimator_case("base-cut-k", k=3)],
     "norm": [estimator_case("norm")],
     "norm-mul": [estimator_case("norm-mul")],
     "norm-cut": [estimator_case("norm-cut")],

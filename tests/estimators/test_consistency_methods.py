@@ -295,3 +295,35 @@ def test_paper_full_domain_findings_zipf_olh():
         assert mse[name] < 1.2 * mse["norm-sub"], name
     assert mse["power-ns"] <= min(mse["norm-sub"], mse["base-cut"], mse["mle-apx"])
     assert mse["norm-mul"] > base
+
+
+def test_base_cut_with_k_known_lowers_the_top_k_error_as_k_grows():
+    """§V, Fig. 10: Base-Cut's fixed T "is a tradeoff between frequent values and set-values" and its top-k MSE
+    grows with k; "if the desired k is known in advance, one can set T to be the kth highest estimated value".
+    Zipf(1.5) over 1,024 values, 10⁵ users, OUE at ε = 1, 30 paired collections: at k = 32 the k-known threshold's
+    top-k MSE is lower (measured 4.3e-5 vs 5.2e-5, paired z = 5.0; we require z > 3); at k = 2, where the top
+    values stand far above T, both keep them and agree exactly. Found on the way, and left as the paper's advice:
+    it is not better for every k — at k = 8 it is worse (z = −3.7), since cutting at the 8th estimate zeroes true
+    top-8 values whose estimates rank just below it."""
+    from ldp.core.streams import rng_for
+    from ldp.data.synthetic import true_distribution
+    from ldp.evaluation.metrics import top_k_mse
+
+    freqs = true_distribution("zipf:d=1024,s=1.5")
+    counts = np.floor(freqs * 100_000).astype(np.int64)
+    counts[0] += 100_000 - counts.sum()
+    mech = ldp.get_mechanism("oue", 1.0, 1024)
+    rng = rng_for(0, "base-cut-k")
+    truth = counts / counts.sum()
+    for k in (2, 32):
+        diff = []
+        for _ in range(30):
+            agg = ldp.collect(mech, counts, rng, "fast")
+            fixed = top_k_mse(truth, ldp.get_estimator("base-cut").estimate(mech, agg).values, k)
+            known = top_k_mse(truth, ldp.get_estimator("base-cut-k", k=k).estimate(mech, agg).values, k)
+            diff.append(fixed - known)
+        diff = np.array(diff)
+        if k == 2:
+            np.testing.assert_array_equal(diff, 0.0)
+        else:
+            assert diff.mean() / (diff.std(ddof=1) / np.sqrt(diff.size)) > 3.0
