@@ -111,6 +111,12 @@ def live_view() -> None:
                        description="Bars: matrix inversion with 95 % intervals; diamonds: the consistent "
                                    "estimate (Norm-Sub); dashes: the show of hands, once revealed.")
     st.info(viz.readout(summary))
+    with common.friendly_errors("the reports per device"):
+        clients = room.clients(code, token)
+    for row in clients["clients"]:
+        if row["surge"]:
+            st.warning(f"One device sent {row['reports']} of the {clients['reports']} reports ({row['share']:.0%}): a "
+                       "flood or a script? See 'Reports per device' below to drop its reports.")
     common.show_figure(viz.histogram_figure(summary), key="cls_histogram",
                        description="What the server received: only randomized reports.")
 
@@ -144,6 +150,22 @@ with c3.popover("Delete class"):
             room.delete(code, token)
         del st.session_state[SESSION]
         st.rerun()
+
+with st.expander("Reports per device"):
+    st.caption("Each phone sends one report per question. A device is named by a pseudonym of its address and "
+               "its page's token (neither is stored); one that sends many reports is flagged above the chart.")
+    with common.friendly_errors("the reports per device"):
+        per_device = room.clients(code, token)
+    st.dataframe([{"device": r["client"], "reports": r["reports"], "share": f"{r['share']:.0%}",
+                   "flagged": "yes" if r["surge"] else ""} for r in per_device["clients"]], hide_index=True,
+                 key="cls_clients")
+    flagged = [r["id"] for r in per_device["clients"] if r["surge"]]
+    if flagged:
+        victim = st.selectbox("Device", flagged, key="cls_drop_which")
+        if st.button("Drop this device's reports", key="cls_drop"):
+            with common.friendly_errors("dropping"):
+                dropped = room.drop_client(code, token, victim)
+            st.success(f"Dropped {dropped} reports.")
 
 with st.expander("Reveal the show of hands"):
     st.caption("Ask for a show of hands and type the counts: the true distribution appears next to the estimate.")

@@ -80,6 +80,9 @@ PM_BINS = 10
 MAX_HANDS = 1_000_000   # a show of hands counts people in a room
 
 
+#: A client sending more than this share of a question's reports (and at least 3) is flagged to the teacher.
+SURGE_SHARE = 0.2
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -278,6 +281,31 @@ class Classroom:
             writer.writerow([csv_cell(x) for x in (seq, s.question, s.mechanism, s.epsilon, nonce, report, stamp)])
         return out.getvalue()
 
+    def client_pseudonym(self, class_id: int, address: str, device: str | None) -> str:
+        """A short pseudonym of the sending client (its address and the page's device token), keyed by this server's
+        secret and the class: the same client gets the same name within a class, unlinkable across classes, and
+        neither the address nor the token is stored."""
+        key = f"{self.teacher_secret}|{class_id}".encode()
+        return hmac.new(key, f"{address}|{device or ''}".encode(), "sha256").hexdigest()[:12]
+
+    def clients(self, code: str, token: str | None) -> dict[str, Any]:
+        """Reports per client of the current question (teacher only): ``{reports, clients: [{client, reports,
+        share, surge}], surge}`` — a client is a surge when it sent at least 3 reports and more than
+        ``SURGE_SHARE`` of them (a phone sends one report per question; a script floods)."""
+        current = self.authorize(code, token)
+        rows = self.store.client_counts(current.question_id)
+        total = sum(n for _, n in rows) or 1
+        listed = [{"client": c or "this dashboard", "id": c, "reports": n, "share": n / total,
+                   "surge": c is not None and n >= 3 and n / total > SURGE_SHARE} for c, n in rows]
+        return {"reports": sum(n for _, n in rows), "clients": listed, "surge": any(x["surge"] for x in listed)}
+
+    def drop_client(self, code: str, token: str | None, client: str) -> int:
+        """Delete one client's reports of the current question (teacher only); how many were dropped."""
+        current = self.authorize(code, token)
+        if not isinstance(client, str) or not client:
+            raise InvalidInput("give the client whose reports to drop")
+        return self.store.drop_client(current.question_id, client)
+
     def summary(self, code: str, token: str | None) -> dict[str, Any]:
         """``{reports, estimate, ...}``: the count, the report histogram, MI and a consistent estimate (label →
         frequency) with 95 % intervals, the ± error at this n, and the revealed show of hands."""
@@ -364,7 +392,9 @@ class Classroom:
         """``{report, nonce}`` (and optionally ``question``: the id the student randomized for) → stored, or a
         one-line :class:`LDPError` (400 malformed, 404 unknown class, 409 closed / duplicate nonce, 422 a report
         the mechanism cannot produce, 429). ``address`` (the HTTP client's) and ``device`` (the page's device
-        token) are only used for the per-client rate limits, never stored; in-process calls pass neither."""
+        token) drive the per-client rate limits and are stored only as the class's pseudonym of the pair
+        (:meth:`client_pseudonym`), so the teacher can see a surge from one client and drop it; in-process calls
+        pass neither."""
         if not isinstance(body, dict) or set(body) - {"report", "nonce", "question"} or "report" not in body \
                 or "nonce" not in body:
             raise InvalidInput("the body must be a JSON object {report, nonce}")
@@ -386,7 +416,8 @@ class Classroom:
             self._limit_client(address, device)
         if not self.limiter.allow(code.upper()):
             raise RateLimited("too many reports for this class right now; retry in a second")
-        if not self.store.add_report(current.class_id, current.question_id, nonce, report):
+        client = None if address is None else self.client_pseudonym(current.class_id, address, device)
+        if not self.store.add_report(current.class_id, current.question_id, nonce, report, client):
             self._forget(code)
             raise ClassClosed("this question is closed: it accepts no more reports")
         return {"accepted": True, "question_id": current.question_id, "report": report}

@@ -74,6 +74,16 @@ class Store(ABC):
         with self._tx(True) as run:
             for stmt in _SCHEMA:
                 run(stmt.format(pk=self.pk))
+        # reports.client: the sender's per-class pseudonym (Classroom.client_pseudonym), NULL for in-process reports —
+        # added here so that stores created before it gain it too (idempotent)
+        with self._tx(True) as run:
+            if "client" not in self._report_columns(run):
+                run("ALTER TABLE reports ADD COLUMN client VARCHAR(32)")
+
+    def _report_columns(self, run: Any) -> set[str]:
+        """The reports table's column names (hook: SQLite's PRAGMA, the information schema elsewhere)."""
+        rows = run("SELECT column_name FROM information_schema.columns WHERE table_name = 'reports'")
+        return {str(r[0]).lower() for r in rows}
 
     # ---------------------------------------------------------------- classes and questions
     def create_class(self, code: str, token_hash: str, spec_json: str) -> int:
@@ -129,15 +139,17 @@ class Store(ABC):
             run("DELETE FROM classes WHERE id = :cid", cid=class_id)
 
     # ---------------------------------------------------------------- reports
-    def add_report(self, class_id: int, question_id: int, nonce: str, report: str) -> bool:
+    def add_report(self, class_id: int, question_id: int, nonce: str, report: str, client: str | None = None) -> bool:
         """Store one report in one short transaction, only while its question is open. False: the question is
-        closed. :class:`DuplicateNonce` if the class already holds a report with this nonce."""
+        closed. :class:`DuplicateNonce` if the class already holds a report with this nonce. ``client``: the
+        sender's per-class pseudonym (None in-process)."""
         try:
             with self._tx(True) as run:
-                rows = run("INSERT INTO reports (class_id, question_id, nonce, report, created) "
-                           "SELECT :cid, :qid, :nonce, :report, :now WHERE EXISTS "
+                rows = run("INSERT INTO reports (class_id, question_id, nonce, report, created, client) "
+                           "SELECT :cid, :qid, :nonce, :report, :now, :client WHERE EXISTS "
                            "(SELECT 1 FROM questions WHERE id = :qid AND class_id = :cid AND closed = 0) RETURNING id",
-                           cid=class_id, qid=question_id, nonce=nonce, report=report, now=int(time.time()))
+                           cid=class_id, qid=question_id, nonce=nonce, report=report, now=int(time.time()),
+                           client=client)
         except Exception as exc:
             if self._is_unique_violation(exc):
                 raise DuplicateNonce("this nonce was already used: one report per nonce") from None
@@ -155,6 +167,20 @@ class Store(ABC):
             rows = run("SELECT q.seq, r.nonce, r.report, r.created FROM reports r JOIN questions q "
                        "ON q.id = r.question_id WHERE r.class_id = :cid ORDER BY q.seq, r.id", cid=class_id)
         return [(int(a), b, c, int(d)) for a, b, c, d in rows]
+
+    def client_counts(self, question_id: int) -> list[tuple[str | None, int]]:
+        """(client pseudonym, reports) of a question, most reports first (None: in-process reports)."""
+        with self._tx(False) as run:
+            rows = run("SELECT client, COUNT(*) FROM reports WHERE question_id = :qid GROUP BY client "
+                       "ORDER BY COUNT(*) DESC, client", qid=question_id)
+        return [(r[0], int(r[1])) for r in rows]
+
+    def drop_client(self, question_id: int, client: str) -> int:
+        """Delete one client's reports of a question; how many."""
+        with self._tx(True) as run:
+            rows = run("DELETE FROM reports WHERE question_id = :qid AND client = :client RETURNING id",
+                       qid=question_id, client=client)
+        return len(rows)
 
     def count(self, question_id: int) -> int:
         with self._tx(False) as run:
@@ -185,6 +211,9 @@ class SQLiteStore(Store):
             conn.execute("PRAGMA synchronous = FULL")
             self._local.conn = conn
         return conn
+
+    def _report_columns(self, run: Any) -> set[str]:
+        return {str(r[1]).lower() for r in run("PRAGMA table_info(reports)")}
 
     @contextlib.contextmanager
     def _tx(self, write: bool) -> Iterator[Any]:

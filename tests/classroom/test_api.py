@@ -188,7 +188,11 @@ def test_only_report_nonce_and_timestamp_are_stored_and_the_token_is_hashed(sqli
     assert _post(client, code, "3", "nonce-0001").status_code == 201
     db = sqlite3.connect(tmp_path / "classroom.sqlite3")
     columns = {row[1] for row in db.execute("PRAGMA table_info(reports)")}
-    assert columns == {"id", "class_id", "question_id", "nonce", "report", "created"}
+    # "client" is the class's keyed pseudonym of the sender (address and device token), for the teacher's
+    # per-device view and dropping a flood (item 12); neither the address nor a token is stored
+    assert columns == {"id", "class_id", "question_id", "nonce", "report", "created", "client"}
+    (pseudonym,) = db.execute("SELECT client FROM reports").fetchone()
+    assert len(pseudonym) == 12 and all(ch in "0123456789abcdef" for ch in pseudonym)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("SELECT token_hash FROM classes").fetchone()[0] == hash_token(token)
     db.close()

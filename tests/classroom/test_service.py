@@ -56,3 +56,36 @@ def test_join_link_and_qr_code():
         join_url("lecture hall", "ABCDEF")
     png = qr_png("http://10.0.0.5:8501/join/ABCDEF")
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_flood_from_one_device_is_flagged_and_dropped(tmp_path, backend, request):
+    """Issue "hostile room" item 12: 500 forged reports moved a 50-student class's estimate. Each report now
+    carries the class's pseudonym of its sender (address and device token, neither stored): the teacher sees
+    reports per device, a device with more than a fifth of them is flagged, and dropping it restores the honest
+    class's reports. In-process reports (no address) are the dashboard's own."""
+    url = request.getfixturevalue("postgres_url") if backend == "postgres" else ""
+    room = Classroom(open_store(database_url=url, data_dir=tmp_path))
+    created = room.create_class({"question": "q", "range": [0, 10], "mechanism": "pm", "epsilon": 1.0})
+    code, token = created["code"], created["teacher_token"]
+    mech_s = room.public_info(code)["parameters"]["s"]
+    honest = 50
+    for i in range(honest):  # fifty phones, one report each (a report on the PM grid: 0 is a grid point)
+        room.submit(code, {"report": 0.0, "nonce": f"honest-{i:04d}"}, address=f"10.0.0.{i}", device=f"dev{i:05d}x")
+    room.device_limiter.rate = room.device_limiter.burst = 10**6  # let the flood through the rate limits
+    room.limiter.rate = room.limiter.burst = 10**6
+    for i in range(200):
+        room.submit(code, {"report": 0.0 if i % 2 else 0.5, "nonce": f"flood-{i:05d}"}, address="10.0.0.99",
+                    device="attacker01")
+    listing = room.clients(code, token)
+    assert listing["reports"] == honest + 200 and listing["surge"]
+    top = listing["clients"][0]
+    assert top["reports"] == 200 and top["surge"] and all(not r["surge"] for r in listing["clients"][1:])
+    assert len(top["id"]) == 12 and "10.0.0.99" not in top["id"] and "attacker01" not in top["id"]
+    assert room.drop_client(code, token, top["id"]) == 200
+    after = room.clients(code, token)
+    assert after["reports"] == honest and not after["surge"]
+    assert room.summary(code, token)["reports"] == honest
+    with pytest.raises(LDPError):
+        room.clients(code, "wrong-token")
+    assert mech_s > 0.5  # 0.5 was a valid report of this mechanism
