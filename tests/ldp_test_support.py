@@ -215,6 +215,7 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "pm": [mechanism_case("pm", fast="moments")],
     "laplace": [mechanism_case("laplace")],
     "hm": [mechanism_case("hm", fast="moments")],
+    "1bitmean": [mechanism_case("1bitmean")],
     # vectors (d = VECTOR_D): each coordinate's sum is a moment-matched Gaussian on the fast engine, independently of
     # the others (the sampled families correlate coordinates within a user: no covariance promise)
     "split-laplace": [mechanism_case("split-laplace", fast="moments")],

@@ -26,7 +26,7 @@ FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she"
 VECTOR_MECHANISMS = {"split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
                      "duchi"}
 ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
-                                      "hm"} | VECTOR_MECHANISMS
+                                      "hm", "1bitmean"} | VECTOR_MECHANISMS
 PROTOCOL_NAMES = {"pem", "treehist", "segments", "segment-pair", "multiple-channel", "svim", "svsm", "ldpminer", "psfo"}
 D = 8
 ROWS = 300
