@@ -196,6 +196,9 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "hcms": [mechanism_case("hcms"), mechanism_case("hcms", k=4, m=8)],
     "flh": [mechanism_case("flh", fast="marginals", covariance=False),
             mechanism_case("flh", fast="marginals", covariance=False, pool=200, g=3)],
+    # d' = 1 (1BitFlip): exact in distribution (multinomial buckets); d' > 1: exact marginals, no covariance
+    "dbitflip": [mechanism_case("dbitflip", fast="distribution"),
+                 mechanism_case("dbitflip", fast="marginals", covariance=False, d_prime=2)],
     "l-grr": [mechanism_case("l-grr")],
     "l-sue": [mechanism_case("l-sue")],
     "l-oue": [mechanism_case("l-oue")],
