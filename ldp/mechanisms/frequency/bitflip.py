@@ -38,6 +38,9 @@ from ldp.mechanisms.frequency.base import FrequencyOracle
 
 __all__ = ["DBitFlip"]
 
+#: Largest d for which the fast engine draws 1BitFlip's (value × bucket) table exactly (d² cells in memory).
+EXACT_TABLE_D = 2048
+
 DKY_PAPER = "Ding, Kulkarni, Yekhanin — Collecting Telemetry Data Privately, NeurIPS 2017, §3 (dBitFlip)"
 
 
@@ -55,10 +58,10 @@ class DBitFlip(FrequencyOracle):
     lecture_formula = "(d/d') e^{ε/2} / (e^{ε/2} − 1)²"
     pure = False
     fast_engine_exact = False
-    fast_engine_note = ("per bucket, the users of each value who sampled it (multinomial for d' = 1, binomial "
-                        "Bin(n_u, d'/d) for d' > 1) and their 1-bits (binomial): exact in distribution for d' = 1; "
-                        "for d' > 1 exact marginals, not the cross-covariances (buckets are drawn independently; a "
-                        "user's d' distinct buckets make them negative)")
+    fast_engine_note = ("per bucket, the users of each value who sampled it (multinomial for d' = 1 and d ≤ 2048, "
+                        "else Bin(n_u, d'/d)) and their 1-bits (binomial): exact in distribution for d' = 1 and "
+                        "d ≤ 2048; otherwise exact marginals, not the cross-covariances (buckets are drawn "
+                        "independently; a user's distinct buckets make them negative)")
     extra_parameters = (Param("d_prime", int, "d': buckets sampled per user (1 = 1BitFlip; at most d)", low=1,
                               optional=True),)
 
@@ -75,7 +78,7 @@ class DBitFlip(FrequencyOracle):
         self.one_value = (self._d / self.d_prime) * h / (h - 1.0)
         self.zero_value = -(self._d / self.d_prime) / (h - 1.0)
         self.spends_full_budget = self.d_prime >= 2  # type: ignore[misc]  # 1BitFlip's channel ratio is e^{ε/2}
-        self.fast_engine_exact = self.d_prime == 1  # type: ignore[misc]
+        self.fast_engine_exact = self.d_prime == 1 and self._d <= EXACT_TABLE_D  # type: ignore[misc]
 
     @property
     def d_prime(self) -> int:
@@ -128,9 +131,9 @@ class DBitFlip(FrequencyOracle):
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         c = np.asarray(true_counts, dtype=np.int64)
         d = self._d
-        if self.d_prime == 1:
+        if self.fast_engine_exact:
             # exact: each user samples one bucket uniformly, so the users of value u per bucket are multinomial
-            spread = np.stack([rng.multinomial(int(cu), np.full(d, 1.0 / d)) for cu in c])  # (u, bucket)
+            spread = rng.multinomial(c, np.full(d, 1.0 / d))  # (value u, bucket)
             own = np.diag(spread)
             others = spread.sum(axis=0) - own
         else:
