@@ -196,6 +196,9 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "hcms": [mechanism_case("hcms"), mechanism_case("hcms", k=4, m=8)],
     "flh": [mechanism_case("flh", fast="marginals", covariance=False),
             mechanism_case("flh", fast="marginals", covariance=False, pool=200, g=3)],
+    # d' = 1 (1BitFlip): exact in distribution (multinomial buckets); d' > 1: exact marginals, no covariance
+    "dbitflip": [mechanism_case("dbitflip", fast="distribution"),
+                 mechanism_case("dbitflip", fast="marginals", covariance=False, d_prime=2)],
     "l-grr": [mechanism_case("l-grr")],
     "l-sue": [mechanism_case("l-sue")],
     "l-oue": [mechanism_case("l-oue")],
@@ -215,6 +218,7 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "pm": [mechanism_case("pm", fast="moments")],
     "laplace": [mechanism_case("laplace")],
     "hm": [mechanism_case("hm", fast="moments")],
+    "1bitmean": [mechanism_case("1bitmean")],
     # vectors (d = VECTOR_D): each coordinate's sum is a moment-matched Gaussian on the fast engine, independently of
     # the others (the sampled families correlate coordinates within a user: no covariance promise)
     "split-laplace": [mechanism_case("split-laplace", fast="moments")],

@@ -12,6 +12,7 @@ from ldp.core.registry import MECHANISMS
 from ldp.mechanisms.frequency import grr, unary, histogram_encoding, subset_selection  # noqa: F401
 from ldp.mechanisms.frequency import local_hashing, hadamard  # noqa: F401
 from ldp.mechanisms.frequency import fast_local_hashing, count_mean_sketch  # noqa: F401
+from ldp.mechanisms.frequency import bitflip  # noqa: F401
 from ldp.mechanisms import longitudinal  # noqa: F401
 from ldp.mechanisms.numerical import square_wave, binning, waves, hierarchy  # noqa: F401
 from ldp.mechanisms import mean, vector  # noqa: F401

@@ -38,15 +38,17 @@ from ldp.core.randomness import RandomSource, laplace
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
-from ldp.mechanisms.base import Mechanism
+from ldp.mechanisms.base import Mechanism, check_int_reports
 
-__all__ = ["HM_EPSILON_STAR", "HybridMechanism", "LaplaceMean", "MeanMechanism", "PiecewiseMechanism",
+__all__ = ["HM_EPSILON_STAR", "HybridMechanism", "LaplaceMean", "MeanMechanism", "OneBitMean", "PiecewiseMechanism",
            "StochasticRounding", "VarianceEstimate", "estimate_variance"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §2.2 and §6.3")
 HM_PAPER = ("Wang, Xiao, Yang, Zhao, Hu, Shin, Shin, Yu — Collecting and Analyzing Multidimensional Data with Local "
             "Differential Privacy, ICDE 2019, §III (Hybrid Mechanism)")
+DKY_PAPER = ("Ding, Kulkarni, Yekhanin — Collecting Telemetry Data Privately, NeurIPS 2017, §2.1 (1BitMean, "
+             "Lemma 1)")
 LECTURE = "LDP lecture, \"Means of numbers and vectors\" (the Laplace baseline)"
 
 
@@ -454,6 +456,70 @@ class HybridMechanism(MeanMechanism):
         if (~atom).any() and self.alpha > 0:
             out[~atom] = math.log(self.alpha) + self.pm.log_density(reports[~atom], inputs)
         return out
+
+
+@MECHANISMS.register
+class OneBitMean(StochasticRounding):
+    """1BitMean (Ding, Kulkarni, Yekhanin, NeurIPS 2017, §2.1): Stochastic Rounding with the report sent as a bit.
+
+    The paper's user holds x ∈ [0, m] and sends b = 1 with probability 1/(e^ε + 1) + (x/m)(e^ε − 1)/(e^ε + 1);
+    the server estimates the mean by (m/n) Σ (b(e^ε + 1) − 1)/(e^ε − 1). With v = 2x/m − 1 ∈ [−1, 1] this is
+    Pr[b = 1 | v] = q + (p − q)(1 + v)/2 with p = e^ε/(e^ε + 1), q = 1 − p — exactly SR's Pr[+1 | v] — and the
+    estimate mapped to [−1, 1] is the average of (2b − 1)(e^ε + 1)/(e^ε − 1), SR's report. So 1BitMean *is* SR up
+    to the encoding of the report (the bit b instead of ±(e^ε + 1)/(e^ε − 1)); this class reuses SR's code
+    (probabilities, closed-form variance ((e^ε + 1)/(e^ε − 1))² − v², the exact binomial fast engine, the report
+    probabilities behind the ε-LDP check) and only changes the report: an integer 0 or 1. The aggregate is still
+    the sum of the unbiased per-user estimates (2b − 1)(e^ε + 1)/(e^ε − 1), so the theory is SR's. The paper's
+    Var over [0, m] (Lemma 1's bound m²/(4n)·((e^ε + 1)/(e^ε − 1))²) is this variance times (m/2)².
+    """
+
+    name: ClassVar[str] = "1bitmean"
+    vector_form: ClassVar[str] = "split-sr"
+    display_name: ClassVar[str] = "1BitMean (Microsoft telemetry)"
+    description: ClassVar[str] = ("sends one bit, 1 with probability 1/(e^ε+1) + ((1+v)/2)(e^ε−1)/(e^ε+1) "
+                                  "(Stochastic Rounding with a 0/1 report)")
+    report_format: ClassVar[str] = "one bit 0/1 per user (1 stands for +(e^ε+1)/(e^ε−1), 0 for −(e^ε+1)/(e^ε−1))"
+    communication: ClassVar[str] = "1 bit"
+    paper: ClassVar[str] = DKY_PAPER
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        return 0.0, 1.0
+
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return (rng.random(v.size) < self.plus_probability(v)).astype(np.int64)
+
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
+        if rep.ndim != 1:
+            raise InvalidInput(f"{self.name}: reports must be a 1-D array of bits 0/1, got shape {rep.shape}")
+        return check_int_reports(self.name, rep, 0, 2, "report bits")
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        ones = float(np.count_nonzero(reports))
+        return np.array([self.scale * (2.0 * ones - reports.shape[0])])
+
+    def _report_dtype(self) -> Any:
+        return np.int64
+
+    def _format_reports(self, reports: np.ndarray):
+        return (str(int(x)) for x in reports)
+
+    def _parse_line(self, line: str) -> list[Any]:
+        if line not in ("0", "1"):
+            raise InvalidInput(f"not a {self.name} report ({self.report_format}): {line[:60]!r}")
+        return [int(line)]
+
+    def report_bits_formula(self) -> str:
+        return "1 (the bit b)"
+
+    def _explain_report(self, report_text: str) -> str:
+        return (f"The bit b is 1 with probability {self.q:.3g} + {self.p - self.q:.3g}·(1 + v)/2; the server reads it "
+                f"as (2b − 1)·{self.scale:.4g}, an unbiased estimate of v.")
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """ln Pr[b | v]: b = 1 with probability Pr[+ | v], b = 0 otherwise."""
+        plus = self.plus_probability(inputs)[None, :]
+        return np.log(np.where(reports[:, None] > 0, plus, 1.0 - plus))
 
 
 class VarianceEstimate(dict):

@@ -21,12 +21,12 @@ from ldp.simulation import SWEEP_COLUMNS as SWEEP_CSV_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
 FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she", "l-grr", "l-sue", "l-oue",
-                     "l-soue", "l-osue", "l-blh", "l-olh", "flh", "hadamard", "cms", "hcms"}
+                     "l-soue", "l-osue", "l-blh", "l-olh", "flh", "hadamard", "cms", "hcms", "dbitflip"}
 # every mechanism of every kind is listed: the frequency oracles, the numerical and the mean mechanisms
 VECTOR_MECHANISMS = {"split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
                      "duchi"}
 ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
-                                      "hm"} | VECTOR_MECHANISMS
+                                      "hm", "1bitmean"} | VECTOR_MECHANISMS
 PROTOCOL_NAMES = {"pem", "treehist", "segments", "segment-pair", "multiple-channel", "svim", "svsm", "ldpminer", "psfo"}
 D = 8
 ROWS = 300

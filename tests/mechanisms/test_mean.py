@@ -85,7 +85,8 @@ def test_registered_as_mean_mechanisms(name):
     mech = ldp.get_mechanism(name, 1.0)
     assert mech.kind == "mean" and mech.d == 1 and mech.input_kind == "signed"
     assert mech.default_estimator == "average" and mech.statistic_size() == 1
-    assert [cls.name for cls in ldp.mechanisms_of("mean")] == ["laplace", "sr", "pm", "hm"]  # the lecture's order
+    # the lecture's order, then 1BitMean (SR with a 0/1 report)
+    assert [cls.name for cls in ldp.mechanisms_of("mean")] == ["laplace", "sr", "pm", "hm", "1bitmean"]
     values = np.array([-1.0, -0.5, 0.0, 0.25, 1.0])
     reports = mech.perturb(values, np.random.default_rng(0))
     agg = mech.aggregate(reports)
