@@ -262,4 +262,4 @@ def test_every_kind_has_an_estimator_and_every_mechanism_its_default():
 
 def test_idempotent_estimators_are_the_consistency_papers_projections_and_clippings():
     assert {e.name for e in ldp.ESTIMATORS if e.idempotent} == {
-        "norm-sub", "norm-mul", "mle-apx", "norm", "norm-cut", "base-pos", "post-pos", "base-cut"}
+        "norm-sub", "norm-mul", "mle-apx", "norm", "norm-cut", "base-pos", "post-pos", "base-cut", "base-cut-k"}
