@@ -170,3 +170,19 @@ def test_captions_meet_wcag_aa_contrast(page, server):
         "e => { const c = getComputedStyle(e).color.match(/[0-9.]+/g).map(Number);"
         " const a = c.length > 3 ? c[3] : 1; return c.slice(0, 3).map(v => v * a + 255 * (1 - a)); }")
     assert _contrast(colour) >= 4.5, colour
+
+
+def test_a_link_to_an_upload_view_asks_for_the_file_in_the_main_panel(page, server, tmp_path):
+    """Issue "lecture hall" item 3, in the browser: a shared link with ``data_source=Upload`` opened with an empty
+    main panel (the upload prompt was in the sidebar, below the fold). The main panel now says what to do and holds
+    an uploader; a file given there is used at once."""
+    open_page(page, server, "", query="data_source=Upload")
+    main = page.locator('[data-testid="stMain"]')
+    main.locator('[data-testid="stFileUploaderDropzoneInput"]').first.wait_for(state="attached")
+    assert "upload" in main.inner_text().lower()
+    path = tmp_path / "survey.csv"
+    _write_csv(path)
+    rerun(page, lambda: main.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path)))
+    wait_for_charts(page, minimum=1)
+    wait_idle(page)
+    assert_clean(page, "Playground after an upload from the main panel")
