@@ -47,7 +47,9 @@ PAGES = {
 @st.cache_resource(show_spinner=False)
 def _precompute_reproduce() -> bool:
     """Once per server, in a background thread: the Reproduce page's default studies (about a minute of CPU), so
-    that its first visit shows them at once. LDP_PRECOMPUTE=0 turns it off (the tests do)."""
+    that its first visit shows them at once. Started after the first page is drawn (started before, it competed with
+    that page for the two cores: cold start 4.1 → 7.3 s, benchmarks/bench_dashboard.py). LDP_PRECOMPUTE=0 turns it
+    off (the tests do)."""
     if os.environ.get("LDP_PRECOMPUTE", "1") == "0":
         return False
 
@@ -60,7 +62,6 @@ def _precompute_reproduce() -> bool:
     return True
 
 
-_precompute_reproduce()
 common.apply_pending_configuration()
 # Captions in Streamlit's default grey measured 3.9:1 against the white page (WCAG AA asks 4.5:1 for body text):
 # darker grey, 7:1, so explanations stay legible on a projector.
@@ -75,5 +76,6 @@ common.open_message_area()  # errors raised while a page draws its sidebar are s
 with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
     try:
         st.navigation(PAGES).run()
+        _precompute_reproduce()
     except Cancelled:
         st.stop()

@@ -6,6 +6,7 @@ Streamlit only: every computation is a call into ``ldp``."""
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -101,9 +102,12 @@ _BACKGROUND = threading.local()
 def precompute(work: Callable[[], None]) -> threading.Thread:
     """Run ``work`` (calls of page helpers that go through :func:`cached_with_progress`) in a background thread:
     their results land in the server-wide cache, and a page that asks for one meanwhile waits for it. Errors are
-    swallowed (the page computes that study again and shows the error itself)."""
+    swallowed (the page computes that study again and shows the error itself). The thread runs at the lowest CPU
+    priority (Linux schedules threads by their own nice value), so pages drawn meanwhile come first."""
     def run() -> None:
         _BACKGROUND.active = True
+        with contextlib.suppress(AttributeError, OSError):  # os.setpriority is POSIX-only
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         with contextlib.suppress(Exception):
             work()
 
