@@ -18,6 +18,10 @@ redraws no chart). Each round moves ε one step down, to a value not computed be
 session is at the page's defaults, as a class following the lecturer, so sessions asking for the same configuration
 may be served from the server-wide cache (bench_concurrency.py's "distinct" scenario is the worst case).
 
+Caveat: the ten Chromium sessions draw their charts on the same two cores as the server (load average 6–11 during a
+run), where a real audience draws on its own devices; read the figures as an upper bound, and bench_concurrency.py
+(the server alone) as the lower one.
+
 Target (issue 'Fast everywhere', item 7): ε change p95 ≤ 1 s on every page with ten sessions. Nothing asserts; the
 table says PASS/FAIL for a human to read, with the load average beside it (this machine has 2 cores and is shared:
 compare runs made side by side).
@@ -35,6 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "tests" / "e2e"))
 
 import e2e_harness as h  # noqa: E402
+from bench_dashboard import load_average, log, percentile  # noqa: E402 - this script's folder is on sys.path
 
 TARGET_P95_S = 1.0
 PAGES = ("", "tradeoff", "numerical", "postprocessing", "heavy_hitters", "itemsets", "vector_means", "learn",
@@ -48,11 +53,12 @@ _ARM_JS = """
   const before = JSON.stringify(signatures());
   const app = () => document.querySelector('[data-testid="stApp"]');
   const state = () => (app() ? app().getAttribute("data-test-script-state") : "");
-  window.__ldpBench = {t0: performance.now(), chart: null, idle: null, ran: false};
+  const runs = () => window.__stRuns || 0;  // the harness's run counter sees every transition, however short
+  window.__ldpBench = {t0: performance.now(), chart: null, idle: null, ran: false, runs: runs()};
   const bench = window.__ldpBench;
   const poll = setInterval(() => {
     const now = performance.now() - bench.t0;
-    if (state() === "running") bench.ran = true;
+    if (runs() > bench.runs) bench.ran = true;
     if (bench.chart === null && JSON.stringify(signatures()) !== before) bench.chart = now;
     const stale = document.querySelectorAll('[data-testid="stElementContainer"][data-stale="true"]').length;
     if (bench.ran && state() === "notRunning" && stale === 0 && bench.idle === null) bench.idle = now;
@@ -60,25 +66,6 @@ _ARM_JS = """
   }, 20);
 }
 """
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def open_sessions(browser, server, path: str, sessions: int) -> list:
@@ -102,8 +89,12 @@ def concurrent_changes(pages: list, rounds: int) -> dict:
             page.evaluate(_ARM_JS, [h._CHART_SIGNATURES_JS])
             page.keyboard.press("ArrowLeft")  # one step down the grid: a value this session has not computed
         for page in pages:
-            page.wait_for_function("() => window.__ldpBench && window.__ldpBench.idle !== null",
-                                   timeout=h.RENDER_TIMEOUT_MS, polling=100)
+            try:
+                page.wait_for_function("() => window.__ldpBench && window.__ldpBench.idle !== null",
+                                       timeout=h.RENDER_TIMEOUT_MS, polling=100)
+            except Exception:
+                log(f"  a session did not finish: {page.evaluate('() => window.__ldpBench')}, runs {h.runs(page)}")
+                raise
             result = page.evaluate("() => window.__ldpBench")
             idles.append(result["idle"] / 1000)
             charts.append((result["chart"] if result["chart"] is not None else result["idle"]) / 1000)
