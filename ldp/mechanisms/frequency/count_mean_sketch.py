@@ -119,10 +119,6 @@ class CountMeanSketch(FrequencyOracle):
     def _estimate(self, aggregate: Aggregate) -> Estimate:
         return Estimate(self.invert(aggregate.counts, aggregate.n), "mi")
 
-    def _user_noise(self) -> float:
-        """E[Y(v)²] − (collision part) per user: (c² − 1)/4 for CMS, c'² for HCMS (module docstring)."""
-        raise NotImplementedError
-
     def variance(self, freqs: np.ndarray | float, n: int) -> np.ndarray:
         """Exact variance of the mechanism's estimate for the population with frequencies ``freqs`` (d of them);
         anything else: the random-hash variance of the paper's estimate (:func:`sketch_tradeoff`'s), in frequency."""
