@@ -209,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.quick:
         args.cold_runs, args.changes, args.sweeps = 1, 5, 1
+    if min(args.cold_runs, args.changes, args.sweeps) < 1:
+        print("--cold-runs, --changes and --sweeps must be at least 1", file=sys.stderr)
+        return 2
     only = {int(x) for x in args.only.split(",") if x.strip()}
 
     chromium = h.find_chromium()
