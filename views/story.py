@@ -15,6 +15,7 @@ from ldp.viz.report import story_report
 from ldp.viz.story import story_figures
 from views import common
 from views.controls import Control, render
+from views.deployment_panel import show_deployments
 
 DATA = common.data_controls("story_data")
 MECH = common.mechanism_controls("story_mech", eps_key="story_eps")
@@ -72,6 +73,10 @@ def main() -> None:
             if step.number == 4:
                 for warning in story.warnings:
                     st.warning(common.plain(warning))
+            if step.number == 3:
+                with st.expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms on this data"):
+                    counts = np.asarray(data.counts, dtype=np.float64)
+                    show_deployments(counts / counts.sum(), n, eps, "story_deployed", data.readable_name)
     with tabs[-1]:
         st.markdown("One HTML file with the five charts and sentences, the settings and the versions: it opens in "
                     "any browser, offline, and can be sent after the meeting.")

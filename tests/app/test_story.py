@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 CHARTS = [f"story_chart_{i}" for i in range(1, 6)]
+#: "What the deployments do" (an expander in step 3): the deployed oracles vs the textbook ones, memoization.
+DEPLOYED_CHARTS = ["story_deployed_deployed", "story_deployed_memo"]
 
 
 def _page(query: dict | None = None) -> AppTest:
@@ -30,7 +32,13 @@ def _sentences(at: AppTest) -> list[str]:
 def test_five_steps_each_a_chart_and_a_sentence():
     at = _page()
     assert not at.error, [e.value for e in at.error]
-    assert [c.key for c in at.get("plotly_chart")] == CHARTS
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert keys == CHARTS[:3] + DEPLOYED_CHARTS + CHARTS[3:]
+    deployments = next(e for e in at.main.expander if e.label.startswith("What the deployments do"))
+    text = " ".join(m.value for m in deployments.markdown)
+    assert "The best textbook oracle here is" in text and "200,000 users" in text
+    assert "Fresh reports would cost 30" in text
+    assert {"Apple", "Google", "Microsoft"} <= set(deployments.dataframe[0].value["company"])
     sentences = _sentences(at)
     assert len(sentences) == 5
     assert "200,000 users" in sentences[0] and "guesses that user's value" in sentences[1]

@@ -1,0 +1,181 @@
+"""Repeated collection of a counter with 1BitMean: α-point rounding, memoization and output perturbation
+(Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017, §3 — the mechanism Microsoft
+deployed in Windows telemetry).
+
+One-time 1BitMean (:class:`ldp.mechanisms.mean.OneBitMean`, SR with a 0/1 report) spends ε every time it is run:
+τ daily reports of the same counter compose to τ·ε. The paper's remedy, on values mapped to [−1, 1]:
+
+1. **α-point rounding** (§3.1). The range is cut into s equal steps, grid points v_k = −1 + 2k/s (k = 0…s). Each
+   user draws α ∈ [0, 1) uniformly *once*; a value x with position y = (x + 1)s/2 = L + r (L integer, r ∈ [0, 1))
+   is rounded to k = L + 1 if r > α, else k = L. Over α, Pr[up] = r, so E[v_k] = x (unbiased); for a fixed user
+   the rounding is deterministic, so a counter that wobbles inside one step mostly keeps its rounded value.
+   (The paper draws α from the discrete set of the s-step grid; a continuous α is the same rounding without the
+   second discretisation — our choice.)
+2. **Memoization** (§3.1). The user's 1BitMean bit for grid point k is drawn once and reused whenever the rounded
+   value is k again. The reports are then a function of the memoized bits of the grid points the user visited, so
+   a user whose rounded value never changes spends ε over any number of rounds, and in general ε × (the number of
+   distinct rounded values reported) — :attr:`RepeatedCollection.epsilon_spent`.
+3. **Output perturbation** (§3.2). With memoization alone a change of the reported bit proves that the rounded
+   value changed. Flipping each report with probability γ < ½ (fresh each round) hides that: a bit change then
+   happens with probability 2γ(1 − γ) even when nothing changed (:func:`change_evidence`). The server debiases the
+   flip: b' = (b − γ)/(1 − 2γ).
+
+Estimate per round (the paper's mean estimator, on [−1, 1]): μ̂_t = (1/n) Σ_u scale·(2b'_u − 1) with
+scale = (e^ε + 1)/(e^ε − 1). Per user, E[Y | k] = v_k and E[Y²] = scale²/(1 − 2γ)² whatever k is, so over α
+
+    Var[Y] = scale²/(1 − 2γ)² − x²,     Var[μ̂_t] = Σ_u Var[Y_u] / n²
+
+— at γ = 0 exactly one-time 1BitMean's (SR's) variance: rounding and memoization cost no accuracy in a round (the
+paper's Theorem: "the same accuracy as the single-round mechanism"). What they cost is *independence across
+rounds*: a user's errors repeat, so averaging μ̂ over rounds does not shrink the error as 1/τ.
+
+The memoized bits are never stored as an n × (s + 1) table: the uniform behind user u's bit at grid point k is a
+counter-based hash (SplitMix64) of a per-user 64-bit key drawn from the seeded generator and k, so memory stays
+O(n) per round whatever s is, and the same (user, k) always gives the same bit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldp.core.errors import InvalidInput
+from ldp.core.params import check_positive_int
+from ldp.mechanisms.mean import OneBitMean
+
+__all__ = ["RepeatedCollection", "alpha_point_round", "change_evidence", "memoized_mean_rounds",
+           "memoized_round_variance"]
+
+#: Largest users × rounds a repeated collection simulates (memory: a few float64 arrays of that size).
+MAX_CELLS = 20_000_000
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """The SplitMix64 finaliser (Steele, Lea, Flood 2014) on uint64 arrays (wrapping arithmetic)."""
+    z = x + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _memo_uniforms(keys: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The uniform in [0, 1) behind each user's memoized bit at grid point k (53 high bits of the hash)."""
+    with np.errstate(over="ignore"):
+        h = _splitmix64(keys ^ (k.astype(np.uint64) * _GOLDEN))
+    return (h >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+
+def alpha_point_round(values: np.ndarray, steps: int, alpha: np.ndarray) -> np.ndarray:
+    """Grid index k ∈ [0, steps] of each value in [−1, 1] by α-point rounding (module docstring, step 1)."""
+    y = (np.asarray(values, dtype=np.float64) + 1.0) * (steps / 2.0)
+    low = np.minimum(np.floor(y), steps - 1)
+    return (low + (y - low > alpha)).astype(np.int64)
+
+
+def memoized_round_variance(values: np.ndarray, epsilon: float, gamma: float = 0.0) -> float:
+    """Var[μ̂_t] of one round (module docstring): Σ_u (scale²/(1 − 2γ)² − x_u²) / n², for x in [−1, 1]."""
+    x = np.asarray(values, dtype=np.float64)
+    scale = OneBitMean(epsilon).scale
+    return float(np.sum(scale ** 2 / (1.0 - 2.0 * gamma) ** 2 - x * x) / x.size ** 2)
+
+
+def change_evidence(epsilon: float, gamma: float, steps: int) -> float:
+    """How much a change of the reported bit between two rounds says that the rounded value changed.
+
+    The likelihood ratio Pr[bit changed | rounded value moved by one step] / Pr[bit changed | no change],
+    averaged over the grid: with memoized bits b_k (independent across k) and flips γ per report,
+    Pr[change | same k] = 2γ(1 − γ) and Pr[change | k → k + 1] = c + (1 − 2c)·Pr[b_k ≠ b_{k+1}], c = 2γ(1 − γ).
+    Infinite at γ = 0 (a bit change proves a value change); 1 would mean the change says nothing.
+    """
+    mech = OneBitMean(epsilon)
+    grid = -1.0 + 2.0 * np.arange(steps + 1) / steps
+    plus = mech.plus_probability(grid)
+    differ = float(np.mean(plus[:-1] * (1 - plus[1:]) + (1 - plus[:-1]) * plus[1:]))
+    c = 2.0 * gamma * (1.0 - gamma)
+    return math.inf if c == 0.0 else (c + (1.0 - 2.0 * c) * differ) / c
+
+
+@dataclass(frozen=True)
+class RepeatedCollection:
+    """τ rounds of memoized 1BitMean over the same users (module docstring), with what they cost.
+
+    ``estimates`` and ``true_means`` are per round (on [−1, 1]); ``distinct_values`` is, per user, the number of
+    distinct rounded values reported (so ``epsilon_spent`` = ε × that), ``bit_changes`` the number of rounds whose
+    reported bit differs from the previous round's; ``round_std`` is the closed-form standard deviation of each
+    round's estimate.
+    """
+
+    epsilon: float
+    steps: int
+    gamma: float
+    rounds: int
+    users: int
+    estimates: np.ndarray
+    true_means: np.ndarray
+    round_std: np.ndarray
+    distinct_values: np.ndarray
+    bit_changes: np.ndarray
+
+    @property
+    def epsilon_spent(self) -> np.ndarray:
+        """Per user: ε × the distinct memoized bits revealed (at most ε(s + 1), and never more than τ·ε)."""
+        return self.epsilon * self.distinct_values
+
+    @property
+    def epsilon_fresh(self) -> float:
+        """What τ fresh (unmemoized) 1BitMean reports cost each user: τ·ε."""
+        return self.rounds * self.epsilon
+
+    @property
+    def z_scores(self) -> np.ndarray:
+        """(μ̂_t − μ_t)/σ_t per round: standard normal if the estimate is unbiased with the stated variance."""
+        return (self.estimates - self.true_means) / self.round_std
+
+
+def memoized_mean_rounds(values: np.ndarray, epsilon: float, rng: np.random.Generator, *, steps: int = 32,
+                         gamma: float = 0.0) -> RepeatedCollection:
+    """Simulate repeated 1BitMean collection with α-point rounding, memoization and output perturbation.
+
+    ``values`` is a (rounds, users) array of each user's counter per round, mapped to [−1, 1]. The per-user α and
+    memo keys are drawn once from ``rng``; the flips of the output perturbation fresh each round.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
+        raise InvalidInput(f"values must be a (rounds, users) array, got shape {x.shape}")
+    if x.size > MAX_CELLS:
+        raise InvalidInput(f"{x.shape[0]} rounds × {x.shape[1]} users is more than {MAX_CELLS:,} reports: "
+                           "simulate fewer users or rounds")
+    if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 1.0):
+        raise InvalidInput("values must lie in [−1, 1] (map the counter's public range first)")
+    steps = check_positive_int(steps, "steps")
+    if not 0.0 <= gamma < 0.5:
+        raise InvalidInput(f"the output perturbation γ must lie in [0, 0.5), got {gamma!r}")
+    mech = OneBitMean(epsilon)
+    rounds, users = x.shape
+    alpha = rng.random(users)
+    keys = rng.integers(0, 2 ** 63, size=users, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, size=users,
+                                                                                                 dtype=np.uint64)
+    estimates, round_std = np.empty(rounds), np.empty(rounds)
+    visited = np.empty((rounds, users), dtype=np.int32)
+    changes = np.zeros(users, dtype=np.int64)
+    previous = None
+    for t in range(rounds):  # a loop over rounds, each vectorized over users
+        k = visited[t] = alpha_point_round(x[t], steps, alpha)
+        bits = _memo_uniforms(keys, k) < mech.plus_probability(-1.0 + 2.0 * k / steps)
+        if gamma > 0.0:
+            bits ^= rng.random(users) < gamma
+        debiased = (bits - gamma) / (1.0 - 2.0 * gamma)
+        estimates[t] = float(np.mean(mech.scale * (2.0 * debiased - 1.0)))
+        round_std[t] = math.sqrt(memoized_round_variance(x[t], epsilon, gamma))
+        if previous is not None:
+            changes += bits != previous
+        previous = bits
+    visited.sort(axis=0)
+    distinct = 1 + np.count_nonzero(np.diff(visited, axis=0), axis=0)
+    return RepeatedCollection(epsilon=float(epsilon), steps=steps, gamma=float(gamma), rounds=rounds, users=users,
+                              estimates=estimates, true_means=x.mean(axis=1), round_std=round_std,
+                              distinct_values=distinct, bit_changes=changes)
