@@ -14,7 +14,10 @@ One-time 1BitMean (:class:`ldp.mechanisms.mean.OneBitMean`, SR with a 0/1 report
 2. **Memoization** (§3.1). The user's 1BitMean bit for grid point k is drawn once and reused whenever the rounded
    value is k again. The reports are then a function of the memoized bits of the grid points the user visited, so
    a user whose rounded value never changes spends ε over any number of rounds, and in general ε × (the number of
-   distinct rounded values reported) — :attr:`RepeatedCollection.epsilon_spent`.
+   distinct rounded values reported) — :attr:`RepeatedCollection.epsilon_spent`. That accounting (the paper's)
+   compares value sequences that change at the same rounds: *when* the rounded value changes is not covered — two
+   sequences that change at different rounds can give report sequences of which one is impossible under the
+   other (bits 1, 1, 0, 0 cannot come from "k₁ three rounds, then k₂"), an unbounded ratio. Hence step 3.
 3. **Output perturbation** (§3.2). With memoization alone a change of the reported bit proves that the rounded
    value changed. Flipping each report with probability γ < ½ (fresh each round) hides that: a bit change then
    happens with probability 2γ(1 − γ) even when nothing changed (:func:`change_evidence`). The server debiases the
@@ -122,7 +125,8 @@ class RepeatedCollection:
 
     @property
     def epsilon_spent(self) -> np.ndarray:
-        """Per user: ε × the distinct memoized bits revealed (at most ε(s + 1), and never more than τ·ε)."""
+        """Per user: ε × the distinct memoized bits revealed (at most ε(s + 1), and never more than τ·ε) — the
+        guarantee for the values, between sequences that change at the same rounds (module docstring, step 2)."""
         return self.epsilon * self.distinct_values
 
     @property

@@ -172,7 +172,8 @@ def memoization_rows(*, epsilon: float = 1.0, rounds: int = 30, users: int = 20_
                    f"{np.mean(moved.epsilon_spent):.3g} of at most {min(fresh, epsilon * (steps + 1)):g}"},
         {"claim": "does not protect (without output perturbation): the fact of a change", "protected": False,
          "number": math.inf,
-         "detail": "with γ = 0 the reported bit changes only if the rounded value changed: a change is proof"},
+         "detail": "with γ = 0 the reported bit changes only if the rounded value changed: a change is proof, "
+                   "and the ε accounted above holds only between histories that change at the same rounds"},
         {"claim": f"output perturbation γ = {gamma:g} blurs the fact of a change", "protected": True,
          "number": float(evidence),
          "detail": f"a bit change is then only {evidence:.3g}× likelier after a one-step change than after none"},
