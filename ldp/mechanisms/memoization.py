@@ -1,6 +1,7 @@
-"""Repeated collection of a counter with 1BitMean: α-point rounding, memoization and output perturbation
-(Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017, §3 — the mechanism Microsoft
-deployed in Windows telemetry).
+"""Repeated collection with memoization (Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS
+2017, §3 — the mechanisms Microsoft deployed in Windows telemetry): 1BitMean for a counter's mean with α-point
+rounding, memoization and output perturbation (:func:`memoized_mean_rounds`), and dBitFlip for histograms with
+memoized buckets and bits (:func:`memoized_histogram_rounds`).
 
 One-time 1BitMean (:class:`ldp.mechanisms.mean.OneBitMean`, SR with a 0/1 report) spends ε every time it is run:
 τ daily reports of the same counter compose to τ·ε. The paper's remedy, on values mapped to [−1, 1]:
@@ -32,6 +33,17 @@ scale = (e^ε + 1)/(e^ε − 1). Per user, E[Y | k] = v_k and E[Y²] = scale²/(
 paper's Theorem: "the same accuracy as the single-round mechanism"). What they cost is *independence across
 rounds*: a user's errors repeat, so averaging μ̂ over rounds does not shrink the error as 1/τ.
 
+**dBitFlip** (§3, histograms): each user samples her d' buckets j_1 < … < j_{d'} once, and memoizes for every slot
+i two bits — the one sent when her value is j_i (1 with probability p = h/(h + 1), h = e^{ε/2}) and the one sent
+when it is not (probability q = 1/(h + 1)). A round's report is the slot's "own" bit where j_i = v_t and the
+"other" bit elsewhere, each flipped with probability γ. A round's report has exactly one-time dBitFlip's law, so
+the round's estimate is unbiased with dBitFlip's variance at γ = 0; with γ the server debiases b' = (b − γ)/(1 − 2γ),
+E[b'] = P and E[b'²] = P + γ(1 − γ)/(1 − 2γ)², so a user's term for bucket v has second moment
+r(d/d')²[(h + 1)²E[b'²] − 2(h + 1)P + 1]/(h − 1)² with P = p (own) or q (other), r = d'/d. A user reveals one
+response per *state* (her value in slot i, or in none of her buckets): moving between values she did not sample
+changes nothing she sends — the paper's point — so ε × (distinct states visited) ≤ (d' + 1)ε, with the same
+caveat about when the changes happen.
+
 The memoized bits are never stored as an n × (s + 1) table: the uniform behind user u's bit at grid point k is a
 counter-based hash (SplitMix64) of a per-user 64-bit key drawn from the seeded generator and k, so memory stays
 O(n) per round whatever s is, and the same (user, k) always gives the same bit.
@@ -46,10 +58,11 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
+from ldp.mechanisms.frequency.bitflip import DBitFlip
 from ldp.mechanisms.mean import OneBitMean
 
-__all__ = ["RepeatedCollection", "alpha_point_round", "change_evidence", "memoized_mean_rounds",
-           "memoized_round_variance"]
+__all__ = ["RepeatedCollection", "alpha_point_round", "change_evidence", "memoized_histogram_rounds",
+           "memoized_mean_rounds", "memoized_round_variance"]
 
 #: Largest users × rounds a repeated collection simulates (memory: a few float64 arrays of that size).
 MAX_CELLS = 20_000_000
@@ -102,32 +115,58 @@ def change_evidence(epsilon: float, gamma: float, steps: int) -> float:
     return math.inf if c == 0.0 else (c + (1.0 - 2.0 * c) * differ) / c
 
 
+def _check_rounds(x: np.ndarray, width: int) -> np.ndarray:
+    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
+        raise InvalidInput(f"values must be a (rounds, users) array, got shape {x.shape}")
+    if x.size * width > MAX_CELLS:
+        raise InvalidInput(f"{x.shape[0]} rounds × {x.shape[1]} users (× {width} per report) is more than "
+                           f"{MAX_CELLS:,} cells: simulate fewer users or rounds")
+    return x
+
+
+def _check_gamma(gamma: float) -> None:
+    if not 0.0 <= gamma < 0.5:
+        raise InvalidInput(f"the output perturbation γ must lie in [0, 0.5), got {gamma!r}")
+
+
+def _user_keys(rng: np.random.Generator, users: int) -> np.ndarray:
+    """A 64-bit memo key per user (two draws: ``integers`` stops below 2⁶³ for int64-safe bounds)."""
+    return (rng.integers(0, 2 ** 63, size=users, dtype=np.uint64) * np.uint64(2)
+            + rng.integers(0, 2, size=users, dtype=np.uint64))
+
+
+def _distinct_per_user(visited: np.ndarray) -> np.ndarray:
+    """Per column of a (rounds, users) array: the number of distinct entries."""
+    visited = np.sort(visited, axis=0)
+    return 1 + np.count_nonzero(np.diff(visited, axis=0), axis=0)
+
+
 @dataclass(frozen=True)
 class RepeatedCollection:
-    """τ rounds of memoized 1BitMean over the same users (module docstring), with what they cost.
+    """τ rounds of a memoized collection over the same users (module docstring), with what they cost.
 
-    ``estimates`` and ``true_means`` are per round (on [−1, 1]); ``distinct_values`` is, per user, the number of
-    distinct rounded values reported (so ``epsilon_spent`` = ε × that), ``bit_changes`` the number of rounds whose
-    reported bit differs from the previous round's; ``round_std`` is the closed-form standard deviation of each
-    round's estimate.
+    ``estimates``, ``truth`` and ``round_std`` (the closed-form standard deviation of the estimate) are per round:
+    shape (rounds,) for a mean on [−1, 1], (rounds, d) for a histogram. ``revealed`` is, per user, the number of
+    distinct memoized responses her reports revealed (rounded values for 1BitMean, states for dBitFlip), so
+    ``epsilon_spent`` = ε × that; ``bit_changes`` counts the rounds whose report differs from the previous one.
     """
 
+    mechanism: str
     epsilon: float
-    steps: int
     gamma: float
     rounds: int
     users: int
     estimates: np.ndarray
-    true_means: np.ndarray
+    truth: np.ndarray
     round_std: np.ndarray
-    distinct_values: np.ndarray
+    revealed: np.ndarray
     bit_changes: np.ndarray
 
     @property
     def epsilon_spent(self) -> np.ndarray:
         """Per user: ε × the distinct memoized bits revealed (at most ε(s + 1), and never more than τ·ε) — the
         guarantee for the values, between sequences that change at the same rounds (module docstring, step 2)."""
-        return self.epsilon * self.distinct_values
+        return self.epsilon * self.revealed
 
     @property
     def epsilon_fresh(self) -> float:
@@ -137,7 +176,7 @@ class RepeatedCollection:
     @property
     def z_scores(self) -> np.ndarray:
         """(μ̂_t − μ_t)/σ_t per round: standard normal if the estimate is unbiased with the stated variance."""
-        return (self.estimates - self.true_means) / self.round_std
+        return (self.estimates - self.truth) / self.round_std
 
 
 def memoized_mean_rounds(values: np.ndarray, epsilon: float, rng: np.random.Generator, *, steps: int = 32,
@@ -147,22 +186,15 @@ def memoized_mean_rounds(values: np.ndarray, epsilon: float, rng: np.random.Gene
     ``values`` is a (rounds, users) array of each user's counter per round, mapped to [−1, 1]. The per-user α and
     memo keys are drawn once from ``rng``; the flips of the output perturbation fresh each round.
     """
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
-        raise InvalidInput(f"values must be a (rounds, users) array, got shape {x.shape}")
-    if x.size > MAX_CELLS:
-        raise InvalidInput(f"{x.shape[0]} rounds × {x.shape[1]} users is more than {MAX_CELLS:,} reports: "
-                           "simulate fewer users or rounds")
+    x = _check_rounds(np.asarray(values, dtype=np.float64), 1)
     if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 1.0):
         raise InvalidInput("values must lie in [−1, 1] (map the counter's public range first)")
     steps = check_positive_int(steps, "steps")
-    if not 0.0 <= gamma < 0.5:
-        raise InvalidInput(f"the output perturbation γ must lie in [0, 0.5), got {gamma!r}")
+    _check_gamma(gamma)
     mech = OneBitMean(epsilon)
     rounds, users = x.shape
     alpha = rng.random(users)
-    keys = rng.integers(0, 2 ** 63, size=users, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, size=users,
-                                                                                                 dtype=np.uint64)
+    keys = _user_keys(rng, users)
     estimates, round_std = np.empty(rounds), np.empty(rounds)
     visited = np.empty((rounds, users), dtype=np.int32)
     changes = np.zeros(users, dtype=np.int64)
@@ -178,8 +210,59 @@ def memoized_mean_rounds(values: np.ndarray, epsilon: float, rng: np.random.Gene
         if previous is not None:
             changes += bits != previous
         previous = bits
-    visited.sort(axis=0)
-    distinct = 1 + np.count_nonzero(np.diff(visited, axis=0), axis=0)
-    return RepeatedCollection(epsilon=float(epsilon), steps=steps, gamma=float(gamma), rounds=rounds, users=users,
-                              estimates=estimates, true_means=x.mean(axis=1), round_std=round_std,
-                              distinct_values=distinct, bit_changes=changes)
+    return RepeatedCollection(mechanism=mech.name, epsilon=float(epsilon), gamma=float(gamma), rounds=rounds,
+                              users=users, estimates=estimates, truth=x.mean(axis=1), round_std=round_std,
+                              revealed=_distinct_per_user(visited), bit_changes=changes)
+
+
+def _bitflip_second_moments(mech: DBitFlip, gamma: float) -> tuple[float, float]:
+    """E[Y_v²] of one user's term for bucket v, own value and other value (module docstring, dBitFlip)."""
+    h, g = mech.h, gamma * (1.0 - gamma) / (1.0 - 2.0 * gamma) ** 2
+    scale = (1.0 / mech.rate) / (h - 1.0) ** 2  # r (d/d')² with r = d'/d
+
+    def moment(prob: float) -> float:
+        return scale * ((h + 1.0) ** 2 * (prob + g) - 2.0 * (h + 1.0) * prob + 1.0)
+
+    return moment(mech.p_bit), moment(mech.q_bit)
+
+
+def memoized_histogram_rounds(values: np.ndarray, epsilon: float, d: int, rng: np.random.Generator, *,
+                              d_prime: int = 1, gamma: float = 0.0) -> RepeatedCollection:
+    """Simulate repeated dBitFlip collection with memoized buckets and bits (module docstring).
+
+    ``values`` is a (rounds, users) array of codes in [0, d). Estimates are per round and value (frequencies).
+    """
+    codes = _check_rounds(np.asarray(values), max(int(d_prime), 1))
+    if not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0 or codes.max() >= d:
+        raise InvalidInput(f"values must be integer codes in [0, {d})")
+    _check_gamma(gamma)
+    mech = DBitFlip(epsilon, d, d_prime=d_prime)
+    rounds, users = codes.shape
+    buckets = mech.sample_buckets(users, rng).astype(np.int64)  # (users, d'), memoized
+    keys = _user_keys(rng, users)
+    slot = np.arange(mech.d_prime, dtype=np.int64)[None, :]
+    own_bits = _memo_uniforms(keys[:, None], 2 * slot) < mech.p_bit
+    other_bits = _memo_uniforms(keys[:, None], 2 * slot + 1) < mech.q_bit
+    own_moment, other_moment = _bitflip_second_moments(mech, gamma)
+    sampled = np.bincount(buckets.ravel(), minlength=d).astype(np.float64)
+    estimates, truth, round_std = np.empty((rounds, d)), np.empty((rounds, d)), np.empty((rounds, d))
+    states = np.empty((rounds, users), dtype=np.int64)
+    changes = np.zeros(users, dtype=np.int64)
+    previous = None
+    for t in range(rounds):  # a loop over rounds, each vectorized over users
+        own = buckets == codes[t][:, None]
+        states[t] = np.where(own.any(axis=1), own.argmax(axis=1), mech.d_prime)  # slot holding v, or "none"
+        bits = np.where(own, own_bits, other_bits)
+        if gamma > 0.0:
+            bits ^= rng.random(bits.shape) < gamma
+        ones = np.bincount(buckets.ravel(), weights=((bits - gamma) / (1.0 - 2.0 * gamma)).ravel(), minlength=d)
+        estimates[t] = (ones * mech.one_value + (sampled - ones) * mech.zero_value) / users
+        counts = np.bincount(codes[t], minlength=d).astype(np.float64)
+        truth[t] = counts / users
+        round_std[t] = np.sqrt(counts * (own_moment - 1.0) + (users - counts) * other_moment) / users
+        if previous is not None:
+            changes += np.any(bits != previous, axis=1)
+        previous = bits
+    return RepeatedCollection(mechanism=mech.name, epsilon=float(epsilon), gamma=float(gamma), rounds=rounds,
+                              users=users, estimates=estimates, truth=truth, round_std=round_std,
+                              revealed=_distinct_per_user(states), bit_changes=changes)

@@ -38,7 +38,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import get_mechanism
-from ldp.mechanisms.memoization import change_evidence, memoized_mean_rounds
+from ldp.mechanisms.memoization import change_evidence, memoized_histogram_rounds, memoized_mean_rounds
 
 __all__ = ["DEPLOYMENTS", "TEXTBOOK", "Deployment", "deployed_vs_textbook", "memoization_rows",
            "rappor_chrome_epsilons"]
@@ -92,6 +92,9 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
     Deployment("Microsoft", "Histograms of telemetry counters", "dbitflip", 1.0, None, True, DKY,
                "d' buckets per user; our choice d' = min(d, 16)", {"d_prime": 16}),
 )
+
+#: The memoized dBitFlip of :func:`memoization_rows`: values and buckets per user.
+HISTOGRAM_D, HISTOGRAM_D_PRIME = 64, 4
 
 #: Textbook frequency oracles the deployed ones are compared with.
 TEXTBOOK = ("grr", "oue", "olh", "sue", "ss", "the")
@@ -155,6 +158,10 @@ def memoization_rows(*, epsilon: float = 1.0, rounds: int = 30, users: int = 20_
                                 steps=steps)
     moved = memoized_mean_rounds(moving, epsilon, rng_for(int(seed), "deployments", "memoization", "moving"),
                                  steps=steps)
+    walk = rng.integers(0, HISTOGRAM_D, (rounds, users))
+    histogram = memoized_histogram_rounds(walk, epsilon, HISTOGRAM_D,
+                                          rng_for(int(seed), "deployments", "memoization", "dbitflip"),
+                                          d_prime=HISTOGRAM_D_PRIME)
     fresh = rounds * epsilon
     evidence = change_evidence(epsilon, gamma, steps)
     return pd.DataFrame([
@@ -170,6 +177,11 @@ def memoization_rows(*, epsilon: float = 1.0, rounds: int = 30, users: int = 20_
          "number": float(np.mean(moved.epsilon_spent)),
          "detail": f"a counter that moves every round reveals a new memoized bit each time: mean ε spent "
                    f"{np.mean(moved.epsilon_spent):.3g} of at most {min(fresh, epsilon * (steps + 1)):g}"},
+        {"claim": "protects (dBitFlip): values the user did not sample", "protected": True,
+         "number": float(np.mean(histogram.epsilon_spent)),
+         "detail": f"a histogram value drawn afresh every round over {HISTOGRAM_D} values, d' = "
+                   f"{HISTOGRAM_D_PRIME}: mean ε spent {np.mean(histogram.epsilon_spent):.3g} (at most "
+                   f"{(HISTOGRAM_D_PRIME + 1) * epsilon:g}) — moving between unsampled values changes nothing sent"},
         {"claim": "does not protect (without output perturbation): the fact of a change", "protected": False,
          "number": math.inf,
          "detail": "with γ = 0 the reported bit changes only if the rounded value changed: a change is proof, "

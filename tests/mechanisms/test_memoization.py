@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from ldp.core.errors import InvalidInput
+from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.mean import OneBitMean
 from ldp.mechanisms.memoization import (
     alpha_point_round,
     change_evidence,
+    memoized_histogram_rounds,
     memoized_mean_rounds,
     memoized_round_variance,
 )
@@ -51,7 +53,7 @@ def test_round_variance_is_one_time_1bitmean_without_output_perturbation():
 def test_a_steady_value_costs_epsilon_once_and_repeats_its_bit():
     values = np.tile(np.random.default_rng(2).uniform(-1, 1, 1000), (20, 1))
     run = memoized_mean_rounds(values, 2.0, np.random.default_rng(3))
-    assert np.all(run.distinct_values == 1) and np.all(run.bit_changes == 0)
+    assert np.all(run.revealed == 1) and np.all(run.bit_changes == 0)
     assert np.all(run.epsilon_spent == 2.0) and run.epsilon_fresh == 40.0
     # with output perturbation the bit changes though the value does not (≈ 2γ(1 − γ) of the rounds)
     blurred = memoized_mean_rounds(values, 2.0, np.random.default_rng(3), gamma=0.1)
@@ -63,7 +65,7 @@ def test_values_alternating_between_two_cells_reveal_two_memoized_bits():
     row = np.array([-0.5, 0.5] * 10)
     values = np.tile(row[:, None], (1, 400))
     run = memoized_mean_rounds(values, 1.0, np.random.default_rng(4), steps=4)
-    assert np.all(run.distinct_values == 2)
+    assert np.all(run.revealed == 2)
     assert np.all(run.epsilon_spent == 2.0)
 
 
@@ -97,3 +99,31 @@ def test_change_evidence_by_brute_force():
 def test_bad_input_is_refused(values, kwargs):
     with pytest.raises(InvalidInput):
         memoized_mean_rounds(values, 1.0, np.random.default_rng(0), **kwargs)
+
+
+@pytest.mark.parametrize("d_prime, gamma", [(1, 0.0), (4, 0.0), (4, 0.15)])
+def test_memoized_dbitflip_rounds_are_unbiased_with_the_stated_variance(d_prime, gamma):
+    # 200 independent collections (one round, 2,000 users over d = 8): z per value standard normal. The mean of
+    # 1,600 z's is within 4/√1600 = 0.1 of 0; their sd within 0.1 of 1 (sd of a sample sd ≈ 1/√3200 ≈ 0.018)
+    codes = np.random.default_rng(5).integers(0, 8, 2000)[None, :]
+    z = np.concatenate([memoized_histogram_rounds(codes, 1.0, 8, np.random.default_rng(s), d_prime=d_prime,
+                                                  gamma=gamma).z_scores[0] for s in range(200)])
+    assert abs(z.mean()) < 0.1
+    assert 0.9 < z.std() < 1.1
+
+
+def test_memoized_dbitflip_variance_is_one_time_dbitflip_without_perturbation():
+    codes = np.random.default_rng(6).integers(0, 6, 3000)[None, :]
+    run = memoized_histogram_rounds(codes, 2.0, 6, np.random.default_rng(7), d_prime=3)
+    truth = np.bincount(codes[0], minlength=6) / 3000
+    expected = np.sqrt(get_mechanism("dbitflip", 2.0, 6, d_prime=3).variance(truth, 3000))
+    assert np.allclose(run.round_std[0], expected, rtol=1e-12)
+
+
+def test_moving_between_unsampled_values_changes_nothing_sent():
+    # d' = 1 of d = 50: a user whose value walks over the domain reveals at most two states (in her bucket or not)
+    walk = np.random.default_rng(8).integers(0, 50, (40, 500))
+    run = memoized_histogram_rounds(walk, 1.0, 50, np.random.default_rng(9), d_prime=1)
+    assert run.revealed.max() <= 2 and np.all(run.epsilon_spent <= 2.0)
+    steady = memoized_histogram_rounds(np.tile(walk[:1], (40, 1)), 1.0, 50, np.random.default_rng(9))
+    assert np.all(steady.revealed == 1) and np.all(steady.bit_changes == 0)

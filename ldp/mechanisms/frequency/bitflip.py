@@ -94,7 +94,8 @@ class DBitFlip(FrequencyOracle):
         return 2 * self.d_prime
 
     # ------------------------------------------------------------------ client
-    def _sample_buckets(self, m: int, rng: RandomSource) -> np.ndarray:
+    def sample_buckets(self, m: int, rng: RandomSource) -> np.ndarray:
+        """d' distinct buckets for each of ``m`` users, increasing along a row (uniform over the d'-subsets)."""
         if self.d_prime == 1:
             return rng.integers(0, self._d, size=(m, 1))
         keys = rng.random((m, self._d))
@@ -102,7 +103,7 @@ class DBitFlip(FrequencyOracle):
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
         m = values.shape[0]
-        j = self._sample_buckets(m, rng).astype(np.int64)
+        j = self.sample_buckets(m, rng).astype(np.int64)
         own = j == values[:, None]
         bits = bernoulli_select(rng, own, self.p_bit, self.q_bit).reshape(j.shape)
         out = np.empty((m, 2 * self.d_prime), dtype=np.int64)
