@@ -258,6 +258,7 @@ ESTIMATOR_CASES: dict[str, list[Case]] = {
     "iiw": [estimator_case("iiw")],
     "iiw-g": [estimator_case("iiw-g")],
     "amrp": [estimator_case("amrp", permutations=20)],
+    "dw-blind": [estimator_case("dw-blind")],
     "smooth": [estimator_case("smooth"), estimator_case("smooth", boundary="wrap")],
     "gf": [estimator_case("gf"), estimator_case("gf", sigma=3.0, boundary="wrap")],
     "gf-dw": [estimator_case("gf-dw")],

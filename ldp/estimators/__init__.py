@@ -1,14 +1,14 @@
 """Every estimator in one registry (``ESTIMATORS``); importing this package registers them.
 
 Matrix inversion and the consistency post-processors (:mod:`.consistency`), IBU (:mod:`.ibu`), Wiener
-deconvolution (:mod:`.wiener`), the numerical reconstructions and the mean (:mod:`.reconstruction`). Use
-:func:`estimate_all` to run several on one collection (each base estimate computed once).
+deconvolution (:mod:`.wiener`; without knowing ε: :mod:`.blind`), the numerical reconstructions and the mean
+(:mod:`.reconstruction`). Use :func:`estimate_all` to run several on one collection (each base estimate computed once).
 """
 
 from ldp.core.registry import ESTIMATORS
 
 # isort: off
-from ldp.estimators import consistency, ibu, wiener, reconstruction  # noqa: F401  (registration, listing order)
+from ldp.estimators import consistency, ibu, wiener, blind, reconstruction  # noqa: F401  (registration, listing order)
 # isort: on
 from ldp.estimators.base import (
     Estimator,
