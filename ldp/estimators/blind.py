@@ -93,7 +93,7 @@ def estimate_epsilon(mechanism: FrequencyOracle, aggregate: Aggregate) -> BlindE
     NotAvailable
         When the protocol's support size does not depend on ε (GRR, SS).
     """
-    if not getattr(mechanism, "pure", False) or mechanism.kind != "frequency":
+    if not getattr(mechanism, "pure", False):
         raise NotAvailable(f"{mechanism.name}: blind deconvolution needs a pure frequency oracle (p*, q*)")
     if mechanism.collection != "one-time":
         raise NotAvailable(f"{mechanism.name}: a memoized protocol has two budgets (ε∞, ε1) that one support size "
