@@ -53,8 +53,8 @@ from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.numerical.binning import choose_oracle
 
-__all__ = ["CALM_PAPER", "DEFAULT_POSTPROCESS", "JOINT_METHODS", "JointAdvice", "JointEstimate", "JointJob",
-           "JointMethod", "advise_joint", "check_group", "dependence", "estimate_joint", "make_consistent",
+__all__ = ["CALM_PAPER", "DEFAULT_POSTPROCESS", "JOINT_METHODS", "SPLIT_BUDGETS", "JointAdvice", "JointEstimate",
+           "JointJob", "JointMethod", "advise_joint", "check_group", "dependence", "estimate_joint", "make_consistent",
            "oracle_for", "predicted_errors", "run_oracle", "split_users"]
 
 CALM_PAPER = ("Zhang, Wang, Li, He, Chen — CALM: Consistent Adaptive Local Marginal for Marginal Release under "
