@@ -52,7 +52,7 @@ from ldp.core.params import check_positive_int
 from ldp.maths.ipf import BlockConstraint, block_sums, ipf
 from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.numerical.binning import bin_boundaries
-from ldp.studies.joint import (
+from ldp.studies.joint_estimates import (
     CALM_ROUNDS,
     JOINT_METHODS,
     JointEstimate,
