@@ -95,6 +95,7 @@ class SplitMethod(JointMethod):
     description = ("users split across the columns, each group reports one column; joint = product of the "
                    "marginals (assumes independence)")
     assumes = "independence: the joint is the product of the marginals (wrong when the columns are correlated)"
+    assumes_independence = True
 
     @classmethod
     def run(cls, job: JointJob, budget: str = "users", **options: Any) -> tuple[np.ndarray, dict[str, Any],
@@ -213,6 +214,10 @@ def estimate_joint(population: JointPopulation, epsilon: float, method: str | No
                            f"{len(population.shape)}")
     job = JointJob(population, float(epsilon), seed, engine, oracle, postprocess)
     estimate, settings, diagnostics = cls.run(job, **options)
+    if not cls.assumes_independence:
+        # the squared L2 distance of the estimate to the product of its own marginals: what split would lose on
+        # these columns (biased upwards by the estimate's noise, about diagnostics["expected_sq_error"])
+        diagnostics["estimated_dependence"] = dependence(estimate)
     settings = {"method": cls.name, "epsilon": float(epsilon), "users": population.n, "engine": engine,
                 "postprocess": postprocess, "seed": seed, "domain": list(population.shape), **settings}
     return JointEstimate(cls.name, population.columns, population.labels, estimate, settings, diagnostics,

@@ -195,6 +195,8 @@ class JointMethod:
     #: What the method assumes of the data beyond the collected statistics ("" when nothing).
     assumes: ClassVar[str] = ""
     columns: ClassVar[tuple[int, ...]] = (2, 3)
+    #: Whether the estimate is the product of the marginals (then the columns' dependence cannot be estimated).
+    assumes_independence: ClassVar[bool] = False
 
     @classmethod
     def run(cls, job: JointJob, **options: Any) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
