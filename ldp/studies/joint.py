@@ -41,12 +41,12 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
-from ldp.data.joint import JointPopulation, check_product_domain
+from ldp.core.streams import rng_for
+from ldp.data.joint import JointPopulation, check_product_domain, joint_synthetic
 from ldp.engines import check_engine
 from ldp.estimators import get_estimator
 from ldp.maths.ipf import ipf, marginal_constraint
 from ldp.maths.simplex import norm_sub
-from ldp.studies import joint_ranges  # noqa: F401 - registers hdg in JOINT_METHODS
 from ldp.studies.joint_estimates import (
     CALM_PAPER,
     CALM_ROUNDS,
@@ -58,6 +58,7 @@ from ldp.studies.joint_estimates import (
     JointMethod,
     check_group,
     dependence,
+    independence_tvd,
     make_consistent,
     oracle_for,
     pair_disagreement,
@@ -65,8 +66,9 @@ from ldp.studies.joint_estimates import (
     split_users,
 )
 
-__all__ = ["CALM_PAPER", "DEFAULT_POSTPROCESS", "JOINT_METHODS", "SPLIT_BUDGETS", "JointAdvice", "JointEstimate",
-           "advise_joint", "dependence", "estimate_joint", "make_consistent", "predicted_errors"]
+__all__ = ["CALM_PAPER", "DEFAULT_POSTPROCESS", "JOINT_METHODS", "JointAdvice", "JointEstimate", "SPLIT_BUDGETS",
+           "advise_joint", "compare_methods", "dependence", "estimate_joint", "independence_tvd", "make_consistent",
+           "predicted_errors"]
 
 def _product(job: JointJob) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
     pop = job.population
@@ -270,6 +272,9 @@ class JointAdvice:
     reasoning: str
     split_wins_below: float | None  # the dependence (squared L2) under which split would win
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # the read-only mapping cannot be pickled
+        return (JointAdvice, (self.method, dict(self.predicted), self.reasoning, self.split_wins_below))
+
 
 def advise_joint(sizes: Sequence[int], n: int, epsilon: float, *, oracle: str | None = None,
                  dependence_sq: float | None = None) -> JointAdvice:
@@ -302,3 +307,24 @@ def advise_joint(sizes: Sequence[int], n: int, epsilon: float, *, oracle: str | 
     parts.append(f"→ {best}")
     return JointAdvice(best, MappingProxyType(predicted), "; ".join(parts) + ".", threshold)
 
+
+
+# the range-query method (HDG) registers itself after the three above, so the registry lists it last
+from ldp.studies import joint_ranges  # noqa: E402
+
+
+# =========================================================================== a comparison (the page's table)
+def compare_methods(spec: str, n: int, epsilon: float, *, seed: int = 0, queries: int = 200,
+                    methods: Sequence[str] | None = None) -> tuple[list[JointEstimate], JointAdvice]:
+    """Every method (or ``methods``) on one synthetic population of ``n`` users (:func:`joint_synthetic`), each
+    scored against the users' joint distribution (``tvd``, ``mse``) and, with 2 columns, on the same ``queries``
+    random rectangles (``range_mse``); with the advisor's choice for the population's shape."""
+    population, _ = joint_synthetic(spec, n, rng_for(seed, "joint", "population"))
+    names = [m.name for m in JOINT_METHODS if len(population.shape) in m.columns] if methods is None else methods
+    results = []
+    for name in names:
+        res = estimate_joint(population, epsilon, name, seed=seed)
+        if queries and len(population.shape) == 2:
+            res = joint_ranges.with_range_mse(res, queries, rng_for(seed, "joint", "queries"))
+        results.append(res)
+    return results, advise_joint(population.shape, population.n, epsilon)

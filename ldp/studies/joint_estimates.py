@@ -27,7 +27,7 @@ from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.numerical.binning import choose_oracle
 
 __all__ = ["CALM_PAPER", "CALM_ROUNDS", "DEFAULT_POSTPROCESS", "JOINT_METHODS", "SPLIT_BUDGETS", "JointEstimate",
-           "JointJob", "JointMethod", "check_group", "dependence", "make_consistent", "oracle_for",
+           "JointJob", "JointMethod", "check_group", "dependence", "independence_tvd", "make_consistent", "oracle_for",
            "pair_disagreement", "run_oracle", "split_users"]
 
 CALM_PAPER = ("Zhang, Wang, Li, He, Chen — CALM: Consistent Adaptive Local Marginal for Marginal Release under "
@@ -69,6 +69,11 @@ class JointEstimate:
             object.__setattr__(self, "metrics", scores)
         for name in ("settings", "diagnostics", "metrics"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # the read-only mappings cannot be pickled (st.cache_data pickles results): rebuild from dicts
+        return (JointEstimate, (self.method, self.columns, self.labels, self.estimate, dict(self.settings),
+                                dict(self.diagnostics), self.truth, dict(self.metrics)))
 
     def with_metrics(self, **extra: float) -> JointEstimate:
         """The same estimate with further metrics (e.g. ``range_mse``)."""
@@ -115,15 +120,26 @@ def check_group(n: int, what: str) -> None:
         raise InvalidInput(f"no user fell in the group of {what}; use more users")
 
 
-def dependence(joint: np.ndarray) -> float:
-    """Squared L2 distance between a joint distribution and the product of its marginals (0 iff independent):
-    the squared bias of ``split`` on that joint."""
+def product_of_marginals(joint: np.ndarray) -> np.ndarray:
+    """The table of independent columns with the same marginals as ``joint`` (what ``split`` converges to)."""
     p = np.asarray(joint, dtype=np.float64)
     product = np.ones(1)
     for axis in range(p.ndim):
         marginal = p.sum(axis=tuple(a for a in range(p.ndim) if a != axis))
         product = np.multiply.outer(product, marginal) if axis else marginal
-    return float(np.sum((p - product) ** 2))
+    return product
+
+
+def dependence(joint: np.ndarray) -> float:
+    """Squared L2 distance between a joint distribution and the product of its marginals (0 iff independent):
+    the squared bias of ``split`` on that joint."""
+    return float(np.sum((np.asarray(joint, dtype=np.float64) - product_of_marginals(joint)) ** 2))
+
+
+def independence_tvd(joint: np.ndarray) -> float:
+    """Total variation distance between a joint distribution and the product of its marginals: split's TVD in the
+    limit of many users."""
+    return 0.5 * float(np.abs(np.asarray(joint, dtype=np.float64) - product_of_marginals(joint)).sum())
 
 
 def make_consistent(marginals: dict[tuple[int, ...], np.ndarray], variances: Mapping[tuple[int, ...], float]

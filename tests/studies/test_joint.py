@@ -4,6 +4,7 @@ CALM's consistency step makes shared marginals agree, and the advisor follows th
 from __future__ import annotations
 
 import itertools
+import pickle
 
 import numpy as np
 import pytest
@@ -122,6 +123,10 @@ def test_results_are_frozen_and_list_every_cell(correlated: JointPopulation) -> 
         res.estimate[0, 0] = 1.0
     with pytest.raises(TypeError):
         res.settings["epsilon"] = 3  # type: ignore[index]
+    again = pickle.loads(pickle.dumps(res))  # st.cache_data pickles results
+    assert again.metrics == res.metrics and np.array_equal(again.estimate, res.estimate)
+    advice = advise_joint((3, 3), 100, 1.0)
+    assert pickle.loads(pickle.dumps(advice)) == advice
     rows = res.rows()
     assert len(rows) == 16 and rows[5] == {"x1": "1", "x2": "1", "frequency": pytest.approx(res.estimate[1, 1])}
 
