@@ -117,9 +117,10 @@ def _population(args: argparse.Namespace):
                      else (load_sample(args.sample), {"sample": str(args.sample)}))
     pop = joint_from_table(table, columns, buckets=_buckets(args.buckets), ranges=_ranges(args.ranges),
                            source=args.data or args.sample)
+    rows = pop.n  # rows holding every column
     if args.users is not None:
         pop = pop.with_users(args.users, rng_for(args.seed, "joint", "population"))
-    return pop, {**source, "rows": pop.n if args.users is None else None}
+    return pop, {**source, "rows": rows}
 
 
 def cmd_joint(args: argparse.Namespace) -> int:
