@@ -31,6 +31,7 @@ PAGES = {
         st.Page("views/itemsets.py", title="Frequent items", icon=":material/shopping_basket:", url_path="itemsets"),
         st.Page("views/vector_means.py", title="Means of vectors", icon=":material/scatter_plot:",
                 url_path="vector_means"),
+        st.Page("views/joint.py", title="More than one column", icon=":material/grid_on:", url_path="joint"),
     ],
     "Understand": [
         st.Page("views/learn.py", title="Learn", icon=":material/school:", url_path="learn"),

@@ -20,6 +20,8 @@ Subcommands (``ldp COMMAND --help`` for each)::
     ldp audit       --mechanism M --epsilon E [--samples S] [--seed S] [--inputs V0,V1]
     ldp longitudinal --domain-size D --epsilon EINF --epsilon-1 E1 [--rounds LIST]
     ldp poison      --mechanism grr|oue|olh --epsilon E --domain-size D --targets LIST [--betas LIST]
+    ldp joint       [--method product|split|calm|hdg] --epsilon E (--data FILE --columns A,B[,C] | --synthetic SPEC)
+                    [--users N] [--buckets A=B,...] [--range A=LO:HI,...] [--queries K] [--seed S] [--format json|table]
 
 Every mechanism kind works where the command makes sense: frequency oracles on categories, numerical
 mechanisms on bucketized numbers (real-unit metrics), mean mechanisms on a column of numbers. The CLI only
@@ -45,6 +47,7 @@ from ldp.cli import commands
 from ldp.cli.commands import AGGREGATE_CSV_COLUMNS, SIMULATE_CSV_COLUMNS, SIMULATE_METRICS_CSV_COLUMNS
 from ldp.cli.heavy_hitter_commands import add_heavy_hitter_command
 from ldp.cli.itemset_commands import add_itemset_command
+from ldp.cli.joint_commands import add_joint_command
 from ldp.cli.mean_commands import add_mean_command
 from ldp.cli.options import (
     EXIT_USAGE,
@@ -255,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mean_command(sub)
     add_heavy_hitter_command(sub)
     add_itemset_command(sub)
+    add_joint_command(sub)
     return parser
 
 

@@ -29,7 +29,7 @@ APP = str(ROOT / "app.py")
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input", "multiselect", "toggle", "checkbox",
          "text_input")
 PAGES = ("playground", "tradeoff", "numerical", "postprocessing", "learn", "privacy", "reproduce", "story",
-         "heavy_hitters", "itemsets", "vector_means")
+         "heavy_hitters", "itemsets", "vector_means", "joint")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -192,6 +192,9 @@ SCENARIOS = {
         {"is_method": "svsm", "is_source": "flights", "is_engine": "fast"},
     ],
     "vector_means": [
+        {},
+    ],
+    "joint": [
         {},
     ],
     "story": [

@@ -1,5 +1,6 @@
 """AppTest: the Frequent items page (SVIM on the flights' baskets by default; SVSM's itemsets; PSFO with ℓ and the
-padding trade-off) and the Means of vectors page (the lecture's summary, variance against d, a simulation check)."""
+padding trade-off), the Means of vectors page (the lecture's summary, variance against d, a simulation check) and the
+More than one column page (the truth and every joint method's estimate, their errors, split's independence limit)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,18 @@ def test_frequent_items_legend_names_the_method_as_the_page_does():
     at = _page("views/itemsets.py")
     spec = next(c for c in at.get("plotly_chart") if c.key == "is_found_chart").proto.spec
     assert "found by SVIM (items)" in spec and "found by svim" not in spec
+
+
+def test_more_than_one_column_page_shows_the_independence_failure():
+    at = _page("views/joint.py")
+    assert [c.key for c in at.get("plotly_chart")] == ["jt_chart"]
+    table = next(d.value for d in at.dataframe if "tvd" in d.value.columns)
+    assert list(table["method"]) == ["product", "split", "calm", "hdg"]
+    tvd = table.set_index("method")["tvd"]
+    assert tvd["split"] > 3 * tvd["product"]  # ρ = 0.8 by default: split's limit is far from the truth
+    text = next(m.value for m in at.markdown if "Total variation distance" in m.value)
+    assert "independent table" in text and "→ product" in text
+    _widget(at, "jt_rho").set_value(0.0)
+    at.run()
+    tvd = next(d.value for d in at.dataframe if "tvd" in d.value.columns).set_index("method")["tvd"]
+    assert tvd["split"] < tvd["product"]  # independent columns: split's far smaller noise wins

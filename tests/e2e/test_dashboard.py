@@ -51,10 +51,11 @@ PAGES = {
     "heavy_hitters": "Heavy hitters",
     "itemsets": "Frequent items",
     "vector_means": "Means of vectors",
+    "joint": "More than one column",
 }
 # Pages that draw at least one chart with their default settings.
 CHARTED = {"playground", "tradeoff", "numerical", "postprocessing", "story", "heavy_hitters", "itemsets",
-           "vector_means"}
+           "vector_means", "joint"}
 
 
 def assert_clean(page, where: str) -> None:
