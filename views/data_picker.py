@@ -27,7 +27,7 @@ from views.controls import (
 )
 from views.messages import friendly_errors, plain, section  # noqa: F401
 
-__all__ = ["DataControls", "data_controls", "data_section", "dataset_picker"]
+__all__ = ["DataControls", "data_controls", "data_section", "dataset_picker", "uploaded_table"]
 
 # --------------------------------------------------------------------------- the dataset
 @dataclass(frozen=True)
@@ -177,7 +177,9 @@ def _main_panel_uploader(c: DataControls, exts: Sequence[str]) -> Any:
     return up
 
 
-def _upload_picker(c: DataControls, container: Any) -> Dataset:
+def uploaded_table(c: DataControls, container: Any) -> tuple[str, pd.DataFrame]:
+    """The uploader and the table it holds (this session's last upload while none is given): (file name, table).
+    A page without a file yet stops here with the main panel's uploader."""
     # Workbooks are accepted too, so that their own message (save it as CSV) is shown: a browser refuses a type
     # the uploader does not list, and the main panel then kept showing the previous file's error.
     exts = sorted({e.split(".")[-1] for e in SUPPORTED_EXTENSIONS + EXCEL_EXTENSIONS})
@@ -207,6 +209,11 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
     if table.attrs.get("encoding"):
         container.caption(f"**{plain(name)}** is not UTF-8: read as {table.attrs['encoding']} (detected). If "
                           "letters look wrong, re-save it with UTF-8 encoding.")
+    return name, table
+
+
+def _upload_picker(c: DataControls, container: Any) -> Dataset:
+    name, table = uploaded_table(c, container)
     column = render(c.upload_column, container, columns=datasets.usable_columns(table))
     empty = datasets.empty_columns(table)
     if empty:

@@ -67,8 +67,8 @@ from ldp.studies.joint_estimates import (
 )
 
 __all__ = ["CALM_PAPER", "DEFAULT_POSTPROCESS", "JOINT_METHODS", "JointAdvice", "JointEstimate", "SPLIT_BUDGETS",
-           "advise_joint", "compare_methods", "dependence", "estimate_joint", "independence_tvd", "make_consistent",
-           "predicted_errors"]
+           "advise_joint", "compare_methods", "compare_on", "dependence", "estimate_joint", "independence_tvd",
+           "make_consistent", "predicted_errors"]
 
 def _product(job: JointJob) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
     pop = job.population
@@ -316,10 +316,18 @@ from ldp.studies import joint_ranges  # noqa: E402
 # =========================================================================== a comparison (the page's table)
 def compare_methods(spec: str, n: int, epsilon: float, *, seed: int = 0, queries: int = 200,
                     methods: Sequence[str] | None = None) -> tuple[list[JointEstimate], JointAdvice]:
-    """Every method (or ``methods``) on one synthetic population of ``n`` users (:func:`joint_synthetic`), each
-    scored against the users' joint distribution (``tvd``, ``mse``) and, with 2 columns, on the same ``queries``
-    random rectangles (``range_mse``); with the advisor's choice for the population's shape."""
+    """Every method (or ``methods``) on one synthetic population of ``n`` users (:func:`joint_synthetic`); see
+    :func:`compare_on`."""
     population, _ = joint_synthetic(spec, n, rng_for(seed, "joint", "population"))
+    return compare_on(population, epsilon, seed=seed, queries=queries, methods=methods)
+
+
+def compare_on(population: JointPopulation, epsilon: float, *, seed: int = 0, queries: int = 200,
+               methods: Sequence[str] | None = None) -> tuple[list[JointEstimate], JointAdvice]:
+    """Every method that takes the population's number of columns (or ``methods``) on ``population`` — a synthetic
+    one or a table's rows, each row a user — each scored against the users' joint distribution (``tvd``, ``mse``)
+    and, with 2 columns, on the same ``queries`` random rectangles (``range_mse``); with the advisor's choice for
+    the population's shape."""
     names = [m.name for m in JOINT_METHODS if len(population.shape) in m.columns] if methods is None else methods
     results = []
     for name in names:

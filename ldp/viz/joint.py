@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -26,17 +27,25 @@ def metrics_table(results: Sequence[JointEstimate]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _first_two(table: np.ndarray) -> np.ndarray:
+    """A 2- or 3-column joint as the joint of its first two columns (summed over the third)."""
+    return table if table.ndim == 2 else table.sum(axis=tuple(range(2, table.ndim)))
+
+
 def heatmaps_figure(results: Sequence[JointEstimate], title: str = "") -> go.Figure:
-    """The true joint of two columns, then each result's estimate, on one colour scale (first column down, second
-    across)."""
-    if not results or results[0].truth is None or results[0].estimate.ndim != 2:
-        raise InvalidInput("heat maps need estimates of two columns with their truth")
-    tables = [("true", results[0].truth)] + [(res.method, res.estimate) for res in results]
+    """The true joint of the first two columns, then each result's estimate, on one colour scale (first column down,
+    second across); with three columns the tables are summed over the third (the title says so)."""
+    if not results or results[0].truth is None or results[0].estimate.ndim not in (2, 3):
+        raise InvalidInput("heat maps need estimates of two or three columns with their truth")
+    tables = [("true", _first_two(results[0].truth))] + [(res.method, _first_two(res.estimate)) for res in results]
+    if results[0].estimate.ndim == 3:
+        title = f"{title} — {plain_text(results[0].columns[0])} × {plain_text(results[0].columns[1])}, summed " \
+                f"over {plain_text(results[0].columns[2])}"
     top = max(float(t.max()) for _, t in tables)
     fig = make_subplots(rows=1, cols=len(tables), subplot_titles=[name for name, _ in tables],
                         horizontal_spacing=0.03)
-    first, second = results[0].columns
-    labels = [[plain_text(v) for v in lab] for lab in results[0].labels]
+    first, second = results[0].columns[:2]
+    labels = [[plain_text(v) for v in lab] for lab in results[0].labels[:2]]
     for i, (_, table) in enumerate(tables, start=1):
         fig.add_trace(go.Heatmap(z=table, x=labels[1], y=labels[0], zmin=0, zmax=top, colorscale="Blues",
                                  showscale=i == len(tables), colorbar={"title": "frequency"},

@@ -195,7 +195,8 @@ SCENARIOS = {
         {},
     ],
     "joint": [
-        {},
+        {"jt_source": "Correlated pair (synthetic)"},
+        {"jt_source": "Sample data", "jt_sample": "election", "jt_columns": ["party", "votes_dole", "age"]},
     ],
     "story": [
         {"story_data_source": "Sample data", "story_data_column": "dest"},

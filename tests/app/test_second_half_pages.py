@@ -4,8 +4,10 @@ More than one column page (the truth and every joint method's estimate, their er
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
@@ -24,7 +26,7 @@ def _page(path: str) -> AppTest:
 
 
 def _widget(at: AppTest, key: str):
-    return next(w for kind in ("selectbox", "radio", "slider", "number_input", "select_slider")
+    return next(w for kind in ("selectbox", "radio", "slider", "number_input", "select_slider", "multiselect")
                 for w in getattr(at, kind) if w.key == key)
 
 
@@ -73,3 +75,30 @@ def test_more_than_one_column_page_shows_the_independence_failure():
     at.run()
     tvd = next(d.value for d in at.dataframe if "tvd" in d.value.columns).set_index("method")["tvd"]
     assert tvd["split"] < tvd["product"]  # independent columns: split's far smaller noise wins
+
+
+def test_more_than_one_column_page_reads_a_table_as_its_own_population():
+    """Issue 24 item 2: pick two (three) columns of a bundled table or an upload; each row is one user."""
+    at = _page("views/joint.py")
+    _widget(at, "jt_source").set_value("Sample data")
+    at.run()
+    assert not at.exception, at.exception
+    assert _widget(at, "jt_columns").value == ["origin", "carrier"]  # carriers fly from their hubs
+    caption = next(c.value for c in at.sidebar.caption if "its own population" in c.value)
+    assert "328,521 rows" in caption
+    tvd = next(d.value for d in at.dataframe if "tvd" in d.value.columns).set_index("method")["tvd"]
+    assert tvd["split"] > 2 * tvd["product"]  # the dependence split cannot see
+    _widget(at, "jt_columns").set_value(["origin"])
+    at.run()
+    assert any("pick two or three columns" in e.value for e in at.main.error)
+    # an upload: its rows are the users (the session's parsed upload, as a file uploader leaves it)
+    at.session_state["_uploads"] = {("pairs.csv", 1, 1): pd.DataFrame({"a": list("xxyy") * 300,
+                                                                       "b": list("ppqq") * 300})}
+    _widget(at, "jt_source").set_value("Upload")
+    at.run()
+    _widget(at, "jt_columns").set_value(["a", "b"])
+    at.run()
+    assert not at.exception, at.exception
+    assert any("1,200 rows" in c.value for c in at.sidebar.caption)
+    spec = json.loads(next(c for c in at.get("plotly_chart") if c.key == "jt_chart").proto.spec)
+    assert spec["layout"]["title"]["text"].startswith("2 × 2 combinations")

@@ -21,5 +21,8 @@ def test_heatmaps_and_table_of_a_comparison() -> None:
     assert advice.method == "product"
     three, _ = compare_methods("correlated:d1=3,d2=3,d3=2", 5_000, 1.0)
     assert [r.method for r in three] == ["product", "split", "calm"] and "range_mse" not in three[0].metrics
+    fig3 = heatmaps_figure(three, "t")  # three columns: the first two, summed over the third
+    assert fig3.data[0].z.shape == (3, 3) and "summed over" in fig3.layout.title.text
+    assert fig3.data[0].z.sum() == pytest.approx(1.0)
     with pytest.raises(InvalidInput):
-        heatmaps_figure(three)
+        heatmaps_figure([])
