@@ -20,6 +20,8 @@ Subcommands (``ldp COMMAND --help`` for each)::
     ldp audit       --mechanism M --epsilon E [--samples S] [--seed S] [--inputs V0,V1]
     ldp longitudinal --domain-size D --epsilon EINF --epsilon-1 E1 [--rounds LIST]
     ldp poison      --mechanism grr|oue|olh --epsilon E --domain-size D --targets LIST [--betas LIST]
+    ldp reproduce   --list | ID [--scale lecture|paper] [--trials T] [--epsilons LIST] [--seed S]
+                    [--executor serial|processes|dask] [--format json|csv|table] [--output FILE] [--figure FILE]
 
 Every mechanism kind works where the command makes sense: frequency oracles on categories, numerical
 mechanisms on bucketized numbers (real-unit metrics), mean mechanisms on a column of numbers. The CLI only
@@ -59,6 +61,7 @@ from ldp.cli.options import (
 )
 from ldp.cli.population import add_population_args
 from ldp.cli.privacy_commands import add_privacy_commands
+from ldp.cli.reproduce_commands import add_reproduce_command
 from ldp.core.errors import LDPError
 from ldp.evaluation.tasks import TASKS
 from ldp.mechanisms import KINDS
@@ -255,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mean_command(sub)
     add_heavy_hitter_command(sub)
     add_itemset_command(sub)
+    add_reproduce_command(sub)
     return parser
 
 
