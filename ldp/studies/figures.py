@@ -352,6 +352,9 @@ IBU_STABILITY = "§4.1 'Stability': 20 runs"
 SW_SETUP = ("§6.1: Beta(5, 2), 10⁵ samples, 256 buckets, each experiment repeated 100 times; the text lists no ε "
             "values, so the ε axis is the page's")
 CONSISTENCY_SETUP = ("§V.A: OLH, Zipf(s = 1.5) over 1,024 values, 10⁶ reports, 30 runs ('Plotting Convention')")
+#: The consistency paper's Figs. 5–7 and 10 at once (one run of their study serves the four).
+CONSISTENCY_TASKS = {"n": 1_000_000, "trials": 30, "users": tuple(200_000 * i for i in range(1, 11)),
+                     "rhos": (0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.3, 0.5, 0.7, 0.9), "ks": (2, 4, 8, 16, 32)}
 TAXI = 2_834_264  # convolution paper §V.A: records of its Taxi dataset (the smooth case)
 CONVOLUTION_SETUP = f"§V.A: Taxi ({TAXI:,} records, smooth), d = 1000, each experiment repeated 10 times"
 
@@ -441,8 +444,7 @@ for _entry in (
         "consistency-fig-5", "Users saved by post-processing: n′ against n", "consistency Fig. 5",
         "postprocessor_tasks", part="n_prime",
         lecture={"n": 100_000, "trials": 5},
-        paper={"n": 1_000_000, "trials": 30,
-               "users": tuple(200_000 * i for i in range(1, 11))},
+        paper=CONSISTENCY_TASKS,
         paper_source=f"Fig. 5: ε = 1, n from 0.2·10⁶ to 2·10⁶; {CONSISTENCY_SETUP}",
         figure="n_prime_figure", ours=_n_prime, epsilon_key="epsilon", units=_u_tasks,
         tiny={"d": 16, "n": 2_000, "trials": 1, "users": (2_000, 4_000), "rhos": (0.01, 0.5), "ks": (2, 4),
@@ -450,8 +452,7 @@ for _entry in (
     *(ReproducibleFigure(
         f"consistency-fig-{number}", f"Set queries: MSE against the set size ρ ({span})", "consistency Figs. 6–7, 10",
         "postprocessor_tasks", part="set", rows=rows, lecture={"n": 100_000, "trials": 5},
-        paper={"n": 1_000_000, "trials": 30, "users": tuple(200_000 * i for i in range(1, 11)),
-               "rhos": (0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.3, 0.5, 0.7, 0.9)},
+        paper=CONSISTENCY_TASKS,
         paper_source=f"Fig. {number}: ε = 1, ρ from {span}; {CONSISTENCY_SETUP}",
         figure="set_query_figure", ours=lambda t: _by_estimator(t, "ρ"), epsilon_key="epsilon", units=_u_tasks,
         tiny={"d": 16, "n": 2_000, "trials": 1, "users": (2_000,), "rhos": (0.01, 0.5), "ks": (2,), "queries": 5})
@@ -460,8 +461,7 @@ for _entry in (
     ReproducibleFigure(
         "consistency-fig-10", "Top-k values: MSE against k", "consistency Figs. 6–7, 10", "postprocessor_tasks",
         part="top_k", lecture={"n": 100_000, "trials": 5},
-        paper={"n": 1_000_000, "trials": 30, "users": tuple(200_000 * i for i in range(1, 11)),
-               "ks": (2, 4, 8, 16, 32)},
+        paper=CONSISTENCY_TASKS,
         paper_source=f"Fig. 10: ε = 1, k from 2 to 32; {CONSISTENCY_SETUP}",
         figure="top_k_figure", ours=lambda t: _by_estimator(t, "k"), epsilon_key="epsilon", units=_u_tasks,
         tiny={"d": 16, "n": 2_000, "trials": 1, "users": (2_000,), "rhos": (0.5,), "ks": (2, 4), "queries": 5}),
