@@ -15,7 +15,8 @@ import streamlit as st
 from streamlit import runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-__all__ = ["accessibility", "cached_with_progress", "is_cached", "precompute", "session_gone", "wait_for_button"]
+__all__ = ["accessibility", "button_pressed", "cached_with_progress", "is_cached", "precompute", "session_gone",
+           "wait_for_button"]
 
 def session_gone() -> bool:
     """Whether the browser session this run draws for has disconnected (its tab closed or navigated away).
@@ -30,16 +31,26 @@ def session_gone() -> bool:
     return not runtime.get_instance().is_active_session(ctx.session_id)
 
 
+def button_pressed(seconds: float, signature: Any, key: str, label: str) -> bool:
+    """Whether a run that takes about ``seconds`` may start: its button ``label`` (showing the estimate) pressed once
+    for this configuration (``signature``); later reruns of the same configuration (the charts' own
+    interactions) go straight on. Unlike :func:`wait_for_button` the rest of the page still draws."""
+    if st.session_state.get(f"_{key}_ran") == signature:
+        return True
+    if not st.button(f"{label} (about {seconds:.0f} s)", key=key, type="primary"):
+        return False
+    st.session_state[f"_{key}_ran"] = signature
+    return True
+
+
 def wait_for_button(seconds: float, above: float, signature: Any, key: str, label: str) -> None:
     """A link alone never starts a long run: above ``above`` seconds (estimated), the page stops here until the
     button ``label`` is pressed, once per configuration (``signature``); later reruns of the same configuration
     (the charts' own interactions) go straight on."""
-    if seconds <= above or st.session_state.get(f"_{key}_ran") == signature:
+    if seconds <= above or button_pressed(seconds, signature, key, label):
         return
-    if not st.button(f"{label} (about {seconds:.0f} s)", key=key, type="primary"):
-        st.info("This configuration takes a while, so it runs when you press the button.")
-        st.stop()
-    st.session_state[f"_{key}_ran"] = signature
+    st.info("This configuration takes a while, so it runs when you press the button.")
+    st.stop()
 
 
 _STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, oldest first

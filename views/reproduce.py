@@ -6,12 +6,16 @@ tables with ``ldp.viz.reproduce``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 import ldp
 from ldp.evaluation.metrics import get_metric
 from ldp.studies import reproduce as study
+from ldp.studies.figures import FIGURES
 from ldp.viz import reproduce as viz
+from ldp.viz.reproduce import draw
 from views import common
 from views.controls import Control, render
 
@@ -45,78 +49,103 @@ CONTROLS = (USERS, TRIALS, SEED, GAIN_MECHS, GAIN_EPS, B_EPS, SPEC_MECH, SPEC_EP
 GRID_AXES = {"ε": "epsilon", "n": "n", "k": "k"}
 
 
-def _study(label: str, name: str, *args, **kwargs):
-    """``study.<name>(*args, **kwargs)`` computed once per server for these arguments, with a progress bar."""
-    key = (name, args, tuple(sorted(kwargs.items())))
-    return common.cached_with_progress(key, label, lambda progress: getattr(study, name)(*args, progress=progress,
-                                                                                     **kwargs))
+def _run(figure_id: str, label: str, scale: str = "lecture", **settings: Any) -> Any:
+    """The study of the registered figure ``figure_id`` (:data:`ldp.studies.figures.FIGURES`, the one ``ldp
+    reproduce`` runs) at ``scale`` with ``settings`` replaced, computed once per server for those settings (figures
+    drawn from one study share it), with a progress bar."""
+    figure = FIGURES.get(figure_id)
+    resolved = figure.settings(scale, **settings)
+    key = ("rp", figure.study, tuple(sorted(resolved.items())))
+    return common.cached_with_progress(key, label, lambda progress: figure.compute(resolved, progress=progress))
 
 
 def _gain(mechanisms: tuple[str, ...], epsilons: tuple[float, ...], n: int, trials: int, seed: int):
-    return _study("Simulating the collections…", "ibu_gain_table", mechanisms, epsilons, n=n, trials=trials,
-                  seed=seed)
+    return _run("ibu-table-2", "Simulating the collections…", mechanisms=mechanisms, epsilons=epsilons, n=n,
+                trials=trials, seed=seed)
 
 
 def _b(epsilon: float, n: int, trials: int, seed: int):
-    return _study("Sweeping b…", "b_sweep", epsilon, n=n, trials=trials, seed=seed)
+    return _run("square-wave-fig-6", "Sweeping b…", epsilon=epsilon, n=n, trials=trials, seed=seed)
+
+
+def _numerical_id(metric: str) -> str:
+    """The registered figure of a metric of the square-wave paper's Figs. 2–4 (``NUM_FIGURES``)."""
+    return f"square-wave-fig-{NUM_FIGURES[metric].split()[1].rstrip(',')}"
 
 
 def _numerical(n: int, trials: int, seed: int, metric: str = "wasserstein"):
-    return _study("Simulating the numerical methods…", "numerical_methods", (0.5, 1.0, 2.0, 4.0), n=n,
-                  trials=trials, seed=seed, metric=metric)
+    return _run(_numerical_id(metric), "Simulating the numerical methods…", n=n, trials=trials, seed=seed,
+                metric=metric)
 
 
 def _shapes(n: int, trials: int, seed: int):
-    return _study("Simulating the wave shapes…", "wave_shapes", (0.5, 1.0, 2.0, 4.0), n=n, trials=trials,
-                  seed=seed)
+    return _run("square-wave-fig-5", "Simulating the wave shapes…", n=n, trials=trials, seed=seed)
 
 
 def _iiw():
-    return _study("Filtering…", "iiw_convergence", (1.0, 2.0, 3.0, 4.0))
+    return _run("convolution-fig-5", "Filtering…")
 
 
 def _postprocessors(n: int, trials: int, seed: int):
-    return _study("Simulating the post-processors…", "postprocessor_curves", (0.5, 1.0, 2.0, 4.0), n=n,
-                  trials=trials, seed=seed)
+    return _run("consistency-fig-4", "Simulating the post-processors…", n=n, trials=trials, seed=seed)
 
 
 def _spectrum(mechanism: str, epsilon: float, n: int, trials: int, seed: int):
-    return _study("Simulating the collections…", "noise_spectrum", mechanism, epsilon, n=n,
-                  trials=max(trials, 20), seed=seed)
+    return _run("convolution-fig-3", "Simulating the collections…", mechanism=mechanism, epsilon=epsilon, n=n,
+                trials=max(trials, 20), seed=seed)
+
+
+def _grid_id(collection: str, trend: bool = False) -> str:
+    return f"ibu-fig-{(3 if trend else 1) + (collection == 'longitudinal')}"
 
 
 def _gain_grid(collection: str, trials: int, seed: int):
-    mechs = [c.name for c in ldp.MECHANISMS if c.kind == "frequency" and c.collection == collection and c.pure]
-    epsilons = (2.0, 4.0, 8.0) if collection == "longitudinal" else (1.0, 2.0, 4.0)
-    return common.cached_with_progress(
-        ("rp-grid", collection, min(trials, 3), seed), "Simulating mechanisms × distributions × ε × n × k…",
-        lambda progress: study.ibu_gain_grid(mechs, epsilons=epsilons, users=(20_000, 100_000),
-                                         domain_sizes=(2, 50, 100, 200), trials=min(trials, 3), seed=seed,
-                                         progress=progress))
+    return _run(_grid_id(collection), "Simulating mechanisms × distributions × ε × n × k…", trials=min(trials, 3),
+                seed=seed)
 
 
 def _tasks(n: int, trials: int, seed: int):
-    return common.cached_with_progress(("rp-tasks", n, trials, seed), "Simulating the post-processing tasks…",
-                                       lambda progress: study.postprocessor_tasks(n=max(n, 10 * 1024), trials=trials,
-                                                                              seed=seed, progress=progress))
+    return _run("consistency-fig-5", "Simulating the post-processing tasks…", n=max(n, 10 * 1024), trials=trials,
+                seed=seed)
 
 
 def _wiener(trials: int, seed: int):
-    return common.cached_with_progress(
-        ("rp-wiener", min(trials, 3), seed), "Simulating GRR and OUE with the Wiener estimators…",
-        lambda progress: study.wiener_curves(trials=min(trials, 3), seed=seed, progress=progress))
+    return _run("convolution-fig-6", "Simulating GRR and OUE with the Wiener estimators…", trials=min(trials, 3),
+                seed=seed)
 
 
 def _fixed_sets(trials: int, seed: int):
-    return common.cached_with_progress(("rp-fixed-sets", min(trials, 3), seed), "Querying 68 fixed categories…",
-                                       lambda progress: study.fixed_set_study(trials=min(trials, 3), seed=seed,
-                                                                          progress=progress))
+    return _run("consistency-fig-8", "Querying 68 fixed categories…", trials=min(trials, 3), seed=seed)
 
 
 def _granularity(n: int, trials: int, seed: int):
-    return common.cached_with_progress(("rp-granularity", n, trials, seed), "Bucketizing and simulating…",
-                                       lambda progress: study.bucket_granularity(n=n, trials=trials, seed=seed,
-                                                                             progress=progress))
+    return _run("square-wave-fig-7", "Bucketizing and simulating…", n=n, trials=trials, seed=seed)
+
+
+def _paper_scale(*figure_ids: str, **settings: Any) -> None:
+    """Beside a figure: a choice to run it (and the other ``figure_ids`` drawn from the same study) at the paper's
+    settings, on demand, its estimated time shown before it starts."""
+    figure = FIGURES.get(figure_ids[0])
+    if not st.toggle("Paper scale", key=f"rp_paper_{figure.name}",
+                     help=f"Run this figure at the paper's settings ({figure.paper_source})."):
+        return
+    resolved = figure.settings("paper", **settings)
+    seconds = figure.estimated_seconds(resolved)
+    shown = {k: v for k, v in resolved.items() if k not in figure.parameters() or v != figure.parameters()[k]}
+    st.caption(f"**{figure.name} at the paper's scale** — {figure.paper_source}. Settings: "
+               + ", ".join(f"{k} = {v}" for k, v in shown.items()) + f". Estimated {seconds:,.0f} s on one core.")
+    key = ("rp", figure.study, tuple(sorted(resolved.items())))
+    if not common.is_cached(key) and not common.button_pressed(seconds, key, f"rp_paper_run_{figure.name}",
+                                                               "Run at the paper's scale"):
+        return
+    with common.friendly_errors(f"{figure.name} at the paper's scale"):
+        result = common.cached_with_progress(key, f"{figure.title} at the paper's scale…",
+                                             lambda progress: figure.compute(resolved, progress=progress))
+        for name in figure_ids:
+            part = FIGURES.get(name)
+            table = part.select(result, resolved)
+            common.show_figure(draw(part, table, resolved), f"rp_paper_fig_{name}", table)
+            st.markdown(f"**At the paper's scale ({name}):** {part.finding(table)}.")
 
 
 def default_studies() -> None:
@@ -161,6 +190,8 @@ def main() -> None:
                     "always — part of the paper's low-ε gain is early stopping, which shrinks towards the uniform "
                     "start (the Post-processing lab's 'IBU stopped early' shows it).")
 
+    _paper_scale("ibu-table-2")
+
     st.header("Square-wave paper, Fig. 6: choosing b")
     eps_b = float(render(B_EPS))
     with common.friendly_errors("the b sweep"):
@@ -171,6 +202,8 @@ def main() -> None:
     best = sweep.loc[sweep["Wasserstein"].idxmin(), "b / b_MI"]
     st.markdown(f"**The paper:** {study.PRINTED['square-wave Fig. 6']}. **Here:** the smallest Wasserstein error is at "
                 f"b = {best:g} × b_MI; at b_MI it is {sweep.loc[sweep['b / b_MI'] == 1.0, 'Wasserstein'].item():.3g}.")
+
+    _paper_scale("square-wave-fig-6")
 
     st.header("Square-wave paper, Figs. 2–4: numerical methods against ε")
     metric = render(NUM_METRIC)
@@ -188,6 +221,8 @@ def main() -> None:
                   "millions of users; on 64 buckets of a smooth Beta column the hierarchy's consistent tree is "
                   "competitive — raise n and the trials (sidebar) to see the ranking settle.")
 
+    _paper_scale(_numerical_id(metric), metric=metric)
+
     st.header("Square-wave paper, §6.4: wave shapes")
     with common.friendly_errors("the wave shapes"):
         shapes = _shapes(n, trials, seed)
@@ -200,6 +235,8 @@ def main() -> None:
                 + ", ".join(f"{int(r)}" for r in square_rank) + " of 3 at ε = "
                 + ", ".join(f"{e:g}" for e in wide.columns) + "; the trapezoid is within a few per cent of it "
                 "(with b chosen for the square wave), the triangle is behind.")
+
+    _paper_scale("square-wave-fig-5")
 
     st.header("Convolution paper, Figs. 4–5: IIW and IIW-G converging")
     with common.friendly_errors("the IIW convergence"):
@@ -214,6 +251,8 @@ def main() -> None:
                 "d·√Var* < 1 it is best after about 10 filterings and worse again by 200, as the paper's advice to "
                 "stop it early says.")
 
+    _paper_scale("convolution-fig-5")
+
     st.header("Consistency paper, Fig. 4: post-processors against ε")
     with common.friendly_errors("the post-processor curves"):
         curves = _postprocessors(n, trials, seed)
@@ -225,6 +264,8 @@ def main() -> None:
     st.markdown(f"**The paper:** {study.PRINTED['consistency Fig. 4']}. **Here:** Norm-Sub and MLE-Apx differ by at "
                 f"most {gap:.1%} over these ε.")
 
+    _paper_scale("consistency-fig-4")
+
     st.header("Convolution paper, Fig. 3: the noise spectrum")
     mech, eps_s = common.render_row([SPEC_MECH, SPEC_EPS])
     with common.friendly_errors("the spectrum"):
@@ -235,6 +276,8 @@ def main() -> None:
     ratio = float(spectrum["empirical"].iloc[1:].mean() / spectrum["Theorem 3"].iloc[1:].mean())
     st.markdown(f"**The paper:** {study.PRINTED['convolution Fig. 3']}. **Here:** the empirical level is {ratio:.3f}× "
                 f"Theorem 3's, and P₀ = {spectrum['empirical'].iloc[0]:.2g}.")
+    _paper_scale("convolution-fig-3")
+
     _more_figures(n, trials, seed)
 
 
@@ -262,6 +305,9 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                     "ours spends exactly ε1, and composes p* exactly (the paper's p1p2 + q1q2 does not sum to one "
                     "with q*).")
 
+    _paper_scale(_grid_id(collection))
+    _paper_scale(_grid_id(collection, trend=True))
+
     st.header("Consistency paper, Figs. 5–7 and 10: users saved, set queries, the top k")
     with common.friendly_errors("the post-processing tasks"):
         tasks = _tasks(n, trials, seed)
@@ -276,6 +322,8 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
     st.markdown(f"**The paper:** {study.PRINTED['consistency Fig. 5']}; {study.PRINTED['consistency Figs. 6–7, 10']}. "
                 f"**Here:** PowerNS matches MI with {saved:.0%} fewer users at the largest n; Norm-Mul's n′ is "
                 f"{last['norm-mul'] / last['mi']:.2f}× n.")
+
+    _paper_scale("consistency-fig-5", "consistency-fig-6", "consistency-fig-7", "consistency-fig-10")
 
     st.header("Consistency paper, Figs. 8–9: fixed set queries, and choosing the method from the reports")
     with common.friendly_errors("the fixed set queries"):
@@ -298,6 +346,8 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                 f"{synth['epsilon'].nunique()} ε. Why the winner differs from the paper's: random categories of a "
                 "Zipf column are not the Emoji categories, so which post-processor wins moves — which is the "
                 "paper's point for choosing from the reports rather than by a fixed rule.")
+
+    _paper_scale("consistency-fig-8", "consistency-fig-9")
 
     st.header("Convolution paper, Figs. 6–9: the Wiener family on smooth data")
     with common.friendly_errors("the Wiener curves"):
@@ -325,6 +375,8 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                 + ", ".join(f"{m} finds {row['true positives']:.0f} true and {row['false positives']:.0f} false"
                             for m, row in at.iterrows() if m.startswith("GRR")) + ".")
 
+    _paper_scale("convolution-fig-6", "convolution-fig-7", "convolution-fig-8", "convolution-fig-9")
+
     st.header("Square-wave paper, Fig. 7: bucket granularity")
     with common.friendly_errors("the granularity sweep"):
         gran = _granularity(n, trials, seed)
@@ -335,6 +387,7 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
     st.markdown(f"**The paper:** {study.PRINTED['square-wave Fig. 7']}. **Here:** from 64 buckets on, the distance "
                 f"varies by at most {spread.max():.1f}× per ε; coarser buckets add their own discretization error (the "
                 "Wasserstein distance is measured on the bucket grid).")
+    _paper_scale("square-wave-fig-7")
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

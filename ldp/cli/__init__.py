@@ -22,6 +22,8 @@ Subcommands (``ldp COMMAND --help`` for each)::
     ldp poison      --mechanism grr|oue|olh --epsilon E --domain-size D --targets LIST [--betas LIST]
     ldp joint       [--method product|split|calm|hdg] --epsilon E (--data FILE --columns A,B[,C] | --synthetic SPEC)
                     [--users N] [--buckets A=B,...] [--range A=LO:HI,...] [--queries K] [--seed S] [--format json|table]
+    ldp reproduce   --list | ID [--scale lecture|paper] [--trials T] [--epsilons LIST] [--seed S]
+                    [--executor serial|processes|dask] [--format json|csv|table] [--output FILE] [--figure FILE]
 
 Every mechanism kind works where the command makes sense: frequency oracles on categories, numerical
 mechanisms on bucketized numbers (real-unit metrics), mean mechanisms on a column of numbers. The CLI only
@@ -62,6 +64,7 @@ from ldp.cli.options import (
 )
 from ldp.cli.population import add_population_args
 from ldp.cli.privacy_commands import add_privacy_commands
+from ldp.cli.reproduce_commands import add_reproduce_command
 from ldp.core.errors import LDPError
 from ldp.evaluation.tasks import TASKS
 from ldp.mechanisms import KINDS
@@ -259,6 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_heavy_hitter_command(sub)
     add_itemset_command(sub)
     add_joint_command(sub)
+    add_reproduce_command(sub)
     return parser
 
 

@@ -459,12 +459,13 @@ POSTPROCESSORS = ("mi", "base-pos", "base-cut", "norm", "norm-sub", "norm-mul", 
 
 
 def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d: int = 100, n: int = 100_000,
-                         trials: int = 5, seed: int = 0,
+                         trials: int = 5, seed: int = 0, zipf_s: float = 1.1,
                          estimators: Sequence[str] = POSTPROCESSORS, progress: Progress = None) -> pd.DataFrame:
-    """Full-domain MSE of each post-processor against ε (consistency paper Fig. 4: OLH, Zipf data), mean over
-    ``trials`` collections, the same collections for every estimator."""
+    """Full-domain MSE of each post-processor against ε (consistency paper Fig. 4: OLH, Zipf(``zipf_s``) data —
+    the paper's is s = 1.5 over 1,024 values, §V.A), mean over ``trials`` collections, the same collections for
+    every estimator."""
     trials = check_positive_int(trials, "trials")
-    freqs = true_distribution(f"zipf:d={int(d)},s=1.1")
+    freqs = true_distribution(f"zipf:d={int(d)},s={zipf_s:g}")
     population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
     truth = population / population.sum()
     rows = []
@@ -485,16 +486,18 @@ NUMERICAL_METHODS = (("sw", "ems"), ("hh", "hh-admm"), ("haar-hrr", None), ("cfo
 
 
 def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                      metric: str = "wasserstein", progress: Progress = None) -> pd.DataFrame:
+                      metric: str = "wasserstein", executor: str = "serial", workers: int | None = None,
+                      address: str | None = None, progress: Progress = None) -> pd.DataFrame:
     """The square-wave paper's comparison (Figs. 2–5): SW + EMS, HH-ADMM, HaarHRR and CFO-binning on a Beta(5, 2)
     column over d buckets, ``metric`` against ε (mean and 95 % band over ``trials``; the same seeding as any
-    sweep, so identical on every executor)."""
+    sweep, so identical on every ``executor``: :func:`ldp.core.executors.run_ordered`)."""
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
     freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
     population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
     table = numerical_sweep(population, np.linspace(0.0, 1.0, int(d) + 1), list(NUMERICAL_METHODS), list(epsilons),
                             users=int(n), trials=trials, seed=seed, metrics=(metric,),
+                            executor=executor, workers=workers, address=address,
                             progress=None if progress is None else (lambda done, total: _tick(progress, done, total)))
     return summarize_sweep(table, metric)
 
@@ -503,7 +506,7 @@ WAVE_SHAPES = ("square", "trapezoid:0.5", "triangle")
 
 
 def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                progress: Progress = None) -> pd.DataFrame:
+                shapes: Sequence[str] = WAVE_SHAPES, progress: Progress = None) -> pd.DataFrame:
     """Wasserstein distance of General Wave + EMS per wave shape (square = SW) against ε on a Beta(5, 2) column
     (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape."""
     trials = check_positive_int(trials, "trials")
@@ -513,12 +516,12 @@ def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, tri
     edges = np.linspace(0.0, 1.0, int(d) + 1)
     ems = get_estimator("ems")
     rows = []
-    for shape in WAVE_SHAPES:
+    for shape in shapes:
         for eps in epsilons:
             mech = get_mechanism("gw", float(eps), int(d), shape=shape)
             rng = rng_for(int(seed), "reproduce", "wave", shape, float(eps))
             values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
                                       ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
             rows.append({"shape": shape, "epsilon": float(eps), "Wasserstein": float(np.mean(values))})
-            _tick(progress, len(rows), len(WAVE_SHAPES) * len(epsilons))
+            _tick(progress, len(rows), len(shapes) * len(epsilons))
     return pd.DataFrame(rows)

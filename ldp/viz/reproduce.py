@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 import plotly.graph_objects as go
 
 from ldp.estimators import ESTIMATORS
 from ldp.mechanisms import MECHANISMS
+from ldp.studies.figures import ReproducibleFigure, Setting
 from ldp.viz.style import PALETTE, paired_lines
 
-__all__ = ["b_figure", "convergence_figure", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
+__all__ = ["b_figure", "convergence_figure", "draw", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
            "granularity_figure", "methods_figure", "n_prime_figure", "postprocessor_figure", "set_query_figure",
            "spectrum_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
 
@@ -207,3 +211,11 @@ def granularity_figure(table: pd.DataFrame) -> go.Figure:
     return _lines_by(table, "series", "Wasserstein", x="d", x_title="buckets d (log scale)", log_x=True,
                      y_title="Wasserstein distance (log scale)",
                      title="Bucket granularity: SW + EMS against d (square-wave paper Fig. 7)")
+
+
+def draw(figure: ReproducibleFigure, table: pd.DataFrame, settings: Mapping[str, Any]) -> go.Figure:
+    """The Plotly figure of a registered reproducible figure (:data:`ldp.studies.figures.FIGURES`) from its tidy
+    table: its builder of this module with its arguments (a :class:`~ldp.studies.figures.Setting` read from
+    ``settings``)."""
+    args = [settings[a] if isinstance(a, Setting) else a for a in figure.figure_args]
+    return globals()[figure.figure](table, *args)

@@ -37,3 +37,14 @@ def test_the_page_regenerates_each_figure():
     at.run()
     methods = next(c for c in at.get("plotly_chart") if c.key == "rp_num")
     assert not at.exception and "Fig. 4, quantiles" in methods.proto.spec
+    # Beside each figure, the paper's scale on demand: its settings and estimated time first, then a button.
+    assert not any(c.key.startswith("rp_paper_fig_") for c in at.get("plotly_chart"))
+    next(w for w in at.toggle if w.key == "rp_paper_convolution-fig-3").set_value(True)
+    at.run()
+    assert any("convolution-fig-3 at the paper's scale" in c.value and "Estimated" in c.value for c in at.caption)
+    assert not any(c.key == "rp_paper_fig_convolution-fig-3" for c in at.get("plotly_chart"))
+    next(b for b in at.button if b.key == "rp_paper_run_convolution-fig-3").click()
+    at.run()
+    assert not at.exception and not at.error
+    assert any(c.key == "rp_paper_fig_convolution-fig-3" for c in at.get("plotly_chart"))
+    assert any("At the paper's scale (convolution-fig-3)" in m.value for m in at.markdown)

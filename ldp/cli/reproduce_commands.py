@@ -1,0 +1,178 @@
+"""The ``ldp reproduce`` subcommand: a seed paper's figure regenerated from the command line — its tidy table, the
+paper's statement and ours — at the lecture's scale (seconds) or the paper's (its d, n, ε grid and trials). The
+figures are the registry :data:`ldp.studies.figures.FIGURES`, the one the "Reproduce the papers" page reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ldp.cli.options import UsageError, number_list
+from ldp.cli.render import Output, finite_or_none, fmt, render
+from ldp.core.executors import EXECUTORS
+from ldp.report_files import atomic_write
+from ldp.studies.figures import FIGURES, ReproducibleFigure
+
+__all__ = ["add_reproduce_command", "cmd_reproduce"]
+
+REPRODUCE_EPILOG = """\
+ids are {paper}-{fig|table}-{n} with paper ibu, consistency, convolution or square-wave ('ldp reproduce --list').
+--scale lecture runs the page's default settings (seconds); --scale paper the paper's d, n, ε grid and trials
+(the section they come from is in the JSON's "paper_source"), with its estimated time and a progress bar on
+stderr. --trials, --epsilons (the figure's ε axis; one value for a figure drawn at one ε) and --seed replace the
+scale's. Executors: studies whose cells seed themselves from what they are run one task per cell on a process
+pool or a Dask cluster (the same table as serial); convolution-fig-3 (one random stream), consistency-fig-5/6/7/10
+and convolution-fig-6..9 (their parts share collections) run in this process whatever the executor.
+json keys: id, title, scale, settings, paper_source, rows (the tidy table), paper_says, ours (one line from our
+rows), estimated_s, elapsed_s. csv: the tidy table. --figure FILE.html (or FILE.png with the optional kaleido
+package) writes the Plotly figure; outputs are written atomically.
+"""
+
+
+def add_reproduce_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("reproduce", help="regenerate a seed paper's figure (its tidy table, the paper's finding and "
+                                         "ours)", epilog=REPRODUCE_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("id", nargs="?", metavar="ID", help="the figure, e.g. consistency-fig-4 (see --list)")
+    p.add_argument("--list", action="store_true", help="list the figures (id, title, paper_says)")
+    p.add_argument("--scale", choices=("lecture", "paper"), default="lecture",
+                   help="the page's settings (default) or the paper's")
+    p.add_argument("--trials", "-t", type=int, metavar="T", help="trials per cell (replaces the scale's)")
+    p.add_argument("--epsilons", metavar="LIST", help="comma-separated ε values (replaces the scale's)")
+    p.add_argument("--seed", "-s", type=int, metavar="S", help="root seed (default 0)")
+    p.add_argument("--executor", choices=EXECUTORS, default="serial",
+                   help="where a splittable study's cells run (default serial; see below)")
+    p.add_argument("--workers", type=int, metavar="W", help="process-pool size (default: the number of cores)")
+    p.add_argument("--dask", metavar="ADDRESS", help="scheduler address of an existing Dask cluster (implies "
+                   "--executor dask)")
+    p.add_argument("--format", "-f", choices=("json", "csv", "table"), default="json",
+                   help="output format (default json; --list: json or table)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    p.add_argument("--figure", metavar="FILE", help="also write the figure: FILE.html, or FILE.png (needs kaleido)")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def _figure(name: str) -> ReproducibleFigure:
+    if name in FIGURES:
+        return FIGURES.get(name)
+    close = difflib.get_close_matches(name.strip().lower(), FIGURES.names(), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; see 'ldp reproduce --list'"
+    raise UsageError(f"unknown figure {name!r}{hint}")
+
+
+def _check_figure_path(path: str | None, output: str | None) -> str | None:
+    """The figure's format from its suffix, refused up front (before any work) when it cannot be written."""
+    if path is None:
+        return None
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".html", ".png"):
+        raise UsageError(f"--figure must end in .html or .png, got {path!r}")
+    if output not in (None, "-") and os.path.abspath(output) == os.path.abspath(path):
+        raise UsageError(f"--output and --figure both name {path}; choose two files")
+    if suffix == ".png":
+        try:
+            import kaleido  # noqa: F401
+        except ImportError:
+            raise UsageError("--figure FILE.png needs the optional 'kaleido' package (pip install kaleido); "
+                             "write FILE.html instead") from None
+    return suffix
+
+
+def _write_figure(fig: Any, path: str, suffix: str) -> None:
+    if suffix == ".html":
+        with atomic_write(path) as fh:
+            fh.write(fig.to_html(include_plotlyjs="cdn"))
+        return
+    data = fig.to_image(format="png")
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _list(args: argparse.Namespace) -> int:
+    if args.id is not None:
+        raise UsageError("give either --list or a figure id, not both")
+    if args.format == "csv":
+        raise UsageError("--list writes json or table")
+    items = [f.describe() for f in FIGURES]
+    render(Output(items, headers=["ID", "TITLE", "PAPER SAYS"],
+                  table=[[i["id"], i["title"], i["paper_says"]] for i in items]), args.format, args.output)
+    return 0
+
+
+def _cell(value: Any) -> Any:
+    """A table cell as JSON: numbers as numbers (a non-finite one as null), anything else as text."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return finite_or_none(value)
+    return str(value)
+
+
+def _rows(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{str(k): _cell(v) for k, v in row.items()} for row in table.to_dict("records")]
+
+
+def _progress(figure: ReproducibleFigure, estimate: float) -> Any:
+    from tqdm import tqdm
+
+    print(f"{figure.name} at the paper's scale: about {estimate:.0f} s of one core (estimated)", file=sys.stderr)
+    return tqdm(total=100, desc=figure.name, unit="%", file=sys.stderr, disable=None, leave=False)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list(args)
+    if args.id is None:
+        raise UsageError("give a figure id (see 'ldp reproduce --list') or --list")
+    figure = _figure(args.id)
+    suffix = _check_figure_path(args.figure, args.output)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be a positive integer, got {args.workers}")
+    if args.trials is not None and args.trials < 1:
+        raise UsageError(f"--trials must be a positive integer, got {args.trials}")
+    epsilons = None if args.epsilons is None else number_list(args.epsilons, float, "--epsilons")
+    settings = figure.settings(args.scale, trials=args.trials, epsilons=epsilons, seed=args.seed)
+    estimate = figure.estimated_seconds(settings)
+    executor = "dask" if args.dask else args.executor
+    start = time.perf_counter()
+    if args.scale == "paper":
+        with _progress(figure, estimate) as bar:
+            table = figure.run(settings, executor=executor, workers=args.workers, address=args.dask,
+                               progress=lambda f: bar.update(int(round(100 * f)) - bar.n))
+    else:
+        table = figure.run(settings, executor=executor, workers=args.workers, address=args.dask)
+    elapsed = time.perf_counter() - start
+    ours = figure.finding(table)
+    if suffix is not None:
+        from ldp.viz.reproduce import draw
+
+        _write_figure(draw(figure, table, settings), args.figure, suffix)
+    rows = _rows(table)
+    data = {"id": figure.name, "title": figure.title, "scale": args.scale, "settings": settings,
+            "paper_source": figure.paper_source, "rows": rows, "paper_says": figure.paper_says, "ours": ours,
+            "estimated_s": round(estimate, 3), "elapsed_s": round(elapsed, 3)}
+    columns = [str(c) for c in table.columns]
+    preamble = (f"{figure.name}: {figure.title} ({args.scale} scale)\nThe paper: {figure.paper_says}\n"
+                f"Ours: {ours}\n\n")
+    render(Output(data, columns=columns, rows=[[r[c] for c in columns] for r in rows], headers=columns,
+                  table=[[v if isinstance(v, str) else fmt(v) if isinstance(v, float) else str(v) for v in r.values()]
+                         for r in rows], preamble=preamble), args.format, args.output)
+    return 0

@@ -1,0 +1,89 @@
+"""``ldp reproduce``: the registry's figures from the command line."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+
+import pytest
+
+from ldp.cli import main
+from ldp.studies.figures import FIGURES
+
+FAST = ["convolution-fig-3", "--trials", "2", "--epsilons", "2"]  # 2 collections over 128 values: milliseconds
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_json_and_table(capsys):
+    code, out, _ = run(capsys, "reproduce", "--list")
+    items = json.loads(out)
+    assert code == 0 and [i["id"] for i in items] == FIGURES.names()
+    assert all(i["title"] and i["paper_says"] for i in items)
+    code, out, _ = run(capsys, "reproduce", "--list", "--format", "table")
+    assert code == 0 and "consistency-fig-4" in out and "PAPER SAYS" in out
+
+
+def test_one_figure_as_json_csv_and_table(capsys):
+    code, out, _ = run(capsys, "reproduce", *FAST)
+    data = json.loads(out)
+    assert code == 0 and {"id", "settings", "rows", "paper_says", "ours"} <= set(data)
+    assert data["id"] == "convolution-fig-3" and data["settings"]["epsilon"] == 2.0
+    assert data["settings"]["trials"] == 2 and len(data["rows"]) == data["settings"]["d"]
+    assert "Theorem 3" in data["ours"]
+    code, out, _ = run(capsys, "reproduce", *FAST, "--format", "csv")
+    rows = list(csv.reader(io.StringIO(out)))
+    assert code == 0 and rows[0] == ["k", "empirical", "Theorem 3"] and len(rows) == 1 + data["settings"]["d"]
+    code, out, _ = run(capsys, "reproduce", *FAST, "--format", "table")
+    assert code == 0 and "The paper:" in out and "Ours:" in out
+
+
+def test_figure_html(tmp_path, capsys):
+    path = tmp_path / "spectrum.html"
+    code, _, _ = run(capsys, "reproduce", *FAST, "--figure", str(path))
+    assert code == 0 and "plotly" in path.read_text().lower()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kaleido") is not None, reason="kaleido installed: png works")
+def test_png_without_kaleido_is_refused_in_one_line(tmp_path, capsys):
+    code, _, err = run(capsys, "reproduce", *FAST, "--figure", str(tmp_path / "f.png"))
+    assert code == 2 and "kaleido" in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_id_suggests_close_matches(capsys):
+    code, _, err = run(capsys, "reproduce", "consistncy-fig-4")
+    assert code == 2 and "consistency-fig-4" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["1,x", "-1", ""])
+def test_bad_epsilons_exit_2(capsys, value):
+    code, _, err = run(capsys, "reproduce", "consistency-fig-4", "--epsilons", value)
+    assert code == 2 and err.startswith("error:")
+
+
+def test_output_never_overwrites(tmp_path, capsys):
+    target = tmp_path / "kept.html"
+    target.write_text("precious")
+    code, _, err = run(capsys, "reproduce", *FAST, "--output", str(target), "--figure", str(target))
+    assert code == 2 and "two files" in err and target.read_text() == "precious"
+    code, _, _ = run(capsys, "reproduce", "convolution-fig-9", "--epsilons", "1,2", "--output", str(target))
+    assert code == 2 and target.read_text() == "precious"  # a failed run leaves the file as it was
+    code, _, _ = run(capsys, "reproduce", *FAST, "--output", str(target))
+    assert code == 0 and json.loads(target.read_text())["id"] == "convolution-fig-3"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.html"]  # no temporary file left behind
+
+
+def test_paper_scale_on_a_reduced_grid(capsys):
+    code, out, err = run(capsys, "reproduce", "consistency-fig-4", "--scale", "paper", "--trials", "1",
+                         "--epsilons", "1")
+    data = json.loads(out)
+    assert code == 0 and data["scale"] == "paper"
+    assert (data["settings"]["d"], data["settings"]["n"], data["settings"]["zipf_s"]) == (1024, 1_000_000, 1.5)
+    assert "estimated" in err  # the estimate is announced before the run
+    assert {r["estimator"] for r in data["rows"]} >= {"norm-sub", "mle-apx", "base-cut"}
