@@ -1,9 +1,11 @@
 """The house rules a newcomer relies on, checked: imports flow one way (import-linter contracts in
-pyproject.toml), no import cycle anywhere (function-level imports count), no module named after a page, and no
-top-level ``pages/`` folder (Streamlit would serve it in its legacy pages mode; see the README)."""
+pyproject.toml), no import cycle anywhere (function-level imports count), no module named after a page, no
+switch on a mechanism's kind or family outside the mechanism classes, and no top-level ``pages/`` folder
+(Streamlit would serve it in its legacy pages mode; see the README)."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -77,3 +79,65 @@ def test_no_top_level_pages_folder():
     request is a deep link (raw file names in the sidebar, app.py's page config skipped): pages live in views/."""
     assert not (ROOT / "pages").exists()
     assert (ROOT / "views").is_dir()
+
+
+#: Where mechanism knowledge must come from class hooks or registry metadata, never from the kind's name.
+KIND_FREE = ("ldp/cli", "ldp/studies", "ldp/evaluation", "ldp/engines.py", "ldp/simulation.py", "views", "app.py")
+#: ``kind``s that are not a mechanism's: a dataset's data kind (categorical or numerical).
+OTHER_KINDS = {("ldp/studies/datasets.py", "self.kind"), ("ldp/studies/datasets.py", "kind"),
+               ("views/data_picker.py", "kind")}
+
+
+def _switch_literals() -> set[str]:
+    """Every registered mechanism and protocol kind, and every mechanism family."""
+    import ldp
+
+    return {*ldp.KINDS, *ldp.PROTOCOL_KINDS, *(c.family for c in ldp.MECHANISMS if hasattr(c, "family"))}
+
+
+def _literals(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [s for element in node.elts for s in _literals(element)]
+    return []
+
+
+def kind_switches(path: Path, source: str, names: set[str]) -> list[str]:
+    """``kind``, ``family`` or ``x.kind``/``x.family`` compared with (or tested for membership in) a literal naming
+    a mechanism kind, a protocol kind or a mechanism family."""
+    rel = path.relative_to(ROOT).as_posix() if path.is_absolute() else str(path)
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        attrs = [o for o in operands if isinstance(o, ast.Attribute) and o.attr in ("kind", "family")
+                 or isinstance(o, ast.Name) and o.id in ("kind", "family")]
+        if not attrs or not any(set(_literals(o)) & names for o in operands):
+            continue
+        if all((rel, ast.unparse(a)) in OTHER_KINDS for a in attrs):
+            continue
+        found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _kind_free_files() -> list[Path]:
+    return [p for part in KIND_FREE for p in ([ROOT / part] if part.endswith(".py") else (ROOT / part).rglob("*.py"))]
+
+
+def test_no_switch_on_a_mechanism_kind_outside_the_mechanisms():
+    """Family knowledge lives in class hooks and registry metadata (``bucketed``, ``population_of_numbers``,
+    ``mechanisms_of(kind)``, an estimator's declared ``kinds``), never in ``if mech.kind == "..."`` elsewhere."""
+    names = _switch_literals()
+    found = [hit for path in _kind_free_files() for hit in kind_switches(path, path.read_text(), names)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_kind_switch_scan_finds_a_switch():
+    names = _switch_literals()
+    caught = kind_switches(Path("ldp/cli/x.py"), 'if cls.kind == "mean":\n    pass\n'
+                           'y = m.family in ("split", "sample")\nz = "vector" != mech.kind\n'
+                           'kind = kinds.pop()\nif kind == "mean":\n    pass\n', names)
+    assert len(caught) == 4, caught
+    assert kind_switches(Path("ldp/cli/x.py"), 'if w.kind == "multiselect":\n    pass\n', names) == []

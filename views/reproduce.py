@@ -15,7 +15,7 @@ from ldp.viz import reproduce as viz
 from views import common
 from views.controls import Control, render
 
-ONE_TIME = [c.name for c in ldp.MECHANISMS if c.kind == "frequency" and c.collection == "one-time" and c.pure]
+ONE_TIME = [c.name for c in ldp.mechanisms_of("frequency") if c.collection == "one-time" and c.pure]
 USERS = Control("rp_users", "number_input", "Users n", 100_000, min_value=1_000, max_value=10_000_000, step=10_000,
                 help="The papers use 10⁵–10⁶ users and more; larger n takes longer.")
 TRIALS = Control("rp_trials", "number_input", "Trials", 5, min_value=1, max_value=200, step=1,
@@ -86,7 +86,7 @@ def _spectrum(mechanism: str, epsilon: float, n: int, trials: int, seed: int):
 
 
 def _gain_grid(collection: str, trials: int, seed: int):
-    mechs = [c.name for c in ldp.MECHANISMS if c.kind == "frequency" and c.collection == collection and c.pure]
+    mechs = [c.name for c in ldp.mechanisms_of("frequency") if c.collection == collection and c.pure]
     epsilons = (2.0, 4.0, 8.0) if collection == "longitudinal" else (1.0, 2.0, 4.0)
     return common.cached_with_progress(
         ("rp-grid", collection, min(trials, 3), seed), "Simulating mechanisms × distributions × ε × n × k…",
