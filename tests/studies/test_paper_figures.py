@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.studies import reproduce as R
+from ldp.studies import paper_figures as R
 
 
 def test_noise_spectrum_is_theorem_3():

@@ -1,5 +1,6 @@
-"""The story for stakeholders: five steps from "your data" to "how many users or what ε you need", each a table
-(the chart's data) and one sentence, computed from one configuration (data, mechanism, ε, n, seed).
+"""The briefing for stakeholders (the "story" the Story page tells): five steps from "your data" to "how many users
+or what ε you need", each a table (the chart's data) and one sentence, computed from one configuration (data,
+mechanism, ε, n, seed).
 
 1. **Your data** — the distribution the users are drawn from: its most common values and their shares.
 2. **What one report reveals** — the Bayes-optimal attacker (:mod:`ldp.studies.attacks`) who knows the distribution
