@@ -155,3 +155,26 @@ def test_the_kind_switch_scan_finds_a_switch():
                            'kind = kinds.pop()\nif kind == "mean":\n    pass\n', names)
     assert len(caught) == 4, caught
     assert kind_switches(Path("ldp/cli/x.py"), 'if w.kind == "multiselect":\n    pass\n', names) == []
+
+
+def module_aliases(source: str) -> list[str]:
+    """``import ldp.a.b as x`` or ``from ldp.a import b as x`` where x is not b: a module under another name."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"{n.name} as {n.asname}" for n in node.names
+                      if n.name.startswith("ldp") and n.asname and n.asname != n.name.rpartition(".")[2]]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ldp"):
+            package = ROOT / node.module.replace(".", "/")
+            found += [f"{node.module}.{n.name} as {n.asname}" for n in node.names if n.asname and n.asname != n.name
+                      and ((package / n.name).is_dir() or (package / f"{n.name}.py").exists())]
+    return found
+
+
+def test_tests_import_modules_by_their_real_names():
+    """The tests mirror the package: a module is ``tradeoff`` there, not ``T`` or an old page name (``lab``)."""
+    found = [f"{p.relative_to(ROOT)}: {alias}" for p in (ROOT / "tests").rglob("*.py")
+             for alias in module_aliases(p.read_text())]
+    assert found == [], "\n".join(found)
+    assert module_aliases("from ldp.studies import comparison as lab\nimport ldp.simulation as S\n") == [
+        "ldp.studies.comparison as lab", "ldp.simulation as S"]
