@@ -95,11 +95,12 @@ def test_no_top_level_pages_folder():
     assert (ROOT / "views").is_dir()
 
 
-#: Where mechanism knowledge must come from class hooks or registry metadata, never from the kind's name.
-KIND_FREE = ("ldp/cli", "ldp/studies", "ldp/evaluation", "ldp/engines.py", "ldp/simulation.py", "views", "app.py")
-#: ``kind``s that are not a mechanism's: a dataset's data kind (categorical or numerical).
-OTHER_KINDS = {("ldp/studies/datasets.py", "self.kind"), ("ldp/studies/datasets.py", "kind"),
-               ("views/data_picker.py", "kind")}
+#: Where mechanism knowledge must come from class hooks or registry metadata, never from the kind's name: every
+#: module outside the mechanisms themselves (``ldp/mechanisms``), the pages and the app.
+KIND_FREE = ("ldp", "views", "app.py")
+#: ``kind``s that are not a mechanism's: a column's or dataset's data kind (categorical or numerical).
+OTHER_KINDS = {("ldp/data/domain.py", "self.kind"), ("ldp/studies/datasets.py", "self.kind"),
+               ("ldp/studies/datasets.py", "kind"), ("views/data_picker.py", "kind")}
 
 
 def _switch_literals() -> set[str]:
@@ -137,7 +138,8 @@ def kind_switches(path: Path, source: str, names: set[str]) -> list[str]:
 
 
 def _kind_free_files() -> list[Path]:
-    return [p for part in KIND_FREE for p in ([ROOT / part] if part.endswith(".py") else (ROOT / part).rglob("*.py"))]
+    files = [p for part in KIND_FREE for p in ([ROOT / part] if part.endswith(".py") else (ROOT / part).rglob("*.py"))]
+    return [p for p in files if (ROOT / "ldp" / "mechanisms") not in p.parents]
 
 
 def test_no_switch_on_a_mechanism_kind_outside_the_mechanisms():
