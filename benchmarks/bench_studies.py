@@ -39,8 +39,7 @@ import numpy as np  # noqa: E402
 
 import ldp  # noqa: E402
 from ldp.evaluation.metrics import DEFAULT_METRICS  # noqa: E402
-from ldp.studies import cost  # noqa: E402
-from ldp.studies import tradeoff as T  # noqa: E402
+from ldp.studies import cost, tradeoff  # noqa: E402
 
 SWEEP_TARGET_S = 10.0
 
@@ -88,15 +87,15 @@ def zipf(d: int) -> np.ndarray:
     return weights / weights.sum()
 
 
-PAGE_SWEEP = {"mechanisms": ["grr", "oue", "olh", "ss"], "grid": T.epsilon_grid(0.1, 10, 10), "users": 100_000,
+PAGE_SWEEP = {"mechanisms": ["grr", "oue", "olh", "ss"], "grid": tradeoff.epsilon_grid(0.1, 10, 10), "users": 100_000,
               "trials": 20, "freqs": zipf(100)}
-SMALL_SWEEP = {"mechanisms": ["grr", "oue"], "grid": T.epsilon_grid(0.5, 5, 4), "users": 10_000, "trials": 10,
+SMALL_SWEEP = {"mechanisms": ["grr", "oue"], "grid": tradeoff.epsilon_grid(0.5, 5, 4), "users": 10_000, "trials": 10,
                "freqs": np.full(100, 1 / 100)}
 
 
 def run_sweep(spec: dict, seed: int) -> object:
-    return T.run_tradeoff_sweep(spec["freqs"], mechanisms=spec["mechanisms"], estimators=["mi"], grid=spec["grid"],
-                                users=spec["users"], trials=spec["trials"], seed=seed)
+    return tradeoff.run_tradeoff_sweep(spec["freqs"], mechanisms=spec["mechanisms"], estimators=["mi"],
+                                       grid=spec["grid"], users=spec["users"], trials=spec["trials"], seed=seed)
 
 
 # ============================================================================================ table 1
@@ -126,8 +125,8 @@ def table_cost(args: argparse.Namespace) -> None:
         d = spec["freqs"].size
         mech = ldp.get_mechanism("oue", 1.0, d)
         timing = cost.time_estimators(mech, np.full(d, 100), ["mi"])
-        configs = [(n, d) for _, _, _, n, _ in T.sweep_configurations(spec["mechanisms"], "epsilon", spec["grid"],
-                                                                      users=spec["users"])]
+        configs = [(n, d) for _, _, _, n, _ in tradeoff.sweep_configurations(spec["mechanisms"], "epsilon",
+                                                                             spec["grid"], users=spec["users"])]
         predicted = cost.estimate_sweep_seconds(configs, trials=spec["trials"], engine="fast",
                                                 estimator_seconds=sum(timing.values()))
         actual, _ = timed(lambda spec=spec: run_sweep(spec, args.seed), args.repeats)

@@ -228,12 +228,13 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
     context: dict[str, Any] = {"k": k}
     if edges is not None:
         context["edges"] = edges
-    if mechanism.kind == "numerical":
+    if mechanism.bucketed:
         context["project"] = True
         root = metric_seed if metric_seed is not None else (seed if isinstance(seed, (int, np.integer)) else 0)
         context["rng"] = lambda: rng_for(root, "range-queries")  # the same ranges for every trial and estimator
-    gain_base = resolve_estimators([GAIN_BASELINE], mechanism)[0] if mechanism.kind == "frequency" and \
-        ESTIMATORS.get(GAIN_BASELINE).applies_to(mechanism) else None
+    baseline = ESTIMATORS.get(GAIN_BASELINE)  # the gain is over the baseline of the kinds it is declared for
+    gain_base = resolve_estimators([GAIN_BASELINE], mechanism)[0] if mechanism.kind in baseline.kinds and \
+        baseline.applies_to(mechanism) else None
     base_out = {m: np.empty(trials) for m in metric_names if gain_base is not None and m in ("mse", "mae")}
     est_out = {name: np.empty((trials, size)) for name in names}
     met_out = {name: {m: np.empty(trials) for m in metric_names} for name in names}

@@ -1,9 +1,12 @@
 """The house rules a newcomer relies on, checked: imports flow one way (import-linter contracts in
-pyproject.toml), no import cycle anywhere (function-level imports count), no module named after a page, and no
-top-level ``pages/`` folder (Streamlit would serve it in its legacy pages mode; see the README)."""
+pyproject.toml), no import cycle anywhere (function-level imports count), no module named after a page, no
+switch on a mechanism's kind or family outside the mechanism classes, and no top-level ``pages/`` folder
+(Streamlit would serve it in its legacy pages mode; see the README)."""
 
 from __future__ import annotations
 
+import ast
+import re
 import sys
 from pathlib import Path
 
@@ -11,7 +14,17 @@ import grimp
 from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE_NAMES = {"playground", "postprocessing", "lab", "learn", "teaching"}
+#: Former page names that once named modules (the post-processing "lab" and the "teaching" page).
+FORMER_PAGE_NAMES = {"lab", "teaching"}
+#: Concepts a page is named after: a module may hold the concept (``ldp.mechanisms.heavy_hitters``) though a page
+#: of that name shows it.
+CONCEPTS = {"classroom", "heavy_hitters", "itemsets", "numerical", "privacy", "tradeoff", "vector_means"}
+
+
+def page_names() -> set[str]:
+    """The dashboard's pages: the modules of views/ that app.py registers, and their URL paths."""
+    app = (ROOT / "app.py").read_text()
+    return set(re.findall(r'st\.Page\("views/(\w+)\.py"', app)) | set(re.findall(r'url_path="(\w+)"', app))
 
 
 def test_import_linter_contracts_are_kept(monkeypatch):
@@ -68,8 +81,11 @@ def test_there_is_no_import_cycle():
 
 
 def test_modules_are_named_by_concept_not_by_page():
-    names = {p.stem for p in (ROOT / "ldp").rglob("*.py")}
-    assert not names & PAGE_NAMES, names & PAGE_NAMES
+    pages = page_names()
+    assert {"playground", "story", "reproduce", "heavy_hitters"} <= pages  # the scan of app.py finds the pages
+    names = {p.stem for p in (ROOT / "ldp").rglob("*.py")} | {p.name for p in (ROOT / "ldp").rglob("*") if p.is_dir()}
+    named_after_a_page = names & ((pages - CONCEPTS) | FORMER_PAGE_NAMES)
+    assert not named_after_a_page, named_after_a_page
 
 
 def test_no_top_level_pages_folder():
@@ -77,3 +93,90 @@ def test_no_top_level_pages_folder():
     request is a deep link (raw file names in the sidebar, app.py's page config skipped): pages live in views/."""
     assert not (ROOT / "pages").exists()
     assert (ROOT / "views").is_dir()
+
+
+#: Where mechanism knowledge must come from class hooks or registry metadata, never from the kind's name: every
+#: module outside the mechanisms themselves (``ldp/mechanisms``), the pages and the app.
+KIND_FREE = ("ldp", "views", "app.py")
+#: ``kind``s that are not a mechanism's: a column's or dataset's data kind (categorical or numerical).
+OTHER_KINDS = {("ldp/data/domain.py", "self.kind"), ("ldp/studies/datasets.py", "self.kind"),
+               ("ldp/studies/datasets.py", "kind"), ("views/data_picker.py", "kind")}
+
+
+def _switch_literals() -> set[str]:
+    """Every registered mechanism and protocol kind, and every mechanism family."""
+    import ldp
+
+    return {*ldp.KINDS, *ldp.PROTOCOL_KINDS, *(c.family for c in ldp.MECHANISMS if hasattr(c, "family"))}
+
+
+def _literals(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [s for element in node.elts for s in _literals(element)]
+    return []
+
+
+def kind_switches(path: Path, source: str, names: set[str]) -> list[str]:
+    """``kind``, ``family`` or ``x.kind``/``x.family`` compared with (or tested for membership in) a literal naming
+    a mechanism kind, a protocol kind or a mechanism family."""
+    rel = path.relative_to(ROOT).as_posix() if path.is_absolute() else str(path)
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        attrs = [o for o in operands if isinstance(o, ast.Attribute) and o.attr in ("kind", "family")
+                 or isinstance(o, ast.Name) and o.id in ("kind", "family")]
+        if not attrs or not any(set(_literals(o)) & names for o in operands):
+            continue
+        if all((rel, ast.unparse(a)) in OTHER_KINDS for a in attrs):
+            continue
+        found.append(f"{rel}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _kind_free_files() -> list[Path]:
+    files = [p for part in KIND_FREE for p in ([ROOT / part] if part.endswith(".py") else (ROOT / part).rglob("*.py"))]
+    return [p for p in files if (ROOT / "ldp" / "mechanisms") not in p.parents]
+
+
+def test_no_switch_on_a_mechanism_kind_outside_the_mechanisms():
+    """Family knowledge lives in class hooks and registry metadata (``bucketed``, ``population_of_numbers``,
+    ``mechanisms_of(kind)``, an estimator's declared ``kinds``), never in ``if mech.kind == "..."`` elsewhere."""
+    names = _switch_literals()
+    found = [hit for path in _kind_free_files() for hit in kind_switches(path, path.read_text(), names)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_kind_switch_scan_finds_a_switch():
+    names = _switch_literals()
+    caught = kind_switches(Path("ldp/cli/x.py"), 'if cls.kind == "mean":\n    pass\n'
+                           'y = m.family in ("split", "sample")\nz = "vector" != mech.kind\n'
+                           'kind = kinds.pop()\nif kind == "mean":\n    pass\n', names)
+    assert len(caught) == 4, caught
+    assert kind_switches(Path("ldp/cli/x.py"), 'if w.kind == "multiselect":\n    pass\n', names) == []
+
+
+def module_aliases(source: str) -> list[str]:
+    """``import ldp.a.b as x`` or ``from ldp.a import b as x`` where x is not b: a module under another name."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"{n.name} as {n.asname}" for n in node.names
+                      if n.name.startswith("ldp") and n.asname and n.asname != n.name.rpartition(".")[2]]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ldp"):
+            package = ROOT / node.module.replace(".", "/")
+            found += [f"{node.module}.{n.name} as {n.asname}" for n in node.names if n.asname and n.asname != n.name
+                      and ((package / n.name).is_dir() or (package / f"{n.name}.py").exists())]
+    return found
+
+
+def test_tests_import_modules_by_their_real_names():
+    """The tests mirror the package: a module is ``tradeoff`` there, not ``T`` or an old page name (``lab``)."""
+    found = [f"{p.relative_to(ROOT)}: {alias}" for p in (ROOT / "tests").rglob("*.py")
+             for alias in module_aliases(p.read_text())]
+    assert found == [], "\n".join(found)
+    assert module_aliases("from ldp.studies import comparison as lab\nimport ldp.simulation as S\n") == [
+        "ldp.studies.comparison as lab", "ldp.simulation as S"]

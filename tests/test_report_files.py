@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ldp_test_support import build, sample_inputs
 
 import ldp
-from ldp import report_files as reports_io
+from ldp import report_files
 from ldp.report_files import (
     HEADER_TAG,
     atomic_write,
@@ -129,7 +129,7 @@ def test_round_trip_every_mechanism(tmp_path: Path, name: str) -> None:
 
 
 def test_streaming_in_small_chunks_and_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reports_io, "WRITE_BLOCK", 7)
+    monkeypatch.setattr(report_files, "WRITE_BLOCK", 7)
     mech = ldp.get_mechanism("oue", 1.0, D)
     values = _values(101)
     path = tmp_path / "r.txt"

@@ -13,7 +13,7 @@ import pytest
 import ldp
 from ldp.data import ValueScale
 from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics, get_metric
-from ldp.studies import comparison as lab
+from ldp.studies import comparison
 
 D = 64
 EDGES = ValueScale(0.0, 24.0).edges(D)  # hours
@@ -43,7 +43,7 @@ def test_shapes_and_summary_keys():
     assert summary["wasserstein"] == pytest.approx(np.mean(res.metrics["ems"]["wasserstein"]))
     first = res.to_dict()["trials"][0]["metrics"]["ems"]
     assert set(first) == SUMMARY and first["ks"] == res.metrics["ems"]["ks"][0]
-    assert len(lab.numerical_summary(res.metrics["ems"], "hours")) == 7
+    assert len(comparison.numerical_summary(res.metrics["ems"], "hours")) == 7
     np.testing.assert_allclose(res.estimates["ems"].sum(axis=1), 1.0, atol=1e-9)
     np.testing.assert_array_equal(res.true_values, COUNTS / COUNTS.sum())
     assert res.theoretical_variance is None  # EMS has no closed-form variance

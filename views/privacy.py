@@ -171,8 +171,8 @@ def audit_section() -> None:
     config = (name, epsilon, d, samples, seed)
     if st.button("Run the audit", key="priv_audit_run", type="primary"):
         bar = st.progress(0.0, text="Running the randomizer…")
-        kind = (auditing.TEACHING_MECHANISMS.get(name) or ldp.MECHANISMS.get(name)).kind
-        mech = auditing.make_audited(name, epsilon, None if kind == "mean" else d)
+        fixed = (auditing.TEACHING_MECHANISMS.get(name) or ldp.MECHANISMS.get(name)).domain_parameter.fixed
+        mech = auditing.make_audited(name, epsilon, None if fixed else d)  # e.g. a scalar mean: its dimension 1
         result = auditing.audit(mech, samples=samples, seed=seed,
                                 progress=lambda f: bar.progress(f, text=f"Running the randomizer… {f:.0%}"))
         bar.empty()

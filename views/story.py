@@ -1,8 +1,8 @@
 """Story — for stakeholders: five steps from "your data" to "how many users or what ε you need", each one chart and
 one sentence, ending in a standalone HTML report to send after the meeting.
 
-Wiring and text only: the steps are computed by ``ldp.studies.story``, drawn by ``ldp.viz.story`` and written into
-the report by ``ldp.viz.report``.
+Wiring and text only: the steps are computed by ``ldp.studies.briefing``, drawn by ``ldp.viz.briefing`` and written
+into the report by ``ldp.viz.report``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ldp.studies.story import Story, tell_story
+from ldp.studies.briefing import Story, tell_story
+from ldp.viz.briefing import story_figures
 from ldp.viz.report import story_report
-from ldp.viz.story import story_figures
 from views import common
 from views.controls import Control, render
 from views.deployment_panel import show_deployments

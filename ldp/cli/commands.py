@@ -33,7 +33,7 @@ from ldp.data.loaders import load_json_object, load_table, read_text_lines
 from ldp.engines import aggregate_reports
 from ldp.estimators import parse_estimators
 from ldp.evaluation.tasks import TASKS, get_task
-from ldp.mechanisms import Mechanism, get_mechanism
+from ldp.mechanisms import Mechanism, get_mechanism, mechanisms_of
 from ldp.mechanisms.protocol import Protocol
 from ldp.report_files import load_reports
 from ldp.simulation import SWEEP_COLUMNS, simulate, sweep_rows
@@ -84,10 +84,12 @@ def protocol_info(cls: type[Protocol]) -> dict[str, Any]:
 
 def cmd_mechanisms(args: argparse.Namespace) -> int:
     """Every mechanism and every interactive protocol (heavy hitters, itemset miners), with its kind."""
-    classes = [c for c in [*MECHANISMS, *PROTOCOLS] if args.kind is None or args.kind in (c.kind, c.collection)]
+    mechanisms, protocols = ([c for c in registry if args.kind is None or args.kind in (c.kind, c.collection)]
+                             for registry in (MECHANISMS, PROTOCOLS))
+    classes = [*mechanisms, *protocols]
     rows = [[c.name, c.kind, c.collection if c.collection != "one-time" else "-",
              ", ".join(p.name for p in c.own_parameters()) or "-", c.description] for c in classes]
-    info = [protocol_info(c) if issubclass(c, Protocol) else mechanism_info(c) for c in classes]
+    info = [*map(mechanism_info, mechanisms), *map(protocol_info, protocols)]
     render(Output(info, headers=["NAME", "KIND", "COLLECTION", "PARAMETERS", "DESCRIPTION"], table=rows), args.format)
     return 0
 
@@ -140,17 +142,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"the following arguments are required: {', '.join(missing)} (or --config FILE)")
     _check_trials(args.trials)
     cls = mechanism_class(args)
-    if cls.kind == "mean":
+    if cls.population_of_numbers:
         return _simulate_mean(args)
     _check_users(args.users)
-    pop = load_population(args, cls.kind)
+    pop = load_population(args, bucketed=cls.bucketed)
     for note in pop.notes:
         warn(note)
     mech = build_mechanism(args, pop.d)
     estimators = estimators_of(args, mech)
     counts = users_counts(pop, args.users, args.seed)
     result = simulate(mech, counts, estimators=estimators, engine=args.engine, trials=args.trials, seed=args.seed,
-                      edges=pop.edges if cls.kind == "numerical" else None)
+                      edges=pop.edges if cls.bucketed else None)
     for warning in result.warnings:
         warn(warning)
     if args.format == "csv":
@@ -266,8 +268,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     kinds = {c.kind for c in classes}
     if len(kinds) != 1:
         raise UsageError(f"the mechanisms of one sweep must be of one kind, got {', '.join(sorted(kinds))}")
-    kind = kinds.pop()
-    if kind == "mean":
+    if classes[0].population_of_numbers:
         raise UsageError("sweeps of mean mechanisms are not offered: use 'ldp simulate' per ε "
                          "(their population is a column of numbers, not a histogram)")
     epsilons = number_list(args.epsilons, float, "--epsilons")
@@ -278,7 +279,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.epsilon_1 is not None and all(c.collection != "longitudinal" for c in classes):
         raise UsageError("--epsilon-1 applies only to longitudinal mechanisms and none is in --mechanisms")
     params = _sweep_params(classes, args.param)
-    population, sizes, rows, notes = sweep_population(args, domain_sizes, numerical=kind == "numerical")
+    population, sizes, rows, notes = sweep_population(args, domain_sizes, numerical=classes[0].bucketed)
     for note in dict.fromkeys(notes):
         warn(note)
     if users is None:
@@ -345,7 +346,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from ldp.studies.advisor import GAIN_COLUMN, recommend  # imports every estimator: only this command needs it
 
     cls = mechanism_class(args)
-    if cls.kind != "frequency":
+    if cls not in mechanisms_of("frequency"):
         raise UsageError(f"the advisor chooses among frequency estimators; {cls.name} is a {cls.kind} mechanism")
     task = get_task(args.task)
     task_params = _advise_task_params(args)

@@ -151,7 +151,7 @@ def _bucketize(series: pd.Series, buckets: int, value_range: Any, mode: str) -> 
     return enc, [one_line(w.message) for w in caught if issubclass(w.category, UserWarning)]
 
 
-def load_population(args: argparse.Namespace, kind: str = "frequency") -> Population:
+def load_population(args: argparse.Namespace, *, bucketed: bool = False) -> Population:
     """The population of ``simulate``: an encoded column (or synthetic distribution) with its labels; a
     numerical mechanism needs real-unit bucket edges (a bucketized column or a numerical synthetic spec)."""
     choice = check_population_choice(args)
@@ -173,7 +173,7 @@ def load_population(args: argparse.Namespace, kind: str = "frequency") -> Popula
         else:
             enc = encode_categorical(series)
         pop = _encoded(enc, source, notes)
-    if kind == "numerical" and pop.edges is None:
+    if bucketed and pop.edges is None:
         what = f"synthetic spec {args.synthetic!r}" if args.synthetic is not None else "the column"
         raise UsageError(f"{args.mechanism} is a numerical mechanism but {what} is categorical: bucketize a "
                          "numerical column with --buckets D [--range LO,HI], or use a numerical synthetic spec "

@@ -162,7 +162,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     ours = figure.finding(table)
     if suffix is not None:
-        from ldp.viz.reproduce import draw
+        from ldp.viz.paper_figures import draw
 
         _write_figure(draw(figure, table, settings), args.figure, suffix)
     rows = _rows(table)

@@ -33,6 +33,11 @@ class Param:
     choices: tuple[Any, ...] | None = None
     optional: bool = False  # None allowed (meaning "derive the default from the other parameters")
 
+    @property
+    def fixed(self) -> bool:
+        """Whether the range admits one value only (e.g. the dimension 1 of the scalar mean mechanisms)."""
+        return self.low is not None and self.low == self.high
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "type": self.type.__name__, "description": self.description}
         if self.default is not None:

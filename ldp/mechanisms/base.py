@@ -97,6 +97,9 @@ class Mechanism(ABC):
         What the inputs are: "codes", "unit", "signed" or "vector".
     fast_engine_exact : bool
         Whether the fast engine draws the aggregate exactly in distribution (else ``fast_engine_note`` says what).
+    population_by_support, bucketed, population_of_numbers : bool
+        What a population of the kind is (users per value with the values; buckets of a numerical range; one real
+        number per user): the simulation, the sweep driver and the CLI read these instead of the kind's name.
     """
 
     # ------------------------------------------------------------------ metadata (read by the CLI, pages, tests)
@@ -116,6 +119,12 @@ class Mechanism(ABC):
     #: Whether a population is given by its distinct values (``support``) and users per value, any number of cells
     #: (mean and vector mechanisms), rather than users per category or bucket of a fixed domain.
     population_by_support: ClassVar[bool] = False
+    #: Whether the cells are equal buckets of a numerical range (numerical distributions): a population needs
+    #: real-unit bucket edges, and the metrics project estimates onto the simplex and draw range queries.
+    bucketed: ClassVar[bool] = False
+    #: Whether each user holds one real number whose mean is estimated (mean mechanisms): the command line reads
+    #: such a population as a column of numbers in real units, not as a histogram, so histogram sweeps do not apply.
+    population_of_numbers: ClassVar[bool] = False
     #: Whether reports support values with probabilities p* (own value) and q* (others) (IBU paper Def. 2).
     pure: ClassVar[bool] = False
     #: Whether the fast engine draws the aggregate exactly in distribution (else: see ``fast_engine_note``).

@@ -63,6 +63,7 @@ class MeanMechanism(Mechanism):
     kind: ClassVar[str] = "mean"
     input_kind: ClassVar[str] = "signed"
     population_by_support: ClassVar[bool] = True
+    population_of_numbers: ClassVar[bool] = True
     #: The registered vector mechanism that extends this one to d coordinates (``ldp mean`` with several columns).
     vector_form: ClassVar[str]
     domain_parameter: ClassVar[Param] = DIMENSION

@@ -12,7 +12,7 @@ from ldp.core.errors import InvalidInput, LDPError
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.estimators.wiener import SMOOTHNESS_WARN, smoothness
-from ldp.mechanisms import get_mechanism
+from ldp.mechanisms import get_mechanism, mechanisms_of
 from ldp.mechanisms.numerical.square_wave import mutual_information_b, mutual_information_bound
 
 #: What a page needs to choose among the library's components, re-exported here so pages never reach into the engine's
@@ -28,8 +28,8 @@ PROBE_D = 8  # the domain size at which a mechanism is built to probe what appli
 def frequency_oracles(collections: Sequence[str] = ("one-time", "longitudinal"), *, pure_only: bool = False,
                       ) -> list[str]:
     """The registered frequency oracles of these collections, grouped by collection in that order."""
-    return [cls.name for collection in collections for cls in MECHANISMS
-            if cls.kind == "frequency" and cls.collection == collection and (cls.pure or not pure_only)]
+    return [cls.name for collection in collections for cls in mechanisms_of("frequency")
+            if cls.collection == collection and (cls.pure or not pure_only)]
 
 
 def estimators_for(mechanism: str | None = None, kind: str = "frequency") -> list[str]:

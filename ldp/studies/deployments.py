@@ -35,9 +35,8 @@ import pandas as pd
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
-from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
-from ldp.mechanisms import get_mechanism
+from ldp.mechanisms import get_mechanism, mechanisms_of
 from ldp.mechanisms.memoization import change_evidence, memoized_histogram_rounds, memoized_mean_rounds
 
 __all__ = ["DEPLOYMENTS", "TEXTBOOK", "Deployment", "deployed_vs_textbook", "memoization_rows",
@@ -123,8 +122,9 @@ def deployed_vs_textbook(freqs: Sequence[float] | np.ndarray, n: int, epsilon: f
     d = f.size
     companies: dict[str, list[str]] = {}
     params: dict[str, Mapping[str, Any]] = {}
+    oracles = {c.name for c in mechanisms_of("frequency")}
     for dep in DEPLOYMENTS:
-        if dep.mechanism in MECHANISMS and MECHANISMS.get(dep.mechanism).kind == "frequency":
+        if dep.mechanism in oracles:
             names = companies.setdefault(dep.mechanism, [])
             names += [dep.company] if dep.company not in names else []
             params.setdefault(dep.mechanism, dep.params)

@@ -1,14 +1,14 @@
 """The papers' reproducible figures: one registry entry per figure or table the "Reproduce the papers" page draws.
 
-Each :class:`ReproducibleFigure` names the study of :mod:`ldp.studies.reproduce` that computes its tidy table, the
-part of that table it draws, what the paper says (:data:`ldp.studies.reproduce.PRINTED`), a one-line finding
+Each :class:`ReproducibleFigure` names the study of :mod:`ldp.studies.paper_figures` that computes its tidy table, the
+part of that table it draws, what the paper says (:data:`ldp.studies.paper_figures.PRINTED`), a one-line finding
 computed from our rows (:meth:`ReproducibleFigure.finding`), and two sets of settings: ``lecture`` (what the page
 uses by default, seconds) and ``paper`` (the paper's own d, n, ε grid and trial count, with the section they come
 from in ``paper_source``). The page and ``ldp reproduce`` both run a figure through :meth:`ReproducibleFigure.run`,
 so they call the same study with the same settings.
 
-The figure itself is built by :mod:`ldp.viz.reproduce` (a layer above this one), named here by ``figure`` (a
-function of that module) and ``figure_args``: :func:`ldp.viz.reproduce.draw` resolves it.
+The figure itself is built by :mod:`ldp.viz.paper_figures` (a layer above this one), named here by ``figure`` (a
+function of that module) and ``figure_args``: :func:`ldp.viz.paper_figures.draw` resolves it.
 
 Executors: a study whose grid cells seed themselves from what they are (``rng_for(seed, …, ε, …)``, never from
 their position) is split along ``split`` into one task per value and run by :func:`ldp.core.executors.run_ordered`
@@ -31,8 +31,8 @@ import pandas as pd
 from ldp.core.errors import ConvergenceWarning, InvalidInput
 from ldp.core.executors import EXECUTORS, run_ordered
 from ldp.core.registry import Registry
-from ldp.mechanisms import MECHANISMS
-from ldp.studies import reproduce
+from ldp.mechanisms import mechanisms_of
+from ldp.studies import paper_figures
 
 __all__ = ["FIGURES", "PAPERS", "SCALES", "SECONDS_PER_UNIT", "ReproducibleFigure", "Setting"]
 
@@ -49,7 +49,7 @@ _RUN_KEYS = ("progress", "executor", "workers", "address")
 
 
 def _pure(collection: str) -> tuple[str, ...]:
-    return tuple(c.name for c in MECHANISMS if c.kind == "frequency" and c.collection == collection and c.pure)
+    return tuple(c.name for c in mechanisms_of("frequency") if c.collection == collection and c.pure)
 
 
 Table = pd.DataFrame
@@ -65,12 +65,12 @@ class ReproducibleFigure:
 
     name: str                                   #: ``{paper}-{fig|table}-{n}``
     title: str
-    printed: str                                #: key of :data:`ldp.studies.reproduce.PRINTED`
-    study: str                                  #: function of :mod:`ldp.studies.reproduce`
+    printed: str                                #: key of :data:`ldp.studies.paper_figures.PRINTED`
+    study: str                                  #: function of :mod:`ldp.studies.paper_figures`
     lecture: Mapping[str, Any]
     paper: Mapping[str, Any]
     paper_source: str                           #: where in the paper the paper settings come from
-    figure: str                                 #: builder in :mod:`ldp.viz.reproduce`
+    figure: str                                 #: builder in :mod:`ldp.viz.paper_figures`
     ours: Callable[[Table], str]                #: the one-line finding from our rows
     units: Callable[[Mapping[str, Any]], float]  #: work units of a run (:data:`SECONDS_PER_UNIT` each)
     figure_args: tuple[Any, ...] = ()
@@ -87,11 +87,11 @@ class ReproducibleFigure:
 
     @property
     def paper_says(self) -> str:
-        return reproduce.PRINTED[self.printed]
+        return paper_figures.PRINTED[self.printed]
 
     @property
     def function(self) -> Callable[..., Any]:
-        return getattr(reproduce, self.study)
+        return getattr(paper_figures, self.study)
 
     @property
     def executor_note(self) -> str:

@@ -18,6 +18,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.data.domain import numeric_values
+from ldp.mechanisms import mechanisms_of
 from ldp.mechanisms.mean import MeanMechanism, estimate_variance
 from ldp.simulation import simulate
 
@@ -94,9 +95,9 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
     the 50/50 split of §6.3 (exact clients) for the variance; map both back (mean affinely, variance
     × ((hi − lo)/2)²)."""
     cls = MECHANISMS.get(mechanism)
-    if cls.kind != "mean":  # before building it: other kinds need parameters a mean mechanism does not take
-        raise InvalidInput(f"{mechanism} is not a mean mechanism; choose one of: "
-                           f"{', '.join(c.name for c in MECHANISMS if c.kind == 'mean')}")
+    means = mechanisms_of("mean")
+    if cls not in means:  # before building it: other kinds need parameters a mean mechanism does not take
+        raise InvalidInput(f"{mechanism} is not a mean mechanism; choose one of: {', '.join(c.name for c in means)}")
     mech = cls(epsilon)
     trials = check_positive_int(trials, "trials")
     lo, hi = (float(v) for v in value_range)

@@ -21,6 +21,7 @@ from scipy.special import ndtri
 
 from ldp.core.errors import InvalidInput
 from ldp.evaluation.uncertainty import FrequencyIntervals, estimate_intervals
+from ldp.mechanisms import mechanisms_of
 from ldp.mechanisms.base import Mechanism
 from ldp.studies.tradeoff import epsilon_needed
 
@@ -82,7 +83,7 @@ def verdict(mechanism: Mechanism, mi_estimate: np.ndarray, n: int, level: float 
             intervals: FrequencyIntervals | None = None) -> Verdict:
     """The verdict of one collection from its matrix-inversion estimate (a frequency oracle). The ε answer uses
     the mechanism's default parameters at each ε (OLH's g follows ε; a longitudinal mechanism's ε1 = ε/2)."""
-    if mechanism.kind != "frequency":
+    if type(mechanism) not in mechanisms_of("frequency"):
         raise InvalidInput(f"verdicts are for frequency oracles; {mechanism.name} is a {mechanism.kind} mechanism")
     iv = intervals if intervals is not None else estimate_intervals(mechanism, mi_estimate, n, level)
     est = np.asarray(mi_estimate, dtype=np.float64)

@@ -16,7 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ldp.studies.story import Story
+from ldp.studies.briefing import Story
 
 __all__ = ["sentence_html", "story_report", "versions"]
 
@@ -65,7 +65,7 @@ def _rows(items: Mapping[str, Any]) -> str:
 
 def story_report(story: Story, figures: Sequence[go.Figure], *, created: _dt.datetime | None = None,
                  extra_versions: Mapping[str, str] | None = None) -> str:
-    """The standalone HTML of ``story`` with its ``figures`` (one per step, :func:`ldp.viz.story.story_figures`).
+    """The standalone HTML of ``story`` with its ``figures`` (one per step, :func:`ldp.viz.briefing.story_figures`).
     ``extra_versions``: more versions to list (e.g. the dashboard's Streamlit)."""
     if len(figures) != len(story.steps):
         raise ValueError(f"one figure per step: {len(story.steps)} steps, {len(figures)} figures")

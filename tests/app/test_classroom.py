@@ -12,8 +12,7 @@ pytest.importorskip("streamlit")
 pytest.importorskip("segno")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ldp.classroom import QuestionSpec, randomize  # noqa: E402
-from ldp.classroom import service as classroom_service  # noqa: E402
+from ldp.classroom import QuestionSpec, randomize, service  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/classroom.py"
@@ -23,9 +22,9 @@ PAGE = "views/classroom.py"
 def room(tmp_path, monkeypatch):
     monkeypatch.setenv("LDP_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("LDP_DATABASE_URL", raising=False)
-    classroom_service.default_classroom.cache_clear()
-    yield classroom_service.default_classroom()
-    classroom_service.default_classroom.cache_clear()
+    service.default_classroom.cache_clear()
+    yield service.default_classroom()
+    service.default_classroom.cache_clear()
 
 
 def _page() -> AppTest:

@@ -538,7 +538,7 @@ def test_user_text_is_shown_as_text_not_markdown_or_html():
     import numpy as np
     import pandas as pd
 
-    from ldp.viz import estimates as viz
+    from ldp.viz import estimates
 
     hostile = "![x](http://evil.example/p.png)"
     assert common.plain(hostile) == "!\\[x\\](http://evil.example/p.png)"  # no image, no link: brackets escaped
@@ -550,8 +550,8 @@ def test_user_text_is_shown_as_text_not_markdown_or_html():
     assert not at.exception
     shown = " ".join(str(x.value) for x in [*at.markdown, *at.caption, *at.warning, *at.error, *at.info])
     assert "![x](http" not in shown
-    fig = viz.histogram_figure(["<a href='http://evil'>x</a>", "b"], np.array([0.5, 0.5]), {"MI": np.array([0.4,
-                               0.6])}, title="T", x_title="x")
+    fig = estimates.histogram_figure(["<a href='http://evil'>x</a>", "b"], np.array([0.5, 0.5]),
+                                     {"MI": np.array([0.4, 0.6])}, title="T", x_title="x")
     assert all("<a " not in str(v) for v in fig.data[0].x) and "&lt;a" in str(fig.data[0].x[0])
 
 

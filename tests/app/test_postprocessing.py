@@ -14,8 +14,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ldp  # noqa: E402
 from ldp.data import encode_categorical, get_column, load_sample  # noqa: E402
-from ldp.studies import advisor, cost  # noqa: E402
-from ldp.studies import comparison as lab  # noqa: E402
+from ldp.studies import advisor, comparison, cost  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/postprocessing.py"
@@ -120,7 +119,7 @@ def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():
     at = open_page(FAST)
     assert_full_page(at)
     data = get_column(load_sample("flights"), "dest")
-    counts = lab.draw_population(encode_categorical(data).true_counts(), 1_000_000, 0)
+    counts = comparison.draw_population(encode_categorical(data).true_counts(), 1_000_000, 0)
     mech = ldp.get_mechanism("olh", 1.0, counts.shape[0])
     check = advisor.advise(mech, counts, task="mse", trials=20, seed=0, candidates=["mi", "norm-sub"], engine="fast")
     adv = advisor_table(at)

@@ -17,7 +17,7 @@ import ldp
 from ldp.cli import SIMULATE_CSV_COLUMNS, SIMULATE_METRICS_CSV_COLUMNS, main
 from ldp.cli.population import with_domain_size
 from ldp.data import encode_integer, load_table
-from ldp.simulation import SWEEP_COLUMNS as SWEEP_CSV_COLUMNS
+from ldp.simulation import SWEEP_COLUMNS
 
 REPO = Path(__file__).resolve().parents[2]
 FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she", "l-grr", "l-sue", "l-oue",
@@ -440,7 +440,7 @@ def test_sweep_synthetic(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
                          "--output", target)
     assert code == 0, err
     rows = list(csv.DictReader(target.open()))
-    assert tuple(rows[0]) == SWEEP_CSV_COLUMNS
+    assert tuple(rows[0]) == SWEEP_COLUMNS
     assert len(rows) == 3 * 2 * 2 * 2 * 2 * 2 * 5
     assert {r["d"] for r in rows} == {"4", "8"} and {r["users"] for r in rows} == {"100", "1000"}
     assert {r["metric"] for r in rows} >= {"mse", "mae"}

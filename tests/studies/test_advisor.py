@@ -285,12 +285,12 @@ def test_advise_rejects_bad_parameters(population):
 
 
 def test_advisor_figure(population):
-    from ldp.viz import estimator_comparison as vl
+    from ldp.viz import estimator_comparison
     from ldp.viz.style import PALETTE
 
     mech = ldp.get_mechanism("grr", 1.0, 20)
     check = advise(mech, population, task="mse", trials=3, seed=0, candidates=["mi", "norm-sub"])
-    fig = vl.advisor_figure(check.table, title="Advisor", value_label="error (MSE, fraction²)")
+    fig = estimator_comparison.advisor_figure(check.table, title="Advisor", value_label="error (MSE, fraction²)")
     assert fig.layout.title.text == "Advisor" and fig.layout.font.size >= 14
     assert "MSE" in fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     assert len(fig.data) == 2 and fig.layout.xaxis.type == "log"
@@ -299,7 +299,8 @@ def test_advisor_figure(population):
     np.testing.assert_allclose(fig.data[1].x, check.table["actual"])
     assert list(fig.data[0].y) == list(check.table["display name"])
     zero = check.table.assign(actual=0.0)
-    assert vl.advisor_figure(zero, title="t", value_label="misclassified values").layout.xaxis.type == "linear"
+    assert estimator_comparison.advisor_figure(zero, title="t",
+                                               value_label="misclassified values").layout.xaxis.type == "linear"
 
 
 @pytest.mark.parametrize("task, guideline", [("mse", "base-cut"), ("topk", "norm"), ("set", "power-ns"),

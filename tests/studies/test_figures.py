@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 import pytest
 
 from ldp.core.errors import InvalidInput
-from ldp.studies import reproduce
+from ldp.studies import paper_figures
 from ldp.studies.figures import FIGURES, PAPERS
-from ldp.viz import reproduce as viz
+from ldp.viz import paper_figures as viz
 
 ID = re.compile(r"^(ibu|consistency|convolution|square-wave)-(fig|table)-\d+$")
 
@@ -20,7 +20,7 @@ ID = re.compile(r"^(ibu|consistency|convolution|square-wave)-(fig|table)-\d+$")
 @pytest.mark.parametrize("figure", FIGURES, ids=FIGURES.names())
 def test_every_entry_is_well_formed(figure):
     assert ID.match(figure.name) and figure.paper_name in PAPERS
-    assert figure.paper_says == reproduce.PRINTED[figure.printed]
+    assert figure.paper_says == paper_figures.PRINTED[figure.printed]
     assert callable(getattr(viz, figure.figure)) and callable(figure.function)
     known = figure.parameters()
     for scale in ("lecture", "paper", "tiny"):

@@ -11,12 +11,12 @@ from ldp_test_support import build, sample_inputs
 import ldp
 from ldp.mechanisms.frequency.local_hashing import cw_hash
 from ldp.mechanisms.frequency.unary import the_probabilities
-from ldp.studies import lecture as teaching
+from ldp.studies import lecture
 
 
 # --------------------------------------------------------------------------- Warner (lecture's 80/20 example)
 def test_warner_expected_table_is_the_lectures():
-    table = teaching.warner_expected_table(80, 20, 0.5)
+    table = lecture.warner_expected_table(80, 20, 0.5)
     # truth yes: 80 → 40 + 20 yes, 0 + 20 no; truth no: 20 → 0 + 5 yes, 10 + 5 no
     assert table.loc["yes", ["→ yes (truthful)", "→ yes (random)", "→ no (truthful)", "→ no (random)"]].tolist() == [
         40, 20, 0, 20]
@@ -26,21 +26,21 @@ def test_warner_expected_table_is_the_lectures():
 
 
 def test_warner_estimates_are_80_and_20():
-    assert teaching.warner_estimate(65, 100, 0.5) == 80  # c(n_v) = (I_v − 0.25 n) / 0.5
-    assert teaching.warner_estimate(35, 100, 0.5) == 20  # the same estimator on the "no" answers
+    assert lecture.warner_estimate(65, 100, 0.5) == 80  # c(n_v) = (I_v − 0.25 n) / 0.5
+    assert lecture.warner_estimate(35, 100, 0.5) == 20  # the same estimator on the "no" answers
 
 
 def test_warner_epsilon_is_ln3_and_inverts():
-    assert teaching.warner_probabilities(0.5) == (0.75, 0.25)
-    assert teaching.warner_epsilon(0.5) == pytest.approx(math.log(3), rel=1e-15)
+    assert lecture.warner_probabilities(0.5) == (0.75, 0.25)
+    assert lecture.warner_epsilon(0.5) == pytest.approx(math.log(3), rel=1e-15)
     for t in (0.05, 0.3, 0.9):
-        assert teaching.warner_truth_prob(teaching.warner_epsilon(t)) == pytest.approx(t, rel=1e-12)
+        assert lecture.warner_truth_prob(lecture.warner_epsilon(t)) == pytest.approx(t, rel=1e-12)
 
 
 @pytest.mark.parametrize(("n_yes", "n_no", "t"), [(80, 20, 0.5), (7, 93, 0.2), (500, 0, 0.85)])
 def test_warner_estimator_is_unbiased_on_expected_answers(n_yes, n_no, t):
-    table = teaching.warner_expected_table(n_yes, n_no, t)
-    assert teaching.warner_estimate(table["→ yes"].sum(), n_yes + n_no, t) == pytest.approx(n_yes, abs=1e-9)
+    table = lecture.warner_expected_table(n_yes, n_no, t)
+    assert lecture.warner_estimate(table["→ yes"].sum(), n_yes + n_no, t) == pytest.approx(n_yes, abs=1e-9)
 
 
 def test_warner_variance_equals_grr_with_two_values():
@@ -49,19 +49,19 @@ def test_warner_variance_equals_grr_with_two_values():
     n_yes, n_no = 80, 20
     n = n_yes + n_no
     expected = n**2 * grr.variance(np.array([n_yes / n]), n)[0]
-    assert teaching.warner_variance(n_yes, n_no, 0.5) == pytest.approx(expected, rel=1e-12)
+    assert lecture.warner_variance(n_yes, n_no, 0.5) == pytest.approx(expected, rel=1e-12)
 
 
 def test_warner_simulation_is_seeded_and_consistent():
-    a = teaching.warner_simulate(80, 20, 0.5, seed=7, classes=1000)
-    b = teaching.warner_simulate(80, 20, 0.5, seed=7, classes=1000)
+    a = lecture.warner_simulate(80, 20, 0.5, seed=7, classes=1000)
+    b = lecture.warner_simulate(80, 20, 0.5, seed=7, classes=1000)
     assert a.table.equals(b.table) and np.array_equal(a.estimates, b.estimates)
     tab = a.table
     assert tab.loc["yes", "people"] == 80 and tab.loc["no", "people"] == 20
     assert tab.loc["no", "→ yes (truthful)"] == 0 and tab.loc["yes", "→ no (truthful)"] == 0
     assert tab["→ yes"].sum() == a.yes_answers
     assert (tab["→ yes"] + tab["→ no"] == tab["people"]).all()
-    assert a.estimate == teaching.warner_estimate(a.yes_answers, 100, 0.5) == a.estimates[0]
+    assert a.estimate == lecture.warner_estimate(a.yes_answers, 100, 0.5) == a.estimates[0]
     # Mean within 5 standard errors of the truth; σ within 5 standard errors of the theory.
     sd = a.theoretical_sd
     assert abs(a.estimates.mean() - 80) < 5 * sd / math.sqrt(1000)
@@ -70,28 +70,28 @@ def test_warner_simulation_is_seeded_and_consistent():
 
 def test_warner_rejects_bad_inputs():
     with pytest.raises(ldp.LDPError, match="strictly between"):
-        teaching.warner_expected_table(80, 20, 1.0)
+        lecture.warner_expected_table(80, 20, 1.0)
     with pytest.raises(ldp.LDPError, match="at least one person"):
-        teaching.warner_simulate(0, 0, 0.5)
+        lecture.warner_simulate(0, 0, 0.5)
 
 
 # --------------------------------------------------------------------------- ε-LDP live check
 def test_worst_case_on_a_hand_matrix():
     m = np.array([[0.5, 0.3, 0.2], [0.25, 0.25, 0.5]])
-    loss, col, v, v2 = teaching.worst_case(m)
+    loss, col, v, v2 = lecture.worst_case(m)
     assert col == 2 and (v, v2) == (1, 0) and loss == pytest.approx(math.log(2.5))
 
 
 @pytest.mark.parametrize("name", ["grr", "sue", "oue", "ss", "blh", "olh", "hr"])
 def test_pure_one_time_mechanisms_spend_exactly_epsilon(name):
-    check = teaching.privacy_check(ldp.get_mechanism(name, 1.3, 4))
+    check = lecture.privacy_check(ldp.get_mechanism(name, 1.3, 4))
     assert check.verdict == "exact" and check.loss == pytest.approx(1.3, rel=1e-9)
     assert check.budget_name == "ε" and check.ratio == pytest.approx(math.exp(1.3))
 
 
 def test_the_spends_less_than_epsilon():
     mech = ldp.get_mechanism("the", 1.0, 4)
-    check = teaching.privacy_check(mech)
+    check = lecture.privacy_check(mech)
     p, q = mech.p_star, mech.q_star
     assert check.verdict == "under" and "THE" in check.message
     assert check.loss == pytest.approx(math.log(p * (1 - q) / (q * (1 - p))), rel=1e-12)
@@ -100,7 +100,7 @@ def test_the_spends_less_than_epsilon():
 
 @pytest.mark.parametrize("name", ["l-grr", "l-oue", "l-sue", "l-olh"])
 def test_longitudinal_reports_spend_epsilon1_and_first_step_epsilon_inf(name):
-    check = teaching.privacy_check(ldp.get_mechanism(name, 2.0, 4, epsilon_1=0.7))
+    check = lecture.privacy_check(ldp.get_mechanism(name, 2.0, 4, epsilon_1=0.7))
     assert check.budget_name == "ε1" and check.budget == 0.7
     assert check.verdict == "exact" and check.loss == pytest.approx(0.7, rel=1e-9)
     assert check.first_step_loss == pytest.approx(2.0, rel=1e-9) and check.notes
@@ -108,13 +108,13 @@ def test_longitudinal_reports_spend_epsilon1_and_first_step_epsilon_inf(name):
 
 def test_too_large_channel_and_she_raise():
     with pytest.raises(ldp.LDPError, match="outputs"):
-        teaching.privacy_check(ldp.get_mechanism("olh", 10.0, 8))
+        lecture.privacy_check(ldp.get_mechanism("olh", 10.0, 8))
     with pytest.raises(ldp.LDPError):
-        teaching.privacy_check(ldp.get_mechanism("she", 1.0, 4))
+        lecture.privacy_check(ldp.get_mechanism("she", 1.0, 4))
 
 
 def test_she_density_ratio_bound():
-    info = teaching.she_privacy(ldp.get_mechanism("she", 1.5, 5), seed=3, samples=4000)
+    info = lecture.she_privacy(ldp.get_mechanism("she", 1.5, 5), seed=3, samples=4000)
     assert info.scale == pytest.approx(2 / 1.5)
     assert info.analytic_bound == pytest.approx(1.5) and info.per_coordinate_bound == pytest.approx(0.75)
     assert info.worst_loss == pytest.approx(1.5, rel=1e-12)  # attained at y = one-hot(v')
@@ -124,14 +124,14 @@ def test_she_density_ratio_bound():
 def test_ratio_table_sorted():
     mech = ldp.get_mechanism("ss", 1.0, 5)
     matrix, labels = mech.channel()
-    table = teaching.ratio_table(matrix, labels, top=4)
+    table = lecture.ratio_table(matrix, labels, top=4)
     assert len(table) == 4 and table["ratio"].is_monotonic_decreasing
     assert table["ln ratio"].iloc[0] == pytest.approx(1.0)
 
 
 def test_laplace_densities_ratio_bounded():
     x = np.linspace(-10, 10, 2001)
-    own, other = teaching.laplace_densities(2.0, x)
+    own, other = lecture.laplace_densities(2.0, x)
     assert np.all(np.abs(np.log(own / other)) <= 1.0 + 1e-12)  # ε/2 per coordinate
     assert np.trapezoid(own, x) == pytest.approx(1, abs=1e-2)
 
@@ -173,12 +173,12 @@ def test_report_bits():
 
 
 def test_one_user_reports_cover_the_registry_and_are_seeded():
-    table = teaching.one_user_reports(3, 8, 1.0, seed=4)
-    again = teaching.one_user_reports(3, 8, 1.0, seed=4)
+    table = lecture.one_user_reports(3, 8, 1.0, seed=4)
+    again = lecture.one_user_reports(3, 8, 1.0, seed=4)
     assert table.equals(again)
     assert table["name"].tolist() == [cls.name for cls in ldp.mechanisms_of("frequency")]  # the lecture's oracles
     for _, row in table.iterrows():
-        mech = teaching._mechanism_for(row["name"], 1.0, 8, None)
+        mech = lecture._mechanism_for(row["name"], 1.0, 8, None)
         assert row["bits"] == mech.report_bits() and row["bits formula"] == mech.report_bits_formula()
         assert row["how to read it"] == mech.explain_report(row["report"])
         assert row["kind"] == mech.collection and row["communication"] == mech.communication
@@ -187,7 +187,7 @@ def test_one_user_reports_cover_the_registry_and_are_seeded():
     she = table.set_index("name").loc["she"]
     assert she["supports own value"] is None and len(she["report"].split()) == 8
     with pytest.raises(ldp.LDPError, match="value"):
-        teaching.one_user_reports(8, 8, 1.0)
+        lecture.one_user_reports(8, 8, 1.0)
 
 
 def test_every_mechanism_sizes_and_explains_its_reports(mechanism_name):
@@ -236,8 +236,8 @@ def _lecture_by_hand(name: str, eps: float, d: int) -> float:
 
 @pytest.mark.parametrize(("eps", "d"), [(0.5, 10), (1.0, 100), (4.0, 1000)])
 def test_comparison_table_matches_the_lectures_closed_forms(eps, d):
-    table = teaching.comparison_table(eps, d, n=10_000).set_index("name")
-    assert list(table.index) == list(teaching.COMPARISON_ORDER)
+    table = lecture.comparison_table(eps, d, n=10_000).set_index("name")
+    assert list(table.index) == list(lecture.COMPARISON_ORDER)
     for name in ("grr", "she", "the", "sue", "oue", "blh", "olh", "hr"):
         assert table.loc[name, "lecture value"] == pytest.approx(_lecture_by_hand(name, eps, d), rel=1e-12)
     ours = table["ours: approximate_variance(1)"]
@@ -252,7 +252,7 @@ def test_comparison_table_matches_the_lectures_closed_forms(eps, d):
     assert ours["the"] <= table.loc["the", "lecture value"] * (1 + 1e-12)
     assert table.loc[ours.idxmin(), "best"] and table["best"].sum() == (ours == ours.min()).sum()
     assert table[f"σ of f̂ with n = {10_000:,}"].to_numpy() == pytest.approx(np.sqrt(ours.to_numpy() / 10_000))
-    for name in teaching.COMPARISON_ORDER:
+    for name in lecture.COMPARISON_ORDER:
         cls = ldp.MECHANISMS.get(name)
         assert table.loc[name, "communication"] == cls.communication
         assert table.loc[name, "bits per report (ours)"] == ldp.get_mechanism(name, eps, d).report_bits()
@@ -278,47 +278,47 @@ def test_hashing_tends_to_the_lecture_as_the_prime_grows(d):
 def test_de_rule_threshold():
     eps = 1.0
     threshold = 3 * math.e + 2  # 10.15…
-    assert teaching.de_rule(eps, 10).use_de and teaching.de_rule(eps, 10).choice == "grr"
-    assert not teaching.de_rule(eps, 11).use_de and teaching.de_rule(eps, 11).choice == "olh/oue"
-    assert teaching.de_rule(eps, 10).threshold == pytest.approx(threshold)
+    assert lecture.de_rule(eps, 10).use_de and lecture.de_rule(eps, 10).choice == "grr"
+    assert not lecture.de_rule(eps, 11).use_de and lecture.de_rule(eps, 11).choice == "olh/oue"
+    assert lecture.de_rule(eps, 10).threshold == pytest.approx(threshold)
     # The rule is exactly "DE's closed form is below OUE/OLH's".
     for e in (0.1, 0.7, 2.0, 5.0):
         for d in range(2, 500, 7):
             de = ldp.get_mechanism("grr", e, d).lecture_variance()
             oue = ldp.get_mechanism("oue", e, d).lecture_variance()
             if not math.isclose(de, oue, rel_tol=1e-12):
-                assert teaching.de_rule(e, d).use_de == (de < oue)
+                assert lecture.de_rule(e, d).use_de == (de < oue)
 
 
 # --------------------------------------------------------------------------- Q questions
 def test_split_vs_partition_formulas():
     n = 1000
-    split, part = teaching.split_vs_partition_variance(1.0, 2, n)
+    split, part = lecture.split_vs_partition_variance(1.0, 2, n)
     e = math.e
     assert split == pytest.approx(4 * math.exp(0.5) / (n * (math.exp(0.5) - 1) ** 2), rel=1e-12)
     assert part == pytest.approx(8 * e / (n * (e - 1) ** 2), rel=1e-12)  # the lecture's Q = 2 case
-    s1, p1 = teaching.split_vs_partition_variance(1.3, 1, n)
+    s1, p1 = lecture.split_vs_partition_variance(1.3, 1, n)
     assert s1 == pytest.approx(p1, rel=1e-15)
     eps = np.geomspace(0.05, 10, 50)
     for q in (2, 3, 5, 10):
-        s, p = teaching.split_vs_partition_variance(eps, q, n)
+        s, p = lecture.split_vs_partition_variance(eps, q, n)
         assert np.all(p < s)  # "algebra shows that it is better to partition users"
-    s, p = teaching.split_vs_partition_variance(eps, 2, n)
+    s, p = lecture.split_vs_partition_variance(eps, 2, n)
     assert np.all(s / p >= 2 - 1e-12)  # for Q = 2 partitioning wins by at least a factor 2: (x + 1)² ≥ 4x
     with pytest.raises(ldp.LDPError):
-        teaching.split_vs_partition_variance(1.0, 0, n)
+        lecture.split_vs_partition_variance(1.0, 0, n)
 
 
 def test_split_vs_partition_conclusion_reads_the_numbers():
-    text = teaching.split_vs_partition_conclusion(1.0, 2, 10_000, np.geomspace(0.05, 10, 20))
+    text = lecture.split_vs_partition_conclusion(1.0, 2, 10_000, np.geomspace(0.05, 10, 20))
     assert "partitioning users is 2.13× more accurate" in text and "partitioning wins" in text
-    assert "the same" in teaching.split_vs_partition_conclusion(1.0, 1, 10_000)
+    assert "the same" in lecture.split_vs_partition_conclusion(1.0, 1, 10_000)
 
 
 def test_split_vs_partition_simulation_matches_theory():
     trials, d = 200, 32
-    table = teaching.split_vs_partition_simulation(1.0, 2, 20_000, d=d, trials=trials, seed=5).set_index("strategy")
-    again = teaching.split_vs_partition_simulation(1.0, 2, 20_000, d=d, trials=trials, seed=5).set_index("strategy")
+    table = lecture.split_vs_partition_simulation(1.0, 2, 20_000, d=d, trials=trials, seed=5).set_index("strategy")
+    again = lecture.split_vs_partition_simulation(1.0, 2, 20_000, d=d, trials=trials, seed=5).set_index("strategy")
     assert table.equals(again)
     assert table.loc["split the budget", "users per question"] == 20_000
     assert table.loc["partition users", "users per question"] == 10_000
@@ -332,45 +332,45 @@ def test_split_vs_partition_simulation_matches_theory():
 
 def test_one_user_reports_mark_unbuildable_mechanisms():
     # ε∞ = 0.06 with ε1 = 0.05: L-OUE's second step cannot reach ε1, L-GRR can.
-    table = teaching.one_user_reports(0, 8, 0.06, seed=0, epsilon_1=0.05).set_index("name")
+    table = lecture.one_user_reports(0, 8, 0.06, seed=0, epsilon_1=0.05).set_index("name")
     assert "not available" in table.loc["l-oue", "report"] and "not reachable" in table.loc["l-oue", "how to read it"]
     assert "not available" not in table.loc["l-grr", "report"]
 
 
 def test_warner_spread_and_the_precision_of_a_simulated_variance():
-    sim = teaching.warner_simulate(80, 20, 0.5, seed=0, classes=500)
+    sim = lecture.warner_simulate(80, 20, 0.5, seed=0, classes=500)
     assert sim.empirical_sd == pytest.approx(np.std(sim.estimates, ddof=1))
     assert sim.empirical_sd == pytest.approx(sim.theoretical_sd, rel=0.15)
-    assert teaching.variance_relative_se(200, 32) == pytest.approx(math.sqrt(2 / (199 * 32)))
+    assert lecture.variance_relative_se(200, 32) == pytest.approx(math.sqrt(2 / (199 * 32)))
     with pytest.raises(ldp.LDPError):
-        teaching.variance_relative_se(1, 32)
+        lecture.variance_relative_se(1, 32)
 
 
 def test_k_of_q_has_split_and_partition_as_its_ends():
     eps, n = np.geomspace(0.1, 10, 30), 10_000
-    split, partition = teaching.split_vs_partition_variance(eps, 5, n)
-    np.testing.assert_allclose(teaching.k_of_q_variance(eps, 5, 5, n), split, rtol=1e-12)
-    np.testing.assert_allclose(teaching.k_of_q_variance(eps, 5, 1, n), partition, rtol=1e-12)
+    split, partition = lecture.split_vs_partition_variance(eps, 5, n)
+    np.testing.assert_allclose(lecture.k_of_q_variance(eps, 5, 5, n), split, rtol=1e-12)
+    np.testing.assert_allclose(lecture.k_of_q_variance(eps, 5, 1, n), partition, rtol=1e-12)
     with pytest.raises(ldp.LDPError, match="K ≤ Q"):
-        teaching.k_of_q_variance(1.0, 3, 4, n)
+        lecture.k_of_q_variance(1.0, 3, 4, n)
 
 
 def test_the_best_k_grows_with_epsilon():
     """With the lecture's formula (sampling variance dropped) partitioning (K = 1) always wins. With the answerers'
     sampling kept (f(1 − f)(n − m)/(m(n − 1)), hypergeometric) it wins only while OLH's own noise dominates: at
     small ε K = 1 is best, at large ε more answers per user pay off."""
-    best = {eps: int(teaching.k_of_q_table(eps, 10, 10_000).set_index("K")["vs best K"].idxmin()) for eps in
+    best = {eps: int(lecture.k_of_q_table(eps, 10, 10_000).set_index("K")["vs best K"].idxmin()) for eps in
             (0.5, 2.0, 8.0, 20.0)}
     assert best[0.5] == 1 and best[2.0] == 1
     assert 1 < best[8.0] <= best[20.0] <= 10
-    table = teaching.k_of_q_table(8.0, 10, 10_000).set_index("K")
+    table = lecture.k_of_q_table(8.0, 10, 10_000).set_index("K")
     assert (table["lecture formula"].idxmin()) == 1  # the lecture's model: partition always
     assert list(table["strategy"][[1, 2, 10]]) == ["partition users", "sample 2 of 10 questions", "split the budget"]
 
 
 def test_k_of_q_simulation_matches_the_closed_form():
     trials, d = 200, 32
-    table = teaching.k_of_q_simulation(8.0, 10, 3_200, [1, 3, 10], d=d, trials=trials, seed=2).set_index("K")
+    table = lecture.k_of_q_simulation(8.0, 10, 3_200, [1, 3, 10], d=d, trials=trials, seed=2).set_index("K")
     assert table.loc[3, "users per question"] == 960
     # relative SE of a mean squared (Gaussian) error over `trials` draws and d values: √(2/(trials·d)) = 1.8 %
     rel_se = math.sqrt(2 / (trials * d))

@@ -9,9 +9,8 @@ import plotly.graph_objects as go
 import pytest
 
 import ldp
-from ldp.studies import comparison as lab
-from ldp.viz import distributions as vn
-from ldp.viz import estimator_comparison as vl
+from ldp.studies import comparison
+from ldp.viz import distributions, estimator_comparison
 from ldp.viz.style import PALETTE
 
 
@@ -27,15 +26,17 @@ def check_layout(fig: go.Figure, title: str) -> None:
 def run():
     counts = np.array([4000, 2000, 1000, 500, 300, 100, 60, 40])
     mech = ldp.get_mechanism("grr", 1.0, 8)
-    result = lab.merge_results([lab.run_chunk(mech, counts, ["mi", "norm-sub"], engine="fast", seed=0, index=i,
-                                              trials=t) for i, t in lab.chunk_plan(20)])
+    result = comparison.merge_results([comparison.run_chunk(mech, counts, ["mi", "norm-sub"], engine="fast", seed=0,
+                                                            index=i, trials=t)
+                                       for i, t in comparison.chunk_plan(20)])
     display = {"mi": "MI (Base)", "norm-sub": "Norm-Sub"}
-    return result, display, lab.per_value_table(result, list("abcdefgh"), display)
+    return result, display, comparison.per_value_table(result, list("abcdefgh"), display)
 
 
 def test_bias_figure(run):
     _, _, table = run
-    fig = vl.bias_figure(table, title="Bias", colors={"MI (Base)": PALETTE[0], "Norm-Sub": PALETTE[1]})
+    fig = estimator_comparison.bias_figure(table, title="Bias",
+                                           colors={"MI (Base)": PALETTE[0], "Norm-Sub": PALETTE[1]})
     check_layout(fig, "Bias")
     assert len(fig.data) == 4  # band + line per estimator
     assert "bias" in fig.layout.yaxis.title.text and "fraction of users" in fig.layout.yaxis.title.text
@@ -50,7 +51,7 @@ def test_bias_figure(run):
 
 def test_variance_figure_has_the_closed_form_reference(run):
     _, _, table = run
-    fig = vl.variance_figure(table, title="Variance")
+    fig = estimator_comparison.variance_figure(table, title="Variance")
     check_layout(fig, "Variance")
     assert len(fig.data) == 3
     assert fig.layout.yaxis.type == "log"
@@ -61,22 +62,22 @@ def test_variance_figure_has_the_closed_form_reference(run):
 def test_top_k_and_set_value_figures(run):
     result, display, _ = run
     truth = result.true_frequencies
-    curve = lab.top_k_curve_table(result.estimates, truth, range(1, 9), display)
+    curve = comparison.top_k_curve_table(result.estimates, truth, range(1, 9), display)
     assert len(curve) == 16 and list(curve.columns) == ["estimator", "k", "MSE", "SE"]
-    fig = vl.top_k_figure(curve, k=3, title="Top-k")
+    fig = estimator_comparison.top_k_figure(curve, k=3, title="Top-k")
     check_layout(fig, "Top-k")
     assert len(fig.data) == 2 and fig.layout.yaxis.type == "log"
-    expected = lab.set_value_curve_table(result.estimates, truth, [10, 50, 90], display)
+    expected = comparison.set_value_curve_table(result.estimates, truth, [10, 50, 90], display)
     sampled = pd.DataFrame({"estimator": ["MI (Base)", "Norm-Sub"], "ρ (%)": [50.0, 50.0], "MSE": [1e-4, 5e-5],
                             "SE": [1e-5, 1e-5]})
-    fig = vl.set_value_figure(expected, sampled, rho=50, title="Set-value")
+    fig = estimator_comparison.set_value_figure(expected, sampled, rho=50, title="Set-value")
     check_layout(fig, "Set-value")
     assert len(fig.data) == 4  # line + random-query marker per estimator
     assert "ρ" in fig.layout.xaxis.title.text and "%" in fig.layout.xaxis.title.text
 
 
 def test_colour_map_is_stable_and_colour_blind_safe():
-    cmap = vl.colour_map(["a", "b", "c"], {"b": PALETTE[0]})
+    cmap = estimator_comparison.colour_map(["a", "b", "c"], {"b": PALETTE[0]})
     assert cmap["b"] == PALETTE[0] and cmap["a"] != PALETTE[0] and set(cmap.values()) <= set(PALETTE)
 
 
@@ -85,7 +86,7 @@ def test_density_and_cdf_figures_in_real_units():
     truth = np.array([0.05, 0.1, 0.3, 0.3, 0.2, 0.05])
     raw = truth + np.array([0.02, -0.08, 0.01, 0.0, 0.03, -0.07])
     ests = {"MI (raw)": raw, "MI + Norm-Sub": ldp.norm_sub(raw)}
-    fig = vn.density_figure(edges, truth, ests, name="dep_time_hours", unit="hours", title="Density")
+    fig = distributions.density_figure(edges, truth, ests, name="dep_time_hours", unit="hours", title="Density")
     check_layout(fig, "Density")
     assert len(fig.data) == 3
     assert fig.layout.xaxis.title.text == "dep_time_hours (hours)"
@@ -93,22 +94,23 @@ def test_density_and_cdf_figures_in_real_units():
     np.testing.assert_allclose(fig.data[0].y, truth / 4)  # density = frequency / bin width
     np.testing.assert_allclose(fig.data[0].width, 4.0)
     assert min(fig.data[1].y) < 0  # raw MI is drawn as it is
-    fig = vn.cdf_figure(edges, truth, {"MI + Norm-Sub": ldp.norm_sub(raw)}, name="temp", unit="°F", title="CDF")
+    fig = distributions.cdf_figure(edges, truth, {"MI + Norm-Sub": ldp.norm_sub(raw)}, name="temp", unit="°F",
+                                   title="CDF")
     check_layout(fig, "CDF")
     assert len(fig.data) == 2
     np.testing.assert_allclose(fig.data[0].y, np.concatenate([[0], np.cumsum(truth)]))
     assert fig.data[1].y[-1] == pytest.approx(1.0)
-    table = vn.density_table(edges, truth, ests, unit="hours")
+    table = distributions.density_table(edges, truth, ests, unit="hours")
     assert len(table) == 6 and "from (hours)" in table.columns and "MI (raw) density" in table.columns
 
 
 def test_many_estimators_get_dashes_and_a_legend_below():
     names = [f"e{i}" for i in range(17)]
-    colours, dashes = vl.style_maps(names)
+    colours, dashes = estimator_comparison.style_maps(names)
     assert [dashes[n] for n in names[:8]] == ["solid"] * 8 and dashes["e8"] == "dash" and dashes["e16"] == "dot"
     assert len({(colours[n], dashes[n]) for n in names}) == 17  # every series looks different
     curve = pd.DataFrame({"estimator": np.repeat(names, 3), "k": np.tile([1, 2, 3], 17), "MSE": 1e-4, "SE": 1e-6})
-    fig = vl.top_k_figure(curve, k=2, title="Top-k", colors=colours, dashes=dashes)
+    fig = estimator_comparison.top_k_figure(curve, k=2, title="Top-k", colors=colours, dashes=dashes)
     assert len(fig.data) == 17
-    assert fig.layout.legend.orientation == "h" and fig.layout.height > vl.LAYOUT["height"]
+    assert fig.layout.legend.orientation == "h" and fig.layout.height > estimator_comparison.LAYOUT["height"]
     assert fig.data[16].line.dash == "dot"

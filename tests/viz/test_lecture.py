@@ -7,8 +7,13 @@ import plotly.graph_objects as go
 import pytest
 
 import ldp
-from ldp.studies import lecture as teaching
-from ldp.viz import lecture as viz
+from ldp.studies.lecture import (
+    comparison_table,
+    split_vs_partition_curves,
+    warner_expected_table,
+    warner_simulate,
+)
+from ldp.viz import lecture
 
 
 def _has_titles(fig: go.Figure) -> None:
@@ -22,51 +27,51 @@ def test_probability_heatmap_full_and_truncated():
     mech = ldp.get_mechanism("olh", 1.0, 4)
     matrix, labels = mech.channel()
     values = [str(v) for v in range(4)]
-    fig = viz.probability_heatmap(matrix, labels, values, title="OLH", x_title="report", max_columns=64)
+    fig = lecture.probability_heatmap(matrix, labels, values, title="OLH", x_title="report", max_columns=64)
     _has_titles(fig)
     assert len(fig.data) == 1 and np.asarray(fig.data[0].z).shape == (4, 64)
     assert "first 64 of 80 outputs" in fig.layout.title.text
-    table = viz.heatmap_table(matrix, labels, values, 64)
+    table = lecture.heatmap_table(matrix, labels, values, 64)
     assert table.shape == (4, 64) and table.iloc[0, 0] == pytest.approx(matrix[0, 0])
-    small = viz.probability_heatmap(np.eye(3) * 0.5 + 0.25, values[:3], values[:3], title="t", x_title="u")
+    small = lecture.probability_heatmap(np.eye(3) * 0.5 + 0.25, values[:3], values[:3], title="t", x_title="u")
     assert "first" not in small.layout.title.text and np.asarray(small.data[0].z).shape == (3, 3)
 
 
 def test_laplace_figure_and_table():
-    fig = viz.laplace_figure(1.0)
+    fig = lecture.laplace_figure(1.0)
     _has_titles(fig)
     assert len(fig.data) == 2
-    table = viz.laplace_table(1.0)
+    table = lecture.laplace_table(1.0)
     assert np.all(np.abs(np.log(table["ratio own / other"])) <= 0.5 + 1e-12)
 
 
 def test_warner_bars():
-    table = teaching.warner_expected_table(80, 20, 0.5)
-    fig = viz.warner_bars(table, title="Warner")
+    table = warner_expected_table(80, 20, 0.5)
+    fig = lecture.warner_bars(table, title="Warner")
     _has_titles(fig)
     assert len(fig.data) == 4 and fig.layout.barmode == "stack"
     assert list(fig.data[0].y) == [40, 0] and list(fig.data[1].y) == [20, 5]
 
 
 def test_warner_spread():
-    sim = teaching.warner_simulate(80, 20, 0.5, seed=1, classes=200)
-    fig = viz.warner_spread(sim.estimates, 80, sim.theoretical_sd, title="spread", step=2.0)
+    sim = warner_simulate(80, 20, 0.5, seed=1, classes=200)
+    fig = lecture.warner_spread(sim.estimates, 80, sim.theoretical_sd, title="spread", step=2.0)
     _has_titles(fig)
     assert len(fig.data) == 1 and fig.data[0].xbins.size % 2 == 0
     assert len(fig.layout.shapes) == 3  # truth and ±1 σ
 
 
 def test_comparison_figure():
-    table = teaching.comparison_table(1.0, 100)
-    fig = viz.comparison_figure(table, title="comparison")
+    table = comparison_table(1.0, 100)
+    fig = lecture.comparison_figure(table, title="comparison")
     _has_titles(fig)
     assert len(fig.data) == 3 and fig.layout.xaxis.type == "log"
     assert list(fig.data[2].y) == table.loc[table["best"], "mechanism"].tolist()
 
 
 def test_split_vs_partition_figure():
-    curves = teaching.split_vs_partition_curves(3, 10_000, np.geomspace(0.05, 10, 30))
-    fig = viz.split_vs_partition_figure(curves, epsilon=1.0, questions=3, n=10_000)
+    curves = split_vs_partition_curves(3, 10_000, np.geomspace(0.05, 10, 30))
+    fig = lecture.split_vs_partition_figure(curves, epsilon=1.0, questions=3, n=10_000)
     _has_titles(fig)
     assert len(fig.data) == 2 and fig.layout.yaxis.type == "log"
     assert np.allclose(fig.data[0].y, curves["split the budget"])

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from ldp.studies import datasets
-from ldp.studies.story import tell_story
+from ldp.studies.briefing import tell_story
 from ldp.studies.verdicts import verdict
-from ldp.viz import reproduce, tradeoff, vector_means
+from ldp.viz import paper_figures, tradeoff, vector_means
+from ldp.viz.briefing import story_figures
 from ldp.viz.report import story_report
-from ldp.viz.story import story_figures
 
 EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF]")
 
@@ -27,9 +27,10 @@ def _names(fig) -> list[str]:
 def test_reproduce_legends_use_display_names():
     table = pd.DataFrame({"mechanism": ["grr", "grr"], "epsilon": [1.0, 2.0], "Γ IBU limit (%)": [1.0, 2.0],
                           "Γ plain Eq. (3), 10⁴ iterations (%)": [1.0, 2.0]})
-    assert _names(reproduce.gain_figure(table)) == ["GRR (k-RR) · MLE", "GRR (k-RR) · plain Eq. (3)"]
+    assert _names(paper_figures.gain_figure(table)) == ["GRR (k-RR) · MLE", "GRR (k-RR) · plain Eq. (3)"]
     lines = pd.DataFrame({"estimator": ["norm-sub", "mi"], "epsilon": [1.0, 1.0], "MSE": [1e-4, 2e-4]})
-    assert _names(reproduce._lines_by(lines, "estimator", "MSE", title="t", y_title="y")) == ["Norm-Sub", "MI (Base)"]
+    drawn = paper_figures._lines_by(lines, "estimator", "MSE", title="t", y_title="y")
+    assert _names(drawn) == ["Norm-Sub", "MI (Base)"]
 
 
 def test_vector_legends_say_the_family_once():

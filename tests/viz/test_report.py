@@ -9,9 +9,9 @@ import re
 import numpy as np
 import pytest
 
-from ldp.studies.story import tell_story
+from ldp.studies.briefing import tell_story
+from ldp.viz.briefing import story_figures
 from ldp.viz.report import sentence_html, story_report, versions
-from ldp.viz.story import story_figures
 
 HOSTILE = '<img src=x onerror="alert(1)">'
 

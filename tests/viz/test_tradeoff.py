@@ -6,8 +6,15 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ldp.studies import tradeoff as T
-from ldp.viz import tradeoff as V
+from ldp.studies.tradeoff import (
+    attack_curve,
+    closed_form_curves,
+    crossovers,
+    epsilon_grid,
+    run_tradeoff_sweep,
+    summarize_sweep,
+)
+from ldp.viz import tradeoff
 from ldp.viz.style import PALETTE
 
 FREQS = np.ones(20) / 20
@@ -16,17 +23,17 @@ MECHS = ["grr", "oue"]
 
 @pytest.fixture(scope="module")
 def sweep():
-    table = T.run_tradeoff_sweep(FREQS, mechanisms=MECHS, estimators=["mi", "norm-sub"],
-                                 grid=T.epsilon_grid(0.5, 8, 4), trials=3, seed=0, users=2000)
-    return T.summarize_sweep(table, "mse")
+    table = run_tradeoff_sweep(FREQS, mechanisms=MECHS, estimators=["mi", "norm-sub"],
+                               grid=epsilon_grid(0.5, 8, 4), trials=3, seed=0, users=2000)
+    return summarize_sweep(table, "mse")
 
 
 @pytest.fixture(scope="module")
 def closed():
-    grid = T.epsilon_grid(0.5, 8, 30)
-    table = T.closed_form_curves(MECHS, "epsilon", grid, FREQS, users=2000)
+    grid = epsilon_grid(0.5, 8, 30)
+    table = closed_form_curves(MECHS, "epsilon", grid, FREQS, users=2000)
     curves = {m: table.loc[table["mechanism"] == m, "value"].to_numpy() for m in MECHS}
-    return table, T.crossovers(curves, grid)
+    return table, crossovers(curves, grid)
 
 
 def _check_layout(fig: go.Figure) -> None:
@@ -40,7 +47,7 @@ def _check_layout(fig: go.Figure) -> None:
 def test_closed_form_only(closed):
     table, crossings = closed
     assert len(crossings) == 1  # GRR and OUE cross once (near ln((20 − 2)/3) ≈ 1.79; f = 1/20 moves it)
-    fig = V.error_curves_figure(MECHS, closed_form=table, crossings=crossings)
+    fig = tradeoff.error_curves_figure(MECHS, closed_form=table, crossings=crossings)
     _check_layout(fig)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     names = [t.name for t in fig.data]
@@ -55,7 +62,7 @@ def test_closed_form_only(closed):
 
 def test_with_simulated_bands(sweep, closed):
     table, crossings = closed
-    fig = V.error_curves_figure(MECHS, summary=sweep, closed_form=table, crossings=crossings)
+    fig = tradeoff.error_curves_figure(MECHS, summary=sweep, closed_form=table, crossings=crossings)
     _check_layout(fig)
     # per mechanism × estimator: band + mean line; per mechanism: closed form; crossovers: 2
     assert len(fig.data) == 2 * 2 * 2 + 2 + 2
@@ -67,19 +74,19 @@ def test_with_simulated_bands(sweep, closed):
 
 
 def test_other_axes_and_metrics(sweep):
-    fig = V.error_curves_figure(MECHS, summary=sweep, axis="users", metric="mae")
+    fig = tradeoff.error_curves_figure(MECHS, summary=sweep, axis="users", metric="mae")
     assert "users n" in fig.layout.xaxis.title.text and "MAE" in fig.layout.yaxis.title.text
-    fig = V.error_curves_figure(MECHS, axis="d")
+    fig = tradeoff.error_curves_figure(MECHS, axis="d")
     assert "domain size" in fig.layout.xaxis.title.text and len(fig.data) == 0
 
 
 def test_utility_privacy_figure(sweep):
-    eps = T.epsilon_grid(0.5, 8, 4)
+    eps = epsilon_grid(0.5, 8, 4)
     prior = np.linspace(1, 2, 20) / np.linspace(1, 2, 20).sum()
-    points = T.attack_curve([*MECHS, "she"], eps, prior, 2000)
+    points = attack_curve([*MECHS, "she"], eps, prior, 2000)
     sim = sweep[sweep["estimator"] == "mi"].merge(points[["mechanism", "epsilon", "attack_success"]],
                                                   on=["mechanism", "epsilon"])
-    fig = V.utility_privacy_figure(points, [*MECHS, "she"], baseline=float(prior.max()), simulated=sim)
+    fig = tradeoff.utility_privacy_figure(points, [*MECHS, "she"], baseline=float(prior.max()), simulated=sim)
     _check_layout(fig)
     assert fig.layout.yaxis.type == "log"
     assert "attacker" in fig.layout.xaxis.title.text
@@ -90,8 +97,8 @@ def test_utility_privacy_figure(sweep):
 
 
 def test_describe_and_table():
-    assert "No mechanism" in V.describe_crossings([])
-    text = V.describe_crossings([(1.79, "grr", "oue")])
+    assert "No mechanism" in tradeoff.describe_crossings([])
+    text = tradeoff.describe_crossings([(1.79, "grr", "oue")])
     assert "GRR" in text and "OUE" in text and "1.79" in text
-    table = V.crossings_table([(1.79, "grr", "oue")])
+    table = tradeoff.crossings_table([(1.79, "grr", "oue")])
     assert list(table.columns) == ["ε", "mechanism A", "mechanism B"] and len(table) == 1

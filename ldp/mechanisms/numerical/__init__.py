@@ -40,6 +40,7 @@ class NumericalMechanism(Mechanism):
     kind: ClassVar[str] = "numerical"
     domain_parameter: ClassVar[Param] = BUCKETS
     input_kind: ClassVar[str] = "unit"
+    bucketed: ClassVar[bool] = True
     paper: ClassVar[str] = NUMERICAL_PAPER
     #: Names of the server-side reconstructions (first = default); each is a registered estimator too.
     reconstructions: ClassVar[tuple[str, ...]] = ()

@@ -11,10 +11,10 @@ import pytest
 from scipy import stats
 
 import ldp
-import ldp.mechanisms.numerical.hierarchy as hierarchy_module
 from ldp.evaluation.metrics import wasserstein
 from ldp.maths.hadamard import hadamard_sign
 from ldp.maths.trees import constrained_inference
+from ldp.mechanisms.numerical import hierarchy
 from ldp.mechanisms.numerical.hierarchy import HaarHRR, HierarchicalHistogram
 
 
@@ -224,7 +224,7 @@ def test_haar_client_is_eps_ldp_and_reports_are_well_formed():
 @pytest.mark.parametrize("engine,cells", [("fast", None), ("fast", 1), ("exact", None)])
 def test_haar_is_unbiased_on_every_engine_path(engine, cells, monkeypatch):
     if cells is not None:  # force the one-index-per-user fast path
-        monkeypatch.setattr(hierarchy_module, "HAAR_FAST_CELLS", cells)
+        monkeypatch.setattr(hierarchy, "HAAR_FAST_CELLS", cells)
     m = HaarHRR(2.0, 8)
     counts = np.array([100, 0, 300, 50, 0, 0, 500, 50]) * 10
     trials = 150

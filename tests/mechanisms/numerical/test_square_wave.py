@@ -231,12 +231,12 @@ def test_fast_engine_matches_the_multinomial_mean_and_variance():
 
 
 def test_fast_engine_per_user_path_agrees(monkeypatch):
-    import ldp.mechanisms.numerical.square_wave as sw_module
+    from ldp.mechanisms.numerical import square_wave
 
     sw = SquareWave(0.5, 32)
     counts = np.full(32, 300)
     m = sw.transition_matrix()
-    monkeypatch.setattr(sw_module, "FAST_BAND_CELLS", 0)  # force the one-draw-per-user branch
+    monkeypatch.setattr(square_wave, "FAST_BAND_CELLS", 0)  # force the one-draw-per-user branch
     rng = np.random.default_rng(8)
     draws = np.array([sw.sample_histogram(counts, rng) for _ in range(1500)])
     z = (draws.mean(axis=0) - m @ counts) / np.sqrt((m * (1 - m)) @ counts / draws.shape[0])

@@ -1,10 +1,11 @@
-"""The story's five charts (one per step of :mod:`ldp.studies.story`), each drawn from its step's table."""
+"""The stakeholder briefing's five charts (one per step of :mod:`ldp.studies.briefing`), each drawn from its step's
+table."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from ldp.studies.story import Story
+from ldp.studies.briefing import Story
 from ldp.viz.estimates import histogram_figure
 from ldp.viz.style import PALETTE, label_log_axes, plain_text
 

@@ -1,5 +1,6 @@
-"""The story for stakeholders: five steps from "your data" to "how many users or what ε you need", each a table
-(the chart's data) and one sentence, computed from one configuration (data, mechanism, ε, n, seed).
+"""The briefing for stakeholders (the "story" the Story page tells): five steps from "your data" to "how many users
+or what ε you need", each a table (the chart's data) and one sentence, computed from one configuration (data,
+mechanism, ε, n, seed).
 
 1. **Your data** — the distribution the users are drawn from: its most common values and their shares.
 2. **What one report reveals** — the Bayes-optimal attacker (:mod:`ldp.studies.attacks`) who knows the distribution
@@ -33,7 +34,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS
 from ldp.core.streams import rng_for
 from ldp.evaluation.uncertainty import estimate_intervals
-from ldp.mechanisms import get_mechanism
+from ldp.mechanisms import get_mechanism, mechanisms_of
 from ldp.mechanisms.base import Mechanism
 from ldp.simulation import simulate
 from ldp.studies.attacks import attack_success, baseline_success, plausible_deniability_ratio
@@ -222,7 +223,7 @@ def tell_story(counts: np.ndarray, labels: Sequence[str], *, name: str, mechanis
         raise InvalidInput(f"the story averages at most 50 collections, got {trials}")
     user = dict(params or {})
     mech = get_mechanism(mechanism, float(epsilon), int(c.size), **user)
-    if mech.kind != "frequency":
+    if type(mech) not in mechanisms_of("frequency"):
         raise InvalidInput(f"the story is told with a frequency oracle; {mech.display_name} is a {mech.kind} mechanism")
     population = draw_population(c, n, int(seed))
     truth = population / population.sum()

@@ -10,9 +10,9 @@ import pytest
 import ldp
 from ldp.core.streams import rng_for
 from ldp.studies.attacks import attack_success, baseline_success
+from ldp.studies.briefing import SHOWN_VALUES, STORY_TITLES, tell_story
 from ldp.studies.comparison import draw_population
 from ldp.studies.datasets import sample_dataset
-from ldp.studies.story import SHOWN_VALUES, STORY_TITLES, tell_story
 from ldp.studies.verdicts import verdict
 
 

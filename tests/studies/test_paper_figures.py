@@ -6,24 +6,24 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.studies import reproduce as R
+from ldp.studies import paper_figures
 
 
 def test_noise_spectrum_is_theorem_3():
     """Convolution paper Fig. 3: flat at Theorem 3's level, P₀ = 0 for GRR. Each frequency's power over 200
     collections is a mean of ~χ²-like terms: the average over 127 frequencies is within a few % of the level."""
-    table = R.noise_spectrum("grr", 2.0, d=128, n=50_000, trials=200, seed=1)
+    table = paper_figures.noise_spectrum("grr", 2.0, d=128, n=50_000, trials=200, seed=1)
     ratio = table["empirical"].iloc[1:].mean() / table["Theorem 3"].iloc[1:].mean()
     assert ratio == pytest.approx(1.0, abs=0.05)
     assert table["empirical"].iloc[0] < 1e-20 and table["Theorem 3"].iloc[0] == 0.0
-    oue = R.noise_spectrum("oue", 1.0, d=64, n=50_000, trials=200, seed=1)
+    oue = paper_figures.noise_spectrum("oue", 1.0, d=64, n=50_000, trials=200, seed=1)
     assert oue["empirical"].iloc[0] > 0  # OUE's number of supports varies: P₀ > 0
 
 
 def test_the_mi_choice_of_b_is_near_the_best():
     """Square-wave paper Fig. 6: b_MI is among the best; here within 20 % of the smallest Wasserstein error and far
     better than an eighth or four times it."""
-    table = R.b_sweep(1.0, d=64, n=100_000, trials=4, seed=2)
+    table = paper_figures.b_sweep(1.0, d=64, n=100_000, trials=4, seed=2)
     at_mi = table.loc[table["b / b_MI"] == 1.0, "Wasserstein"].item()
     assert at_mi <= 1.2 * table["Wasserstein"].min()
     assert at_mi < table.loc[table["b / b_MI"] == 0.125, "Wasserstein"].item()
@@ -31,7 +31,7 @@ def test_the_mi_choice_of_b_is_near_the_best():
 
 
 def test_gain_table_shape_and_range():
-    table = R.ibu_gain_table(["grr", "oue"], [0.5, 2.0], d=50, n=20_000, trials=2, seed=0)
+    table = paper_figures.ibu_gain_table(["grr", "oue"], [0.5, 2.0], d=50, n=20_000, trials=2, seed=0)
     assert list(table["mechanism"]) == ["grr", "grr", "oue", "oue"]
     for column in ("Γ IBU limit (%)", "Γ plain Eq. (3), 10⁴ iterations (%)"):
         assert table[column].between(0, 100).all()
@@ -41,7 +41,7 @@ def test_gain_table_shape_and_range():
 def test_iiw_g_is_stuck_where_the_paper_says_and_wins_where_it_is_valid():
     """Convolution paper §V.B with its Taxi ratios: at ε = 1 (d·√Var* = 10.9) IIW-G does not move from its start; at
     ε = 4 (0.36) ten filterings beat IIW's converged MSE."""
-    table = R.iiw_convergence([1.0, 4.0], seed=3)
+    table = paper_figures.iiw_convergence([1.0, 4.0], seed=3)
     g1 = table[(table["epsilon"] == 1.0) & (table["method"] == "IIW-G")]["MSE"].to_numpy()
     assert abs(g1[-1] / g1[0] - 1) < 1e-3
     at4 = table[table["epsilon"] == 4.0]
@@ -52,14 +52,14 @@ def test_iiw_g_is_stuck_where_the_paper_says_and_wins_where_it_is_valid():
 
 
 def test_norm_sub_and_mle_apx_agree_as_the_paper_finds():
-    curves = R.postprocessor_curves([1.0, 2.0], n=50_000, trials=3, seed=4)
+    curves = paper_figures.postprocessor_curves([1.0, 2.0], n=50_000, trials=3, seed=4)
     wide = curves.pivot(index="estimator", columns="epsilon", values="MSE")
     assert ((wide.loc["norm-sub"] / wide.loc["mle-apx"] - 1).abs() < 0.05).all()
 
 
 def test_the_triangle_wave_is_behind_the_square_one():
     """Square-wave paper §6.4: the square wave has the best utility; here, averaged over ε, the triangle is worse."""
-    table = R.wave_shapes([0.5, 1.0, 2.0], trials=4, seed=5)
+    table = paper_figures.wave_shapes([0.5, 1.0, 2.0], trials=4, seed=5)
     mean = table.groupby("shape")["Wasserstein"].mean()
     assert mean["square"] < mean["triangle"]
 
@@ -71,16 +71,16 @@ def _progress_log():
 
 def test_ibu_gain_grid_covers_the_grid_one_time_and_longitudinal():
     seen, progress = _progress_log()
-    grid = R.ibu_gain_grid(["grr", "oue"], epsilons=[1.0, 4.0], users=[20_000], domain_sizes=[2, 50], trials=2,
-                           progress=progress)
-    assert len(grid) == 2 * 2 * 1 * 2 * len(R.IBU_DISTRIBUTIONS)
+    grid = paper_figures.ibu_gain_grid(["grr", "oue"], epsilons=[1.0, 4.0], users=[20_000], domain_sizes=[2, 50],
+                                       trials=2, progress=progress)
+    assert len(grid) == 2 * 2 * 1 * 2 * len(paper_figures.IBU_DISTRIBUTIONS)
     assert grid["Γ (%)"].between(0, 100).all()  # Γ is clipped at 0 by definition (Eq. (1))
     assert seen[-1] == 1.0 and seen == sorted(seen)
     # the paper's headline: IBU gains on a skewed distribution over 50 values (tens of per cent at ε = 1)
     zipf = grid[(grid["distribution"] == "zipf") & (grid["k"] == 50) & (grid["epsilon"] == 1.0)]
     assert zipf["Γ (%)"].mean() > 5.0
-    longitudinal = R.ibu_gain_grid(["l-grr"], epsilons=[4.0], users=[20_000], domain_sizes=[50], trials=1,
-                                   distributions=["zipf"])
+    longitudinal = paper_figures.ibu_gain_grid(["l-grr"], epsilons=[4.0], users=[20_000], domain_sizes=[50], trials=1,
+                                               distributions=["zipf"])
     assert len(longitudinal) == 1 and longitudinal["Γ (%)"].between(0, 100).all()
 
 
@@ -88,7 +88,7 @@ def test_postprocessor_tasks_reproduce_the_users_saved():
     """Consistency paper Fig. 5: PowerNS saves ~90 % of the users (n′ ≈ 10 n) and Norm-Mul saves none (n′ < n) on
     its Zipf(1.5) over 1,024 values at ε = 1. Tolerances: n′ is a ratio of two 5-trial MSE means, each within
     ±30 % here (their relative sd at 5 trials is ≈ 1/√5 of a single MSE's ≈ 0.3), so n′/n ∈ (5, 20) for PowerNS."""
-    tables = R.postprocessor_tasks(users=(500_000,), n=100_000, trials=5, rhos=(0.1, 0.5), ks=(2, 8))
+    tables = paper_figures.postprocessor_tasks(users=(500_000,), n=100_000, trials=5, rhos=(0.1, 0.5), ks=(2, 8))
     ratio = tables["n_prime"].set_index("estimator")["n′"] / 500_000
     assert ratio["mi"] == 1.0
     assert 5.0 < ratio["power-ns"] < 20.0 and ratio["norm-mul"] < 1.0
@@ -100,14 +100,14 @@ def test_postprocessor_tasks_reproduce_the_users_saved():
 def test_wiener_curves_cut_mi_on_smooth_data():
     """Convolution paper Figs. 6–7: on a smooth population IIW's MSE is well below MI's (a third to a quarter at
     ε = 5 in the paper); asserted < 0.6× at ε = 4 for both mechanisms, averaged over 2 collections."""
-    curves = R.wiener_curves(epsilons=(4.0,), domain_sizes=(500,), ks=(10,), n=300_000, d=500, trials=2)
+    curves = paper_figures.wiener_curves(epsilons=(4.0,), domain_sizes=(500,), ks=(10,), n=300_000, d=500, trials=2)
     mse = curves["epsilon"].set_index("method")["MSE"]
     assert mse["GRR-IIW"] < 0.6 * mse["GRR-MI"] and mse["OUE-IIW"] < 0.6 * mse["OUE-MI"]
     assert set(curves["d"]["d"]) == {500} and set(curves["top_k"]["k"]) == {10}
 
 
 def test_bucket_granularity_rows():
-    table = R.bucket_granularity((1.0,), domain_sizes=(16, 64), n=20_000, trials=1)
+    table = paper_figures.bucket_granularity((1.0,), domain_sizes=(16, 64), n=20_000, trials=1)
     assert list(table["d"]) == [16, 64] and (table["Wasserstein"] > 0).all()
 
 
@@ -115,7 +115,7 @@ def test_convolution_fig9_grr_finds_fewest_true_and_most_false_positives():
     # The paper's Fig. 9 finding on smooth data: KRR (GRR-MI) the worst on both counts, KRR-IIW-G the best. The gap
     # is large against the noise: GRR-MI's false positives at 500 users are ~150 vs ~14 for IIW-G (one trial at
     # n = 10⁶), and each count is a sum of d Bernoulli indicators whose SD is below √150 ≈ 12.
-    pos = R.wiener_curves(trials=1, epsilons=(4.0,), domain_sizes=(1000,), ks=(10,))["positives"]
+    pos = paper_figures.wiener_curves(trials=1, epsilons=(4.0,), domain_sizes=(1000,), ks=(10,))["positives"]
     by = pos.set_index(["threshold", "method"])
     for thr in pos["threshold"].unique():
         assert by.loc[(thr, "GRR-MI"), "true positives"] < by.loc[(thr, "GRR-IIW-G"), "true positives"]
@@ -125,12 +125,12 @@ def test_convolution_fig9_grr_finds_fewest_true_and_most_false_positives():
 
 
 def test_fixed_categories_are_disjoint_with_the_papers_mean_size():
-    mask = R.fixed_categories(1024)
+    mask = paper_figures.fixed_categories(1024)
     assert mask.shape == (68, 1024)
     assert mask.sum(axis=0).max() == 1
     assert abs(mask.sum(axis=1).mean() - 10.4) < 0.01
     with pytest.raises(ldp.LDPError):
-        R.fixed_categories(100)
+        paper_figures.fixed_categories(100)
 
 
 def test_the_method_chosen_from_the_reports_is_near_the_actual_best():
@@ -139,7 +139,7 @@ def test_the_method_chosen_from_the_reports_is_near_the_actual_best():
     # ≥ 0.8 over 8 methods and a recommendation within 1.5× of the actual best are far from chance, while the
     # spread of one collection's error (a few tens of per cent) keeps them from being exact.
     est = ("mi", "base-pos", "base-cut", "norm-cut", "norm-sub", "norm-mul", "mle-apx", "power-ns")
-    out = R.fixed_set_study((0.5, 2.0), n=1_000_000, trials=2, estimators=est)
+    out = paper_figures.fixed_set_study((0.5, 2.0), n=1_000_000, trials=2, estimators=est)
     assert set(out["mse"]["estimator"]) == set(est)
     for _, part in out["synthetic"].groupby("epsilon"):
         assert part["expected"].rank().corr(part["actual"].rank()) >= 0.8
@@ -157,5 +157,5 @@ def test_the_method_chosen_from_the_reports_is_near_the_actual_best():
 ])
 def test_every_study_reports_its_progress_to_the_end(name, args, kwargs):
     seen: list[float] = []
-    getattr(R, name)(*args, progress=seen.append, **kwargs)
+    getattr(paper_figures, name)(*args, progress=seen.append, **kwargs)
     assert seen and seen[-1] == 1.0 and seen == sorted(seen) and all(0 <= f <= 1 for f in seen)

@@ -1,4 +1,5 @@
-"""Figures of the "Reproduce the papers" page (pure Plotly; the tables come from ``ldp.studies.reproduce``)."""
+"""The seed papers' headline figures, redrawn (pure Plotly) from the tables of :mod:`ldp.studies.paper_figures`;
+the "Reproduce the papers" page shows them."""
 
 from __future__ import annotations
 
