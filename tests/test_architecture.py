@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FORMER_PAGE_NAMES = {"lab", "teaching"}
 #: Concepts a page is named after: a module may hold the concept (``ldp.mechanisms.heavy_hitters``) though a page
 #: of that name shows it.
-CONCEPTS = {"classroom", "heavy_hitters", "itemsets", "numerical", "privacy", "tradeoff", "vector_means"}
+CONCEPTS = {"classroom", "heavy_hitters", "itemsets", "joint", "numerical", "privacy", "tradeoff", "vector_means"}
 
 
 def page_names() -> set[str]:

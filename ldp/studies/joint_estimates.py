@@ -22,7 +22,7 @@ from ldp.core.streams import rng_for
 from ldp.data.joint import JointPopulation
 from ldp.engines import collect
 from ldp.estimators import get_estimator
-from ldp.mechanisms import get_mechanism
+from ldp.mechanisms import get_mechanism, mechanisms_of
 from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.numerical.binning import choose_oracle
 
@@ -94,8 +94,8 @@ def oracle_for(epsilon: float, d: int, n: int, oracle: str | None = None) -> Fre
     GRR or OLH, whichever has the smaller closed-form variance at (ε, d, n) — the d < 3e^ε + 2 rule of the lecture
     (:func:`ldp.mechanisms.numerical.binning.choose_oracle`)."""
     name = choose_oracle(epsilon, d, max(int(n), 1)) if oracle is None else oracle
-    cls = MECHANISMS.get(name)
-    if cls.kind != "frequency" or cls.collection != "one-time":
+    cls = MECHANISMS.get(name)  # an unknown name: the registry's own message, with the valid names
+    if cls not in mechanisms_of("frequency") or cls.collection != "one-time":
         raise InvalidInput(f"{name} is not a one-time frequency oracle; the joint methods need one")
     return get_mechanism(name, epsilon, d)
 

@@ -9,10 +9,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+import ldp.viz.paper_figures
 from ldp.core.errors import InvalidInput
 from ldp.studies import paper_figures
 from ldp.studies.figures import FIGURES, PAPERS
-from ldp.viz import paper_figures as viz
+from ldp.viz.paper_figures import draw
 
 ID = re.compile(r"^(ibu|consistency|convolution|square-wave)-(fig|table)-\d+$")
 
@@ -21,7 +22,7 @@ ID = re.compile(r"^(ibu|consistency|convolution|square-wave)-(fig|table)-\d+$")
 def test_every_entry_is_well_formed(figure):
     assert ID.match(figure.name) and figure.paper_name in PAPERS
     assert figure.paper_says == paper_figures.PRINTED[figure.printed]
-    assert callable(getattr(viz, figure.figure)) and callable(figure.function)
+    assert callable(getattr(ldp.viz.paper_figures, figure.figure)) and callable(figure.function)
     known = figure.parameters()
     for scale in ("lecture", "paper", "tiny"):
         assert set(getattr(figure, scale) if scale != "tiny" else figure.tiny) <= set(known), scale
@@ -37,7 +38,7 @@ def test_every_figure_runs_at_a_tiny_scale(figure):
     assert isinstance(table, pd.DataFrame) and len(table) > 0
     finding = figure.finding(table)
     assert isinstance(finding, str) and finding and "\n" not in finding
-    fig = viz.draw(figure, table, settings)
+    fig = draw(figure, table, settings)
     assert isinstance(fig, go.Figure) and len(fig.data) > 0
 
 
