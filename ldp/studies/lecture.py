@@ -758,7 +758,8 @@ MAX_REPEATED_OUTPUTS = 2**16
 
 def composition_table(epsilon: float, d: int, max_reports: int = 4) -> pd.DataFrame:
     """Sequential composition on GRR(ε) with d values: k independent reports of one value at ε each against one
-    report at kε, for k = 1 … ``max_reports`` (fewer where d^k would exceed ``MAX_REPEATED_OUTPUTS``).
+    report at kε, for k = 1 … ``max_reports`` (fewer where d^k would exceed ``MAX_REPEATED_OUTPUTS`` or GRR cannot
+    be built at kε — its report probabilities would underflow double precision).
 
     For each, the privacy loss max ln Pr[y|v]/Pr[y|v′] of the exact (product) channel — both exactly kε: the
     composition theorem's budget is attained — and the Bayes-optimal attacker's success at guessing a uniformly
@@ -774,8 +775,11 @@ def composition_table(epsilon: float, d: int, max_reports: int = 4) -> pd.DataFr
     for k in range(1, int(max_reports) + 1):
         if int(d) ** k > MAX_REPEATED_OUTPUTS:
             break
+        try:
+            once = get_mechanism("grr", k * float(epsilon), int(d)).channel()[0]
+        except LDPError:  # kε beyond what GRR can sample in double precision: stop there
+            break
         repeated = repeated_channel(single, k)
-        once = get_mechanism("grr", k * float(epsilon), int(d)).channel()[0]
         rows.append({"reports k": k, "budget spent kε": k * float(epsilon),
                      "loss: k reports at ε": worst_case(repeated)[0], "loss: one report at kε": worst_case(once)[0],
                      "attacker: k reports at ε": channel_success(repeated, prior),

@@ -473,6 +473,7 @@ def test_composition_two_reports_at_eps_spend_what_one_at_2eps_does(eps, d):
 def test_composition_table_stops_before_the_channel_is_too_large():
     table = teaching.composition_table(1.0, 8, max_reports=10)  # 8^5 = 32 768 ≤ 2^16 < 8^6 outputs
     assert list(table["reports k"]) == [1, 2, 3, 4, 5]
+    assert list(teaching.composition_table(10.0, 3, max_reports=5)["reports k"]) == [1, 2]  # GRR at 30: underflow
     with pytest.raises(ldp.LDPError):
         teaching.composition_table(1.0, 1)
 
