@@ -914,9 +914,9 @@ def bound_widths(name: str, d: int, ns: Sequence[int], epsilons: Sequence[float]
             counts = np.rint(n * (f * p + (1 - f) * q))
             iv = frequency_intervals(mech, counts, n, level)
             rows.append({"ε": float(eps), "n": n, "Hoeffding": 2 * hoeffding, "Bernstein": 2 * bernstein,
-                         "ours (uncertainty.py)": float(iv.high[0] - iv.low[0]), "our method": str(iv.method[0]),
+                         "our interval": float(iv.high[0] - iv.low[0]), "our method": str(iv.method[0]),
                          "normal 2zσ": 2 * z_value(level) * float(np.sqrt(mech.variance(f[0], n)))})
     out = pd.DataFrame(rows)
-    out["Hoeffding / ours"] = out["Hoeffding"] / out["ours (uncertainty.py)"]
-    out["Bernstein / ours"] = out["Bernstein"] / out["ours (uncertainty.py)"]
+    out["Hoeffding / ours"] = out["Hoeffding"] / out["our interval"]
+    out["Bernstein / ours"] = out["Bernstein"] / out["our interval"]
     return out

@@ -218,7 +218,7 @@ def composition_figure(table: pd.DataFrame, *, epsilon: float, d: int) -> go.Fig
 
 
 # --------------------------------------------------------------------------- central DP vs LDP
-DP_COLOURS = (BLUE, ORANGE, GREEN, PURPLE, SKY)
+DP_COLOURS = (BLUE, ORANGE, GREEN, PURPLE, SKY)  # the LDP mechanisms; central DP is black
 
 
 def dp_vs_ldp_figure(curves: pd.DataFrame, simulated: pd.DataFrame | None = None, *, epsilon: float) -> go.Figure:
@@ -226,16 +226,18 @@ def dp_vs_ldp_figure(curves: pd.DataFrame, simulated: pd.DataFrame | None = None
     (if given) as open markers on the same colours."""
     fig = go.Figure()
     methods = list(dict.fromkeys(curves["method"]))
-    colours = {m: (VERMILION if m.startswith("central") else DP_COLOURS[i % len(DP_COLOURS)])
-               for i, m in enumerate(methods)}
+    local = [m for m in methods if not m.startswith("central")]
+    colours = {m: DP_COLOURS[local.index(m) % len(DP_COLOURS)] if m in local else "#000000" for m in methods}
     for m in methods:
         part = curves[curves["method"] == m]
         fig.add_scatter(x=part["n"], y=part["σ of the count"], mode="lines", name=m,
-                        line={"color": colours[m], "width": 3, "dash": "solid" if m.startswith("central") else "dash"})
+                        line={"color": colours[m], "width": 3, "dash": "dash" if m in local else "solid"})
     if simulated is not None and len(simulated):
-        for m in methods:
+        for i, m in enumerate(methods):  # one legend entry for all the simulated markers, each in its line's colour
             part = simulated[simulated["method"] == m]
-            fig.add_scatter(x=part["n"], y=part["simulated σ"], mode="markers", name=f"{m} — simulated",
+            fig.add_scatter(x=part["n"], y=part["simulated σ"], mode="markers", name="simulated (open circles)",
+                            legendgroup="simulated", showlegend=i == 0,
+                            hovertemplate=f"{m}<br>n = %{{x:,}}<br>simulated σ = %{{y:.4g}}<extra></extra>",
                             marker={"color": colours[m], "size": 13, "symbol": "circle-open", "line": {"width": 3}})
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
@@ -250,7 +252,7 @@ def bound_width_figure(table: pd.DataFrame, *, epsilon: float, mechanism: str) -
     part = table[table["ε"] == float(epsilon)]
     fig = go.Figure()
     for col, colour, dash in (("Hoeffding", VERMILION, "dash"), ("Bernstein", ORANGE, "dashdot"),
-                              ("ours (uncertainty.py)", BLUE, "solid")):
+                              ("our interval", BLUE, "solid")):
         fig.add_scatter(x=part["n"], y=part[col], mode="lines+markers", name=col,
                         line={"color": colour, "width": 3, "dash": dash})
     fig.update_xaxes(type="log")

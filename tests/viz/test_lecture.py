@@ -101,4 +101,4 @@ def test_bound_width_figure():
     fig = viz.bound_width_figure(table, epsilon=2.0, mechanism="GRR")
     _has_titles(fig)
     assert len(fig.data) == 3 and fig.layout.xaxis.type == "log"
-    assert np.allclose(fig.data[2].y, table.loc[table["ε"] == 2.0, "ours (uncertainty.py)"])
+    assert np.allclose(fig.data[2].y, table.loc[table["ε"] == 2.0, "our interval"])
