@@ -519,8 +519,8 @@ def composition_section(epsilon: float, d: int) -> None:
         st.markdown(f"One user reports the same value k times with GRR at ε = {epsilon:g} each (d = {d}, sidebar). "
                     "Sequential composition says the k reports together are kε-LDP. Below, both the privacy loss "
                     "and the best guess of an attacker who knows the mechanism (and that the value is uniform on "
-                    "the d values) are computed exactly from the channel of the k reports, Pr[(y₁, …, y_k) | v] = "
-                    "Π Pr[y_j | v], against one report at kε.")
+                    "the d values) are computed exactly from the channel of the k reports, Pr[(y₁, …, yₖ) | v] = "
+                    "Π Pr[yⱼ | v], against one report at kε.")
         table = _composition(epsilon, d)
         if len(table) < 2:
             st.info(f"GRR cannot be built at 2ε = {2 * epsilon:g}: lower ε to compare.")
@@ -532,11 +532,11 @@ def composition_section(epsilon: float, d: int) -> None:
         c3.metric("Attacker: 2 reports at ε", f"{row['attacker: k reports at ε']:.4g}",
                   help=f"one report at ε: {row['attacker: one report at ε']:.4g}; no report: {1 / d:.4g}")
         c4.metric("Attacker: 1 report at 2ε", f"{row['attacker: one report at kε']:.4g}",
-                  help="= the 2ε-LDP ceiling e^{2ε}/(e^{2ε} + d − 1)")
+                  help="= the 2ε-LDP ceiling e^(2ε) / (e^(2ε) + d − 1)")
         same = abs(row["attacker: k reports at ε"] - row["attacker: one report at ε"]) < 1e-12
         st.markdown(
             f"**The privacy loss is the same**: both spend exactly 2ε = {2 * epsilon:g} (the worst output, two equal "
-            "reports, is e^{2ε} times likelier under one value than another) — the composition bound is attained. "
+            "reports, is e^(2ε) times likelier under one value than another) — the composition bound is attained. "
             f"**The attacker's guess is not**: one report at 2ε reaches the 2ε ceiling "
             f"({row['attacker: one report at kε']:.4g}), two at ε reach {row['attacker: k reports at ε']:.4g}"
             + (" — no better than a single report at ε: when the two reports differ, the attacker can only pick one "
@@ -581,15 +581,16 @@ def bounds_section(epsilon: float, d: int) -> None:
                    "support count is a sum of independent Bernoullis (probability p for the value's holders, q for "
                    "the others). With L = ln(2/0.05), each gives a 95 % half-width t:",
                    r"\text{Hoeffding: } t = \frac{1}{p-q}\sqrt{\frac{L}{2n}}\qquad "
-                   r"\text{Bernstein: } t = \frac{ML/3 + \sqrt{(ML/3)^2 + 2ns^2L}}{n},\ "
-                   r"M = \frac{\max(p, 1-p, q, 1-q)}{p-q},\ s^2 = \frac{\max(p(1-p), q(1-q))}{(p-q)^2}"):
+                   r"\text{Bernstein: } t = \frac{ML/3 + \sqrt{(ML/3)^2 + 2ns^2L}}{n},",
+                   r"M = \frac{\max(p, 1-p, q, 1-q)}{p-q}\ \text{(largest deviation)},\qquad "
+                   r"s^2 = \frac{\max(p(1-p), q(1-q))}{(p-q)^2}\ \text{(largest variance)}"):
         epsilons = tuple(sorted({*BOUND_EPS, float(epsilon)}))
         table = _bound_widths(d, epsilons)
         mine = table[table["ε"] == float(epsilon)]
-        st.caption("Ours: the Dashboard's intervals (exact binomial inversion where counts are small, else f̂ ± zσ) at "
-                   f"the expected counts of n users spread evenly over the d = {d} values (sidebar). The bounds are "
-                   "valid for any frequency, so they are wider; Bernstein uses the variance and wins when p − q is "
-                   "large.")
+        st.caption("Ours: the package's confidence intervals (exact binomial inversion where counts are small, else "
+                   f"f̂ ± zσ) at the expected counts of n users spread evenly over the d = {d} values (sidebar). The "
+                   "bounds are valid for any frequency, so they are wider; Bernstein uses the variance and wins when "
+                   "p − q is large.")
         fig = viz.bound_width_figure(table, epsilon=epsilon, mechanism=f"GRR, d = {d}")
         _figure_and_values(fig, "learn_bounds", table, (
             f"Log–log lines of the 95 % interval width against n at ε = {epsilon:g}: Hoeffding is "

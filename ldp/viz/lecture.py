@@ -251,7 +251,7 @@ def bound_width_figure(table: pd.DataFrame, *, epsilon: float, mechanism: str) -
     """Width of a 95 % interval for one frequency against n (log–log) at one ε: Hoeffding, Bernstein and ours."""
     part = table[table["ε"] == float(epsilon)]
     fig = go.Figure()
-    for col, colour, dash in (("Hoeffding", VERMILION, "dash"), ("Bernstein", ORANGE, "dashdot"),
+    for col, colour, dash in (("Hoeffding", VERMILION, "dash"), ("Bernstein", GREEN, "dashdot"),
                               ("our interval", BLUE, "solid")):
         fig.add_scatter(x=part["n"], y=part[col], mode="lines+markers", name=col,
                         line={"color": colour, "width": 3, "dash": dash})
