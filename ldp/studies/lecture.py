@@ -834,12 +834,13 @@ def dp_vs_ldp_simulation(epsilon: float, d: int, ns: Sequence[int], names: Seque
     ``trials`` LDP collections (fast engine) of n users who all hold value 1, the count of value 0 (frequency 0,
     where the closed form is exact) estimated; the standard deviation of the errors against the closed form, with
     the relative standard error of a standard deviation from T = ``trials`` draws, ½√((2 + κ)/(T − 1)) (delta
-    method on s²; κ the excess kurtosis: 3 for Laplace noise, 0 for an LDP count, a sum of many Bernoullis)."""
+    method on s²; κ the excess kurtosis: 3 for Laplace noise, (1 − 6q(1 − q))/(n q(1 − q)) for the LDP count, a
+    Binomial(n, q*) — large when n q* is small, e.g. at large ε)."""
     from ldp.engines import collect
 
     if trials < 2:
         raise InvalidInput(f"need at least two trials, got {trials}")
-    laplace_rse, count_rse = 0.5 * math.sqrt(5 / (trials - 1)), 0.5 * math.sqrt(2 / (trials - 1))
+    laplace_rse = 0.5 * math.sqrt(5 / (trials - 1))
     rows = []
     for n in ns:
         n = int(n)
@@ -855,8 +856,11 @@ def dp_vs_ldp_simulation(epsilon: float, d: int, ns: Sequence[int], names: Seque
             rng = rng_for(seed, "dp vs ldp", name, n)
             errors = np.array([n * mech.estimate(collect(mech, population, rng, "fast")).values[0]
                                for _ in range(trials)])
+            spread = mech.q_star * (1 - mech.q_star)
+            kurtosis = (1 - 6 * spread) / (n * spread)
             rows.append({"n": n, "method": f"LDP: {mech.display_name}", "closed form σ": ldp_count_sd(mech, n),
-                         "simulated σ": float(np.std(errors, ddof=1)), "relative SE": count_rse})
+                         "simulated σ": float(np.std(errors, ddof=1)),
+                         "relative SE": 0.5 * math.sqrt((2 + kurtosis) / (trials - 1))})
     out = pd.DataFrame(rows)
     out.insert(4, "simulated / closed form", out["simulated σ"] / out["closed form σ"])
     out["trials"] = trials

@@ -496,8 +496,14 @@ def test_dp_vs_ldp_simulation_matches_the_closed_forms():
     trials = 400
     sim = teaching.dp_vs_ldp_simulation(1.0, 4, [1_000, 20_000], trials=trials, seed=5)
     assert len(sim) == 8 and (sim["trials"] == trials).all()
-    # relative SE of a standard deviation from T draws ≈ ½√((2 + κ)/(T − 1)): 5.6 % (Laplace, κ = 3), 3.5 % (counts)
+    # relative SE of a standard deviation from T draws ≈ ½√((2 + κ)/(T − 1)): 5.6 % (Laplace, κ = 3), ≈ 3.5 % for the
+    # counts here (Binomial(n, q*) with n q* ≥ 100: κ ≤ 0.01)
     assert (abs(sim["simulated / closed form"] - 1) < 5 * sim["relative SE"]).all(), sim
+    assert sim["relative SE"].iloc[1] == pytest.approx(1 / math.sqrt(2 * (trials - 1)), rel=0.01)
+    # a count of tiny expected size (n q* = 0.045 at ε = 10, d = 2) is heavy-tailed: its SE is far larger
+    rare = teaching.dp_vs_ldp_simulation(10.0, 2, [1_000], names=("grr",), trials=trials, seed=5)
+    assert rare["relative SE"].iloc[1] > 3 * sim["relative SE"].iloc[1]  # κ ≈ 1/(n q*) = 22: ½√(24/399) = 12 %
+    assert abs(rare["simulated / closed form"].iloc[1] - 1) < 5 * rare["relative SE"].iloc[1]
     big = sim[sim["n"] == 20_000].set_index("method")
     assert big.loc["LDP: OUE", "simulated σ"] > 50 * big.loc["central DP (Laplace)", "simulated σ"]
 
