@@ -629,8 +629,8 @@ def grr_table_section() -> None:
                 f"{len(off)} of {len(table)} printed values do not follow from the formula: " + "; ".join(
                     f"ε = {r['ε']:g}, d = {r['d']:,}: {r['p']:.4g}, printed {r['lecture p']}"
                     for _, r in off.iterrows()) + ".")
-        st.caption(f"✓: our p, cut to the lecture's printed digits, reads the printed value (the slide truncates: "
-                   f"{len(truncated)} cells would differ if rounded). {note}")
+        st.caption(f"'agrees': our p, cut to the lecture's printed digits, reads the printed value (the slide "
+                   f"truncates: {len(truncated)} cells would differ if rounded). {note}")
         st.dataframe(_fmt(table), hide_index=True, key="learn_grr_table")
 
 

@@ -38,6 +38,7 @@ from ldp.core.randomness import make_rng
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import Mechanism, get_mechanism, mechanisms_of
+from ldp.studies.attacks import channel_success
 
 __all__ = ["COMPARISON_ORDER", "DP_VS_LDP_MECHANISMS", "LECTURE_GRR_DOMAINS", "LECTURE_GRR_EPSILONS", "LECTURE_GRR_P",
            "LECTURE_UE_P", "LECTURE_UE_REPORTS", "LECTURE_UE_VALUES", "LOSS_RTOL", "MAX_REPEATED_OUTPUTS", "DERule",
@@ -638,11 +639,12 @@ def grr_probability_table(epsilons: Sequence[float] = LECTURE_GRR_EPSILONS,
 
 def grr_probability_grid(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`grr_probability_table` laid out as the lecture's slide (ε down, d across): each cell our p with the
-    lecture's printed value and ✓ (agrees to its digits) or ✗."""
+    lecture's printed value and whether it agrees to the printed digits (words, not ✓/✗ glyphs: a lecture hall's
+    browser may lack the font)."""
     def cell(row: pd.Series) -> str:
         if not row["lecture p"]:
             return f"{row['p']:.4g}"
-        return f"{row['p']:.4g} (lecture {row['lecture p']} {'✓' if row['agrees'] else '✗'})"
+        return f"{row['p']:.4g} (lecture {row['lecture p']}: {'agrees' if row['agrees'] else 'DIFFERS'})"
 
     cells = table.assign(cell=table.apply(cell, axis=1))
     grid = cells.pivot(index="ε", columns="d", values="cell")
@@ -765,8 +767,6 @@ def composition_table(epsilon: float, d: int, max_reports: int = 4) -> pd.DataFr
     composition theorem's budget is attained — and the Bayes-optimal attacker's success at guessing a uniformly
     distributed value, (1/d) Σ_y max_v Pr[y|v], with the kε-LDP ceiling :func:`grr_accuracy_bound` (which one GRR
     report at kε attains) and the no-report baseline 1/d."""
-    from ldp.studies.attacks import channel_success
-
     if not 2 <= int(d) or not epsilon > 0:
         raise InvalidInput(f"need d ≥ 2 and ε > 0, got d = {d}, ε = {epsilon}")
     prior = np.full(int(d), 1.0 / int(d))

@@ -96,7 +96,7 @@ def test_lecture_extras_in_expanders(at):
     steps = _frames(at, "true count n_v")[0]
     assert list(steps.iloc[:, 4]) == ["0", "10/3", "5/3", "0"]  # the lecture's estimate
     grid = _frames(at, "p (d = 128)")[0]
-    assert grid["p (d = 128)"].str.contains("✗").all()
+    assert grid["p (d = 128)"].str.contains("DIFFERS").all()
     assert "printed 0.307" in _texts(at, "caption")
     sim = _frames(at, "simulated / closed form")[0]
     assert set(sim["n"]) == {1_000, 100_000}

@@ -408,8 +408,8 @@ def test_printed_digits_and_the_grid():
     assert teaching.agrees_to_printed_digits(0.05067, "0.05") and not teaching.agrees_to_printed_digits(0.0499, "0.05")
     grid = teaching.grr_probability_grid(teaching.grr_probability_table())
     assert grid.shape == (4, 5) and list(grid["ε"]) == [0.1, 1.0, 2.0, 4.0]
-    assert grid["p (d = 128)"].str.contains("✗").all() and grid["p (d = 2)"].str.contains("✓").all()
-    assert grid.iloc[0]["p (d = 2)"] == "0.525 (lecture 0.52 ✓)"
+    assert grid["p (d = 128)"].str.contains("DIFFERS").all() and grid["p (d = 2)"].str.contains("agrees").all()
+    assert grid.iloc[0]["p (d = 2)"] == "0.525 (lecture 0.52: agrees)"
 
 
 # --------------------------------------------------------------------------- the unary-encoding worked example
