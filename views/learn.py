@@ -473,8 +473,8 @@ def questions_section(epsilon: float) -> None:
 
 
 # --------------------------------------------------------------------------- more from the lecture (in expanders)
-# Each below sits in an expander under the tab it belongs to, so a tab's first screen is unchanged. Streamlit does not
-# nest expanders, so these charts draw their plotted values as a table right below instead of in one.
+# Each below sits in an expander under the tab it belongs to, so a tab's first screen is unchanged, and runs only
+# while open. Streamlit does not nest expanders, so these charts draw their plotted values as a table right below.
 DP_NS = np.geomspace(10, 1e7, 25)  # users for the central-DP vs LDP curves
 DP_SIM_NS, DP_SIM_TRIALS = (1_000, 100_000), 200  # the empirical check
 BOUND_NS, BOUND_EPS = (100, 1_000, 10_000, 100_000), (0.5, 1.0, 2.0, 4.0)
@@ -482,13 +482,18 @@ COMPOSITION_REPORTS = 5
 
 
 @contextlib.contextmanager
-def _expander(title: str, intro: str, *formulas: str) -> Iterator[None]:
-    """A collapsed section of the lecture: its introduction and formulas, then what the ``with`` block draws."""
-    with st.expander(title):
-        st.markdown(intro)
-        for formula in formulas:
-            st.latex(formula)
-        yield
+def _expander(title: str, key: str, intro: str = "", *formulas: str) -> Iterator[bool]:
+    """A collapsed section of the lecture that runs only while open (a lazy expander: opening it reruns its
+    fragment), so the closed sections cost a page nothing. Draws the introduction and formulas when open and
+    yields whether it is; the ``with`` block returns when it is not."""
+    box = st.expander(title, key=key, on_change="rerun")
+    with box:
+        if box.open:
+            if intro:
+                st.markdown(intro)
+            for formula in formulas:
+                st.latex(formula)
+        yield bool(box.open)
 
 
 def _figure_and_values(fig: Any, key: str, table: pd.DataFrame, description: str) -> None:
@@ -515,12 +520,14 @@ def _bound_widths(d: int, epsilons: tuple[float, ...]) -> pd.DataFrame:
 @st.fragment
 @section
 def composition_section(epsilon: float, d: int) -> None:
-    with st.expander("Sequential composition, demonstrated: two reports at ε against one at 2ε"):
-        st.markdown(f"One user reports the same value k times with GRR at ε = {epsilon:g} each (d = {d}, sidebar). "
-                    "Sequential composition says the k reports together are kε-LDP. Below, both the privacy loss "
-                    "and the best guess of an attacker who knows the mechanism (and that the value is uniform on "
-                    "the d values) are computed exactly from the channel of the k reports, Pr[(y₁, …, yₖ) | v] = "
-                    "Π Pr[yⱼ | v], against one report at kε.")
+    with _expander("Sequential composition, demonstrated: two reports at ε against one at 2ε", "learn_x_composition",
+                   f"One user reports the same value k times with GRR at ε = {epsilon:g} each (d = {d}, sidebar). "
+                   "Sequential composition says the k reports together are kε-LDP. Below, both the privacy loss and "
+                   "the best guess of an attacker who knows the mechanism (and that the value is uniform on the d "
+                   "values) are computed exactly from the channel of the k reports, Pr[(y₁, …, yₖ) | v] = "
+                   "Π Pr[yⱼ | v], against one report at kε.") as shown:
+        if not shown:
+            return
         table = _composition(epsilon, d)
         if len(table) < 2:
             st.info(f"GRR cannot be built at 2ε = {2 * epsilon:g}: lower ε to compare.")
@@ -552,12 +559,14 @@ def composition_section(epsilon: float, d: int) -> None:
 @st.fragment
 @section
 def dp_vs_ldp_section(epsilon: float, d: int) -> None:
-    with _expander("Central DP vs LDP: how much noise on a count?",
+    with _expander("Central DP vs LDP: how much noise on a count?", "learn_x_dp",
                    "Central DP protects **neighbouring datasets**: one person changes a count by at most 1, so "
                    "Laplace noise of scale 1/ε suffices, whatever n. LDP protects **any two values** of each user: "
                    "every report is noisy, and the noise of n reports adds up.",
                    r"\text{central: } \sigma = \frac{\sqrt2}{\varepsilon} = \Theta(1)\qquad"
-                   r"\text{LDP: } \sigma = \sqrt{n\cdot\operatorname{Var}[\tilde c(i)]/n} = \Theta(\sqrt n)"):
+                   r"\text{LDP: } \sigma = \sqrt{n\cdot\operatorname{Var}[\tilde c(i)]/n} = \Theta(\sqrt n)") as shown:
+        if not shown:
+            return
         curves = lecture.dp_vs_ldp_curves(epsilon, d, DP_NS)
         sim = _dp_simulation(epsilon, d)
         big = curves[curves["n"] == curves["n"].max()]
@@ -576,14 +585,16 @@ def dp_vs_ldp_section(epsilon: float, d: int) -> None:
 @st.fragment
 @section
 def bounds_section(epsilon: float, d: int) -> None:
-    with _expander("How far off can an estimate be? Hoeffding and Bernstein against exact intervals",
+    with _expander("How far off can an estimate be? Hoeffding and Bernstein against exact intervals", "learn_x_bounds",
                    "The lecture bounds the error of an estimate with Hoeffding's or Bernstein's inequality, since the "
                    "support count is a sum of independent Bernoullis (probability p for the value's holders, q for "
                    "the others). With L = ln(2/0.05), each gives a 95 % half-width t:",
                    r"\text{Hoeffding: } t = \frac{1}{p-q}\sqrt{\frac{L}{2n}}\qquad "
                    r"\text{Bernstein: } t = \frac{ML/3 + \sqrt{(ML/3)^2 + 2ns^2L}}{n},",
                    r"M = \frac{\max(p, 1-p, q, 1-q)}{p-q}\ \text{(largest deviation)},\qquad "
-                   r"s^2 = \frac{\max(p(1-p), q(1-q))}{(p-q)^2}\ \text{(largest variance)}"):
+                   r"s^2 = \frac{\max(p(1-p), q(1-q))}{(p-q)^2}\ \text{(largest variance)}") as shown:
+        if not shown:
+            return
         epsilons = tuple(sorted({*BOUND_EPS, float(epsilon)}))
         table = _bound_widths(d, epsilons)
         mine = table[table["ε"] == float(epsilon)]
@@ -601,7 +612,9 @@ def bounds_section(epsilon: float, d: int) -> None:
 @st.fragment
 @section
 def unary_example_section() -> None:
-    with st.expander("The lecture's unary-encoding example, step by step"):
+    with _expander("The lecture's unary-encoding example, step by step", "learn_x_unary") as shown:
+        if not shown:
+            return
         ex = lecture.unary_example()
         st.markdown(f"Five users on D = {{1, 2, 3, 4}} encode their value as a one-hot vector x and keep each bit "
                     f"with probability p = {ex.p} (flip it with q = {ex.q}: symmetric UE, ε = 2 ln(p/q) = "
@@ -617,7 +630,9 @@ def unary_example_section() -> None:
 @st.fragment
 @section
 def grr_table_section() -> None:
-    with st.expander("GRR's p as d grows: the lecture's table"):
+    with _expander("GRR's p as d grows: the lecture's table", "learn_x_grr") as shown:
+        if not shown:
+            return
         st.markdown("GRR keeps the value with p = e^ε/(e^ε + d − 1) and reports each other value with q = "
                     "1/(e^ε + d − 1): for the same ε, p falls as the domain grows — why unary encoding and hashing "
                     "win for large d.")

@@ -84,12 +84,18 @@ def test_defaults_render_every_section(at):
 
 
 def test_lecture_extras_in_expanders(at):
-    """Issue 23 item 6: composition, central DP vs LDP, the error bounds, the UE example and GRR's table, each in an
-    expander under its tab (the tabs and their first screens unchanged)."""
+    """Issue 23 item 6: composition, central DP vs LDP, the error bounds, the UE example and GRR's table, each in a
+    lazy expander under its tab (the tabs and their first screens unchanged): closed, they draw nothing."""
     labels = [e.label for e in at.expander]
     for start in ("Sequential composition", "Central DP vs LDP", "How far off", "The lecture's unary-encoding",
                   "GRR's p as d grows"):
         assert any(label.startswith(start) for label in labels), (start, labels)
+    assert not {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} & _charts(at)
+    extras = ("learn_x_composition", "learn_x_dp", "learn_x_bounds", "learn_x_unary", "learn_x_grr")
+    for key in extras:
+        at.session_state[key] = True  # open
+    at.run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
     assert {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} <= _charts(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Privacy loss: 2 reports at ε"] == metrics["Privacy loss: 1 report at 2ε"] == "2"  # ε = 1
@@ -100,6 +106,10 @@ def test_lecture_extras_in_expanders(at):
     assert "printed 0.307" in _texts(at, "caption")
     sim = _frames(at, "simulated / closed form")[0]
     assert set(sim["n"]) == {1_000, 100_000}
+    for key in extras:  # closed again for the tests below
+        at.session_state[key] = False
+    at.run()
+    assert "learn_comp_fig" not in _charts(at)
 
 
 def test_live_check_the_spends_less(at):
