@@ -1,7 +1,9 @@
 """Learn — the lecture "Local Differential Privacy (Part 1)" made interactive: the ε-LDP definition
 checked live on a mechanism's exact channel, Warner's randomized response with the 80/20 example,
 one user's report under every mechanism, the channel matrix, the comparison table for the chosen ε
-and d, and answering several questions (split ε or partition users).
+and d, and answering several questions (split ε or partition users); in expanders under their tabs, sequential
+composition on GRR's exact channel, central-DP vs LDP noise on a count, Hoeffding/Bernstein bounds against the exact
+intervals, the unary-encoding worked example and GRR's p as d grows (the lecture's table).
 
 Wiring and text only: the controls are declared below; the maths is in ``ldp.studies.lecture`` and the figures
 in ``ldp.viz.lecture``.
@@ -9,8 +11,9 @@ in ``ldp.viz.lecture``.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -469,6 +472,183 @@ def questions_section(epsilon: float) -> None:
                "formula ignores the f(1 − f) terms and OLH's integer g, so it differs.")
 
 
+# --------------------------------------------------------------------------- more from the lecture (in expanders)
+# Each below sits in an expander under the tab it belongs to, so a tab's first screen is unchanged, and runs only
+# while open. Streamlit does not nest expanders, so these charts draw their plotted values as a table right below.
+DP_NS = np.geomspace(10, 1e7, 25)  # users for the central-DP vs LDP curves
+DP_SIM_NS, DP_SIM_TRIALS = (1_000, 100_000), 200  # the empirical check
+BOUND_NS, BOUND_EPS = (100, 1_000, 10_000, 100_000), (0.5, 1.0, 2.0, 4.0)
+COMPOSITION_REPORTS = 5
+
+
+@contextlib.contextmanager
+def _expander(title: str, key: str, intro: str = "", *formulas: str) -> Iterator[bool]:
+    """A collapsed section of the lecture that runs only while open (a lazy expander: opening it reruns its
+    fragment), so the closed sections cost a page nothing. Draws the introduction and formulas when open and
+    yields whether it is; the ``with`` block returns when it is not."""
+    box = st.expander(title, key=key, on_change="rerun")
+    with box:
+        if box.open:
+            if intro:
+                st.markdown(intro)
+            for formula in formulas:
+                st.latex(formula)
+        yield bool(box.open)
+
+
+def _figure_and_values(fig: Any, key: str, table: pd.DataFrame, description: str) -> None:
+    """A chart inside an expander, with its values as a table right below it (``{key}_fig``, ``{key}_table``)."""
+    common.show_figure(fig, f"{key}_fig", description=description)
+    st.dataframe(_fmt(table), hide_index=True, key=f"{key}_table")
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _composition(epsilon: float, d: int) -> pd.DataFrame:
+    return lecture.composition_table(epsilon, d, COMPOSITION_REPORTS)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _dp_simulation(epsilon: float, d: int) -> pd.DataFrame:
+    return lecture.dp_vs_ldp_simulation(epsilon, d, DP_SIM_NS, trials=DP_SIM_TRIALS, seed=0)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _bound_widths(d: int, epsilons: tuple[float, ...]) -> pd.DataFrame:
+    return lecture.bound_widths("grr", d, BOUND_NS, epsilons)
+
+
+@st.fragment
+@section
+def composition_section(epsilon: float, d: int) -> None:
+    with _expander("Sequential composition, demonstrated: two reports at ε against one at 2ε", "learn_x_composition",
+                   f"One user reports the same value k times with GRR at ε = {epsilon:g} each (d = {d}, sidebar). "
+                   "Sequential composition says the k reports together are kε-LDP. Below, both the privacy loss and "
+                   "the best guess of an attacker who knows the mechanism (and that the value is uniform on the d "
+                   "values) are computed exactly from the channel of the k reports, Pr[(y₁, …, yₖ) | v] = "
+                   "Π Pr[yⱼ | v], against one report at kε.") as shown:
+        if not shown:
+            return
+        table = _composition(epsilon, d)
+        if len(table) < 2:
+            st.info(f"GRR cannot be built at 2ε = {2 * epsilon:g}: lower ε to compare.")
+            return
+        row = table.set_index("reports k").loc[2]
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Privacy loss: 2 reports at ε", f"{row['loss: k reports at ε']:.6g}")
+        c2.metric("Privacy loss: 1 report at 2ε", f"{row['loss: one report at kε']:.6g}")
+        c3.metric("Attacker: 2 reports at ε", f"{row['attacker: k reports at ε']:.4g}",
+                  help=f"one report at ε: {row['attacker: one report at ε']:.4g}; no report: {1 / d:.4g}")
+        c4.metric("Attacker: 1 report at 2ε", f"{row['attacker: one report at kε']:.4g}",
+                  help="= the 2ε-LDP ceiling e^(2ε) / (e^(2ε) + d − 1)")
+        same = abs(row["attacker: k reports at ε"] - row["attacker: one report at ε"]) < 1e-12
+        st.markdown(
+            f"**The privacy loss is the same**: both spend exactly 2ε = {2 * epsilon:g} (the worst output, two equal "
+            "reports, is e^(2ε) times likelier under one value than another) — the composition bound is attained. "
+            f"**The attacker's guess is not**: one report at 2ε reaches the 2ε ceiling "
+            f"({row['attacker: one report at kε']:.4g}), two at ε reach {row['attacker: k reports at ε']:.4g}"
+            + (" — no better than a single report at ε: when the two reports differ, the attacker can only pick one "
+               "of them." if same else ".")
+            + " The budget bounds what any attacker can learn; it does not say every way to spend it leaks alike.")
+        once, many = table["attacker: one report at kε"], table["attacker: k reports at ε"]
+        _figure_and_values(viz.composition_figure(table, epsilon=epsilon, d=d), "learn_comp", table, (
+            f"Lines of the attacker's success against k = 1 to {int(table['reports k'].max())}: one report at kε "
+            f"rises from {once.iloc[0]:.3g} to {once.iloc[-1]:.3g}, k reports at ε from {many.iloc[0]:.3g} to "
+            f"{many.iloc[-1]:.3g}."))
+
+
+@st.fragment
+@section
+def dp_vs_ldp_section(epsilon: float, d: int) -> None:
+    with _expander("Central DP vs LDP: how much noise on a count?", "learn_x_dp",
+                   "Central DP protects **neighbouring datasets**: one person changes a count by at most 1, so "
+                   "Laplace noise of scale 1/ε suffices, whatever n. LDP protects **any two values** of each user: "
+                   "every report is noisy, and the noise of n reports adds up.",
+                   r"\text{central: } \sigma = \frac{\sqrt2}{\varepsilon} = \Theta(1)\qquad"
+                   r"\text{LDP: } \sigma = \sqrt{n\cdot\operatorname{Var}[\tilde c(i)]/n} = \Theta(\sqrt n)") as shown:
+        if not shown:
+            return
+        curves = lecture.dp_vs_ldp_curves(epsilon, d, DP_NS)
+        sim = _dp_simulation(epsilon, d)
+        big = curves[curves["n"] == curves["n"].max()]
+        central = float(lecture.central_count_sd(epsilon))
+        worst = sim["simulated / closed form"].sub(1).abs().div(sim["relative SE"]).max()
+        st.caption(f"Divided by n (a frequency), the noise is Θ(1/n) against Θ(1/√n). Simulation: the count of a "
+                   f"value nobody holds, {DP_SIM_TRIALS} runs per n (fast engine, seed 0); the worst simulated σ is "
+                   f"{worst:.2g} standard errors from its closed form.")
+        _figure_and_values(viz.dp_vs_ldp_figure(curves, sim, epsilon=epsilon), "learn_dp", sim, (
+            f"Log–log lines of σ against n (ε = {epsilon:g}, d = {d}): central Laplace stays at {central:.3g} people; "
+            f"the LDP lines rise with slope ½, to {big['σ of the count'].iloc[1:].min():,.0f}–"
+            f"{big['σ of the count'].iloc[1:].max():,.0f} people at n = {int(big['n'].max()):,}. Open circles: "
+            f"{DP_SIM_TRIALS} simulated collections at n = " + " and ".join(f"{n:,}" for n in DP_SIM_NS) + "."))
+
+
+@st.fragment
+@section
+def bounds_section(epsilon: float, d: int) -> None:
+    with _expander("How far off can an estimate be? Hoeffding and Bernstein against exact intervals", "learn_x_bounds",
+                   "The lecture bounds the error of an estimate with Hoeffding's or Bernstein's inequality, since the "
+                   "support count is a sum of independent Bernoullis (probability p for the value's holders, q for "
+                   "the others). With L = ln(2/0.05), each gives a 95 % half-width t:",
+                   r"\text{Hoeffding: } t = \frac{1}{p-q}\sqrt{\frac{L}{2n}}\qquad "
+                   r"\text{Bernstein: } t = \frac{ML/3 + \sqrt{(ML/3)^2 + 2ns^2L}}{n},",
+                   r"M = \frac{\max(p, 1-p, q, 1-q)}{p-q}\ \text{(largest deviation)},\qquad "
+                   r"s^2 = \frac{\max(p(1-p), q(1-q))}{(p-q)^2}\ \text{(largest variance)}") as shown:
+        if not shown:
+            return
+        epsilons = tuple(sorted({*BOUND_EPS, float(epsilon)}))
+        table = _bound_widths(d, epsilons)
+        mine = table[table["ε"] == float(epsilon)]
+        st.caption("Ours: the package's confidence intervals (exact binomial inversion where counts are small, else "
+                   f"f̂ ± zσ) at the expected counts of n users spread evenly over the d = {d} values (sidebar). The "
+                   "bounds are valid for any frequency, so they are wider; Bernstein uses the variance and wins when "
+                   "p − q is large.")
+        fig = viz.bound_width_figure(table, epsilon=epsilon, mechanism=f"GRR, d = {d}")
+        _figure_and_values(fig, "learn_bounds", table, (
+            f"Log–log lines of the 95 % interval width against n at ε = {epsilon:g}: Hoeffding is "
+            f"{mine['Hoeffding / ours'].min():.2g}–{mine['Hoeffding / ours'].max():.2g}× and Bernstein "
+            f"{mine['Bernstein / ours'].min():.2g}–{mine['Bernstein / ours'].max():.2g}× as wide as our intervals."))
+
+
+@st.fragment
+@section
+def unary_example_section() -> None:
+    with _expander("The lecture's unary-encoding example, step by step", "learn_x_unary") as shown:
+        if not shown:
+            return
+        ex = lecture.unary_example()
+        st.markdown(f"Five users on D = {{1, 2, 3, 4}} encode their value as a one-hot vector x and keep each bit "
+                    f"with probability p = {ex.p} (flip it with q = {ex.q}: symmetric UE, ε = 2 ln(p/q) = "
+                    f"{ex.epsilon:.4g}). The server sums the reports and inverts:")
+        st.dataframe(ex.users(), hide_index=True, key="learn_ue_users")
+        st.latex(rf"c(v) = \frac{{I_v - n\,q}}{{p - q}} = \frac{{I_v - {ex.n}\cdot {ex.q}}}{{{ex.p} - {ex.q}}}")
+        st.dataframe(_fmt(ex.steps()), hide_index=True, key="learn_ue_steps")
+        st.caption("Computed in exact fractions; the last column runs the same reports through the package's SUE "
+                   f"mechanism at ε = {ex.epsilon:.4g}. Truth {list(ex.truth)}, estimate "
+                   f"[{', '.join(str(x) for x in ex.estimate)}]: accuracy increases with the number of users.")
+
+
+@st.fragment
+@section
+def grr_table_section() -> None:
+    with _expander("GRR's p as d grows: the lecture's table", "learn_x_grr") as shown:
+        if not shown:
+            return
+        st.markdown("GRR keeps the value with p = e^ε/(e^ε + d − 1) and reports each other value with q = "
+                    "1/(e^ε + d − 1): for the same ε, p falls as the domain grows — why unary encoding and hashing "
+                    "win for large d.")
+        table = lecture.grr_probability_table()
+        st.dataframe(lecture.grr_probability_grid(table), hide_index=True, key="learn_grr_grid")
+        off = table[table["agrees"] == False]  # noqa: E712 (None: no printed value)
+        truncated = table[(table["agrees"] == True) & (table["agrees if rounded"] == False)]  # noqa: E712
+        note = ("All cells agree with the lecture's printed digits." if off.empty else
+                f"{len(off)} of {len(table)} printed values do not follow from the formula: " + "; ".join(
+                    f"ε = {r['ε']:g}, d = {r['d']:,}: {r['p']:.4g}, printed {r['lecture p']}"
+                    for _, r in off.iterrows()) + ".")
+        st.caption(f"'agrees': our p, cut to the lecture's printed digits, reads the printed value (the slide "
+                   f"truncates: {len(truncated)} cells would differ if rounded). {note}")
+        st.dataframe(_fmt(table), hide_index=True, key="learn_grr_table")
+
+
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Learn: local differential privacy, step by step")
@@ -488,20 +668,25 @@ def main() -> None:
             st.error(f"Cannot build this mechanism: {exc}. Change ε1 or ε; the ε-LDP check and the channel "
                      "heatmap need a valid mechanism, the other sections still work.")
         st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "
-                   "comparison table (ε).")
+                   "comparison table (ε); the composition, central-DP and error-bound expanders use ε and d with GRR.")
 
     # the open tab is part of the URL (issue 11 item 7): a link opens Learn on the section the lecturer was showing
     tabs = st.tabs(list(TABS), key="learn_tab", bind="query-params")
     with tabs[0]:
         definition_section(mech_name, epsilon, small_d, eps1)
+        composition_section(epsilon, small_d)
+        dp_vs_ldp_section(epsilon, small_d)
     with tabs[1]:
         warner_section()
+        bounds_section(epsilon, small_d)
     with tabs[2]:
         one_user_section(epsilon, eps1)
+        unary_example_section()
     with tabs[3]:
         heatmap_section(mech_name, epsilon, small_d, eps1)
     with tabs[4]:
         comparison_section(epsilon)
+        grr_table_section()
     with tabs[5]:
         questions_section(epsilon)
 

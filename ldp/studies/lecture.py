@@ -12,7 +12,12 @@ for Frequency Estimation, USENIX Security 2017, and Wang, Li, Jha — heavy hitt
 * the comparison table with the lecture's closed-form variances (:func:`comparison_table`) and the
   rule "if d < 3e^ε + 2 use DE, else OLH/OUE" (:func:`de_rule`);
 * answering Q questions: splitting ε vs partitioning users (:func:`split_vs_partition_variance`), and in between,
-  every user answering K of the Q (:func:`k_of_q_variance`).
+  every user answering K of the Q (:func:`k_of_q_variance`);
+* GRR's p and q as d grows, beside the lecture's printed table (:func:`grr_probability_table`);
+* the unary-encoding worked example in exact fractions (:func:`unary_example`);
+* sequential composition on GRR's exact channel: k reports at ε against one at kε (:func:`composition_table`);
+* central DP vs LDP noise on a count, Θ(1) against Θ(√n) (:func:`dp_vs_ldp_curves`, :func:`dp_vs_ldp_simulation`);
+* Hoeffding and Bernstein bounds on a frequency estimate beside the exact intervals (:func:`bound_widths`).
 
 No Streamlit import here; figures are in :mod:`ldp.viz.lecture`.
 """
@@ -22,6 +27,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -31,8 +38,14 @@ from ldp.core.randomness import make_rng
 from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.mechanisms import Mechanism, get_mechanism, mechanisms_of
+from ldp.studies.attacks import channel_success
 
-__all__ = ["COMPARISON_ORDER", "LOSS_RTOL", "DERule", "PrivacyCheck", "SHEPrivacy", "WarnerClass", "WarnerSimulation",
+__all__ = ["COMPARISON_ORDER", "DP_VS_LDP_MECHANISMS", "LECTURE_GRR_DOMAINS", "LECTURE_GRR_EPSILONS", "LECTURE_GRR_P",
+           "LECTURE_UE_P", "LECTURE_UE_REPORTS", "LECTURE_UE_VALUES", "LOSS_RTOL", "MAX_REPEATED_OUTPUTS", "DERule",
+           "PrivacyCheck", "SHEPrivacy", "UnaryExample", "WarnerClass", "WarnerSimulation", "agrees_to_printed_digits",
+           "bound_widths", "central_count_sd", "composition_table", "concentration_halfwidths", "dp_vs_ldp_curves",
+           "dp_vs_ldp_simulation", "grr_accuracy_bound", "grr_probability_grid", "grr_probability_table",
+           "ldp_count_sd", "repeated_channel", "unary_example",
            "comparison_table", "de_rule", "k_of_q_closed_form", "k_of_q_label", "k_of_q_simulation", "k_of_q_table",
            "k_of_q_variance", "laplace_densities", "olh_variance", "one_user_reports", "privacy_check", "ratio_table",
            "she_privacy", "split_vs_partition_conclusion", "split_vs_partition_curves", "split_vs_partition_simulation",
@@ -582,3 +595,332 @@ def variance_relative_se(trials: int, values: int) -> float:
     if trials < 2 or values < 1:
         raise InvalidInput(f"need at least two trials and one value, got {trials} and {values}")
     return math.sqrt(2 / ((trials - 1) * values))
+
+
+# =========================================================================== GRR's p as d grows (the lecture's table)
+LECTURE_GRR_EPSILONS = (0.1, 1.0, 2.0, 4.0)
+LECTURE_GRR_DOMAINS = (2, 8, 128, 1024)
+#: p = Pr[report = own value] as the lecture's slide "Generalized Random Response (Direct Encoding)" prints it, by
+#: (ε, d), as printed (the string keeps its digits). Read as the formula truncated to the printed digits, 12 of the
+#: 16 agree; the d = 128 column does not (e.g. ε = 4: e⁴/(e⁴ + 127) = 0.3007, printed 0.307) — see
+#: :func:`grr_probability_table`.
+LECTURE_GRR_P = {
+    (0.1, 2): "0.52", (0.1, 8): "0.13", (0.1, 128): "0.016", (0.1, 1024): "0.001",
+    (1.0, 2): "0.73", (1.0, 8): "0.27", (1.0, 128): "0.027", (1.0, 1024): "0.002",
+    (2.0, 2): "0.88", (2.0, 8): "0.51", (2.0, 128): "0.057", (2.0, 1024): "0.007",
+    (4.0, 2): "0.98", (4.0, 8): "0.88", (4.0, 128): "0.307", (4.0, 1024): "0.05",
+}
+
+
+def agrees_to_printed_digits(value: float, printed: str, rounding: str = ROUND_DOWN) -> bool:
+    """Whether ``value`` cut to the decimals of ``printed`` (``rounding``: truncated by default, as the lecture's
+    table is — 0.1364 is printed 0.13, 0.2797 is printed 0.27) reads exactly ``printed``."""
+    target = Decimal(printed)
+    return Decimal(repr(float(value))).quantize(target, rounding=rounding) == target
+
+
+def grr_probability_table(epsilons: Sequence[float] = LECTURE_GRR_EPSILONS,
+                          domains: Sequence[int] = LECTURE_GRR_DOMAINS) -> pd.DataFrame:
+    """GRR's p = e^ε/(e^ε + d − 1) and q = 1/(e^ε + d − 1) from the GRR mechanism for every (ε, d), beside the
+    value the lecture prints where it has one: whether ours, truncated to the printed digits, reads the same
+    ("agrees"), and whether rounding would ("agrees if rounded"; four cells are truncated, not rounded)."""
+    rows = []
+    for eps in epsilons:
+        for d in domains:
+            mech = get_mechanism("grr", float(eps), int(d))
+            printed = LECTURE_GRR_P.get((float(eps), int(d)))
+            rows.append({"ε": float(eps), "d": int(d), "p": mech.p_star, "q": mech.q_star,
+                         "p / q": mech.p_star / mech.q_star, "lecture p": printed or "",
+                         "agrees": None if printed is None else agrees_to_printed_digits(mech.p_star, printed),
+                         "agrees if rounded": None if printed is None else
+                         agrees_to_printed_digits(mech.p_star, printed, ROUND_HALF_EVEN)})
+    return pd.DataFrame(rows)
+
+
+def grr_probability_grid(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`grr_probability_table` laid out as the lecture's slide (ε down, d across): each cell our p with the
+    lecture's printed value and whether it agrees to the printed digits (words, not ✓/✗ glyphs: a lecture hall's
+    browser may lack the font)."""
+    def cell(row: pd.Series) -> str:
+        if not row["lecture p"]:
+            return f"{row['p']:.4g}"
+        return f"{row['p']:.4g} (lecture {row['lecture p']}: {'agrees' if row['agrees'] else 'DIFFERS'})"
+
+    cells = table.assign(cell=table.apply(cell, axis=1))
+    grid = cells.pivot(index="ε", columns="d", values="cell")
+    grid.columns = [f"p (d = {d:,})" for d in grid.columns]
+    return grid.reset_index()
+
+
+# =========================================================================== unary encoding, the worked example
+#: The lecture's unary-encoding example: five users on D = {1, 2, 3, 4} hold 2, 2, 3, 2, 4 (here 0-based: 1, 1, 2,
+#: 1, 3), each one-hot vector perturbed with p = 4/5, q = 1/5 into these reports (slide "Unary Encoding (Basic
+#: RAPPOR)"); the slide prints the column sums [1, 3, 2, 1] and the estimate [0, 10/3, 5/3, 0].
+LECTURE_UE_VALUES = (1, 1, 2, 1, 3)
+LECTURE_UE_REPORTS = ((0, 1, 0, 0), (0, 0, 0, 0), (0, 1, 1, 0), (0, 1, 1, 0), (1, 0, 0, 1))
+LECTURE_UE_P = Fraction(4, 5)
+
+
+@dataclass(frozen=True)
+class UnaryExample:
+    """The unary-encoding estimate c(v) = (I_v − n q)/(p − q) worked in exact fractions, step by step, with the
+    symmetric-UE mechanism's own aggregate and estimate of the same reports beside it."""
+
+    values: tuple[int, ...]  # each user's value (0-based)
+    encoded: np.ndarray  # n × d one-hot vectors x
+    reports: np.ndarray  # n × d perturbed bits y
+    p: Fraction
+    q: Fraction
+    epsilon: float  # the symmetric-UE budget with this p: e^{ε/2} = p/q
+    truth: tuple[int, ...]  # true counts n_v
+    observed: tuple[int, ...]  # I_v = Σ y[v]
+    minus_nq: tuple[Fraction, ...]  # I_v − n q
+    estimate: tuple[Fraction, ...]  # c(v) = (I_v − n q)/(p − q)
+    engine_counts: np.ndarray  # the SUE mechanism's support counts of the reports
+    engine_estimate: np.ndarray  # n · its frequency estimate (floats)
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    def steps(self) -> pd.DataFrame:
+        """One row per value v (1-based, as the lecture numbers them): n_v, I_v, I_v − n q, c(v) as fractions
+        and as a decimal, and the mechanism's estimate."""
+        return pd.DataFrame({
+            "v": np.arange(1, len(self.truth) + 1), "true count n_v": self.truth,
+            "observed I_v = Σ y[v]": self.observed,
+            f"I_v − n·q = I_v − {self.n * self.q}": [str(x) for x in self.minus_nq],
+            f"c(v) = (I_v − n·q) / (p − q), p − q = {self.p - self.q}": [str(x) for x in self.estimate],
+            "c(v) (decimal)": [float(x) for x in self.estimate],
+            "SUE mechanism's estimate (n·f̂)": self.engine_estimate})
+
+    def users(self) -> pd.DataFrame:
+        """One row per user: the value (1-based), its one-hot encoding x and the perturbed report y."""
+        def bits(row: np.ndarray) -> str:
+            return "[" + ", ".join(str(int(b)) for b in row) + "]"
+        return pd.DataFrame({"user": np.arange(1, self.n + 1), "value v": np.asarray(self.values) + 1,
+                             "encoding x": [bits(r) for r in self.encoded],
+                             "report y": [bits(r) for r in self.reports]})
+
+
+def unary_example(values: Sequence[int] = LECTURE_UE_VALUES, reports: Sequence[Sequence[int]] = LECTURE_UE_REPORTS,
+                  p: Fraction = LECTURE_UE_P) -> UnaryExample:
+    """Work the lecture's symmetric unary-encoding estimate on given reports: p is kept exact (a ``Fraction``) and
+    q = 1 − p (symmetric UE, e^{ε/2} = p/q). The reports also go through the SUE mechanism at that ε
+    (``support_counts`` and ``estimate``), whose floats must agree with the fractions."""
+    y = np.asarray(reports, dtype=np.int64)
+    v = np.asarray(values, dtype=np.int64)
+    p = Fraction(p)
+    if y.ndim != 2 or y.shape[0] != v.shape[0] or y.shape[1] < 2 or not np.isin(y, (0, 1)).all():
+        raise InvalidInput(f"need one 0/1 report of d ≥ 2 bits per user, got shape {y.shape} for {v.shape[0]} users")
+    d = y.shape[1]
+    if not np.all((0 <= v) & (v < d)):
+        raise InvalidInput(f"values must lie in [0, {d})")
+    if not Fraction(1, 2) < p < 1:
+        raise InvalidInput(f"symmetric UE needs 1/2 < p < 1, got p = {p}")
+    q = 1 - p
+    n = v.shape[0]
+    observed = tuple(int(c) for c in y.sum(axis=0))
+    minus = tuple(Fraction(c) - n * q for c in observed)
+    epsilon = 2 * math.log(p / q)
+    mech = get_mechanism("sue", epsilon, d)
+    counts = mech.support_counts(y)
+    return UnaryExample(values=tuple(int(x) for x in v), encoded=np.eye(d, dtype=np.int64)[v], reports=y, p=p, q=q,
+                        epsilon=epsilon, truth=tuple(int(c) for c in np.bincount(v, minlength=d)),
+                        observed=observed, minus_nq=minus, estimate=tuple(m / (p - q) for m in minus),
+                        engine_counts=counts, engine_estimate=n * mech.estimate(counts, n).values)
+
+
+# =========================================================================== sequential composition, demonstrated
+def repeated_channel(matrix: np.ndarray, reports: int) -> np.ndarray:
+    """The channel of ``reports`` independent reports of the same value: Pr[(y₁, …, y_k) | v] = Π_j Pr[y_j | v],
+    one column per tuple of outputs (d^k columns for a d-output channel)."""
+    m = np.asarray(matrix, dtype=np.float64)
+    if reports < 1:
+        raise InvalidInput(f"need at least one report, got {reports}")
+    out = m
+    for _ in range(int(reports) - 1):
+        out = (out[:, :, None] * m[:, None, :]).reshape(m.shape[0], -1)
+    return out
+
+
+def grr_accuracy_bound(epsilon: float | np.ndarray, d: int) -> np.ndarray | float:
+    """The best a Bayes attacker can guess a uniformly distributed value from any ε-LDP view: e^ε/(e^ε + d − 1).
+
+    Per output y, max_v Pr[y|v] ≤ e^ε min_v Pr[y|v], so Σ_v Pr[y|v] ≥ max_v Pr[y|v] (1 + (d − 1)e^{−ε}); summing
+    over y, (1/d) Σ_y max_v Pr[y|v] ≤ e^ε/(e^ε + d − 1), which GRR(ε) attains (its p)."""
+    e = np.exp(np.asarray(epsilon, dtype=np.float64))
+    out = e / (e + int(d) - 1)
+    return float(out) if out.ndim == 0 else out
+
+
+#: Most outputs of a repeated channel enumerated by :func:`composition_table` (d^k columns).
+MAX_REPEATED_OUTPUTS = 2**16
+
+
+def composition_table(epsilon: float, d: int, max_reports: int = 4) -> pd.DataFrame:
+    """Sequential composition on GRR(ε) with d values: k independent reports of one value at ε each against one
+    report at kε, for k = 1 … ``max_reports`` (fewer where d^k would exceed ``MAX_REPEATED_OUTPUTS`` or GRR cannot
+    be built at kε — its report probabilities would underflow double precision).
+
+    For each, the privacy loss max ln Pr[y|v]/Pr[y|v′] of the exact (product) channel — both exactly kε: the
+    composition theorem's budget is attained — and the Bayes-optimal attacker's success at guessing a uniformly
+    distributed value, (1/d) Σ_y max_v Pr[y|v], with the kε-LDP ceiling :func:`grr_accuracy_bound` (which one GRR
+    report at kε attains) and the no-report baseline 1/d."""
+    if not 2 <= int(d) or not epsilon > 0:
+        raise InvalidInput(f"need d ≥ 2 and ε > 0, got d = {d}, ε = {epsilon}")
+    prior = np.full(int(d), 1.0 / int(d))
+    single = get_mechanism("grr", float(epsilon), int(d)).channel()[0]
+    rows = []
+    for k in range(1, int(max_reports) + 1):
+        if int(d) ** k > MAX_REPEATED_OUTPUTS:
+            break
+        try:
+            once = get_mechanism("grr", k * float(epsilon), int(d)).channel()[0]
+        except LDPError:  # kε beyond what GRR can sample in double precision: stop there
+            break
+        repeated = repeated_channel(single, k)
+        rows.append({"reports k": k, "budget spent kε": k * float(epsilon),
+                     "loss: k reports at ε": worst_case(repeated)[0], "loss: one report at kε": worst_case(once)[0],
+                     "attacker: k reports at ε": channel_success(repeated, prior),
+                     "attacker: one report at kε": channel_success(once, prior),
+                     "attacker: one report at ε": channel_success(single, prior),
+                     "kε-LDP ceiling": grr_accuracy_bound(k * float(epsilon), int(d)),
+                     "no report (1/d)": 1.0 / int(d)})
+    return pd.DataFrame(rows)
+
+
+# =========================================================================== central DP vs LDP noise on a count
+DP_VS_LDP_MECHANISMS = ("grr", "oue", "olh")
+
+
+def central_count_sd(epsilon: float | np.ndarray) -> np.ndarray | float:
+    """σ of a count released with central Laplace noise: a count has sensitivity 1, so the Laplace(1/ε) noise has
+    standard deviation √2/ε, whatever n (the lecture's Θ(1))."""
+    eps = np.asarray(epsilon, dtype=np.float64)
+    if not np.all(eps > 0):
+        raise InvalidInput(f"ε must be positive, got {epsilon}")
+    out = math.sqrt(2) / eps
+    return float(out) if out.ndim == 0 else out
+
+
+def ldp_count_sd(mechanism: Mechanism, n: float | np.ndarray) -> np.ndarray | float:
+    """σ of an estimated count n·f̂(v) of a value of negligible frequency: √(n · Var[c̃]/n), Var[c̃]/n being the
+    comparison table's entry (the mechanism's ``approximate_variance(1)``) — Θ(√n) (the lecture's Ω(√n))."""
+    n = np.asarray(n, dtype=np.float64)
+    out = np.sqrt(n * mechanism.approximate_variance(1))
+    return float(out) if out.ndim == 0 else out
+
+
+def dp_vs_ldp_curves(epsilon: float, d: int, ns: Sequence[float] | np.ndarray,
+                     names: Sequence[str] = DP_VS_LDP_MECHANISMS) -> pd.DataFrame:
+    """σ of a count against n: central Laplace (constant) and each LDP mechanism (∝ √n); long format with the
+    normalised σ/n (the frequency's error: Θ(1/n) against Θ(1/√n))."""
+    n = np.asarray(ns, dtype=np.float64)
+    parts = [pd.DataFrame({"n": n, "method": "central DP (Laplace)", "σ of the count": central_count_sd(epsilon)
+                           * np.ones_like(n)})]
+    for name in names:
+        mech = get_mechanism(name, float(epsilon), int(d))
+        parts.append(pd.DataFrame({"n": n, "method": f"LDP: {mech.display_name}",
+                                   "σ of the count": ldp_count_sd(mech, n)}))
+    out = pd.concat(parts, ignore_index=True)
+    out["σ of the frequency (÷ n)"] = out["σ of the count"] / out["n"]
+    return out
+
+
+def dp_vs_ldp_simulation(epsilon: float, d: int, ns: Sequence[int], names: Sequence[str] = DP_VS_LDP_MECHANISMS,
+                         trials: int = 200, seed: int = 0) -> pd.DataFrame:
+    """Check :func:`dp_vs_ldp_curves` empirically: per n, ``trials`` central Laplace(1/ε) releases of a count and
+    ``trials`` LDP collections (fast engine) of n users who all hold value 1, the count of value 0 (frequency 0,
+    where the closed form is exact) estimated; the standard deviation of the errors against the closed form, with
+    the relative standard error of a standard deviation from T = ``trials`` draws, ½√((2 + κ)/(T − 1)) (delta
+    method on s²; κ the excess kurtosis: 3 for Laplace noise, (1 − 6q(1 − q))/(n q(1 − q)) for the LDP count, a
+    Binomial(n, q*) — large when n q* is small, e.g. at large ε)."""
+    from ldp.engines import collect
+
+    if trials < 2:
+        raise InvalidInput(f"need at least two trials, got {trials}")
+    laplace_rse = 0.5 * math.sqrt(5 / (trials - 1))
+    rows = []
+    for n in ns:
+        n = int(n)
+        if n < 1:
+            raise InvalidInput(f"n must be positive, got {n}")
+        noise = rng_for(seed, "dp vs ldp", "central", n).laplace(0.0, 1 / float(epsilon), trials)
+        rows.append({"n": n, "method": "central DP (Laplace)", "closed form σ": central_count_sd(epsilon),
+                     "simulated σ": float(np.std(noise, ddof=1)), "relative SE": laplace_rse})
+        population = np.zeros(int(d), dtype=np.int64)
+        population[1] = n
+        for name in names:
+            mech = get_mechanism(name, float(epsilon), int(d))
+            rng = rng_for(seed, "dp vs ldp", name, n)
+            errors = np.array([n * mech.estimate(collect(mech, population, rng, "fast")).values[0]
+                               for _ in range(trials)])
+            spread = mech.q_star * (1 - mech.q_star)
+            kurtosis = (1 - 6 * spread) / (n * spread)
+            rows.append({"n": n, "method": f"LDP: {mech.display_name}", "closed form σ": ldp_count_sd(mech, n),
+                         "simulated σ": float(np.std(errors, ddof=1)),
+                         "relative SE": 0.5 * math.sqrt((2 + kurtosis) / (trials - 1))})
+    out = pd.DataFrame(rows)
+    out.insert(4, "simulated / closed form", out["simulated σ"] / out["closed form σ"])
+    out["trials"] = trials
+    return out
+
+
+# =========================================================================== Hoeffding / Bernstein vs exact intervals
+def concentration_halfwidths(p: float, q: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """(Hoeffding, Bernstein) half-widths t with P(|f̂(v) − f(v)| ≥ t) ≤ 1 − level for a pure oracle's estimate.
+
+    The lecture ("Probabilistic Analysis") bounds the error by Bernstein or Hoeffding because the support count is
+    a sum of independent Bernoullis; it prints no formula, so we write it out. f̂(v) = (1/n) Σ_i X_i with
+    X_i = (Y_i − q)/(p − q), Y_i ~ Bern(p) for holders of v and Bern(q) otherwise, independent; L = ln(2/(1 − level)).
+
+    * Hoeffding: each X_i lies in an interval of length 1/(p − q), so P(|f̂ − f| ≥ t) ≤ 2 exp(−2 n t² (p − q)²)
+      and t = √(L / (2n)) / (p − q).
+    * Bernstein: |X_i − E X_i| ≤ M = max(p, 1 − p, q, 1 − q)/(p − q) and Var X_i ≤ s² = max(p(1 − p), q(1 − q))/(p − q)²
+      whatever f (our choice: a bound that needs no knowledge of f, as Hoeffding's), so
+      P(|f̂ − f| ≥ t) ≤ 2 exp(−n t² / (2 s² + 2 M t / 3)), and solving n t² − (2 M L/3) t − 2 s² L = 0,
+      t = (M L/3 + √((M L/3)² + 2 n s² L)) / n.
+    """
+    if not 0 <= q < p <= 1:
+        raise InvalidInput(f"need 0 ≤ q < p ≤ 1, got p = {p}, q = {q}")
+    n = int(n)
+    if n < 1:
+        raise InvalidInput(f"n must be positive, got {n}")
+    if not 0 < level < 1:
+        raise InvalidInput(f"the level must lie strictly between 0 and 1, got {level}")
+    gap = p - q
+    big_l = math.log(2 / (1 - level))
+    hoeffding = math.sqrt(big_l / (2 * n)) / gap
+    m = max(p, 1 - p, q, 1 - q) / gap
+    s2 = max(p * (1 - p), q * (1 - q)) / gap**2
+    bernstein = (m * big_l / 3 + math.sqrt((m * big_l / 3) ** 2 + 2 * n * s2 * big_l)) / n
+    return hoeffding, bernstein
+
+
+def bound_widths(name: str, d: int, ns: Sequence[int], epsilons: Sequence[float], level: float = 0.95) -> pd.DataFrame:
+    """Interval widths for one value's frequency at every (ε, n): Hoeffding's and Bernstein's (2t, from
+    :func:`concentration_halfwidths`) beside the project's intervals (``ldp.evaluation.uncertainty
+    .frequency_intervals``: exact binomial inversion at small counts, else f̂ ± zσ) computed at the expected support
+    counts of n users spread evenly over the d values (f = 1/d), and the plain normal interval 2zσ."""
+    from ldp.evaluation.uncertainty import frequency_intervals, z_value
+
+    rows = []
+    for eps in epsilons:
+        mech = get_mechanism(name, float(eps), int(d))
+        if not getattr(mech, "pure", False):
+            raise InvalidInput(f"{mech.display_name} is not a pure frequency oracle: no Bernoulli support counts")
+        p, q = mech.p_star, mech.q_star
+        f = np.full(int(d), 1.0 / int(d))
+        for n in ns:
+            n = int(n)
+            hoeffding, bernstein = concentration_halfwidths(p, q, n, level)
+            counts = np.rint(n * (f * p + (1 - f) * q))
+            iv = frequency_intervals(mech, counts, n, level)
+            rows.append({"ε": float(eps), "n": n, "Hoeffding": 2 * hoeffding, "Bernstein": 2 * bernstein,
+                         "our interval": float(iv.high[0] - iv.low[0]), "our method": str(iv.method[0]),
+                         "normal 2zσ": 2 * z_value(level) * float(np.sqrt(mech.variance(f[0], n)))})
+    out = pd.DataFrame(rows)
+    out["Hoeffding / ours"] = out["Hoeffding"] / out["our interval"]
+    out["Bernstein / ours"] = out["Bernstein"] / out["our interval"]
+    return out

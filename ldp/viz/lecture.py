@@ -15,9 +15,10 @@ import plotly.graph_objects as go
 from ldp.studies.lecture import laplace_densities
 from ldp.viz.style import PALETTE
 
-__all__ = ["FONT", "PROBABILITY_SCALE", "WARNER_PARTS", "comparison_figure", "heatmap_table", "k_of_q_figure",
-           "laplace_figure", "laplace_points", "laplace_table", "probability_heatmap", "split_vs_partition_figure",
-           "warner_bars", "warner_spread"]
+__all__ = ["DP_COLOURS", "FONT", "PROBABILITY_SCALE", "WARNER_PARTS", "bound_width_figure", "comparison_figure",
+           "composition_figure", "dp_vs_ldp_figure", "heatmap_table", "k_of_q_figure", "laplace_figure",
+           "laplace_points", "laplace_table", "probability_heatmap", "split_vs_partition_figure", "warner_bars",
+           "warner_spread"]
 
 FONT = {"size": 16}
 BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY = PALETTE[:6]
@@ -193,3 +194,69 @@ def k_of_q_figure(table: pd.DataFrame, *, epsilon: float, questions: int, n: int
     return _layout(fig, f"Each user answers K of Q = {questions} questions at ε/K (ε = {epsilon:g}, n = {n:,})",
                    "K: questions each user answers (1 = partition users, Q = split the budget)",
                    "Var[f̂(v)] per question (log scale)")
+
+
+# --------------------------------------------------------------------------- sequential composition
+def composition_figure(table: pd.DataFrame, *, epsilon: float, d: int) -> go.Figure:
+    """The Bayes attacker's success at guessing a uniform value against the number of GRR reports k (each at ε),
+    against one report at kε (which attains the kε-LDP ceiling), one report at ε, and no report (1/d)."""
+    k = table["reports k"]
+    fig = go.Figure()
+    fig.add_scatter(x=k, y=table["attacker: one report at kε"], mode="lines+markers",
+                    name="one report at kε (= the kε-LDP ceiling)", line={"color": VERMILION, "width": 3})
+    fig.add_scatter(x=k, y=table["attacker: k reports at ε"], mode="lines+markers", name="k reports at ε each",
+                    line={"color": BLUE, "width": 3}, marker={"symbol": "square", "size": 10})
+    fig.add_scatter(x=k, y=table["attacker: one report at ε"], mode="lines", name="one report at ε",
+                    line={"color": GREEN, "width": 2, "dash": "dash"})
+    fig.add_scatter(x=k, y=table["no report (1/d)"], mode="lines", name="no report: guess (1/d)",
+                    line={"color": "#666666", "width": 2, "dash": "dot"})
+    fig.update_xaxes(tickvals=list(k), ticktext=[str(int(x)) for x in k])
+    fig.update_yaxes(range=[0, 1.02])
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"GRR, d = {d}, ε = {epsilon:g}: the attacker's best guess after k reports",
+                   "reports k (budget spent kε)", "Pr[attacker guesses the value] (uniform prior)")
+
+
+# --------------------------------------------------------------------------- central DP vs LDP
+DP_COLOURS = (BLUE, ORANGE, GREEN, PURPLE, SKY)  # the LDP mechanisms; central DP is black
+
+
+def dp_vs_ldp_figure(curves: pd.DataFrame, simulated: pd.DataFrame | None = None, *, epsilon: float) -> go.Figure:
+    """σ of a count against n (log–log): central Laplace flat, each LDP mechanism a line of slope ½; simulated σ
+    (if given) as open markers on the same colours."""
+    fig = go.Figure()
+    methods = list(dict.fromkeys(curves["method"]))
+    local = [m for m in methods if not m.startswith("central")]
+    colours = {m: DP_COLOURS[local.index(m) % len(DP_COLOURS)] if m in local else "#000000" for m in methods}
+    for m in methods:
+        part = curves[curves["method"] == m]
+        fig.add_scatter(x=part["n"], y=part["σ of the count"], mode="lines", name=m,
+                        line={"color": colours[m], "width": 3, "dash": "dash" if m in local else "solid"})
+    if simulated is not None and len(simulated):
+        for i, m in enumerate(methods):  # one legend entry for all the simulated markers, each in its line's colour
+            part = simulated[simulated["method"] == m]
+            fig.add_scatter(x=part["n"], y=part["simulated σ"], mode="markers", name="simulated (open circles)",
+                            legendgroup="simulated", showlegend=i == 0,
+                            hovertemplate=f"{m}<br>n = %{{x:,}}<br>simulated σ = %{{y:.4g}}<extra></extra>",
+                            marker={"color": colours[m], "size": 13, "symbol": "circle-open", "line": {"width": 3}})
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"Noise on a count, ε = {epsilon:g}: central DP Θ(1) against LDP Θ(√n)",
+                   "users n (log scale)", "σ of the released count (people, log scale)", height=520)
+
+
+# --------------------------------------------------------------------------- Hoeffding / Bernstein
+def bound_width_figure(table: pd.DataFrame, *, epsilon: float, mechanism: str) -> go.Figure:
+    """Width of a 95 % interval for one frequency against n (log–log) at one ε: Hoeffding, Bernstein and ours."""
+    part = table[table["ε"] == float(epsilon)]
+    fig = go.Figure()
+    for col, colour, dash in (("Hoeffding", VERMILION, "dash"), ("Bernstein", GREEN, "dashdot"),
+                              ("our interval", BLUE, "solid")):
+        fig.add_scatter(x=part["n"], y=part[col], mode="lines+markers", name=col,
+                        line={"color": colour, "width": 3, "dash": dash})
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    fig.update_layout(legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"{mechanism}, ε = {epsilon:g}: width of a 95 % interval for one frequency",
+                   "users n (log scale)", "interval width (frequency, log scale)")

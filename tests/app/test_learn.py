@@ -83,6 +83,35 @@ def test_defaults_render_every_section(at):
     assert "partitioning users is 2.13× more accurate" in _texts(at, "markdown")
 
 
+def test_lecture_extras_in_expanders(at):
+    """Issue 23 item 6: composition, central DP vs LDP, the error bounds, the UE example and GRR's table, each in a
+    lazy expander under its tab (the tabs and their first screens unchanged): closed, they draw nothing."""
+    labels = [e.label for e in at.expander]
+    for start in ("Sequential composition", "Central DP vs LDP", "How far off", "The lecture's unary-encoding",
+                  "GRR's p as d grows"):
+        assert any(label.startswith(start) for label in labels), (start, labels)
+    assert not {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} & _charts(at)
+    extras = ("learn_x_composition", "learn_x_dp", "learn_x_bounds", "learn_x_unary", "learn_x_grr")
+    for key in extras:
+        at.session_state[key] = True  # open
+    at.run()
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    assert {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} <= _charts(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Privacy loss: 2 reports at ε"] == metrics["Privacy loss: 1 report at 2ε"] == "2"  # ε = 1
+    steps = _frames(at, "true count n_v")[0]
+    assert list(steps.iloc[:, 4]) == ["0", "10/3", "5/3", "0"]  # the lecture's estimate
+    grid = _frames(at, "p (d = 128)")[0]
+    assert grid["p (d = 128)"].str.contains("DIFFERS").all()
+    assert "printed 0.307" in _texts(at, "caption")
+    sim = _frames(at, "simulated / closed form")[0]
+    assert set(sim["n"]) == {1_000, 100_000}
+    for key in extras:  # closed again for the tests below
+        at.session_state[key] = False
+    at.run()
+    assert "learn_comp_fig" not in _charts(at)
+
+
 def test_live_check_the_spends_less(at):
     _set(at, learn_mech="the", learn_eps=2.0, learn_d=3)
     assert "Spends less than ε" in _texts(at, "info") and "thresholding" in _texts(at, "info")
