@@ -21,9 +21,11 @@ from ldp.data import (
     encode_integer,
     generate,
     get_column,
+    list_samples,
     load_sample,
     load_table,
     parse_spec,
+    stand_in_of,
     true_distribution,
 )
 from ldp.data.domain import draw_population, population_rng
@@ -57,7 +59,8 @@ class Population:
 def add_population_args(p: argparse.ArgumentParser, *, sweep_mode: bool) -> None:
     g = p.add_argument_group("population (one of --data, --sample, --synthetic)")
     g.add_argument("--data", metavar="FILE", help="CSV (.csv/.tsv/.txt, optionally .gz) or Parquet table")
-    g.add_argument("--sample", metavar="NAME", help="a bundled sample table: flights, weather or planes")
+    g.add_argument("--sample", metavar="NAME", help="a bundled sample table: " + ", ".join(
+        s["name"] for s in list_samples()))
     g.add_argument("--column", "-c", metavar="C", help="column of --data/--sample to collect")
     g.add_argument("--synthetic", metavar="SPEC",
                    help="synthetic population, e.g. zipf:s=1.5,d=100 or gaussian:mu=0,sigma=1,d=50")
@@ -116,6 +119,8 @@ def load_series(args: argparse.Namespace) -> tuple[pd.Series, dict[str, Any]]:
         df, source = load_sample(args.sample), {"sample": str(args.sample)}
     series = get_column(df, args.column)
     source["column"] = str(series.name)
+    if args.sample is not None and stand_in_of(args.sample, source["column"]):
+        source["stand_in"] = stand_in_of(args.sample, source["column"])
     return series, source
 
 

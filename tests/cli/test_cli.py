@@ -215,6 +215,16 @@ def test_simulate_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "simulate", "-m", "grr", "-e", "2", "--sample", "planes", "-c", "engines", "-n", "1000",
                    "-s", "1")
     assert out["users"] == 1000 and out["source"]["sample"] == "planes"
+    assert "stand_in" not in out["source"]
+
+
+def test_simulate_on_a_stand_in_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: the income sample's husband_income stands in for the SW paper's Income data; the JSON source says
+    so; without --range the buckets span the data's own range, $0 to $183,719."""
+    out = run_json(capsys, "simulate", "-m", "sw", "-e", "2", "--sample", "income", "-c", "husband_income",
+                   "--buckets", "20", "-n", "2000", "-s", "1")
+    assert out["source"]["stand_in"].startswith("stand-in for the Income data of the SW paper")
+    assert out["source"]["edges"][0] == 0 and out["source"]["edges"][-1] == 183_719 and out["users"] == 2000
 
 
 def test_perturb_parquet(capsys: pytest.CaptureFixture[str], tmp_path: Path, people: Path) -> None:
