@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 
 from ldp.cli.options import UsageError, add_output_args
+from ldp.cli.population import sample_source
 from ldp.cli.render import Output, fmt, render
 from ldp.core.registry import PROTOCOLS
 from ldp.core.streams import rng_for
 from ldp.data.loaders import read_text_lines
-from ldp.data.samples import list_samples, load_baskets, stand_in_of
+from ldp.data.samples import list_samples, load_baskets
 from ldp.mechanisms.protocol import protocols_of
 from ldp.studies.itemsets import read_baskets
 
@@ -67,9 +68,8 @@ def cmd_itemsets(args: argparse.Namespace) -> int:
             raise UsageError(f"--users must be a positive integer, got {args.users}")
         sets = sets.subset(rng_for(args.seed, "cli", "users").integers(0, sets.users, size=args.users))
     res = miner.run(sets, args.epsilon, top_k=args.top_k, seed=args.seed, engine=args.engine, **params)
-    data = {**res.to_dict(), "source": {**({"data": args.data} if args.data is not None else
-                                  {"sample": args.sample, "stand_in": stand_in_of(args.sample)}),
-                               "items_in_domain": sets.d}, "seed": args.seed,
+    source = {"data": args.data} if args.data is not None else sample_source(args.sample)
+    data = {**res.to_dict(), "source": {**source, "items_in_domain": sets.d}, "seed": args.seed,
             "engine": args.engine}
     if miner.finds == "itemsets":  # the frequent items (its first half) and the itemsets
         data["itemsets"] = data["items"]

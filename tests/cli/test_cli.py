@@ -218,6 +218,20 @@ def test_simulate_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
     assert "stand_in" not in out["source"]
 
 
+def test_samples_lists_the_bundled_data_and_their_stand_ins(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ldp samples``: every bundled sample (tables, then basket files) with what it stands in for; ``--kind``."""
+    listed = run_json(capsys, "samples")
+    assert [s["name"] for s in listed] == ["flights", "weather", "planes", "election", "income", "plane_destinations"]
+    assert [s["name"] for s in run_json(capsys, "samples", "--kind", "baskets")] == ["plane_destinations"]
+    code, out, _ = run(capsys, "samples", "--kind", "table", "--format", "table")
+    lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert code == 0 and set(lines) == {"flights", "weather", "planes", "election", "income"}
+    assert lines["income"].endswith("husband_income: stand-in for the Income data of the SW paper")
+    assert lines["flights"].endswith("dep_time_hours: stand-in for the Taxi pick-up time data of the SW paper")
+    assert lines["weather"].endswith(" -")
+    assert "invalid choice: 'sets'" in assert_bad(capsys, "samples", "--kind", "sets")
+
+
 def test_simulate_on_a_stand_in_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 23: the income sample's husband_income stands in for the SW paper's Income data; the JSON source says
     so; without --range the buckets span the data's own range, $0 to $183,719."""
