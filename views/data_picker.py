@@ -76,7 +76,9 @@ def data_controls(prefix: str, *, default_sample: str = "flights", default_colum
         source=Control(f"{prefix}_source", "radio", "Dataset", "Sample data",
                        options=SOURCES if upload else SOURCES[:2], horizontal=True),
         sample=Control(f"{prefix}_sample", "selectbox", "Sample", default_sample,
-                       options=[s["name"] for s in list_samples()], help="Bundled real data (NYC flights 2013)."),
+                       options=[s["name"] for s in list_samples()],
+                       help="Bundled real data: NYC flights 2013 (departures, weather, planes), the 1996 US election "
+                            "survey, and 1993 US incomes (a stand-in for the SW paper's Income data)."),
         column=Control(f"{prefix}_column", "selectbox", "Column", depends=_column_fields(default_column)),
         bins=Control(f"{prefix}_bins", "slider", "Bins", 48, min_value=2, max_value=512,
                      help="The numerical column is bucketized into this many equal-width bins."),

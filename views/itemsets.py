@@ -10,13 +10,18 @@ from __future__ import annotations
 import streamlit as st
 
 import ldp
+from ldp.data import list_samples
 from ldp.studies import itemsets as study
 from ldp.viz import itemsets as viz
 from views import common
 from views.controls import Control, render
 
 METHODS = {cls.name: cls.display_name for cls in ldp.protocols_of("itemsets")}
+#: The bundled basket samples (``ldp.data.list_samples("baskets")``) are listed by their titles; their stand-in
+#: labels are shown under the controls.
+BASKET_SAMPLES = {s["name"]: s for s in list_samples("baskets")}
 SOURCES = {"flights": "Flights: destinations per departure hour (real, 104 airports)",
+           **{name: s["title"] for name, s in BASKET_SAMPLES.items()},
            "synthetic": "Synthetic: Zipf items, sets of about 4"}
 METHOD = Control("is_method", "selectbox", "Method", "svim", options=list(METHODS), format_func=METHODS.get)
 EPS = common.epsilon_control("is_eps", default=2.0)
@@ -36,6 +41,8 @@ LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _sets(source: str, users: int, seed: int):
+    if source in BASKET_SAMPLES:
+        return study.sample_baskets(source)
     return study.flight_baskets() if source == "flights" else study.synthetic_sets(users, 200, seed=seed)
 
 
@@ -53,6 +60,8 @@ def main() -> None:
         method = render(METHOD)
         eps = float(render(EPS))
         source = render(SOURCE)
+        if source in BASKET_SAMPLES:
+            st.caption(f"{BASKET_SAMPLES[source]['description']} This is a {BASKET_SAMPLES[source]['stand_in']}.")
         users = int(render(USERS, disabled=source != "synthetic"))
         k = int(render(TOP_K))
         length = int(render(LENGTH, disabled=method != "psfo"))

@@ -5,6 +5,7 @@ Subcommands (``ldp COMMAND --help`` for each)::
     ldp mechanisms  [--kind frequency|numerical|mean|one-time|longitudinal] [--format json|table]
     ldp estimators  [--kind K] [--format json|table]
     ldp tasks       [--format json|table]
+    ldp samples     [--kind table|baskets] [--format json|table]
     ldp simulate    --mechanism M --epsilon E [--epsilon-1 E1] [--param KEY=VALUE ...]
                     (--data FILE --column C | --sample NAME --column C | --synthetic SPEC)
                     [--domain-size D | --domain FILE | --buckets D [--range LO,HI] [--clip]]
@@ -66,6 +67,7 @@ from ldp.cli.population import add_population_args
 from ldp.cli.privacy_commands import add_privacy_commands
 from ldp.cli.reproduce_commands import add_reproduce_command
 from ldp.core.errors import LDPError
+from ldp.data.samples import SAMPLE_KINDS
 from ldp.evaluation.tasks import TASKS
 from ldp.mechanisms import KINDS
 from ldp.mechanisms.protocol import PROTOCOL_KINDS
@@ -161,6 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
              [*KINDS, *PROTOCOL_KINDS, "one-time", "longitudinal", "interactive"])
     _listing(sub, "estimators", "list the estimators", commands.cmd_estimators, list(KINDS))
     _listing(sub, "tasks", "list the query tasks the advisor can optimise for", commands.cmd_tasks, None)
+    _listing(sub, "samples", "list the bundled real samples (tables and basket files) and what they stand in for",
+             commands.cmd_samples, list(SAMPLE_KINDS))
 
     fmt = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser("simulate", help="simulate a collection and score the estimators", epilog=SIMULATE_EPILOG,

@@ -30,6 +30,7 @@ from ldp.cli.report_commands import (  # noqa: F401 - cmd_perturb, cmd_aggregate
 )
 from ldp.core.registry import ESTIMATORS, MECHANISMS, PROTOCOLS, describe
 from ldp.data.loaders import load_json_object, load_table, read_text_lines
+from ldp.data.samples import list_samples
 from ldp.engines import aggregate_reports
 from ldp.estimators import parse_estimators
 from ldp.evaluation.tasks import TASKS, get_task
@@ -114,6 +115,23 @@ def cmd_tasks(args: argparse.Namespace) -> int:
              t.better, t.description] for t in TASKS]
     render(Output([task_info(name) for name in TASKS.names()], headers=["NAME", "PARAMETERS", "BETTER", "DESCRIPTION"],
                   table=rows), args.format)
+    return 0
+
+
+def _short(label: str) -> str:
+    """A stand-in label's first clause ("stand-in for the Income data of the SW paper")."""
+    return label.split(" (")[0].split(":")[0]
+
+
+def cmd_samples(args: argparse.Namespace) -> int:
+    samples = list_samples(args.kind)
+    rows = []
+    for s in samples:
+        labels = [f"{c['name']}: {_short(c['stand_in'])}" for c in s["columns"] if c.get("stand_in")]
+        if not labels and s.get("stand_in"):
+            labels = [_short(s["stand_in"])]
+        rows.append([s["name"], s["kind"], f"{s['rows']:,}", s["title"], "; ".join(labels) or "-"])
+    render(Output(samples, headers=["NAME", "KIND", "ROWS", "TITLE", "STAND-IN"], table=rows), args.format)
     return 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ldp.cli.options import UsageError, add_output_args
+from ldp.cli.population import sample_source
 from ldp.cli.render import Output, fmt, render
 from ldp.core.registry import PROTOCOLS
 from ldp.data.loaders import get_column, load_table
@@ -81,7 +82,7 @@ def _values(args: argparse.Namespace):
     if args.column is None:
         raise UsageError("--column is required with --data/--sample")
     table, source = ((load_table(args.data), {"data": args.data}) if args.data
-                     else (load_sample(args.sample), {"sample": args.sample}))
+                     else (load_sample(args.sample), sample_source(args.sample, [args.column])))
     values, dropped = column_values(get_column(table, args.column), args.bits)
     if args.users is not None and args.users != values.size:
         from ldp.core.streams import rng_for

@@ -7,10 +7,12 @@ from __future__ import annotations
 import argparse
 
 from ldp.cli.options import UsageError, add_output_args
+from ldp.cli.population import sample_source
 from ldp.cli.render import Output, fmt, render
 from ldp.core.registry import PROTOCOLS
 from ldp.core.streams import rng_for
 from ldp.data.loaders import read_text_lines
+from ldp.data.samples import list_samples, load_baskets
 from ldp.mechanisms.protocol import protocols_of
 from ldp.studies.itemsets import read_baskets
 
@@ -25,7 +27,9 @@ l. svsm: half the users run svim; the other half report which of the 2k likelies
 items) their set contains. ldpminer (Qin et al., CCS 2016): l from a privately estimated length distribution, then
 2k candidates, then padding to 2k. psfo: padding and sampling with --length L for every user. Frequencies are
 fractions of the users. json keys: method, epsilon, users, parameters, items (best first: items, estimate),
-[itemsets (svsm)], true_top_k, scores (precision, recall, f1, ncr, mse), source, seed.
+[itemsets (svsm)], true_top_k, scores (precision, recall, f1, ncr, mse), source (data or sample and its
+stand_in), seed. --sample plane_destinations: the airports each NYC aircraft flew to in a month of 2013 (37,876
+sets of 104 airports), a stand-in for the Kosarak click-stream.
 """
 
 
@@ -35,7 +39,10 @@ def add_itemset_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", required=True, choices=METHODS)
     p.add_argument("--epsilon", "-e", type=float, required=True, metavar="E")
     p.add_argument("--top-k", "-k", dest="top_k", type=int, required=True, metavar="K")
-    p.add_argument("--data", required=True, metavar="FILE", help="basket file: one user per line")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--data", metavar="FILE", help="basket file: one user per line")
+    g.add_argument("--sample", metavar="NAME", help="a bundled basket sample: " + ", ".join(
+        s["name"] for s in list_samples("baskets")))
     p.add_argument("--length", type=int, help="psfo: the padding length l (default 1)")
     p.add_argument("--users", "-n", type=int, metavar="N", help="users drawn from the lines (default: every line)")
     p.add_argument("--engine", choices=("exact", "fast"), default="exact",
@@ -55,13 +62,14 @@ def cmd_itemsets(args: argparse.Namespace) -> int:
         raise UsageError(f"--length applies to --method psfo ({args.method} chooses its own)")
     if args.length is not None and args.length < 1:  # was silently run with l = 1
         raise UsageError(f"--length must be a positive integer (the padding length), got {args.length}")
-    sets = read_baskets(read_text_lines(args.data))
+    sets = read_baskets(read_text_lines(args.data) if args.data is not None else load_baskets(args.sample))
     if args.users is not None:
         if args.users < 1:
             raise UsageError(f"--users must be a positive integer, got {args.users}")
         sets = sets.subset(rng_for(args.seed, "cli", "users").integers(0, sets.users, size=args.users))
     res = miner.run(sets, args.epsilon, top_k=args.top_k, seed=args.seed, engine=args.engine, **params)
-    data = {**res.to_dict(), "source": {"data": args.data, "items_in_domain": sets.d}, "seed": args.seed,
+    source = {"data": args.data} if args.data is not None else sample_source(args.sample)
+    data = {**res.to_dict(), "source": {**source, "items_in_domain": sets.d}, "seed": args.seed,
             "engine": args.engine}
     if miner.finds == "itemsets":  # the frequent items (its first half) and the itemsets
         data["itemsets"] = data["items"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ldp.cli.options import UsageError, add_output_args, parse_range, split_list
+from ldp.cli.population import sample_source
 from ldp.cli.render import Output, fmt, render
 from ldp.data.loaders import load_table
 from ldp.data.samples import load_sample
@@ -57,7 +58,7 @@ def cmd_mean(args: argparse.Namespace) -> int:
     if not columns:
         raise UsageError("--columns is empty")
     table, source = ((load_table(args.data), {"data": str(args.data)}) if args.data is not None
-                     else (load_sample(args.sample), {"sample": str(args.sample)}))
+                     else (load_sample(args.sample), sample_source(args.sample, columns)))
     res = collect_means(args.mechanism, args.epsilon, table, columns, value_range=parse_range(args.value_range),
                         clip=args.clip, seed=args.seed)
     data = {**res.to_dict(), "source": source, "seed": args.seed}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,9 +21,11 @@ from ldp.data import (
     encode_integer,
     generate,
     get_column,
+    list_samples,
     load_sample,
     load_table,
     parse_spec,
+    stand_in_of,
     true_distribution,
 )
 from ldp.data.domain import draw_population, population_rng
@@ -31,7 +33,8 @@ from ldp.simulation import SweepPopulation
 from ldp.studies.mean_variance import mean_values
 
 __all__ = ["Population", "add_population_args", "check_population_choice", "load_numbers", "load_population",
-           "load_series", "sweep_population", "synthetic_population", "users_counts", "users_rng", "with_domain_size"]
+           "load_series", "sample_source", "sweep_population", "synthetic_population", "users_counts", "users_rng",
+           "with_domain_size"]
 
 
 @dataclass
@@ -57,7 +60,8 @@ class Population:
 def add_population_args(p: argparse.ArgumentParser, *, sweep_mode: bool) -> None:
     g = p.add_argument_group("population (one of --data, --sample, --synthetic)")
     g.add_argument("--data", metavar="FILE", help="CSV (.csv/.tsv/.txt, optionally .gz) or Parquet table")
-    g.add_argument("--sample", metavar="NAME", help="a bundled sample table: flights, weather or planes")
+    g.add_argument("--sample", metavar="NAME", help="a bundled sample table: " + ", ".join(
+        s["name"] for s in list_samples()))
     g.add_argument("--column", "-c", metavar="C", help="column of --data/--sample to collect")
     g.add_argument("--synthetic", metavar="SPEC",
                    help="synthetic population, e.g. zipf:s=1.5,d=100 or gaussian:mu=0,sigma=1,d=50")
@@ -113,10 +117,27 @@ def load_series(args: argparse.Namespace) -> tuple[pd.Series, dict[str, Any]]:
     if args.data is not None:
         df, source = load_table(args.data), {"data": str(args.data)}
     else:
-        df, source = load_sample(args.sample), {"sample": str(args.sample)}
+        df = load_sample(args.sample)
     series = get_column(df, args.column)
+    if args.sample is not None:
+        source = sample_source(args.sample, [str(series.name)])
     source["column"] = str(series.name)
     return series, source
+
+
+def sample_source(name: str, columns: Sequence[str] = ()) -> dict[str, Any]:
+    """The ``source`` of a command's JSON for a bundled sample: its name and, where the sample or one of the
+    ``columns`` stands in for a dataset of the papers, that label (``stand_in``: one string for one column or a
+    sample-wide label, else column -> label)."""
+    labels = {c: stand_in_of(name, c) for c in columns if stand_in_of(name, c)}
+    source: dict[str, Any] = {"sample": str(name)}
+    if len(labels) == 1 and len(columns) == 1:
+        source["stand_in"] = next(iter(labels.values()))
+    elif labels:
+        source["stand_in"] = labels
+    elif not columns and stand_in_of(name):
+        source["stand_in"] = stand_in_of(name)
+    return source
 
 
 def check_population_choice(args: argparse.Namespace, sweep_mode: bool = False) -> str:

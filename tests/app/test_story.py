@@ -77,3 +77,13 @@ def test_an_uploaded_file_is_its_own_population():
     assert not at.exception, at.exception
     assert next(w for w in at.number_input if w.key == "story_users").value == rows
     assert any("800" in s for s in _sentences(at)), _sentences(at)[:2]
+
+
+@pytest.mark.slow  # a page run, about 3 s
+def test_a_stand_in_sample_says_what_it_stands_in_for():
+    """Issue 23: the data picker offers the income sample; its caption says it stands in for the SW paper's Income."""
+    at = _page({"story_data_sample": "income"})
+    assert not at.error, [e.value for e in at.error]
+    assert next(w for w in at.selectbox if w.key == "story_data_column").value == "husband_income"
+    assert any("22,272 rows" in c.value and "a stand-in for the Income data of the SW paper" in c.value
+               for c in at.caption)

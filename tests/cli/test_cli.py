@@ -215,6 +215,30 @@ def test_simulate_bundled_sample(capsys: pytest.CaptureFixture[str]) -> None:
     out = run_json(capsys, "simulate", "-m", "grr", "-e", "2", "--sample", "planes", "-c", "engines", "-n", "1000",
                    "-s", "1")
     assert out["users"] == 1000 and out["source"]["sample"] == "planes"
+    assert "stand_in" not in out["source"]
+
+
+def test_samples_lists_the_bundled_data_and_their_stand_ins(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ldp samples``: every bundled sample (tables, then basket files) with what it stands in for; ``--kind``."""
+    listed = run_json(capsys, "samples")
+    assert [s["name"] for s in listed] == ["flights", "weather", "planes", "election", "income", "plane_destinations"]
+    assert [s["name"] for s in run_json(capsys, "samples", "--kind", "baskets")] == ["plane_destinations"]
+    code, out, _ = run(capsys, "samples", "--kind", "table", "--format", "table")
+    lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+    assert code == 0 and set(lines) == {"flights", "weather", "planes", "election", "income"}
+    assert lines["income"].endswith("husband_income: stand-in for the Income data of the SW paper")
+    assert lines["flights"].endswith("dep_time_hours: stand-in for the Taxi pick-up time data of the SW paper")
+    assert lines["weather"].endswith(" -")
+    assert "invalid choice: 'sets'" in assert_bad(capsys, "samples", "--kind", "sets")
+
+
+def test_simulate_on_a_stand_in_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 23: the income sample's husband_income stands in for the SW paper's Income data; the JSON source says
+    so; without --range the buckets span the data's own range, $0 to $183,719."""
+    out = run_json(capsys, "simulate", "-m", "sw", "-e", "2", "--sample", "income", "-c", "husband_income",
+                   "--buckets", "20", "-n", "2000", "-s", "1")
+    assert out["source"]["stand_in"].startswith("stand-in for the Income data of the SW paper")
+    assert out["source"]["edges"][0] == 0 and out["source"]["edges"][-1] == 183_719 and out["users"] == 2000
 
 
 def test_perturb_parquet(capsys: pytest.CaptureFixture[str], tmp_path: Path, people: Path) -> None:

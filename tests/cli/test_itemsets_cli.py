@@ -94,3 +94,20 @@ def test_psfo_report_files_round_trip(capsys, tmp_path):
     code, _, err = run(capsys, "perturb", "--mechanism", "svim", "--epsilon", "2", "--data", baskets, "--output",
                        tmp_path / "x.txt")
     assert code == 2 and "interactive protocol" in err and "ldp itemsets" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bundled_basket_sample(capsys):
+    """``--sample plane_destinations``: the bundled Kosarak stand-in, labelled as one in the JSON source; a table
+    sample, or both --data and --sample, are refused in one line (exit 2)."""
+    code, out, err = run(capsys, "itemsets", "--method", "psfo", "--length", 4, "-e", 4, "-k", 3, "--sample",
+                         "plane_destinations", "--users", 5_000, "--engine", "fast")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["users"] == 5_000 and data["source"]["sample"] == "plane_destinations"
+    assert data["source"]["items_in_domain"] == 104
+    assert data["source"]["stand_in"].startswith("stand-in for the Kosarak")
+    code, out, err = run(capsys, "itemsets", "--method", "svim", "-e", 1, "-k", 2, "--sample", "flights")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "'flights' is a table sample" in err
+    code, out, err = run(capsys, "itemsets", "--method", "svim", "-e", 1, "-k", 2, "--sample", "plane_destinations",
+                         "--data", "x.txt")
+    assert code == 2 and out == "" and "not allowed with argument" in err

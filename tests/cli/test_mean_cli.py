@@ -120,3 +120,14 @@ def test_vector_report_files_refuse_what_does_not_fit(capsys, tmp_path, table):
         code, _, err = run(capsys, "perturb", "-m", "duchi", "-e", 1, "--data", path, "--output", out, *argv)
         assert code == 2 and phrase in err and len(err.strip().splitlines()) == 1, (argv, err)
         assert not out.exists()
+
+
+def test_a_stand_in_sample_is_labelled_per_column(capsys):
+    """Issue 23: ``--sample income`` — the JSON source names the column that stands in for the SW paper's Income
+    data (the wife's hours are not one)."""
+    code, out, err = run(capsys, "mean", "--mechanism", "pm", "--epsilon", "1", "--sample", "income", "--columns",
+                         "husband_income,wife_hours", "--seed", "1")
+    assert code == 0, err
+    source = json.loads(out)["source"]
+    assert source["sample"] == "income" and list(source["stand_in"]) == ["husband_income"]
+    assert source["stand_in"]["husband_income"].startswith("stand-in for the Income data of the SW paper")
