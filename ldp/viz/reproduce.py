@@ -126,27 +126,32 @@ def postprocessor_figure(table: pd.DataFrame) -> go.Figure:
                      title="Post-processors: full-domain MSE against ε (consistency paper Fig. 4)")
 
 
-def gain_by_mechanism_figure(grid: pd.DataFrame, collection: str) -> go.Figure:
-    """Γ (%) per mechanism (bars) for each ε, averaged over the grid's distributions, n and k (IBU Figs. 1–2)."""
+def gain_by_mechanism_figure(grid: pd.DataFrame, collection: str, gain: str = "Γ (%)") -> go.Figure:
+    """Γ (%) per mechanism (bars) for each ε, averaged over the grid's distributions, n and k (IBU Figs. 1–2);
+    ``gain`` is the grid's column to draw (the limit's or the plain run's Γ, on the MSE or the MAE)."""
     fig = go.Figure()
-    mean = grid.groupby(["epsilon", "mechanism"], sort=False)["Γ (%)"].mean().reset_index()
+    mean = grid.groupby(["epsilon", "mechanism"], sort=False)[gain].mean().reset_index()
     for i, (eps, part) in enumerate(mean.groupby("epsilon")):
-        fig.add_bar(x=part["mechanism"], y=part["Γ (%)"], name=f"ε{'∞' if collection == 'longitudinal' else ''} = "
+        fig.add_bar(x=part["mechanism"], y=part[gain], name=f"ε{'∞' if collection == 'longitudinal' else ''} = "
                     f"{eps:g}", marker_color=PALETTE[i % len(PALETTE)])
     number = "2" if collection == "longitudinal" else "1"
     fig.update_layout(title=f"IBU's gain per {collection} mechanism (IBU paper Fig. {number})", barmode="group",
-                      xaxis_title="mechanism", yaxis_title="Γ (%)", **LAYOUT)
+                      xaxis_title="mechanism", yaxis_title=gain, **LAYOUT)
     return fig
 
 
-def gain_trend_figure(grid: pd.DataFrame, vary: str, collection: str) -> go.Figure:
-    """Γ (%) by distribution against ε, n or k, averaged over the mechanisms and the other axes (IBU Figs. 3–4)."""
+def gain_trend_figure(grid: pd.DataFrame, vary: str, collection: str, gain: str = "Γ (%)",
+                      labels: dict[str, str] | None = None) -> go.Figure:
+    """Γ (%) by distribution against ε, n or k, averaged over the mechanisms and the other axes (IBU Figs. 3–4);
+    ``labels`` names the distributions in the legend (e.g. Zipf as the stand-in for the paper's Income data)."""
     column = {"ε": "epsilon", "n": "n", "k": "k"}[vary]
-    mean = grid.groupby(["distribution", column], sort=False)["Γ (%)"].mean().reset_index()
+    mean = grid.groupby(["distribution", column], sort=False)[gain].mean().reset_index()
+    if labels:
+        mean["distribution"] = mean["distribution"].map(lambda d: labels.get(d, d))
     number = "4" if collection == "longitudinal" else "3"
-    return _lines_by(mean, "distribution", "Γ (%)", x=column, x_title=vary, log_y=False, log_x=column == "n",
-                     y_title="Γ (%)", title=f"IBU's gain by distribution against {vary} ({collection}; IBU paper "
-                                            f"Fig. {number})")
+    return _lines_by(mean, "distribution", gain, x=column, x_title=vary, log_y=False, log_x=column == "n",
+                     y_title=gain, title=f"IBU's gain by distribution against {vary} ({collection}; IBU paper "
+                                         f"Fig. {number})")
 
 
 def n_prime_figure(table: pd.DataFrame) -> go.Figure:
