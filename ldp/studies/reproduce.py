@@ -537,21 +537,75 @@ def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d
 
 
 NUMERICAL_METHODS = (("sw", "ems"), ("hh", "hh-admm"), ("haar-hrr", None), ("cfo-binning", None))
+#: The square-wave paper's whole method set (§6.1, Table 2): SW with EMS and with EM, plain HH (Kulkarni et al.'s
+#: constrained inference, HH-CI) beside HH-ADMM and HaarHRR, and CFO-binning — run once per number of bins of
+#: :data:`PAPER_CFO_BINS` — with PM and SR (:data:`PAPER_MEAN_MECHANISMS`) for the mean and the variance.
+PAPER_NUMERICAL_METHODS = (("sw", "ems"), ("sw", "em"), ("hh", "hh-ci"), ("hh", "hh-admm"), ("haar-hrr", None),
+                           ("cfo-binning", None))
+PAPER_CFO_BINS = (16, 32, 64)
+PAPER_MEAN_MECHANISMS = ("pm", "sr")
+
+
+def _mean_mechanism_rows(mechanisms: Sequence[str], counts: np.ndarray, edges: np.ndarray,
+                         epsilons: Sequence[float], metric: str, trials: int, seed: int) -> pd.DataFrame:
+    """PM and SR (mean mechanisms, §2.2) in :func:`numerical_methods`' table for the mean or the variance: the
+    mean from every user, the variance from the paper's 50/50 split (§6.3, :func:`simulate_histogram_mean`); the
+    error |estimate − truth| on [0, 1] (mean and 95 % band over the trials, as :func:`summarize_sweep`)."""
+    from ldp.studies.mean_variance import simulate_histogram_mean
+    from ldp.studies.tradeoff import Z95
+
+    key = {"mean_error": ("estimated_mean", "true_mean"), "variance_error": ("estimated_variance", "true_variance")}
+    rows = []
+    for name, eps in product(mechanisms, epsilons):
+        own = int(rng_for(int(seed), "reproduce", "mean-mechanism", name, float(eps)).integers(2 ** 63 - 1))
+        found = simulate_histogram_mean(name, float(eps), counts, edges, engine="fast", trials=trials, seed=own)
+        err = np.abs(getattr(found, key[metric][0]) - getattr(found, key[metric][1]))
+        half = Z95 * (float(np.std(err, ddof=1)) if err.size > 1 else 0.0) / np.sqrt(err.size)
+        rows.append({"mechanism": name, "estimator": "average", "x": float(eps), "epsilon": float(eps),
+                     "users": int(counts.sum()), "d": int(counts.size), "mean": float(err.mean()),
+                     "sd": float(np.std(err, ddof=1)) if err.size > 1 else 0.0, "trials": int(err.size),
+                     "closed_form": np.nan, "ci_low": float(err.mean()) - half, "ci_high": float(err.mean()) + half})
+    return pd.DataFrame(rows)
 
 
 def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                      metric: str = "wasserstein", progress: Progress = None) -> pd.DataFrame:
-    """The square-wave paper's comparison (Figs. 2–5): SW + EMS, HH-ADMM, HaarHRR and CFO-binning on a Beta(5, 2)
-    column over d buckets, ``metric`` against ε (mean and 95 % band over ``trials``; the same seeding as any
-    sweep, so identical on every executor)."""
+                      metric: str = "wasserstein", progress: Progress = None,
+                      methods: Sequence[tuple[str, str | None]] = NUMERICAL_METHODS,
+                      cfo_bins: Sequence[int] | None = None, mean_mechanisms: Sequence[str] = (),
+                      population: str | None = None) -> pd.DataFrame:
+    """The square-wave paper's comparison (Figs. 2–5): ``methods`` (default SW + EMS, HH-ADMM, HaarHRR and
+    CFO-binning; :data:`PAPER_NUMERICAL_METHODS` is the paper's whole set) on a Beta(5, 2) column over d buckets —
+    or the synthetic ``population`` spec (e.g. :data:`SPIKY_SPEC`, an Income-like column) — ``metric`` against ε
+    (mean and 95 % band over ``trials``; the same seeding as any sweep, so identical on every executor).
+
+    ``cfo_bins``: CFO-binning once per number of bins (the paper: 16, 32, 64), its rows named
+    ``cfo-binning-<bins>``; None keeps the mechanism's default (32 bins, named ``cfo-binning``).
+    ``mean_mechanisms`` (the paper: PM and SR) add their rows for ``metric`` = ``mean_error`` or
+    ``variance_error`` (the paper evaluates them for those only)."""
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
-    freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
-    population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    table = numerical_sweep(population, np.linspace(0.0, 1.0, int(d) + 1), list(NUMERICAL_METHODS), list(epsilons),
-                            users=int(n), trials=trials, seed=seed, metrics=(metric,),
-                            progress=None if progress is None else (lambda done, total: _tick(progress, done, total)))
-    return summarize_sweep(table, metric)
+    spec = population or f"beta:a=5,b=2,d={int(d)}"
+    freqs = true_distribution(spec)
+    counts = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
+    edges = np.linspace(0.0, 1.0, int(counts.size) + 1)
+    binned = [m for m in methods if m[0] == "cfo-binning"] if cfo_bins else []
+    runs: list[tuple[list, dict | None, str | None]] = [([m for m in methods if m not in binned], None, None)]
+    runs += [(binned, {"cfo-binning": {"bins": int(b)}}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())]
+    runs = [r for r in runs if r[0]]
+    tables = []
+    for i, (chosen, params, label) in enumerate(runs):
+        report = None if progress is None else (
+            lambda done, total, i=i: _tick(progress, i * total + done, len(runs) * total + len(mean_mechanisms)))
+        table = summarize_sweep(numerical_sweep(counts, edges, list(chosen), list(epsilons), users=int(n),
+                                                trials=trials, seed=seed, metrics=(metric,), progress=report,
+                                                params=params), metric)
+        if label is not None:
+            table["mechanism"] = label
+        tables.append(table)
+    if mean_mechanisms and metric in ("mean_error", "variance_error"):
+        tables.append(_mean_mechanism_rows(mean_mechanisms, counts, edges, epsilons, metric, trials, seed))
+    _tick(progress, 1, 1)
+    return pd.concat(tables, ignore_index=True)
 
 
 WAVE_SHAPES = ("square", "trapezoid:0.5", "triangle")

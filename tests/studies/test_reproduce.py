@@ -104,6 +104,26 @@ def test_ibu_grid_poisson_gains_most_for_both_estimators_and_metrics():
         grid.loc[grid["distribution"] == "poisson", "Γ plain (%)"].mean())
 
 
+def test_numerical_methods_with_the_papers_whole_method_set():
+    """Square-wave paper Figs. 2 and 4 (§6.2–6.3): every method of its Table 2 appears; CFO-binning with fewer
+    bins is better at small ε (ε = 0.5: 16 bins ≈ 5× below 64 bins in W1 here); PM beats SR on the mean at ε = 4
+    (their variances: PM ≈ v²/(e^{ε/2}−1) + (e^{ε/2}+3)/(3(e^{ε/2}−1)²) ≈ 0.1–0.2 vs SR ≈ 1.08 − v², so PM's mean
+    error is ≈ 2× SR's smaller; 20 trials keep each mean error within ≈ ±20 %)."""
+    wide = R.numerical_methods((0.5,), d=64, n=20_000, trials=2, methods=R.PAPER_NUMERICAL_METHODS,
+                               cfo_bins=R.PAPER_CFO_BINS)
+    found = set(zip(wide["mechanism"], wide["estimator"], strict=True))
+    assert found == {("sw", "ems"), ("sw", "em"), ("hh", "hh-ci"), ("hh", "hh-admm"), ("haar-hrr", "haar"),
+                     ("cfo-binning-16", "norm-sub"), ("cfo-binning-32", "norm-sub"), ("cfo-binning-64", "norm-sub")}
+    at = wide.set_index("mechanism")["mean"]
+    assert at["cfo-binning-16"] < at["cfo-binning-64"]
+    mean = R.numerical_methods((4.0,), d=16, n=20_000, trials=20, metric="mean_error", methods=[("sw", "ems")],
+                               mean_mechanisms=R.PAPER_MEAN_MECHANISMS).set_index("mechanism")["mean"]
+    assert mean["pm"] < mean["sr"]
+    variance = R.numerical_methods((4.0,), d=16, n=20_000, trials=2, metric="variance_error", methods=[("sw", "ems")],
+                                   mean_mechanisms=R.PAPER_MEAN_MECHANISMS)
+    assert set(variance["mechanism"]) == {"sw", "pm", "sr"} and np.isfinite(variance["mean"]).all()
+
+
 def test_postprocessor_tasks_reproduce_the_users_saved():
     """Consistency paper Fig. 5: PowerNS saves ~90 % of the users (n′ ≈ 10 n) and Norm-Mul saves none (n′ < n) on
     its Zipf(1.5) over 1,024 values at ε = 1. Tolerances: n′ is a ratio of two 5-trial MSE means, each within
