@@ -52,10 +52,10 @@ from ldp.mechanisms.numerical.square_wave import mutual_information_b
 from ldp.studies.comparison import draw_population
 
 __all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "PAPER_CFO_BINS", "PAPER_GRANULARITY",
-           "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PRINTED", "b_sweep", "bucket_granularity",
-           "fixed_categories", "fixed_set_study", "granularity_finding", "ibu_gain_grid", "ibu_gain_summary",
-           "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods", "postprocessor_curves",
-           "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
+           "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED", "b_sweep",
+           "bucket_granularity", "fixed_categories", "fixed_set_study", "granularity_finding", "ibu_gain_grid",
+           "ibu_gain_summary", "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods",
+           "postprocessor_curves", "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
 
 Progress = Callable[[float], None] | None
 
@@ -69,6 +69,8 @@ PRINTED = {
     "square-wave Figs. 2–5": ("SW with EMS generally performs the best under a wide range of metrics; HH-ADMM can "
                               "beat it on a very spiky distribution"),
     "square-wave §6.4": "Square Wave has the best utility among the wave shapes",
+    "square-wave Fig. 5": ("at ε = 1 SW gives the best estimated distributions in Wasserstein distance, no matter how "
+                           "we change b; as the trapezoid's ratio decreases, the accuracy degrades in general"),
     "square-wave Fig. 2 (Income)": ("on the spiky Income data HH-ADMM performs better than EM and EMS under the KS "
                                     "distance, especially under larger ε: EMS smooths the spikes"),
     "consistency Fig. 4": ("Norm-Sub and MLE-Apx perform almost exactly the same; Base-Cut is recommended for "
@@ -654,25 +656,38 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
 
 
 WAVE_SHAPES = ("square", "trapezoid:0.5", "triangle")
+#: Square-wave paper Fig. 5 (§6.4): the square wave, trapezoids of top/bottom ratio 0.2, 0.4, 0.6, 0.8, the triangle.
+PAPER_WAVE_SHAPES = ("square", "trapezoid:0.8", "trapezoid:0.6", "trapezoid:0.4", "trapezoid:0.2", "triangle")
 
 
 def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                progress: Progress = None) -> pd.DataFrame:
+                progress: Progress = None, shapes: Sequence[str] = WAVE_SHAPES,
+                b_factors: Sequence[float] | None = None) -> pd.DataFrame:
     """Wasserstein distance of General Wave + EMS per wave shape (square = SW) against ε on a Beta(5, 2) column
-    (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape."""
+    (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape.
+
+    ``shapes``: :data:`PAPER_WAVE_SHAPES` is Fig. 5's set. ``b_factors``: Fig. 5's b axis — every shape also at
+    b = factor × b_MI(ε) (rows carry ``b`` and ``b / b_MI``; without it, factor 1 only: today's table plus those
+    two columns)."""
     trials = check_positive_int(trials, "trials")
     freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
     population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
     truth = population / population.sum()
     edges = np.linspace(0.0, 1.0, int(d) + 1)
     ems = get_estimator("ems")
+    factors = (1.0,) if b_factors is None else tuple(float(f) for f in b_factors)
     rows = []
-    for shape in WAVE_SHAPES:
+    total = len(shapes) * len(epsilons) * len(factors)
+    for shape in shapes:
         for eps in epsilons:
-            mech = get_mechanism("gw", float(eps), int(d), shape=shape)
-            rng = rng_for(int(seed), "reproduce", "wave", shape, float(eps))
-            values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
-                                      ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
-            rows.append({"shape": shape, "epsilon": float(eps), "Wasserstein": float(np.mean(values))})
-            _tick(progress, len(rows), len(WAVE_SHAPES) * len(epsilons))
+            b_mi = mutual_information_b(float(eps))
+            for factor in factors:
+                mech = get_mechanism("gw", float(eps), int(d), shape=shape, b=factor * b_mi)
+                names = ("reproduce", "wave", shape, float(eps)) + (() if factor == 1.0 else (factor,))
+                rng = rng_for(int(seed), *names)
+                values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
+                                          ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
+                rows.append({"shape": shape, "epsilon": float(eps), "Wasserstein": float(np.mean(values)),
+                             "b": factor * b_mi, "b / b_MI": factor})
+                _tick(progress, len(rows), total)
     return pd.DataFrame(rows)

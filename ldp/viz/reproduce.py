@@ -11,7 +11,7 @@ from ldp.viz.style import PALETTE, paired_lines
 
 __all__ = ["b_figure", "convergence_figure", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
            "granularity_figure", "methods_figure", "n_prime_figure", "postprocessor_figure", "set_query_figure",
-           "spectrum_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
+           "spectrum_figure", "shapes_b_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
 
 def readable(name: object) -> str:
     """A legend's name as people read it: a registered mechanism's or estimator's display name ("GRR (k-RR)",
@@ -118,6 +118,16 @@ def shapes_figure(table: pd.DataFrame) -> go.Figure:
     """Wasserstein against ε per wave shape (log y)."""
     return _lines_by(table, "shape", "Wasserstein", y_title="Wasserstein distance (log scale)",
                      title="Wave shapes with EMS (square-wave paper §6.4)")
+
+
+def shapes_b_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
+    """Wasserstein against b / b_MI (log x) per wave shape at one ε (square-wave paper Fig. 5)."""
+    part = table[table["epsilon"] == epsilon]
+    fig = _lines_by(part, "shape", "Wasserstein", x="b / b_MI", x_title="b / b_MI (log scale)", log_x=True,
+                    y_title="Wasserstein distance (log scale)",
+                    title=f"Wave shapes against b at ε = {epsilon:g} (square-wave paper Fig. 5)")
+    fig.add_vline(x=1.0, line_dash="dot", line_color="#444444", annotation_text="b_MI")
+    return fig
 
 
 def postprocessor_figure(table: pd.DataFrame) -> go.Figure:
