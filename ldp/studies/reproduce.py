@@ -618,7 +618,7 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
                       metric: str = "wasserstein", progress: Progress = None,
                       methods: Sequence[tuple[str, str | None]] = NUMERICAL_METHODS,
                       cfo_bins: Sequence[int] | None = None, mean_mechanisms: Sequence[str] = (),
-                      population: str | None = None) -> pd.DataFrame:
+                      population: str | None = None, hh_splits: Sequence[str] | None = None) -> pd.DataFrame:
     """The square-wave paper's comparison (Figs. 2–5): ``methods`` (default SW + EMS, HH-ADMM, HaarHRR and
     CFO-binning; :data:`PAPER_NUMERICAL_METHODS` is the paper's whole set) on a Beta(5, 2) column over d buckets —
     or the synthetic ``population`` spec (e.g. :func:`ldp.data.synthetic.spiky_spec`, an Income-like column) —
@@ -628,16 +628,20 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
     ``cfo_bins``: CFO-binning once per number of bins (the paper: 16, 32, 64), its rows named
     ``cfo-binning-<bins>``; None keeps the mechanism's default (32 bins, named ``cfo-binning``).
     ``mean_mechanisms`` (the paper: PM and SR) add their rows for ``metric`` = ``mean_error`` or
-    ``variance_error`` (the paper evaluates them for those only)."""
+    ``variance_error`` (the paper evaluates them for those only). ``hh_splits``: the hierarchy once per way of
+    sharing the privacy (§4.2: ``"population"``, rows ``hh``; ``"budget"``, rows ``hh-budget``)."""
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
     spec = population or f"beta:a=5,b=2,d={int(d)}"
     freqs = true_distribution(spec)
     counts = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
     edges = np.linspace(0.0, 1.0, int(counts.size) + 1)
-    binned = [m for m in methods if m[0] == "cfo-binning"] if cfo_bins else []
-    runs: list[tuple[list, dict | None, str | None]] = [([m for m in methods if m not in binned], None, None)]
-    runs += [(binned, {"cfo-binning": {"bins": int(b)}}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())]
+    variants = {"cfo-binning": [({"bins": int(b)}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())],
+                "hh": [({"split": str(sp)}, "hh" if sp == "population" else f"hh-{sp}") for sp in (hh_splits or ())]}
+    varied = [m for m in methods if variants.get(m[0])]
+    runs: list[tuple[list, dict | None, str | None]] = [([m for m in methods if m not in varied], None, None)]
+    runs += [([m for m in varied if m[0] == name], {name: params}, label)
+             for name, options in variants.items() for params, label in options]
     runs = [r for r in runs if r[0]]
     tables = []
     for i, (chosen, params, label) in enumerate(runs):
