@@ -47,6 +47,14 @@ def b_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
     for i, column in enumerate(("Wasserstein", "range-query MAE (α = 0.1)")):
         fig.add_scatter(x=table["b / b_MI"], y=table[column], mode="lines+markers", name=column,
                         line={"color": PALETTE[i], "width": 3})
+    lemma, simulated = "outputs' W1, Lemma 1 (Δ = ½)", "outputs' W1, simulated (Δ = ½)"
+    if lemma in table:  # Lemma 1 beside the measured W1 between the outputs of v = ¼ and ¾ (right axis)
+        fig.add_scatter(x=table["b / b_MI"], y=table[lemma], mode="lines", name="Lemma 1: ½(1 − (2b+1)q)",
+                        yaxis="y2", line={"color": PALETTE[3], "width": 2, "dash": "dot"})
+        fig.add_scatter(x=table["b / b_MI"], y=table[simulated], mode="markers", yaxis="y2",
+                        name="outputs' W1, simulated reports", marker={"color": PALETTE[3], "size": 9})
+        fig.update_layout(yaxis2={"title": "W1 between the outputs of v = ¼ and ¾", "overlaying": "y",
+                                  "side": "right", "rangemode": "tozero"})
     fig.add_vline(x=1.0, line_dash="dot", line_color="#444444", annotation_text="paper's b (MI)")
     fig.update_layout(title=f"SW + EMS error against b at ε = {epsilon:g} (square-wave paper Fig. 6)",
                       xaxis_title="b / b_MI (log scale)", yaxis_title="error", **LAYOUT)
