@@ -32,7 +32,7 @@ import numpy as np
 from ldp.core.errors import InvalidInput
 from ldp.data.domain import EncodedColumn, bin_labels
 
-__all__ = ["SYNTHETIC", "generate", "generate_values", "parse_spec", "true_distribution"]
+__all__ = ["SYNTHETIC", "generate", "generate_values", "parse_spec", "spiky_spec", "true_distribution"]
 
 DEFAULT_D = 100
 MAX_D = 1_000_000
@@ -361,6 +361,15 @@ def _plan(spec: str) -> _Plan:
     probs /= probs.sum()
     labels = [str(k) for k in range(d)] if family == "poisson" else bin_labels(edges)
     return _Plan(family, d, "numerical", probs, labels, edges, parts)
+
+
+def spiky_spec(d: int = 64) -> str:
+    """An Income-like spiky column on [0, 1] over ``d`` buckets (a stand-in for the square-wave paper's Income data,
+    §6.1: "people tend to report income using round numbers"): 40 % a smooth exponential (rate 4) and 60 % in six
+    equal spikes at the "round" values 0.1, 0.2, …, 0.6 (Gaussians of σ = 0.0005, narrower than a bucket up to
+    d ≈ 1,000, so each spike is one or two buckets)."""
+    spikes = "+".join(f"0.1*gaussian(mu={m:g},sigma=0.0005)" for m in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6))
+    return f"mix:0.4*exponential(lam=4)+{spikes},lo=0,hi=1,d={int(d)}"
 
 
 def true_distribution(spec: str) -> np.ndarray:

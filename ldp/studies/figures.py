@@ -321,9 +321,14 @@ def _u_ibu_table(s: Mapping[str, Any]) -> float:
     return len(s["mechanisms"]) * len(s["epsilons"]) * s["trials"] * 3 * s["d"] * 180  # plain Eq. (3): 10⁴ iterations
 
 
+#: The plain Eq. (3) at 10,000 iterations against the converged MLE alone on the IBU grid (383 s against 3 s for
+#: the page's one-time grid, measured on the 2 shared cores at load ≈ 10).
+PLAIN_IBU_FACTOR = 130.0
+
+
 def _u_ibu_grid(s: Mapping[str, Any]) -> float:
     return (len(s["distributions"]) * sum(s["domain_sizes"]) * len(s["users"]) * len(s["mechanisms"])
-            * len(s["epsilons"]) * s["trials"] * 2 * 2.3)
+            * len(s["epsilons"]) * s["trials"] * 2 * 2.3 * (1.0 + PLAIN_IBU_FACTOR * bool(s.get("plain"))))
 
 
 def _u_iiw(s: Mapping[str, Any]) -> float:
@@ -360,6 +365,15 @@ TAXI = 2_834_264  # convolution paper §V.A: records of its Taxi dataset (the sm
 CONVOLUTION_SETUP = f"§V.A: Taxi ({TAXI:,} records, smooth), d = 1000, each experiment repeated 10 times"
 
 IBU_USERS, IBU_SIZES = (20_000, 100_000), (2, 50, 100, 200)  # the grid of IBU Tables 2–3
+#: Square-wave Figs. 2–4's whole method set (§6.1): SW + EMS and + EM, HH (plain and ADMM; the hierarchy dividing
+#: the population and the budget, §4.2), HaarHRR, CFO-binning at 16/32/64 bins; PM and SR for the mean/variance.
+SW_METHOD_SET = {"methods": paper_figures.PAPER_NUMERICAL_METHODS, "cfo_bins": paper_figures.PAPER_CFO_BINS,
+                 "mean_mechanisms": paper_figures.PAPER_MEAN_MECHANISMS, "hh_splits": ("population", "budget")}
+
+
+def _sw_methods(s: dict[str, Any]) -> int:
+    """The number of method runs of a numerical_methods setting (the cost model's multiplier)."""
+    return len(s["methods"]) + len(s.get("cfo_bins") or ()) + len(s.get("hh_splits") or ())
 _GRID_TINY = {"users": (2_000,), "domain_sizes": (4,), "distributions": ("zipf",), "trials": 1, "epsilons": (2.0,)}
 
 for _entry in (
@@ -376,8 +390,10 @@ for _entry in (
         tiny={"mechanisms": ("grr",), "epsilons": (1.0,), "d": 8, "n": 2_000, "trials": 1}),
     *(ReproducibleFigure(
         f"ibu-fig-{number}", title, "IBU Figs. 1–4", "ibu_gain_grid",
-        lecture={"mechanisms": mechs, "epsilons": eps, "users": IBU_USERS, "domain_sizes": IBU_SIZES, "trials": 3},
+        lecture={"mechanisms": mechs, "epsilons": eps, "users": IBU_USERS, "domain_sizes": IBU_SIZES, "trials": 3,
+                 "plain": False},
         paper={"mechanisms": mechs, "epsilons": eps, "trials": 20, "users": IBU_USERS, "domain_sizes": IBU_SIZES,
+               "plain": True,
                **({"users": (20_000,), "domain_sizes": (100,), "distributions": ("zipf",)} if bars else {})},
         paper_source=f"{source}; {IBU_STABILITY}", figure="gain_by_mechanism_figure" if bars else "gain_trend_figure",
         figure_args=(collection,) if bars else ("ε", collection), ours=_ibu_mechanisms if bars else _ibu_trend,
@@ -397,11 +413,13 @@ for _entry in (
     *(ReproducibleFigure(
         f"square-wave-fig-{number}", f"Numerical methods against ε: {label}", "square-wave Figs. 2–5",
         "numerical_methods",
-        lecture={"epsilons": (0.5, 1.0, 2.0, 4.0), "d": 64, "n": 100_000, "trials": 5, "metric": metric},
-        paper={"epsilons": (0.5, 1.0, 2.0, 4.0), "d": 256, "n": 100_000, "trials": 100, "metric": metric},
+        lecture={"epsilons": (0.5, 1.0, 2.0, 4.0), "d": 64, "n": 100_000, "trials": 5, "metric": metric,
+                 **SW_METHOD_SET},
+        paper={"epsilons": (0.5, 1.0, 2.0, 4.0), "d": 256, "n": 100_000, "trials": 100, "metric": metric,
+               **SW_METHOD_SET},
         paper_source=f"Figure {number} ({label}); {SW_SETUP}", figure="methods_figure",
         figure_args=(label, f"Fig. {number}"), ours=_numerical, native_executor=True,
-        units=lambda s: len(s["epsilons"]) * s["trials"] * 4 * s["d"] * 130,
+        units=lambda s: len(s["epsilons"]) * s["trials"] * _sw_methods(s) * s["d"] * 130,
         tiny={"epsilons": (1.0,), "d": 8, "n": 2_000, "trials": 2})
       for number, metric, label in ((2, "wasserstein", "Wasserstein distance"),
                                     (3, "range_mae", "range-query MAE (α = 0.1)"),
@@ -424,7 +442,7 @@ for _entry in (
         tiny={"d": 8, "n": 2_000, "trials": 1, "factors": (0.5, 1.0)}),
     ReproducibleFigure(
         "square-wave-fig-7", "SW + EMS against the number of buckets d", "square-wave Fig. 7", "bucket_granularity",
-        lecture={"epsilons": (0.5, 1.0, 2.0, 4.0), "domain_sizes": (16, 32, 64, 128, 256, 512, 1024),
+        lecture={"epsilons": (0.5, 1.0, 2.0, 4.0), "domain_sizes": paper_figures.PAPER_GRANULARITY,
                  "n": 100_000, "trials": 5},
         paper={"epsilons": (0.5, 1.0, 2.0, 4.0), "domain_sizes": (256, 512, 1024, 2048), "n": 100_000,
                "trials": 100},

@@ -42,7 +42,7 @@ import pandas as pd
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
-from ldp.data.synthetic import true_distribution
+from ldp.data.synthetic import spiky_spec, true_distribution
 from ldp.engines import collect
 from ldp.estimators import get_estimator
 from ldp.estimators.wiener import mechanism_noise_power_spectrum
@@ -50,11 +50,14 @@ from ldp.evaluation.metrics import compute_metrics
 from ldp.evaluation.tasks import GAIN_BASELINE, utility_gain
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.numerical.square_wave import mutual_information_b
+from ldp.mechanisms.numerical.waves import lemma1_wasserstein
 from ldp.studies.comparison import draw_population
 
-__all__ = ["PRINTED", "b_sweep", "bucket_granularity", "fixed_categories", "fixed_set_study", "ibu_gain_grid",
-           "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods", "postprocessor_curves",
-           "postprocessor_tasks", "wave_shapes", "wiener_curves"]
+__all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "PAPER_CFO_BINS", "PAPER_GRANULARITY",
+           "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED", "b_sweep",
+           "bucket_granularity", "fixed_categories", "fixed_set_study", "granularity_finding", "ibu_gain_grid",
+           "ibu_gain_summary", "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods",
+           "postprocessor_curves", "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
 
 Progress = Callable[[float], None] | None
 
@@ -68,6 +71,10 @@ PRINTED = {
     "square-wave Figs. 2–5": ("SW with EMS generally performs the best under a wide range of metrics; HH-ADMM can "
                               "beat it on a very spiky distribution"),
     "square-wave §6.4": "Square Wave has the best utility among the wave shapes",
+    "square-wave Fig. 5": ("at ε = 1 SW gives the best estimated distributions in Wasserstein distance, no matter how "
+                           "we change b; as the trapezoid's ratio decreases, the accuracy degrades in general"),
+    "square-wave Fig. 2 (Income)": ("on the spiky Income data HH-ADMM performs better than EM and EMS under the KS "
+                                    "distance, especially under larger ε: EMS smooths the spikes"),
     "consistency Fig. 4": ("Norm-Sub and MLE-Apx perform almost exactly the same; Base-Cut is recommended for "
                            "full-domain estimation"),
     "IBU Figs. 1–4": ("IBU improves on MI for every pure mechanism; the gain is largest at small ε, small n and "
@@ -85,7 +92,9 @@ PRINTED = {
                            "their real errors do, so the method can be chosen from the reports"),
     "convolution Fig. 9": ("on the smooth data KRR (GRR) finds the fewest true positives and the most false ones; "
                            "KRR-IIW-G does best (ε = 4, thresholds 500–2,000 counts of 10⁶)"),
-    "square-wave Fig. 7": "finer buckets do not hurt SW + EMS much: the Wasserstein distance is stable in d",
+    "square-wave Fig. 7": ("the best granularity depends on the data: for Beta(5, 2) 256 buckets (of 256, 512, "
+                           "1,024, 2,048), 1,024 for the other datasets; results are similar so long as d̃ does not "
+                           "deviate far from √N (§5.4)"),
 }
 
 
@@ -105,23 +114,61 @@ def _population(spec: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return population, population / population.sum()
 
 
-#: The IBU paper's synthetic distributions (its "real" one is a dataset; Zipf stands in for a skewed real column).
-IBU_DISTRIBUTIONS = ("zipf", "gaussian", "exponential", "uniform")
+#: The IBU paper's populations (§4.1): its five synthetic distributions, and Zipf as the stand-in for its real one
+#: (the Income data's "PINCP" column, which needs a download).
+IBU_DISTRIBUTIONS = ("zipf", "gaussian", "exponential", "uniform", "poisson", "triangular")
+
+#: How a page or a table labels each population (Zipf is a stand-in, and says so).
+IBU_DISTRIBUTION_LABELS = {"zipf": "Zipf (stand-in for the Income data)", "gaussian": "Gaussian",
+                           "exponential": "Exponential", "uniform": "Uniform", "poisson": "Poisson",
+                           "triangular": "Triangular"}
 
 
 def _distribution_spec(name: str, d: int) -> str:
+    """The IBU paper's populations over k = d bins (§4.1): Gaussian μ = 1000, σ² = 100; Exponential λ = 1; Uniform
+    (the paper's [100, 10000] — equal-width bins of any interval hold the same mass); Poisson λ = 5; Triangular on
+    [100, 10000] with mode 4500 (the synthetic defaults are the paper's parameters).
+
+    The paper "bucketizes to a k-bins histogram" of the samples without saying over which range (numpy's histogram
+    takes the samples' min..max); we take the family's range (the Gaussian's μ ± 4σ, the exponential's [0, 10/λ])
+    and, for Poisson, one bin per integer 0..k−1. For k ≥ 16 that holds the same non-empty bins as the samples'
+    histogram of Poisson(5) (equal-width bins over 0..max put one integer in each, a permutation of ours that the
+    mechanisms do not see); at k = 2 ours is P(0) vs P(1) (truncated), the paper's splits 0..max at its middle."""
     return {"zipf": f"zipf:d={d},s=1.1", "gaussian": f"gaussian:d={d}", "exponential": f"exponential:d={d}",
-            "uniform": f"uniform:d={d}"}[name]
+            "uniform": f"uniform:d={d}", "poisson": f"poisson:lam=5,d={d}", "triangular": f"triangular:d={d}"}[name]
+
+
+#: The IBU paper's two estimators beside its baseline: ``limit`` — IBU's limit, the maximum-likelihood estimate (our
+#: default IBU); ``plain`` — the paper's Eq. (3) from the uniform start, stopped after 10,000 iterations or at a
+#: change below 10⁻¹² (§4.1, the reference implementation's ``max_abs`` rule): the one the paper measured;
+#: ``base`` — matrix inversion clipped and renormalised (§2.3).
+IBU_ESTIMATORS = {"limit": ("ibu", {}), "plain": ("ibu", {"method": "em"}), "base": (GAIN_BASELINE, {})}
+
+
+def _ibu_errors(mech, population: np.ndarray, truth: np.ndarray, rng: np.random.Generator, trials: int,
+                keys: Sequence[str] = tuple(IBU_ESTIMATORS)) -> dict[str, dict[str, float]]:
+    """``{estimator: {"MSE": …, "MAE": …}}``: each of ``keys`` (:data:`IBU_ESTIMATORS`) on the same ``trials``
+    collections, its full-domain MSE and MAE averaged over them (the paper's two metrics, Eq. (1))."""
+    counts = np.stack([collect(mech, population, rng, "fast").counts for _ in range(trials)])
+    out = {}
+    for key in keys:
+        name, params = IBU_ESTIMATORS[key]
+        error = get_estimator(name, **params).estimate_batch(mech, counts, int(population.sum())) - truth
+        out[key] = {"MSE": float(np.mean(error ** 2)), "MAE": float(np.mean(np.abs(error)))}
+    return out
 
 
 def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users: Sequence[int],
                   domain_sizes: Sequence[int], distributions: Sequence[str] = IBU_DISTRIBUTIONS, trials: int = 3,
-                  seed: int = 0, progress: Progress = None) -> pd.DataFrame:
-    """Γ (%) of IBU (the converged MLE) over the paper's baseline on the full-domain MSE for every mechanism ×
-    distribution × ε × n × k of the grid (IBU paper Figs. 1–4, Tables 2–3). Longitudinal mechanisms (L-…) take
-    ε as ε∞ and ε1 = ε∞/2, as the paper does. Each cell averages ``trials`` collections, seeded by the cell."""
+                  seed: int = 0, progress: Progress = None, plain: bool = True) -> pd.DataFrame:
+    """Γ (%) of IBU over the paper's baseline for every mechanism × distribution × ε × n × k of the grid (IBU paper
+    Figs. 1–4, Tables 2–3), on the full-domain MSE and MAE (Eq. (1) for both metrics), for both estimators on the
+    same collections: IBU's limit (the MLE, our default: ``"Γ (%)"`` and ``"Γ MAE (%)"``) and — with ``plain`` —
+    the paper's plain Eq. (3) stopped at 10,000 iterations (``"Γ plain (%)"``, ``"Γ plain MAE (%)"``), which is the
+    one the paper measured (§4.1). Longitudinal mechanisms (L-…) take ε as ε∞ and ε1 = ε∞/2, as the paper does.
+    Each cell averages ``trials`` collections (the paper: 20), seeded by the cell."""
     trials = check_positive_int(trials, "trials")
-    limit, base = get_estimator("ibu"), get_estimator(GAIN_BASELINE)
+    keys = ("limit", "plain", "base") if plain else ("limit", "base")
     grid = list(product(distributions, domain_sizes, users))
     total, done, rows = len(grid) * len(mechanisms) * len(epsilons), 0, []
     for dist, d, n in grid:
@@ -130,17 +177,36 @@ def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users
             params = {"epsilon_1": float(eps) / 2} if name.startswith("l-") else {}
             mech = get_mechanism(name, float(eps), int(d), **params)
             rng = rng_for(int(seed), "reproduce", "ibu-grid", name, dist, int(d), int(n), float(eps))
-            mse = {"limit": 0.0, "base": 0.0}
-            for _ in range(trials):
-                agg = collect(mech, population, rng, "fast")
-                for key, est in (("limit", limit), ("base", base)):
-                    mse[key] += float(np.mean((est.estimate(mech, agg).values - truth) ** 2)) / trials
-            rows.append({"mechanism": name, "distribution": dist, "epsilon": float(eps), "n": int(n), "k": int(d),
-                         "Γ (%)": float(utility_gain(mse["base"], mse["limit"])), "MSE baseline": mse["base"],
-                         "MSE IBU": mse["limit"]})
+            err = _ibu_errors(mech, population, truth, rng, trials, keys)
+            row = {"mechanism": name, "distribution": dist, "epsilon": float(eps), "n": int(n), "k": int(d),
+                   "Γ (%)": float(utility_gain(err["base"]["MSE"], err["limit"]["MSE"])),
+                   "MSE baseline": err["base"]["MSE"], "MSE IBU": err["limit"]["MSE"],
+                   "Γ MAE (%)": float(utility_gain(err["base"]["MAE"], err["limit"]["MAE"])),
+                   "MAE baseline": err["base"]["MAE"], "MAE IBU": err["limit"]["MAE"]}
+            if plain:
+                row.update({"Γ plain (%)": float(utility_gain(err["base"]["MSE"], err["plain"]["MSE"])),
+                            "Γ plain MAE (%)": float(utility_gain(err["base"]["MAE"], err["plain"]["MAE"])),
+                            "MSE plain": err["plain"]["MSE"], "MAE plain": err["plain"]["MAE"]})
+            rows.append(row)
             done += 1
             _tick(progress, done, total)
     return pd.DataFrame(rows)
+
+
+def ibu_gain_summary(grid: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Tables 2–3 from an :func:`ibu_gain_grid`: Γ (%) per distribution (rows, the paper's labels) ×
+    mechanism, for each estimator and metric present (columns ``(mechanism, estimator · metric)``), averaged over ε,
+    n and k, with the ``Avg.`` row and column the paper prints."""
+    columns = {"Γ (%)": "MLE · MSE", "Γ MAE (%)": "MLE · MAE", "Γ plain (%)": "plain · MSE",
+               "Γ plain MAE (%)": "plain · MAE"}
+    present = [c for c in columns if c in grid.columns]
+    table = grid.groupby(["distribution", "mechanism"], sort=False)[present].mean().rename(columns=columns)
+    wide = table.unstack("mechanism").swaplevel(0, 1, axis=1)
+    wide = wide.reindex(columns=[(m, columns[c]) for m in grid["mechanism"].unique() for c in present])
+    for c in present:
+        wide[("Avg.", columns[c])] = table[columns[c]].groupby(level="distribution", sort=False).mean()
+    wide.loc["Avg."] = wide.mean(axis=0)
+    return wide.rename(index=IBU_DISTRIBUTION_LABELS)
 
 
 def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int = 1024, n: int = 1_000_000,
@@ -325,11 +391,16 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
     return {key: pd.DataFrame(rows) for key, rows in out.items()}
 
 
+#: Square-wave paper Fig. 7's granularities (256 … 2,048) with the coarser ones below them.
+PAPER_GRANULARITY = (16, 32, 64, 128, 256, 512, 1024, 2048)
+
+
 def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
                        domain_sizes: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024), n: int = 100_000,
                        trials: int = 3, seed: int = 0, progress: Progress = None) -> pd.DataFrame:
     """Square-wave paper Fig. 7: SW + EMS's Wasserstein distance (on [0, 1]) against the number of buckets d of a
-    Beta(5, 2) column, per ε; each d is its own bucketization of the same Beta(5, 2) density."""
+    Beta(5, 2) column, per ε; each d is its own bucketization of the same Beta(5, 2) density. The paper's axis goes
+    to 2,048 buckets (:data:`PAPER_GRANULARITY`); its guidance (§5.4): choose d̃ near √N."""
     trials = check_positive_int(trials, "trials")
     ems = get_estimator("ems")
     total, done, rows = len(epsilons) * len(domain_sizes), 0, []
@@ -347,31 +418,53 @@ def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
     return pd.DataFrame(rows)
 
 
+def granularity_finding(table: pd.DataFrame, n: int | None = None, reference: int = 256) -> str:
+    """What a :func:`bucket_granularity` table shows, as one sentence computed from its rows: per ε the number of
+    buckets with the smallest distance, and the change from ``reference`` buckets (the paper's smallest) to the
+    finest d, as a range over ε — with √N beside the best d when ``n`` is given (the paper's guidance, §5.4)."""
+    wide = table.pivot(index="d", columns="epsilon", values="Wasserstein").sort_index()
+    best = wide.idxmin()
+    text = ("the smallest distance is at d = " + ", ".join(f"{int(b):,}" for b in best)
+            + " for ε = " + ", ".join(f"{e:g}" for e in wide.columns))
+    if n is not None:
+        text += f" (√N = {np.sqrt(n):,.0f})"
+    finest = int(wide.index.max())
+    if reference in wide.index and finest > reference:
+        change = 100.0 * (wide.loc[finest] / wide.loc[reference] - 1.0)
+        low, high = float(change.min()), float(change.max())
+        verdict = ("finer buckets do not hurt" if high <= 10.0 else
+                   "finer buckets cost some accuracy" if high <= 50.0 else "finer buckets cost accuracy")
+        text += (f"; from {reference:,} to {finest:,} buckets the distance changes by {low:+.0f} % to {high:+.0f} % "
+                 f"across ε: {verdict}")
+    coarsest = int(wide.index.min())
+    ratio = wide.loc[coarsest] / wide.min()
+    text += (f"; below the best, coarse buckets add their own discretization error (at d = {coarsest} the distance "
+             f"is {float(ratio.min()):.1f}–{float(ratio.max()):.1f}× the smallest).")
+    return text[0].upper() + text[1:]
+
+
 def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: int = 100, n: int = 100_000,
-                   trials: int = 5, seed: int = 0, zipf_s: float = 1.1, progress: Progress = None) -> pd.DataFrame:
-    """Γ (%) of IBU over the IBU paper's baseline (Norm-Mul, §2.3) on the full-domain MSE, per mechanism × ε: the
-    converged MLE (this project's IBU) and the paper's plain Eq. (3) stopped after 10,000 iterations, on the same
-    collections of a Zipf(s) population over d values."""
+                   trials: int = 5, seed: int = 0, zipf_s: float = 1.1, progress: Progress = None,
+                   distribution: str | None = None) -> pd.DataFrame:
+    """Γ (%) of IBU over the IBU paper's baseline (Norm-Mul, §2.3) on the full-domain MSE (and MAE), per mechanism ×
+    ε: the converged MLE (this project's IBU) and the paper's plain Eq. (3) stopped after 10,000 iterations — the
+    one the paper measured (§4.1) — on the same collections of a Zipf(s) population over d values, or of one of
+    the paper's populations (``distribution``, one of :data:`IBU_DISTRIBUTIONS`)."""
     trials = check_positive_int(trials, "trials")
-    freqs = true_distribution(f"zipf:d={int(d)},s={zipf_s:g}")
-    population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    truth = population / population.sum()
-    limit, plain, base = get_estimator("ibu"), get_estimator("ibu", method="em"), get_estimator(GAIN_BASELINE)
+    spec = f"zipf:d={int(d)},s={zipf_s:g}" if distribution is None else _distribution_spec(distribution, int(d))
+    population, truth = _population(spec, int(n), seed)
     rows = []
     for name, eps in product(mechanisms, epsilons):
         mech = get_mechanism(name, float(eps), int(d))
-        rng = rng_for(int(seed), "reproduce", "ibu", name, float(eps))
-        errors = {"limit": [], "plain": [], "base": []}
-        for _ in range(trials):
-            agg = collect(mech, population, rng, "fast")
-            for key, est in (("limit", limit), ("plain", plain), ("base", base)):
-                values = est.estimate(mech, agg).values
-                errors[key].append(compute_metrics(truth, values, ["mse"])["mse"])
-        mse = {k: float(np.mean(v)) for k, v in errors.items()}
+        err = _ibu_errors(mech, population, truth, rng_for(int(seed), "reproduce", "ibu", name, float(eps)), trials)
         rows.append({"mechanism": name, "epsilon": float(eps),
-                     "Γ IBU limit (%)": float(utility_gain(mse["base"], mse["limit"])),
-                     "Γ plain Eq. (3), 10⁴ iterations (%)": float(utility_gain(mse["base"], mse["plain"])),
-                     "MSE baseline": mse["base"]})
+                     "Γ IBU limit (%)": float(utility_gain(err["base"]["MSE"], err["limit"]["MSE"])),
+                     "Γ plain Eq. (3), 10⁴ iterations (%)": float(utility_gain(err["base"]["MSE"],
+                                                                               err["plain"]["MSE"])),
+                     "MSE baseline": err["base"]["MSE"],
+                     "Γ IBU limit MAE (%)": float(utility_gain(err["base"]["MAE"], err["limit"]["MAE"])),
+                     "Γ plain Eq. (3) MAE (%)": float(utility_gain(err["base"]["MAE"], err["plain"]["MAE"])),
+                     "MAE baseline": err["base"]["MAE"]})
         _tick(progress, len(rows), len(mechanisms) * len(epsilons))
     return pd.DataFrame(rows)
 
@@ -380,7 +473,10 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
             factors: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0), progress: Progress = None
             ) -> pd.DataFrame:
     """SW + EMS's Wasserstein distance and range-query error (α = 0.1) against b = factor × b_MI(ε) on a Beta(5, 2)
-    column over d buckets (the square-wave paper's Fig. 6 varies b the same way around its choice)."""
+    column over d buckets (the square-wave paper's Fig. 6 varies b the same way around its choice); beside them
+    Lemma 1's W1 between the outputs of two inputs ½ apart, ½·(1 − (2b + 1)q), and the same W1 measured on n
+    simulated reports of each input (v = ¼ and ¾): the signal that grows with b while the estimation error is
+    smallest near b_MI."""
     trials = check_positive_int(trials, "trials")
     freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
     population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
@@ -399,9 +495,13 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
                                     rng=lambda: rng_for(int(seed), "range-queries"))
             for key in metrics:
                 metrics[key].append(found[key])
+        lemma_rng = rng_for(int(seed), "reproduce", "lemma-1", float(factor))
+        low, high = (np.sort(mech.perturb(np.full(int(n), v), lemma_rng)) for v in (0.25, 0.75))
         rows.append({"b": float(factor) * b_mi, "b / b_MI": float(factor),
                      "Wasserstein": float(np.mean(metrics["wasserstein"])),
-                     "range-query MAE (α = 0.1)": float(np.mean(metrics["range_mae"]))})
+                     "range-query MAE (α = 0.1)": float(np.mean(metrics["range_mae"])),
+                     "outputs' W1, Lemma 1 (Δ = ½)": lemma1_wasserstein(float(epsilon), float(factor) * b_mi, 0.5),
+                     "outputs' W1, simulated (Δ = ½)": float(np.mean(np.abs(high - low)))})
         _tick(progress, len(rows), len(factors))
     return pd.DataFrame(rows)
 
@@ -484,45 +584,126 @@ def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d
 
 
 NUMERICAL_METHODS = (("sw", "ems"), ("hh", "hh-admm"), ("haar-hrr", None), ("cfo-binning", None))
+#: The square-wave paper's whole method set (§6.1, Table 2): SW with EMS and with EM, plain HH (Kulkarni et al.'s
+#: constrained inference, HH-CI) beside HH-ADMM and HaarHRR, and CFO-binning — run once per number of bins of
+#: :data:`PAPER_CFO_BINS` — with PM and SR (:data:`PAPER_MEAN_MECHANISMS`) for the mean and the variance.
+PAPER_NUMERICAL_METHODS = (("sw", "ems"), ("sw", "em"), ("hh", "hh-ci"), ("hh", "hh-admm"), ("haar-hrr", None),
+                           ("cfo-binning", None))
+PAPER_CFO_BINS = (16, 32, 64)
+PAPER_MEAN_MECHANISMS = ("pm", "sr")
+
+
+def spiky_methods(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *, d: int = 64, n: int = 100_000,
+                  trials: int = 3, seed: int = 0, metric: str = "ks", progress: Progress = None) -> pd.DataFrame:
+    """Square-wave paper §6.2 (Fig. 2, its Income data): on a spiky column HH-ADMM beats SW + EMS under the KS
+    distance, "especially under larger ε" — EMS smooths the spikes away, the hierarchy keeps them. SW + EMS, SW + EM
+    and HH-ADMM on an Income-like stand-in (:func:`ldp.data.synthetic.spiky_spec`), ``metric`` against ε."""
+    return numerical_methods(epsilons, n=n, trials=trials, seed=seed, metric=metric, progress=progress,
+                             methods=(("sw", "ems"), ("sw", "em"), ("hh", "hh-admm")), population=spiky_spec(d))
+
+
+def _mean_mechanism_rows(mechanisms: Sequence[str], counts: np.ndarray, edges: np.ndarray,
+                         epsilons: Sequence[float], metric: str, trials: int, seed: int) -> pd.DataFrame:
+    """PM and SR (mean mechanisms, §2.2) in :func:`numerical_methods`' table for the mean or the variance: the
+    mean from every user, the variance from the paper's 50/50 split (§6.3, :func:`simulate_histogram_mean`); the
+    error |estimate − truth| on [0, 1] (mean and 95 % band over the trials, as :func:`summarize_sweep`)."""
+    from ldp.studies.mean_variance import simulate_histogram_mean
+    from ldp.studies.tradeoff import Z95
+
+    key = {"mean_error": ("estimated_mean", "true_mean"), "variance_error": ("estimated_variance", "true_variance")}
+    rows = []
+    for name, eps in product(mechanisms, epsilons):
+        own = int(rng_for(int(seed), "reproduce", "mean-mechanism", name, float(eps)).integers(2 ** 63 - 1))
+        found = simulate_histogram_mean(name, float(eps), counts, edges, engine="fast", trials=trials, seed=own)
+        err = np.abs(getattr(found, key[metric][0]) - getattr(found, key[metric][1]))
+        half = Z95 * (float(np.std(err, ddof=1)) if err.size > 1 else 0.0) / np.sqrt(err.size)
+        rows.append({"mechanism": name, "estimator": "average", "x": float(eps), "epsilon": float(eps),
+                     "users": int(counts.sum()), "d": int(counts.size), "mean": float(err.mean()),
+                     "sd": float(np.std(err, ddof=1)) if err.size > 1 else 0.0, "trials": int(err.size),
+                     "closed_form": np.nan, "ci_low": float(err.mean()) - half, "ci_high": float(err.mean()) + half})
+    return pd.DataFrame(rows)
 
 
 def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
                       metric: str = "wasserstein", executor: str = "serial", workers: int | None = None,
-                      address: str | None = None, progress: Progress = None) -> pd.DataFrame:
-    """The square-wave paper's comparison (Figs. 2–5): SW + EMS, HH-ADMM, HaarHRR and CFO-binning on a Beta(5, 2)
-    column over d buckets, ``metric`` against ε (mean and 95 % band over ``trials``; the same seeding as any
-    sweep, so identical on every ``executor``: :func:`ldp.core.executors.run_ordered`)."""
+                      address: str | None = None, progress: Progress = None,
+                      methods: Sequence[tuple[str, str | None]] = NUMERICAL_METHODS,
+                      cfo_bins: Sequence[int] | None = None, mean_mechanisms: Sequence[str] = (),
+                      population: str | None = None, hh_splits: Sequence[str] | None = None) -> pd.DataFrame:
+    """The square-wave paper's comparison (Figs. 2–5): ``methods`` (default SW + EMS, HH-ADMM, HaarHRR and
+    CFO-binning; :data:`PAPER_NUMERICAL_METHODS` is the paper's whole set) on a Beta(5, 2) column over d buckets —
+    or the synthetic ``population`` spec (e.g. :func:`ldp.data.synthetic.spiky_spec`, an Income-like column) —
+    ``metric`` against ε (mean and 95 % band over ``trials``; the same seeding as any sweep, so identical on every
+    ``executor``: :func:`ldp.core.executors.run_ordered`).
+
+    ``cfo_bins``: CFO-binning once per number of bins (the paper: 16, 32, 64), its rows named
+    ``cfo-binning-<bins>``; None keeps the mechanism's default (32 bins, named ``cfo-binning``).
+    ``mean_mechanisms`` (the paper: PM and SR) add their rows for ``metric`` = ``mean_error`` or
+    ``variance_error`` (the paper evaluates them for those only). ``hh_splits``: the hierarchy once per way of
+    sharing the privacy (§4.2: ``"population"``, rows ``hh``; ``"budget"``, rows ``hh-budget``)."""
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
-    freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
-    population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    table = numerical_sweep(population, np.linspace(0.0, 1.0, int(d) + 1), list(NUMERICAL_METHODS), list(epsilons),
-                            users=int(n), trials=trials, seed=seed, metrics=(metric,),
-                            executor=executor, workers=workers, address=address,
-                            progress=None if progress is None else (lambda done, total: _tick(progress, done, total)))
-    return summarize_sweep(table, metric)
+    spec = population or f"beta:a=5,b=2,d={int(d)}"
+    freqs = true_distribution(spec)
+    counts = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
+    edges = np.linspace(0.0, 1.0, int(counts.size) + 1)
+    variants = {"cfo-binning": [({"bins": int(b)}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())],
+                "hh": [({"split": str(sp)}, "hh" if sp == "population" else f"hh-{sp}") for sp in (hh_splits or ())]}
+    varied = [m for m in methods if variants.get(m[0])]
+    runs: list[tuple[list, dict | None, str | None]] = [([m for m in methods if m not in varied], None, None)]
+    runs += [([m for m in varied if m[0] == name], {name: params}, label)
+             for name, options in variants.items() for params, label in options]
+    runs = [r for r in runs if r[0]]
+    tables = []
+    for i, (chosen, params, label) in enumerate(runs):
+        report = None if progress is None else (
+            lambda done, total, i=i: _tick(progress, i * total + done, len(runs) * total + len(mean_mechanisms)))
+        table = summarize_sweep(numerical_sweep(counts, edges, list(chosen), list(epsilons), users=int(n),
+                                                trials=trials, seed=seed, metrics=(metric,), progress=report,
+                                                params=params, executor=executor, workers=workers,
+                                                address=address), metric)
+        if label is not None:
+            table["mechanism"] = label
+        tables.append(table)
+    if mean_mechanisms and metric in ("mean_error", "variance_error"):
+        tables.append(_mean_mechanism_rows(mean_mechanisms, counts, edges, epsilons, metric, trials, seed))
+    _tick(progress, 1, 1)
+    return pd.concat(tables, ignore_index=True)
 
 
 WAVE_SHAPES = ("square", "trapezoid:0.5", "triangle")
+#: Square-wave paper Fig. 5 (§6.4): the square wave, trapezoids of top/bottom ratio 0.2, 0.4, 0.6, 0.8, the triangle.
+PAPER_WAVE_SHAPES = ("square", "trapezoid:0.8", "trapezoid:0.6", "trapezoid:0.4", "trapezoid:0.2", "triangle")
 
 
 def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-                shapes: Sequence[str] = WAVE_SHAPES, progress: Progress = None) -> pd.DataFrame:
+                progress: Progress = None, shapes: Sequence[str] = WAVE_SHAPES,
+                b_factors: Sequence[float] | None = None) -> pd.DataFrame:
     """Wasserstein distance of General Wave + EMS per wave shape (square = SW) against ε on a Beta(5, 2) column
-    (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape."""
+    (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape.
+
+    ``shapes``: :data:`PAPER_WAVE_SHAPES` is Fig. 5's set. ``b_factors``: Fig. 5's b axis — every shape also at
+    b = factor × b_MI(ε) (rows carry ``b`` and ``b / b_MI``; without it, factor 1 only: today's table plus those
+    two columns)."""
     trials = check_positive_int(trials, "trials")
     freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
     population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
     truth = population / population.sum()
     edges = np.linspace(0.0, 1.0, int(d) + 1)
     ems = get_estimator("ems")
+    factors = (1.0,) if b_factors is None else tuple(float(f) for f in b_factors)
     rows = []
+    total = len(shapes) * len(epsilons) * len(factors)
     for shape in shapes:
         for eps in epsilons:
-            mech = get_mechanism("gw", float(eps), int(d), shape=shape)
-            rng = rng_for(int(seed), "reproduce", "wave", shape, float(eps))
-            values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
-                                      ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
-            rows.append({"shape": shape, "epsilon": float(eps), "Wasserstein": float(np.mean(values))})
-            _tick(progress, len(rows), len(shapes) * len(epsilons))
+            b_mi = mutual_information_b(float(eps))
+            for factor in factors:
+                mech = get_mechanism("gw", float(eps), int(d), shape=shape, b=factor * b_mi)
+                names = ("reproduce", "wave", shape, float(eps)) + (() if factor == 1.0 else (factor,))
+                rng = rng_for(int(seed), *names)
+                values = [compute_metrics(truth, ems.estimate(mech, collect(mech, population, rng, "fast")).values,
+                                          ["wasserstein"], edges=edges)["wasserstein"] for _ in range(trials)]
+                rows.append({"shape": shape, "epsilon": float(eps), "Wasserstein": float(np.mean(values)),
+                             "b": factor * b_mi, "b / b_MI": factor})
+                _tick(progress, len(rows), total)
     return pd.DataFrame(rows)

@@ -543,10 +543,12 @@ def numerical_sweep(counts: np.ndarray, edges: np.ndarray, methods: Sequence[tup
                     seed: int | None = 0, metrics: Sequence[str] = NUMERICAL_SWEEP_METRICS,
                     executor: str = "serial", workers: int | None = None, address: str | None = None,
                     progress: Callable[[int, int], None] | None = None,
-                    cancel: Callable[[], bool] | None = None) -> pd.DataFrame:
+                    cancel: Callable[[], bool] | None = None,
+                    params: Mapping[str, Mapping[str, Any]] | None = None) -> pd.DataFrame:
     """Numerical mechanisms (each with its reconstruction, None = its own) against ε on one bucketized column:
     the sweep driver's tidy table (:func:`ldp.simulation.sweep`, same seeding: identical on every executor) with
-    ``x`` = ε first, ready for :func:`summarize_sweep`. ``progress(done, total)`` counts configurations."""
+    ``x`` = ε first, ready for :func:`summarize_sweep`. ``progress(done, total)`` counts configurations;
+    ``params`` gives a mechanism's parameters by its name (e.g. CFO-binning's ``bins``)."""
     c = np.asarray(counts, dtype=np.int64)
     d = int(c.size)
     eps = [float(e) for e in epsilons]
@@ -560,8 +562,8 @@ def numerical_sweep(counts: np.ndarray, edges: np.ndarray, methods: Sequence[tup
             chosen.append(rec)
     table = sweep(SweepPopulation({d: c}), mechanisms=list(reconstructions), epsilons=eps, users=[int(users)],
                   domain_sizes=[d], estimators=reconstructions, trials=trials, engine=engine, seed=seed,
-                  metrics=list(metrics), edges=edges, executor=executor, workers=workers, address=address,
-                  progress=progress, cancel=cancel)
+                  metrics=list(metrics), edges=edges, params=params, executor=executor, workers=workers,
+                  address=address, progress=progress, cancel=cancel)
     table.insert(0, "x", table["epsilon"].astype(np.float64))
     return table
 

@@ -16,7 +16,7 @@ from ldp.viz.style import PALETTE, paired_lines
 
 __all__ = ["b_figure", "convergence_figure", "draw", "gain_by_mechanism_figure", "gain_figure", "gain_trend_figure",
            "granularity_figure", "methods_figure", "n_prime_figure", "postprocessor_figure", "set_query_figure",
-           "spectrum_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
+           "spectrum_figure", "shapes_b_figure", "shapes_figure", "top_k_figure", "wiener_figure"]
 
 def readable(name: object) -> str:
     """A legend's name as people read it: a registered mechanism's or estimator's display name ("GRR (k-RR)",
@@ -52,6 +52,14 @@ def b_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
     for i, column in enumerate(("Wasserstein", "range-query MAE (α = 0.1)")):
         fig.add_scatter(x=table["b / b_MI"], y=table[column], mode="lines+markers", name=column,
                         line={"color": PALETTE[i], "width": 3})
+    lemma, simulated = "outputs' W1, Lemma 1 (Δ = ½)", "outputs' W1, simulated (Δ = ½)"
+    if lemma in table:  # Lemma 1 beside the measured W1 between the outputs of v = ¼ and ¾ (right axis)
+        fig.add_scatter(x=table["b / b_MI"], y=table[lemma], mode="lines", name="Lemma 1: ½(1 − (2b+1)q)",
+                        yaxis="y2", line={"color": PALETTE[3], "width": 2, "dash": "dot"})
+        fig.add_scatter(x=table["b / b_MI"], y=table[simulated], mode="markers", yaxis="y2",
+                        name="outputs' W1, simulated reports", marker={"color": PALETTE[3], "size": 9})
+        fig.update_layout(yaxis2={"title": "W1 between the outputs of v = ¼ and ¾", "overlaying": "y",
+                                  "side": "right", "rangemode": "tozero"})
     fig.add_vline(x=1.0, line_dash="dot", line_color="#444444", annotation_text="paper's b (MI)")
     fig.update_layout(title=f"SW + EMS error against b at ε = {epsilon:g} (square-wave paper Fig. 6)",
                       xaxis_title="b / b_MI (log scale)", yaxis_title="error", **LAYOUT)
@@ -125,33 +133,48 @@ def shapes_figure(table: pd.DataFrame) -> go.Figure:
                      title="Wave shapes with EMS (square-wave paper §6.4)")
 
 
+def shapes_b_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
+    """Wasserstein against b / b_MI (log x) per wave shape at one ε (square-wave paper Fig. 5)."""
+    part = table[table["epsilon"] == epsilon]
+    fig = _lines_by(part, "shape", "Wasserstein", x="b / b_MI", x_title="b / b_MI (log scale)", log_x=True,
+                    y_title="Wasserstein distance (log scale)",
+                    title=f"Wave shapes against b at ε = {epsilon:g} (square-wave paper Fig. 5)")
+    fig.add_vline(x=1.0, line_dash="dot", line_color="#444444", annotation_text="b_MI")
+    return fig
+
+
 def postprocessor_figure(table: pd.DataFrame) -> go.Figure:
     """Full-domain MSE against ε per post-processor (log y)."""
     return _lines_by(table, "estimator", "MSE", y_title="MSE (log scale)",
                      title="Post-processors: full-domain MSE against ε (consistency paper Fig. 4)")
 
 
-def gain_by_mechanism_figure(grid: pd.DataFrame, collection: str) -> go.Figure:
-    """Γ (%) per mechanism (bars) for each ε, averaged over the grid's distributions, n and k (IBU Figs. 1–2)."""
+def gain_by_mechanism_figure(grid: pd.DataFrame, collection: str, gain: str = "Γ (%)") -> go.Figure:
+    """Γ (%) per mechanism (bars) for each ε, averaged over the grid's distributions, n and k (IBU Figs. 1–2);
+    ``gain`` is the grid's column to draw (the limit's or the plain run's Γ, on the MSE or the MAE)."""
     fig = go.Figure()
-    mean = grid.groupby(["epsilon", "mechanism"], sort=False)["Γ (%)"].mean().reset_index()
+    mean = grid.groupby(["epsilon", "mechanism"], sort=False)[gain].mean().reset_index()
     for i, (eps, part) in enumerate(mean.groupby("epsilon")):
-        fig.add_bar(x=part["mechanism"], y=part["Γ (%)"], name=f"ε{'∞' if collection == 'longitudinal' else ''} = "
+        fig.add_bar(x=part["mechanism"], y=part[gain], name=f"ε{'∞' if collection == 'longitudinal' else ''} = "
                     f"{eps:g}", marker_color=PALETTE[i % len(PALETTE)])
     number = "2" if collection == "longitudinal" else "1"
     fig.update_layout(title=f"IBU's gain per {collection} mechanism (IBU paper Fig. {number})", barmode="group",
-                      xaxis_title="mechanism", yaxis_title="Γ (%)", **LAYOUT)
+                      xaxis_title="mechanism", yaxis_title=gain, **LAYOUT)
     return fig
 
 
-def gain_trend_figure(grid: pd.DataFrame, vary: str, collection: str) -> go.Figure:
-    """Γ (%) by distribution against ε, n or k, averaged over the mechanisms and the other axes (IBU Figs. 3–4)."""
+def gain_trend_figure(grid: pd.DataFrame, vary: str, collection: str, gain: str = "Γ (%)",
+                      labels: dict[str, str] | None = None) -> go.Figure:
+    """Γ (%) by distribution against ε, n or k, averaged over the mechanisms and the other axes (IBU Figs. 3–4);
+    ``labels`` names the distributions in the legend (e.g. Zipf as the stand-in for the paper's Income data)."""
     column = {"ε": "epsilon", "n": "n", "k": "k"}[vary]
-    mean = grid.groupby(["distribution", column], sort=False)["Γ (%)"].mean().reset_index()
+    mean = grid.groupby(["distribution", column], sort=False)[gain].mean().reset_index()
+    if labels:
+        mean["distribution"] = mean["distribution"].map(lambda d: labels.get(d, d))
     number = "4" if collection == "longitudinal" else "3"
-    return _lines_by(mean, "distribution", "Γ (%)", x=column, x_title=vary, log_y=False, log_x=column == "n",
-                     y_title="Γ (%)", title=f"IBU's gain by distribution against {vary} ({collection}; IBU paper "
-                                            f"Fig. {number})")
+    return _lines_by(mean, "distribution", gain, x=column, x_title=vary, log_y=False, log_x=column == "n",
+                     y_title=gain, title=f"IBU's gain by distribution against {vary} ({collection}; IBU paper "
+                                         f"Fig. {number})")
 
 
 def n_prime_figure(table: pd.DataFrame) -> go.Figure:

@@ -18,11 +18,12 @@ def test_the_page_regenerates_each_figure():
     at.switch_page("views/reproduce.py")
     at.run()
     assert not at.exception and not at.error
-    keys = ["rp_gain", "rp_b", "rp_num", "rp_shapes", "rp_iiw", "rp_post", "rp_spec", "rp_grid_mech", "rp_grid_trend",
-            "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets", "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d",
-            "rp_wiener_topk", "rp_wiener_positives", "rp_gran"]
+    keys = ["rp_gain", "rp_b", "rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_iiw", "rp_post", "rp_spec",
+            "rp_grid_mech", "rp_grid_trend", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets",
+            "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_wiener_positives",
+            "rp_gran"]
     assert [c.key for c in at.get("plotly_chart")] == keys
-    assert sum("**The paper" in m.value for m in at.markdown) == 13
+    assert sum("**The paper" in m.value for m in at.markdown) == 15
     next(w for w in at.multiselect if w.key == "rp_gain_mechs").set_value(["grr"])
     next(w for w in at.radio if w.key == "rp_grid_collection").set_value("longitudinal")
     next(w for w in at.radio if w.key == "rp_grid_vary").set_value("k")

@@ -15,7 +15,16 @@ from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.core.results import Aggregate
 from ldp.data.synthetic import true_distribution
 from ldp.estimators import ibu_mle, iterative_bayesian_update
-from ldp.estimators.ibu import IBU, IBUTrace, ibu_observed, ibu_step, run_ibu
+from ldp.estimators.ibu import (
+    IBU,
+    REFERENCE_STOP_RULES,
+    STOP_RULES,
+    IBUTrace,
+    ibu_em_batch,
+    ibu_observed,
+    ibu_step,
+    run_ibu,
+)
 
 
 def dense_channel(mech) -> np.ndarray:
@@ -63,7 +72,7 @@ def test_registered_with_the_limit_as_default_and_the_paper_iterations_as_an_opt
     with pytest.raises(ldp.LDPError, match="does not apply"):
         ldp.get_estimator("ibu").estimate(she, np.zeros(8), 10)
     with pytest.raises(ldp.LDPError, match="stop"):
-        ldp.get_estimator("ibu", stop="mse")
+        ldp.get_estimator("ibu", stop="chebyshev")
     with pytest.raises(ldp.LDPError, match="max_iter"):
         ldp.get_estimator("ibu", max_iter=0)
     with pytest.raises(ldp.LDPError, match="method"):
@@ -193,7 +202,45 @@ def test_stopping_rules():
     assert t_l1.final_change < 1e-9 <= t_l1.changes[-2]
     assert np.abs(f_max - f_l1).max() < 1e-7
     with pytest.raises(ldp.LDPError, match="stop"):
-        iterative_bayesian_update(obs, mech.p_star, mech.q_star, stop="mse")
+        iterative_bayesian_update(obs, mech.p_star, mech.q_star, stop="chebyshev")
+
+
+MEASURES = {"max_abs": lambda g: np.abs(g).max(), "mse": lambda g: np.mean(g ** 2), "mae": lambda g: np.abs(g).mean(),
+            "max_squared": lambda g: np.max(g ** 2), "l1": lambda g: np.abs(g).sum()}
+
+
+@pytest.mark.parametrize("stop", STOP_RULES)
+def test_each_stopping_rule_stops_at_its_first_change_below_tol(stop):
+    """Every rule (the reference's four and our l1) stops at the first iteration whose change, measured its way,
+    is below tol — checked against ibu_step iterated by hand — and the batched run stops at the same iterate."""
+    mech = ldp.get_mechanism("oue", 1.0, 8)
+    rng = np.random.default_rng(3)
+    obs = ibu_observed(ldp.run_fast(mech, zipf_counts(8, 20_000, rng), rng).counts)
+    tol = 1e-10 if stop in ("mse", "max_squared") else 1e-6
+    f_est, trace = iterative_bayesian_update(obs, mech.p_star, mech.q_star, tol=tol, stop=stop)
+    f, t = np.full(8, 1 / 8), 0
+    while True:
+        g = ibu_step(f, obs, mech.p_star, mech.q_star)
+        t += 1
+        if MEASURES[stop](g - f) < tol:
+            break
+        f = g
+    assert trace.converged and trace.iterations == t
+    np.testing.assert_allclose(f_est, g, rtol=0, atol=1e-13)
+    batch = ibu_em_batch(obs[None, :], mech.p_star, mech.q_star, tol=tol, stop=stop)
+    np.testing.assert_allclose(batch[0], g, rtol=0, atol=1e-13)
+    est = ldp.get_estimator("ibu", method="squarem", stop=stop, tol=tol).estimate(mech, obs * 20_000, 20_000)
+    assert est.converged
+
+
+def test_the_squared_rules_stop_earlier_than_their_absolute_twins():
+    """With one tol, a change c meets mse/max_squared as soon as c² < tol: they stop first, then mae, max_abs."""
+    mech = ldp.get_mechanism("grr", 1.0, 20)
+    rng = np.random.default_rng(4)
+    obs = ibu_observed(ldp.run_fast(mech, zipf_counts(20, 20_000, rng), rng).counts)
+    its = {s: iterative_bayesian_update(obs, mech.p_star, mech.q_star, tol=1e-12, stop=s)[1].iterations
+           for s in REFERENCE_STOP_RULES}
+    assert its["mse"] <= its["max_squared"] < its["mae"] <= its["max_abs"], its
 
 
 # ------------------------------------------------------------------------------------------ reference
@@ -220,6 +267,17 @@ def test_matches_multi_freq_ldpy_on_the_same_counts(reference_ibu):
         theirs = reference_ibu(d, dense_channel(mech), obs, 10_000, 1e-12, "max_abs")
         ours = ldp.get_estimator("ibu", method="em").estimate(mech, counts, n).values
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("stop", REFERENCE_STOP_RULES)
+def test_each_stopping_rule_matches_multi_freq_ldpy(reference_ibu, stop):
+    mech = ldp.get_mechanism("oue", 1.0, 10)
+    rng = np.random.default_rng(22)
+    counts = ldp.run_fast(mech, zipf_counts(10, 20_000, rng), rng).counts
+    tol = 1e-14 if stop in ("mse", "max_squared") else 1e-8
+    theirs = reference_ibu(10, dense_channel(mech), counts / counts.sum(), 10_000, tol, stop)
+    ours = ldp.get_estimator("ibu", method="em", stop=stop, tol=tol).estimate(mech, counts, 20_000).values
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
 
 
 def test_matches_multi_freq_ldpy_aggregators_on_the_same_reports(reference_ibu):

@@ -383,7 +383,7 @@ def test_k_of_q_simulation_matches_the_closed_form():
 
 # --------------------------------------------------------------------------- GRR's p as d grows (the lecture's table)
 def test_grr_table_is_the_formula_and_the_lectures_printed_digits():
-    table = teaching.grr_probability_table().set_index(["ε", "d"])
+    table = lecture.grr_probability_table().set_index(["ε", "d"])
     assert len(table) == 16
     for (eps, d), row in table.iterrows():
         e = math.exp(eps)
@@ -402,11 +402,11 @@ def test_grr_table_is_the_formula_and_the_lectures_printed_digits():
 def test_printed_digits_and_the_grid():
     from decimal import ROUND_HALF_EVEN
 
-    assert teaching.agrees_to_printed_digits(0.13635, "0.13")
-    assert not teaching.agrees_to_printed_digits(0.13635, "0.14")
-    assert teaching.agrees_to_printed_digits(0.13635, "0.14", ROUND_HALF_EVEN)
-    assert teaching.agrees_to_printed_digits(0.05067, "0.05") and not teaching.agrees_to_printed_digits(0.0499, "0.05")
-    grid = teaching.grr_probability_grid(teaching.grr_probability_table())
+    assert lecture.agrees_to_printed_digits(0.13635, "0.13")
+    assert not lecture.agrees_to_printed_digits(0.13635, "0.14")
+    assert lecture.agrees_to_printed_digits(0.13635, "0.14", ROUND_HALF_EVEN)
+    assert lecture.agrees_to_printed_digits(0.05067, "0.05") and not lecture.agrees_to_printed_digits(0.0499, "0.05")
+    grid = lecture.grr_probability_grid(lecture.grr_probability_table())
     assert grid.shape == (4, 5) and list(grid["ε"]) == [0.1, 1.0, 2.0, 4.0]
     assert grid["p (d = 128)"].str.contains("DIFFERS").all() and grid["p (d = 2)"].str.contains("agrees").all()
     assert grid.iloc[0]["p (d = 2)"] == "0.525 (lecture 0.52: agrees)"
@@ -414,7 +414,7 @@ def test_printed_digits_and_the_grid():
 
 # --------------------------------------------------------------------------- the unary-encoding worked example
 def test_unary_example_is_the_lectures_in_exact_fractions():
-    ex = teaching.unary_example()
+    ex = lecture.unary_example()
     assert ex.p == Fraction(4, 5) and ex.q == Fraction(1, 5)
     assert ex.truth == (0, 3, 1, 1)  # "Truth is [0, 3, 1, 1]"
     assert ex.observed == (1, 3, 2, 1)  # the slide's column sums
@@ -430,21 +430,21 @@ def test_unary_example_is_the_lectures_in_exact_fractions():
     assert list(steps.iloc[:, 4]) == ["0", "10/3", "5/3", "0"]
     assert list(users["value v"]) == [2, 2, 3, 2, 4] and users.loc[4, "report y"] == "[1, 0, 0, 1]"
     # another p: the steps follow the formula, not the example's numbers
-    other = teaching.unary_example(p=Fraction(3, 4))
+    other = lecture.unary_example(p=Fraction(3, 4))
     assert other.estimate == tuple((Fraction(c) - 5 * Fraction(1, 4)) / Fraction(1, 2) for c in (1, 3, 2, 1))
 
 
 def test_unary_example_rejects_bad_input():
     with pytest.raises(ldp.LDPError, match="1/2 < p < 1"):
-        teaching.unary_example(p=Fraction(1, 2))
+        lecture.unary_example(p=Fraction(1, 2))
     with pytest.raises(ldp.LDPError, match="0/1 report"):
-        teaching.unary_example(values=(0, 1), reports=((0, 2), (1, 0)))
+        lecture.unary_example(values=(0, 1), reports=((0, 2), (1, 0)))
 
 
 # --------------------------------------------------------------------------- sequential composition
 def test_repeated_channel_is_the_product_channel():
     m = ldp.get_mechanism("grr", 1.0, 3).channel()[0]
-    two = teaching.repeated_channel(m, 2)
+    two = lecture.repeated_channel(m, 2)
     assert two.shape == (3, 9)
     np.testing.assert_allclose(two.sum(axis=1), 1.0, rtol=1e-14)
     assert two[0, 0 * 3 + 2] == pytest.approx(m[0, 0] * m[0, 2])  # Pr[(0, 2) | 0] = Pr[0|0] Pr[2|0]
@@ -452,7 +452,7 @@ def test_repeated_channel_is_the_product_channel():
 
 @pytest.mark.parametrize(("eps", "d"), [(0.5, 2), (1.0, 3), (2.0, 4)])
 def test_composition_two_reports_at_eps_spend_what_one_at_2eps_does(eps, d):
-    table = teaching.composition_table(eps, d, max_reports=4).set_index("reports k")
+    table = lecture.composition_table(eps, d, max_reports=4).set_index("reports k")
     k = table.index.to_numpy()
     # Privacy loss of the exact product channel: exactly kε, as one report at kε — the theorem's sum is attained.
     np.testing.assert_allclose(table["loss: k reports at ε"], k * eps, rtol=1e-12)
@@ -471,37 +471,37 @@ def test_composition_two_reports_at_eps_spend_what_one_at_2eps_does(eps, d):
 
 
 def test_composition_table_stops_before_the_channel_is_too_large():
-    table = teaching.composition_table(1.0, 8, max_reports=10)  # 8^5 = 32 768 ≤ 2^16 < 8^6 outputs
+    table = lecture.composition_table(1.0, 8, max_reports=10)  # 8^5 = 32 768 ≤ 2^16 < 8^6 outputs
     assert list(table["reports k"]) == [1, 2, 3, 4, 5]
-    assert list(teaching.composition_table(10.0, 3, max_reports=5)["reports k"]) == [1, 2]  # GRR at 30: underflow
+    assert list(lecture.composition_table(10.0, 3, max_reports=5)["reports k"]) == [1, 2]  # GRR at 30: underflow
     with pytest.raises(ldp.LDPError):
-        teaching.composition_table(1.0, 1)
+        lecture.composition_table(1.0, 1)
 
 
 # --------------------------------------------------------------------------- central DP vs LDP
 def test_dp_noise_is_constant_and_ldp_noise_grows_like_root_n():
-    curves = teaching.dp_vs_ldp_curves(1.0, 16, [100, 10_000, 1_000_000])
+    curves = lecture.dp_vs_ldp_curves(1.0, 16, [100, 10_000, 1_000_000])
     central = curves[curves["method"] == "central DP (Laplace)"]
     np.testing.assert_allclose(central["σ of the count"], math.sqrt(2), rtol=1e-15)  # Laplace(1/ε): √2/ε
-    for name in teaching.DP_VS_LDP_MECHANISMS:
+    for name in lecture.DP_VS_LDP_MECHANISMS:
         mech = ldp.get_mechanism(name, 1.0, 16)
         sd = curves.loc[curves["method"] == f"LDP: {mech.display_name}", "σ of the count"].to_numpy()
         np.testing.assert_allclose(sd[1:] / sd[:-1], 10.0, rtol=1e-12)  # 100× the users, 10× the noise
         assert sd[0] == pytest.approx(100 * math.sqrt(mech.approximate_variance(100)), rel=1e-12)  # n·σ(f̂)
     np.testing.assert_allclose(curves["σ of the frequency (÷ n)"], curves["σ of the count"] / curves["n"])
-    assert teaching.central_count_sd(0.5) == pytest.approx(2 * math.sqrt(2))
+    assert lecture.central_count_sd(0.5) == pytest.approx(2 * math.sqrt(2))
 
 
 def test_dp_vs_ldp_simulation_matches_the_closed_forms():
     trials = 400
-    sim = teaching.dp_vs_ldp_simulation(1.0, 4, [1_000, 20_000], trials=trials, seed=5)
+    sim = lecture.dp_vs_ldp_simulation(1.0, 4, [1_000, 20_000], trials=trials, seed=5)
     assert len(sim) == 8 and (sim["trials"] == trials).all()
     # relative SE of a standard deviation from T draws ≈ ½√((2 + κ)/(T − 1)): 5.6 % (Laplace, κ = 3), ≈ 3.5 % for the
     # counts here (Binomial(n, q*) with n q* ≥ 100: κ ≤ 0.01)
     assert (abs(sim["simulated / closed form"] - 1) < 5 * sim["relative SE"]).all(), sim
     assert sim["relative SE"].iloc[1] == pytest.approx(1 / math.sqrt(2 * (trials - 1)), rel=0.01)
     # a count of tiny expected size (n q* = 0.045 at ε = 10, d = 2) is heavy-tailed: its SE is far larger
-    rare = teaching.dp_vs_ldp_simulation(10.0, 2, [1_000], names=("grr",), trials=trials, seed=5)
+    rare = lecture.dp_vs_ldp_simulation(10.0, 2, [1_000], names=("grr",), trials=trials, seed=5)
     assert rare["relative SE"].iloc[1] > 3 * sim["relative SE"].iloc[1]  # κ ≈ 1/(n q*) = 22: ½√(24/399) = 12 %
     assert abs(rare["simulated / closed form"].iloc[1] - 1) < 5 * rare["relative SE"].iloc[1]
     big = sim[sim["n"] == 20_000].set_index("method")
@@ -511,17 +511,17 @@ def test_dp_vs_ldp_simulation_matches_the_closed_forms():
 # --------------------------------------------------------------------------- Hoeffding / Bernstein bounds
 def test_concentration_halfwidths_by_hand():
     # Warner's fair coin: p = 3/4, q = 1/4, n = 100, 95 %: Hoeffding t = √(ln 40 / 200) / (1/2)
-    h, b = teaching.concentration_halfwidths(0.75, 0.25, 100, 0.95)
+    h, b = lecture.concentration_halfwidths(0.75, 0.25, 100, 0.95)
     assert h == pytest.approx(math.sqrt(math.log(40) / 200) / 0.5, rel=1e-14)
     lam, m, s2 = math.log(40), 0.75 / 0.5, 0.1875 / 0.25
     assert b == pytest.approx((m * lam / 3 + math.sqrt((m * lam / 3) ** 2 + 2 * 100 * s2 * lam)) / 100, rel=1e-14)
     assert 100 * b**2 == pytest.approx(lam * (2 * s2 + 2 * m * b / 3), rel=1e-12)  # the tail bound equals 5 % at t
     with pytest.raises(ldp.LDPError):
-        teaching.concentration_halfwidths(0.25, 0.75, 100)
+        lecture.concentration_halfwidths(0.25, 0.75, 100)
 
 
 def test_the_bounds_hold_and_are_wider_than_the_exact_intervals():
-    table = teaching.bound_widths("grr", 4, [100, 1_000, 10_000, 100_000], [0.5, 1.0, 4.0])
+    table = lecture.bound_widths("grr", 4, [100, 1_000, 10_000, 100_000], [0.5, 1.0, 4.0])
     assert (table["Hoeffding / ours"] > 1).all() and (table["Bernstein / ours"] > 1).all()  # conservative
     assert set(table["our method"]) == {"exact", "normal"}
     one = table[table["ε"] == 1.0].set_index("n")
@@ -537,4 +537,4 @@ def test_the_bounds_hold_and_are_wider_than_the_exact_intervals():
     for col in ("Hoeffding", "Bernstein"):
         assert np.mean(err <= one.loc[n, col] / 2) >= 0.95
     with pytest.raises(ldp.LDPError, match="not a pure"):
-        teaching.bound_widths("she", 4, [100], [1.0])
+        lecture.bound_widths("she", 4, [100], [1.0])

@@ -8,7 +8,11 @@ import pytest
 
 import ldp
 from ldp.studies.lecture import (
+    bound_widths,
     comparison_table,
+    composition_table,
+    dp_vs_ldp_curves,
+    dp_vs_ldp_simulation,
     split_vs_partition_curves,
     warner_expected_table,
     warner_simulate,
@@ -78,8 +82,8 @@ def test_split_vs_partition_figure():
 
 
 def test_composition_figure():
-    table = teaching.composition_table(1.0, 3, 4)
-    fig = viz.composition_figure(table, epsilon=1.0, d=3)
+    table = composition_table(1.0, 3, 4)
+    fig = lecture.composition_figure(table, epsilon=1.0, d=3)
     _has_titles(fig)
     assert len(fig.data) == 4
     assert np.allclose(fig.data[0].y, table["attacker: one report at kε"])
@@ -89,21 +93,21 @@ def test_composition_figure():
 
 def test_dp_vs_ldp_figure_is_log_log_with_simulated_markers():
     ns = np.geomspace(100, 1e6, 9)
-    curves = teaching.dp_vs_ldp_curves(1.0, 8, ns)
-    sim = teaching.dp_vs_ldp_simulation(1.0, 8, [1_000], trials=20, seed=1)
-    fig = viz.dp_vs_ldp_figure(curves, sim, epsilon=1.0)
+    curves = dp_vs_ldp_curves(1.0, 8, ns)
+    sim = dp_vs_ldp_simulation(1.0, 8, [1_000], trials=20, seed=1)
+    fig = lecture.dp_vs_ldp_figure(curves, sim, epsilon=1.0)
     _has_titles(fig)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     assert len(fig.data) == 8  # central + 3 LDP lines, then their simulated markers
     central, grr = fig.data[0], fig.data[1]
     assert np.ptp(central.y) == 0 and grr.y[-1] / grr.y[0] == pytest.approx(100.0)  # flat vs slope ½ over 10⁴ × n
     assert all(t.mode == "markers" for t in fig.data[4:])
-    assert len(viz.dp_vs_ldp_figure(curves, epsilon=1.0).data) == 4
+    assert len(lecture.dp_vs_ldp_figure(curves, epsilon=1.0).data) == 4
 
 
 def test_bound_width_figure():
-    table = teaching.bound_widths("grr", 4, [100, 1_000, 10_000], [1.0, 2.0])
-    fig = viz.bound_width_figure(table, epsilon=2.0, mechanism="GRR")
+    table = bound_widths("grr", 4, [100, 1_000, 10_000], [1.0, 2.0])
+    fig = lecture.bound_width_figure(table, epsilon=2.0, mechanism="GRR")
     _has_titles(fig)
     assert len(fig.data) == 3 and fig.layout.xaxis.type == "log"
     assert np.allclose(fig.data[2].y, table.loc[table["ε"] == 2.0, "our interval"])

@@ -7,9 +7,16 @@ leaves; when d is not a power of β the domain is padded with D − d empty buck
 knows to be empty (the ADMM step constrains them to 0; they are dropped from the output). Depth 0 is the
 root (frequency 1, known), depth k ∈ {1, …, h} has β^k nodes, depth h are the leaves.
 
-Collection (§4.2, "divide the population"). Every user picks a layer k ∈ {1, …, h} uniformly at random and
-reports, with the whole budget ε, the index of her value's ancestor at depth k through a categorical
-frequency oracle over β^k values. The oracle of each layer is the variance-optimal one of GRR and OLH
+Collection (§4.2, "divide the population", ``split="population"``, the default). Every user picks a layer
+k ∈ {1, …, h} uniformly at random and reports, with the whole budget ε, the index of her value's ancestor at
+depth k through a categorical frequency oracle over β^k values. With ``split="budget"`` (§4.2, "divide the privacy
+budget", the centralized setting's choice) every user reports her ancestor in every layer, each with ε/h (basic
+composition: ε in all), so every layer has all n users but a noisier oracle. Per-node noise variance at depth k
+(:meth:`HierarchicalHistogram.split_variances`): V_k(ε, n/h) dividing the population (≈ h·V_k(ε, n)), V_k(ε/h, n)
+dividing the budget — with OLH's V(ε) = 4e^ε/(e^ε − 1)²/n, at ε = 1 and h = 3 that is 11.0/n against 35.7/n, so
+in LDP dividing the population wins (§4.2: "it is better to divide the population instead of privacy budget";
+its sampling error, the groups' differing distributions, is in the multinomial split and small beside the
+noise). The oracle of each layer is the variance-optimal one of GRR and OLH
 (§4.1: GRR iff β^k < 3e^ε + 2) unless ``oracle`` fixes it. The server estimates each layer's node
 frequencies by matrix inversion within that layer's group.
 
@@ -62,6 +69,9 @@ PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical D
 BRANCHING = Param("branching", int, "branching factor β of the hierarchy (paper: 4, §6.1)", default=4, low=2, high=64)
 ORACLE = Param("oracle", str, "frequency oracle per layer: variance-optimal GRR/OLH (auto), or fixed",
                default="auto", choices=("auto", "grr", "olh"))
+SPLIT = Param("split", str, "how the layers share the privacy (§4.2): 'population' — each user reports in one random "
+              "layer with the whole ε — or 'budget' — each user reports in every layer with ε/h",
+              default="population", choices=("population", "budget"))
 
 
 @MECHANISMS.register
@@ -76,7 +86,7 @@ class HierarchicalHistogram(NumericalMechanism):
     report_format: ClassVar[str] = ("four integers per user: the layer k ∈ [1, h], then the layer oracle's "
                                     "report (GRR: the index, then 0 0; OLH: a b y)")
     domain_parameter: ClassVar[Param] = BUCKETS
-    extra_parameters: ClassVar[tuple[Param, ...]] = (BRANCHING, ORACLE)
+    extra_parameters: ClassVar[tuple[Param, ...]] = (BRANCHING, ORACLE, SPLIT)
     reconstructions: ClassVar[tuple[str, ...]] = ("hh-admm", "hh-ci")
     default_estimator: ClassVar[str] = "hh-admm"
     fast_engine_exact: ClassVar[bool] = False
@@ -88,15 +98,17 @@ class HierarchicalHistogram(NumericalMechanism):
         self._beta = int(self._params["branching"])
         self._h = tree_height(self._d, self._beta)
         self._leaves = self._beta ** self._h
+        self._budget = self._params["split"] == "budget"
+        eps = self._epsilon / self._h if self._budget else self._epsilon  # ε per report
         choice = self._params["oracle"]
         self._oracles: list[FrequencyOracle] = []
         for k in range(1, self._h + 1):
             size = self._beta ** k
             if choice == "auto":
-                name = "grr" if size < 3.0 * math.exp(self._epsilon) + 2.0 else "olh"
+                name = "grr" if size < 3.0 * math.exp(eps) + 2.0 else "olh"
             else:
                 name = choice
-            self._oracles.append(MECHANISMS.get(name)(self._epsilon, size))
+            self._oracles.append(MECHANISMS.get(name)(eps, size))
         self._layer_sizes = [self._beta ** k for k in range(1, self._h + 1)]
         self._offsets = np.concatenate([[0], np.cumsum(self._layer_sizes)])
 
@@ -114,6 +126,17 @@ class HierarchicalHistogram(NumericalMechanism):
     def leaves(self) -> int:
         """D = β^h ≥ d leaves (the last D − d are padding, known empty)."""
         return self._leaves
+
+    @property
+    def split(self) -> str:
+        """'population' (each user in one random layer, whole ε) or 'budget' (every layer, ε/h each), §4.2."""
+        return str(self._params["split"])
+
+    def split_variances(self, n: int) -> np.ndarray:
+        """Per-depth variance (index 0 = the root, 0) of a node estimate of negligible frequency with n users under
+        this mechanism's split: the layer's oracle with n/h users (population) or with n users at ε/h (budget)."""
+        share = 1.0 if self._budget else 1.0 / self._h
+        return self.noise_variances(np.full(self._h, max(1.0, float(n) * share)))
 
     def oracle(self, layer: int) -> FrequencyOracle:
         """The categorical frequency oracle of depth ``layer`` ∈ [1, h] (over β^layer nodes)."""
@@ -136,8 +159,17 @@ class HierarchicalHistogram(NumericalMechanism):
 
     # ----------------------------------------------------------------- client side
     def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
-        """Bucketize into the d buckets, pick a layer uniformly, report the ancestor with that layer's oracle."""
+        """Bucketize into the d buckets, pick a layer uniformly, report the ancestor with that layer's oracle; when
+        dividing the budget, one such four-integer block per layer (layer k in block k, ε/h each)."""
         bucket = self.bucket_of(v)
+        if self._budget:
+            out = np.zeros((v.size, 4 * self._h), dtype=np.int64)
+            for k in range(1, self._h + 1):
+                node = bucket // (self._beta ** (self._h - k))
+                rep = np.asarray(self._oracles[k - 1].perturb(node, rng)).reshape(v.size, -1)
+                out[:, 4 * (k - 1)] = k
+                out[:, 4 * (k - 1) + 1:4 * (k - 1) + 1 + rep.shape[1]] = rep
+            return out
         layer = rng.integers(1, self._h + 1, size=v.size)
         out = np.zeros((v.size, 4), dtype=np.int64)
         out[:, 0] = layer
@@ -156,23 +188,32 @@ class HierarchicalHistogram(NumericalMechanism):
         columns = self._oracles[k - 1].report_columns()
         return part[:, 0] if columns == 1 else part[:, :columns]
 
+    def _rows(self, reports: np.ndarray) -> np.ndarray:
+        """The (layer, report) rows of the reports: one per user, or h per user when dividing the budget."""
+        return reports.reshape(-1, 4) if self._budget else reports
+
     def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
-        if rep.ndim != 2 or rep.shape[1] != 4:
-            raise InvalidInput(f"{self.name}: reports must be an (n, 4) integer array, got shape {rep.shape}")
+        width = 4 * self._h if self._budget else 4
+        if rep.ndim != 2 or rep.shape[1] != width:
+            raise InvalidInput(f"{self.name}: reports must be an (n, {width}) integer array, got shape {rep.shape}")
         if not np.issubdtype(rep.dtype, np.integer):
             raise InvalidInput(f"{self.name}: reports must be integers, got dtype {rep.dtype}")
+        if self._budget and np.any(rep[:, 0::4] != np.arange(1, self._h + 1)):
+            raise InvalidInput(f"{self.name}: dividing the budget, block k of every report must be layer k")
+        rep = self._rows(rep)
         if np.any((rep[:, 0] < 1) | (rep[:, 0] > self._h)):
             raise InvalidInput(f"{self.name}: the layer (first number) must lie in [1, {self._h}]")
         for k in range(1, self._h + 1):
             part = self._layer_reports(rep, k)
             if part.shape[0]:
                 self._oracles[k - 1].validate_reports(part)
-        return rep
+        return rep.reshape(-1, width)
 
     def statistic_size(self) -> int:
         return int(self._offsets[-1]) + self._h
 
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        reports = self._rows(reports)
         out = np.zeros(self.statistic_size())
         for k in range(1, self._h + 1):
             part = self._layer_reports(reports, k)
@@ -182,7 +223,10 @@ class HierarchicalHistogram(NumericalMechanism):
         return out
 
     def split_users(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Users of every bucket split uniformly over the h layers: an (h, d) count array (exact)."""
+        """Users of every bucket split uniformly over the h layers: an (h, d) count array (exact); every user in
+        every layer when dividing the budget."""
+        if self._budget:
+            return np.tile(np.asarray(counts, dtype=np.int64), (self._h, 1))
         return rng.multinomial(np.asarray(counts, dtype=np.int64), np.full(self._h, 1.0 / self._h)).T
 
     def _layer_populations(self, split: np.ndarray) -> list[np.ndarray]:
@@ -228,7 +272,7 @@ class HierarchicalHistogram(NumericalMechanism):
     def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
         """E[C_k(v)] = (N_k(v) p*_k + (n − N_k(v)) q*_k)/h and E[n_k] = n/h (see :meth:`_aggregate_variance`)."""
         out = np.zeros(self.statistic_size())
-        expected_layers = self.layer_counts(true_counts / self._h)
+        expected_layers = self.layer_counts(true_counts if self._budget else true_counts / self._h)
         for k in range(1, self._h + 1):
             layer_f = expected_layers[k]
             n_k = layer_f.sum()
@@ -249,23 +293,37 @@ class HierarchicalHistogram(NumericalMechanism):
             Var C_k(v) = N_k(v)·(p*/h)(1 − p*/h) + (n − N_k(v))·(q*/h)(1 − q*/h).
 
         Users per layer: n_k = Σ_u 1[u picked layer k] is Binomial(n, 1/h), Var n_k = n (1/h)(1 − 1/h).
+        Dividing the budget every user is in every layer: the same with 1/h replaced by 1 (Var n_k = 0).
         """
         out = np.zeros(self.statistic_size())
         n = float(true_counts.sum())
         layers = self.layer_counts(true_counts)
+        pick = 1.0 if self._budget else 1.0 / self._h
         for k in range(1, self._h + 1):
             below = layers[k]
             oracle = self._oracles[k - 1]
-            p, q = oracle.p_star / self._h, oracle.q_star / self._h
+            p, q = oracle.p_star * pick, oracle.q_star * pick
             out[self._offsets[k - 1]:self._offsets[k]] = below * p * (1 - p) + (n - below) * q * (1 - q)
-            out[self._offsets[-1] + k - 1] = n * (1.0 / self._h) * (1.0 - 1.0 / self._h)
+            out[self._offsets[-1] + k - 1] = n * pick * (1.0 - pick)
         return out
 
     # ----------------------------------------------------------------- privacy: a mixture over layers
     def _output_count(self) -> int:
+        if self._budget:
+            return math.prod(self._oracles[k].output_count() for k in range(self._h))
         return sum(self._oracles[k].output_count() for k in range(self._h))
 
     def _channel(self) -> tuple[np.ndarray, list[str]]:
+        if self._budget:  # independent reports in every layer: the product channel
+            matrix, labels = np.ones((self._d, 1)), [""]
+            for k in range(1, self._h + 1):
+                oracle = self._oracles[k - 1]
+                layer, names = oracle.channel(max_outputs=oracle.output_count())
+                node = np.minimum(np.arange(self._d), self._leaves - 1) // (self._beta ** (self._h - k))
+                matrix = (matrix[:, :, None] * layer[node][:, None, :]).reshape(self._d, -1)
+                pad = " 0" * (4 - 1 - oracle.report_columns())
+                labels = [f"{old} {k} {name}{pad}".strip() for old in labels for name in names]
+            return matrix, labels
         blocks, labels = [], []
         for k in range(1, self._h + 1):
             oracle = self._oracles[k - 1]
@@ -277,6 +335,8 @@ class HierarchicalHistogram(NumericalMechanism):
         return np.concatenate(blocks, axis=1), labels
 
     def _report_bits(self) -> int:
+        if self._budget:
+            return sum(o.report_bits() for o in self._oracles)
         return math.ceil(math.log2(self._h + 1)) + max(o.report_bits() for o in self._oracles)
 
 

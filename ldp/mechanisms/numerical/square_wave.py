@@ -82,7 +82,8 @@ FAST_BAND_CELLS = 1 << 22
 # ============================================================================================ parameters
 SW_B = Param("b", float, "half-width of the wave's plateau; default: the mutual-information choice (§5.3)",
              low=0.0, low_inclusive=False, high=1e6, optional=True)
-D_TILDE = Param("d_tilde", int, "number of report buckets d̃ over [−b, 1+b]; default d (§5.4)", low=2, high=2**24,
+D_TILDE = Param("d_tilde", int, "number of report buckets d̃ over [−b, 1+b]; default d (§5.4). The paper's "
+                "guidance: results are similar so long as d̃ stays near √N (N users)", low=2, high=2**24,
                 optional=True)
 
 

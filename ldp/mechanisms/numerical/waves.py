@@ -48,7 +48,8 @@ from ldp.core.registry import MECHANISMS
 from ldp.maths.em import DenseChannel
 from ldp.mechanisms.numerical.square_wave import SquareWave, mutual_information_b
 
-__all__ = ["GeneralWave", "gw_transition_matrix", "parse_shape", "wave_probabilities"]
+__all__ = ["GeneralWave", "gw_transition_matrix", "lemma1_wasserstein", "output_wasserstein", "parse_shape",
+           "wave_probabilities"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §5.1 (Definition 2) and §6.4")
@@ -82,6 +83,29 @@ def wave_probabilities(epsilon: float, b: float, ratio: float) -> tuple[float, f
     e = math.exp(float(epsilon))
     q = 1.0 / ((1.0 + 2.0 * b) + (e - 1.0) * b * (1.0 + ratio))
     return e * q, q
+
+
+def lemma1_wasserstein(epsilon: float, b: float, delta: float, ratio: float = 1.0) -> float:
+    """Square-wave paper Lemma 1: the Wasserstein distance between a General Wave's output distributions for two
+    inputs Δ apart is Δ·(1 − (2b + 1)·q), with q the wave's floor density (:func:`wave_probabilities`; the square
+    wave, ratio 1: q = 1/(2b e^ε + 1)). 1 − (2b + 1)q is the wave's mass above its floor, which moves by Δ while the
+    floor stays; it is largest for the square wave at a given b (Theorem 2)."""
+    if not delta >= 0:
+        raise InvalidInput(f"Lemma 1: Δ must be ≥ 0, got {delta!r}")
+    _, q = wave_probabilities(float(epsilon), float(b), float(ratio))
+    return float(delta) * (1.0 - (2.0 * float(b) + 1.0) * q)
+
+
+def output_wasserstein(mechanism: Any, v1: float, v2: float, points: int = 20_001) -> float:
+    """W1 between a wave mechanism's output distributions for inputs ``v1`` and ``v2``, computed on its exact
+    channel: ∫ |F_{v1}(y) − F_{v2}(y)| dy over [−b, 1 + b] from the mechanism's own ``cdf``, by the trapezoid rule
+    on a grid that contains every breakpoint v ± b, v ± r b (exact for the square wave's piecewise-linear CDFs;
+    for the trapezoid's and triangle's piecewise-quadratic ones the error is O(grid²), ≈ 10⁻⁹ here)."""
+    b, r = float(mechanism.b), float(getattr(mechanism, "_ratio", 1.0))
+    breaks = [v + s for v in (v1, v2) for s in (-b, b, -r * b, r * b)]
+    y = np.unique(np.clip(np.concatenate([np.linspace(-b, 1.0 + b, int(points)), breaks]), -b, 1.0 + b))
+    gap = np.abs(mechanism.cdf(y, float(v1)) - mechanism.cdf(y, float(v2)))
+    return float(np.sum((gap[1:] + gap[:-1]) * np.diff(y)) / 2.0)
 
 
 def _phi(z: np.ndarray, b: float, ratio: float) -> np.ndarray:

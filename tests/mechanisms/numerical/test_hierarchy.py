@@ -252,3 +252,54 @@ def test_haar_engines_agree_and_norm_sub_gives_a_distribution():
     a = run(m, counts, np.random.default_rng(5), "exact")
     b = run(m, counts, np.random.default_rng(5), "exact")
     np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------------------- dividing the budget (§4.2)
+def test_dividing_the_budget_reports_every_layer_at_eps_over_h():
+    """split='budget': every user reports in each of the h layers with ε/h; the product channel is exactly ε-LDP
+    (basic composition is tight for these independent reports), the users per layer are all n, and the engines
+    and the closed forms agree."""
+    from ldp.mechanisms.base import channel_privacy_loss
+
+    m = HierarchicalHistogram(1.5, 16, split="budget")
+    assert m.split == "budget" and m.height == 2
+    assert all(m.oracle(k).epsilon == pytest.approx(0.75) for k in (1, 2))
+    matrix, labels = m.channel()
+    assert matrix.shape[1] == len(labels) == m.oracle(1).output_count() * m.oracle(2).output_count()
+    np.testing.assert_allclose(matrix.sum(axis=1), 1.0)
+    assert channel_privacy_loss(matrix) == pytest.approx(1.5)
+    rng = np.random.default_rng(5)
+    values = stats.beta(5, 2).rvs(20_000, random_state=rng)
+    rep = m.perturb(values, rng)
+    assert rep.shape == (20_000, 8) and np.all(rep[:, 0::4] == [1, 2])
+    _, sizes = m.layer_estimates(m.aggregate(rep))
+    assert list(sizes) == [20_000, 20_000]
+    with pytest.raises(ldp.LDPError, match="layer k"):
+        m.aggregate(rep[:, [4, 5, 6, 7, 0, 1, 2, 3]])
+    with pytest.raises(ldp.LDPError, match=r"\(n, 8\)"):
+        m.aggregate(rep[:, :4])
+    counts = np.bincount(m.bucket_of(values), minlength=16)
+    # fast engine: mean and variance of the aggregate over 400 draws against the closed forms (each entry's
+    # mean within 5 standard errors; the variance ratio within ±25 %, a χ² with 399 degrees of freedom)
+    draws = np.stack([ldp.collect(m, counts, np.random.default_rng(t)).counts for t in range(400)])
+    expected, variance = m._expected_aggregate(counts, None), m._aggregate_variance(counts, None)
+    layer = slice(0, -m.height)
+    assert np.all(np.abs(draws.mean(axis=0)[layer] - expected[layer]) <= 5 * np.sqrt(variance[layer] / 400) + 1e-9)
+    ratio = draws.var(axis=0, ddof=1)[layer] / variance[layer]
+    assert 0.75 < np.median(ratio) < 1.25
+    exact = m.aggregate(m.perturb(values, np.random.default_rng(9))).counts
+    assert np.all(np.abs(exact[layer] - expected[layer]) <= 5 * np.sqrt(variance[layer]))
+
+
+def test_dividing_the_population_has_the_smaller_variance_in_ldp():
+    """§4.2: in LDP dividing the population beats dividing the budget. Per-node variance at ε = 1, d = 64 (h = 3):
+    OLH/GRR with n/3 users at ε against n users at ε/3 — about 3× smaller for the population split at every depth;
+    and the HH-ADMM leaves' W1 on Beta(5, 2) (n = 20,000, 4 trials) is smaller too."""
+    pop, bud = HierarchicalHistogram(1.0, 64), HierarchicalHistogram(1.0, 64, split="budget")
+    v_pop, v_bud = pop.split_variances(20_000)[1:], bud.split_variances(20_000)[1:]
+    assert np.all(v_bud > 2.0 * v_pop), (v_pop, v_bud)
+    counts = beta_counts(64, 20_000, np.random.default_rng(3))
+    truth, edges = counts / counts.sum(), pop.input_edges()
+    err = {m.split: np.mean([w1(edges, run(m, counts, np.random.default_rng(70 + t)), truth) for t in range(4)])
+           for m in (pop, bud)}
+    assert err["population"] < err["budget"], err

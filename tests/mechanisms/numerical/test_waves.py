@@ -10,7 +10,7 @@ import ldp
 from ldp.evaluation.metrics import wasserstein
 from ldp.maths.em import DenseChannel
 from ldp.mechanisms.numerical.square_wave import SquareWave
-from ldp.mechanisms.numerical.waves import GeneralWave, parse_shape
+from ldp.mechanisms.numerical.waves import GeneralWave, lemma1_wasserstein, output_wasserstein, parse_shape
 
 SHAPES = ["triangle", "trapezoid:0.2", "trapezoid:0.6", "square"]
 
@@ -117,3 +117,26 @@ def test_square_wave_beats_other_shapes_on_beta52():
 def test_dense_limit():
     with pytest.raises(ldp.LDPError, match="dense"):
         GeneralWave(1.0, 8192, d_tilde=8192)
+
+
+# ------------------------------------------------------------------------------------------------ Lemma 1
+@pytest.mark.parametrize("shape", ["square", "trapezoid:0.6", "trapezoid:0.2", "triangle"])
+def test_lemma_1_on_the_exact_channel(shape):
+    """Square-wave paper Lemma 1: W1(M_v1, M_v2) = Δ(1 − (2b + 1)q) for every General Wave, computed from the
+    mechanism's exact CDFs (trapezoid rule with every breakpoint on the grid: exact for piecewise-linear CDFs,
+    O(h²) ≈ 10⁻⁹ for the piecewise-quadratic ones, h ≈ 10⁻⁴)."""
+    for eps, b, v1, v2 in [(1.0, 0.3, 0.2, 0.7), (2.0, 0.1, 0.0, 1.0), (0.5, 0.05, 0.4, 0.43), (4.0, 0.02, 0.9, 0.1)]:
+        m = ldp.get_mechanism("gw", eps, 16, shape=shape, b=b)
+        assert output_wasserstein(m, v1, v2) == pytest.approx(lemma1_wasserstein(eps, b, abs(v2 - v1), m._ratio),
+                                                              rel=1e-7, abs=1e-12)
+    sw = ldp.get_mechanism("sw", 1.0, 16, b=0.3)
+    assert output_wasserstein(sw, 0.2, 0.7) == pytest.approx(lemma1_wasserstein(1.0, 0.3, 0.5), rel=1e-12)
+
+
+def test_lemma_1_square_wave_is_farthest_apart():
+    """Theorem 2 through Lemma 1: at a fixed b and ε the square wave has the smallest floor q, so the largest W1."""
+    for eps, b in [(0.5, 0.4), (1.0, 0.2), (3.0, 0.05)]:
+        w = [lemma1_wasserstein(eps, b, 1.0, r) for r in (1.0, 0.8, 0.5, 0.2, 0.0)]
+        assert all(x > y for x, y in zip(w, w[1:], strict=False)), w
+    with pytest.raises(ldp.LDPError, match="Δ"):
+        lemma1_wasserstein(1.0, 0.2, -0.1)
