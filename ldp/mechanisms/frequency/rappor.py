@@ -431,7 +431,8 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
         return Estimate(dec.frequencies, "mi", diagnostics={
             "method": "OLS of the estimated Bloom bit counts on the d candidates (RAPPOR §4)",
             "detected": dec.detected, "p_values": dec.p_values, "std_errors": dec.std_errors, "alpha": dec.alpha,
-            "residual_dof": dec.residual_dof, "detected_count": len(dec.detected)})
+            "residual_dof": dec.residual_dof, "detected_count": len(dec.detected),
+            "detected_values": ", ".join(map(str, dec.detected))})  # the scalar form summaries and the CLI show
 
     # ------------------------------------------------------------------ theory of the estimate
     def variance_matrix(self) -> np.ndarray:
