@@ -79,6 +79,7 @@ from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate, frozen_array
 from ldp.mechanisms.base import ceil_log2, check_int_reports
 from ldp.mechanisms.frequency.base import MIN_PROBABILITY, FrequencyOracle
+from ldp.mechanisms.frequency.count_mean_sketch import ATTACK_ENUMERATION_CELLS
 from ldp.mechanisms.frequency.fast_local_hashing import MAX_CONDITION
 from ldp.mechanisms.frequency.local_hashing import xxh32_hash
 from ldp.mechanisms.frequency.unary import sue_probabilities, ue_ratio
@@ -502,6 +503,29 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
         probs = np.where(patterns[None, None], pi, 1 - pi).prod(axis=-1) / self.m  # d × m × 2^k
         labels = [f"{j} " + " ".join(map(str, row)) for j in range(self.m) for row in patterns.astype(int).tolist()]
         return probs.reshape(self.d, -1), labels
+
+    def _report_supports(self, reports: np.ndarray, v: int) -> np.ndarray:
+        """Whether each report's bits at v's Bloom positions in its cohort are all 1 — the Bloom filter's membership
+        query, the privacy audit's "support" events (probability q*^{h_v} for a holder of v, h_v ≤ h bits)."""
+        positions = self.hash_positions()[reports[:, 0].astype(np.int64), :, v]  # n × h
+        return np.all(np.take_along_axis(reports[:, 1:], positions, axis=1) == 1, axis=1)
+
+    def _attack_success(self, prior: np.ndarray) -> float | None:
+        """Σ_y max_v π_v Pr[y | v] without enumerating the 2^k reports: a bit no value sets in a cohort has the same
+        law (p*) under every value, so per cohort only the patterns of the bits some value sets count (2^u of them,
+        u ≤ h·d); None when those patterns would exceed ``ATTACK_ENUMERATION_CELLS`` with the d values."""
+        bloom = self.bloom()
+        used = [np.flatnonzero(bloom[j].any(axis=1)) for j in range(self.m)]
+        if self.d * sum(2**u.size for u in used) > ATTACK_ENUMERATION_CELLS:
+            return None
+        q_star, p_star = self._bits
+        total = 0.0
+        for j, bits in enumerate(used):
+            patterns = np.array(list(itertools.product((0.0, 1.0), repeat=bits.size))).reshape(-1, bits.size)
+            pi = p_star + (q_star - p_star) * bloom[j][bits]  # u × d
+            log_p = patterns @ np.log(pi) + (1 - patterns) @ np.log1p(-pi)  # 2^u × d
+            total += float((np.exp(log_p) * prior[None, :]).max(axis=1).sum())
+        return total / self.m
 
     def _report_bits(self) -> int:
         return (ceil_log2(self.m) if self.m > 1 else 0) + self.k
