@@ -38,7 +38,8 @@ it is given, q is solved (p fixed) so that one report spends exactly ε1 (as L-U
 Reduction to unary encoding. Per bit the chain is L-UE's: a symmetric first step (SUE at ε∞/h) memoized, a second
 step re-drawing each bit (1 → 1 w.p. q, 0 → 1 w.p. p). With h = 1, one cohort and p = 1 − q, RAPPOR is L-SUE
 (the IBU paper's "basic RAPPOR") applied to the bit v hashes to, and without the IRR (f only) basic one-time
-RAPPOR, i.e. SUE at ε∞ (tests/mechanisms/frequency/test_rappor.py checks the channels agree).
+RAPPOR, i.e. SUE at ε∞; symmetrically, with f = 0 (no PRR, ε∞ = ∞, outside our ε range) and p = 1 − q one report
+is SUE at ε1 (tests/mechanisms/frequency/test_rappor.py checks the channels agree).
 
 Server (§4). The aggregate is, per cohort j, the counts c_ji of reports with bit i set and the cohort's size N_j
 (m·(k + 1) entries, additive over users). The true bit counts are estimated by t_ji = (c_ji − p*·N_j)/(q* − p*)
@@ -148,7 +149,14 @@ class RapporDecoding:
 @MECHANISMS.register
 class RAPPOR(LongitudinalMixin, FrequencyOracle):
     """RAPPOR (module docstring): cohort Bloom filters, a memoized PRR (ε∞, the constructor's ε) and an IRR per
-    report (ε1); reports 'j b₁ … b_k'; the server regresses the estimated bit counts on the candidates."""
+    report (ε1); reports 'j b₁ … b_k'; the server regresses the estimated bit counts on the candidates.
+
+    Defaults: k = 128 bits and h = 2 hashes (the paper's examples), p = 0.5 and q = 0.75 (its IRR), m = 64 cohorts
+    (more cohorts separate more candidates — the regression needs d < m·k — at the cost of m·(k + 1) counts). At the
+    paper's f = 0.5 (ε∞ = 4 ln 3 with h = 2) this is its running example. ``spends_full_budget``: one report attains
+    ε1 exactly when two values have disjoint sets of h distinct bits in some cohort (:meth:`exact_privacy_loss`;
+    true for every configuration the conformance suite builds, and for nearly any domain once k ≫ h); otherwise it
+    spends less."""
 
     name = "rappor"
     display_name = "RAPPOR (Google)"
@@ -182,6 +190,9 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
         k, h, p = self.k, self.h, self.p
         if h > k:
             raise InvalidInput(f"{self.name}: h = {h} hash functions need at least as many Bloom bits, got k = {k}")
+        if self.d >= self.m * k:  # §4: the regression of m·k bit counts on d candidates needs d < m·k
+            raise InvalidInput(f"{self.name}: the server regresses m·k = {self.m * k} bit counts on the d = {self.d} "
+                               "candidates and needs d < m·k; use more bits k or more cohorts m")
         keep, flip = sue_probabilities(self.epsilon / h)  # per bit, the PRR is SUE at ε∞/h: 1 − f/2 and f/2
         self._first = (keep, flip)
         f = 2 * flip
@@ -384,10 +395,10 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
         def build() -> tuple[np.ndarray, np.ndarray]:
             x = self.design_matrix()
             gram = x.T @ x
-            if self.m * self.k <= self.d or np.linalg.cond(gram) > MAX_CONDITION:
+            if np.linalg.cond(gram) > MAX_CONDITION:
                 raise InvalidInput(f"{self.name}: {self.m} cohorts of {self.k}-bit Bloom filters cannot tell "
-                                   f"{self.d} values apart (the design matrix is singular or has no residual degree "
-                                   "of freedom); use more bits k or more cohorts m")
+                                   f"{self.d} values apart (the design matrix is singular); use more bits k or more "
+                                   "cohorts m")
             g = np.linalg.inv(gram)
             return g, g @ x.T
         return self._cached("decoder", build)

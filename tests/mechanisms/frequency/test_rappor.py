@@ -185,9 +185,12 @@ def test_significance_test_finds_the_heavy_values_and_keeps_its_level():
 
 
 def test_decoding_refuses_a_design_that_cannot_tell_the_values_apart():
-    mech = rappor(1.0, 40, k=8, m=4)  # 32 bit counts for 40 candidates
-    agg = mech.sample_aggregate(np.full(40, 10), np.random.default_rng(0))
-    assert_ldp_error(lambda: mech.estimate(agg), "cannot tell 40 values apart")
+    assert_ldp_error(lambda: rappor(1.0, 40, k=8, m=4), "needs d < m·k")  # 32 bit counts for 40 candidates
+    # h = 1, k = 2: each cohort's two rows sum to one in every column, so rank X ≤ 1 + m = 4 < d = 5
+    mech = rappor(1.0, 5, k=2, h=1, m=3)
+    agg = mech.sample_aggregate(np.full(5, 10), np.random.default_rng(0))
+    assert_ldp_error(lambda: mech.estimate(agg), "cannot tell 5 values apart")
+    assert_ldp_error(lambda: mech.variance(np.full(5, 0.2), 50), "cannot tell 5 values apart")
 
 
 def test_reports_round_trip_and_aggregate_by_cohort():
