@@ -482,28 +482,39 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
         return np.mean(f[..., None] * own + (1 - f[..., None]) * others, axis=-1) / n
 
     # ------------------------------------------------------------------ privacy
-    def _pair_differences(self) -> np.ndarray:
-        """A[j, v, w] = #bits of cohort j set for v and not for w."""
-        def build() -> np.ndarray:
-            b = self.bloom().astype(np.int64)
-            return np.einsum("jiv,jiw->jvw", b, 1 - b)
-        return self._cached("pairs", build)
+    def _worst_pair(self, gain_own: float, gain_other: float) -> float:
+        """max over cohorts and values v, w of a·gain_own + b·gain_other, a (b) the bits of the cohort set for v and
+        not w (for w and not v). Both are at most h, so one cohort with two disjoint sets of h bits attains the bound
+        h·(gain_own + gain_other) — checked first, in O(d·k) per cohort; otherwise every pair, in blocks."""
+        bloom = self.bloom()
+        sizes = bloom.sum(axis=1)  # m × d
+        for j in range(self.m):
+            full = np.flatnonzero(sizes[j] == self.h)
+            if full.size >= 2 and np.any(bloom[j][:, full[0]].astype(np.int64) @ bloom[j][:, full[1:]] == 0):
+                return self.h * (gain_own + gain_other)
+        best = 0.0
+        rows = max(1, (1 << 20) // self.d)
+        for j in range(self.m):
+            b = bloom[j].astype(np.int64)  # k × d
+            for start in range(0, self.d, rows):
+                shared = b[:, start:start + rows].T @ b  # bits set for both v (this block) and w
+                own = sizes[j, start:start + rows, None] - shared
+                other = sizes[j][None, :] - shared
+                best = max(best, float((own * gain_own + other * gain_other).max()))
+        return best
 
     def exact_privacy_loss(self) -> float:
         """One report's privacy loss for these hashes: max over cohorts and values v ≠ w of a·ln(q*/p*) +
         b·ln((1 − p*)/(1 − q*)), a and b the bits set for v only and for w only (the product channel's worst ratio);
         the paper's ε1 when two values have disjoint sets of h distinct bits in some cohort."""
         q_star, p_star = self._bits
-        a = self._pair_differences()
-        loss = a * math.log(q_star / p_star) + a.transpose(0, 2, 1) * math.log((1 - p_star) / (1 - q_star))
-        return float(loss.max())
+        return self._worst_pair(math.log(q_star / p_star), math.log((1 - p_star) / (1 - q_star)))
 
     def first_step_privacy_loss(self) -> float:
         """The memoized PRR's privacy loss for these hashes: (a + b)·ln((1 − f/2)/(f/2)) at the worst pair (ε∞ = 2h
         ln((1 − f/2)/(f/2)) when two values' bits are disjoint in some cohort)."""
         keep, flip = self._first
-        a = self._pair_differences()
-        return float((a + a.transpose(0, 2, 1)).max() * math.log(keep / flip))
+        return self._worst_pair(math.log(keep / flip), math.log(keep / flip))
 
     def _output_count(self) -> int:
         return self.m * 2**self.k
