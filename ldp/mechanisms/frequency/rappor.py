@@ -1,7 +1,9 @@
 """Google's RAPPOR (Erlingsson, Pihur, Korolova, "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal
 Response", CCS 2014): a Bloom filter per cohort, a memoized permanent randomized response and an instantaneous one.
+(The paper is not in ../shared/papers; sections are cited as in the CCS version: §2 the algorithm, §3 its
+differential privacy, §4 the decoding.)
 
-Client (§3, steps 1–4). A user is assigned a cohort j uniformly in [0, m) once. Its value v is hashed onto the
+Client (§2, steps 1–4). A user is assigned a cohort j uniformly in [0, m) once. Its value v is hashed onto the
 cohort's Bloom filter of k bits with h hash functions, B_i = 1 iff some hash of v lands on bit i; here the l-th hash
 of cohort j is XXH32(str(v), seed = j·h + l) mod k (the project's XXH32, as CMS and FLH; the paper's reference code
 uses MD5 of the cohort and the value — any public deterministic hash will do). Then
@@ -17,13 +19,13 @@ A simulation gives every user one value and one report (τ = 1, as the project's
 PRR once per user *is* the memoization: each user's report is one IRR of its own PRR. :meth:`RAPPOR.perturb_rounds`
 sends τ reports per user from one memoized PRR, the longitudinal situation the memoization is for.
 
-The per-bit chain B → B' → S has P(S_i = 1 | B_i = 1) = q* and P(S_i = 1 | B_i = 0) = p* (§3.1, Eqs. for q*, p*):
+The per-bit chain B → B' → S has P(S_i = 1 | B_i = 1) = q* and P(S_i = 1 | B_i = 0) = p* (§3.2, its q* and p*):
 
     q* = ½f(p + q) + (1 − f)q,        p* = ½f(p + q) + (1 − f)p,
 
 independently over the bits given the cohort and the value, so one report's law is a product of Bernoullis.
 
-Privacy (§3.1, Theorems 1 and 2). Two values differ in at most 2h bits of a cohort's filter. The PRR's per-bit ratio
+Privacy (§3.1 the PRR, §3.2 one IRR). Two values differ in at most 2h bits of a cohort's filter. The PRR's per-bit ratio
 is (1 − f/2)/(f/2), so ε∞ = 2h·ln((1 − f/2)/(f/2)); one report's is ε1 = h·ln(q*(1 − p*) / (p*(1 − q*))). These are
 the paper's worst cases; for the fixed public hashes the exact channel of one report (the cohort uniform, then the
 product channel over its bits) has privacy loss max over cohorts and pairs of values of a·ln(q*/p*) +
@@ -92,7 +94,7 @@ __all__ = ["ALPHA", "PAPER_Q", "RAPPOR", "RAPPOR_PAPER", "RapporDecoding", "rapp
 RAPPOR_PAPER = ("Erlingsson, Pihur, Korolova — RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal Response "
                 "(CCS 2014)")
 
-#: The paper's instantaneous randomized response (§3.1 and its examples): P(S_i = 1 | B'_i = 0), P(S_i = 1 | B'_i = 1).
+#: The paper's instantaneous randomized response (its running example): P(S_i = 1 | B'_i = 0), P(S_i = 1 | B'_i = 1).
 PAPER_P, PAPER_Q = 0.5, 0.75
 #: Family-wise level of the paper's significance test (§4, Bonferroni over the candidates).
 ALPHA = 0.05
@@ -102,13 +104,13 @@ EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (IRR); de
 
 
 def rappor_bit_probabilities(f: float, p: float, q: float) -> tuple[float, float]:
-    """(q*, p*) = (P(S_i = 1 | B_i = 1), P(S_i = 1 | B_i = 0)) = (½f(p + q) + (1 − f)q, ½f(p + q) + (1 − f)p) (§3.1)."""
+    """(q*, p*) = (P(S_i = 1 | B_i = 1), P(S_i = 1 | B_i = 0)) = (½f(p + q) + (1 − f)q, ½f(p + q) + (1 − f)p) (§3.2)."""
     shared = 0.5 * f * (p + q)
     return shared + (1 - f) * q, shared + (1 - f) * p
 
 
 def rappor_epsilons(f: float, p: float, q: float, h: int) -> tuple[float, float]:
-    """The paper's (ε∞, ε1) (§3.1, Theorems 1–2): 2h·ln((1 − f/2)/(f/2)) and h·ln(q*(1 − p*)/(p*(1 − q*)))."""
+    """The paper's (ε∞, ε1) (§3.1 and §3.2): 2h·ln((1 − f/2)/(f/2)) and h·ln(q*(1 − p*)/(p*(1 − q*)))."""
     q_star, p_star = rappor_bit_probabilities(f, p, q)
     return 2 * h * math.log((1 - f / 2) / (f / 2)), h * math.log(ue_ratio(q_star, p_star))
 
@@ -162,7 +164,7 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
     display_name = "RAPPOR (Google)"
     description = ("Google's RAPPOR: a cohort's Bloom filter, a memoized permanent randomized response (ε∞), an "
                    "instantaneous one per report (ε1)")
-    paper = RAPPOR_PAPER + ", §3–4"
+    paper = RAPPOR_PAPER + ", §2–4"
     report_format = "k + 1 integers 'j b₁ … b_k': the cohort j and the k bits of the instantaneous response"
     communication = "O(k + log m)"
     pure = False
@@ -247,12 +249,12 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
 
     @property
     def bit_probabilities(self) -> tuple[float, float]:
-        """(q*, p*): P(a report bit is 1 | the Bloom bit is 1), and | 0 (§3.1)."""
+        """(q*, p*): P(a report bit is 1 | the Bloom bit is 1), and | 0 (§3.2)."""
         return self._bits
 
     @property
     def paper_epsilons(self) -> tuple[float, float]:
-        """The paper's (ε∞, ε1) from f, p, q, h (§3.1): the worst case over any hashes."""
+        """The paper's (ε∞, ε1) from f, p, q, h (§3.1–3.2): the worst case over any hashes."""
         return rappor_epsilons(self.f, self.p, self.q, self.h)
 
     def _probabilities(self) -> tuple[float, float]:
@@ -324,7 +326,7 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
 
     def perturb_rounds(self, values: Any, rounds: int, rng: RandomSource) -> np.ndarray:
         """``rounds`` reports of every user (rounds × n × (k + 1)) from one cohort and one memoized PRR per user:
-        every round is a fresh IRR of the same B' (§3, step 2), so together they never reveal more than ε∞."""
+        every round is a fresh IRR of the same B' (§2, step 2), so together they never reveal more than ε∞."""
         if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
             raise InvalidInput(f"{self.name}: rounds must be a positive integer, got {rounds!r}")
         v = self.validate_values(values)
