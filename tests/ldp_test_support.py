@@ -28,7 +28,10 @@ SIGMAS = 5.0
 SMALL_DOMAIN_PARAMS: dict[str, dict] = {"blh": {"prime": 5}, "olh": {"prime": 5}, "l-blh": {"prime": 5},
                                         "l-olh": {"prime": 5},
                                         # FLH: k' · g outputs; CMS: k · 2^m
-                                        "flh": {"pool": 64}, "cms": {"k": 4, "m": 4}, "hcms": {"k": 4, "m": 4}}
+                                        "flh": {"pool": 64}, "cms": {"k": 4, "m": 4}, "hcms": {"k": 4, "m": 4},
+                                        # RAPPOR: m · 2^k outputs; at k = 6, m = 4 values 0 and 1 have disjoint
+                                        # Bloom bits in some cohort, so the exact channel attains ε1
+                                        "rappor": {"k": 6, "m": 4}}
 
 
 def kind_of(name: str) -> str:
@@ -206,6 +209,7 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "l-osue": [mechanism_case("l-osue")],
     "l-blh": [mechanism_case("l-blh", fast="marginals", covariance=False)],
     "l-olh": [mechanism_case("l-olh", fast="marginals", covariance=False)],
+    "rappor": [mechanism_case("rappor"), mechanism_case("rappor", h=1, m=8, p=0.25, q=0.9)],
     "sw": [mechanism_case("sw"), mechanism_case("sw", d_tilde=24)],
     "sw-discrete": [mechanism_case("sw-discrete"), mechanism_case("sw-discrete", b=1)],
     "cfo-binning": [mechanism_case("cfo-binning", fast="marginals", covariance=False, oracle="olh"),

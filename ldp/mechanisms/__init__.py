@@ -14,6 +14,7 @@ from ldp.mechanisms.frequency import local_hashing, hadamard  # noqa: F401
 from ldp.mechanisms.frequency import fast_local_hashing, count_mean_sketch  # noqa: F401
 from ldp.mechanisms.frequency import bitflip  # noqa: F401
 from ldp.mechanisms import longitudinal  # noqa: F401
+from ldp.mechanisms.frequency import rappor  # noqa: F401 - after longitudinal (its mixin)
 from ldp.mechanisms.numerical import square_wave, binning, waves, hierarchy  # noqa: F401
 from ldp.mechanisms import mean, vector  # noqa: F401
 from ldp.mechanisms import heavy_hitters  # noqa: F401 - the interactive heavy-hitter protocols (PROTOCOLS)

@@ -271,13 +271,13 @@ def test_mechanism(case, check):
 def test_registry_has_every_required_mechanism():
     assert {kind: [cls.name for cls in ldp.mechanisms_of(kind)] for kind in ldp.KINDS} == {
         "frequency": ["grr", "sue", "oue", "the", "she", "ss", "blh", "olh", "hr", "hadamard", "flh", "cms", "hcms",
-                      "dbitflip", "l-grr", "l-sue", "l-oue", "l-soue", "l-osue", "l-blh", "l-olh"],
+                      "dbitflip", "l-grr", "l-sue", "l-oue", "l-soue", "l-osue", "l-blh", "l-olh", "rappor"],
         "numerical": ["sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr"],
         "mean": ["laplace", "sr", "pm", "hm", "1bitmean"],
         "vector": ["split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
                    "duchi"],
     }
-    assert len(ldp.MECHANISMS) == 41
+    assert len(ldp.MECHANISMS) == 42
     with pytest.raises(ldp.LDPError, match="unknown mechanism kind"):
         ldp.mechanisms_of("one-time")
 

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from ldp_test_support import build
+from ldp_test_support import SMALL_DOMAIN_PARAMS, build
 
 import ldp
 from ldp.mechanisms import base
@@ -22,8 +22,8 @@ def test_closed_forms_equal_enumeration(mechanism_name, epsilon, monkeypatch):
     form otherwise (forced here by allowing no enumeration); None where reports are continuous."""
     d = 7 if mechanism_name == "ss" else 6
     small = {"prime": 7} if mechanism_name in ("blh", "olh", "l-blh", "l-olh") else {}
-    if mechanism_name == "cms":  # k · 2^m reports: a narrow sketch keeps the channel enumerable
-        small = {"k": 4, "m": 4}
+    if mechanism_name in ("cms", "rappor"):  # k · 2^m (CMS), m · 2^k (RAPPOR) reports: small ones keep the channel
+        small = SMALL_DOMAIN_PARAMS[mechanism_name]  # enumerable
     mech = build(mechanism_name, epsilon, d, **small)
     prior = np.random.default_rng(int(epsilon * 10)).dirichlet(np.ones(mech.d))
     exact = attack_success(mech, prior)
