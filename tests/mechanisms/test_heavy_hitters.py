@@ -1,4 +1,6 @@
-"""Heavy hitters (ldp.mechanisms.heavy_hitters): the prefix oracle is ε-LDP at the boundary and unbiased per prefix
+"""Heavy hitters (ldp.mechanisms.heavy_hitters): each round's registered oracle (OLH by default; its ε-LDP at the
+boundary is the conformance suite's on the exact Carter–Wegman channel, and
+tests/mechanisms/frequency/test_local_hashing.py's for the 64-bit hash of wider rounds) is unbiased per prefix
 length; PEM finds the heavy hitters when ε·√n is large and less as ε falls; the pitfalls of public code are ruled
 out (prefixes of different lengths sharing an oracle, thresholds on the wrong scale, g ≥ 3 forced at small ε)."""
 
@@ -10,25 +12,9 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.mechanisms.heavy_hitters import PrefixOracle, get_heavy_hitter_method, true_heavy_hitters
+from ldp.mechanisms.heavy_hitters import get_heavy_hitter_method, round_oracle, true_heavy_hitters
 from ldp.mechanisms.protocol import protocols_of
 from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
-
-
-@pytest.mark.parametrize("epsilon", [0.1, 0.5, math.log(2) - 0.01, 1.0, 3.0])
-def test_prefix_oracle_is_epsilon_ldp_at_the_boundary(epsilon):
-    """For a fixed seed (drawn independently of the value) a report y has probability p or (1 − p)/(g − 1) under
-    any prefix: the largest ratio over prefixes and reports is exactly e^ε (reached where two prefixes hash apart).
-    g = round(e^ε + 1) ≥ 2, so at ε < ln 2 it is GRR over 2 values with p = e^ε/(e^ε + 1), not a forced g = 3."""
-    oracle = PrefixOracle(epsilon, 12)
-    assert oracle.g == max(2, round(math.exp(epsilon) + 1))
-    rng = np.random.default_rng(0)
-    worst = 0.0
-    for seed in rng.integers(0, 2**63, size=40):
-        probs = np.array([[oracle.report_probability(int(seed), y, c) for c in range(64)] for y in range(oracle.g)])
-        np.testing.assert_allclose(probs.sum(axis=0), 1.0, rtol=1e-12)
-        worst = max(worst, float(np.max(np.log(probs.max(axis=1) / probs.min(axis=1)))))
-    assert epsilon * (1 - 1e-9) < worst <= epsilon + 1e-12
 
 
 def test_each_prefix_length_has_its_own_unbiased_oracle():
@@ -38,11 +24,11 @@ def test_each_prefix_length_has_its_own_unbiased_oracle():
     rng = np.random.default_rng(3)
     values = np.where(rng.random(60_000) < 0.3, 0b0100, 0b1000).astype(np.uint64)  # 4-bit values: 0100 or 1000
     for length, truth in ((1, {0: 0.3, 1: 0.7}), (2, {0: 0.0, 1: 0.3, 2: 0.7, 3: 0.0})):
-        oracle = PrefixOracle(2.0, length)
-        seeds, y = oracle.perturb(values >> np.uint64(4 - length), rng)
+        oracle = round_oracle("olh", 2.0, length)
+        reports = oracle.perturb_integers(values >> np.uint64(4 - length), rng)
         cands = np.arange(1 << length, dtype=np.uint64)
-        est = oracle.estimate(cands, seeds, y)
-        sd = oracle.sd(values.size)
+        est = oracle.estimate_candidates(reports, cands)
+        sd = math.sqrt(oracle.approximate_variance(values.size))
         for c, f in truth.items():
             assert abs(est[c] - f) < 4.5 * sd + 0.01, (length, c, est[c], f)
 
@@ -53,11 +39,16 @@ def population():
 
 
 def test_pem_finds_the_heavy_hitters_at_large_epsilon_and_fewer_as_epsilon_falls(population):
-    """At ε = 4 with 2·10⁵ users the top-8 frequencies (≥ 1.3 %) are far above PEM's detection limit (3σ ≈ 0.3 % per
-    group of ~50,000 users), so every one is found; at ε = 0.5 the limit (≈ 5 %) is above most of them."""
+    """At ε = 4 with 2·10⁵ users the top-8 frequencies (≥ 1.8 %) are far above PEM's detection limit (3σ ≈ 0.4 % per
+    group of ~50,000 users), so every one whose lead over the 9th value is more than 4 SD of a difference of two
+    estimates (4·√2·σ ≈ 0.7 %) is found — the 8th leads the 9th by less, so it competes with it and is not asserted
+    (it is missed on about one seed in eight); at ε = 0.5 the limit (≈ 5 %) is above most of them."""
     high = find_heavy_hitters("pem", 4.0, population, bits=16, top_k=8, seed=1)
     low = find_heavy_hitters("pem", 0.5, population, bits=16, top_k=8, seed=1)
-    assert high.scores["precision"] == 1.0 and high.scores["ncr"] == 1.0
+    tv, tf = true_heavy_hitters(population, 9)
+    sd = high.result.rounds[-1].detection_limit / 3
+    clear = tv[:8][tf[:8] - tf[8] > 4 * math.sqrt(2) * sd]
+    assert clear.size >= 6 and set(clear.tolist()) <= set(high.result.values.tolist())
     assert low.scores["recall"] < high.scores["recall"]
     limits = [r.detection_limit for r in low.result.rounds]
     assert min(limits) > 0.02
@@ -165,3 +156,34 @@ def test_recall_grows_with_the_number_of_users():
     table = precision_against_users(["pem"], [5_000, 200_000], values, epsilon=1.0, bits=16, top_k=8)
     recall = table.set_index("users")["recall"]
     assert recall[200_000] > recall[5_000]
+
+
+def test_the_rounds_oracle_is_a_registered_mechanism_chosen_by_name(population):
+    """oracle="grr" at 12 bits (every round's domain ≤ 2^12: GRR can serve it) runs and finds heavy hitters at
+    ε = 4; at 32 bits GRR would enumerate 2^32 prefixes and is refused at construction, in one line; a name that is
+    not a frequency oracle is refused too."""
+    values = population >> np.uint64(4)
+    run = find_heavy_hitters("pem", 4.0, values, bits=12, top_k=8, seed=1, oracle="grr")
+    assert run.result.parameters["oracle"] == "grr" and run.scores["precision"] >= 0.5
+    with pytest.raises(ldp.NotAvailable, match="grr cannot serve a domain of 2\\^27"):
+        get_heavy_hitter_method("pem", 2.0, 32, 8, oracle="grr")
+    with pytest.raises(ldp.LDPError, match="not a one-time frequency oracle"):
+        get_heavy_hitter_method("treehist", 2.0, 16, 8, oracle="laplace")
+
+
+def test_wide_rounds_use_the_64_bit_hash_and_stay_unbiased():
+    """64-bit values: rounds beyond 2^24 prefixes use OLH's seeded 64-bit hash (hash="mix64"), the narrower ones the
+    registered Carter–Wegman default; two heavy values (30 %, 20 %), one of them ≥ 2^63, are found at ε = 2 with
+    estimates within 4.5 SD of their shares."""
+    rng = np.random.default_rng(5)
+    heavy = np.array([2**64 - 12345, 987654321987], dtype=np.uint64)
+    values = np.where(rng.random(60_000) < 0.5, rng.integers(0, 2**64, 60_000, dtype=np.uint64),
+                      heavy[(rng.random(60_000) < 0.4).astype(int)])
+    pem = get_heavy_hitter_method("pem", 2.0, 64, 2, eta=8, start=1)  # prefixes of 9, 17, 25, …, 57 and 64 bits
+    assert [pem._oracles[w].hash_family for w in pem.lengths()] == ["cw", "cw"] + ["mix64"] * 6
+    result = pem.run(values, rng)
+    assert set(result.values.tolist()) == set(heavy.tolist())
+    truth = {int(v): float(np.mean(values == v)) for v in heavy}
+    sd = result.rounds[-1].detection_limit / 3
+    for v, e in zip(result.values, result.estimates, strict=True):
+        assert abs(e - truth[int(v)]) < 4.5 * sd
