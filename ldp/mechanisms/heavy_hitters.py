@@ -24,6 +24,9 @@ group's own estimates.
   group's estimates are the frequencies (each group is a uniform sample of the users, so its frequencies estimate
   the population's).
 - :class:`TreeHist` as the lecture describes it (Bassily et al., NIPS'17): m groups, one more bit per level.
+- :class:`PrivTrie` as the lecture presents it (Wang et al., ICDE'18): interactive, a trie grown one bit per level;
+  each user answers one bit — randomized response on "is my value under this node?" — about one node of her level,
+  and the levels near the root, whose frontiers are small, get fewer users.
 - :class:`SegmentProduct` — the lecture's first solution: s groups each report one m/s-bit segment, the server
   finds the top k patterns of each segment and returns their Cartesian product (k^s candidates: the drawback made
   visible), ranked by the product of the segment frequencies (an independence guess, as the lecture's drawback says).
@@ -46,7 +49,7 @@ from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.frequency.local_hashing import mix64
 from ldp.mechanisms.protocol import Protocol
 
-__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "Round", "SegmentPair",
+__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "PrivTrie", "Round", "SegmentPair",
            "SegmentProduct", "TreeHist", "get_heavy_hitter_method", "round_oracle", "true_heavy_hitters"]
 
 BITS = Param("bits", int, "bits m of each value (a domain of 2^m values)", default=32, low=1, high=64)
@@ -58,6 +61,7 @@ THRESHOLD = Param("threshold", float, "keep candidates above this frequency inst
 SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=1, high=16)
 PAIR_SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=2, high=8)
 CHANNELS = Param("channels", int, "channels", default=64, low=2, high=4096)
+KEEP = Param("keep", int, "nodes kept per level of the trie (default 2k)", optional=True, low=1, high=4096)
 ORACLE = Param("oracle", str, "each round's frequency oracle: a registered one-time frequency oracle that can serve "
                "the round's prefix domain (olh: any; grr, oue, …: up to 2^24 values)", default="olh")
 #: Candidates per round the server may probe (the lecture: "the constraint will be the computational power").
@@ -306,6 +310,85 @@ class TreeHist(PrefixExtending):
 
     def lengths(self) -> list[int]:
         return list(range(1, self.bits + 1))
+
+
+@PROTOCOLS.register
+class PrivTrie(HeavyHitterMethod):
+    """PrivTrie as the lecture presents it (Wang, Xiao, Yang, Hoang, Shin, Shin, Ge — ICDE 2018: "interactive",
+    "allocate less users on the top, more in the lower levels", "one bit at a time"). Our reading, where the lecture
+    leaves the details to the paper:
+
+    - the trie grows one bit per level: level L's frontier is the children of the previous level's kept nodes
+      (level 1: the two 1-bit prefixes);
+    - the users are split over the m levels in advance (public randomness, independent of the values) in proportion
+      to each level's largest possible frontier, min(2^L, 2·keep): every node of every level is then asked of about
+      the same number of users, so the levels near the root, with few nodes, get fewer users;
+    - interactively, the server asks each user of level L about one node c of the frontier, drawn uniformly; she
+      answers one bit, 1[her L-bit prefix is c], through the registered GRR over {0, 1} (randomized response, kept
+      with probability p = e^ε/(e^ε + 1)): for a fixed node the two answers' probabilities are p and 1 − p under any
+      value, so the bit is ε-LDP (:meth:`report_probability`);
+    - the server estimates each node's frequency among the users asked about it by GRR's matrix inversion,
+      f̃(c) = (Y_c/n_c − q)/(p − q) with q = 1 − p (unbiased; a node nobody was asked about gets 0), keeps the
+      ``keep`` largest (default 2k) and extends them by one bit; the last level's top k are the answer.
+
+    Every user informs one node, not every candidate (as an OLH report does), so at the same n the estimates are
+    noisier than PEM's: the price of one bit per user (the lecture's comparison)."""
+
+    name: ClassVar[str] = "privtrie"
+    display_name: ClassVar[str] = "PrivTrie (one bit per node)"
+    description: ClassVar[str] = "interactive trie: each user answers one bit about one node; fewer users at the top"
+    paper: ClassVar[str] = ("Wang, Xiao, Yang, Hoang, Shin, Shin, Ge — PrivTrie: Effective Frequent Term Discovery "
+                            "under Local Differential Privacy, ICDE 2018")
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, KEEP)
+    client: ClassVar[str] = ("one bit: randomized response (GRR over {0, 1}) on whether the user's value is under "
+                             "the trie node the server asks her about")
+
+    def _setup(self, keep: int | None = None) -> None:
+        self.keep = 2 * self.top_k if keep is None else KEEP.validate(keep, self.name)
+        if self.keep < self.top_k:
+            raise InvalidInput(f"{self.name}: keep must be at least k = {self.top_k}, got {self.keep}")
+        self._bit = round_oracle("grr", self.epsilon, 1)  # randomized response on one bit
+
+    def level_weights(self) -> np.ndarray:
+        """Each level's share of the users: its largest frontier min(2^L, 2·keep), normalised."""
+        sizes = np.array([min(2 ** min(level, 62), 2 * self.keep) for level in range(1, self.bits + 1)], dtype=float)
+        return sizes / sizes.sum()
+
+    def report_probability(self, report: int, value: int, length: int, node: int) -> float:
+        """Pr[answer | value, asked about ``node`` at level ``length``] exactly (the object of the ε-LDP check; the
+        node is drawn independently of the value)."""
+        p = self._bit.p_star
+        truth = int((int(value) >> (self.bits - int(length))) == int(node))
+        return p if int(report) == truth else 1.0 - p
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        level = rng.choice(self.bits, size=values.size, p=self.level_weights())
+        frontier = np.arange(2, dtype=np.uint64)
+        rounds: list[Round] = []
+        for j in range(self.bits):
+            length = j + 1
+            members = values[level == j]
+            if members.size == 0:
+                raise InvalidInput(f"{self.name}: no user answers at level {length}: use more users or fewer bits")
+            node = rng.integers(0, frontier.size, size=members.size)  # the node each user is asked about
+            bit = (self.prefixes(members, length) == frontier[node]).astype(np.int64)
+            answers = self._bit.perturb(bit, rng)
+            asked = np.bincount(node, minlength=frontier.size)
+            yes = np.bincount(node, weights=(answers == 1).astype(float), minlength=frontier.size)
+            est = np.where(asked > 0, self._bit.invert(yes, np.maximum(asked, 1)), 0.0)
+            limit = 3.0 * math.sqrt(self._bit.approximate_variance(max(1, members.size // frontier.size)))
+            last = length == self.bits
+            survivors = _top(frontier, est, self.top_k if last else self.keep, None)
+            rounds.append(Round(length, int(members.size), frontier, est, survivors, limit))
+            if not last:
+                frontier = ((frontier[survivors][:, None] << np.uint64(1)) | np.arange(2, dtype=np.uint64)).ravel()
+            self._report(length / self.bits)
+        final = rounds[-1]
+        return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size),
+                                 final.candidates[final.survivors], final.estimates[final.survivors], tuple(rounds),
+                                 {"keep": self.keep, "level_users": [r.users for r in rounds]},
+                                 ("each user answered one bit about one node; the levels' users are proportional to "
+                                  "their largest frontier, min(2^L, 2·keep)",))
 
 
 @PROTOCOLS.register

@@ -115,7 +115,7 @@ def test_bad_values_are_refused():
         with pytest.raises(ldp.LDPError, match=reason):
             pem.run(values, np.random.default_rng(0))
     names = {c.name for c in protocols_of("heavy-hitters")}
-    assert names == {"pem", "treehist", "segments", "segment-pair", "multiple-channel"}
+    assert names == {"pem", "treehist", "privtrie", "segments", "segment-pair", "multiple-channel"}
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
@@ -187,3 +187,38 @@ def test_wide_rounds_use_the_64_bit_hash_and_stay_unbiased():
     sd = result.rounds[-1].detection_limit / 3
     for v, e in zip(result.values, result.estimates, strict=True):
         assert abs(e - truth[int(v)]) < 4.5 * sd
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_privtrie_one_bit_is_epsilon_ldp_at_the_boundary(epsilon):
+    """m = 4 bits: for every level and every node the server may ask about (drawn independently of the value), the
+    answer's exact distribution under each of the 16 values: p or 1 − p, so the largest ratio is e^ε exactly (a value
+    under the node against one that is not), never more."""
+    trie = get_heavy_hitter_method("privtrie", epsilon, 4, 2)
+    worst = 0.0
+    for length in range(1, 5):
+        for node in range(1 << length):
+            probs = np.array([[trie.report_probability(r, v, length, node) for v in range(16)] for r in (0, 1)])
+            np.testing.assert_allclose(probs.sum(axis=0), 1.0, rtol=1e-12)
+            worst = max(worst, float(np.max(np.log(probs.max(axis=1) / probs.min(axis=1)))))
+    assert epsilon * (1 - 1e-9) < worst <= epsilon + 1e-12
+
+
+def test_privtrie_finds_the_true_top_k_where_pem_does():
+    """10⁶ users, 12 bits, k = 4, ε = 4 (keep = 8): a level's frontier has at most 16 nodes, the users are split in
+    proportion to min(2^L, 16) (Σ = 158 over the 12 levels), so each node is asked of n_c ≈ 10⁶/158 ≈ 6,300 users
+    and its estimate has σ = √(p(1 − p))/((2p − 1)√n_c) ≈ 0.0017 (p = e⁴/(e⁴ + 1)); the 4th value (3.97 %) leads
+    the 5th (2.98 %) by ≈ 4.1 SD of a difference, so PrivTrie finds exactly the true top 4, as PEM does. Fewer users
+    answer at the top levels than at the bottom ones."""
+    values = zipf_values(1_000_000, 12, seed=0)
+    trie = find_heavy_hitters("privtrie", 4.0, values, bits=12, top_k=4, seed=1)
+    pem = find_heavy_hitters("pem", 4.0, values, bits=12, top_k=4, seed=1)
+    truth = set(true_heavy_hitters(values, 4)[0].tolist())
+    assert set(pem.result.values.tolist()) == truth == set(trie.result.values.tolist())
+    users = trie.result.parameters["level_users"]
+    assert users[0] < users[1] < users[2] < users[3] and min(users[3:]) > 3 * users[0]
+    sd = trie.result.rounds[-1].detection_limit / 3
+    assert 0.0012 < sd < 0.0022
+    share = dict(zip(*(x.tolist() for x in true_heavy_hitters(values, 4)), strict=True))
+    assert all(abs(e - share[int(v)]) < 4.5 * sd for v, e in zip(trie.result.values, trie.result.estimates,
+                                                                  strict=True))
