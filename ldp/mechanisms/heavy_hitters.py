@@ -34,6 +34,7 @@ group's own estimates.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from ldp.core.params import EPSILON, Param
 from ldp.core.registry import MECHANISMS, PROTOCOLS
 from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.frequency.local_hashing import mix64
+from ldp.mechanisms.prefix_allocation import Allocation, optimise_allocation, prefix_lengths, uniform_expected_found
 from ldp.mechanisms.protocol import Protocol
 
 __all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "PrivTrie", "Round", "SegmentPair",
@@ -61,6 +63,9 @@ THRESHOLD = Param("threshold", float, "keep candidates above this frequency inst
 SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=1, high=16)
 PAIR_SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=2, high=8)
 CHANNELS = Param("channels", int, "channels", default=64, low=2, high=4096)
+GROUPS = Param("groups", str, "group sizes and bits per round: 'uniform' (equal groups, eta bits per round) or "
+               "'optimised' (solved for the expected number found, at most eta bits per round; "
+               "ldp.mechanisms.prefix_allocation)", default="uniform", choices=("uniform", "optimised"))
 KEEP = Param("keep", int, "nodes kept per level of the trie (default 2k)", optional=True, low=1, high=4096)
 ORACLE = Param("oracle", str, "each round's frequency oracle: a registered one-time frequency oracle that can serve "
                "the round's prefix domain (olh: any; grr, oue, …: up to 2^24 values)", default="olh")
@@ -183,12 +188,17 @@ class HeavyHitterMethod(Protocol):
         self.oracle = ORACLE.validate(oracle, self.name)
         self._oracles = {w: round_oracle(self.oracle, self.epsilon, w) for w in sorted(set(widths))}
 
+    def _oracle(self, width: int) -> FrequencyOracle:
+        if width not in self._oracles:
+            self._oracles[width] = round_oracle(self.oracle, self.epsilon, width)
+        return self._oracles[width]
+
     def _estimate_round(self, width: int, items: np.ndarray, candidates: np.ndarray,
                         rng: np.random.Generator) -> tuple[np.ndarray, float]:
         """One group's round: each user reports her ``width``-bit item through the width's oracle; the server
         estimates the candidates' frequencies (never the whole domain). Returns the estimates and the detection
         limit (3 standard deviations of a rare candidate's estimate)."""
-        oracle = self._oracles[width]
+        oracle = self._oracle(width)
         if items.size == 0:
             raise InvalidInput(f"{self.name}: no user reports prefixes of {width} bits: use more users or fewer "
                                "groups")
@@ -217,9 +227,17 @@ class PrefixExtending(HeavyHitterMethod):
     def lengths(self) -> list[int]:
         raise NotImplementedError
 
+    def _plan(self, users: int) -> tuple[list[int], np.ndarray | None, dict[str, Any]]:
+        """The rounds' prefix lengths, their shares of the users (None: equal groups) and what to report of the
+        plan (hook: PEM's optimised groups)."""
+        return self.lengths(), None, {}
+
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
-        lengths = self.lengths()
-        groups = rng.integers(0, len(lengths), size=values.size)
+        lengths, shares, plan = self._plan(int(values.size))
+        if shares is None:
+            groups = rng.integers(0, len(lengths), size=values.size)
+        else:
+            groups = rng.choice(len(lengths), size=values.size, p=shares)
         rounds: list[Round] = []
         candidates = np.arange(1 << lengths[0], dtype=np.uint64)
         for j, length in enumerate(lengths):
@@ -240,7 +258,8 @@ class PrefixExtending(HeavyHitterMethod):
         final = rounds[-1]
         keep = final.survivors[: self.top_k]
         return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size),
-                                 final.candidates[keep], final.estimates[keep], tuple(rounds), self.parameters())
+                                 final.candidates[keep], final.estimates[keep], tuple(rounds),
+                                 {**self.parameters(), **plan})
 
     def _threshold(self, limit: float) -> float | None:
         return None
@@ -250,6 +269,19 @@ class PrefixExtending(HeavyHitterMethod):
 
     def parameters(self) -> dict[str, Any]:
         return {"oracle": self.oracle, "prefix_lengths": self.lengths()}
+
+
+@functools.lru_cache(maxsize=64)
+def _solved_allocation(oracle: str, epsilon: float, bits: int, top_k: int, gamma: int, eta: int,
+                       users: int) -> tuple[Allocation, float]:
+    """PEM's optimised allocation and the model's expected number found with equal groups (solved once per
+    configuration: the solver does not depend on the data, only on its size)."""
+
+    def variance(length: int) -> float:
+        return round_oracle(oracle, epsilon, length).approximate_variance(1)
+
+    uniform = uniform_expected_found(prefix_lengths(bits, gamma + eta, eta), users, variance, top_k)
+    return optimise_allocation(bits, top_k, gamma, eta, users, variance), uniform
 
 
 @PROTOCOLS.register
@@ -263,10 +295,11 @@ class PEM(PrefixExtending):
     display_name: ClassVar[str] = "PEM (prefix extending)"
     description: ClassVar[str] = "groups report ever longer prefixes; the top k are extended by η bits per round"
     paper: ClassVar[str] = "Wang, Li, Jha — Locally Differentially Private Heavy Hitter Identification, TDSC 2021"
-    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ETA, START, THRESHOLD, ORACLE)
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ETA, START, THRESHOLD, ORACLE, GROUPS)
 
     def _setup(self, eta: int = 4, start: int | None = None, threshold: float | None = None,
-               oracle: str = "olh") -> None:
+               oracle: str = "olh", groups: str = "uniform") -> None:
+        self.groups = GROUPS.validate(groups, self.name)
         self.eta = ETA.validate(eta, self.name)
         gamma = max(0, math.ceil(math.log2(self.top_k))) if start is None else int(start)
         if not 0 <= gamma < self.bits:
@@ -281,18 +314,29 @@ class PEM(PrefixExtending):
         self._set_oracle(oracle, self.lengths())
 
     def lengths(self) -> list[int]:
-        first = min(self.bits, self.gamma + self.eta)
-        out = [first]
-        while out[-1] < self.bits:
-            out.append(min(self.bits, out[-1] + self.eta))
-        return out
+        """The uniform protocol's prefix lengths: γ + η, γ + 2η, … up to m."""
+        return prefix_lengths(self.bits, self.gamma + self.eta, self.eta)
+
+    def _plan(self, users: int) -> tuple[list[int], np.ndarray | None, dict[str, Any]]:
+        """groups="optimised": the bits per round (at most η) and the groups' shares that maximise the expected
+        number of heavy hitters found under the model of :mod:`ldp.mechanisms.prefix_allocation`."""
+        if self.groups == "uniform":
+            return super()._plan(users)
+        best, uniform = _solved_allocation(self.oracle, self.epsilon, self.bits, self.top_k, self.gamma, self.eta,
+                                           users)
+        return list(best.lengths), np.asarray(best.shares), {
+            "prefix_lengths": list(best.lengths), "shares": [round(x, 6) for x in best.shares],
+            "expected_found": best.expected_found, "uniform_expected_found": uniform}
 
     def _threshold(self, limit: float) -> float | None:
         return self.threshold
 
     def parameters(self) -> dict[str, Any]:
-        return {"eta": self.eta, "start": self.gamma, "threshold": self.threshold, "oracle": self.oracle,
-                "prefix_lengths": self.lengths()}
+        out = {"eta": self.eta, "start": self.gamma, "threshold": self.threshold, "oracle": self.oracle,
+               "prefix_lengths": self.lengths()}
+        if self.groups != "uniform":
+            out["groups"] = self.groups
+        return out
 
 
 @PROTOCOLS.register

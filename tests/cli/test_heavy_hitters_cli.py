@@ -57,6 +57,10 @@ def test_a_column_of_integers(capsys, tmp_path):
     (["--method", "pem", "-e", 1, "--bits", 8, "-k", 4, "--sample", "flights", "--column", "distance"],
      "not integers in [0, 2^8)"),
     (["--method", "pem", "-e", 1, "--bits", 8, "-k", 4, "--sample", "flights", "--column", "carrier"], "no numbers"),
+    (["--method", "privtrie", "-e", 1, "--bits", 16, "-k", 4, "--synthetic", "zipf:d=100", "-n", 10, "--groups",
+      "optimised"], "does not apply"),
+    (["--method", "pem", "-e", 1, "--bits", 32, "-k", 4, "--synthetic", "zipf:d=100", "-n", 10, "--oracle", "grr"],
+     "grr cannot serve a domain of 2^26 values"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, phrase):
     code, out, err = run(capsys, "heavy-hitters", *argv)
