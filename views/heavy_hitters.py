@@ -1,5 +1,6 @@
 """Heavy hitters — the lecture's second half: finding the k most frequent values of a domain of 2^m values with a
-frequency oracle that cannot be asked about every value (PEM, TreeHist, the segment product).
+frequency oracle that cannot be asked about every value (every registered protocol: PEM, TreeHist, PrivTrie, the
+segment product and the teaching baselines).
 
 Wiring and text only: the protocols are in ``ldp.mechanisms.heavy_hitters``, the population and scores in
 ``ldp.studies.heavy_hitters``, the figures in ``ldp.viz.heavy_hitters``.

@@ -50,15 +50,20 @@ def add_heavy_hitter_command(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=float, help="PEM: keep candidates above this frequency")
     p.add_argument("--segments", type=int, help="segments, segment-pair: number of segments (default 4)")
     p.add_argument("--channels", type=int, help="multiple-channel: number of channels (default 64)")
+    p.add_argument("--groups", choices=("uniform", "optimised"),
+                   help="PEM: equal groups (default) or the solved bits per round and group sizes")
+    p.add_argument("--oracle", metavar="NAME",
+                   help="pem, treehist, segments, segment-pair: each round's frequency oracle (default olh)")
+    p.add_argument("--keep", type=int, help="privtrie: nodes kept per level (default 2k)")
     p.add_argument("--seed", type=int, default=0)
     add_output_args(p, ("json", "table"), "json")
     p.set_defaults(func=cmd_heavy_hitters)
 
 
 def _params(args: argparse.Namespace) -> dict:
-    given = {k: getattr(args, k) for k in ("eta", "threshold", "segments", "channels") if getattr(args, k) is not None}
-    allowed = {"pem": {"eta", "threshold"}, "segments": {"segments"}, "segment-pair": {"segments"},
-               "multiple-channel": {"channels"}}.get(PROTOCOLS.get(args.method).name, set())
+    flags = ("eta", "threshold", "segments", "channels", "groups", "oracle", "keep")
+    given = {k: getattr(args, k) for k in flags if getattr(args, k) is not None}
+    allowed = {p.name for p in PROTOCOLS.get(args.method).declared_parameters} - {"bits", "top_k", "start"}
     extra = set(given) - allowed
     if extra:
         raise UsageError(" and ".join(f"--{e}" for e in sorted(extra)) + f" does not apply to --method {args.method}")

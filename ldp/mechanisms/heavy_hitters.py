@@ -1,15 +1,18 @@
 """Heavy hitters under LDP: the k most frequent values of a domain of 2^m values (m up to 64), too large to ask a
 frequency oracle about every value (the LDP lecture, "Heavy Hitter Estimation").
 
-The protocols here share one client: **optimal local hashing of a bit prefix** (:class:`PrefixOracle`). A user
-holding the m-bit value x and assigned prefix length L draws a fresh 64-bit hash seed s, hashes the L-bit prefix
-x >> (m − L) into [0, g) and reports (s, y) with y = GRR_g(hash): y is the hash with probability
-p = e^ε/(e^ε + g − 1), any other of the g − 1 values with probability 1/(e^ε + g − 1). For a fixed seed the two
-report probabilities are p and p/e^ε, so the report is ε-LDP whatever the hash (the hash only affects utility:
-OLH, Wang et al. USENIX Security 2017, g = round(e^ε + 1) ≥ 2 — never a forced g ≥ 3 with p = ½, which would break
-ε-LDP below ε = ln 2). A candidate prefix c is supported by a report when hash_s(c) = y; with C(c) supports among
-n_L users, f̃(c) = (C(c)/n_L − 1/g)/(p − 1/g) is unbiased for the fraction of those users whose prefix is c, with
-variance ≈ (1/g)(1 − 1/g)/(n_L (p − 1/g)²) for a rare c.
+The protocols here share one client: a **registered frequency oracle over the round's prefix domain**, OLH by
+default (parameter ``oracle``: any registered one-time frequency oracle that can serve the domain). Round j's oracle
+is ``MECHANISMS.get(oracle).over_bits(ε, L_j)``, over the 2^{L_j} prefixes of L_j bits: while 2^{L_j} is within the
+mechanisms' domain range (2^24) it is the registered mechanism as it is (OLH with Carter–Wegman hashing, whose
+ε-LDP at the boundary the conformance suite checks on its exact channel); beyond, OLH hashes the prefix's 64 bits
+with a seeded SplitMix64 (``hash="mix64"``: a fresh 63-bit seed per user, GRR over the g = round(e^ε + 1) hash
+values, so for a fixed seed the two report probabilities are p = e^ε/(e^ε + g − 1) and p/e^ε whatever the hash),
+and oracles that must enumerate their domain (GRR, the unary encodings) are refused with :class:`NotAvailable`.
+The server never enumerates a prefix domain: it asks the oracle for the support counts of the round's candidates
+only (``estimate_candidates``), f̃(c) = (C(c)/n_L − q*)/(p* − q*), unbiased for the fraction of the round's users
+whose prefix is c, with variance ≈ q*(1 − q*)/(n_L (p* − q*)²) for a rare c (the oracle's
+``approximate_variance``; the detection limit is 3 of its standard deviations).
 
 Every prefix length has its own group of users and its own oracle: prefixes of different lengths never share one,
 so "01" and "1" cannot collide (a pitfall of public code). Thresholds are compared on the frequency scale of the
@@ -21,6 +24,9 @@ group's own estimates.
   group's estimates are the frequencies (each group is a uniform sample of the users, so its frequencies estimate
   the population's).
 - :class:`TreeHist` as the lecture describes it (Bassily et al., NIPS'17): m groups, one more bit per level.
+- :class:`PrivTrie` as the lecture presents it (Wang et al., ICDE'18): interactive, a trie grown one bit per level;
+  each user answers one bit — randomized response on "is my value under this node?" — about one node of her level,
+  and the levels near the root, whose frontiers are small, get fewer users.
 - :class:`SegmentProduct` — the lecture's first solution: s groups each report one m/s-bit segment, the server
   finds the top k patterns of each segment and returns their Cartesian product (k^s candidates: the drawback made
   visible), ranked by the product of the segment frequencies (an independence guess, as the lecture's drawback says).
@@ -28,6 +34,7 @@ group's own estimates.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,11 +45,14 @@ import numpy as np
 from ldp.core.cancellation import checkpoint
 from ldp.core.errors import InvalidInput
 from ldp.core.params import EPSILON, Param
-from ldp.core.registry import PROTOCOLS
+from ldp.core.registry import MECHANISMS, PROTOCOLS
+from ldp.mechanisms.frequency.base import FrequencyOracle
+from ldp.mechanisms.frequency.local_hashing import mix64
+from ldp.mechanisms.prefix_allocation import Allocation, optimise_allocation, prefix_lengths, uniform_expected_found
 from ldp.mechanisms.protocol import Protocol
 
-__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "PrefixOracle", "Round", "SegmentPair",
-           "SegmentProduct", "TreeHist", "get_heavy_hitter_method", "true_heavy_hitters"]
+__all__ = ["PEM", "HeavyHitterMethod", "HeavyHitterResult", "MultipleChannel", "PrivTrie", "Round", "SegmentPair",
+           "SegmentProduct", "TreeHist", "get_heavy_hitter_method", "round_oracle", "true_heavy_hitters"]
 
 BITS = Param("bits", int, "bits m of each value (a domain of 2^m values)", default=32, low=1, high=64)
 TOP_K = Param("top_k", int, "heavy hitters k to find", default=16, low=1, high=4096)
@@ -53,93 +63,37 @@ THRESHOLD = Param("threshold", float, "keep candidates above this frequency inst
 SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=1, high=16)
 PAIR_SEGMENTS = Param("segments", int, "segments of the bits", default=4, low=2, high=8)
 CHANNELS = Param("channels", int, "channels", default=64, low=2, high=4096)
+GROUPS = Param("groups", str, "group sizes and bits per round: 'uniform' (equal groups, eta bits per round) or "
+               "'optimised' (solved for the expected number found, at most eta bits per round; "
+               "ldp.mechanisms.prefix_allocation)", default="uniform", choices=("uniform", "optimised"))
+KEEP = Param("keep", int, "nodes kept per level of the trie (default 2k)", optional=True, low=1, high=4096)
+ORACLE = Param("oracle", str, "each round's frequency oracle: a registered one-time frequency oracle that can serve "
+               "the round's prefix domain (olh: any; grr, oue, …: up to 2^24 values)", default="olh")
 #: Candidates per round the server may probe (the lecture: "the constraint will be the computational power").
 MAX_CANDIDATES = 1 << 20
 #: (users × channels) cells per block of the Multiple Channel simulation.
 BLOCK_CELLS = 1 << 22
-#: (users × candidates) cells per block of the server's support counting: small enough for the hash's in-place
-#: passes to stay in the CPU cache (about 6x faster than blocks of 2^22 cells out of cache).
-ESTIMATE_CELLS = 1 << 16
-
-_MIX1, _MIX2, _GOLDEN = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+#: Report cells (users × numbers per report) one round may hold: a unary encoding over 2^20 prefixes would hold
+#: n·2^20 bits.
+MAX_REPORT_CELLS = 1 << 28
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finalizer (a bijection of uint64 with full avalanche), wrapping arithmetic."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _MIX1
-        x = (x ^ (x >> np.uint64(27))) * _MIX2
-        return x ^ (x >> np.uint64(31))
+def round_oracle(name: str, epsilon: float, bits: int) -> FrequencyOracle:
+    """The registered frequency oracle ``name`` at ε over the 2^bits prefixes of a round (``over_bits``).
 
-
-class PrefixOracle:
-    """Optimal local hashing of L-bit prefixes at ε (see the module docstring)."""
-
-    def __init__(self, epsilon: float, length: int) -> None:
-        self.epsilon = EPSILON.validate(epsilon, "prefix oracle")
-        self.length = int(length)
-        e = math.exp(self.epsilon)
-        self.g = max(2, int(round(e + 1.0)))
-        self.p = e / (e + self.g - 1.0)
-        self.q = 1.0 / self.g  # Pr[a random other value's hash is supported]
-
-    def hash(self, prefixes: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-        """hash_s(c) ∈ [0, g) for broadcastable uint64 prefixes and seeds (a seeded SplitMix64 of the prefix)."""
-        with np.errstate(over="ignore"):
-            mixed = _mix(np.asarray(prefixes, dtype=np.uint64) * _GOLDEN ^ np.asarray(seeds, dtype=np.uint64))
-        return (mixed % np.uint64(self.g)).astype(np.int64)
-
-    def perturb(self, prefixes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """Each user's report (seed, y) for her prefix: GRR over [0, g) of the seeded hash."""
-        m = prefixes.shape[0]
-        seeds = rng.integers(0, 2**64, size=m, dtype=np.uint64)
-        h = self.hash(prefixes, seeds)
-        keep = rng.random(m) < self.p
-        other = rng.integers(0, self.g - 1, size=m)
-        y = np.where(keep, h, other + (other >= h))  # another of the g − 1 values, uniformly
-        return seeds, y
-
-    def report_probability(self, seed: int, y: int, prefix: int) -> float:
-        """Pr[y | prefix, seed] (the object of the ε-LDP check: the seed does not depend on the prefix)."""
-        h = int(self.hash(np.array([prefix], dtype=np.uint64), np.array([seed], dtype=np.uint64))[0])
-        return self.p if y == h else (1.0 - self.p) / (self.g - 1)
-
-    def estimate(self, candidates: np.ndarray, seeds: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """f̃(c) for each candidate prefix from the reports (seeds, y) of this prefix length's users, a block of
-        users × candidates at a time (the same hash as :meth:`hash`, computed in place in cache-sized buffers)."""
-        n = seeds.shape[0]
-        if n == 0:
-            raise InvalidInput(f"no user reports prefixes of {self.length} bits: use more users or fewer groups")
-        with np.errstate(over="ignore"):
-            cands = np.asarray(candidates, dtype=np.uint64).ravel() * _GOLDEN
-        seeds = np.asarray(seeds, dtype=np.uint64)
-        y = np.asarray(y).astype(np.uint64)
-        g = np.uint64(self.g)
-        support = np.zeros(cands.size, dtype=np.int64)
-        rows = max(1, ESTIMATE_CELLS // max(1, cands.size))
-        buf = np.empty((min(rows, n), cands.size), dtype=np.uint64)
-        tmp, hit = np.empty_like(buf), np.empty(buf.shape, dtype=bool)
-        with np.errstate(over="ignore"):
-            for start in range(0, n, rows):
-                if start % (rows * 64) == 0:
-                    checkpoint()
-                stop = min(n, start + rows)
-                x, t, eq = buf[: stop - start], tmp[: stop - start], hit[: stop - start]
-                np.bitwise_xor(cands[None, :], seeds[start:stop, None], out=x)
-                for shift, mult in ((_S30, _MIX1), (_S27, _MIX2), (_S31, None)):  # _mix, in place
-                    np.right_shift(x, shift, out=t)
-                    x ^= t
-                    if mult is not None:
-                        x *= mult
-                np.remainder(x, g, out=x)
-                np.equal(x, y[start:stop, None], out=eq)
-                support += np.count_nonzero(eq, axis=0)
-        return (support / n - self.q) / (self.p - self.q)
-
-    def sd(self, users: int) -> float:
-        """Standard deviation of f̃ for a rare candidate among ``users`` reports."""
-        return math.sqrt(self.q * (1 - self.q) / (users * (self.p - self.q) ** 2))
+    Raises
+    ------
+    InvalidInput
+        A name that is not a registered one-time frequency oracle with pure reports (supports of values).
+    NotAvailable
+        An oracle that cannot serve a domain of 2^bits values (it would enumerate it).
+    """
+    cls = MECHANISMS.get(name)
+    if cls.kind != "frequency" or cls.collection != "one-time" or not cls.pure:
+        raise InvalidInput(f"oracle {name!r} is not a one-time frequency oracle whose reports support values; "
+                           "choose e.g. olh, grr or oue")
+    return cls.over_bits(epsilon, bits)
 
 
 @dataclass(frozen=True)
@@ -183,8 +137,9 @@ class HeavyHitterMethod(Protocol):
     parameters only; :meth:`run` simulates every user's report on the client and the server's rounds."""
 
     kind: ClassVar[str] = "heavy-hitters"
-    client: ClassVar[str] = ("optimal local hashing (OLH) of a bit prefix: a fresh 64-bit hash seed per user, GRR "
-                             "over g = round(e^ε + 1) hash values (PrefixOracle)")
+    client: ClassVar[str] = ("a registered frequency oracle (parameter oracle, OLH by default) over the round's "
+                             "prefix domain: OLH hashes the prefix with a fresh hash per user, GRR over "
+                             "g = round(e^ε + 1) hash values")
     cli_command: ClassVar[str] = "heavy-hitters"
     declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K)
 
@@ -228,6 +183,32 @@ class HeavyHitterMethod(Protocol):
         if getattr(self, "_progress", None) is not None:
             self._progress(fraction)
 
+    def _set_oracle(self, oracle: str, widths: Sequence[int]) -> None:
+        """The rounds' registered frequency oracle, one per prefix width, built (and refused) up front."""
+        self.oracle = ORACLE.validate(oracle, self.name)
+        self._oracles = {w: round_oracle(self.oracle, self.epsilon, w) for w in sorted(set(widths))}
+
+    def _oracle(self, width: int) -> FrequencyOracle:
+        if width not in self._oracles:
+            self._oracles[width] = round_oracle(self.oracle, self.epsilon, width)
+        return self._oracles[width]
+
+    def _estimate_round(self, width: int, items: np.ndarray, candidates: np.ndarray,
+                        rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """One group's round: each user reports her ``width``-bit item through the width's oracle; the server
+        estimates the candidates' frequencies (never the whole domain). Returns the estimates and the detection
+        limit (3 standard deviations of a rare candidate's estimate)."""
+        oracle = self._oracle(width)
+        if items.size == 0:
+            raise InvalidInput(f"{self.name}: no user reports prefixes of {width} bits: use more users or fewer "
+                               "groups")
+        if items.size * oracle.report_columns() > MAX_REPORT_CELLS:
+            raise InvalidInput(f"{self.name}: {self.oracle} reports over 2^{width} values would hold "
+                               f"{items.size * oracle.report_columns():,} numbers; use olh or fewer bits")
+        reports = oracle.perturb_integers(items, rng)
+        est = oracle.estimate_candidates(reports, candidates)
+        return est, 3.0 * math.sqrt(oracle.approximate_variance(int(items.size)))
+
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
         raise NotImplementedError
 
@@ -246,15 +227,21 @@ class PrefixExtending(HeavyHitterMethod):
     def lengths(self) -> list[int]:
         raise NotImplementedError
 
+    def _plan(self, users: int) -> tuple[list[int], np.ndarray | None, dict[str, Any]]:
+        """The rounds' prefix lengths, their shares of the users (None: equal groups) and what to report of the
+        plan (hook: PEM's optimised groups)."""
+        return self.lengths(), None, {}
+
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
-        lengths = self.lengths()
-        groups = rng.integers(0, len(lengths), size=values.size)
+        lengths, shares, plan = self._plan(int(values.size))
+        if shares is None:
+            groups = rng.integers(0, len(lengths), size=values.size)
+        else:
+            groups = rng.choice(len(lengths), size=values.size, p=shares)
         rounds: list[Round] = []
         candidates = np.arange(1 << lengths[0], dtype=np.uint64)
         for j, length in enumerate(lengths):
-            oracle = PrefixOracle(self.epsilon, length)
             members = values[groups == j]
-            seeds, y = oracle.perturb(self.prefixes(members, length), rng)
             if j > 0:
                 step = length - lengths[j - 1]
                 prev = rounds[-1].candidates[rounds[-1].survivors]
@@ -263,8 +250,7 @@ class PrefixExtending(HeavyHitterMethod):
             if candidates.size > MAX_CANDIDATES:
                 raise InvalidInput(f"{self.name}: round {j + 1} would probe {candidates.size:,} candidates (at most "
                                    f"{MAX_CANDIDATES:,}); use fewer bits per round or a smaller k")
-            est = oracle.estimate(candidates, seeds, y)
-            limit = 3.0 * oracle.sd(max(1, members.size))
+            est, limit = self._estimate_round(length, self.prefixes(members, length), candidates, rng)
             last = j == len(lengths) - 1
             survivors = _top(candidates, est, self.top_k, None if last else self._threshold(limit))
             rounds.append(Round(length, int(members.size), candidates, est, survivors, limit))
@@ -272,13 +258,30 @@ class PrefixExtending(HeavyHitterMethod):
         final = rounds[-1]
         keep = final.survivors[: self.top_k]
         return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size),
-                                 final.candidates[keep], final.estimates[keep], tuple(rounds), self.parameters())
+                                 final.candidates[keep], final.estimates[keep], tuple(rounds),
+                                 {**self.parameters(), **plan})
 
     def _threshold(self, limit: float) -> float | None:
         return None
 
+    def _setup(self, oracle: str = "olh") -> None:
+        self._set_oracle(oracle, self.lengths())
+
     def parameters(self) -> dict[str, Any]:
-        return {"prefix_lengths": self.lengths()}
+        return {"oracle": self.oracle, "prefix_lengths": self.lengths()}
+
+
+@functools.lru_cache(maxsize=64)
+def _solved_allocation(oracle: str, epsilon: float, bits: int, top_k: int, gamma: int, eta: int,
+                       users: int) -> tuple[Allocation, float]:
+    """PEM's optimised allocation and the model's expected number found with equal groups (solved once per
+    configuration: the solver does not depend on the data, only on its size)."""
+
+    def variance(length: int) -> float:
+        return round_oracle(oracle, epsilon, length).approximate_variance(1)
+
+    uniform = uniform_expected_found(prefix_lengths(bits, gamma + eta, eta), users, variance, top_k)
+    return optimise_allocation(bits, top_k, gamma, eta, users, variance), uniform
 
 
 @PROTOCOLS.register
@@ -292,9 +295,11 @@ class PEM(PrefixExtending):
     display_name: ClassVar[str] = "PEM (prefix extending)"
     description: ClassVar[str] = "groups report ever longer prefixes; the top k are extended by η bits per round"
     paper: ClassVar[str] = "Wang, Li, Jha — Locally Differentially Private Heavy Hitter Identification, TDSC 2021"
-    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ETA, START, THRESHOLD)
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ETA, START, THRESHOLD, ORACLE, GROUPS)
 
-    def _setup(self, eta: int = 4, start: int | None = None, threshold: float | None = None) -> None:
+    def _setup(self, eta: int = 4, start: int | None = None, threshold: float | None = None,
+               oracle: str = "olh", groups: str = "uniform") -> None:
+        self.groups = GROUPS.validate(groups, self.name)
         self.eta = ETA.validate(eta, self.name)
         gamma = max(0, math.ceil(math.log2(self.top_k))) if start is None else int(start)
         if not 0 <= gamma < self.bits:
@@ -306,19 +311,32 @@ class PEM(PrefixExtending):
         if self.lengths()[0] > 20:
             raise InvalidInput(f"{self.name}: the first round would enumerate 2^{self.lengths()[0]} prefixes; use a "
                                "smaller start or eta")
+        self._set_oracle(oracle, self.lengths())
 
     def lengths(self) -> list[int]:
-        first = min(self.bits, self.gamma + self.eta)
-        out = [first]
-        while out[-1] < self.bits:
-            out.append(min(self.bits, out[-1] + self.eta))
-        return out
+        """The uniform protocol's prefix lengths: γ + η, γ + 2η, … up to m."""
+        return prefix_lengths(self.bits, self.gamma + self.eta, self.eta)
+
+    def _plan(self, users: int) -> tuple[list[int], np.ndarray | None, dict[str, Any]]:
+        """groups="optimised": the bits per round (at most η) and the groups' shares that maximise the expected
+        number of heavy hitters found under the model of :mod:`ldp.mechanisms.prefix_allocation`."""
+        if self.groups == "uniform":
+            return super()._plan(users)
+        best, uniform = _solved_allocation(self.oracle, self.epsilon, self.bits, self.top_k, self.gamma, self.eta,
+                                           users)
+        return list(best.lengths), np.asarray(best.shares), {
+            "prefix_lengths": list(best.lengths), "shares": [round(x, 6) for x in best.shares],
+            "expected_found": best.expected_found, "uniform_expected_found": uniform}
 
     def _threshold(self, limit: float) -> float | None:
         return self.threshold
 
     def parameters(self) -> dict[str, Any]:
-        return {"eta": self.eta, "start": self.gamma, "threshold": self.threshold, "prefix_lengths": self.lengths()}
+        out = {"eta": self.eta, "start": self.gamma, "threshold": self.threshold, "oracle": self.oracle,
+               "prefix_lengths": self.lengths()}
+        if self.groups != "uniform":
+            out["groups"] = self.groups
+        return out
 
 
 @PROTOCOLS.register
@@ -332,9 +350,89 @@ class TreeHist(PrefixExtending):
     display_name: ClassVar[str] = "TreeHist (one bit per level)"
     description: ClassVar[str] = "m groups; each round extends the top k prefixes by one bit"
     paper: ClassVar[str] = "Bassily, Nissim, Stemmer, Thakurta — Practical Locally Private Heavy Hitters, NIPS 2017"
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ORACLE)
 
     def lengths(self) -> list[int]:
         return list(range(1, self.bits + 1))
+
+
+@PROTOCOLS.register
+class PrivTrie(HeavyHitterMethod):
+    """PrivTrie as the lecture presents it (Wang, Xiao, Yang, Hoang, Shin, Shin, Ge — ICDE 2018: "interactive",
+    "allocate less users on the top, more in the lower levels", "one bit at a time"). Our reading, where the lecture
+    leaves the details to the paper:
+
+    - the trie grows one bit per level: level L's frontier is the children of the previous level's kept nodes
+      (level 1: the two 1-bit prefixes);
+    - the users are split over the m levels in advance (public randomness, independent of the values) in proportion
+      to each level's largest possible frontier, min(2^L, 2·keep): every node of every level is then asked of about
+      the same number of users, so the levels near the root, with few nodes, get fewer users;
+    - interactively, the server asks each user of level L about one node c of the frontier, drawn uniformly; she
+      answers one bit, 1[her L-bit prefix is c], through the registered GRR over {0, 1} (randomized response, kept
+      with probability p = e^ε/(e^ε + 1)): for a fixed node the two answers' probabilities are p and 1 − p under any
+      value, so the bit is ε-LDP (:meth:`report_probability`);
+    - the server estimates each node's frequency among the users asked about it by GRR's matrix inversion,
+      f̃(c) = (Y_c/n_c − q)/(p − q) with q = 1 − p (unbiased; a node nobody was asked about gets 0), keeps the
+      ``keep`` largest (default 2k) and extends them by one bit; the last level's top k are the answer.
+
+    Every user informs one node, not every candidate (as an OLH report does), so at the same n the estimates are
+    noisier than PEM's: the price of one bit per user (the lecture's comparison)."""
+
+    name: ClassVar[str] = "privtrie"
+    display_name: ClassVar[str] = "PrivTrie (one bit per node)"
+    description: ClassVar[str] = "interactive trie: each user answers one bit about one node; fewer users at the top"
+    paper: ClassVar[str] = ("Wang, Xiao, Yang, Hoang, Shin, Shin, Ge — PrivTrie: Effective Frequent Term Discovery "
+                            "under Local Differential Privacy, ICDE 2018")
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, KEEP)
+    client: ClassVar[str] = ("one bit: randomized response (GRR over {0, 1}) on whether the user's value is under "
+                             "the trie node the server asks her about")
+
+    def _setup(self, keep: int | None = None) -> None:
+        self.keep = 2 * self.top_k if keep is None else KEEP.validate(keep, self.name)
+        if self.keep < self.top_k:
+            raise InvalidInput(f"{self.name}: keep must be at least k = {self.top_k}, got {self.keep}")
+        self._bit = round_oracle("grr", self.epsilon, 1)  # randomized response on one bit
+
+    def level_weights(self) -> np.ndarray:
+        """Each level's share of the users: its largest frontier min(2^L, 2·keep), normalised."""
+        sizes = np.array([min(2 ** min(level, 62), 2 * self.keep) for level in range(1, self.bits + 1)], dtype=float)
+        return sizes / sizes.sum()
+
+    def report_probability(self, report: int, value: int, length: int, node: int) -> float:
+        """Pr[answer | value, asked about ``node`` at level ``length``] exactly (the object of the ε-LDP check; the
+        node is drawn independently of the value)."""
+        p = self._bit.p_star
+        truth = int((int(value) >> (self.bits - int(length))) == int(node))
+        return p if int(report) == truth else 1.0 - p
+
+    def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
+        level = rng.choice(self.bits, size=values.size, p=self.level_weights())
+        frontier = np.arange(2, dtype=np.uint64)
+        rounds: list[Round] = []
+        for j in range(self.bits):
+            length = j + 1
+            members = values[level == j]
+            if members.size == 0:
+                raise InvalidInput(f"{self.name}: no user answers at level {length}: use more users or fewer bits")
+            node = rng.integers(0, frontier.size, size=members.size)  # the node each user is asked about
+            bit = (self.prefixes(members, length) == frontier[node]).astype(np.int64)
+            answers = self._bit.perturb(bit, rng)
+            asked = np.bincount(node, minlength=frontier.size)
+            yes = np.bincount(node, weights=(answers == 1).astype(float), minlength=frontier.size)
+            est = np.where(asked > 0, self._bit.invert(yes, np.maximum(asked, 1)), 0.0)
+            limit = 3.0 * math.sqrt(self._bit.approximate_variance(max(1, members.size // frontier.size)))
+            last = length == self.bits
+            survivors = _top(frontier, est, self.top_k if last else self.keep, None)
+            rounds.append(Round(length, int(members.size), frontier, est, survivors, limit))
+            if not last:
+                frontier = ((frontier[survivors][:, None] << np.uint64(1)) | np.arange(2, dtype=np.uint64)).ravel()
+            self._report(length / self.bits)
+        final = rounds[-1]
+        return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size),
+                                 final.candidates[final.survivors], final.estimates[final.survivors], tuple(rounds),
+                                 {"keep": self.keep, "level_users": [r.users for r in rounds]},
+                                 ("each user answered one bit about one node; the levels' users are proportional to "
+                                  "their largest frontier, min(2^L, 2·keep)",))
 
 
 @PROTOCOLS.register
@@ -348,9 +446,9 @@ class SegmentProduct(HeavyHitterMethod):
     display_name: ClassVar[str] = "Segments + Cartesian product"
     description: ClassVar[str] = "each group reports one segment; the product of per-segment top k is the answer"
     paper: ClassVar[str] = "LDP lecture, \"A First Solution\" (heavy hitters)"
-    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, SEGMENTS)
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, SEGMENTS, ORACLE)
 
-    def _setup(self, segments: int = 4) -> None:
+    def _setup(self, segments: int = 4, oracle: str = "olh") -> None:
         self.segments = SEGMENTS.validate(segments, self.name)
         if self.segments > self.bits:
             raise InvalidInput(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
@@ -361,6 +459,7 @@ class SegmentProduct(HeavyHitterMethod):
             raise InvalidInput(f"{self.name}: the product has {self.top_k}^{self.segments} candidates (more than "
                                f"{MAX_CANDIDATES:,}) — the drawback of this method; use fewer segments or a smaller k")
         self.widths = widths
+        self._set_oracle(oracle, widths)
 
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
         groups = rng.integers(0, self.segments, size=values.size)
@@ -368,15 +467,12 @@ class SegmentProduct(HeavyHitterMethod):
         shift = self.bits
         for j, width in enumerate(self.widths):
             shift -= width
-            oracle = PrefixOracle(self.epsilon, width)
             members = values[groups == j]
             segment = (members >> np.uint64(shift)) & np.uint64((1 << width) - 1)
-            seeds, y = oracle.perturb(segment, rng)
             candidates = np.arange(1 << width, dtype=np.uint64)
-            est = oracle.estimate(candidates, seeds, y)
+            est, limit = self._estimate_round(width, segment, candidates, rng)
             survivors = _top(candidates, est, self.top_k, None)
-            rounds.append(Round(width, int(members.size), candidates, est, survivors,
-                                3.0 * oracle.sd(max(1, members.size))))
+            rounds.append(Round(width, int(members.size), candidates, est, survivors, limit))
             tops.append(candidates[survivors])
             freqs.append(np.clip(est[survivors], 0.0, None))
             self._report((j + 1) / len(self.widths))
@@ -387,6 +483,7 @@ class SegmentProduct(HeavyHitterMethod):
         order = np.lexsort((combined, -score))[: self.top_k]
         return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size), combined[order],
                                  score[order], tuple(rounds), {"segments": self.segments, "widths": self.widths,
+                                                               "oracle": self.oracle,
                                                                "product_candidates": int(combined.size)},
                                  (f"{combined.size:,} candidates in the Cartesian product; their frequencies are "
                                   "guessed as products of segment frequencies (no user reports a whole value)",))
@@ -419,9 +516,9 @@ class SegmentPair(HeavyHitterMethod):
     display_name: ClassVar[str] = "Segment Pair (teaching baseline)"
     description: ClassVar[str] = "groups report pairs of segments; candidates are cliques of frequent pairs"
     paper: ClassVar[str] = "Fanti, Pihur, Erlingsson — Building a RAPPOR with the Unknown, PoPETS 2016"
-    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, PAIR_SEGMENTS)
+    declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, PAIR_SEGMENTS, ORACLE)
 
-    def _setup(self, segments: int = 4) -> None:
+    def _setup(self, segments: int = 4, oracle: str = "olh") -> None:
         self.segments = PAIR_SEGMENTS.validate(segments, self.name)
         if self.segments > self.bits:
             raise InvalidInput(f"{self.name}: {self.segments} segments of {self.bits} bits: use at most {self.bits}")
@@ -429,6 +526,7 @@ class SegmentPair(HeavyHitterMethod):
         if 2 * max(self.widths) > 16:
             raise InvalidInput(f"{self.name}: pairs of {2 * max(self.widths)} bits are beyond classroom scale (≤ 16); "
                                "use fewer bits or more segments")
+        self._set_oracle(oracle, [a + b for i, a in enumerate(self.widths) for b in self.widths[i + 1:]])
 
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
         from itertools import combinations
@@ -439,15 +537,12 @@ class SegmentPair(HeavyHitterMethod):
         rounds, adjacency, tables = [], {}, {}
         for g, (i, j) in enumerate(pairs):
             width = self.widths[i] + self.widths[j]
-            oracle = PrefixOracle(self.epsilon, width)
             member = groups == g
             joined = (parts[i][member] << np.uint64(self.widths[j])) | parts[j][member]
-            seeds, y = oracle.perturb(joined, rng)
             candidates = np.arange(1 << width, dtype=np.uint64)
-            est = oracle.estimate(candidates, seeds, y)
+            est, limit = self._estimate_round(width, joined, candidates, rng)
             survivors = _top(candidates, est, self.top_k, None)
-            rounds.append(Round(width, int(member.sum()), candidates, est, survivors,
-                                3.0 * oracle.sd(max(1, int(member.sum())))))
+            rounds.append(Round(width, int(member.sum()), candidates, est, survivors, limit))
             edge = np.zeros((1 << self.widths[i], 1 << self.widths[j]), dtype=bool)
             kept = candidates[survivors]
             edge[kept >> np.uint64(self.widths[j]), kept & np.uint64((1 << self.widths[j]) - 1)] = True
@@ -474,7 +569,7 @@ class SegmentPair(HeavyHitterMethod):
         values_out, est_out = found[order], scores[order]
         return HeavyHitterResult(self.name, self.epsilon, self.bits, self.top_k, int(values.size), values_out,
                                  est_out, tuple(rounds), {"segments": self.segments, "widths": self.widths,
-                                                          "cliques": len(found)},
+                                                          "oracle": self.oracle, "cliques": len(found)},
                                  (f"{len(found):,} cliques of frequent segment pairs; each found value's estimate is "
                                   "the smallest of its pairs' (an upper bound)",))
 
@@ -514,7 +609,7 @@ class MultipleChannel(HeavyHitterMethod):
 
     def channel_of(self, values: np.ndarray) -> np.ndarray:
         """The public hash of a value to its channel."""
-        return (_mix(np.asarray(values, dtype=np.uint64) ^ _GOLDEN) % np.uint64(self.channels)).astype(np.int64)
+        return (mix64(np.asarray(values, dtype=np.uint64) ^ _GOLDEN) % np.uint64(self.channels)).astype(np.int64)
 
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
         e = math.exp(self.epsilon)

@@ -162,6 +162,69 @@ class FrequencyOracle(Mechanism):
         p, q, n = self._p_star, self._q_star, float(true_counts.sum())
         return true_counts * p * (1 - p) + (n - true_counts) * q * (1 - q)
 
+    # ------------------------------------------------------------------ domains too large to enumerate
+    @classmethod
+    def over_bits(cls, epsilon: float, bits: int, **params: Any) -> FrequencyOracle:
+        """The oracle over the 2^bits integers [0, 2^bits) (a heavy-hitter round's prefix domain, bits ≤ 64).
+
+        Generic: the ordinary domain d = 2^bits while it is within the domain parameter's range (2^24); beyond,
+        hook ``_over_wide_domain`` (a family whose reports and support counting never enumerate the domain, e.g.
+        OLH's 64-bit hash), and :class:`NotAvailable` for the others."""
+        bits = int(bits)
+        if not 1 <= bits <= 64:
+            raise InvalidInput(f"{cls.name}: a domain of 2^{bits} values: bits must lie in [1, 64]")
+        high = cls.domain_parameter.high
+        if high is not None and (1 << bits) <= high:
+            return cls(epsilon, 1 << bits, **params)
+        return cls._over_wide_domain(epsilon, bits, dict(params))
+
+    @classmethod
+    def _over_wide_domain(cls, epsilon: float, bits: int, params: dict[str, Any]) -> FrequencyOracle:
+        raise NotAvailable(f"{cls.name} cannot serve a domain of 2^{bits} values: its reports or its support counts "
+                           f"enumerate the domain (at most {cls.domain_parameter.high:,} values); use a hashing "
+                           "oracle such as olh")
+
+    def perturb_integers(self, values: np.ndarray, rng: Any) -> np.ndarray:
+        """Reports for unsigned 64-bit integers in [0, d) (values at or above 2^63 included, where d = 2^64), the
+        client side of :meth:`over_bits` oracles. Generic: :meth:`perturb` of the values as int64 codes (a domain
+        within the domain parameter's range); a wide-domain family overrides ``_perturb_integers``."""
+        v = np.asarray(values)
+        if v.ndim != 1 or (v.size and v.dtype.kind not in "iu"):
+            raise InvalidInput(f"{self.name}: values must be a 1-D array of integers")
+        if v.dtype.kind == "i" and v.size and v.min() < 0:
+            raise InvalidInput(f"{self.name}: values must be non-negative integers")
+        v = v.astype(np.uint64)
+        if self._d < 2**64 and v.size and int(v.max()) >= self._d:
+            raise InvalidInput(f"{self.name}: value {int(v.max())} is outside [0, {self._d})")
+        return self._perturb_integers(v, rng)
+
+    def _perturb_integers(self, values: np.ndarray, rng: Any) -> np.ndarray:
+        return self.perturb(values.astype(np.int64), rng)
+
+    def estimate_candidates(self, reports: Any, candidates: Any) -> np.ndarray:
+        """Matrix inversion f̃(c) = (C(c) − n q*)/(n (p* − q*)) (Eq. (2)) for the given candidate values only: the
+        server's side of a domain too large to enumerate. Support counts come from hook
+        ``_candidate_support_counts`` — generic: the whole-domain counts, read at the candidates; a hashing family
+        counts n × (number of candidates) hashes instead."""
+        reports = self.validate_reports(reports)
+        n = int(reports.shape[0])
+        if n == 0:
+            raise InvalidInput(f"{self.name}: no reports to estimate candidates from")
+        cands = np.asarray(candidates)
+        if cands.ndim != 1 or (cands.size and cands.dtype.kind not in "iu"):
+            raise InvalidInput(f"{self.name}: candidates must be a 1-D array of integers")
+        cands = cands.astype(np.uint64)
+        if self._d < 2**64 and cands.size and int(cands.max()) >= self._d:
+            raise InvalidInput(f"{self.name}: candidate {int(cands.max())} is outside [0, {self._d})")
+        counts = np.asarray(self._candidate_support_counts(reports, cands), dtype=np.float64)
+        return self.invert(counts, n)
+
+    def _candidate_support_counts(self, reports: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        high = self.domain_parameter.high
+        if high is not None and self._d > high:
+            raise NotAvailable(f"{self.name}: support counts of the whole domain of {self._d:,} values")
+        return self._support_counts(reports)[candidates.astype(np.int64)]
+
     # ------------------------------------------------------------------ estimation and theory
     def invert(self, counts: np.ndarray, n: int) -> np.ndarray:
         """Matrix inversion, Eq. (2) of the IBU paper: (C − n q*) / (n (p* − q*)), unbiased and unclipped

@@ -323,7 +323,7 @@ def test_parameters_and_probabilities(name):
     assert mech.g == cw.g and mech.p_star == cw.p_star and mech.q_star == 1.0 / mech.g
     assert "y seed" in mech.report_format and "a b y" in type(mech).report_format
     info = {p["name"]: p for p in type(mech).parameters_info()}
-    assert info["hash"]["choices"] == ["cw", "xxh32"] and info["hash"]["default"] == "cw"
+    assert info["hash"]["choices"] == ["cw", "xxh32", "mix64"] and info["hash"]["default"] == "cw"
     with pytest.raises(ldp.LDPError, match="pairwise"):
         mech.channel()
     with pytest.raises(ldp.LDPError, match="pairwise"):
