@@ -29,7 +29,9 @@ ATTRIBUTES = "Attributes\n----------"
 # the modules documented so far (the work goes module by module); the test covers these
 DONE: tuple[str, ...] = ("ldp.core", "ldp.core.cancellation", "ldp.core.errors", "ldp.core.executors",
                           "ldp.core.params", "ldp.core.randomness", "ldp.core.registry", "ldp.core.results",
-                          "ldp.core.streams")
+                          "ldp.core.streams", "ldp.evaluation", "ldp.evaluation.heavy_hitters",
+                          "ldp.evaluation.histograms", "ldp.evaluation.metrics", "ldp.evaluation.tasks",
+                          "ldp.evaluation.uncertainty")
 
 
 def documented_modules() -> list[str]:
