@@ -31,7 +31,8 @@ DONE: tuple[str, ...] = ("ldp.core", "ldp.core.cancellation", "ldp.core.errors",
                           "ldp.core.params", "ldp.core.randomness", "ldp.core.registry", "ldp.core.results",
                           "ldp.core.streams", "ldp.evaluation", "ldp.evaluation.heavy_hitters",
                           "ldp.evaluation.histograms", "ldp.evaluation.metrics", "ldp.evaluation.tasks",
-                          "ldp.evaluation.uncertainty")
+                          "ldp.evaluation.uncertainty", "ldp.estimators.consistency", "ldp.estimators.wiener",
+                          "ldp.estimators.reconstruction")
 
 
 def documented_modules() -> list[str]:
