@@ -32,7 +32,9 @@ DONE: tuple[str, ...] = ("ldp.core", "ldp.core.cancellation", "ldp.core.errors",
                           "ldp.core.streams", "ldp.evaluation", "ldp.evaluation.heavy_hitters",
                           "ldp.evaluation.histograms", "ldp.evaluation.metrics", "ldp.evaluation.tasks",
                           "ldp.evaluation.uncertainty", "ldp.estimators.consistency", "ldp.estimators.wiener",
-                          "ldp.estimators.reconstruction")
+                          "ldp.estimators.reconstruction", "ldp.maths", "ldp.maths.em", "ldp.maths.grid",
+                          "ldp.maths.hadamard", "ldp.maths.primes", "ldp.maths.rounding", "ldp.maths.simplex",
+                          "ldp.maths.trees")
 
 
 def documented_modules() -> list[str]:
