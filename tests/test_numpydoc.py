@@ -34,7 +34,8 @@ DONE: tuple[str, ...] = ("ldp.core", "ldp.core.cancellation", "ldp.core.errors",
                           "ldp.evaluation.uncertainty", "ldp.estimators.consistency", "ldp.estimators.wiener",
                           "ldp.estimators.reconstruction", "ldp.maths", "ldp.maths.em", "ldp.maths.grid",
                           "ldp.maths.hadamard", "ldp.maths.primes", "ldp.maths.rounding", "ldp.maths.simplex",
-                          "ldp.maths.trees")
+                          "ldp.maths.trees", "ldp.privacy", "ldp.privacy.audit", "ldp.privacy.longitudinal",
+                          "ldp.privacy.poisoning", "ldp.privacy.shuffle")
 
 
 def documented_modules() -> list[str]:
