@@ -35,7 +35,7 @@ DONE: tuple[str, ...] = ("ldp.core", "ldp.core.cancellation", "ldp.core.errors",
                           "ldp.estimators.reconstruction", "ldp.maths", "ldp.maths.em", "ldp.maths.grid",
                           "ldp.maths.hadamard", "ldp.maths.primes", "ldp.maths.rounding", "ldp.maths.simplex",
                           "ldp.maths.trees", "ldp.privacy", "ldp.privacy.audit", "ldp.privacy.longitudinal",
-                          "ldp.privacy.poisoning", "ldp.privacy.shuffle")
+                          "ldp.privacy.poisoning", "ldp.privacy.shuffle", "ldp.report_files")
 
 
 def documented_modules() -> list[str]:
