@@ -424,7 +424,8 @@ def power_law_alpha(estimate: np.ndarray, n: int) -> float:
     Returns
     -------
     float
-        α in [0, 64] (0 when even a flat prior's mean is below the target; 1.01 when the target is below one user).
+        α in [0, 64] (0 when even the flat prior's mean is at most the target; 1.01 when the target is below one
+        user).
 
     Raises
     ------

@@ -137,7 +137,7 @@ def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: An
     k : int, default 10
         Size of both top-k sets, in [1, d].
     **_
-        Further keywords (e.g. ``clip``), ignored: clipping at 0 does not change which values rank highest.
+        Further keywords (e.g. ``clip``), ignored: the ranking of the raw estimates is scored.
 
     Returns
     -------

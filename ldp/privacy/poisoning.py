@@ -120,7 +120,7 @@ def expected_gain(mechanism: Mechanism, targets: Any, beta: float | np.ndarray,
     Returns
     -------
     numpy.ndarray
-        G for each β (0-d for a scalar β).
+        G for each β, of β's shape (a NumPy scalar for a scalar β).
 
     Raises
     ------
