@@ -62,8 +62,30 @@ def _one_line(text: object) -> str:
 # --------------------------------------------------------------------------- atomic writes
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> Iterator[IO[str]]:
-    """Open a temporary text file next to ``path``; on success it replaces ``path`` atomically,
-    on any exception it is removed (``path`` is then left untouched)."""
+    r"""Open a temporary text file next to ``path``; on success it replaces ``path`` atomically.
+
+    On any exception the temporary file is removed (``path`` is then left untouched). The temporary file is created
+    with ``O_EXCL`` under a random name, written, flushed and fsynced before ``os.replace``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (not a directory).
+    encoding : str, default "utf-8"
+        The text encoding (newlines are written as ``\n``).
+
+    Yields
+    ------
+    IO[str]
+        The temporary file, open for writing.
+
+    Raises
+    ------
+    InvalidInput
+        If ``path`` is a directory.
+    OSError
+        If the temporary file cannot be created or the replacement fails.
+    """
     target = Path(path)
     if target.is_dir():
         raise InvalidInput(f"output '{target}' is a directory")
@@ -86,8 +108,23 @@ def atomic_write(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> It
 # --------------------------------------------------------------------------- header
 def report_header(mechanism: Mechanism, users: int | None = None, extra: dict[str, Any] | None = None,
                   ) -> dict[str, Any]:
-    """The JSON header describing the reports of ``mechanism`` (resolved parameters included); ``extra`` adds
-    keys such as the public value ``range`` of a numerical or mean mechanism."""
+    """The JSON header describing the reports of ``mechanism`` (resolved parameters included).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism that wrote (or will write) the reports.
+    users : int, optional
+        The number of reports, when known.
+    extra : dict, optional
+        Further keys, such as the public value ``range`` of a numerical or mean mechanism.
+
+    Returns
+    -------
+    dict
+        ``format``, ``mechanism``, ``epsilon``, ``epsilon_1``, ``d``, ``params`` (without ``epsilon_1``), the
+        ``extra`` keys and ``users`` when given.
+    """
     params = mechanism.params
     epsilon_1 = params.pop("epsilon_1", None)
     header: dict[str, Any] = {
@@ -113,10 +150,24 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def check_header(header: dict[str, Any], mechanism: Mechanism, label: str = "report file") -> None:
-    """``ValueError`` (one line) naming every field where ``header`` disagrees with ``mechanism``.
+    """Raise a one-line error naming every field where ``header`` disagrees with ``mechanism``.
 
     Fields absent from the header (a hand-written one) are not checked; ``params``, when present, must
-    match all of the mechanism's resolved parameters.
+    match all of the mechanism's resolved parameters (numbers compared to a relative 10⁻¹²).
+
+    Parameters
+    ----------
+    header : dict
+        The file's parsed header.
+    mechanism : Mechanism
+        The mechanism the reader expects.
+    label : str, default "report file"
+        How the file is named in the message.
+
+    Raises
+    ------
+    InvalidInput
+        If the mechanism, ε, ε1, d or a parameter differs, or ``params`` is not an object.
     """
     expected = report_header(mechanism)
     diffs: list[str] = []
@@ -153,7 +204,23 @@ def _parse_header_line(line: str, label: str, number: int) -> dict[str, Any]:
 
 
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The JSON header of a report file, or ``None`` when it has none."""
+    """The JSON header of a report file, or ``None`` when it has none.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report file.
+
+    Returns
+    -------
+    dict or None
+        The header (only the comment lines before the first report are read).
+
+    Raises
+    ------
+    InvalidInput
+        If the file does not exist or is not a regular file, or its header is malformed or of another format version.
+    """
     label = f"report file '{path}'"
     with _open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
@@ -168,8 +235,34 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 def write_report_file(path: str | os.PathLike[str], mechanism: Mechanism, chunks: Iterable[np.ndarray],
                       users: int | None = None, comments: Iterable[str] = (),
                       header_extra: dict[str, Any] | None = None) -> int:
-    """Write the header then every report of ``chunks`` (arrays as returned by ``perturb``), one per line,
-    streaming in blocks; atomic. Returns the number of reports written."""
+    """Write the header then every report of ``chunks``, one per line, streaming in blocks; atomic.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report file to write.
+    mechanism : Mechanism
+        The mechanism whose reports they are (formats each line, fills the header).
+    chunks : iterable of numpy.ndarray
+        Reports as returned by ``perturb``, chunk by chunk.
+    users : int, optional
+        The number of reports announced in the header (checked against what was written).
+    comments : iterable of str, default ()
+        Comment lines written after the header (each folded to one line).
+    header_extra : dict, optional
+        Further header keys (see :func:`report_header`).
+
+    Returns
+    -------
+    int
+        The number of reports written.
+
+    Raises
+    ------
+    InvalidInput
+        If ``path`` is a directory, or fewer or more reports than ``users`` were written (the file is then not
+        created).
+    """
     written = 0
     with atomic_write(path) as fh:
         fh.write(HEADER_TAG + json.dumps(report_header(mechanism, users, header_extra), allow_nan=False) + "\n")
@@ -212,6 +305,33 @@ def perturb_to_file(path: str | os.PathLike[str], mechanism: Mechanism, values: 
 
     Users are perturbed in chunks of ``mechanism.chunk_size()`` (bounded memory) drawing from ``rng``
     in order, so when everybody fits in one chunk the reports equal ``mechanism.perturb(values, rng)``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report file to write.
+    mechanism : Mechanism
+        The client randomizer.
+    values : array_like
+        The users' true values (validated by the mechanism).
+    rng : RandomSource
+        The randomness (a seeded ``Generator`` for simulation, :class:`~ldp.core.randomness.SecureRandom` for real
+        collection).
+    chunk_size : int, optional
+        Users per chunk (default ``mechanism.chunk_size()``).
+    comments, header_extra
+        Passed to :func:`write_report_file`.
+
+    Returns
+    -------
+    int
+        The number of reports written: one per user.
+
+    Raises
+    ------
+    InvalidInput
+        For invalid values, no users, reports too wide or too many (``check_report_size``), or an output path that is
+        a directory.
     """
     arr = mechanism.validate_values(values)
     if arr.shape[0] < 1:
@@ -236,8 +356,25 @@ def _open_text(path: str | os.PathLike[str]) -> IO[str]:
 def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np.ndarray, dict[str, Any] | None]:
     """Read a report file for ``mechanism``: check its header (if any), parse and validate every line.
 
-    Returns ``(reports, header)``; raises a one-line ``ValueError`` naming the file (and the line) on a
-    header of other settings, a malformed or out-of-range line, a truncated file, or no reports.
+    Without a header a warning says that only the support counts' consistency can be checked.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The report file.
+    mechanism : Mechanism
+        The mechanism the reports must come from.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, dict or None)
+        ``(reports, header)``, the header None when the file has none.
+
+    Raises
+    ------
+    InvalidInput
+        One line naming the file (and the line) on a missing or non-UTF-8 file, a header of other settings or a
+        second header, a malformed or out-of-range line, a truncated file, or no reports.
     """
     label = f"report file '{path}'"
     header: dict[str, Any] | None = None

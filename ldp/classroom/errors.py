@@ -11,10 +11,12 @@ __all__ = ["ClassClosed", "ClassroomError", "CrossSite", "DuplicateNonce", "Forb
 
 
 class ClassroomError(LDPError):
+    """An error of the live classroom: a one-line reason and the HTTP ``status`` the API answers with (400 here)."""
     status = 400
 
 
 class NotFound(ClassroomError):
+    """No class with this code (or no such resource): HTTP 404."""
     status = 404
 
 
@@ -31,6 +33,7 @@ class Forbidden(ClassroomError):
 
 
 class DuplicateNonce(ClassroomError):
+    """A report whose nonce was already received (a resent or replayed report): HTTP 409."""
     status = 409
 
 
@@ -48,10 +51,25 @@ class ImpossibleReport(ClassroomError):
 
 
 class TooLarge(ClassroomError):
+    """A request body over the size limit: HTTP 413."""
     status = 413
 
 
 class RateLimited(ClassroomError):
+    """Too many requests from one device or address: HTTP 429 with a ``Retry-After``.
+
+    Parameters
+    ----------
+    message : str
+        The one-line reason.
+    retry_after : int, default 1
+        Seconds the client should wait before retrying (at least 1).
+
+    Attributes
+    ----------
+    retry_after : int
+        As given, clamped to ≥ 1.
+    """
     status = 429
     retry_after = 1
 
@@ -80,9 +98,32 @@ class UnsupportedMediaType(ClassroomError):
 
 
 def status_of(error: LDPError) -> int:
+    """The HTTP status an error maps to: its ``status`` attribute, or 400 for any other ``LDPError``.
+
+    Parameters
+    ----------
+    error : LDPError
+        The error raised while handling a request.
+
+    Returns
+    -------
+    int
+        The HTTP status code.
+    """
     return getattr(error, "status", 400)
 
 
 def retry_after_of(error: LDPError) -> int | None:
-    """Seconds a client should wait before retrying (the ``Retry-After`` header), or None."""
+    """Seconds a client should wait before retrying (the ``Retry-After`` header), or None.
+
+    Parameters
+    ----------
+    error : LDPError
+        The error a request ended with.
+
+    Returns
+    -------
+    int or None
+        Its ``retry_after`` attribute (rate limits, unavailable storage), or None.
+    """
     return getattr(error, "retry_after", None)

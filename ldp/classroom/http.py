@@ -233,8 +233,22 @@ def _truth(body: Any) -> Any:
 
 
 def classroom_routes(classroom: Classroom | Callable[[], Classroom] = default_classroom) -> list[Route]:
-    """The routes over ``classroom`` (or a function returning it, called on first use: the default opens the store
-    named by the environment only when a request arrives)."""
+    """The Starlette routes of the classroom API and the student page over ``classroom``.
+
+    ``classroom`` may be a function returning it, called on first use: the default opens the store named by the
+    environment only when a request arrives. Every handler checks the request (JSON content type, body size, origin),
+    the lookup limits for routes with a code, and maps an ``LDPError`` to ``{"error": ...}`` with its status.
+
+    Parameters
+    ----------
+    classroom : Classroom or callable () -> Classroom, default default_classroom
+        The classroom the routes serve.
+
+    Returns
+    -------
+    list of starlette.routing.Route
+        The routes listed in the module docstring, to mount beside the dashboard.
+    """
     get = classroom if callable(classroom) and not isinstance(classroom, Classroom) else (lambda: classroom)
 
     def handler(work: Callable[[Request, Any], Any], *, status: int = 200, body: bool = False,

@@ -39,7 +39,18 @@ MAX_REPORT_CHARS = 64
 
 
 def is_number(x: Any) -> bool:
-    """A JSON number that is finite as a float (not a bool; a 400-digit integer is not: float() overflows)."""
+    """A JSON number that is finite as a float (not a bool; a 400-digit integer is not: float() overflows).
+
+    Parameters
+    ----------
+    x : object
+        A value from a parsed JSON body.
+
+    Returns
+    -------
+    bool
+        True for an int or float (not bool) whose float value is finite.
+    """
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return False
     try:
@@ -50,7 +61,29 @@ def is_number(x: Any) -> bool:
 
 @dataclass(frozen=True)
 class QuestionSpec:
-    """An immutable, validated question. ``labels`` for a categorical question, ``range`` for a numeric one."""
+    """An immutable, validated question. ``labels`` for a categorical question, ``range`` for a numeric one.
+
+    Build it from a request body with :meth:`from_dict`, which validates every field.
+
+    Parameters
+    ----------
+    question : str
+        The question text (at most 300 characters).
+    mechanism : str
+        A mechanism whose client runs in the browser: one of :data:`CATEGORICAL_MECHANISMS` (with ``labels``) or
+        :data:`NUMERIC_MECHANISMS` (with ``range``).
+    epsilon : float
+        The privacy budget, in [0.05, 10].
+    labels : tuple of str, optional
+        The answers of a categorical question (2 to :data:`MAX_LABELS` distinct texts); d = their number.
+    range : tuple of float, optional
+        [lo, hi] of a numeric question, in its units (mapped to [−1, 1] for the Piecewise Mechanism).
+
+    References
+    ----------
+    IBU paper (Arcolezi et al., DBSec'23), §3.1 (GRR, OUE, OLH); square-wave paper (Li et al., SIGMOD'20), §2.2
+    (the Piecewise Mechanism).
+    """
 
     question: str
     mechanism: str
@@ -140,7 +173,18 @@ class QuestionSpec:
 
 @lru_cache(maxsize=256)
 def mechanism_of(spec: QuestionSpec) -> Mechanism:
-    """The question's mechanism (cached: specs are immutable). Categorical: d = number of labels; PM: d = 1."""
+    """The question's mechanism (cached: specs are immutable). Categorical: d = number of labels; PM: d = 1.
+
+    Parameters
+    ----------
+    spec : QuestionSpec
+        The question.
+
+    Returns
+    -------
+    Mechanism
+        The configured mechanism (the same instance for equal specs).
+    """
     if spec.labels is not None:
         return get_mechanism(spec.mechanism, spec.epsilon, len(spec.labels))
     return get_mechanism(spec.mechanism, spec.epsilon)
@@ -151,6 +195,25 @@ def parse_report(spec: QuestionSpec, report: Any) -> str:
 
     ``report`` is a JSON string (one line of a report file) or, for GRR and PM, a JSON number. Wrong length,
     an out-of-range index, garbage → :class:`LDPError` with the mechanism's one-line reason.
+
+    Parameters
+    ----------
+    spec : QuestionSpec
+        The question.
+    report : str, int or float
+        The report as received (at most 64 characters, one line).
+
+    Returns
+    -------
+    str
+        The canonical report line.
+
+    Raises
+    ------
+    ImpossibleReport
+        For a well-formed report the mechanism can never produce (HTTP 422).
+    InvalidInput
+        For anything that is not exactly one valid report of the mechanism.
     """
     if isinstance(report, bool) or not isinstance(report, (str, int, float)):
         raise InvalidInput(f"report must be one line of text ({mechanism_of(spec).report_format})")
@@ -169,8 +232,20 @@ def parse_report(spec: QuestionSpec, report: Any) -> str:
 
 
 def randomizer_parameters(spec: QuestionSpec) -> dict[str, Any]:
-    """What the browser's randomizer needs besides the question: the probabilities computed here (so the page
-    never evaluates exp itself, whose last bit may differ between JavaScript engines and C libraries)."""
+    """What the browser's randomizer needs besides the question: the probabilities computed here.
+
+    So the page never evaluates exp itself, whose last bit may differ between JavaScript engines and C libraries.
+
+    Parameters
+    ----------
+    spec : QuestionSpec
+        The question whose randomizer the page runs.
+
+    Returns
+    -------
+    dict
+        The mechanism's ``randomizer_parameters()``, plus ``lo`` and ``hi`` for a numeric question.
+    """
     out = mechanism_of(spec).randomizer_parameters()
     if spec.range is not None:
         out.update({"lo": spec.range[0], "hi": spec.range[1]})

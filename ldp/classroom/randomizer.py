@@ -33,7 +33,22 @@ _TWO32 = 1 << 32
 
 
 class ByteStreamRandom:
-    """A RandomSource reading bytes from ``source(n) -> bytes`` (default ``os.urandom``) or from a fixed buffer."""
+    """A RandomSource reading bytes from ``source(n) -> bytes`` (default ``os.urandom``) or from a fixed buffer.
+
+    ``integers`` reads 4 bytes per draw (little-endian uint32, rejection sampling: no modulo bias) and ``random`` 8
+    bytes (53 bits), exactly as ``static/randomizer.js`` does (see the module docstring).
+
+    Parameters
+    ----------
+    source : bytes or callable (int) -> bytes, optional
+        A fixed buffer (an ``InvalidInput`` when it runs out) or a function returning n random bytes; ``os.urandom``
+        when None.
+
+    Attributes
+    ----------
+    consumed : int
+        Bytes read so far.
+    """
 
     def __init__(self, source: bytes | Callable[[int], bytes] | None = None) -> None:
         if source is None:
@@ -88,8 +103,29 @@ class ByteStreamRandom:
 
 
 def randomize(spec: QuestionSpec, answer: Any, rng: Any | None = None) -> str:
-    """One student's report for ``answer`` (a label or its index; a number in the question's range), as the one
-    line the API takes. ``rng`` defaults to a :class:`ByteStreamRandom` on ``os.urandom``."""
+    """One student's report for ``answer``, as the one line the API takes.
+
+    The question's mechanism perturbs the answer with its own client code (:meth:`Mechanism.perturb` for one user).
+
+    Parameters
+    ----------
+    spec : QuestionSpec
+        The question (its mechanism, ε, labels or range).
+    answer : str, int or float
+        A label or its index (categorical questions); a number in the question's range (numeric ones).
+    rng : RandomSource, optional
+        The randomness (default a :class:`ByteStreamRandom` on ``os.urandom``).
+
+    Returns
+    -------
+    str
+        The report line.
+
+    Raises
+    ------
+    InvalidInput
+        For an answer that is not one of the question's labels or outside its range.
+    """
     mech = mechanism_of(spec)
     value = spec.to_input(answer)
     reports = mech.perturb(np.array([value]), rng if rng is not None else ByteStreamRandom())

@@ -84,11 +84,42 @@ MAX_HANDS = 1_000_000   # a show of hands counts people in a room
 SURGE_SHARE = 0.2
 
 def hash_token(token: str) -> str:
+    """The SHA-256 (hex) of a token: what the store keeps instead of the token itself.
+
+    Parameters
+    ----------
+    token : str
+        A teacher token or secret.
+
+    Returns
+    -------
+    str
+        64 hexadecimal characters.
+    """
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class RateLimiter:
-    """A token bucket per key: ``burst`` tokens, refilled at ``rate`` per second."""
+    """A token bucket per key: ``burst`` tokens, refilled at ``rate`` per second.
+
+    Thread-safe; at most ``MAX_BUCKETS`` keys are kept (full buckets are forgotten beyond, as they equal a new one).
+
+    Parameters
+    ----------
+    rate : float, default 200.0
+        Tokens added per second (> 0).
+    burst : float, default 500.0
+        Bucket capacity, the tokens a new key starts with.
+    clock : callable () -> float, default time.monotonic
+        The time source, in seconds (tests inject a fake clock).
+
+    Attributes
+    ----------
+    rate, burst : float
+        As given.
+    clock : callable
+        As given.
+    """
 
     def __init__(self, rate: float = RATE_PER_SECOND, burst: float = RATE_BURST, clock=time.monotonic) -> None:
         self.rate, self.burst, self.clock = float(rate), float(burst), clock
@@ -139,7 +170,31 @@ def _clean(x: float) -> float | None:
 
 
 class Classroom:
-    """The classroom's operations over one store (thread-safe: the store opens a connection per thread)."""
+    """The classroom's operations over one store (thread-safe: the store opens a connection per thread).
+
+    Parameters
+    ----------
+    store : Store
+        Where classes, questions and reports are kept (:func:`~ldp.classroom.store.open_store`).
+    limiter : RateLimiter, optional
+        The per-class report budget (default 200/s, bursts of 500).
+    clock : callable () -> float, default time.monotonic
+        The time source of the current-question cache.
+    teacher_secret : str, optional
+        The secret that authorises creating a class over HTTP (default ``$LDP_TEACHER_SECRET``, else a random one).
+    miss_limiter, lookup_limiter : RateLimiter, optional
+        Per client address: lookups of unknown codes (default a burst of 20, then one per 5 s) and all lookups
+        (default 200/s, bursts of 1000).
+    device_limiter, address_limiter : RateLimiter, optional
+        Reports per device token (default 1/s, bursts of 10) and per address (default half the class's budget).
+
+    Attributes
+    ----------
+    store : Store
+        As given.
+    teacher_secret : str
+        The secret in force.
+    """
 
     def __init__(self, store: Store, *, limiter: RateLimiter | None = None, clock=time.monotonic,
                  teacher_secret: str | None = None, miss_limiter: RateLimiter | None = None,
@@ -425,6 +480,13 @@ class Classroom:
 
 @lru_cache(maxsize=1)
 def default_classroom() -> Classroom:
-    """The process's classroom on the store named by the environment (``LDP_DATABASE_URL`` or ``LDP_DATA_DIR``):
-    the HTTP routes and the teacher's page share it (and its rate limiter)."""
+    """The process's classroom on the store named by the environment (``LDP_DATABASE_URL`` or ``LDP_DATA_DIR``).
+
+    The HTTP routes and the teacher's page share it (and its rate limiter); cached, so it is created once.
+
+    Returns
+    -------
+    Classroom
+        The shared classroom.
+    """
     return Classroom(open_store())

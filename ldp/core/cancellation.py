@@ -37,7 +37,24 @@ _WATCH: ContextVar[_Watch | None] = ContextVar("ldp_cancellation", default=None)
 
 @contextmanager
 def cancel_when(predicate: Callable[[], bool], interval: float = 0.2) -> Iterator[None]:
-    """Within the block, :func:`checkpoint` raises :class:`Cancelled` once ``predicate()`` is true."""
+    """Install a cancellation predicate for the duration of a ``with`` block.
+
+    Within the block, :func:`checkpoint` raises :class:`Cancelled` once ``predicate()`` is true. The predicate lives in
+    a :class:`~contextvars.ContextVar`, so it is private to this thread/context; the previous one is restored on exit.
+
+    Parameters
+    ----------
+    predicate : callable () -> bool
+        Says whether the run should stop (e.g. "the browser session is gone").
+    interval : float, default 0.2
+        Minimum number of seconds between two evaluations of ``predicate`` (a checkpoint in between costs a clock
+        read).
+
+    Yields
+    ------
+    None
+        Control to the body of the ``with`` block.
+    """
     token = _WATCH.set(_Watch(predicate, float(interval)))
     try:
         yield
@@ -46,7 +63,16 @@ def cancel_when(predicate: Callable[[], bool], interval: float = 0.2) -> Iterato
 
 
 def cancelled() -> bool:
-    """Whether the installed predicate (if any) says the run should stop (evaluated at most every interval)."""
+    """Whether the installed predicate (if any) says the run should stop.
+
+    The predicate is evaluated at most every ``interval`` seconds (see :func:`cancel_when`); between evaluations, and
+    when no predicate is installed, the answer is False.
+
+    Returns
+    -------
+    bool
+        True when the run should stop.
+    """
     watch = _WATCH.get()
     if watch is None:
         return False

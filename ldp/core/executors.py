@@ -54,7 +54,47 @@ def run_ordered(fn: Callable[[Any], Any], tasks: Sequence[Any], *, executor: str
                 workers: int | None = None, address: str | None = None, target_seconds: float = 0.05,
                 serial_below: float = 0.5, progress: Callable[[int, int], None] | None = None,
                 cancel: Callable[[], bool] | None = None) -> Iterator[Any]:
-    """Yield ``fn(task)`` for every task, in task order, computed on ``executor`` (see the module docstring)."""
+    """Yield ``fn(task)`` for every task, in task order, computed on ``executor``.
+
+    The first task always runs in this process and times the rest: tasks are batched so that one batch takes about
+    ``target_seconds``, at most ``2 × workers`` batches are in flight, and a run whose remaining tasks would finish
+    within ``serial_below`` seconds stays in this process (see the module docstring).
+
+    Parameters
+    ----------
+    fn : callable
+        A picklable function of one task (a module-level function for the ``"processes"`` and ``"dask"`` executors).
+    tasks : sequence
+        The tasks (picklable); each result is yielded in this order whatever the executor.
+    executor : {"serial", "processes", "dask"}, default "serial"
+        Where the tasks run: this process, a local forkserver process pool, or an existing Dask cluster.
+    workers : int, optional
+        Number of worker processes (default: the number of CPUs); for Dask, a lower bound on the in-flight window.
+    address : str, optional
+        The Dask scheduler address (e.g. ``"tcp://host:8786"``); required for ``executor="dask"``.
+    target_seconds : float, default 0.05
+        Target duration of one submitted batch, in seconds.
+    serial_below : float, default 0.5
+        If the remaining tasks would take less than this many seconds (judged from the first), run them here.
+    progress : callable (done, total) -> None, optional
+        Called after every batch of results with the number of tasks done and the total.
+    cancel : callable () -> bool, optional
+        Polled between batches; when it returns True the run stops with :class:`Cancelled` (as does the predicate
+        installed by :func:`~ldp.core.cancellation.cancel_when`).
+
+    Yields
+    ------
+    object
+        ``fn(task)`` for each task, in task order.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown executor, a Dask run without ``address`` or without the ``distributed`` package, or a
+        ``workers`` that is not a positive integer.
+    Cancelled
+        When ``cancel()`` (or the installed predicate) asks the run to stop; pending work is dropped.
+    """
     workers = _check(executor, workers, address)
     items = list(tasks)
     total = len(items)

@@ -20,7 +20,27 @@ __all__ = ["BUCKETS", "DIMENSION", "DOMAIN_SIZE", "EPSILON", "Param", "check_pos
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter: its type, allowed range, default and a one-line description."""
+    """One declared parameter of a component: its type, allowed range, default and a one-line description.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's keyword name (e.g. ``"epsilon"``).
+    type : type
+        ``int``, ``float``, ``str`` or ``bool``; :meth:`validate` coerces values to it.
+    description : str
+        One line shown by the CLI and the pages.
+    default : object, optional
+        The value used when the caller gives none (None: required, unless ``optional``).
+    low, high : float, optional
+        Bounds of the allowed range (None: unbounded on that side).
+    low_inclusive, high_inclusive : bool, default True
+        Whether ``low``/``high`` themselves are allowed.
+    choices : tuple, optional
+        The allowed values, when the parameter is categorical.
+    optional : bool, default False
+        Whether None is allowed (meaning "derive the default from the other parameters").
+    """
 
     name: str
     type: type
@@ -112,8 +132,29 @@ DIMENSION = Param("d", int, "dimension of each user's value (1: one number)", de
 
 
 def resolve_params(owner: str, table: tuple[Param, ...] | list[Param], given: dict[str, Any]) -> dict[str, Any]:
-    """Validate a component's own parameters against its declared table, filling in defaults; unknown
-    names get one line listing the accepted ones (shared by mechanisms, numerical mechanisms, estimators)."""
+    """Validate a component's own parameters against its declared table, filling in defaults.
+
+    Shared by mechanisms, numerical mechanisms and estimators: unknown names get one line listing the accepted ones.
+
+    Parameters
+    ----------
+    owner : str
+        The component's name, prefixed to error messages.
+    table : tuple or list of Param
+        The component's declared parameters.
+    given : dict
+        The values the caller passed, by parameter name.
+
+    Returns
+    -------
+    dict
+        Every declared parameter name mapped to its validated value (the default when not given).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown parameter name or a value that fails its :class:`Param` (type, range, choices, required).
+    """
     known = {p.name: p for p in table}
     unknown = set(given) - set(known)
     if unknown:
@@ -123,7 +164,29 @@ def resolve_params(owner: str, table: tuple[Param, ...] | list[Param], given: di
 
 
 def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
-    """A 1-D array of integer codes in [0, d) (integral floats accepted), as int64; one-line errors otherwise."""
+    """Check and convert user values to a 1-D int64 array of codes in ``[0, d)``.
+
+    Integral floats (e.g. ``3.0``) are accepted and converted; anything else gets a one-line error.
+
+    Parameters
+    ----------
+    owner : str
+        The caller's name, prefixed to error messages.
+    values : array_like
+        The values, one per user.
+    d : int
+        The domain size.
+
+    Returns
+    -------
+    numpy.ndarray
+        The codes as int64, shape ``(n,)``.
+
+    Raises
+    ------
+    InvalidInput
+        If ``values`` is not 1-D, holds non-integral numbers, or has a value outside ``[0, d)``.
+    """
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise InvalidInput(f"{owner}: values must be a 1-D array of integers, got shape {arr.shape}")
@@ -140,7 +203,27 @@ def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
 
 
 def check_positive_int(value: Any, what: str, owner: str = "") -> int:
-    """``value`` as an int ≥ 1 (integral numbers only, not bool): one-line :class:`LDPError` otherwise."""
+    """``value`` as an int ≥ 1 (integral numbers only, not bool).
+
+    Parameters
+    ----------
+    value : object
+        The value to check; integral floats (e.g. ``5.0``) are accepted.
+    what : str
+        What the value is, for the error message (e.g. ``"n"``).
+    owner : str, default ""
+        The caller's name, prefixed to the error message when given.
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    InvalidInput
+        If ``value`` is a bool, not an integral number, or below 1.
+    """
     prefix = f"{owner}: " if owner else ""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         if isinstance(value, (float, np.floating)) and math.isfinite(value) and float(value).is_integer():

@@ -21,15 +21,38 @@ __all__ = ["RandomSource", "SecureRandom", "bernoulli", "check_random_source", "
 
 
 class RandomSource(Protocol):
+    """What a client randomizer needs of its randomness: numpy ``Generator``-style ``integers`` and ``random``.
+
+    A :class:`numpy.random.Generator` or a :class:`SecureRandom` satisfies it (see :func:`check_random_source`).
+    """
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False): ...
     def random(self, size=None, dtype=np.float64): ...
 
 
 def check_random_source(rng: Any, owner: str = "") -> RandomSource:
-    """``rng`` if it can drive a client randomizer — a :class:`numpy.random.Generator` or an object with the two
-    methods the randomizers call (``integers`` and ``random``, e.g. :class:`SecureRandom`); else a one-line
-    :class:`~ldp.core.errors.InvalidInput` (a string, a list, a float, None or NumPy's legacy ``RandomState`` used
-    to fail deep inside with an AttributeError)."""
+    """Return ``rng`` if it can drive a client randomizer.
+
+    Accepted: a :class:`numpy.random.Generator` or an object with the two methods the randomizers call (``integers`` and
+    ``random``, e.g. :class:`SecureRandom`); anything else gets a one-line :class:`~ldp.core.errors.InvalidInput` (a
+    string, a list, a float, None or NumPy's legacy ``RandomState`` used to fail deep inside with an AttributeError).
+
+    Parameters
+    ----------
+    rng : object
+        The candidate source of randomness.
+    owner : str, default ""
+        The caller's name, prefixed to the error message when given.
+
+    Returns
+    -------
+    RandomSource
+        ``rng`` itself, unchanged.
+
+    Raises
+    ------
+    InvalidInput
+        If ``rng`` lacks callable ``integers`` and ``random`` methods (with a hint for ``RandomState``).
+    """
     if isinstance(rng, np.random.Generator) or (callable(getattr(rng, "integers", None))
                                                  and callable(getattr(rng, "random", None))):
         return rng
@@ -68,13 +91,28 @@ def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generat
 
 
 def spawn(rng: np.random.Generator, count: int) -> list[np.random.Generator]:
-    """``count`` independent child generators, deterministic given ``rng``'s state."""
+    """``count`` independent child generators, deterministic given ``rng``'s state.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The parent generator (its bit generator's seed sequence is advanced).
+    count : int
+        Number of children (≥ 0).
+
+    Returns
+    -------
+    list of numpy.random.Generator
+        The children, in spawn order.
+    """
     return list(rng.spawn(count))
 
 
 class SecureRandom:
-    """Cryptographically secure randomness from ``os.urandom`` behind the two ``Generator`` methods the client
-    randomizers use; integers are drawn without modulo bias (rejection sampling).
+    """Cryptographically secure randomness from ``os.urandom`` behind the two ``Generator`` methods the randomizers use.
+
+    Integers are drawn without modulo bias (rejection sampling below the largest multiple of the span under 2⁶⁴);
+    floats are 53-bit uniforms on [0, 1). The constructor takes no parameters.
 
     Not reproducible by design: use it for real collection (``ldp perturb`` without ``--seed``), never for simulations
     that must be repeatable.
@@ -133,6 +171,25 @@ def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | 
     each byte of a uniform 16-bit word is uniform and the two are independent), drawn and compared
     block by block so that the temporaries stay in cache; all ties are resolved with one final
     ``rng.random`` call.
+
+    Parameters
+    ----------
+    rng : RandomSource
+        The randomness (a numpy ``Generator`` or :class:`SecureRandom`).
+    p : float or numpy.ndarray
+        Success probability in [0, 1]: a scalar, or an array broadcastable to ``size`` (one probability per draw).
+    size : int or tuple of int
+        Shape of the output.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        The draws, of shape ``size``.
+
+    Raises
+    ------
+    InvalidInput
+        If any probability lies outside [0, 1].
     """
     p_arr = np.asarray(p, dtype=np.float64)
     if np.any((p_arr < 0) | (p_arr > 1)):
@@ -224,11 +281,27 @@ def bernoulli_select(rng: RandomSource, condition: np.ndarray, p_true: float, p_
 
 
 def laplace(rng: RandomSource, shape: tuple[int, ...], scale: float) -> np.ndarray:
-    """Laplace(0, ``scale``) draws (float64) by inversion from two uniforms, so that the deep tail is as finely
-    resolved as the centre: with u1, u2 on the 2⁻⁵³ grid of [0, 1), k2 = u2·2⁵³ (an integer), the sign is k2's
+    """Laplace(0, ``scale``) draws (float64) by inversion from two uniforms, resolving the deep tail finely.
+
+    With u1, u2 on the 2⁻⁵³ grid of [0, 1), k2 = u2·2⁵³ (an integer), the sign is k2's
     lowest bit and c = (1 − u1) − 2⁻⁵³·(k2 >> 1)·2⁻⁵² is uniform on (0, 1] with resolution 2⁻¹⁰⁵ near 0, so
     |x| = −b ln c is Exp(1)·b to full relative precision out to |x| ≈ 70b (one uniform alone resolves the tail only
-    to e^{-s} ≫ 2⁻⁵³, which would leave cells of a report grid empty under one input; see ``ldp.maths.grid``)."""
+    to e^{-s} ≫ 2⁻⁵³, which would leave cells of a report grid empty under one input; see ``ldp.maths.grid``).
+
+    Parameters
+    ----------
+    rng : RandomSource
+        The randomness (two ``random`` calls of ``shape``).
+    shape : tuple of int
+        Shape of the output.
+    scale : float
+        The Laplace scale b > 0 (the density is e^{−|x|/b} / 2b).
+
+    Returns
+    -------
+    numpy.ndarray
+        The draws (float64), of shape ``shape``.
+    """
     c = rng.random(shape)
     k2 = (rng.random(shape) * 2.0 ** 53).astype(np.int64)
     np.subtract(1.0, c, out=c)
@@ -257,8 +330,28 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
     of every |Z| out to w = 2⁻⁶⁰ when 1 − a ≥ 2⁻¹⁵ — beyond the ±40 b clamp of the grids that use it
     (e⁻⁴⁰ ≈ 2⁻⁵⁸) — so every realised probability is the ideal one to a relative 2⁻²⁰ and no output the ideal
     sampler can produce is unreachable (see ``ldp.maths.grid``). Cost: one float64 uniform, one log and a few
-    arithmetic passes per draw (numpy's own geometric and Laplace samplers cost 4-7 times as much); ``out``
-    (float64, C-contiguous, of ``shape``) receives the draws without a fresh allocation.
+    arithmetic passes per draw (numpy's own geometric and Laplace samplers cost 4-7 times as much).
+
+    Parameters
+    ----------
+    rng : RandomSource
+        The randomness (one ``random`` call of ``shape``, plus one for the refined draws).
+    shape : tuple of int
+        Shape of the output.
+    log_a : float
+        ln a, strictly negative (a = e^{−ε/Δ} for a discrete Laplace mechanism of budget ε and sensitivity Δ).
+    out : numpy.ndarray, optional
+        A float64, C-contiguous array of ``shape`` that receives the draws without a fresh allocation.
+
+    Returns
+    -------
+    numpy.ndarray
+        The draws (integers stored as float64), of shape ``shape``; ``out`` itself when given.
+
+    Raises
+    ------
+    InvalidInput
+        If ``log_a`` is not below 0 (a ≥ 1 is not a distribution).
     """
     if not log_a < 0.0:
         raise InvalidInput(f"the discrete Laplace parameter a = e^{log_a} must be below 1")

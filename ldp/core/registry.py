@@ -19,7 +19,21 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """A name → component mapping that keeps registration order and explains unknown names."""
+    """A name → component mapping that keeps registration order and explains unknown names.
+
+    Names are looked up case-insensitively (stripped); a component's ``aliases`` are accepted by :meth:`get` but never
+    listed. One registry exists per kind of component (:data:`MECHANISMS`, :data:`ESTIMATORS`, ...).
+
+    Parameters
+    ----------
+    kind : str
+        What the registry holds (e.g. ``"mechanism"``), used in error messages.
+
+    Attributes
+    ----------
+    kind : str
+        As given.
+    """
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -86,7 +100,19 @@ class Registry(Generic[T]):
 
 
 def describe(item: Any) -> dict[str, Any]:
-    """Metadata of a registered component as plain JSON-able data (used by the CLI and the pages)."""
+    """Metadata of a registered component as plain JSON-able data (used by the CLI and the pages).
+
+    Parameters
+    ----------
+    item : object
+        A registered component (class or function) with a ``name`` attribute, and optionally ``kind``,
+        ``display_name``, ``description``, ``paper``, ``assumes_order`` and ``parameters``/``parameters_info``.
+
+    Returns
+    -------
+    dict
+        ``name``, the optional attributes it has, and ``parameters`` (a list of dicts, see :meth:`Param.to_dict`).
+    """
     out: dict[str, Any] = {"name": item.name}
     for key in ("kind", "display_name", "description", "paper", "assumes_order"):
         if hasattr(item, key):

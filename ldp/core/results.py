@@ -22,7 +22,20 @@ __all__ = ["SIMULATION_ENGINES", "Aggregate", "Estimate", "frozen_array", "warn_
 
 
 def frozen_array(values: Any, dtype: Any = np.float64) -> np.ndarray:
-    """A read-only copy of ``values``."""
+    """A read-only copy of ``values``.
+
+    Parameters
+    ----------
+    values : array_like
+        The values to copy.
+    dtype : numpy dtype, default float64
+        The copy's dtype.
+
+    Returns
+    -------
+    numpy.ndarray
+        A fresh array with ``writeable = False``.
+    """
     arr = np.array(values, dtype=dtype)
     arr.setflags(write=False)
     return arr
@@ -148,9 +161,23 @@ class Estimate:
 
 
 def warn_unconverged(estimate: Estimate, stacklevel: int = 3) -> Estimate:
-    """Issue a :class:`~ldp.core.errors.ConvergenceWarning` when an iterative estimate stopped before its stopping
-    rule was met (its ``converged`` is False); return the estimate unchanged. Called once by the public
-    ``estimate``/``reconstruct`` methods, never inside their loops."""
+    """Warn when an iterative estimate stopped before its stopping rule was met; return the estimate unchanged.
+
+    Issues a :class:`~ldp.core.errors.ConvergenceWarning` when ``estimate.converged`` is False. Called once by the
+    public ``estimate``/``reconstruct`` methods, never inside their loops.
+
+    Parameters
+    ----------
+    estimate : Estimate
+        The estimator's result.
+    stacklevel : int, default 3
+        Passed to :func:`warnings.warn`, so the warning points at the caller of the public method.
+
+    Returns
+    -------
+    Estimate
+        ``estimate`` itself.
+    """
     if not estimate.converged:
         detail = "; ".join(estimate.warnings) or f"{estimate.iterations} iterations"
         warnings.warn(f"{estimate.estimator} stopped before converging: {detail}", ConvergenceWarning,

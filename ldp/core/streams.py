@@ -36,7 +36,24 @@ def _name_bytes(name: Any) -> bytes:
 
 
 def key_words(names: Iterable[Any]) -> list[int]:
-    """The path of names as 32-bit words (two per name, from an 8-byte BLAKE2b digest)."""
+    """The path of names as 32-bit words (two per name, from an 8-byte BLAKE2b digest).
+
+    Parameters
+    ----------
+    names : iterable
+        Stream names: strings, numbers (``1`` and ``1.0`` are different names), bools, None, or tuples, lists and
+        dicts of those.
+
+    Returns
+    -------
+    list of int
+        ``2 × len(names)`` unsigned 32-bit words, stable across runs and platforms.
+
+    Raises
+    ------
+    InvalidInput
+        For a name of another type.
+    """
     words: list[int] = []
     for name in names:
         digest = hashlib.blake2b(_name_bytes(name), digest_size=8).digest()
@@ -55,17 +72,69 @@ def _check_seed(seed: Any) -> int | None:
 
 
 def seed_sequence(seed: int | None, *names: Any) -> np.random.SeedSequence:
-    """The SeedSequence of the stream ``names`` under the root ``seed`` (fresh OS entropy when None)."""
+    """The SeedSequence of the stream ``names`` under the root ``seed``.
+
+    Parameters
+    ----------
+    seed : int or None
+        The non-negative root seed; None draws fresh OS entropy (not reproducible).
+    *names : object
+        The path of names of the stream (see :func:`key_words`).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        Entropy ``[seed, *key_words(names)]``.
+
+    Raises
+    ------
+    InvalidInput
+        For a negative or non-integer seed, or a name of an unsupported type.
+    """
     root = _check_seed(seed)
     entropy = int(np.random.SeedSequence().entropy) if root is None else root
     return np.random.SeedSequence([entropy, *key_words(names)])
 
 
 def rng_for(seed: int | None, *names: Any) -> np.random.Generator:
-    """A PCG64 generator for the stream ``names`` under the root ``seed``."""
+    """A PCG64 generator for the stream ``names`` under the root ``seed``.
+
+    Parameters
+    ----------
+    seed : int or None
+        The non-negative root seed; None draws fresh OS entropy (not reproducible).
+    *names : object
+        The path of names of the stream (see :func:`key_words`), e.g. ``"sweep", "oue", 1.0``.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The same generator for the same seed and names, independent of every other path.
+
+    Raises
+    ------
+    InvalidInput
+        For a negative or non-integer seed, or a name of an unsupported type.
+    """
     return np.random.default_rng(seed_sequence(seed, *names))
 
 
 def seed_for(seed: int | None, *names: Any) -> int:
-    """A 63-bit integer seed for the stream ``names`` (to hand to an API that takes an int)."""
+    """A 63-bit integer seed for the stream ``names`` (to hand to an API that takes an int).
+
+    Parameters
+    ----------
+    seed, *names
+        As for :func:`seed_sequence` (root seed, or None for OS entropy; the stream's path of names).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**63)``: the top 63 bits of the first 64-bit word the stream's SeedSequence generates.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`seed_sequence` does (bad seed or name).
+    """
     return int(seed_sequence(seed, *names).generate_state(2, np.uint32).view(np.uint64)[0] >> np.uint64(1))

@@ -48,7 +48,17 @@ CONSISTENCY_PAPER = "Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li — Frequency E
 
 @ESTIMATORS.register
 class MatrixInversion(Estimator):
-    """Raw matrix inversion (Base): Eq. (2) of the IBU paper, unbiased and unclipped."""
+    """Raw matrix inversion (Base): Eq. (2) of the IBU paper, unbiased and unclipped.
+
+    Parameters
+    ----------
+    **params
+        None: matrix inversion takes no parameters (an unknown name is an ``InvalidInput``).
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), Eq. (2); the consistency paper's "Base" (NDSS'20, §IV).
+    """
 
     name = "mi"
     display_name = "MI (Base)"
@@ -63,7 +73,17 @@ class MatrixInversion(Estimator):
 
 @ESTIMATORS.register
 class NormSub(PostProcessor):
-    """Matrix inversion followed by Norm-Sub (consistent: non-negative, sums to one)."""
+    """Matrix inversion followed by Norm-Sub (consistent: non-negative, sums to one).
+
+    Parameters
+    ----------
+    **params
+        None: Norm-Sub takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-C (Norm-Sub, equal to CLS, Appendix A).
+    """
 
     name = "norm-sub"
     display_name = "Norm-Sub"
@@ -85,7 +105,27 @@ def _vector(estimate: np.ndarray) -> np.ndarray:
 
 
 def base_pos(estimate: np.ndarray) -> np.ndarray:
-    """Base-Pos (§IV-A): every negative estimate becomes 0."""
+    """Base-Pos (§IV-A): every negative estimate becomes 0.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃, a non-empty 1-D array.
+
+    Returns
+    -------
+    numpy.ndarray
+        max(f̃, 0).
+
+    Raises
+    ------
+    InvalidInput
+        If ``estimate`` is not a non-empty 1-D array.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A, Table I.
+    """
     return np.maximum(_vector(estimate), 0.0)
 
 
@@ -94,6 +134,29 @@ def base_cut_threshold(d: int, sigma: float, alpha: float = 2.0) -> float:
 
     A value of true frequency 0 is estimated above T with probability about α/d, so about α of the
     d values are false positives. Returns −∞ when α ≥ d (then nothing is cut except negatives).
+
+    Parameters
+    ----------
+    d : int
+        The domain size (≥ 1).
+    sigma : float
+        The standard deviation σ of f̃ for a value of frequency ≈ 0 (Eq. (5)), ≥ 0.
+    alpha : float, default 2.0
+        The expected number of false positives among d values of frequency 0 (> 0; the paper uses 2).
+
+    Returns
+    -------
+    float
+        The threshold T (−∞ when α ≥ d).
+
+    Raises
+    ------
+    InvalidInput
+        For d < 1, a negative or non-finite σ, or α ≤ 0.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A, Eq. (7).
     """
     if d < 1 or not np.isfinite(sigma) or sigma < 0 or not alpha > 0:
         raise InvalidInput(f"base-cut threshold needs d ≥ 1, σ ≥ 0 and α > 0, got d={d}, σ={sigma}, α={alpha}")
@@ -110,13 +173,54 @@ def base_cut(estimate: np.ndarray, threshold: float) -> np.ndarray:
 
     The cut is at max(T, 0): Table I promises non-negative output, and with α < d/2 (the paper's
     α = 2 and any d ≥ 5) T > 0 already, so this only matters for tiny domains.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃, a non-empty 1-D array.
+    threshold : float
+        T, from :func:`base_cut_threshold`.
+
+    Returns
+    -------
+    numpy.ndarray
+        f̃_v where f̃_v ≥ max(T, 0), else 0.
+
+    Raises
+    ------
+    InvalidInput
+        For an estimate that is not one non-empty vector.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A, Eq. (7), Table I.
     """
     x = _vector(estimate)
     return np.where(x >= max(float(threshold), 0.0), x, 0.0)
 
 
 def norm(estimate: np.ndarray) -> np.ndarray:
-    """Norm (§IV-B): f̃ + δ with δ = (1 − Σ f̃)/d, so the sum is one. Unbiased (Lemma 3); may be negative."""
+    """Norm (§IV-B): f̃ + δ with δ = (1 − Σ f̃)/d, so the sum is one. Unbiased (Lemma 3); may be negative.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃ (non-empty, 1-D).
+
+    Returns
+    -------
+    numpy.ndarray
+        f̃ + δ, summing to one.
+
+    Raises
+    ------
+    InvalidInput
+        If the estimate is not 1-D or is empty.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-B, Lemma 3.
+    """
     x = _vector(estimate)
     return x + (1.0 - x.sum()) / x.size
 
@@ -125,6 +229,25 @@ def norm_mul(estimate: np.ndarray) -> np.ndarray:
     """Norm-Mul (§IV-B): max(γ f̃, 0) with γ > 0 such that the sum is one.
 
     If no estimate is positive no such γ exists; the uniform distribution is returned then.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃; must be 1-D and not empty.
+
+    Returns
+    -------
+    numpy.ndarray
+        A distribution (non-negative, summing to one).
+
+    Raises
+    ------
+    InvalidInput
+        Unless the estimate is a non-empty 1-D array.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-B; the IBU paper's MI baseline (DBSec'23, §2.3).
     """
     pos = np.maximum(_vector(estimate), 0.0)
     total = pos.sum()
@@ -141,6 +264,25 @@ def norm_cut(estimate: np.ndarray) -> np.ndarray:
     writes "f̃_v if f̃_v ≥ θ", but keeping a value equal to θ would break its own Σ ≤ 1; we keep
     values strictly above θ, which defines θ. (The authors' code instead keeps the value that
     crosses one and rescales; that is not the method described in the paper.)
+
+    Parameters
+    ----------
+    estimate : array_like
+        The 1-D matrix-inversion estimate f̃ (at least one value).
+
+    Returns
+    -------
+    numpy.ndarray
+        Non-negative values summing to at most one.
+
+    Raises
+    ------
+    InvalidInput
+        For an empty or multi-dimensional estimate.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-B (Norm-Cut), Table I.
     """
     x = _vector(estimate)
     pos = np.maximum(x, 0.0)
@@ -176,6 +318,27 @@ def mle_apx(estimate: np.ndarray, p: float, q: float) -> np.ndarray:
     further out the Gaussian objective is not monotone in f̃ — a far negative f̃ is "explained" by a
     large f′ whose variance is large — and if no support satisfies Appendix B's conditions at all,
     Norm-Sub (the CLS solution, which MLE-Apx approximates) is returned.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃ (non-empty, 1-D).
+    p, q : float
+        The pure mechanism's support probabilities p* and q*, 0 ≤ q < p < 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        A distribution f′ (non-negative, summing to one).
+
+    Raises
+    ------
+    InvalidInput
+        For a bad estimate or p, q outside 0 ≤ q < p < 1.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-D, Eqs. (9), (10), (12), Appendix B.
     """
     x = _vector(estimate)
     p, q = float(p), float(q)
@@ -250,6 +413,28 @@ def power_law_alpha(estimate: np.ndarray, n: int) -> float:
     As in the authors' implementation the mean count of the prior is matched to the mean estimated
     count n·mean(f̃) (bisection; the prior mean decreases with α), and α = 1.01 when that mean is below
     one user.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃ (non-empty, 1-D).
+    n : int
+        The number of users (the prior's largest count).
+
+    Returns
+    -------
+    float
+        α in [0, 64] (0 when even the flat prior's mean is at most the target; 1.01 when the target is below one
+        user).
+
+    Raises
+    ------
+    InvalidInput
+        If the estimate is not a vector with at least one value.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-E; Jia & Gong, INFOCOM 2019.
     """
     x = _vector(estimate)
     target = n * float(x.mean())
@@ -281,6 +466,32 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     (Euler–Maclaurin beyond 2048 users), spread to the two nearest grid nodes at the cell's centroid,
     and both sums of Eq. (11) become one convolution with the Gaussian truncated at ±8σ. Cost
     O(M log M + d) with M = (max f̃ + 8σ)/h, instead of the paper's O(√n·d).
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃ (non-empty, 1-D).
+    sigma : float
+        The noise standard deviation σ of Eq. (6) (> 0; Eq. (5) for a pure mechanism).
+    n : int
+        The number of users (≥ 1).
+    alpha : float, optional
+        The power-law exponent (fitted with :func:`power_law_alpha` when None).
+
+    Returns
+    -------
+    numpy.ndarray
+        The posterior means f′_v, each in [1/n, 1] (their sum need not be one).
+
+    Raises
+    ------
+    InvalidInput
+        For a bad estimate, n that is not a positive integer, or σ that is not positive.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-E, Eqs. (6) and (11); Jia & Gong, "Calibrate: Frequency Estimation
+    and Heavy Hitter Identification with Local Differential Privacy via Incorporating Prior Knowledge", INFOCOM 2019.
     """
     x = _vector(estimate)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
@@ -319,7 +530,31 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
 
 
 def power_ns(estimate: np.ndarray, sigma: float, n: int) -> np.ndarray:
-    """PowerNS (§IV-E): Norm-Sub after Power."""
+    """PowerNS (§IV-E): Norm-Sub after Power.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The matrix-inversion estimate f̃ (non-empty, 1-D).
+    sigma : float
+        The noise standard deviation σ (> 0), as for :func:`power`.
+    n : int
+        The number of users (≥ 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        Norm-Sub of Power's output: a distribution.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`power` does.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-E (PowerNS).
+    """
     return norm_sub(power(estimate, sigma, n))
 
 
@@ -331,6 +566,30 @@ def answer_query(estimator: str | Estimator | type[Estimator], estimate: np.ndar
     ``subset`` is a list/array of value indices, a boolean mask of length d, or a slice. Post-Pos
     (``clip_queries``) post-processes the answer, not the vector: for a single value it equals
     Base-Pos, for larger sets it is close to Base (§IV-A).
+
+    Parameters
+    ----------
+    estimator : str, Estimator or Estimator subclass
+        The estimator that produced ``estimate`` (by registry name, instance or class); only its ``clip_queries``
+        flag matters.
+    estimate : array_like
+        The estimate f′, a non-empty 1-D array of length d.
+    subset : sequence of int, numpy.ndarray or slice
+        Value indices in [0, d), a boolean mask of length d, or a slice.
+
+    Returns
+    -------
+    float
+        The answer (clipped at 0 when the estimator clips queries).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown estimator name, a bad estimate, a mask of the wrong length or indices outside [0, d).
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A (Post-Pos).
     """
     if isinstance(estimator, str):
         cls = ESTIMATORS.get(estimator)
@@ -361,6 +620,17 @@ def _sigma(mechanism: Mechanism, n: int) -> float:
 
 @ESTIMATORS.register
 class BasePos(PostProcessor):
+    """Base-Pos: matrix inversion with negative estimates set to 0 (positively biased; the sum may exceed one).
+
+    Parameters
+    ----------
+    **params
+        None: Base-Pos takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A, Table I; :func:`base_pos`.
+    """
     name = "base-pos"
     display_name = "Base-Pos"
     description = "Matrix inversion with negative estimates set to 0 (positively biased; sum may exceed one)"
@@ -373,7 +643,17 @@ class BasePos(PostProcessor):
 
 @ESTIMATORS.register
 class PostPos(PostProcessor):
-    """Base for the vector; only query answers are clipped at 0 (``clip_queries``; see :func:`answer_query`)."""
+    """Base for the vector; only query answers are clipped at 0 (``clip_queries``; see :func:`answer_query`).
+
+    Parameters
+    ----------
+    **params
+        None: Post-Pos takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A (Post-Pos), Table I.
+    """
 
     name = "post-pos"
     display_name = "Post-Pos"
@@ -388,6 +668,19 @@ class PostPos(PostProcessor):
 
 @ESTIMATORS.register
 class BaseCut(PostProcessor):
+    """Base-Cut: matrix inversion with the estimates below T = Φ⁻¹(1 − α/d)·σ (Eq. (7)) set to 0.
+
+    σ is Eq. (5)'s standard deviation at frequency ≈ 0 for the mechanism and n (``approximate_variance``).
+
+    Parameters
+    ----------
+    alpha : float, default 2.0
+        The expected number of false positives among d values of frequency 0 (> 0; RAPPOR's 0.05 cuts too much).
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A, Eqs. (5) and (7); :func:`base_cut_threshold`, :func:`base_cut`.
+    """
     name = "base-cut"
     display_name = "Base-Cut"
     description = "Matrix inversion with estimates below the significance threshold T = Φ⁻¹(1−α/d)·σ set to 0"
@@ -428,6 +721,17 @@ class BaseCutTopK(PostProcessor):
 
 @ESTIMATORS.register
 class Norm(PostProcessor):
+    """Norm: add the same δ = (1 − Σ f̃)/d to every estimate so they sum to one (unbiased; may be negative).
+
+    Parameters
+    ----------
+    **params
+        None: Norm takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-B, Lemma 3; :func:`norm`.
+    """
     name = "norm"
     display_name = "Norm"
     description = "Add the same δ to every estimate so they sum to one (unbiased; may be negative)"
@@ -440,6 +744,17 @@ class Norm(PostProcessor):
 
 @ESTIMATORS.register
 class NormMul(PostProcessor):
+    """Norm-Mul: clip negatives to 0, then scale so the estimates sum to one.
+
+    Parameters
+    ----------
+    **params
+        None: Norm-Mul takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-B; :func:`norm_mul`. It is the IBU paper's MI baseline (§2.3).
+    """
     name = "norm-mul"
     display_name = "Norm-Mul"
     description = "Clip negatives to 0, then scale so the estimates sum to one"
@@ -453,6 +768,17 @@ class NormMul(PostProcessor):
 
 @ESTIMATORS.register
 class NormCut(PostProcessor):
+    """Norm-Cut: clip negatives and the smallest positives to 0 so the estimates sum to at most one.
+
+    Parameters
+    ----------
+    **params
+        None: Norm-Cut takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-B; :func:`norm_cut` (with the choice made at θ).
+    """
     name = "norm-cut"
     display_name = "Norm-Cut"
     description = "Clip negatives and the smallest positives to 0 so the estimates sum to at most one"
@@ -465,6 +791,19 @@ class NormCut(PostProcessor):
 
 @ESTIMATORS.register
 class MLEApx(PostProcessor):
+    """MLE-Apx: the approximate (Gaussian) maximum-likelihood consistent estimate, close to Norm-Sub.
+
+    Needs a pure mechanism (its p* and q*).
+
+    Parameters
+    ----------
+    **params
+        None: MLE-Apx takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-D, Eq. (10), Appendix B; :func:`mle_apx`.
+    """
     name = "mle-apx"
     display_name = "MLE-Apx"
     description = "Approximate (Gaussian) maximum likelihood under consistency: close to Norm-Sub"
@@ -479,6 +818,17 @@ class MLEApx(PostProcessor):
 
 @ESTIMATORS.register
 class Power(PostProcessor):
+    """Power: the posterior mean under a power-law prior fitted to the estimate (non-negative; the sum is not one).
+
+    Parameters
+    ----------
+    **params
+        None: Power takes no parameters (α is fitted, σ is Eq. (5)'s).
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-E, Eq. (11); Jia & Gong, INFOCOM 2019; :func:`power`.
+    """
     name = "power"
     display_name = "Power"
     description = "Posterior mean under a power-law prior fitted to the estimate (non-negative; sum not one)"
@@ -490,6 +840,17 @@ class Power(PostProcessor):
 
 @ESTIMATORS.register
 class PowerNS(PostProcessor):
+    """PowerNS: Power followed by Norm-Sub, a consistent estimate close to a power law.
+
+    Parameters
+    ----------
+    **params
+        None: PowerNS takes no parameters.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-E; :func:`power_ns`.
+    """
     name = "power-ns"
     display_name = "PowerNS"
     description = "Power followed by Norm-Sub: a consistent estimate close to a power law"

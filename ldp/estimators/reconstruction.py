@@ -27,7 +27,23 @@ MAX_ITER = Param("max_iter", int, "safety cap on the iterations", default=DEFAUL
 
 
 class Reconstruction(Estimator):
-    """A numerical mechanism's named reconstruction (see ``NumericalMechanism.reconstructions``)."""
+    """A numerical mechanism's named reconstruction (see ``NumericalMechanism.reconstructions``).
+
+    The estimate is ``mechanism.reconstruct(aggregate, method=name, **params)``: the subclasses only name the method
+    and declare its parameters.
+
+    Parameters
+    ----------
+    **params
+        The subclass's declared parameters (EM and EMS: ``tol``, the log-likelihood change that stops the iterations,
+        None for the paper's τ = 10⁻³·e^ε (EM) or 10⁻³ (EMS), §6.1; ``max_iter``, the safety cap); the tree and Haar
+        reconstructions take none.
+
+    References
+    ----------
+    Li et al., "Estimating Numerical Distributions under Local Differential Privacy" (SIGMOD'20): §4.2–4.3 (HH-CI,
+    HH-ADMM, HaarHRR), §5.5 (EM, EMS: Algorithm 1), §6.1 (τ).
+    """
 
     kinds: ClassVar[tuple[str, ...]] = ("numerical",)
     consistent: ClassVar[bool] = True
@@ -94,6 +110,17 @@ class HaarNS(Reconstruction):
 
 @ESTIMATORS.register
 class Average(Estimator):
+    """The mean of the unbiased reports: an unbiased estimate of the mean (mean and vector mechanisms).
+
+    Parameters
+    ----------
+    **params
+        None: the average takes no parameters.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §2.2 (the mean mechanisms' estimators).
+    """
     name = "average"
     display_name = "Average of the reports"
     description = "The mean of the unbiased reports: an unbiased estimate of the mean"

@@ -60,6 +60,22 @@ def transfer_spectrum(p_star: float, q_star: float, d: int) -> np.ndarray:
     """rfft of the transfer vector h = [p*, q*, …, q*] (Theorem 1), in closed form (length d//2 + 1).
 
     H_0 = p* + (d − 1) q* and H_k = p* − q* for k ≠ 0; H is real and positive for a pure mechanism.
+
+    Parameters
+    ----------
+    p_star, q_star : float
+        The pure mechanism's support probabilities p* > q*.
+    d : int
+        The domain size.
+
+    Returns
+    -------
+    numpy.ndarray
+        H_0 … H_{d//2} (float64).
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, convolution framework paper, Theorem 1 and Eq. (15).
     """
     h = np.full(d // 2 + 1, float(p_star) - float(q_star))
     h[0] = float(p_star) + (d - 1) * float(q_star)
@@ -80,6 +96,26 @@ def noise_power_spectrum(p_star: float, q_star: float, n: int, d: int, *, zero_d
 
     The spectrum of the noise of the MI estimate, f̂ − f = n/(p* − q*) (Eq. (11)), is this divided by
     (p* − q*)².
+
+    Parameters
+    ----------
+    p_star, q_star : float
+        The pure mechanism's support probabilities.
+    n : int
+        The number of users.
+    d : int
+        The domain size.
+    zero_dc : bool, default False
+        Set P_0 = 0 (mechanisms whose reports support a fixed number of values).
+
+    Returns
+    -------
+    numpy.ndarray
+        P_n, length d, in (normalised count)² units.
+
+    References
+    ----------
+    Convolution framework paper, Theorem 3, Eqs. (9), (19), (20).
     """
     total = (d * q_star * (1.0 - q_star) + (p_star - q_star) * (1.0 - p_star - q_star)) / n
     out = np.full(d, total)
@@ -89,12 +125,40 @@ def noise_power_spectrum(p_star: float, q_star: float, n: int, d: int, *, zero_d
 
 
 def has_fixed_support(mechanism: Mechanism) -> bool:
-    """Whether Σ_v C(v) is deterministic (each report supports a fixed number of values): P_0 = 0."""
+    """Whether Σ_v C(v) is deterministic (each report supports a fixed number of values): P_0 = 0.
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        The frequency oracle (its ``support_size()`` is not None for GRR, L-GRR and SS).
+
+    Returns
+    -------
+    bool
+        True when every report supports the same number of values.
+    """
     return mechanism.support_size() is not None
 
 
 def mechanism_noise_power_spectrum(mechanism: Mechanism, n: int) -> np.ndarray:
-    """Theorem 3 for ``mechanism`` and n users (length d), with P_0 = 0 for GRR-like mechanisms."""
+    """Theorem 3 for ``mechanism`` and n users (length d), with P_0 = 0 for GRR-like mechanisms.
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        A pure frequency oracle (its ``p_star``, ``q_star``, ``d``).
+    n : int
+        The number of users.
+
+    Returns
+    -------
+    numpy.ndarray
+        The noise power spectrum (see :func:`noise_power_spectrum`).
+
+    References
+    ----------
+    Convolution framework paper, Theorem 3, Eq. (20).
+    """
     return noise_power_spectrum(mechanism.p_star, mechanism.q_star, n, mechanism.d,
                                 zero_dc=has_fixed_support(mechanism))
 
@@ -105,6 +169,24 @@ def wiener_filter(h: np.ndarray, p_noise: np.ndarray, p_signal: np.ndarray) -> n
 
     The second form needs no division by P_f: where P_f = 0 (and P_n > 0) W = 0; where both vanish
     (no signal and no noise) W is the inverse filter 1/H.
+
+    Parameters
+    ----------
+    h : numpy.ndarray
+        The real, positive transfer spectrum H.
+    p_noise : numpy.ndarray
+        The noise power spectrum P_n (broadcastable with ``h``).
+    p_signal : numpy.ndarray
+        The signal power spectrum estimate P̃_f (broadcastable; may carry leading batch axes).
+
+    Returns
+    -------
+    numpy.ndarray
+        The real filter W, of the broadcast shape.
+
+    References
+    ----------
+    Convolution framework paper, Eq. (16).
     """
     den = h * h * p_signal + p_noise
     out = np.broadcast_to(1.0 / h, den.shape).copy()
@@ -162,8 +244,35 @@ def _check_inputs(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int)
 
 def direct_wiener(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *,
                   zero_dc: bool = False) -> np.ndarray:
-    """Direct Wiener (DW, §IV-C): one Wiener filtering with P̃_f = |G/H|² (Eq. (21) applied to the
-    MI estimate). Works on the last axis (a batch of estimates is filtered independently)."""
+    """Direct Wiener (DW, §IV-C): one Wiener filtering with P̃_f = |G/H|² (Eq. (21) applied to the MI estimate).
+
+    Works on the last axis (a batch of estimates is filtered independently).
+
+    Parameters
+    ----------
+    mi_estimate : array_like
+        The matrix-inversion estimate f̂, shape (..., d) with d ≥ 2.
+    p_star, q_star : float
+        The pure mechanism's support probabilities, 0 ≤ q* < p* ≤ 1.
+    n : int
+        The number of users (≥ 1).
+    zero_dc : bool, default False
+        Use P_0 = 0 in the noise spectrum (see :func:`noise_power_spectrum`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The filtered estimate, same shape (not clipped, not renormalised).
+
+    Raises
+    ------
+    InvalidInput
+        For d < 2, p*/q* outside 0 ≤ q* < p* ≤ 1, or n < 1.
+
+    References
+    ----------
+    Convolution framework paper, §IV-C, Eqs. (16)–(18), (21), Theorem 3.
+    """
     x = _check_inputs(mi_estimate, p_star, q_star, n)
     return _deconvolve(_observation(x, p_star, q_star), p_star, q_star, n, iterations=1, init="g/h",
                        zero_dc=zero_dc)
@@ -176,6 +285,29 @@ def iterative_wiener(mi_estimate: np.ndarray, p_star: float, q_star: float, n: i
     ``init="g/h"`` starts from P̃_f(0) = |G/H|² (IIW), ``init="g"`` from |G|² (IIW-G). ``iterations``
     counts Wiener filterings including the first (which is DW, as in the paper's Fig. 4), so
     ``iterations=1`` returns :func:`direct_wiener`.
+
+    Parameters
+    ----------
+    mi_estimate, p_star, q_star, n, zero_dc
+        As for :func:`direct_wiener`.
+    iterations : int, default 30
+        Wiener filterings, ≥ 1 (the paper stops IIW after 30).
+    init : {"g/h", "g"}, default "g/h"
+        The starting signal power: |G/H|² (IIW) or |G|² (IIW-G).
+
+    Returns
+    -------
+    numpy.ndarray
+        The filtered estimate, same shape as ``mi_estimate``.
+
+    Raises
+    ------
+    InvalidInput
+        For bad inputs (as :func:`direct_wiener`), an unknown ``init`` or ``iterations`` < 1.
+
+    References
+    ----------
+    Convolution framework paper, §IV-C, Algorithm 1, Eqs. (22)–(24).
     """
     x = _check_inputs(mi_estimate, p_star, q_star, n)
     return _deconvolve(_observation(x, p_star, q_star), p_star, q_star, n, iterations=int(iterations), init=init,
@@ -183,20 +315,66 @@ def iterative_wiener(mi_estimate: np.ndarray, p_star: float, q_star: float, n: i
 
 
 def random_permutations(d: int, count: int, seed: int) -> np.ndarray:
-    """``count`` random permutations of range(d) (rows), a deterministic function of ``seed``."""
+    """``count`` random permutations of range(d) (rows), a deterministic function of ``seed``.
+
+    Parameters
+    ----------
+    d : int
+        The domain size.
+    count : int
+        The number of permutations.
+    seed : int
+        The seed (non-negative).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (count, d), each row a permutation of 0 … d − 1.
+    """
     rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
     return np.argsort(rng.random((count, d)), axis=1, kind="stable")
 
 
 def amrp(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, permutations: int = 100, seed: int = 0,
          iterations: int = 1, init: str = "g/h", zero_dc: bool = False) -> np.ndarray:
-    """Average of Multiple Random Permutations (AMRP, §IV-C): permute the observation g, Wiener-filter it,
-    undo the permutation, and average over ``permutations`` random orders (drawn from ``seed``).
+    """Average of Multiple Random Permutations (AMRP, §IV-C).
+
+    Permute the observation g, Wiener-filter it, undo the permutation, and average over ``permutations`` random
+    orders (drawn from ``seed``).
 
     The model survives permutation: the circulant M = (p* − q*)I + q*·11ᵀ of Theorem 1 commutes with
     every permutation, so π(g) = π(f) ∗ h + π(n), and Theorem 3's P_n is permutation invariant. The
     inner filter is DW by default (the paper's DW-AMRP); ``iterations``/``init`` select IIW or IIW-G.
     All permutations are filtered in one batched rfft. ``mi_estimate`` must be one vector (length d).
+
+    Parameters
+    ----------
+    mi_estimate : array_like
+        One matrix-inversion estimate, shape (d,), d ≥ 2.
+    p_star, q_star, n, zero_dc
+        As for :func:`direct_wiener`.
+    permutations : int, default 100
+        The number of random orders averaged (≥ 1).
+    seed : int, default 0
+        Seed of the permutations (:func:`random_permutations`).
+    iterations : int, default 1
+        Wiener filterings per order (1: DW).
+    init : {"g/h", "g"}, default "g/h"
+        The inner filter's starting signal power, as for :func:`iterative_wiener`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The averaged estimate, shape (d,).
+
+    Raises
+    ------
+    InvalidInput
+        For bad inputs (as :func:`direct_wiener`), an estimate that is not one vector, or ``permutations`` < 1.
+
+    References
+    ----------
+    Convolution framework paper, §IV-C (AMRP), Theorems 1 and 3.
     """
     x = _check_inputs(mi_estimate, p_star, q_star, n)
     if x.ndim != 1:
@@ -213,11 +391,36 @@ def amrp(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, permu
 
 
 def gaussian_smooth(estimate: np.ndarray, sigma: float, boundary: str = "edge") -> np.ndarray:
-    """The smoothing baseline with a larger width (Appendix C): the estimate convolved with a Gaussian of standard
-    deviation ``sigma`` values (GF1: σ = 1, GF3: σ = 3), by SciPy's ``gaussian_filter1d`` (truncated at 4σ,
-    normalised, so the sum is preserved). ``boundary`` as for :func:`smooth_121` ("edge" repeats the end values:
-    SciPy's mode "nearest"; "wrap" is circular). The paper does not say how the ends are treated; we choose the
-    same default as the (1, 2, 1)/4 baseline. Works on the last axis."""
+    """The smoothing baseline with a larger width (Appendix C): the estimate convolved with a Gaussian.
+
+    The Gaussian has standard deviation ``sigma`` values (GF1: σ = 1, GF3: σ = 3), by SciPy's ``gaussian_filter1d``
+    (truncated at 4σ, normalised, so the sum is preserved). ``boundary`` as for :func:`smooth_121` ("edge" repeats the
+    end values: SciPy's mode "nearest"; "wrap" is circular). The paper does not say how the ends are treated; we choose
+    the same default as the (1, 2, 1)/4 baseline. Works on the last axis.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The estimate, shape (..., d) with d ≥ 2.
+    sigma : float
+        The Gaussian's standard deviation, in values (> 0).
+    boundary : {"edge", "wrap"}, default "edge"
+        How the ends of the domain are treated.
+
+    Returns
+    -------
+    numpy.ndarray
+        The smoothed estimate, same shape.
+
+    Raises
+    ------
+    InvalidInput
+        For d < 2, an unknown boundary or a σ that is not a positive number.
+
+    References
+    ----------
+    Convolution framework paper, Appendix C (GF1, GF3).
+    """
     from scipy.ndimage import gaussian_filter1d
 
     x = np.asarray(estimate, dtype=np.float64)
@@ -232,10 +435,35 @@ def gaussian_smooth(estimate: np.ndarray, sigma: float, boundary: str = "edge") 
 
 def gaussian_wiener(mi_estimate: np.ndarray, p_star: float, q_star: float, n: int, *, sigma: float = 3.0,
                     boundary: str = "edge", zero_dc: bool = False) -> np.ndarray:
-    """GF-DW (Appendix C): one Wiener filtering of the observation whose signal power P̃_f is the power spectrum
-    of the Gaussian filter's output (:func:`gaussian_smooth`) instead of |G/H|² — "using the output of the Gaussian
-    filter as the initial estimate can significantly improve the denoising ability of Wiener deconvolution for
-    smooth datasets" (GF3-DW, σ = 3, the paper's best method on the smooth taxi data). Last axis."""
+    """GF-DW (Appendix C): one Wiener filtering whose signal power P̃_f comes from the Gaussian filter's output.
+
+    P̃_f is the power spectrum of :func:`gaussian_smooth`'s output instead of |G/H|² — "using the output of the
+    Gaussian filter as the initial estimate can significantly improve the denoising ability of Wiener deconvolution for
+    smooth datasets" (GF3-DW, σ = 3, the paper's best method on the smooth taxi data). Last axis.
+
+    Parameters
+    ----------
+    mi_estimate, p_star, q_star, n, zero_dc
+        As for :func:`direct_wiener`.
+    sigma : float, default 3.0
+        The Gaussian's standard deviation, in values (> 0).
+    boundary : {"edge", "wrap"}, default "edge"
+        How the Gaussian filter treats the ends of the domain.
+
+    Returns
+    -------
+    numpy.ndarray
+        The GF-DW estimate, same shape as ``mi_estimate`` (not clipped).
+
+    Raises
+    ------
+    InvalidInput
+        For bad inputs (as :func:`direct_wiener` and :func:`gaussian_smooth`).
+
+    References
+    ----------
+    Convolution framework paper, Appendix C (GF1-DW, GF3-DW), Eq. (16).
+    """
     x = _check_inputs(mi_estimate, p_star, q_star, n)
     smoothed = gaussian_smooth(x, sigma, boundary)
     return _deconvolve(_observation(x, p_star, q_star), p_star, q_star, n, iterations=1, init="signal",
@@ -249,6 +477,27 @@ def smooth_121(estimate: np.ndarray, boundary: str = "edge") -> np.ndarray:
     values (f̂_{−1} = f̂_0, f̂_d = f̂_{d−1}): no wrap-around between the smallest and the largest value of an
     ordinal domain, and the sum is preserved. ``boundary="wrap"`` is circular (the convolution framework's
     own boundary), which also preserves the sum. Works on the last axis.
+
+    Parameters
+    ----------
+    estimate : array_like
+        The estimate, shape (..., d) with d ≥ 2.
+    boundary : {"edge", "wrap"}, default "edge"
+        How the two ends are treated.
+
+    Returns
+    -------
+    numpy.ndarray
+        f̃, same shape as ``estimate`` (its sum preserved).
+
+    Raises
+    ------
+    InvalidInput
+        For d < 2 or an unknown boundary.
+
+    References
+    ----------
+    Convolution framework paper, §V.A, Eq. (25) (Nychka 1990, via the EMS paper).
     """
     x = np.asarray(estimate, dtype=np.float64)
     if x.ndim < 1 or x.shape[-1] < 2:
@@ -262,15 +511,25 @@ def smooth_121(estimate: np.ndarray, boundary: str = "edge") -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------- §V.E helpers
 class Smoothness(NamedTuple):
-    """How smooth the frequencies look along the domain's order, judged from the MI estimate alone."""
+    """How smooth the frequencies look along the domain's order, judged from the MI estimate alone.
+
+    Parameters
+    ----------
+    score : float or None
+        1 − R̂ in [0, 1] (1: smooth; about 0: like a random order); None when noise hides the signal.
+    signal_share : float
+        The share of the MI estimate's spread that is signal rather than noise, in [0, 1].
+    """
 
     score: float | None  #: 1 − R̂ (1: smooth; about 0: like a random order); None when noise hides the signal
     signal_share: float  #: share of the MI estimate's spread that is signal rather than noise, in [0, 1]
 
 
 def smoothness(mi_estimate: np.ndarray, noise_variance: float) -> Smoothness:
-    """A diagnostic for the Wiener family and (1,2,1) smoothing, which assume neighbouring values have similar
-    frequencies (convolution paper §V: "smooth" Taxi vs "non-smooth" RP-Taxi/Kosarak).
+    """A diagnostic for the order-assuming estimators: do neighbouring values have similar frequencies?
+
+    The Wiener family and (1,2,1) smoothing assume they do (convolution paper §V: "smooth" Taxi vs "non-smooth"
+    RP-Taxi/Kosarak).
 
     With f̂ = f + e and independent noise of variance σ² per value (Eq. (5) of the consistency paper, Var* of the
     convolution paper), E Σ(f̂ᵢ₊₁ − f̂ᵢ)² = Σ(Δf)² + 2(d − 1)σ² and E Σ(f̂ᵢ − mean)² = Σ(fᵢ − 1/d)² + (d − 1)σ². The
@@ -279,6 +538,27 @@ def smoothness(mi_estimate: np.ndarray, noise_variance: float) -> Smoothness:
     to [0, 1]. Uses only the published estimate, so it is a fair diagnostic on real data. The noise part of the
     spread, Σe² ≈ σ² χ²_{d−1}, has standard deviation √(2(d − 1))·σ²; when the corrected spread is below three of
     those, the noise hides the signal and the score is None.
+
+    Parameters
+    ----------
+    mi_estimate : array_like
+        The matrix-inversion estimate f̂ (finite; fewer than 3 values give no score).
+    noise_variance : float
+        σ², the per-value variance of f̂ (≥ 0; e.g. ``mechanism.approximate_variance(n)``).
+
+    Returns
+    -------
+    Smoothness
+        The score (or None) and the signal share.
+
+    Raises
+    ------
+    InvalidInput
+        For a non-finite estimate or a negative or non-finite noise variance.
+
+    References
+    ----------
+    Convolution framework paper, §V; consistency paper (NDSS'20), Eq. (5).
     """
     f = np.asarray(mi_estimate, dtype=np.float64)
     d = f.size
@@ -314,20 +594,53 @@ def _smoothness_estimate(name: str, values: np.ndarray, mechanism: Mechanism, ba
 
 
 class Detection(NamedTuple):
-    """True and false positives at one or more thresholds (arrays broadcast like the inputs)."""
+    """True and false positives at one or more thresholds (arrays broadcast like the inputs).
+
+    Parameters
+    ----------
+    true_positives : numpy.ndarray or int
+        Values truly above the threshold whose estimate is above it.
+    false_positives : numpy.ndarray or int
+        Values not truly above the threshold whose estimate is above it.
+    """
 
     true_positives: np.ndarray | int
     false_positives: np.ndarray | int
 
 
 def threshold_detection(estimate: np.ndarray, true: np.ndarray, threshold: float | np.ndarray) -> Detection:
-    """§V.E: a *true (false) positive* is a value whose true frequency is above (not above) the threshold
+    """§V.E: true and false positives of the values whose estimate is above a threshold.
+
+    A *true (false) positive* is a value whose true frequency is above (not above) the threshold
     and whose estimate is above it; "above" is strict, so a value exactly at the threshold is negative.
 
     ``estimate`` has shape (..., d) (e.g. one row per trial), ``true`` shape (d,) or broadcastable;
     ``threshold`` is a scalar or a 1-D array (a sweep, as in Fig. 9), in the same unit as the inputs
-    (frequencies, or counts c = n f as in the paper). Returns counts of shape (...) for a scalar
-    threshold and (..., len(threshold)) for an array.
+    (frequencies, or counts c = n f as in the paper).
+
+    Parameters
+    ----------
+    estimate : array_like
+        The estimates, shape (..., d).
+    true : array_like
+        The true frequencies, broadcastable to ``estimate``.
+    threshold : float or array_like
+        A scalar or a 1-D sweep of thresholds.
+
+    Returns
+    -------
+    Detection
+        Counts of shape (...) for a scalar threshold (ints for a single estimate) and (..., len(threshold)) for an
+        array.
+
+    Raises
+    ------
+    InvalidInput
+        If ``threshold`` has more than one dimension.
+
+    References
+    ----------
+    Convolution framework paper, §V.E, Fig. 9.
     """
     est = np.asarray(estimate, dtype=np.float64)
     tru = np.broadcast_to(np.asarray(true, dtype=np.float64), est.shape)
@@ -347,12 +660,36 @@ def threshold_detection(estimate: np.ndarray, true: np.ndarray, threshold: float
 
 
 def significance_threshold(mechanism: Mechanism, n: int, alpha: float = 0.05, *, bonferroni: bool = True) -> float:
-    """Significance threshold of Eq. (6), ST = Φ⁻¹(1 − α/d)·√Var*, with Var* = q*(1−q*)/(n(p*−q*)²) (Eq. (3)),
-    as a frequency (multiply by n for counts).
+    """Significance threshold of Eq. (6), ST = Φ⁻¹(1 − α/d)·√Var*, as a frequency (multiply by n for counts).
 
-    ``bonferroni=False`` uses Φ⁻¹(1 − α) instead: that is what reproduces the paper's §V.E numbers
-    (n·ST_OUE = 763 and n·ST_KRR = 1676 for n = 2,834,264, d = 1000, ε = 4, α = 0.05); with α/d they
-    would be 1,806 and 3,965.
+    Var* = q*(1−q*)/(n(p*−q*)²) (Eq. (3)). ``bonferroni=False`` uses Φ⁻¹(1 − α) instead: that is what reproduces
+    the paper's §V.E numbers (n·ST_OUE = 763 and n·ST_KRR = 1676 for n = 2,834,264, d = 1000, ε = 4, α = 0.05); with
+    α/d they would be 1,806 and 3,965.
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        A pure frequency oracle (``p_star``, ``q_star``, ``d``).
+    n : int
+        The number of users.
+    alpha : float, default 0.05
+        The significance level, in (0, 1).
+    bonferroni : bool, default True
+        Divide α by d (Eq. (6)); False reproduces the paper's printed numbers.
+
+    Returns
+    -------
+    float
+        The threshold, as a frequency.
+
+    Raises
+    ------
+    InvalidInput
+        If α is not in (0, 1).
+
+    References
+    ----------
+    Convolution framework paper, Eqs. (3) and (6), §V.E.
     """
     if not 0.0 < alpha < 1.0:
         raise InvalidInput(f"alpha must lie in (0, 1), got {alpha}")

@@ -17,8 +17,39 @@ __all__ = ["heavy_hitter_scores"]
 
 def heavy_hitter_scores(found: np.ndarray, estimates: np.ndarray, true_values: np.ndarray,
                         frequency_of: Any) -> dict[str, float]:
-    """``found`` values (best first) with their ``estimates``, the true top k ``true_values`` (most frequent first)
-    and ``frequency_of(values) -> true frequencies``: precision, recall, F1, NCR and the MSE of the estimates."""
+    """Score a heavy-hitter answer against the true top k.
+
+    ``found`` values (best first) with their ``estimates``, the true top k ``true_values`` (most frequent first)
+    and ``frequency_of(values) -> true frequencies``: precision, recall, F1, NCR and the MSE of the estimates.
+
+    Parameters
+    ----------
+    found : array_like of int
+        The values the protocol reported as heavy, best first (read as uint64; may be empty).
+    estimates : array_like of float
+        Their estimated frequencies, aligned with ``found``.
+    true_values : array_like of int
+        The true top k values, most frequent first (k ≥ 1).
+    frequency_of : callable
+        Maps an array of values to their true frequencies (fractions of n; 0 for values nobody holds).
+
+    Returns
+    -------
+    dict of str to float
+        ``precision`` (share of ``found`` in the true top k; 0 when nothing was found), ``recall`` (share of the top k
+        found), ``f1``, ``ncr`` (the i-th true heavy hitter weighs k − i + 1), ``mse`` of the found values' estimates,
+        and ``relative_error`` (mean |f̃ − f|/f over found values someone holds; NaN if none).
+
+    Raises
+    ------
+    InvalidInput
+        If ``true_values`` is empty.
+
+    References
+    ----------
+    The lecture's heavy-hitter metrics (precision/recall/F1); NCR: Wang et al., "Locally differentially private
+    heavy hitter identification", TDSC 2021.
+    """
     found = np.asarray(found, dtype=np.uint64)
     truth = np.asarray(true_values, dtype=np.uint64)
     if truth.size == 0:

@@ -36,8 +36,35 @@ RANGE_QUERIES = 1000
 
 @dataclass(frozen=True)
 class Metric:
-    """A registered error measure: ``function(true, estimate, **context) → float``; ``unit`` says how to read
-    it ("frequency²", "frequency", "unit", "unit²", "fraction" of users, or "value" of a mean)."""
+    """A registered error measure: ``function(true, estimate, **context) → float``.
+
+    Calling the metric checks that both arrays have the same shape and are finite, then calls ``function`` with
+    ``parameters`` merged under the call's context.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (e.g. ``"mse"``).
+    display_name : str
+        Short label for tables and charts.
+    description : str
+        One line explaining the measure.
+    function : callable
+        ``function(true, estimate, **context) -> float``.
+    kinds : tuple of str, default ("frequency",)
+        The kinds of estimate it applies to: ``"frequency"``, ``"numerical"``, ``"mean"``, ``"vector"``.
+    unit : str, default "frequency"
+        How to read the value: "frequency²", "frequency", "unit", "unit²", "fraction" of users, or "value" of a mean.
+    parameters : dict, optional
+        Fixed keyword arguments of ``function`` (e.g. ``{"alpha": 0.1}``), overridden by the call's context.
+    long_name : str, default ""
+        A fuller name for tables (defaults to the display name, see :attr:`title`).
+    closed_form : callable, optional
+        ``closed_form(variance, true, **context)``: the expected error of an unbiased estimate whose entries have the
+        closed-form ``variance``; None when there is none (see :meth:`expected`).
+    closed_form_quality : str, default ""
+        How good the closed form is ("exact", "normal approximation").
+    """
 
     name: str
     display_name: str
@@ -76,12 +103,46 @@ class Metric:
 
 # =========================================================================== frequency vectors
 def mse(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
-    """Mean squared error over the domain, (1/d) Σ (f − f̂)² (IBU paper §2.1)."""
+    """Mean squared error over the domain, (1/d) Σ (f − f̂)² (IBU paper §2.1).
+
+    Parameters
+    ----------
+    true, estimate : numpy.ndarray
+        True and estimated frequencies, of the same shape.
+    **_
+        Further context, ignored (every metric takes the same keywords).
+
+    Returns
+    -------
+    float
+        The mean over all entries.
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), §2.1: MSE of a frequency estimate.
+    """
     return float(np.mean((true - estimate) ** 2))
 
 
 def mae(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
-    """Mean absolute error over the domain, (1/d) Σ |f − f̂| (IBU paper §2.1)."""
+    """Mean absolute error over the domain, (1/d) Σ |f − f̂| (IBU paper §2.1).
+
+    Parameters
+    ----------
+    true, estimate : numpy.ndarray
+        True and estimated frequencies, of the same shape (any shape: the mean runs over every entry).
+    **_
+        Further context (``k``, ``edges`` ...), which MAE does not use.
+
+    Returns
+    -------
+    float
+        The mean absolute difference over all entries.
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), §2.1: MAE of a frequency estimate.
+    """
     return float(np.mean(np.abs(true - estimate)))
 
 
@@ -90,23 +151,91 @@ def l1_distance(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
 
 
 def max_abs_error(true: np.ndarray, estimate: np.ndarray, **_: Any) -> float:
+    """Largest absolute error of any single value, max |f − f̂|.
+
+    Parameters
+    ----------
+    true, estimate : numpy.ndarray
+        True and estimated frequencies, of the same shape (the maximum runs over every entry).
+    **_
+        Unused context.
+
+    Returns
+    -------
+    float
+        The maximum absolute difference.
+    """
     return float(np.max(np.abs(true - estimate)))
 
 
 def check_k(k: Any, d: int) -> int:
-    """k as an int in [1, d] (the domain size); a k larger than the domain is an error, never silently capped."""
+    """k as an int in [1, d] (the domain size); a k larger than the domain is an error, never silently capped.
+
+    Parameters
+    ----------
+    k : int
+        The number of top values asked for.
+    d : int
+        The domain size.
+
+    Returns
+    -------
+    int
+        ``k`` as a Python int.
+
+    Raises
+    ------
+    InvalidInput
+        If ``k`` is a bool, not an integer, or outside [1, d].
+    """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= d:
         raise InvalidInput(f"k must be an integer between 1 and the domain size {d}, got {k!r}")
     return int(k)
 
 
 def top_k_indices(true: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k most frequent true values (ties broken by index); k must lie in [1, d]."""
+    """Indices of the k most frequent true values (ties broken by index); k must lie in [1, d].
+
+    Parameters
+    ----------
+    true : array_like
+        The true frequencies (last axis: the d values).
+    k : int
+        How many indices, in [1, d].
+
+    Returns
+    -------
+    numpy.ndarray
+        The k indices, most frequent first.
+
+    Raises
+    ------
+    InvalidInput
+        If ``k`` is outside [1, d] (see :func:`check_k`).
+    """
     return np.argsort(-np.asarray(true), kind="stable")[:check_k(k, np.asarray(true).shape[-1])]
 
 
 def frequency_pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``true`` (d,) and ``estimate`` (d,) or a stack (trials, d) as float arrays, their shapes checked."""
+    """``true`` (d,) and ``estimate`` (d,) or a stack (trials, d) as float arrays, their shapes checked.
+
+    Parameters
+    ----------
+    true : array_like
+        The true frequencies, a non-empty 1-D array.
+    estimate : array_like
+        One estimate of shape (d,) or a stack of shape (trials, d).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(true, estimate)`` as float64.
+
+    Raises
+    ------
+    InvalidInput
+        If ``true`` is not a non-empty 1-D array or ``estimate``'s last axis is not d.
+    """
     f = np.asarray(true, dtype=np.float64)
     est = np.asarray(estimate, dtype=np.float64)
     if f.ndim != 1 or f.size < 1:
@@ -118,12 +247,39 @@ def frequency_pair(true: np.ndarray, estimate: np.ndarray) -> tuple[np.ndarray, 
 
 def top_k_mse(true: np.ndarray, estimate: np.ndarray, k: int = 10, *, clip: bool = False,
               **_: Any) -> float | np.ndarray:
-    """MSE over D_tk, the k values with the highest *true* frequency (ties by index; consistency paper §V.E): the
-    one top-k MSE, behind the metric ``topk_mse`` and the query task ``topk``.
+    """MSE over D_tk, the k values with the highest *true* frequency: the one top-k MSE.
 
+    Behind the metric ``topk_mse`` and the query task ``topk`` (ties by index; consistency paper §V.E).
     Neither the mechanism nor the post-processing knows D_tk; k outside [1, d] is an error. ``estimate`` may be a
-    stack (trials, d): then one error per trial (an array) instead of a float. ``clip`` answers each value clipped
-    at 0 (Post-Pos, :func:`ldp.evaluation.tasks.clip_for`).
+    stack (trials, d): then one error per trial (an array) instead of a float.
+
+    Parameters
+    ----------
+    true : array_like
+        The true frequencies, shape (d,), which define D_tk.
+    estimate : array_like
+        An estimate of shape (d,), or a stack (trials, d) scored row by row.
+    k : int, default 10
+        The number of most frequent true values scored, in [1, d].
+    clip : bool, default False
+        Answer each value clipped at 0 (Post-Pos, :func:`ldp.evaluation.tasks.clip_for`).
+    **_
+        Further context, ignored.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The top-k MSE (float for one estimate, shape (trials,) for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or k outside [1, d].
+
+    References
+    ----------
+    Wang et al., "Locally Differentially Private Frequency Estimation with Consistency" (NDSS'20), §V.E (top-k
+    metric, D_tk).
     """
     f, est = frequency_pair(true, estimate)
     idx = top_k_indices(f, k)
@@ -170,6 +326,32 @@ def wasserstein(true: np.ndarray, estimate: np.ndarray, edges: Any = None, proje
 
     F − G is linear inside a bin; with D = a at the bin's left edge and b at its right, the bin contributes
     w(|a| + |b|)/2 when a, b have the same sign and w(a² + b²)/(2(|a| + |b|)) when D crosses zero — exact.
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        Frequencies of the d bins (same shape).
+    edges : array_like, optional
+        The d + 1 real-unit bin edges (unit-width bins when None).
+    project : bool, default False
+        Score the Norm-Sub projections onto the simplex (:func:`ldp.maths.simplex.to_distribution`) instead of the
+        raw vectors.
+    **_
+        Further context, ignored.
+
+    Returns
+    -------
+    float
+        The Wasserstein-1 distance, in the data's unit.
+
+    Raises
+    ------
+    InvalidInput
+        If the shapes differ or the edges are not d + 1 finite increasing numbers.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §3 "Wasserstein Distance" (continuous domain).
     """
     e, t, q = _histograms(true, estimate, edges, project)
     diff = cdf_at_edges(t) - cdf_at_edges(q)
@@ -181,7 +363,33 @@ def wasserstein(true: np.ndarray, estimate: np.ndarray, edges: Any = None, proje
 
 def ks_distance(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False,
                 **_: Any) -> float:
-    """KS = max |F − G| (attained at a bin edge, the difference being piecewise linear)."""
+    """KS = max |F − G| (attained at a bin edge, the difference being piecewise linear).
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        Frequencies of the d bins (same shape), read as cumulative distributions F and G.
+    edges : array_like, optional
+        The d + 1 real-unit bin edges (unit-width bins when None; they do not change the value, only checked).
+    project : bool, default False
+        Compare the Norm-Sub projections of both vectors instead of the raw ones.
+    **_
+        Unused context.
+
+    Returns
+    -------
+    float
+        The Kolmogorov–Smirnov distance (a fraction of users).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or bad edges.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §3 "Kolmogorov-Smirnov (KS) Distance".
+    """
     _, t, q = _histograms(true, estimate, edges, project)
     return float(np.max(np.abs(cdf_at_edges(t) - cdf_at_edges(q))))
 
@@ -210,8 +418,41 @@ def quantile_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None,
 def range_query_mae(true: np.ndarray, estimate: np.ndarray, edges: Any = None, alpha: float = 0.1,
                     rng: np.random.Generator | None = None, queries: int = RANGE_QUERIES, project: bool = False,
                     **_: Any) -> float:
-    """Mean absolute error of random range queries of width α·(domain length) (square-wave paper §3.2): the left
-    end is uniform on [lo, hi − α(hi − lo)]; the answer is the fraction of users in the range."""
+    """Mean absolute error of random range queries of width α·(domain length) (square-wave paper §3.2).
+
+    The left end is uniform on [lo, hi − α(hi − lo)]; the answer is the fraction of users in the range.
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        Frequencies of the d bins (same shape), read as densities uniform within each bin.
+    edges : array_like, optional
+        The d + 1 real-unit bin edges (unit-width bins when None).
+    alpha : float, default 0.1
+        The range width as a fraction of the domain length, in (0, 1].
+    rng : numpy.random.Generator, optional
+        Draws the left ends (a generator seeded with 0 when None, so every estimate is scored on the same ranges).
+    queries : int, default 1000
+        Number of random ranges (≥ 1).
+    project : bool, default False
+        Score the Norm-Sub projections instead of the raw vectors.
+    **_
+        Further context, ignored.
+
+    Returns
+    -------
+    float
+        The mean of |R(true, i, α) − R(estimate, i, α)| over the queries.
+
+    Raises
+    ------
+    InvalidInput
+        For α outside (0, 1], a bad number of queries, mismatched shapes or bad edges.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §3 "Range Query" and §6 (α = 0.1 and 0.4).
+    """
     if not 0 < alpha <= 1:
         raise InvalidInput(f"the range-query width α must be a fraction in (0, 1], got {alpha!r}")
     if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
@@ -278,7 +519,23 @@ _RANGE = re.compile(r"^range_mae_(\d*\.?\d+)$")
 
 
 def get_metric(name: str) -> Metric:
-    """The registered metric ``name``; ``range_mae_<α>`` is the range-query MAE at width α."""
+    """The registered metric ``name``; ``range_mae_<α>`` is the range-query MAE at width α.
+
+    Parameters
+    ----------
+    name : str
+        A registered metric name (``ldp.METRICS``; case-insensitive), or ``range_mae_<α>`` with α in (0, 1].
+
+    Returns
+    -------
+    Metric
+        The metric (a fresh one with ``{"alpha": α}`` for ``range_mae_<α>``).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name or an α outside (0, 1].
+    """
     match = _RANGE.match(str(name).strip().lower())
     if match:
         alpha = float(match.group(1))
@@ -320,6 +577,28 @@ def compute_metrics(true: np.ndarray, estimate: np.ndarray, names: Sequence[str]
 
 def metrics_over_trials(true: np.ndarray, estimates: np.ndarray, names: Sequence[str], **context: Any,
                         ) -> dict[str, np.ndarray]:
-    """:func:`compute_metrics` for every row of ``estimates`` (trials × values): metric → (trials,)."""
+    """:func:`compute_metrics` for every row of ``estimates`` (trials × values): metric → (trials,).
+
+    Parameters
+    ----------
+    true : numpy.ndarray
+        The true frequencies (or mean).
+    estimates : numpy.ndarray
+        One estimate per row (a 1-D array counts as one trial).
+    names : sequence of str
+        Registered metric names.
+    **context
+        As for :func:`compute_metrics` (``k``, ``edges``, ``rng``, ...).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Each metric's value per trial.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown metric or an estimate that does not fit the truth.
+    """
     rows = [compute_metrics(true, row, names, **context) for row in np.atleast_2d(estimates)]
     return {name: np.array([r[name] for r in rows]) for name in names}

@@ -70,7 +70,27 @@ def _answers(values: np.ndarray, clip: bool) -> np.ndarray:
 
 
 def clip_for(estimator: str | Any) -> bool:
-    """Whether the estimator clips query answers at 0 (Post-Pos's ``clip_queries``), by name, class or instance."""
+    """Whether the estimator clips query answers at 0 (Post-Pos's ``clip_queries``), by name, class or instance.
+
+    Parameters
+    ----------
+    estimator : str, type or object
+        A registered estimator name (``ldp.ESTIMATORS``), an estimator class or an instance.
+
+    Returns
+    -------
+    bool
+        The class's ``clip_queries`` flag (False when it has none).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown estimator name.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-A: Post-Pos clips query answers, not the vector.
+    """
     cls = ESTIMATORS.get(estimator) if isinstance(estimator, str) else (
         estimator if isinstance(estimator, type) else type(estimator))
     return bool(getattr(cls, "clip_queries", False))
@@ -78,14 +98,57 @@ def clip_for(estimator: str | Any) -> bool:
 
 # =========================================================================== full domain and top-k
 def full_domain_error(true: np.ndarray, estimate: np.ndarray, *, clip: bool = False) -> float | np.ndarray:
-    """Full-domain MSE (1/d) Σ_v (f_v − f′_v)² (consistency paper §V.A); ``clip`` answers each value as Post-Pos."""
+    """Full-domain MSE (1/d) Σ_v (f_v − f′_v)² (consistency paper §V.A); ``clip`` answers each value as Post-Pos.
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        The true frequencies (d,) and the estimate (d,) or stack of trials (trials, d) whose values are scored.
+    clip : bool, default False
+        Clip each value's answer at 0 before scoring (Post-Pos).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The MSE (one per trial for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        If the shapes do not fit (see :func:`ldp.evaluation.metrics.frequency_pair`).
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.A and §V.C (full-domain MSE).
+    """
     f, est = frequency_pair(true, estimate)
     return _out(np.mean((_answers(est, clip) - f) ** 2, axis=-1), est)
 
 
 def top_k_precision(true: np.ndarray, estimate: np.ndarray, k: int = 10, **_: Any) -> float | np.ndarray:
-    """|estimated top-k ∩ true top-k| / k: the share of the k values with the highest *estimates* that
-    are among the k truly most frequent (ties broken by index on both sides). 1 is perfect."""
+    """|estimated top-k ∩ true top-k| / k: the share of the k values with the highest *estimates* that are truly top-k.
+
+    Ties are broken by index on both sides. 1 is perfect.
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        The true frequencies (d,), which define the true top k, and the estimate (d,) or stack (trials, d) ranked.
+    k : int, default 10
+        Size of both top-k sets, in [1, d].
+    **_
+        Further keywords (e.g. ``clip``), ignored: the ranking of the raw estimates is scored.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The precision in [0, 1] (one per trial for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or k outside [1, d].
+    """
     f, est = frequency_pair(true, estimate)
     k = check_k(k, f.shape[0])
     truth = np.zeros(f.shape[0], dtype=bool)
@@ -104,6 +167,19 @@ class BiasVariance:
     mean_v = (1/T) Σ_t f'_v⁽ᵗ⁾;  bias_v = mean_v − f_v (consistency paper Fig. 2);
     variance_v = 1/(T−1) Σ_t (f'_v⁽ᵗ⁾ − mean_v)² (Fig. 3; unbiased sample variance);
     bias_se_v = √(variance_v / T), the standard error of the empirical bias.
+
+    Attributes
+    ----------
+    truth : numpy.ndarray
+        The true frequencies f_v.
+    mean : numpy.ndarray
+        The mean estimate over the trials.
+    bias : numpy.ndarray
+        ``mean − truth``.
+    variance : numpy.ndarray
+        The unbiased sample variance over the trials.
+    bias_se : numpy.ndarray
+        The standard error of ``bias``.
     """
 
     truth: np.ndarray
@@ -118,7 +194,29 @@ class BiasVariance:
         return np.argsort(-self.truth, kind="stable")
 
 def bias_variance(estimates: np.ndarray, truth: np.ndarray) -> BiasVariance:
-    """Empirical bias, variance and the bias's standard error per value from (trials, d) estimates."""
+    """Empirical bias, variance and the bias's standard error per value from (trials, d) estimates.
+
+    Parameters
+    ----------
+    estimates : array_like
+        The estimates of T ≥ 2 trials, shape (T, d).
+    truth : array_like
+        The true frequencies, shape (d,).
+
+    Returns
+    -------
+    BiasVariance
+        The per-value statistics.
+
+    Raises
+    ------
+    InvalidInput
+        If ``estimates`` is not (trials, d) or has fewer than 2 trials.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.B, Figs. 2–3.
+    """
     est = np.asarray(estimates, dtype=np.float64)
     f = np.asarray(truth, dtype=np.float64)
     if est.ndim != 2 or est.shape[1] != f.shape[0]:
@@ -133,14 +231,57 @@ def bias_variance(estimates: np.ndarray, truth: np.ndarray) -> BiasVariance:
 # =========================================================================== random subsets (§V.D)
 
 def subset_size(d: int, rho: float) -> int:
-    """|D_sρ| = ρ·|D| rounded, at least 1 (ρ is a fraction in (0, 1])."""
+    """|D_sρ| = ρ·|D| rounded, at least 1 (ρ is a fraction in (0, 1]).
+
+    Parameters
+    ----------
+    d : int
+        The domain size |D|.
+    rho : float
+        The fraction ρ of the domain, in (0, 1] (the paper's ρ = 10% is 0.1).
+
+    Returns
+    -------
+    int
+        The subset size, in [1, d].
+
+    Raises
+    ------
+    InvalidInput
+        If ρ is outside (0, 1].
+    """
     if not 0 < rho <= 1:
         raise InvalidInput(f"ρ must be a fraction in (0, 1], got {rho!r}")
     return max(1, min(int(d), int(round(rho * d))))
 
 def random_subsets(d: int, rho: float, queries: int, rng: np.random.Generator) -> np.ndarray:
-    """``queries`` random subsets D_sρ of the domain, each with ρ·d distinct values drawn uniformly
-    (consistency paper §V.D), as a boolean mask of shape (queries, d)."""
+    """``queries`` random subsets D_sρ of the domain, each with ρ·d distinct values drawn uniformly, as a boolean mask.
+
+    Parameters
+    ----------
+    d : int
+        The domain size.
+    rho : float
+        The fraction of the domain in each subset, in (0, 1].
+    queries : int
+        The number of subsets (≥ 1).
+    rng : numpy.random.Generator
+        Draws the subsets.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape (queries, d), each row holding :func:`subset_size` ``(d, rho)`` True entries.
+
+    Raises
+    ------
+    InvalidInput
+        For a bad ρ or number of queries.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.D (random set-value queries D_sρ).
+    """
     if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
         raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
     m = subset_size(d, rho)
@@ -157,7 +298,27 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
     ``subsets`` is a boolean mask (queries, d) (e.g. from :func:`random_subsets`), a list of index
     lists, or a mapping name → members, where members are value indices, value labels (with
     ``labels``) or a boolean mask of length d — e.g. categories of values. An empty subset raises
-    ``ValueError("subset 'x' is empty")``; an index outside the domain or an unknown label is an error.
+    ``InvalidInput("subset 'x' is empty")``; an index outside the domain or an unknown label is an error.
+
+    Parameters
+    ----------
+    subsets : numpy.ndarray, sequence of sequences of int, or mapping
+        The subsets, in one of the forms above.
+    d : int
+        The domain size.
+    labels : sequence of str, optional
+        The values' labels, to name members by label.
+
+    Returns
+    -------
+    tuple of (list of str, numpy.ndarray)
+        The subsets' names (their keys, or their positions as strings) and the (queries, d) boolean mask.
+
+    Raises
+    ------
+    InvalidInput
+        For no subsets, an empty subset, a mask of the wrong shape, an index outside [0, d), an unknown label, or
+        non-integer members without ``labels``.
     """
     d = int(d)
     if isinstance(subsets, np.ndarray) and subsets.dtype == bool:
@@ -199,8 +360,29 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
 
 
 def answer_queries(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False) -> np.ndarray:
-    """Answers f′_S = Σ_{v∈S} f′_v for every subset: shape (queries,) for one estimate, (trials, queries)
-    for a stack. ``clip=True`` reports a negative answer as 0 (Post-Pos, consistency paper §IV-A)."""
+    """Answers f′_S = Σ_{v∈S} f′_v for every subset.
+
+    ``clip=True`` reports a negative answer as 0 (Post-Pos, consistency paper §IV-A).
+
+    Parameters
+    ----------
+    estimate : array_like
+        An estimate of shape (d,) or a stack (trials, d).
+    subsets : numpy.ndarray, sequence or mapping
+        The subsets, in any form :func:`subset_masks` accepts.
+    clip : bool, default False
+        Clip each answer at 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (queries,) for one estimate, (trials, queries) for a stack.
+
+    Raises
+    ------
+    InvalidInput
+        For an estimate that is not 1-D or 2-D, or bad subsets.
+    """
     est = np.asarray(estimate, dtype=np.float64)
     if est.ndim not in (1, 2):
         raise InvalidInput(f"the estimate must have shape (d,) or (trials, d), got {est.shape}")
@@ -210,8 +392,33 @@ def answer_queries(estimate: np.ndarray, subsets: Subsets, *, clip: bool = False
 
 def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
                     clip: bool = False) -> float | np.ndarray:
-    """MSE of the set-value answers, mean over the subsets of (f_S − f′_S)² (§V.D). The true answers
-    are never clipped (they are non-negative)."""
+    """MSE of the set-value answers, mean over the subsets of (f_S − f′_S)² (§V.D).
+
+    The true answers are never clipped (they are non-negative).
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        The true frequencies (d,) and the estimate (d,) or stack (trials, d) whose subset sums are compared.
+    subsets : numpy.ndarray, sequence or mapping
+        The subsets, in any form :func:`subset_masks` accepts.
+    clip : bool, default False
+        Clip each estimated answer at 0 (Post-Pos).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The mean squared error of the subset sums (one per trial for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or bad subsets.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.D, Figs. 6–7.
+    """
     f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(subsets, f.shape[0])
     m = mask.T.astype(np.float64)
@@ -220,17 +427,65 @@ def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
 
 def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, *,
                        labels: Sequence[str] | None = None, clip: bool = False) -> float | np.ndarray:
-    """MSE over user-defined subsets (e.g. categories of values, §V.D Fig. 8); see :func:`subset_masks`
-    for the forms ``groups`` may take."""
+    """MSE over user-defined subsets (e.g. categories of values, §V.D Fig. 8).
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        As for :func:`set_query_error`.
+    groups : numpy.ndarray, sequence or mapping
+        The groups of values, in any form :func:`subset_masks` accepts.
+    labels : sequence of str, optional
+        The values' labels, to name members by label.
+    clip : bool, default False
+        Clip each estimated answer at 0 (Post-Pos).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The MSE over the groups (one per trial for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or bad groups.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.D, Fig. 8 (emoji categories).
+    """
     f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(groups, f.shape[0], labels)
     return set_query_error(f, est, mask, clip=clip)
 
 
 def top_k_curve(estimates: np.ndarray, truth: np.ndarray, ks: Sequence[int], *, clip: bool = False) -> np.ndarray:
-    """Top-k MSE for every k in ``ks`` (shape (len(ks), trials)), by cumulative sums over the ranking
-    (each k is :func:`ldp.evaluation.metrics.top_k_mse` to rounding; single-value answers clipped at 0 when
-    ``clip``)."""
+    """Top-k MSE for every k in ``ks``, by cumulative sums over the ranking.
+
+    Each k is :func:`ldp.evaluation.metrics.top_k_mse` to rounding; single-value answers are clipped at 0 when
+    ``clip``.
+
+    Parameters
+    ----------
+    estimates : array_like
+        An estimate of shape (d,) or a stack (trials, d).
+    truth : array_like
+        The true frequencies, shape (d,).
+    ks : sequence of int
+        The values of k, each in [1, d].
+    clip : bool, default False
+        Clip each value's answer at 0 (Post-Pos).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (len(ks), trials).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or a k outside [1, d].
+    """
     f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
     if clip:
@@ -251,6 +506,23 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
     P(u, v ∈ S) = m(m−1)/(d(d−1)) for u ≠ v, so
     E_S[(Σ_{v∈S} e_v)²] = (m/d) Σ e_v² + m(m−1)/(d(d−1)) · [(Σ e_v)² − Σ e_v²]   (per trial).
     Exact for unclipped answers only (a clipped sum is not linear in the e_v).
+
+    Parameters
+    ----------
+    estimates, truth : array_like
+        The estimate (d,) or stack (trials, d) whose errors e_v are summed, and the true frequencies (d,).
+    m : int
+        The subset size, in [1, d].
+
+    Returns
+    -------
+    numpy.ndarray
+        The expected MSE, one per trial.
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or m outside [1, d].
     """
     f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
@@ -266,16 +538,59 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
 
 # =========================================================================== threshold detection
 def threshold_positives(true: np.ndarray, estimate: np.ndarray, threshold: float) -> Detection:
-    """True and false positives at ``threshold`` (convolution-framework paper §V.E): a value is a
-    positive when its estimate is strictly above the threshold; it is a true positive when its true
-    frequency is above it too. Counts per trial for a (trials, d) estimate. Same unit as the inputs."""
+    """True and false positives at ``threshold`` (convolution-framework paper §V.E).
+
+    A value is a positive when its estimate is strictly above the threshold; it is a true positive when its true
+    frequency is above it too. Counts per trial for a (trials, d) estimate. Same unit as the inputs.
+
+    Parameters
+    ----------
+    true, estimate : array_like
+        The true frequencies (d,), which say which values are truly above, and the estimate (d,) or a stack
+        (trials, d) whose values above ``threshold`` are the positives.
+    threshold : float
+        The detection threshold, in the frequencies' unit.
+
+    Returns
+    -------
+    Detection
+        ``(tp, fp)``: counts (arrays of one per trial for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes.
+
+    References
+    ----------
+    Convolution-framework / Wiener-deconvolution paper, §V.E, Fig. 9.
+    """
     f, est = frequency_pair(true, estimate)
     return threshold_detection(est, f, float(threshold))
 
 
 def threshold_errors(true: np.ndarray, estimate: np.ndarray, threshold: float, **_: Any) -> float | np.ndarray:
-    """Misclassified values at ``threshold``: false positives + false negatives (values truly above it
-    whose estimate is not). 0 is perfect."""
+    """Misclassified values at ``threshold``: false positives + false negatives. 0 is perfect.
+
+    False negatives are the values truly above the threshold whose estimate is not.
+
+    Parameters
+    ----------
+    true, estimate, threshold
+        As for :func:`threshold_positives`.
+    **_
+        Further keywords (e.g. ``clip``), ignored: threshold answers are never clipped.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The number of misclassified values (one per trial for a stack).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes.
+    """
     f, est = frequency_pair(true, estimate)
     tp, fp = threshold_positives(f, est, threshold)
     actual = int(np.count_nonzero(f > float(threshold)))
@@ -290,8 +605,31 @@ GAIN_BASELINE_LABEL = "MI clipped at 0 and renormalised (IBU paper §2.3)"
 
 
 def utility_gain(metric_a: float | np.ndarray, metric_b: float | np.ndarray) -> float | np.ndarray:
-    """Γ(%) = 100·max((M_A − M_B)/M_A, 0): the gain of method B over baseline A for an error metric
-    (IBU paper Eq. (1), A = MI, B = IBU); clipped at 0 ("no gain"). Γ = 0 when M_A = 0."""
+    """Γ(%) = 100·max((M_A − M_B)/M_A, 0): the gain of method B over baseline A for an error metric.
+
+    IBU paper Eq. (1), A = MI, B = IBU; clipped at 0 ("no gain"). Γ = 0 when M_A = 0.
+
+    Parameters
+    ----------
+    metric_a : float or array_like
+        The baseline's error M_A (finite, ≥ 0).
+    metric_b : float or array_like
+        The method's error M_B (finite, ≥ 0), broadcastable with ``metric_a``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The gain in percent, in [0, 100] (float for scalars).
+
+    Raises
+    ------
+    InvalidInput
+        If a metric is negative or not finite.
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), Eq. (1).
+    """
     a = np.asarray(metric_a, dtype=np.float64)
     b = np.asarray(metric_b, dtype=np.float64)
     if np.any(a < 0) or np.any(b < 0) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
@@ -303,9 +641,34 @@ def utility_gain(metric_a: float | np.ndarray, metric_b: float | np.ndarray) -> 
 
 
 def closed_form_mi_mse(mechanism: Mechanism, n: int, true: np.ndarray | None = None) -> float:
-    """The expected full-domain MSE of matrix inversion with n users: (1/d) Σ_v Var[f̂_v] (the mechanism's
-    closed form). For a frequency vector summing to one this is the consistency paper's §V.C expression
-    q(1−q)/(n(p−q)²) + (1−p−q)/(d·n(p−q)), independent of the distribution (uniform when ``true`` is None)."""
+    """The expected full-domain MSE of matrix inversion with n users: (1/d) Σ_v Var[f̂_v] (the mechanism's closed form).
+
+    For a frequency vector summing to one this is the consistency paper's §V.C expression
+    q(1−q)/(n(p−q)²) + (1−p−q)/(d·n(p−q)), independent of the distribution (uniform when ``true`` is None).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle (its ``variance(f, n)`` gives Var[f̂_v]).
+    n : int
+        The number of users (≥ 1).
+    true : array_like, optional
+        The true frequencies, length d (uniform when None).
+
+    Returns
+    -------
+    float
+        The expected MSE.
+
+    Raises
+    ------
+    InvalidInput
+        For a bad n or a ``true`` of the wrong length.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.C.
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InvalidInput(f"n must be a positive integer, got {n!r}")
     f = np.full(mechanism.d, 1.0 / mechanism.d) if true is None else np.asarray(true, dtype=np.float64)
@@ -316,10 +679,39 @@ def closed_form_mi_mse(mechanism: Mechanism, n: int, true: np.ndarray | None = N
 
 def equivalent_users(n: int, mse_method: float | np.ndarray, mse_mi: float | None = None, *,
                      mechanism: Mechanism | None = None, true: np.ndarray | None = None) -> float | np.ndarray:
-    """n′ = n·MSE_MI(n)/MSE_method(n) (consistency paper §V.C, Fig. 5): MI's MSE is ∝ 1/n, so n′ users
-    without post-processing give the error the method has with n users. n′ > n means the method saves
-    users. ``mse_mi`` is MI's MSE at n (e.g. from the same trials); without it the closed form of
-    ``mechanism`` is used (:func:`closed_form_mi_mse`)."""
+    """n′ = n·MSE_MI(n)/MSE_method(n) (consistency paper §V.C, Fig. 5).
+
+    MI's MSE is ∝ 1/n, so n′ users without post-processing give the error the method has with n users. n′ > n means
+    the method saves users. ``mse_mi`` is MI's MSE at n (e.g. from the same trials); without it the closed form of
+    ``mechanism`` is used (:func:`closed_form_mi_mse`).
+
+    Parameters
+    ----------
+    n : int
+        The number of users (≥ 1).
+    mse_method : float or array_like
+        The method's MSE at n (positive, finite).
+    mse_mi : float, optional
+        Matrix inversion's MSE at n (positive, finite).
+    mechanism : Mechanism, optional
+        Needed when ``mse_mi`` is None.
+    true : array_like, optional
+        The true frequencies for the closed form (uniform when None).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        n′ (an array when ``mse_method`` is one).
+
+    Raises
+    ------
+    InvalidInput
+        For a bad n, neither ``mse_mi`` nor ``mechanism``, or a non-positive or non-finite MSE.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §V.C, Eq. (3), Fig. 5.
+    """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise InvalidInput(f"n must be a positive integer, got {n!r}")
     if mse_mi is None:
@@ -336,8 +728,19 @@ def equivalent_users(n: int, mse_method: float | np.ndarray, mse_mi: float | Non
 # =========================================================================== the registry
 @dataclass(frozen=True)
 class BoundTask:
-    """A task with its parameters checked for one domain: ``score(true, estimates, clip)`` gives one
-    error per row of ``estimates`` (trials, d)."""
+    """A task with its parameters checked for one domain: ``score(true, estimates, clip)`` gives one error per row.
+
+    Built by :meth:`Task.bind`; ``estimates`` is (trials, d).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    params : dict
+        Its parameters, checked and completed for the domain (defaults filled in).
+    score : callable (true, estimates, clip) -> numpy.ndarray
+        The scorer, one error per trial.
+    """
 
     task: Task
     params: dict[str, Any]
@@ -362,10 +765,31 @@ Score = Callable[[np.ndarray, np.ndarray, bool], np.ndarray]
 
 @dataclass(frozen=True)
 class Task:
-    """A query task: ``function(true, estimate, **params)`` is its error (lower is better unless
-    ``better == "higher"``); ``parameters`` are the names it accepts with their defaults, ``aliases`` other names
-    it answers to (``ldp advise --task full``). A family with parameters to check or to draw overrides
-    :meth:`prepare`."""
+    """A query task: ``function(true, estimate, **params)`` is its error (lower is better unless ``better="higher"``).
+
+    A family with parameters to check or to draw overrides :meth:`prepare`.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (e.g. ``"topk"``).
+    display_name : str
+        Label shown by the pages.
+    description : str
+        One line explaining the task.
+    function : callable
+        ``function(true, estimate, clip=..., **params)``: the error of an estimate (or a stack of them).
+    parameters : dict, optional
+        The parameter names it accepts with their defaults (None: required).
+    better : {"lower", "higher"}, default "lower"
+        Which direction of the score is better.
+    paper : str, default ""
+        Where the task comes from (paper and section).
+    guideline : str, optional
+        The consistency paper's fixed guideline for this task (§V.F), an estimator name; None where it has none.
+    aliases : tuple of str, default ()
+        Other names it answers to (``ldp advise --task full``).
+    """
 
     name: str
     display_name: str
@@ -409,7 +833,13 @@ class Task:
 
 @dataclass(frozen=True)
 class TopKTask(Task):
-    """A task on the k most frequent values: k must lie in [1, d]."""
+    """A task on the k most frequent values: k must lie in [1, d].
+
+    Parameters
+    ----------
+    name, display_name, description, function, parameters, better, paper, guideline, aliases
+        As for :class:`Task`; ``parameters`` holds ``k``.
+    """
 
     def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
                 labels: Sequence[str] | None) -> Score:
@@ -419,7 +849,13 @@ class TopKTask(Task):
 
 @dataclass(frozen=True)
 class SetQueryTask(Task):
-    """Random set-value queries: ``queries`` subsets holding a fraction ρ of the domain, drawn once from ``rng``."""
+    """Random set-value queries: ``queries`` subsets holding a fraction ρ of the domain, drawn once from ``rng``.
+
+    Parameters
+    ----------
+    name, display_name, description, function, parameters, better, paper, guideline, aliases
+        As for :class:`Task`; ``parameters`` holds ``rho`` and ``queries``.
+    """
 
     def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
                 labels: Sequence[str] | None) -> Score:
@@ -434,7 +870,13 @@ class SetQueryTask(Task):
 
 @dataclass(frozen=True)
 class SubsetsTask(Task):
-    """Fixed subsets: user-defined groups of values (by index, or by label given ``labels``)."""
+    """Fixed subsets: user-defined groups of values (by index, or by label given ``labels``).
+
+    Parameters
+    ----------
+    name, display_name, description, function, parameters, better, paper, guideline, aliases
+        As for :class:`Task`; ``parameters`` holds ``groups``.
+    """
 
     def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
                 labels: Sequence[str] | None) -> Score:
@@ -444,7 +886,13 @@ class SubsetsTask(Task):
 
 @dataclass(frozen=True)
 class ThresholdTask(Task):
-    """Threshold detection: misclassified values around a finite frequency threshold (answers are not clipped)."""
+    """Threshold detection: misclassified values around a finite frequency threshold (answers are not clipped).
+
+    Parameters
+    ----------
+    name, display_name, description, function, parameters, better, paper, guideline, aliases
+        As for :class:`Task`; ``parameters`` holds ``threshold``.
+    """
 
     def prepare(self, d: int, params: dict[str, Any], *, rng: np.random.Generator | None,
                 labels: Sequence[str] | None) -> Score:
@@ -491,8 +939,23 @@ MEASURES: dict[str, tuple[str, str, Callable[..., Any]]] = {
 
 
 def get_task(name: str | Task) -> Task:
-    """The task called ``name`` (or an alias such as ``full``) from the registry; ``InvalidInput`` lists the valid
-    names."""
+    """The task called ``name`` (or an alias such as ``full``) from the registry.
+
+    Parameters
+    ----------
+    name : str or Task
+        A registered task name or alias; a :class:`Task` is returned as is.
+
+    Returns
+    -------
+    Task
+        The task.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name (the message lists the valid ones).
+    """
     if isinstance(name, Task):
         return name
     return TASKS.get(str(name))

@@ -31,15 +31,69 @@ def _check_level(level: float) -> float:
 
 
 def z_value(level: float) -> float:
+    """The two-sided normal quantile z = Φ⁻¹(½ + level/2) of a per-value interval.
+
+    Parameters
+    ----------
+    level : float
+        The confidence level, strictly between 0 and 1.
+
+    Returns
+    -------
+    float
+        z (1.96 at level 0.95).
+
+    Raises
+    ------
+    InvalidInput
+        If ``level`` is not in (0, 1).
+    """
     return float(ndtri(0.5 + _check_level(level) / 2))
 
 
 def value_intervals(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
-    """Per-value half-widths z·σ_v (each interval covers its value with probability ``level``)."""
+    """Per-value half-widths z·σ_v (each interval covers its value with probability ``level``).
+
+    Parameters
+    ----------
+    variances : array_like
+        The closed-form variance σ_v² of each value's estimate.
+    level : float, default 0.95
+        The per-value confidence level, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        The half-widths, one per value.
+
+    Raises
+    ------
+    InvalidInput
+        If ``level`` is not in (0, 1).
+    """
     return z_value(level) * np.sqrt(np.asarray(variances, dtype=np.float64))
 
 
 def simultaneous_z(level: float, d: int) -> float:
+    """Šidák's z' = Φ⁻¹(½ + level^{1/d}/2): every one of d Gaussian values is inside ± z'σ with probability ≥ level.
+
+    Parameters
+    ----------
+    level : float
+        The simultaneous confidence level, in (0, 1).
+    d : int
+        The number of values (≥ 1).
+
+    Returns
+    -------
+    float
+        z'.
+
+    Raises
+    ------
+    InvalidInput
+        If ``level`` is not in (0, 1) or d < 1.
+    """
     if d < 1:
         raise InvalidInput("need at least one value")
     per_value = _check_level(level) ** (1.0 / d)
@@ -47,18 +101,62 @@ def simultaneous_z(level: float, d: int) -> float:
 
 
 def simultaneous_halfwidth(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
-    """Half-widths of a band that contains every value at once with probability ≥ ``level`` (Šidák)."""
+    """Half-widths of a band that contains every value at once with probability ≥ ``level`` (Šidák).
+
+    Parameters
+    ----------
+    variances : array_like
+        The closed-form variance σ_v² of each of the d values' estimates.
+    level : float, default 0.95
+        The simultaneous confidence level, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        z'·σ_v for each value (see :func:`simultaneous_z`).
+
+    Raises
+    ------
+    InvalidInput
+        If ``level`` is not in (0, 1) or there are no values.
+    """
     var = np.asarray(variances, dtype=np.float64)
     return simultaneous_z(level, var.shape[0]) * np.sqrt(var)
 
 
 def coverage(true: np.ndarray, estimate: np.ndarray, halfwidth: np.ndarray) -> float:
-    """Fraction of values whose true frequency lies inside estimate ± halfwidth."""
+    """Fraction of values whose true frequency lies inside estimate ± halfwidth.
+
+    Parameters
+    ----------
+    true : array_like
+        The true frequencies.
+    estimate : array_like
+        The estimate (same shape).
+    halfwidth : array_like
+        The intervals' half-widths (broadcastable).
+
+    Returns
+    -------
+    float
+        The covered fraction, in [0, 1].
+    """
     return float(np.mean(np.abs(np.asarray(estimate) - np.asarray(true)) <= np.asarray(halfwidth)))
 
 
 def standard_error(x: np.ndarray) -> float:
-    """Standard error of the mean of ``x``: sd (ddof 1) / √len, NaN with fewer than two values."""
+    """Standard error of the mean of ``x``: sd (ddof 1) / √len, NaN with fewer than two values.
+
+    Parameters
+    ----------
+    x : array_like
+        The sample (flattened).
+
+    Returns
+    -------
+    float
+        The standard error, or NaN for fewer than two values.
+    """
     arr = np.asarray(x, dtype=np.float64).ravel()
     return float(np.std(arr, ddof=1) / math.sqrt(arr.size)) if arr.size > 1 else float("nan")
 
@@ -77,6 +175,19 @@ class FrequencyIntervals:
 
     ``simultaneous``: the band holds every value at once with probability ≥ ``level``; ``method`` says per
     value whether its interval is ``"exact"`` (binomial test inversion) or ``"normal"``; ``notes`` explain.
+
+    Parameters
+    ----------
+    low, high : numpy.ndarray
+        The interval ends per value (frequencies; ``low`` may be below 0 for a normal interval).
+    level : float
+        The confidence level, in (0, 1).
+    simultaneous : bool
+        Whether the level holds for all values at once (Bonferroni) rather than per value.
+    method : numpy.ndarray of str
+        ``"exact"`` or ``"normal"`` per value.
+    notes : tuple of str, default ()
+        One-line explanations for a page to show.
     """
 
     low: np.ndarray
@@ -215,6 +326,34 @@ def frequency_intervals(mechanism: Any, counts: np.ndarray, n: int, level: float
     between values, and within 0.2 % of Šidák's Gaussian-only level^{1/d}); each exact interval covers with
     probability ≥ its level, so the band covers every value at once with probability ≥ ``level``. Non-pure
     mechanisms (SHE) get the normal interval, with a note.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle that produced the counts (its ``d``, ``variance``, ``estimate`` and, if pure,
+        ``p_star``/``q_star``).
+    counts : array_like
+        The support count of each of the d values, each in [0, n].
+    n : int
+        The number of users (≥ 1).
+    level : float, default 0.95
+        The confidence level, in (0, 1).
+    simultaneous : bool, default False
+        Make the level hold for every value at once.
+
+    Returns
+    -------
+    FrequencyIntervals
+        The intervals, with the method per value and notes.
+
+    Raises
+    ------
+    InvalidInput
+        For a bad level or n, or counts that are not d finite numbers in [0, n].
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), Definition 2 (pure LDP) and Eq. (2) (the MI estimate).
     """
     level = _check_level(level)
     n = check_positive_int(n, "n")
@@ -232,9 +371,30 @@ def frequency_intervals(mechanism: Any, counts: np.ndarray, n: int, level: float
 
 def estimate_intervals(mechanism: Any, mi_estimate: np.ndarray, n: int, level: float = 0.95, *,
                        simultaneous: bool = False) -> FrequencyIntervals:
-    """:func:`frequency_intervals` from one collection's matrix-inversion estimate instead of its counts: for a
-    pure mechanism f̂ = (C/n − q*)/(p* − q*) (Eq. (1) of the consistency paper) is inverted to the integer
-    support counts C; other mechanisms get the normal interval around f̂."""
+    """:func:`frequency_intervals` from one collection's matrix-inversion estimate instead of its counts.
+
+    For a pure mechanism f̂ = (C/n − q*)/(p* − q*) (Eq. (1) of the consistency paper; IBU paper Eq. (2)) is inverted
+    to the integer support counts C (rounded, clipped to [0, n]); other mechanisms get the normal interval around f̂.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle that produced the estimate.
+    mi_estimate : array_like
+        The d matrix-inversion estimates (finite).
+    n, level, simultaneous
+        As for :func:`frequency_intervals`.
+
+    Returns
+    -------
+    FrequencyIntervals
+        Exact intervals where the inverted counts are small (pure mechanisms), normal ones elsewhere.
+
+    Raises
+    ------
+    InvalidInput
+        For a bad level or n, or an estimate that is not d finite numbers.
+    """
     level = _check_level(level)
     n = check_positive_int(n, "n")
     f = np.asarray(mi_estimate, dtype=np.float64)

@@ -48,6 +48,11 @@ EMS_TOL = 1e-3  # τ = 10⁻³ for EMS (§6.1)
 
 
 class Channel(Protocol):
+    """What EM needs of a channel: its ``shape`` (d̃, d), ``dot(x) = M x`` and ``tdot(r) = Mᵀ r``.
+
+    A :class:`DenseChannel` (or a plain matrix, through :func:`as_channel`) or a structured operator such as the square
+    wave's, whose products cost O(d + d̃).
+    """
     shape: tuple[int, int]
 
     def dot(self, x: np.ndarray) -> np.ndarray: ...
@@ -55,7 +60,26 @@ class Channel(Protocol):
 
 
 class DenseChannel:
-    """A channel given by an explicit d̃ × d matrix (columns sum to one)."""
+    """A channel given by an explicit d̃ × d matrix (columns sum to one).
+
+    Parameters
+    ----------
+    matrix : array_like
+        The transition matrix M, M[j, i] = Pr[report in bucket j | input in bucket i]: 2-D, finite, non-negative,
+        every column summing to 1 (within 10⁻⁹).
+
+    Attributes
+    ----------
+    matrix : numpy.ndarray
+        M as float64.
+    shape : tuple of int
+        (d̃, d).
+
+    Raises
+    ------
+    InvalidInput
+        If the matrix is not 2-D and non-empty, holds negative or non-finite entries, or a column does not sum to 1.
+    """
 
     def __init__(self, matrix: Any) -> None:
         m = np.asarray(matrix, dtype=np.float64)
@@ -83,14 +107,52 @@ class DenseChannel:
 
 
 def as_channel(channel: Any) -> Channel:
-    """A channel object as is, or a matrix wrapped in :class:`DenseChannel`."""
+    """A channel object as is, or a matrix wrapped in :class:`DenseChannel`.
+
+    Parameters
+    ----------
+    channel : Channel or array_like
+        An object with ``dot``, ``tdot`` and ``shape``, or a transition matrix.
+
+    Returns
+    -------
+    Channel
+        ``channel`` itself, or ``DenseChannel(channel)``.
+
+    Raises
+    ------
+    InvalidInput
+        For a matrix that is not a valid transition matrix (see :class:`DenseChannel`).
+    """
     if hasattr(channel, "dot") and hasattr(channel, "tdot") and hasattr(channel, "shape"):
         return channel
     return DenseChannel(channel)
 
 
 def default_tolerance(method: str, epsilon: float | None) -> float:
-    """The paper's τ (§6.1): 10⁻³·e^ε for EM, 10⁻³ for EMS (absolute change of the total log-likelihood)."""
+    """The paper's τ (§6.1): 10⁻³·e^ε for EM, 10⁻³ for EMS (absolute change of the total log-likelihood).
+
+    Parameters
+    ----------
+    method : {"em", "ems"}
+        The reconstruction (case-insensitive).
+    epsilon : float or None
+        The privacy budget ε > 0 (needed for EM only).
+
+    Returns
+    -------
+    float
+        τ.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown method, or EM without a positive finite ε.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §5.5 and §6.1.
+    """
     method = _check_method(method)
     if method == "ems":
         return EMS_TOL
@@ -109,7 +171,27 @@ def _check_method(method: str) -> str:
 
 
 def smooth_binomial(x: np.ndarray) -> np.ndarray:
-    """The S-step: x_i ← ½ x_i + ¼ (x_{i−1} + x_{i+1}), end values repeated (sum-preserving)."""
+    """The S-step: x_i ← ½ x_i + ¼ (x_{i−1} + x_{i+1}), end values repeated (sum-preserving).
+
+    Parameters
+    ----------
+    x : array_like
+        A 1-D histogram of at least 2 buckets.
+
+    Returns
+    -------
+    numpy.ndarray
+        The smoothed histogram (a new array).
+
+    Raises
+    ------
+    InvalidInput
+        If ``x`` is not 1-D with at least 2 buckets.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §5.5 (EMS's smoothing step; the ends are this module's choice).
+    """
     v = np.asarray(x, dtype=np.float64)
     if v.ndim != 1 or v.size < 2:
         raise InvalidInput(f"smoothing needs a 1-D histogram of at least 2 buckets, got shape {v.shape}")
@@ -141,7 +223,31 @@ def _check_histogram(histogram: Any, channel: Channel) -> np.ndarray:
 
 
 def log_likelihood(histogram: Any, channel: Any, x: Any) -> float:
-    """L(x) = Σ_j n_j ln (M x)_j: the log-likelihood of all reports (bucketized), up to a constant."""
+    """L(x) = Σ_j n_j ln (M x)_j: the log-likelihood of all reports (bucketized), up to a constant.
+
+    Parameters
+    ----------
+    histogram : array_like
+        The report counts n_j, length d̃ (finite, non-negative, not all zero).
+    channel : Channel or array_like
+        The transition matrix M (d̃ × d) or an operator (see :func:`as_channel`).
+    x : array_like
+        The input histogram, length d.
+
+    Returns
+    -------
+    float
+        L(x); −∞ when a bucket holding reports has (M x)_j ≤ 0.
+
+    Raises
+    ------
+    InvalidInput
+        For a histogram that does not fit the channel or is empty, or an invalid matrix.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §5.5.
+    """
     ch = as_channel(channel)
     h = _check_histogram(histogram, ch)
     mx = ch.dot(np.asarray(x, dtype=np.float64))
@@ -159,6 +265,29 @@ class EMTrace:
     ``iterations`` entries): the change of the total log-likelihood for EM/EMS (``stop="loglik"``), the largest
     (``"max_abs"``) or summed (``"l1"``) absolute change of the iterate for IBU, or SQUAREM's fixed-point
     residual. ``log_likelihood[t]`` is L(x̂ᵗ) for t = 0 … iterations where it was tracked.
+
+    Parameters
+    ----------
+    method : str
+        The algorithm (``"em"``, ``"ems"``, ``"ibu"``, ``"squarem"`` ...).
+    tol : float
+        The stopping tolerance.
+    max_iter : int
+        The iteration cap.
+    iterations : int
+        The iterations run.
+    converged : bool
+        Whether the stopping rule was met before the cap.
+    changes : numpy.ndarray
+        The stopping rule's quantity after each iteration.
+    stop : str, default "loglik"
+        Which quantity: ``"loglik"``, ``"max_abs"`` or ``"l1"``.
+    log_likelihood : numpy.ndarray, optional
+        L(x̂ᵗ) per iterate, where tracked.
+    evaluations : int, default 0
+        Evaluations of the EM map (SQUAREM makes up to three per iteration).
+    note : str, default ""
+        Why the run stopped early, if it did.
     """
 
     method: str
@@ -193,7 +322,36 @@ def expectation_maximization(histogram: Any, channel: Any, *, smoothing: bool = 
 
     ``histogram`` holds the report counts n_j (not frequencies: τ is an absolute change of the
     log-likelihood of all n reports). Starts from the uniform histogram unless ``init`` is given.
-    Returns the estimate (a probability vector of length d) and an :class:`EMTrace`.
+    The loop calls :func:`~ldp.core.cancellation.checkpoint` every iteration.
+
+    Parameters
+    ----------
+    histogram : array_like
+        The report counts n_j, length d̃ (finite, non-negative, not all zero).
+    channel : Channel or array_like
+        The transition matrix M (d̃ × d) or an operator.
+    smoothing : bool, default False
+        Apply the binomial S-step after every M-step (EMS; needs d ≥ 2).
+    tol : float
+        τ, the absolute change of L below which the run stops (finite, ≥ 0).
+    max_iter : int, default 10000
+        Safety cap on the iterations (≥ 1).
+    init : array_like, optional
+        The starting histogram (non-negative, length d, positive sum; normalised); uniform when None.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, EMTrace)
+        The estimate (a probability vector of length d) and the trace (``converged=False`` when the cap was hit).
+
+    Raises
+    ------
+    InvalidInput
+        For a histogram that does not fit the channel, a bad ``max_iter``, ``tol`` or ``init``, or EMS with d < 2.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §5.5, Algorithm 1, and §6.1 (stopping rule).
     """
     ch = as_channel(channel)
     h = _check_histogram(histogram, ch)
@@ -268,14 +426,60 @@ def expectation_maximization(histogram: Any, channel: Any, *, smoothing: bool = 
 
 def em(histogram: Any, channel: Any, *, epsilon: float | None = None, tol: float | None = None,
        max_iter: int = DEFAULT_MAX_ITER, init: Any = None) -> tuple[np.ndarray, EMTrace]:
-    """Plain EM (Algorithm 1) with the paper's τ = 10⁻³·e^ε unless ``tol`` is given."""
+    """Plain EM (Algorithm 1) with the paper's τ = 10⁻³·e^ε unless ``tol`` is given.
+
+    Parameters
+    ----------
+    histogram, channel, max_iter, init
+        As for :func:`expectation_maximization`.
+    epsilon : float, optional
+        ε, for the default τ (required when ``tol`` is None).
+    tol : float, optional
+        τ, overriding the default.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, EMTrace)
+        The estimate and the run's trace.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`expectation_maximization`, or without ε and ``tol``.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §5.5 (Algorithm 1), §6.1 (τ = 10⁻³·e^ε).
+    """
     tau = default_tolerance("em", epsilon) if tol is None else tol
     return expectation_maximization(histogram, channel, smoothing=False, tol=tau, max_iter=max_iter, init=init)
 
 
 def ems(histogram: Any, channel: Any, *, tol: float | None = None, max_iter: int = DEFAULT_MAX_ITER,
         init: Any = None) -> tuple[np.ndarray, EMTrace]:
-    """EM with the binomial (1, 2, 1) smoothing step (EMS), τ = 10⁻³ unless ``tol`` is given."""
+    """EM with the binomial (1, 2, 1) smoothing step (EMS), τ = 10⁻³ unless ``tol`` is given.
+
+    Parameters
+    ----------
+    histogram, channel, max_iter, init
+        As for :func:`expectation_maximization`.
+    tol : float, optional
+        τ (10⁻³ when None).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, EMTrace)
+        The smoothed maximum-likelihood estimate and the run's trace.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`expectation_maximization`.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §5.5 (EMS), §6.1 (τ = 10⁻³).
+    """
     tau = EMS_TOL if tol is None else tol
     return expectation_maximization(histogram, channel, smoothing=True, tol=tau, max_iter=max_iter, init=init)
 
@@ -316,6 +520,38 @@ def squarem(step: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, *,
     ``objective`` (the log-likelihood, when given); α_max grows fourfold after every accepted full step and is
     reset after a fall-back, as in the reference. The run stops at the first iterate whose fixed-point residual
     ‖F(x) − x‖ (a :data:`CHANGE_MEASURES` rule) is below ``tol`` and returns F(x); iterates are non-negative.
+
+    Parameters
+    ----------
+    step : callable
+        The EM map F (array → array of the same shape).
+    x0 : array_like
+        The starting iterate.
+    objective : callable, optional
+        The log-likelihood to keep monotone (None: only feasibility is checked).
+    tol : float, default 1e-12
+        The residual below which the run stops (finite, ≥ 0).
+    max_iter : int, default 10000
+        Cap on the SQUAREM cycles (≥ 1).
+    residual : str, default "max_abs"
+        The norm of the fixed-point residual, a key of :data:`CHANGE_MEASURES`.
+    method : str, default "squarem"
+        The name recorded in the trace.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, EMTrace)
+        F(x) at the last iterate, and the trace (residual per cycle, evaluations of F).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown residual, a bad ``max_iter`` or ``tol``.
+
+    References
+    ----------
+    Varadhan & Roland, "Simple and globally convergent methods for accelerating the convergence of any EM
+    algorithm", Scand. J. Statist. 2008; the IBU paper's Eq. (3) is the EM map it accelerates there.
     """
     x = np.array(x0, dtype=np.float64)
     if residual not in CHANGE_MEASURES:

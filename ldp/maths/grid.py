@@ -29,7 +29,18 @@ __all__ = ["OutputGrid", "power_of_two_at_most"]
 
 
 def power_of_two_at_most(x: float) -> float:
-    """The largest power of two ≤ x (x > 0)."""
+    """The largest power of two ≤ x (x > 0).
+
+    Parameters
+    ----------
+    x : float
+        A positive finite number.
+
+    Returns
+    -------
+    float
+        2^⌊log₂ x⌋.
+    """
     return 2.0 ** math.floor(math.log2(x))
 
 
@@ -40,6 +51,24 @@ class OutputGrid:
     ``snap`` maps real values to the nearest grid point (ties to even k, so a grid symmetric about a value
     keeps a symmetric distribution symmetric), clamping to the ends; ``contains`` tells whether values are
     grid points, bit for bit.
+
+    Parameters
+    ----------
+    origin : float
+        The grid point of index 0 (finite).
+    step : float
+        The spacing (finite, > 0).
+    lo_index, hi_index : int
+        The smallest and largest index, ``lo_index ≤ hi_index``.
+
+    Raises
+    ------
+    ValueError
+        For a non-finite origin or step, a step ≤ 0, or ``lo_index > hi_index``.
+
+    References
+    ----------
+    Mironov, "On significance of the least significant bits for differential privacy", CCS 2012 (snapping).
     """
 
     origin: float

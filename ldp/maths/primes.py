@@ -13,7 +13,27 @@ _LIMIT = 3_317_044_064_679_887_385_961_981  # the bases above decide every n bel
 
 
 def is_prime(n: int) -> bool:
-    """Whether n is prime (deterministic Miller–Rabin; n below 3.3·10²⁴)."""
+    """Whether n is prime (deterministic Miller–Rabin; n below 3.3·10²⁴).
+
+    Parameters
+    ----------
+    n : int
+        The number to test (anything below 2 is not prime).
+
+    Returns
+    -------
+    bool
+        True when n is prime.
+
+    Raises
+    ------
+    InvalidInput
+        For an n ≥ 3.3·10²⁴ with no small prime factor (the twelve bases decide only below that).
+
+    References
+    ----------
+    Sorenson & Webster, "Strong pseudoprimes to twelve prime bases", Math. Comp. 2015.
+    """
     n = int(n)
     if n < 2:
         return False
@@ -40,7 +60,23 @@ def is_prime(n: int) -> bool:
 
 
 def next_prime(n: int) -> int:
-    """The smallest prime ≥ n (prime gaps below 2⁶⁴ are under 1,600, so this takes at most that many tests)."""
+    """The smallest prime ≥ n (prime gaps below 2⁶⁴ are under 1,600, so this takes at most that many tests).
+
+    Parameters
+    ----------
+    n : int
+        The lower bound (values below 2 start at 2).
+
+    Returns
+    -------
+    int
+        The smallest prime ≥ max(n, 2).
+
+    Raises
+    ------
+    InvalidInput
+        If the search passes 3.3·10²⁴ (see :func:`is_prime`).
+    """
     n = max(2, int(n))
     while not is_prime(n):
         n += 1

@@ -19,12 +19,17 @@ def norm_sub(estimate: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     estimate : array_like
-        An unbiased estimate (e.g. matrix inversion's), possibly negative, on the last axis.
+        An unbiased estimate (e.g. matrix inversion's), possibly negative: a non-empty 1-D vector of finite numbers.
 
     Returns
     -------
     numpy.ndarray
-        The closest-in-shape point of the probability simplex: non-negative, summing to one.
+        The Euclidean projection onto the probability simplex: non-negative, summing to one.
+
+    Raises
+    ------
+    InvalidInput
+        For an estimate that is not a non-empty 1-D vector, or that holds NaN or infinity.
 
     References
     ----------
@@ -46,13 +51,46 @@ def norm_sub(estimate: np.ndarray) -> np.ndarray:
 
 
 def is_distribution(x: np.ndarray, atol: float = 1e-9) -> bool:
-    """Whether ``x`` is non-negative and sums to one (within ``atol``)."""
+    """Whether ``x`` is non-negative and sums to one (within ``atol``).
+
+    Parameters
+    ----------
+    x : array_like
+        The vector.
+    atol : float, default 1e-9
+        The tolerance on |Σx − 1|.
+
+    Returns
+    -------
+    bool
+        True when every entry is finite and ≥ 0 and the sum is within ``atol`` of one.
+    """
     v = np.asarray(x, dtype=np.float64)
     return bool(np.all(np.isfinite(v)) and np.all(v >= 0) and abs(v.sum() - 1.0) <= atol)
 
 
 def to_distribution(x: np.ndarray) -> np.ndarray:
-    """``x`` itself if it is a probability vector, else its Norm-Sub projection onto the simplex."""
+    """``x`` itself if it is a probability vector, else its Norm-Sub projection onto the simplex.
+
+    Parameters
+    ----------
+    x : array_like
+        A non-empty 1-D vector of finite numbers.
+
+    Returns
+    -------
+    numpy.ndarray
+        A distribution (``x`` as float64 when it already is one).
+
+    Raises
+    ------
+    InvalidInput
+        If ``x`` is not a non-empty 1-D vector of finite numbers.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS'20), §IV-C (Norm-Sub).
+    """
     v = np.asarray(x, dtype=np.float64)
     if v.ndim != 1 or v.size < 1 or not np.all(np.isfinite(v)):
         raise InvalidInput("a histogram must be a 1-D array of finite numbers")

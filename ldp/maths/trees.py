@@ -21,7 +21,20 @@ ADMM_MAX_ITER = 2000
 
 
 def tree_height(d: int, branching: int) -> int:
-    """h = ⌈log_β d⌉ (at least 1): the tree has β^h ≥ d leaves."""
+    """h = ⌈log_β d⌉ (at least 1): the tree has β^h ≥ d leaves.
+
+    Parameters
+    ----------
+    d : int
+        The number of leaves needed (the domain size).
+    branching : int
+        The branching factor β ≥ 2.
+
+    Returns
+    -------
+    int
+        The height h ≥ 1.
+    """
     h, size = 1, branching
     while size < d:
         size *= branching
@@ -30,7 +43,25 @@ def tree_height(d: int, branching: int) -> int:
 
 
 def aggregate_tree(leaves: np.ndarray, branching: int) -> list[np.ndarray]:
-    """Node values of every depth 0..h from the β^h leaf values (parent = sum of children)."""
+    """Node values of every depth 0..h from the β^h leaf values (parent = sum of children).
+
+    Parameters
+    ----------
+    leaves : array_like
+        The leaf values; their number must be a power of ``branching``.
+    branching : int
+        The branching factor β.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``levels[k]`` holds the β^k node values at depth k (``levels[0]`` the root, ``levels[h]`` the leaves).
+
+    Raises
+    ------
+    InvalidInput
+        If the number of leaves is not a power of β.
+    """
     leaves = np.asarray(leaves, dtype=np.float64)
     h = round(math.log(leaves.size, branching))
     if branching ** h != leaves.size:
@@ -50,6 +81,27 @@ def constrained_inference(levels: list[np.ndarray], variances: Any, branching: i
     ``root=None`` the root's own estimate and variance are used. Returns the consistent tree (every node
     the sum of its children) that minimizes Σ_k Σ_v (x̄_v − x̃_v)²/σ_k²: exact GLS, since siblings share
     their variance. O(β^h).
+
+    Parameters
+    ----------
+    levels : list of numpy.ndarray
+        The noisy node estimates per depth, root first.
+    variances : array_like
+        The noise variance of each depth (length h + 1; ``inf`` marks a depth with no estimate of its own).
+    branching : int
+        The branching factor β.
+    root : float or None, default 1.0
+        The known root value (the total), or None to use the root's estimate.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The consistent node values per depth, in the layout of ``levels``.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §4.2; Hay, Rastogi, Miklau, Suciu, "Boosting the accuracy of
+    differentially private histograms through consistency", PVLDB 2010.
     """
     h = len(levels) - 1
     var = np.asarray(variances, dtype=np.float64)
@@ -79,7 +131,19 @@ def constrained_inference(levels: list[np.ndarray], variances: Any, branching: i
 
 @dataclass(frozen=True)
 class AdmmTrace:
-    """How ADMM stopped: iterations run, final primal/dual residuals, whether the rule was met."""
+    """How ADMM stopped: iterations run, final primal/dual residuals, whether the rule was met.
+
+    Parameters
+    ----------
+    iterations : int
+        The ADMM iterations run.
+    primal_residual : float
+        ‖x − z‖ at the last iteration.
+    dual_residual : float
+        ρ‖z − z_prev‖ at the last iteration.
+    converged : bool
+        Whether both residuals met Boyd et al.'s stopping rule before ``max_iter``.
+    """
 
     iterations: int
     primal_residual: float
@@ -98,6 +162,33 @@ def admm_tree(levels: list[np.ndarray], variances: Any, branching: int, *, fixed
     u ← u + x − z. Stops when ‖r‖ ≤ √N ε_abs + ε_rel max(‖x‖, ‖z‖) and ‖s‖ ≤ √N ε_abs + ε_rel ‖ρu‖ (Boyd
     §3.3.1); ρ is rebalanced ×/÷2 when one residual exceeds 10× the other (§3.4.1). Returns the leaves of
     z renormalized to sum exactly to one, and the trace.
+
+    Parameters
+    ----------
+    levels : list of numpy.ndarray
+        The noisy node estimates per depth, root first (the root's is ignored: it is fixed to 1).
+    variances : array_like
+        The noise variance of each depth (length h + 1; the root's is ignored).
+    branching : int
+        The branching factor β.
+    fixed_zero : numpy.ndarray of bool, optional
+        Leaves forced to 0 (e.g. padding beyond the domain); a node is forced to 0 when all its leaves are.
+    rho : float, default 1.0
+        The initial ADMM penalty ρ.
+    eps_abs, eps_rel : float
+        The absolute and relative tolerances of the stopping rule.
+    max_iter : int, default 2000
+        The iteration cap.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, AdmmTrace)
+        The β^h leaves (non-negative, summing to one; uniform over the free leaves if z vanished) and the trace.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §4.3, Eq. (2) (HH-ADMM); Boyd, Parikh, Chu, Peleato, Eckstein,
+    "Distributed optimization and statistical learning via ADMM", 2011, §3.3.1 and §3.4.1.
     """
     h = len(levels) - 1
     var = np.asarray(variances, dtype=np.float64)[1:]

@@ -49,7 +49,22 @@ class BrokenOLH(OLH):
     """Teaching example (not registered): OLH with g forced to at least 3 and the hashed value kept with p = ½.
 
     At ε < ln 2 the correct OLH has g = 2 and p = e^ε/(e^ε + 1); this one reports y = H(v) w.p. ½ and each other
-    of its g = 3 values w.p. ¼, a ratio of 2 whatever ε it claims: it spends ln 2 ≈ 0.693."""
+    of its g = 3 values w.p. ¼, a ratio of 2 whatever ε it claims: it spends ln 2 ≈ 0.693.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε it claims.
+    d : int, optional
+        The domain size.
+    **params
+        OLH's own parameters (see :class:`ldp.mechanisms.frequency.local_hashing.OLH`).
+
+    References
+    ----------
+    Arcolezi & Gambs, "Revealing the True Cost of Locally Differentially Private Protocols: An Auditing Perspective"
+    (LDP-Audit), PETS 2024: bugs found in public LDP code.
+    """
 
     name = "broken-olh"
     display_name = "Broken OLH (teaching example)"
@@ -68,7 +83,29 @@ TEACHING_MECHANISMS: dict[str, type[Mechanism]] = {BrokenOLH.name: BrokenOLH}
 
 
 def make_audited(name: str, epsilon: float, d: int | None = None, **params: Any) -> Mechanism:
-    """A registered mechanism, or a teaching example of :data:`TEACHING_MECHANISMS`, by name."""
+    """A registered mechanism, or a teaching example of :data:`TEACHING_MECHANISMS`, by name.
+
+    Parameters
+    ----------
+    name : str
+        A registered mechanism name or ``"broken-olh"`` (case-insensitive).
+    epsilon : float
+        The privacy budget.
+    d : int, optional
+        The domain size (frequency mechanisms).
+    **params
+        The mechanism's own parameters.
+
+    Returns
+    -------
+    Mechanism
+        The configured mechanism.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name or invalid parameters.
+    """
     key = str(name).strip().lower()
     if key in TEACHING_MECHANISMS:
         return TEACHING_MECHANISMS[key](epsilon, d, **params)
@@ -79,7 +116,22 @@ def make_audited(name: str, epsilon: float, d: int | None = None, **params: Any)
 
 
 def clopper_pearson(successes: np.ndarray | int, trials: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """One-sided Clopper–Pearson bounds at level α each: (lower, upper) on a binomial proportion."""
+    """One-sided Clopper–Pearson bounds at level α each: (lower, upper) on a binomial proportion.
+
+    Parameters
+    ----------
+    successes : int or array_like
+        Successes x out of ``trials`` (each in [0, trials]).
+    trials : int
+        The number of trials m.
+    alpha : float
+        The one-sided error of each bound, in (0, 1).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)``: Beta(α; x, m − x + 1) (0 when x = 0) and Beta(1 − α; x + 1, m − x) (1 when x = m).
+    """
     from scipy import stats
 
     x = np.asarray(successes, dtype=np.float64)
@@ -90,7 +142,35 @@ def clopper_pearson(successes: np.ndarray | int, trials: int, alpha: float) -> t
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The audit's answer: ε ≥ ``epsilon_lower_bound`` with probability ``confidence``."""
+    """The audit's answer: ε ≥ ``epsilon_lower_bound`` with probability ``confidence``.
+
+    Parameters
+    ----------
+    mechanism : str
+        The audited mechanism's name.
+    epsilon : float
+        The ε one report claims (ε1 for a longitudinal mechanism).
+    epsilon_lower_bound : float
+        The certified lower bound ln(p̲₀ / p̄₁), at least 0.
+    confidence : float
+        1 − α.
+    samples : int
+        Counted reports per input.
+    selection_samples : int
+        Held-out reports per input that chose the event.
+    inputs : tuple
+        (v₀, v₁), the input whose event probability is larger first.
+    event : str
+        The output event E, in words.
+    counts : tuple of int
+        Reports in E under v₀ and under v₁.
+    probabilities : tuple of float
+        Those counts divided by ``samples``.
+    channel_epsilon : float or None
+        The mechanism's own privacy loss of its channel, when it can compute it.
+    seed : int or None
+        The root seed of the reports' streams.
+    """
 
     mechanism: str
     epsilon: float
@@ -220,7 +300,39 @@ def audit(mechanism: Mechanism, samples: int = 100_000, seed: int | None = 0, in
     """Empirical lower bound on the ε of one report of ``mechanism`` (see the module docstring).
 
     ``samples`` reports per input are counted (in chunks, each from its own named stream of ``seed``);
-    ``selection`` further reports per input (default max(2000, samples/10)) choose the event."""
+    ``selection`` further reports per input (default max(2000, samples/10)) choose the event.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The configured mechanism (see :func:`make_audited`).
+    samples : int, default 100000
+        Counted reports per input, in [100, 10⁸].
+    seed : int or None, default 0
+        Root seed of the named streams (None: fresh entropy).
+    inputs : tuple, optional
+        The two different inputs (v₀, v₁); default the mechanism's ``audit_inputs()``.
+    confidence : float, default 0.95
+        The confidence 1 − α of the bound, in [0.5, 1).
+    selection : int, optional
+        Held-out reports per input that choose the event (default max(2000, samples // 10)).
+    progress : callable (fraction) -> None, optional
+        Called with the fraction of reports drawn so far.
+
+    Returns
+    -------
+    AuditResult
+        The bound, the event and the counts behind it.
+
+    Raises
+    ------
+    InvalidInput
+        For a non-mechanism, bad ``samples`` or ``confidence``, inputs outside the mechanism's domain, or equal inputs.
+
+    References
+    ----------
+    Arcolezi & Gambs, LDP-Audit, PETS 2024 (Clopper–Pearson bounds at α/2 each, Bonferroni).
+    """
     if not isinstance(mechanism, Mechanism):
         raise InvalidInput("audit: give a mechanism instance (see make_audited)")
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 100:

@@ -41,14 +41,46 @@ def _grr_matrix(p: float, d: int) -> np.ndarray:
 
 
 def posterior_bound(prior_v: float | np.ndarray, epsilon_total: float | np.ndarray) -> np.ndarray:
-    """Largest posterior on the true value an ε-DP view allows: π e^ε / (π e^ε + 1 − π)."""
+    """Largest posterior on the true value an ε-DP view allows: π e^ε / (π e^ε + 1 − π).
+
+    Parameters
+    ----------
+    prior_v : float or array_like
+        The prior π_v of the true value, in [0, 1].
+    epsilon_total : float or array_like
+        The total privacy loss of the attacker's view (clamped at 700 to avoid overflow); broadcastable.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound, in [π_v, 1].
+    """
     pi = np.asarray(prior_v, dtype=np.float64)
     odds = np.exp(np.minimum(np.asarray(epsilon_total, dtype=np.float64), 700.0))
     return pi * odds / (pi * odds + 1 - pi)
 
 
 def memoized_limit(prior: np.ndarray, epsilon_inf: float) -> float:
-    """Expected posterior on the true value once the memoized GRR(ε∞) value is known exactly (τ → ∞)."""
+    """Expected posterior on the true value once the memoized GRR(ε∞) value is known exactly (τ → ∞).
+
+    Σ_y Σ_v π_v Pr[y|v] · Pr[v|y], with Pr[y|v] GRR(ε∞)'s channel on the d values.
+
+    Parameters
+    ----------
+    prior : array_like
+        The prior π on the d values (summing to one).
+    epsilon_inf : float
+        ε∞, the budget of the memoized first step.
+
+    Returns
+    -------
+    float
+        The expected posterior on the true value, averaged over v ~ π.
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), §3.2 (L-GRR: GRR ∘ GRR, Algorithm 2).
+    """
     pi = np.asarray(prior, dtype=np.float64)
     first = _grr_matrix(grr_probabilities(epsilon_inf, pi.size)[0], pi.size)  # Pr[memo y | v]
     joint = pi[:, None] * first
@@ -58,6 +90,31 @@ def memoized_limit(prior: np.ndarray, epsilon_inf: float) -> float:
 
 @dataclass(frozen=True)
 class LongitudinalResult:
+    """What :func:`longitudinal_study` found: one entry per number of rounds τ in ``rounds``.
+
+    Parameters
+    ----------
+    d : int
+        The domain size.
+    epsilon_1, epsilon_inf : float
+        The per-report budget ε1 and the memoized budget ε∞.
+    rounds : list of int
+        The numbers of rounds τ, increasing.
+    users : int
+        Simulated users.
+    composed_epsilon, memoized_epsilon : list of float
+        The guarantee after τ reports: τ·ε1 without memoization, min(τ·ε1, ε∞) with it.
+    posterior_fresh, posterior_memoized : list of float
+        The attacker's simulated mean posterior on the true value.
+    bound_fresh, bound_memoized : list of float
+        The closed-form upper bounds on that mean (:func:`posterior_bound` averaged over v ~ π).
+    accuracy_fresh, accuracy_memoized : list of float
+        The MAP attacker's share of correct guesses.
+    memoized_limit : float
+        The τ → ∞ limit with memoization (:func:`memoized_limit`).
+    prior_max : float
+        The largest prior probability (the attacker's accuracy with no reports).
+    """
     d: int
     epsilon_1: float
     epsilon_inf: float
@@ -95,7 +152,42 @@ def _posteriors(log_lik: np.ndarray, prior: np.ndarray, truth: np.ndarray) -> tu
 
 def longitudinal_study(d: int, epsilon_inf: float, epsilon_1: float, rounds: Any, users: int = 20_000,
                        prior: Any = None, seed: int | None = 0) -> LongitudinalResult:
-    """The attacker's posterior on one user's value vs the number of rounds, without and with memoization."""
+    """The attacker's posterior on one user's value vs the number of rounds, without and with memoization.
+
+    Users are drawn from the prior; each round both ways report (fresh GRR(ε1), and L-GRR's second step on the value
+    memoized once by GRR(ε∞)), and the attacker's exact Bayes posterior is computed from the report counts.
+
+    Parameters
+    ----------
+    d : int
+        The domain size.
+    epsilon_inf : float
+        ε∞ of the memoized first step (> ε1).
+    epsilon_1 : float
+        ε1 of one report.
+    rounds : int or array_like of int
+        The numbers of rounds τ to evaluate, each in [1, 10000] (deduplicated, sorted).
+    users : int, default 20000
+        Simulated users, in [100, 10⁶].
+    prior : array_like, optional
+        The prior on the d values (non-negative, positive sum; normalised); uniform when None.
+    seed : int or None, default 0
+        Root seed of the simulation's stream.
+
+    Returns
+    -------
+    LongitudinalResult
+        One entry per τ.
+
+    Raises
+    ------
+    InvalidInput
+        For invalid L-GRR parameters (d, ε∞ ≤ ε1), bad rounds, users or prior.
+
+    References
+    ----------
+    Arcolezi et al., IBU vs matrix inversion (DBSec'23), §3.2 (L-GRR, Algorithm 2).
+    """
     mech = LGRR(epsilon_inf, d, epsilon_1=epsilon_1)  # validates d, ε∞ > ε1
     taus = sorted({int(t) for t in np.atleast_1d(np.asarray(rounds))})
     if not taus or taus[0] < 1 or taus[-1] > 10_000:

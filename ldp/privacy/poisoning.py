@@ -77,14 +77,61 @@ def _check_beta(beta: float) -> float:
 
 
 def targets_supported(mechanism: Mechanism, targets: Any) -> int:
-    """s: how many targets one crafted report supports (GRR 1; OUE r; OLH the best hash function found)."""
+    """s: how many targets one crafted report supports (GRR 1; OUE r; OLH the best hash function found).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        One of :data:`ATTACKED` (its ``mga_support`` hook answers).
+    targets : array_like of int
+        The r target values: distinct, in [0, d), leaving at least one value that is not a target.
+
+    Returns
+    -------
+    int
+        s, in [1, r].
+
+    Raises
+    ------
+    InvalidInput
+        For a mechanism the attack is not defined for, or bad targets.
+    """
     return mechanism.mga_support(_check(mechanism, targets))  # the family's hook
 
 
 def expected_gain(mechanism: Mechanism, targets: Any, beta: float | np.ndarray,
                   target_frequency: float = 0.0) -> np.ndarray:
-    """Closed-form expected frequency gain G of the targets under MGA at fake-user fraction(s) β (see the
-    module docstring); ``target_frequency`` is f_T, the targets' true total frequency among genuine users."""
+    """Closed-form expected frequency gain G of the targets under MGA at fake-user fraction(s) β.
+
+    G = β [(s − r q*)/(p* − q*) − f_T] (see the module docstring); ``target_frequency`` is f_T, the targets' true
+    total frequency among genuine users.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        One of :data:`ATTACKED`.
+    targets : array_like of int
+        The r distinct target values in [0, d) (not the whole domain).
+    beta : float or array_like
+        The fraction(s) β = m/(n + m) of fake users, each in [0, 1).
+    target_frequency : float, default 0.0
+        f_T, in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        G for each β, of β's shape (a NumPy scalar for a scalar β).
+
+    Raises
+    ------
+    InvalidInput
+        For an unattacked mechanism, bad targets, β outside [0, 1) or f_T outside [0, 1].
+
+    References
+    ----------
+    Cao, Jia & Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols", USENIX Security 2021 (MGA on
+    kRR, OUE, OLH); the formula is derived here from the estimator's linearity (see the module docstring).
+    """
     t = _check(mechanism, targets)
     b = np.asarray(beta, dtype=np.float64)
     if np.any(~np.isfinite(b)) or np.any(b < 0) or np.any(b >= 1):
@@ -97,7 +144,25 @@ def expected_gain(mechanism: Mechanism, targets: Any, beta: float | np.ndarray,
 
 
 def fake_users(n: int, beta: float) -> int:
-    """m = round(β n / (1 − β)) fake users among n genuine ones, so that m / (n + m) ≈ β."""
+    """m = round(β n / (1 − β)) fake users among n genuine ones, so that m / (n + m) ≈ β.
+
+    Parameters
+    ----------
+    n : int
+        The number of genuine users.
+    beta : float
+        The fraction of fake users, in [0, 1).
+
+    Returns
+    -------
+    int
+        m.
+
+    Raises
+    ------
+    InvalidInput
+        If β is not in [0, 1).
+    """
     beta = _check_beta(beta)
     return int(round(beta * n / (1 - beta)))
 
@@ -108,16 +173,58 @@ def _report_width(mechanism: Mechanism) -> int:
 
 
 def attack_work(mechanism: Mechanism, n: int, betas: Any, trials: int) -> float:
-    """The cost of :func:`simulate_attack` over the fractions ``betas`` in element operations (≈ 10 ns each):
-    per trial and β, :data:`TRIAL_OVERHEAD` plus the crafted reports' cells."""
+    """The cost of :func:`simulate_attack` over the fractions ``betas`` in element operations (≈ 10 ns each).
+
+    Per trial and β: :data:`TRIAL_OVERHEAD` plus the crafted reports' cells plus 4d.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The attacked mechanism (its ``report_width()`` and d).
+    n : int
+        Genuine users.
+    betas : float or array_like
+        The fractions of fake users.
+    trials : int
+        Simulated collections per β.
+
+    Returns
+    -------
+    float
+        The estimated number of element operations.
+
+    Raises
+    ------
+    InvalidInput
+        If a β is not in [0, 1).
+    """
     width = _report_width(mechanism)
     per_trial = sum(TRIAL_OVERHEAD + fake_users(n, b) * width + 4 * mechanism.d for b in np.atleast_1d(betas))
     return float(trials) * per_trial
 
 
 def check_attack(mechanism: Mechanism, n: int, betas: Any, trials: int) -> None:
-    """Refuse, before any work, a simulation whose time (:data:`MAX_ATTACK_WORK`) or crafted reports' memory
-    (:data:`MAX_CRAFTED_CELLS`) is out of bounds; the one-line reason says what to lower."""
+    """Refuse, before any work, a simulation that is too slow or too large.
+
+    The bounds are :data:`MAX_ATTACK_WORK` (time) and :data:`MAX_CRAFTED_CELLS` (the crafted reports' memory); the
+    one-line reason says what to lower.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The attacked mechanism.
+    n : int
+        Genuine users.
+    betas : float or array_like
+        The fractions of fake users, each in [0, 1).
+    trials : int
+        Simulated collections per β (≥ 1).
+
+    Raises
+    ------
+    InvalidInput
+        For a bad ``trials`` or β, or a simulation over either bound.
+    """
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise InvalidInput(f"poison: trials must be a positive integer, got {trials!r}")
     betas = [_check_beta(float(b)) for b in np.atleast_1d(betas)]
@@ -135,13 +242,61 @@ def check_attack(mechanism: Mechanism, n: int, betas: Any, trials: int) -> None:
 
 
 def crafted_reports(mechanism: Mechanism, targets: Any, m: int, rng: np.random.Generator) -> np.ndarray:
-    """m reports of MGA fake users in the mechanism's own report format."""
+    """m reports of MGA fake users in the mechanism's own report format.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        One of :data:`ATTACKED` (its ``mga_reports`` hook crafts them).
+    targets : array_like of int
+        The target values (distinct, in [0, d), not all of the domain).
+    m : int
+        The number of fake users.
+    rng : numpy.random.Generator
+        Randomness of the crafted reports (OUE's filler bits, OLH's hash search).
+
+    Returns
+    -------
+    numpy.ndarray
+        m reports, as ``mechanism.perturb`` would return them.
+
+    Raises
+    ------
+    InvalidInput
+        For an unattacked mechanism or bad targets.
+    """
     return mechanism.mga_reports(_check(mechanism, targets), m, rng)  # the family's hook
 
 
 @dataclass(frozen=True)
 class PoisonResult:
-    """Gain of the targets' estimated total frequency under MGA, by closed form and by simulation."""
+    """Gain of the targets' estimated total frequency under MGA, by closed form and by simulation.
+
+    Parameters
+    ----------
+    mechanism : str
+        The attacked mechanism's name.
+    epsilon : float
+        Its privacy budget.
+    d : int
+        The domain size.
+    targets : list of int
+        The target values.
+    genuine_users, fake_users : int
+        n and m.
+    beta : float
+        The realised fraction m/(n + m).
+    target_frequency : float
+        f_T among genuine users.
+    targets_supported : int
+        s, targets one crafted report supports.
+    expected_gain : float
+        The closed-form G (:func:`expected_gain`).
+    simulated_gain, simulated_sd : dict of str to float
+        Per estimator, the mean gain over the trials and its standard deviation.
+    trials : int, default 0
+        Simulated collections.
+    """
 
     mechanism: str
     epsilon: float
@@ -163,9 +318,43 @@ class PoisonResult:
 
 def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: float, trials: int = 20,
                     seed: int | None = 0, estimators: tuple[str, ...] = ("mi", "norm-sub")) -> PoisonResult:
-    """Simulate MGA: genuine support counts from the fast engine (exact in distribution for GRR and OUE, exact
-    marginals for OLH), fake users' crafted reports aggregated for real; the gain per estimator is the targets'
-    estimated total after the attack minus before it (same genuine collection), averaged over ``trials``."""
+    """Simulate MGA and measure the targets' gain per estimator.
+
+    Genuine support counts come from the fast engine (exact in distribution for GRR and OUE, exact marginals for OLH),
+    fake users' crafted reports are aggregated for real; the gain per estimator is the targets' estimated total after
+    the attack minus before it (same genuine collection), averaged over ``trials``.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        One of :data:`ATTACKED`.
+    true_counts : array_like
+        The genuine users' counts per value (length d; n is their sum).
+    targets : array_like of int
+        The target values.
+    beta : float
+        The fraction of fake users, in [0, 1).
+    trials : int, default 20
+        Simulated collections (each from its own named stream).
+    seed : int or None, default 0
+        Root seed of the streams.
+    estimators : tuple of str, default ("mi", "norm-sub")
+        Registered estimators whose gain is measured.
+
+    Returns
+    -------
+    PoisonResult
+        The closed form and the simulated gains.
+
+    Raises
+    ------
+    InvalidInput
+        For an unattacked mechanism, bad targets, counts or β, or a simulation over the cost bounds.
+
+    References
+    ----------
+    Cao, Jia & Gong, USENIX Security 2021 (MGA); Norm-Sub: consistency paper (Wang et al., NDSS'20), §IV-C.
+    """
     t = _check(mechanism, targets)
     beta = _check_beta(beta)
     counts, _ = mechanism.check_population(true_counts)
@@ -191,7 +380,27 @@ def simulate_attack(mechanism: Mechanism, true_counts: Any, targets: Any, beta: 
 
 
 def attacked_mechanism(name: str, epsilon: float, d: int) -> Mechanism:
-    """One of :data:`ATTACKED` by name (a one-line error otherwise)."""
+    """One of :data:`ATTACKED` by name (a one-line error otherwise).
+
+    Parameters
+    ----------
+    name : str
+        The mechanism's name (case-insensitive).
+    epsilon : float
+        The privacy budget.
+    d : int
+        The domain size.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism, configured for the attack.
+
+    Raises
+    ------
+    InvalidInput
+        For a name outside :data:`ATTACKED` or invalid parameters.
+    """
     if str(name).strip().lower() not in ATTACKED:
         raise InvalidInput(f"poison: the maximal-gain attack is defined for {', '.join(ATTACKED)}, not {name!r}")
     return get_mechanism(str(name).strip().lower(), epsilon=epsilon, d=d)
@@ -199,7 +408,33 @@ def attacked_mechanism(name: str, epsilon: float, d: int) -> Mechanism:
 
 def gain_curves(epsilon: float, d: int, targets: Any, betas: Any, target_frequency: float = 0.0,
                 mechanisms: tuple[str, ...] = ATTACKED) -> list[dict[str, Any]]:
-    """Closed-form MGA gain per mechanism and β (rows for a table or a chart)."""
+    """Closed-form MGA gain per mechanism and β (rows for a table or a chart).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget.
+    d : int
+        The domain size.
+    targets : array_like of int
+        The target values.
+    betas : float or array_like
+        The fractions of fake users, each in [0, 1).
+    target_frequency : float, default 0.0
+        f_T, the targets' true total frequency.
+    mechanisms : tuple of str, default ATTACKED
+        The mechanisms compared.
+
+    Returns
+    -------
+    list of dict
+        One row ``{"mechanism", "beta", "expected_gain"}`` per mechanism and β.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`attacked_mechanism` and :func:`expected_gain`.
+    """
     rows = []
     for name in mechanisms:
         mech = attacked_mechanism(name, epsilon, d)

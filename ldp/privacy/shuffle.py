@@ -68,13 +68,60 @@ def _check(n: int, epsilon0: float, delta: float) -> tuple[int, float, float]:
 
 
 def fmt_valid(n: int, epsilon0: float, delta: float) -> bool:
-    """The validity condition of FMT Theorem 3.1: ε₀ ≤ log(n / (16 log(2/δ)))."""
+    """The validity condition of FMT Theorem 3.1: ε₀ ≤ log(n / (16 log(2/δ))).
+
+    Parameters
+    ----------
+    n : int
+        The number of shuffled users (≥ 2).
+    epsilon0 : float
+        The local budget ε₀ of each report, in (0, 50].
+    delta : float
+        The central δ, in (0, 1).
+
+    Returns
+    -------
+    bool
+        Whether the closed form applies.
+
+    Raises
+    ------
+    InvalidInput
+        For n < 2 or not an integer, ε₀ not in (0, 50], or δ not in (0, 1).
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, "Hiding Among the Clones", FOCS 2021, Theorem 3.1.
+    """
     n, epsilon0, delta = _check(n, epsilon0, delta)
     return epsilon0 <= math.log(n / (16 * math.log(2 / delta)))
 
 
 def fmt_closed_form(n: int, epsilon0: float, delta: float) -> float | None:
-    """Central ε of FMT Theorem 3.1 (the reference implementation's tighter form); None where ε₀ is too large."""
+    """Central ε of FMT Theorem 3.1 (the reference implementation's tighter form); None where ε₀ is too large.
+
+    ε = log(1 + (1 − e^{−ε₀}) / (1 + e^{−ε₀−ε'}) · (a + c)), a = 8 √(e^{ε₀} log(4/δ)/n), c = 8 e^{ε₀}/n,
+    ε' = log(1 + a + c).
+
+    Parameters
+    ----------
+    n, epsilon0, delta
+        As for :func:`fmt_valid`.
+
+    Returns
+    -------
+    float or None
+        The central ε, or None outside the validity condition.
+
+    Raises
+    ------
+    InvalidInput
+        For bad n, ε₀ or δ.
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.1 (and the authors' reference implementation).
+    """
     if not fmt_valid(n, epsilon0, delta):
         return None
     a = 8 * math.sqrt(math.exp(epsilon0) * math.log(4 / delta) / n)
@@ -84,7 +131,27 @@ def fmt_closed_form(n: int, epsilon0: float, delta: float) -> float | None:
 
 
 def fmt_closed_form_simple(n: int, epsilon0: float, delta: float) -> float | None:
-    """FMT Theorem 3.1 as printed: log(1 + (e^ε₀ − 1)/(e^ε₀ + 1) · (a + c)); None where ε₀ is too large."""
+    """FMT Theorem 3.1 as printed: log(1 + (e^ε₀ − 1)/(e^ε₀ + 1) · (a + c)); None where ε₀ is too large.
+
+    Parameters
+    ----------
+    n, epsilon0, delta
+        As for :func:`fmt_valid` (users, local ε₀, central δ).
+
+    Returns
+    -------
+    float or None
+        The central ε (coarser than :func:`fmt_closed_form`), or None outside the validity condition.
+
+    Raises
+    ------
+    InvalidInput
+        For an n, ε₀ or δ out of range.
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, FOCS 2021, Theorem 3.1 (final expression).
+    """
     if not fmt_valid(n, epsilon0, delta):
         return None
     a = 8 * math.sqrt(math.exp(epsilon0) * math.log(4 / delta) / n)
@@ -141,7 +208,18 @@ def _clone_spread(n: int, epsilon0: float) -> float:
 
 
 def numerical_feasible(n: int, epsilon0: float) -> bool:
-    """Whether the clone counts of the numerical bound's grid stay within :data:`MAX_CLONES`."""
+    """Whether the clone counts of the numerical bound's grid stay within :data:`MAX_CLONES`.
+
+    Parameters
+    ----------
+    n, epsilon0 : int, float
+        Users and local budget ε₀: the clone count is Bin(n − 1, e^{−ε₀}).
+
+    Returns
+    -------
+    bool
+        True when E[C] plus 20 standard deviations (+ 60) is at most :data:`MAX_CLONES`.
+    """
     return (n - 1) * math.exp(-epsilon0) + _clone_spread(n, epsilon0) <= MAX_CLONES
 
 
@@ -153,18 +231,56 @@ def _check_feasible(n: int, epsilon0: float) -> None:
 
 
 def grid_intervals(n: int, epsilon0: float, step: int) -> int:
-    """How many intervals of ``step`` clone counts one evaluation of the numerical bound sums (its cost)."""
+    """How many intervals of ``step`` clone counts one evaluation of the numerical bound sums (its cost).
+
+    Parameters
+    ----------
+    n : int
+        The number of users.
+    epsilon0 : float
+        The local budget ε₀.
+    step : int
+        The interval width, in clone counts.
+
+    Returns
+    -------
+    int
+        The number of intervals (both sides of the mean).
+    """
     return 2 * (int(math.ceil(_clone_spread(n, epsilon0) / step)) + 1)
 
 
 def smallest_step(n: int, epsilon0: float) -> int:
-    """The smallest interval width whose grid has at most :data:`MAX_INTERVALS` intervals."""
+    """The smallest interval width whose grid has at most :data:`MAX_INTERVALS` intervals.
+
+    Parameters
+    ----------
+    n, epsilon0
+        As for :func:`grid_intervals`.
+
+    Returns
+    -------
+    int
+        The width, ≥ 1.
+    """
     return max(1, int(math.ceil(_clone_spread(n, epsilon0) / (MAX_INTERVALS // 2 - 1))))
 
 
 def auto_step(n: int, epsilon0: float) -> int:
-    """:data:`DEFAULT_STEP`, or the :func:`smallest_step` where n is so large that step 100 costs too much (the
-    bounds stay bounds at any step; a step of a ten-thousandth of the clone count's spread loses nothing visible)."""
+    """:data:`DEFAULT_STEP`, or the :func:`smallest_step` where n is so large that step 100 costs too much.
+
+    The bounds stay bounds at any step; a step of a ten-thousandth of the clone count's spread loses nothing visible.
+
+    Parameters
+    ----------
+    n, epsilon0
+        Users and local budget ε₀, which set the clone count's spread.
+
+    Returns
+    -------
+    int
+        max(100, :func:`smallest_step`).
+    """
     return max(DEFAULT_STEP, smallest_step(n, epsilon0))
 
 
@@ -217,7 +333,37 @@ def fmt_delta(n: int, epsilon0: float, epsilon: float, step: int = DEFAULT_STEP,
     :func:`_clone_grid` and the sum stops as soon as the mass not yet visited is below both partial sums
     (D(P‖Q) and D(Q‖P)); the upper bound then adds that whole unvisited mass (each δ_c ≤ 1), the lower bound
     drops it. Without it every interval is summed, which gives a tighter upper bound (n = 10⁵, ε₀ = 4,
-    δ = 10⁻⁶, step 100: ε 0.1751 with the rule, 0.1724 without; the exact value, step 1, is 0.1698)."""
+    δ = 10⁻⁶, step 100: ε 0.1751 with the rule, 0.1724 without; the exact value, step 1, is 0.1698).
+
+    Parameters
+    ----------
+    n : int
+        The number of users (≥ 2).
+    epsilon0 : float
+        The local budget ε₀.
+    epsilon : float
+        The central ε at which δ is bounded (δ = 0 when ε ≥ ε₀).
+    step : int, default 100
+        The interval width, in clone counts.
+    upper : bool, default True
+        Upper bound (True) or lower bound (False).
+    early_stop : bool, default True
+        Use the authors' stopping rule.
+
+    Returns
+    -------
+    float
+        The bound on δ(ε).
+
+    Raises
+    ------
+    InvalidInput
+        If the clone counts exceed :data:`MAX_CLONES` or the grid exceeds :data:`MAX_INTERVALS`.
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, FOCS 2021, §4.3 ("Computing the bound numerically").
+    """
     if epsilon >= epsilon0:  # the pair's likelihood ratio never exceeds e^ε₀: δ(ε) = 0 exactly
         return 0.0
     lo, hi, mass, rest = _clone_grid(n, epsilon0, step)
@@ -250,7 +396,33 @@ def fmt_numerical(n: int, epsilon0: float, delta: float, step: int | None = DEFA
 
     Each is the smallest ε in [0, ε₀] with bound-δ(ε) ≤ δ, by bisection to ε₀·2^−iterations (the upper rounded up,
     the lower rounded down, so both stay bounds). ``step`` None: :func:`auto_step`. A step whose grid exceeds
-    :data:`MAX_INTERVALS` is refused before any work (InvalidInput naming the smallest step that fits)."""
+    :data:`MAX_INTERVALS` is refused before any work (InvalidInput naming the smallest step that fits).
+
+    Parameters
+    ----------
+    n, epsilon0, delta
+        As for :func:`fmt_valid`.
+    step : int or None, default 100
+        The interval width in clone counts (None: :func:`auto_step`).
+    iterations : int, default 24
+        Bisection steps.
+    early_stop : bool, default True
+        Use the authors' stopping rule in :func:`fmt_delta`.
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)`` on the central ε.
+
+    Raises
+    ------
+    InvalidInput
+        For bad n, ε₀, δ or step, too many clones, or a grid over :data:`MAX_INTERVALS`.
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, FOCS 2021, §4.3.
+    """
     n, epsilon0, delta = _check(n, epsilon0, delta)
     step = auto_step(n, epsilon0) if step is None else _valid_step(step)
     _check_feasible(n, epsilon0)
@@ -272,7 +444,32 @@ def fmt_numerical(n: int, epsilon0: float, delta: float, step: int | None = DEFA
 
 
 def blanket_grr(n: int, epsilon0: float, delta: float, k: int) -> float | None:
-    """Central ε of shuffled GRR(ε₀) on k values by the privacy blanket (BBGN Theorem 3.1); None if > 1."""
+    """Central ε of shuffled GRR(ε₀) on k values by the privacy blanket (BBGN Theorem 3.1); None if > 1.
+
+    ε = max{√(14 k log(2/δ) / ((n − 1) γ)), 27 k / ((n − 1) γ)} with γ = k / (e^{ε₀} + k − 1) (statement as recalled:
+    the paper is not among the project's papers).
+
+    Parameters
+    ----------
+    n, epsilon0, delta
+        As for :func:`fmt_valid`.
+    k : int
+        The domain size of GRR (≥ 2).
+
+    Returns
+    -------
+    float or None
+        The smallest ε the theorem allows, or None where it exceeds 1 (the theorem is stated for ε ≤ 1).
+
+    Raises
+    ------
+    InvalidInput
+        For bad n, ε₀, δ or k.
+
+    References
+    ----------
+    Balle, Bell, Gascón, Nissim, "The Privacy Blanket of the Shuffle Model", CRYPTO 2019, Theorem 3.1.
+    """
     n, epsilon0, delta = _check(n, epsilon0, delta)
     if isinstance(k, bool) or not float(k).is_integer() or k < 2:
         raise InvalidInput(f"shuffle: the domain size must be an integer ≥ 2, got {k!r}")
@@ -283,7 +480,31 @@ def blanket_grr(n: int, epsilon0: float, delta: float, k: int) -> float | None:
 
 @dataclass(frozen=True)
 class ShuffleBounds:
-    """Central ε of n shuffled ε₀-LDP reports at δ by every bound (None where a bound does not apply)."""
+    """Central ε of n shuffled ε₀-LDP reports at δ by every bound (None where a bound does not apply).
+
+    Parameters
+    ----------
+    users : int
+        n.
+    epsilon0 : float
+        The local budget ε₀.
+    delta : float
+        The central δ.
+    closed_form : float or None
+        FMT Theorem 3.1 (:func:`fmt_closed_form`).
+    lower, upper : float or None
+        FMT's numerical bounds (:func:`fmt_numerical`); None where n is beyond the numerical analysis.
+    valid : bool
+        Whether FMT's validity condition holds.
+    blanket : float, optional
+        The privacy blanket bound for GRR on ``domain_size`` values.
+    domain_size : int, optional
+        k, when the blanket bound was asked for.
+    step : int, default 100
+        The numerical bound's interval width.
+    early_stop : bool, default True
+        Whether the authors' stopping rule was used.
+    """
 
     users: int
     epsilon0: float
@@ -304,9 +525,32 @@ class ShuffleBounds:
 def shuffle_bounds(n: int, epsilon0: float, delta: float, k: int | None = None,
                    step: int | None = DEFAULT_STEP, early_stop: bool = True) -> ShuffleBounds:
     """Every bound at one (n, ε₀, δ): FMT closed form and numerical (lower, upper); blanket for GRR on k values.
+
     The defaults (step 100, the authors' early stop) reproduce the reference implementation's numbers; ``step``
     None is :func:`auto_step` (100 unless n is huge). Where n is beyond the numerical analysis
-    (:func:`numerical_feasible`) ``lower`` and ``upper`` are None and the closed form is the answer."""
+    (:func:`numerical_feasible`) ``lower`` and ``upper`` are None and the closed form is the answer.
+
+    Parameters
+    ----------
+    n, epsilon0, delta
+        As for :func:`fmt_valid`.
+    k : int, optional
+        GRR's domain size, for the blanket bound.
+    step : int or None, default 100
+        The numerical bound's interval width (None: :func:`auto_step`).
+    early_stop : bool, default True
+        Use the authors' stopping rule.
+
+    Returns
+    -------
+    ShuffleBounds
+        All the bounds.
+
+    Raises
+    ------
+    InvalidInput
+        For bad n, ε₀, δ, k or step, or a grid over :data:`MAX_INTERVALS`.
+    """
     n, epsilon0, delta = _check(n, epsilon0, delta)
     step = auto_step(n, epsilon0) if step is None else _valid_step(step)
     lower: float | None = None
@@ -329,10 +573,43 @@ def _within(n: int, epsilon0: float, delta: float, target: float, step: int | No
 
 def largest_local_epsilon(target: float, n: int, delta: float, step: int | None = DEFAULT_STEP,
                           iterations: int = 30, hi: float = 20.0, tight: bool = False) -> float:
-    """The largest ε₀ whose shuffled central ε (FMT numerical upper bound) is at most ``target`` (bisection;
-    the upper bound increases with ε₀). Returns ``target`` itself at least (shuffling never hurts: ε ≤ ε₀).
+    """The largest ε₀ whose shuffled central ε (FMT numerical upper bound) is at most ``target``.
+
+    Bisection; the upper bound increases with ε₀. Returns ``target`` itself at least (shuffling never hurts: ε ≤ ε₀).
     ``tight``: the upper bound with every interval summed at :func:`fine_step` (else the authors' algorithm);
-    ``step`` None: :func:`auto_step` at each ε₀ tried. A fixed step too fine for n is refused before any work."""
+    ``step`` None: :func:`auto_step` at each ε₀ tried. A fixed step too fine for n is refused before any work.
+
+    Parameters
+    ----------
+    target : float
+        The central ε wanted (> 0).
+    n : int
+        The number of users (≥ 2).
+    delta : float
+        The central δ, in (0, 1).
+    step : int or None, default 100
+        The interval width (ignored when ``tight``).
+    iterations : int, default 30
+        Bisection steps.
+    hi : float, default 20.0
+        The largest ε₀ considered.
+    tight : bool, default False
+        Use the tight upper bound (every interval, :func:`fine_step`).
+
+    Returns
+    -------
+    float
+        ε₀, in [target, hi].
+
+    Raises
+    ------
+    InvalidInput
+        For a bad target, n, δ or step, too many clones, or a grid over :data:`MAX_INTERVALS`.
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, FOCS 2021, §4.3.
+    """
     if not (math.isfinite(target) and target > 0):
         raise InvalidInput(f"shuffle: the target central ε must be a positive finite number, got {target!r}")
     n, _, delta = _check(n, target, delta)
@@ -356,9 +633,21 @@ def largest_local_epsilon(target: float, n: int, delta: float, step: int | None 
 
 
 def fine_step(n: int, epsilon0: float) -> int:
-    """An interval width fine enough for the clone count's spread: about a tenth of its standard deviation,
-    at most :data:`DEFAULT_STEP` (the fixed 100 of the reference is coarse when few clones are expected) — unless
-    n is so large that the grid would exceed :data:`MAX_INTERVALS`, then :func:`smallest_step`."""
+    """An interval width fine enough for the clone count's spread: about a tenth of its standard deviation.
+
+    At most :data:`DEFAULT_STEP` (the fixed 100 of the reference is coarse when few clones are expected) — unless
+    n is so large that the grid would exceed :data:`MAX_INTERVALS`, then :func:`smallest_step`.
+
+    Parameters
+    ----------
+    n, epsilon0
+        As for :func:`numerical_feasible`.
+
+    Returns
+    -------
+    int
+        The width, ≥ 1.
+    """
     p = math.exp(-epsilon0)
     fine = int(min(DEFAULT_STEP, max(1, math.floor(math.sqrt((n - 1) * p * (1 - p)) / 10))))
     return max(fine, smallest_step(n, epsilon0))
@@ -366,8 +655,33 @@ def fine_step(n: int, epsilon0: float) -> int:
 
 def shuffle_curve(users: Any, epsilon0: float, delta: float, k: int | None = None,
                   step: int | None = None) -> list[ShuffleBounds]:
-    """:func:`shuffle_bounds` at each number of users (for a curve of central ε vs n), the tightest way: every
-    interval summed (no early stop) and, with ``step`` None, the :func:`fine_step` of each n."""
+    """:func:`shuffle_bounds` at each number of users (for a curve of central ε vs n), the tightest way.
+
+    Every interval is summed (no early stop) and, with ``step`` None, the :func:`fine_step` of each n is used.
+
+    Parameters
+    ----------
+    users : int or array_like of int
+        The numbers of users (deduplicated, sorted).
+    epsilon0 : float
+        The local budget ε₀.
+    delta : float
+        The central δ.
+    k : int, optional
+        GRR's domain size, for the blanket bound.
+    step : int, optional
+        A fixed interval width (None: :func:`fine_step` per n).
+
+    Returns
+    -------
+    list of ShuffleBounds
+        One per number of users, increasing.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`shuffle_bounds`.
+    """
     ns = sorted({int(n) for n in np.atleast_1d(np.asarray(users))})
     return [shuffle_bounds(n, epsilon0, delta, k, fine_step(n, epsilon0) if step is None else step, early_stop=False)
             for n in ns]
@@ -375,10 +689,43 @@ def shuffle_curve(users: Any, epsilon0: float, delta: float, k: int | None = Non
 
 def error_bought(target: float, n: int, delta: float, d: int,
                  mechanisms: tuple[str, ...] = ("grr", "oue", "olh"), tight: bool = True) -> list[dict[str, Any]]:
-    """What shuffling buys in accuracy: for a target central ε, each mechanism's closed-form variance of one
-    frequency estimate (matrix inversion, value of negligible frequency, Wang et al. 2017 Eq. (2)) when run
-    locally at ε = target versus at the largest ε₀ whose shuffled central ε is at most the target (by default
-    the tight numerical upper bound)."""
+    """What shuffling buys in accuracy at a target central ε, per mechanism.
+
+    Each mechanism's closed-form variance of one frequency estimate (matrix inversion, value of negligible frequency,
+    Wang et al. 2017 Eq. (2)) when run locally at ε = target versus at the largest ε₀ whose shuffled central ε is at
+    most the target (by default the tight numerical upper bound).
+
+    Parameters
+    ----------
+    target : float
+        The central ε.
+    n : int
+        The number of users.
+    delta : float
+        The central δ.
+    d : int
+        The domain size.
+    mechanisms : tuple of str, default ("grr", "oue", "olh")
+        Registered frequency oracles compared.
+    tight : bool, default True
+        Use the tight upper bound in :func:`largest_local_epsilon`.
+
+    Returns
+    -------
+    list of dict
+        One row per mechanism: ``epsilon_local``, ``epsilon0_shuffled``, ``variance_local``, ``variance_shuffled`` and
+        ``error_ratio`` (the ratio of standard deviations, local over shuffled).
+
+    Raises
+    ------
+    InvalidInput
+        For bad inputs (see :func:`largest_local_epsilon`) or an unknown mechanism.
+
+    References
+    ----------
+    Wang, Blocki, Li, Jha, "Locally Differentially Private Protocols for Frequency Estimation", USENIX Security 2017,
+    Eq. (2); Feldman, McMillan, Talwar, FOCS 2021.
+    """
     from ldp.mechanisms import get_mechanism
 
     epsilon0 = largest_local_epsilon(target, n, delta, tight=tight)
