@@ -493,8 +493,32 @@ CHANGE_MEASURES = ("max_abs", "mse", "mae", "max_squared", "l1")
 
 
 def change_measure(diff: np.ndarray, rule: str) -> np.ndarray:
-    """Per-row change of a (rows, d) block of iterate differences under ``rule`` (:data:`CHANGE_MEASURES`);
-    overwrites ``diff``."""
+    """Per-row change of a (rows, d) block of iterate differences under ``rule``; overwrites ``diff``.
+
+    Parameters
+    ----------
+    diff : numpy.ndarray
+        Differences of successive iterates, shape (rows, d), float64; replaced by their absolute values.
+    rule : str
+        One of :data:`CHANGE_MEASURES`: ``"max_abs"`` (max |Δ|), ``"mse"`` (mean Δ²), ``"mae"`` (mean |Δ|),
+        ``"max_squared"`` (max Δ²) — the four stopping rules of the IBU paper's reference implementation
+        (multi-freq-ldpy) — or ``"l1"`` (Σ |Δ|, ours).
+
+    Returns
+    -------
+    numpy.ndarray
+        One change per row.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown rule.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update", DBSec 2023, Eq. (3) (the
+    iteration these rules stop).
+    """
     np.abs(diff, out=diff)
     if rule == "max_abs":
         return diff.max(axis=1)

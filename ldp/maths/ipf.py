@@ -23,20 +23,57 @@ __all__ = ["BlockConstraint", "block_sums", "ipf", "marginal_constraint"]
 
 @dataclass(frozen=True)
 class BlockConstraint:
-    """Block sums ``target`` over the axes whose ``bounds`` are given (``None``: axis summed out)."""
+    """Block sums ``target`` over the axes whose ``bounds`` are given (``None``: axis summed out).
+
+    Parameters
+    ----------
+    bounds : tuple of (numpy.ndarray or None)
+        Per axis of the table: the block edges (increasing cell indices from 0 to the axis length), or None to
+        sum the axis out.
+    target : numpy.ndarray
+        The required block sums, one per block of the kept axes.
+    """
 
     bounds: tuple[np.ndarray | None, ...]
     target: np.ndarray
 
 
 def marginal_constraint(shape: Sequence[int], axes: Sequence[int], target: np.ndarray) -> BlockConstraint:
-    """The constraint that the marginal over ``axes`` (every other axis summed out) equals ``target``."""
+    """The constraint that the marginal over ``axes`` (every other axis summed out) equals ``target``.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The table's shape.
+    axes : sequence of int
+        The axes the marginal keeps (one block per cell along each).
+    target : array_like
+        The marginal, of the kept axes' shape.
+
+    Returns
+    -------
+    BlockConstraint
+        Single-cell blocks on the kept axes, the others summed out.
+    """
     bounds = tuple(np.arange(int(d) + 1) if i in axes else None for i, d in enumerate(shape))
     return BlockConstraint(bounds, np.asarray(target, dtype=np.float64))
 
 
 def block_sums(table: np.ndarray, bounds: Sequence[np.ndarray | None]) -> np.ndarray:
-    """Sums of ``table`` over the blocks of ``bounds`` (an axis with ``None`` is summed out)."""
+    """Sums of ``table`` over the blocks of ``bounds`` (an axis with ``None`` is summed out).
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        The table.
+    bounds : sequence of (numpy.ndarray or None)
+        Per axis: block edges, or None to sum the axis out (:class:`BlockConstraint`).
+
+    Returns
+    -------
+    numpy.ndarray
+        One sum per block of the kept axes.
+    """
     out = table
     for axis, b in reversed(list(enumerate(bounds))):
         out = out.sum(axis=axis) if b is None else np.add.reduceat(out, np.asarray(b[:-1]), axis=axis)
