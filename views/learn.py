@@ -25,6 +25,7 @@ from ldp.studies import choices, lecture
 from ldp.viz import lecture as viz
 from views import common
 from views.controls import Control, render
+from views.deployment_panel import show_deployments
 
 MAX_HEATMAP_COLUMNS = 64  # a full channel with more outputs is drawn truncated (and says so)
 WARNER_CLASSES = 1000  # repeated classes for the spread of Warner's estimate
@@ -649,6 +650,24 @@ def grr_table_section() -> None:
         st.dataframe(_fmt(table), hide_index=True, key="learn_grr_table")
 
 
+#: Largest domain the deployments' comparison uses (CMS/HCMS build a d × d collision matrix).
+DEPLOYED_MAX_D = 1024
+
+
+@st.fragment
+@section
+def deployments_section(epsilon: float) -> None:
+    with _expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms",
+                   "learn_x_deployed") as shown:
+        if not shown:
+            return
+        d = min(int(st.session_state.get(CMP_D.key, CMP_D.default)), DEPLOYED_MAX_D)
+        n = int(st.session_state.get(CMP_N.key, CMP_N.default))
+        st.markdown(f"The comparison table's d and n (d capped at {DEPLOYED_MAX_D:,}) with every value equally "
+                    "likely; the Story page runs the same comparison on your own data.")
+        show_deployments(np.full(d, 1.0 / d), n, epsilon, "learn_deployed", f"{d:,} equally likely values")
+
+
 # --------------------------------------------------------------------------- page
 def main() -> None:
     st.title("Learn: local differential privacy, step by step")
@@ -687,6 +706,7 @@ def main() -> None:
     with tabs[4]:
         comparison_section(epsilon)
         grr_table_section()
+        deployments_section(epsilon)
     with tabs[5]:
         questions_section(epsilon)
 

@@ -88,10 +88,11 @@ def test_lecture_extras_in_expanders(at):
     lazy expander under its tab (the tabs and their first screens unchanged): closed, they draw nothing."""
     labels = [e.label for e in at.expander]
     for start in ("Sequential composition", "Central DP vs LDP", "How far off", "The lecture's unary-encoding",
-                  "GRR's p as d grows"):
+                  "GRR's p as d grows", "What the deployments do"):
         assert any(label.startswith(start) for label in labels), (start, labels)
     assert not {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} & _charts(at)
-    extras = ("learn_x_composition", "learn_x_dp", "learn_x_bounds", "learn_x_unary", "learn_x_grr")
+    extras = ("learn_x_composition", "learn_x_dp", "learn_x_bounds", "learn_x_unary", "learn_x_grr",
+              "learn_x_deployed")
     for key in extras:
         at.session_state[key] = True  # open
     at.run()
@@ -106,6 +107,10 @@ def test_lecture_extras_in_expanders(at):
     assert "printed 0.307" in _texts(at, "caption")
     sim = _frames(at, "simulated / closed form")[0]
     assert set(sim["n"]) == {1_000, 100_000}
+    # issue 24: the deployments' budgets, their oracles against the best textbook one, memoization
+    assert {"learn_deployed_deployed", "learn_deployed_memo"} <= _charts(at)
+    budgets = _frames(at, "ε per report")[0]
+    assert {"Apple", "Google", "Microsoft"} <= set(budgets["company"])
     for key in extras:  # closed again for the tests below
         at.session_state[key] = False
     at.run()
