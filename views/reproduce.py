@@ -53,8 +53,13 @@ GRID_PLAIN = Control("rp_grid_plain", "checkbox", "The paper's plain Eq. (3) (wh
                           "IBU's limit (the MLE, ours) only.")
 GRID_TRIALS = Control("rp_grid_trials", "number_input", "Trials per cell", 3, min_value=1, max_value=20, step=1,
                       help="The paper averages 20 runs per cell; each trial adds one collection per cell.")
+ROUGH_DATA = {"permuted": "randomly permuted bump (the paper's RP Taxi)",
+              "spiky": "spiky, permuted Zipf (Kosarak-like)"}
+ROUGH = Control("rp_rough", "radio", "Non-smooth data", "permuted", options=list(ROUGH_DATA), horizontal=True,
+                format_func=ROUGH_DATA.get, help="The convolution paper's non-smooth datasets (§V.A), where it runs "
+                                                 "DW and DW-AMRP only.")
 CONTROLS = (USERS, TRIALS, SEED, GAIN_MECHS, GAIN_EPS, B_EPS, SPEC_MECH, SPEC_EPS, GRID_COLLECTION, GRID_VARY,
-            NUM_METRIC, GRID_METRIC, GRID_PLAIN, GRID_TRIALS)
+            NUM_METRIC, GRID_METRIC, GRID_PLAIN, GRID_TRIALS, ROUGH)
 
 GRID_AXES = {"ε": "epsilon", "n": "n", "k": "k"}
 
@@ -131,9 +136,9 @@ def _tasks(n: int, trials: int, seed: int):
                 seed=seed)
 
 
-def _wiener(trials: int, seed: int):
+def _wiener(trials: int, seed: int, dataset: str = "smooth"):
     return _run("convolution-fig-6", "Simulating GRR and OUE with the Wiener estimators…", trials=min(trials, 3),
-                seed=seed)
+                seed=seed, dataset=dataset)
 
 
 def _fixed_sets(trials: int, seed: int):
@@ -187,6 +192,7 @@ def default_studies() -> None:
     _tasks(n, trials, seed)
     _fixed_sets(trials, seed)
     _wiener(trials, seed)
+    _wiener(trials, seed, ROUGH.default)
     _granularity(n, trials, seed)
 
 
@@ -441,6 +447,16 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                             for m, row in at.iterrows() if m.startswith("GRR")) + ".")
 
     _paper_scale("convolution-fig-6", "convolution-fig-7", "convolution-fig-8", "convolution-fig-9")
+
+    st.subheader("The same on non-smooth data: DW and DW-AMRP")
+    rough_data = render(ROUGH)
+    with common.friendly_errors("the Wiener curves on non-smooth data"):
+        rough = _wiener(trials, seed, rough_data)
+    common.show_figure(viz.wiener_figure(rough["epsilon"], "epsilon"), "rp_wiener_rough", rough["epsilon"],
+                       description=f"The {ROUGH_DATA[rough_data]} over d = 1000 values, 10⁶ users: MI, DW and "
+                                   "DW-AMRP (100 random re-permutations averaged, §IV-E) for GRR and OUE.")
+    st.markdown(f"**The paper:** {study.PRINTED['convolution non-smooth']}. **Here:** "
+                f"{study.non_smooth_finding(rough['epsilon'])}")
 
     st.header("Square-wave paper, Fig. 7: bucket granularity")
     with common.friendly_errors("the granularity sweep"):

@@ -53,11 +53,12 @@ from ldp.mechanisms.numerical.square_wave import mutual_information_b
 from ldp.mechanisms.numerical.waves import lemma1_wasserstein
 from ldp.studies.comparison import draw_population
 
-__all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "PAPER_CFO_BINS", "PAPER_GRANULARITY",
-           "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED", "b_sweep",
-           "bucket_granularity", "fixed_categories", "fixed_set_study", "granularity_finding", "ibu_gain_grid",
-           "ibu_gain_summary", "ibu_gain_table", "iiw_convergence", "noise_spectrum", "numerical_methods",
-           "postprocessor_curves", "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
+__all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "NON_SMOOTH_METHODS", "PAPER_CFO_BINS",
+           "PAPER_GRANULARITY", "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED",
+           "WIENER_DATASETS", "WIENER_METHODS", "b_sweep", "bucket_granularity", "fixed_categories", "fixed_set_study",
+           "granularity_finding", "ibu_gain_grid", "ibu_gain_summary", "ibu_gain_table", "iiw_convergence",
+           "noise_spectrum", "non_smooth_finding", "numerical_methods", "postprocessor_curves", "postprocessor_tasks",
+           "spiky_methods", "wave_shapes", "wiener_curves"]
 
 Progress = Callable[[float], None] | None
 
@@ -92,6 +93,9 @@ PRINTED = {
                            "their real errors do, so the method can be chosen from the reports"),
     "convolution Fig. 9": ("on the smooth data KRR (GRR) finds the fewest true positives and the most false ones; "
                            "KRR-IIW-G does best (ε = 4, thresholds 500–2,000 counts of 10⁶)"),
+    "convolution non-smooth": ("for both non-smooth datasets the effect of DW noise reduction decreases with "
+                               "increasing ε; the additional AMRP approach has some performance improvement, but the "
+                               "improvement is weak (§V.B)"),
     "square-wave Fig. 7": ("the best granularity depends on the data: for Beta(5, 2) 256 buckets (of 256, 512, "
                            "1,024, 2,048), 1,024 for the other datasets; results are similar so long as d̃ does not "
                            "deviate far from √N (§5.4)"),
@@ -326,20 +330,52 @@ WIENER_METHODS = (("grr", "mi"), ("grr", "dw"), ("grr", "iiw"), ("grr", "iiw-g")
                   ("oue", "mi"), ("oue", "dw"), ("oue", "iiw"), ("oue", "smooth"))
 
 
-def _smooth_population(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The convolution paper's smooth case (its Taxi data): a Gaussian bump over d values."""
+#: The convolution paper's non-smooth cases (§V.A) get DW and DW-AMRP only, as in its Figs. 6–9 (§V.B).
+NON_SMOOTH_METHODS = (("grr", "mi"), ("grr", "dw"), ("grr", "amrp"), ("oue", "mi"), ("oue", "dw"), ("oue", "amrp"))
+#: The convolution paper's datasets (§V.A): its smooth Taxi pick-up times, the same randomly permuted (RP Taxi),
+#: and the very non-smooth Kosarak click-stream (here a randomly permuted Zipf(1): the paper's largest page count is
+#: 9.2× its 10th, and Zipf(s) gives 10^s).
+WIENER_DATASETS = ("smooth", "permuted", "spiky")
+
+
+def _smooth_population(d: int, n: int, seed: int, dataset: str = "smooth") -> tuple[np.ndarray, np.ndarray]:
+    """The convolution paper's smooth case (its Taxi data): a Gaussian bump over d values; ``dataset`` "permuted"
+    (RP Taxi) permutes it at random, "spiky" (Kosarak-like) is a randomly permuted Zipf(1) (:data:`WIENER_DATASETS`;
+    the permutation is seeded by the dataset and d)."""
+    if dataset not in WIENER_DATASETS:
+        raise InvalidInput(f"unknown dataset {dataset!r}; choose one of: {', '.join(WIENER_DATASETS)}")
     x = np.exp(-0.5 * ((np.arange(int(d)) - d / 2) / (d / 8)) ** 2)
+    if dataset == "spiky":
+        x = true_distribution(f"zipf:d={int(d)},s=1")
+    if dataset != "smooth":
+        x = x[rng_for(int(seed), "reproduce", "wiener-permutation", dataset, int(d)).permutation(int(d))]
     population = draw_population(np.round(x / x.sum() * 10 * n).astype(np.int64), int(n), seed)
     return population, population / population.sum()
+
+
+def non_smooth_finding(table: pd.DataFrame) -> str:
+    """One sentence on DW and DW-AMRP against MI from :func:`wiener_curves`' ε table on non-smooth data: their MSE
+    as a fraction of MI's at the smallest and largest ε, per mechanism."""
+    lo, hi = table["epsilon"].min(), table["epsilon"].max()
+    parts = []
+    for mech in sorted({m.split("-")[0] for m in table["method"]}):
+        at = {e: table[table["epsilon"] == e].set_index("method")["MSE"] for e in (lo, hi)}
+        ratios = {est: [at[e][f"{mech}-{est}"] / at[e][f"{mech}-MI"] for e in (lo, hi)] for est in ("DW", "AMRP")
+                  if f"{mech}-{est}" in at[lo].index}
+        parts.append(f"{mech}: " + ", ".join(f"{'DW-AMRP' if est == 'AMRP' else est} {r[0]:.2f}× MI's MSE at ε = "
+                                             f"{lo:g} and {r[1]:.2f}× at ε = {hi:g}" for est, r in ratios.items()))
+    return "; ".join(parts) + "."
 
 
 def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
                   domain_sizes: Sequence[int] = (250, 500, 1000, 2000), ks: Sequence[int] = (10, 30, 50, 100),
                   n: int = 1_000_000, d: int = 1000, epsilon: float = 4.0, trials: int = 3, seed: int = 0,
-                  methods: Sequence[tuple[str, str]] = WIENER_METHODS,
+                  methods: Sequence[tuple[str, str]] | None = None, dataset: str = "smooth",
                   thresholds: Sequence[float] = (500, 750, 1000, 1250, 1500, 1750, 2000), progress: Progress = None
                   ) -> dict[str, pd.DataFrame]:
-    """Convolution paper Figs. 6–9 on a smooth population: full-domain MSE of each (mechanism, estimator) against ε
+    """Convolution paper Figs. 6–9 on ``dataset`` (:data:`WIENER_DATASETS`; ``methods`` default
+    :data:`WIENER_METHODS` on the smooth one, :data:`NON_SMOOTH_METHODS` — DW and DW-AMRP — on the others, as the
+    paper runs them): full-domain MSE of each (mechanism, estimator) against ε
     at ``d`` (``"epsilon"``), against d at ``epsilon`` (``"d"``), the top-k MSE against k at (``d``,
     ``epsilon``) (``"top_k"``), and at (``d``, ``epsilon``) the true and false positives (Fig. 9, §V.E: a value
     is reported when its estimated count n·f̃ is above the threshold, true when its true count is too) for each
@@ -348,13 +384,15 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
     from ldp.evaluation.tasks import threshold_positives, top_k_curve
 
     trials = check_positive_int(trials, "trials")
+    if methods is None:
+        methods = WIENER_METHODS if dataset == "smooth" else NON_SMOOTH_METHODS
     mechs = sorted({m for m, _ in methods})
     cells = [("epsilon", float(e), int(d)) for e in epsilons] + [("d", float(epsilon), int(k)) for k in domain_sizes]
     total, done = len(cells) + 1, 0
     out: dict[str, list[dict]] = {"epsilon": [], "d": [], "top_k": [], "positives": []}
 
     def run(eps: float, size: int) -> dict[tuple[str, str], list[np.ndarray]]:
-        population, truth = _smooth_population(size, int(n), seed)
+        population, truth = _smooth_population(size, int(n), seed, dataset)
         found: dict[tuple[str, str], list[np.ndarray]] = {m: [] for m in methods}
         for name in mechs:
             mech = get_mechanism(name, eps, size)
