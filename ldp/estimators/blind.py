@@ -54,7 +54,23 @@ def _with_epsilon(mechanism: FrequencyOracle, epsilon: float) -> FrequencyOracle
 
 
 def support_size(mechanism: FrequencyOracle) -> float:
-    """Expected number of values one report supports: p* + (d − 1)q* (Appendix A, Eq. (26))."""
+    """Expected number of values one report supports: p* + (d − 1)q* (Appendix A, Eq. (26)).
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        A pure frequency oracle (its ``p_star``, ``q_star`` and ``d``).
+
+    Returns
+    -------
+    float
+        p* + (d − 1)q*, the mean number of the d values one report supports (1 for GRR, ω for SS).
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, convolution framework paper, Appendix A, Eq. (26) summed over the d values i, and
+    Appendix B (way 2).
+    """
     return float(mechanism.p_star + (mechanism.d - 1) * mechanism.q_star)
 
 
@@ -76,7 +92,22 @@ def _identifiable(mechanism: FrequencyOracle) -> bool:
 
 @dataclass(frozen=True)
 class BlindEpsilon:
-    """ε recovered from the reports' mean support size (module docstring, way 2)."""
+    """ε recovered from the reports' mean support size (module docstring, way 2).
+
+    Attributes
+    ----------
+    epsilon : float
+        ε̂, in :data:`EPSILON_RANGE`: the ε at which the protocol's expected support size equals ``mean_support``.
+    mean_support : float
+        The observed mean support size S/n: the support counts summed over the d values, over the n reports.
+    clipped : bool
+        Whether ``mean_support`` lay outside what any ε in :data:`EPSILON_RANGE` gives (``epsilon`` is then the
+        range's nearer end).
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, convolution framework paper, Appendix B (way 2).
+    """
 
     epsilon: float
     mean_support: float
@@ -88,10 +119,32 @@ class BlindEpsilon:
 def estimate_epsilon(mechanism: FrequencyOracle, aggregate: Aggregate) -> BlindEpsilon:
     """ε̂ such that the protocol's expected support size equals the observed S/n (bisection on ε).
 
+    The equation p*(ε) + (d − 1)q*(ε) = S/n is solved by :data:`BISECTION_STEPS` bisections of log ε over
+    :data:`EPSILON_RANGE`; where S/n lies outside what the range gives, ε̂ is the range's nearer end (``clipped``).
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        The one-time pure frequency oracle the reports came from. Only its name, d and other public parameters
+        (OLH's g, SS's ω, THE's θ) are used: its own ε is not (ε is what is searched for).
+    aggregate : Aggregate
+        The reports' support counts C(i) (length d) and their number n.
+
+    Returns
+    -------
+    BlindEpsilon
+        ε̂, the observed S/n and whether ε̂ was clipped to the range.
+
     Raises
     ------
     NotAvailable
-        When the protocol's support size does not depend on ε (GRR, SS).
+        When the protocol is not pure (no p*, q*), is memoized (two budgets ε∞ and ε1, which one support size
+        cannot separate), or its support size moves less than :data:`MIN_EPSILON_SHARE` with ε: GRR and SS (whose
+        support size does not depend on ε) always, OLH, BLH and HR except at small d.
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, convolution framework paper, Appendix B (way 2), with Appendix A, Eq. (26).
     """
     if not getattr(mechanism, "pure", False):
         raise NotAvailable(f"{mechanism.name}: blind deconvolution needs a pure frequency oracle (p*, q*)")
@@ -123,7 +176,35 @@ def estimate_epsilon(mechanism: FrequencyOracle, aggregate: Aggregate) -> BlindE
 def probe_channel(mechanism: FrequencyOracle, value: int, probes: int, rng: np.random.Generator
                   ) -> tuple[float, float]:
     """(p̂*, q̂*) from ``probes`` reports of one input ``value`` run through the client (module docstring, way 1):
-    the share of reports supporting ``value``, and the mean share supporting each other value."""
+    the share of reports supporting ``value``, and the mean share supporting each other value.
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        The client's frequency oracle (its ``perturb`` and ``support_counts``).
+    value : int
+        The probed input, in [0, d).
+    probes : int
+        How many times the input is run through the client (≥ 1).
+    rng : numpy.random.Generator
+        The client's randomness.
+
+    Returns
+    -------
+    tuple of float
+        (p̂*, q̂*), both in [0, 1]: the share of the ``probes`` reports that support ``value``, and the share
+        supporting each of the d − 1 other values, averaged over them. For a pure oracle, unbiased estimates of
+        p* and q*.
+
+    Raises
+    ------
+    InvalidInput
+        When ``value`` lies outside [0, d) or ``probes`` is smaller than 1.
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, convolution framework paper, Appendix B (way 1).
+    """
     if not 0 <= int(value) < mechanism.d:
         raise InvalidInput(f"the probed value must lie in [0, {mechanism.d}), got {value!r}")
     if int(probes) < 1:
@@ -136,7 +217,23 @@ def probe_channel(mechanism: FrequencyOracle, value: int, probes: int, rng: np.r
 
 @ESTIMATORS.register
 class BlindWiener(Estimator):
-    """DW-blind (Appendix B): DW with ε recovered from the reports' mean support size (module docstring)."""
+    """DW-blind (Appendix B): DW with ε recovered from the reports' mean support size (module docstring).
+
+    The matrix inversion and the h-vector are those of the protocol at ε̂ (:func:`estimate_epsilon`); the estimate
+    carries ``epsilon_hat``, ``mean_support`` and ``epsilon_true`` (the mechanism's own ε) as diagnostics, and a
+    warning when ε̂ was clipped to :data:`EPSILON_RANGE`. It applies to one-time pure oracles whose support size ε
+    moves by at least :data:`MIN_EPSILON_SHARE` (SUE, OUE, THE; OLH, BLH and HR only at small d).
+
+    Parameters
+    ----------
+    **params
+        None: DW-blind takes no parameters (an unknown name is an ``InvalidInput``).
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, convolution framework paper, §IV-C (DW, Eqs. (16)–(21)) and Appendix B (blind
+    deconvolution, way 2).
+    """
 
     name = "dw-blind"
     display_name = "DW-blind (ε from the reports)"

@@ -86,14 +86,62 @@ def _memo_uniforms(keys: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 
 def alpha_point_round(values: np.ndarray, steps: int, alpha: np.ndarray) -> np.ndarray:
-    """Grid index k ∈ [0, steps] of each value in [−1, 1] by α-point rounding (module docstring, step 1)."""
+    """Grid index k ∈ [0, steps] of each value in [−1, 1] by α-point rounding (module docstring, step 1).
+
+    With y = (x + 1)·steps/2 = L + r (L integer, r ∈ [0, 1)), the value rounds up to k = L + 1 if r > α, else
+    to k = L; x = 1 gives k = steps. Over α uniform on [0, 1), Pr[up] = r, so the grid point v_k = −1 + 2k/steps
+    has mean x.
+
+    Parameters
+    ----------
+    values : array_like
+        Values x in [−1, 1] (not checked), any shape.
+    steps : int
+        s ≥ 1, the number of equal steps the range is cut into (s + 1 grid points).
+    alpha : array_like
+        Each user's α in [0, 1), drawn once per user; broadcastable with ``values``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The grid indices k (int64, in [0, steps]), of the broadcast shape of ``values`` and ``alpha``.
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017, §3.1 (α-point rounding).
+    """
     y = (np.asarray(values, dtype=np.float64) + 1.0) * (steps / 2.0)
     low = np.minimum(np.floor(y), steps - 1)
     return (low + (y - low > alpha)).astype(np.int64)
 
 
 def memoized_round_variance(values: np.ndarray, epsilon: float, gamma: float = 0.0) -> float:
-    """Var[μ̂_t] of one round (module docstring): Σ_u (scale²/(1 − 2γ)² − x_u²) / n², for x in [−1, 1]."""
+    """Var[μ̂_t] of one round (module docstring): Σ_u (scale²/(1 − 2γ)² − x_u²) / n², for x in [−1, 1].
+
+    Parameters
+    ----------
+    values : array_like
+        The round's values x_u in [−1, 1], one per user (n = ``values.size``).
+    epsilon : float
+        The budget ε of one 1BitMean report; scale = (e^ε + 1)/(e^ε − 1).
+    gamma : float, default 0.0
+        The output perturbation's flip probability γ, in [0, 0.5) (not checked here).
+
+    Returns
+    -------
+    float
+        The variance of the round's mean estimate on the [−1, 1] scale; at γ = 0, one-time 1BitMean's (SR's).
+
+    Raises
+    ------
+    InvalidInput
+        When ``epsilon`` lies outside the mechanisms' range (from :class:`~ldp.mechanisms.mean.OneBitMean`).
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017,
+    §2.1 (1BitMean) and §3.1–3.2 (memoization, output perturbation).
+    """
     x = np.asarray(values, dtype=np.float64)
     scale = OneBitMean(epsilon).scale
     return float(np.sum(scale ** 2 / (1.0 - 2.0 * gamma) ** 2 - x * x) / x.size ** 2)
@@ -106,6 +154,29 @@ def change_evidence(epsilon: float, gamma: float, steps: int) -> float:
     averaged over the grid: with memoized bits b_k (independent across k) and flips γ per report,
     Pr[change | same k] = 2γ(1 − γ) and Pr[change | k → k + 1] = c + (1 − 2c)·Pr[b_k ≠ b_{k+1}], c = 2γ(1 − γ).
     Infinite at γ = 0 (a bit change proves a value change); 1 would mean the change says nothing.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε of one 1BitMean report (the memoized bits' probabilities).
+    gamma : float
+        The output perturbation's flip probability γ, in [0, 0.5) (not checked here).
+    steps : int
+        s ≥ 1, the α-point rounding's number of steps (the grid the ratio is averaged over).
+
+    Returns
+    -------
+    float
+        The likelihood ratio, ≥ 1 (``math.inf`` at γ = 0).
+
+    Raises
+    ------
+    InvalidInput
+        For an ε outside the mechanisms' range (raised by the 1BitMean the bit probabilities come from).
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017, §3.2 (output perturbation).
     """
     mech = OneBitMean(epsilon)
     grid = -1.0 + 2.0 * np.arange(steps + 1) / steps
@@ -149,6 +220,36 @@ class RepeatedCollection:
     shape (rounds,) for a mean on [−1, 1], (rounds, d) for a histogram. ``revealed`` is, per user, the number of
     distinct memoized responses her reports revealed (rounded values for 1BitMean, states for dBitFlip), so
     ``epsilon_spent`` = ε × that; ``bit_changes`` counts the rounds whose report differs from the previous one.
+
+    Attributes
+    ----------
+    mechanism : str
+        The registry name of the one-time mechanism: ``"1bitmean"`` or ``"dbitflip"``.
+    epsilon : float
+        The budget ε of one report (of one memoized response).
+    gamma : float
+        The output perturbation's flip probability γ, in [0, 0.5).
+    rounds : int
+        τ, the number of rounds.
+    users : int
+        n, the number of users (the same in every round).
+    estimates : numpy.ndarray
+        Per round: the estimated mean on [−1, 1], shape (rounds,), or the estimated frequencies, shape (rounds, d)
+        (unbiased, not projected onto the simplex).
+    truth : numpy.ndarray
+        The true mean or frequencies per round, of the shape of ``estimates``.
+    round_std : numpy.ndarray
+        The closed-form standard deviation of each entry of ``estimates``, of its shape.
+    revealed : numpy.ndarray
+        Per user (shape (users,), int): the distinct rounded values (1BitMean: at most min(τ, s + 1)) or states
+        (dBitFlip: at most min(τ, d' + 1)) her reports revealed.
+    bit_changes : numpy.ndarray
+        Per user (shape (users,), int64): the rounds whose report differs from the previous round's (for dBitFlip,
+        in any of the d' bits), in [0, τ − 1].
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017, §3.
     """
 
     mechanism: str
@@ -185,6 +286,37 @@ def memoized_mean_rounds(values: np.ndarray, epsilon: float, rng: np.random.Gene
 
     ``values`` is a (rounds, users) array of each user's counter per round, mapped to [−1, 1]. The per-user α and
     memo keys are drawn once from ``rng``; the flips of the output perturbation fresh each round.
+
+    Parameters
+    ----------
+    values : array_like
+        Shape (rounds, users): each user's counter per round, mapped to [−1, 1].
+    epsilon : float
+        The budget ε of one 1BitMean report (one memoized bit).
+    rng : numpy.random.Generator
+        The randomness: per-user α and memo keys (drawn once), then the flips of every round.
+    steps : int, default 32
+        s, the number of steps of α-point rounding (s + 1 grid points on [−1, 1]).
+    gamma : float, default 0.0
+        The output perturbation's flip probability γ, in [0, 0.5), drawn fresh each round; 0 disables it.
+
+    Returns
+    -------
+    RepeatedCollection
+        Mechanism ``"1bitmean"``: per round the mean estimate μ̂_t, the true mean and σ_t (shape (rounds,)), and
+        per user the distinct rounded values revealed and the bit changes.
+
+    Raises
+    ------
+    InvalidInput
+        When ``values`` is not a non-empty (rounds, users) array of finite numbers in [−1, 1], rounds × users
+        exceeds :data:`MAX_CELLS`, ``steps`` is not a positive integer, γ lies outside [0, 0.5) or ε outside the
+        mechanisms' range.
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017,
+    §3.1 (α-point rounding, memoization) and §3.2 (output perturbation).
     """
     x = _check_rounds(np.asarray(values, dtype=np.float64), 1)
     if not np.all(np.isfinite(x)) or np.any(np.abs(x) > 1.0):
@@ -231,6 +363,38 @@ def memoized_histogram_rounds(values: np.ndarray, epsilon: float, d: int, rng: n
     """Simulate repeated dBitFlip collection with memoized buckets and bits (module docstring).
 
     ``values`` is a (rounds, users) array of codes in [0, d). Estimates are per round and value (frequencies).
+
+    Parameters
+    ----------
+    values : array_like of int
+        Shape (rounds, users): each user's value per round, an integer code in [0, d).
+    epsilon : float
+        The budget ε of one dBitFlip report.
+    d : int
+        The domain size.
+    rng : numpy.random.Generator
+        The randomness: per-user buckets and memo keys (drawn once), then the flips of every round.
+    d_prime : int, default 1
+        d', the buckets each user samples once, in [1, d].
+    gamma : float, default 0.0
+        The output perturbation's flip probability γ, in [0, 0.5), drawn fresh each round; 0 disables it.
+
+    Returns
+    -------
+    RepeatedCollection
+        Mechanism ``"dbitflip"``: per round the frequency estimates, the true frequencies and their standard
+        deviations (shape (rounds, d)), and per user the distinct states revealed and the report changes.
+
+    Raises
+    ------
+    InvalidInput
+        When ``values`` is not a non-empty (rounds, users) array of integer codes in [0, d), rounds × users × d'
+        exceeds :data:`MAX_CELLS`, γ lies outside [0, 0.5), or ε, d or d' lie outside dBitFlip's ranges.
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017,
+    §3 (dBitFlip, memoization) and §3.2 (output perturbation).
     """
     codes = _check_rounds(np.asarray(values), max(int(d_prime), 1))
     if not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0 or codes.max() >= d:

@@ -11,7 +11,7 @@ Published budgets (:data:`DEPLOYMENTS`; each record cites its source):
   (arXiv:1709.02753, 2017) measured a per-datum ε of 1 or 2 and a daily loss allowed up to 16 for two data types.
 - **Google** — Erlingsson, Pihur, Korolova, "RAPPOR" (CCS 2014), Chrome's parameters h = 2, f = ½, p = ½, q = ¾
   (§5): ε∞ = 2h·ln((1 − f/2)/(f/2)) = 4 ln 3 ≈ 4.39 for the memoized (permanent) response and ε₁ ≈ 1.07 for one
-  report (§3.1's formula with q* = ½f(p + q) + (1 − f)q, p* = ½f(p + q) + (1 − f)p).
+  report (§3.2's formula with q* = ½f(p + q) + (1 − f)q, p* = ½f(p + q) + (1 − f)p).
 - **Microsoft** — Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately" (NeurIPS 2017): 1BitMean with
   α-point rounding and memoization collected app-usage counters in Windows 10 (Fall Creators Update) at ε = 1
   (§5 and the Microsoft Research blog of 8 December 2017); dBitFlip for histograms.
@@ -50,7 +50,33 @@ DKY = "Ding, Kulkarni, Yekhanin, Collecting Telemetry Data Privately (NeurIPS 20
 
 
 def rappor_chrome_epsilons(h: int = 2, f: float = 0.5, p: float = 0.5, q: float = 0.75) -> tuple[float, float]:
-    """(ε₁ of one report, ε∞ of the memoized response) for RAPPOR's parameters (RAPPOR paper §3.1)."""
+    """(ε₁ of one report, ε∞ of the memoized response) for RAPPOR's parameters (RAPPOR paper §3.1–3.2).
+
+    ε∞ = 2h·ln((1 − f/2)/(f/2)) and ε₁ = h·ln(q*(1 − p*)/(p*(1 − q*))) with q* = ½f(p + q) + (1 − f)q and
+    p* = ½f(p + q) + (1 − f)p; at Chrome's parameters (the defaults) ε₁ ≈ 1.07 and ε∞ = 4 ln 3 ≈ 4.39.
+
+    Parameters
+    ----------
+    h : int, default 2
+        The number of hash functions (Bloom filter bits set per value).
+    f : float, default 0.5
+        The permanent randomized response's parameter: each Bloom filter bit is replaced by a fair coin with
+        probability f, in (0, 1) (not checked).
+    p : float, default 0.5
+        The instantaneous randomized response's probability of reporting 1 for a 0 bit of the permanent response.
+    q : float, default 0.75
+        Its probability of reporting 1 for a 1 bit (q > p; not checked).
+
+    Returns
+    -------
+    tuple of float
+        (ε₁, ε∞), natural-log units.
+
+    References
+    ----------
+    Erlingsson, Pihur, Korolova, "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal Response" (CCS 2014),
+    §3.1 (ε∞, the PRR), §3.2 (q*, p* and ε₁, one IRR) and §5 (Chrome's parameters h = 2, f = ½, p = ½, q = ¾).
+    """
     q_star = 0.5 * f * (p + q) + (1 - f) * q
     p_star = 0.5 * f * (p + q) + (1 - f) * p
     eps_1 = h * math.log(q_star * (1 - p_star) / (p_star * (1 - q_star)))
@@ -60,7 +86,37 @@ def rappor_chrome_epsilons(h: int = 2, f: float = 0.5, p: float = 0.5, q: float 
 
 @dataclass(frozen=True)
 class Deployment:
-    """One published deployment: who runs what, for which data, at which ε (per report and per day)."""
+    """One published deployment: who runs what, for which data, at which ε (per report and per day).
+
+    Attributes
+    ----------
+    company : str
+        Who runs it ("Apple", "Google", "Microsoft").
+    use : str
+        The data collected.
+    mechanism : str
+        The registry name of the mechanism (:func:`ldp.mechanisms.get_mechanism`).
+    epsilon_report : float
+        ε of one report (Apple: per donation; RAPPOR: ε₁ of one report).
+    epsilon_day : float or None
+        The daily budget, None where it is not published.
+    memoized : bool
+        Whether the client memoizes its response (RAPPOR's permanent response, Microsoft's memoized bits).
+    source : str
+        The publication the numbers come from.
+    note : str, default ""
+        Caveats shown with the record.
+    params : Mapping[str, Any], default {}
+        The mechanism's own parameters for :func:`ldp.mechanisms.get_mechanism` (e.g. dBitFlip's ``d_prime``,
+        capped at d by :func:`deployed_vs_textbook`).
+
+    References
+    ----------
+    Apple Differential Privacy Team, "Learning with Privacy at Scale" (2017) and Apple's "Differential Privacy
+    Overview" (2017); Tang, Korolova, Bai, Wang, Wang, arXiv:1709.02753 (2017); Erlingsson, Pihur, Korolova, RAPPOR
+    (CCS 2014), §3.1–3.2 and §5; Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately" (NeurIPS 2017), §3
+    and §5.
+    """
 
     company: str
     use: str
@@ -114,6 +170,35 @@ def deployed_vs_textbook(freqs: Sequence[float] | np.ndarray, n: int, epsilon: f
 
     Columns: ``mechanism`` (display name), ``name``, ``deployed by`` ("" for textbook), ``MSE``, ``× best textbook``
     (MSE over the best textbook oracle's), ``best textbook`` (its display name). Sorted by MSE.
+
+    Parameters
+    ----------
+    freqs : array_like of float
+        The true frequencies: a vector of d ≥ 2 non-negative numbers summing to 1 (within 10⁻⁶).
+    n : int
+        The number of users (≥ 1).
+    epsilon : float
+        The budget of one report, the same for every oracle.
+    textbook : sequence of str, default :data:`TEXTBOOK`
+        Registry names of the textbook frequency oracles to compare with (each at its default parameters).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per textbook oracle and per distinct frequency oracle of :data:`DEPLOYMENTS` (the mean mechanism
+        1BitMean is left out; an oracle both deployed and named in ``textbook`` appears once, as deployed), with the
+        columns above, sorted by ``MSE`` (ascending, stable) and indexed from 0.
+
+    Raises
+    ------
+    InvalidInput
+        When ``freqs`` is not such a vector, ``n`` is not a positive integer, ε lies outside the mechanisms' range,
+        or a name in ``textbook`` is not a registered mechanism.
+
+    References
+    ----------
+    Apple Differential Privacy Team (2017), CMS and HCMS; Erlingsson, Pihur, Korolova, RAPPOR (CCS 2014); Ding,
+    Kulkarni, Yekhanin (NeurIPS 2017), dBitFlip — each mechanism's closed-form ``variance``.
     """
     f = np.asarray(freqs, dtype=np.float64)
     if f.ndim != 1 or f.size < 2 or np.any(f < 0) or not np.isclose(f.sum(), 1.0, atol=1e-6):
@@ -147,6 +232,43 @@ def memoization_rows(*, epsilon: float = 1.0, rounds: int = 30, users: int = 20_
     """What memoization protects and what it does not, measured on simulated counters (users' values on [−1, 1],
     each wobbling by ``drift`` (standard deviation) around its own level every round; a second population moves
     to a new level every round). One row per claim with the number that supports it.
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The budget ε of one report (Microsoft's deployed value).
+    rounds : int, default 30
+        τ, the number of rounds (≥ 1).
+    users : int, default 20000
+        The number of users of each simulated population (≥ 1).
+    steps : int, default 32
+        s, the α-point rounding's number of steps (≥ 1).
+    gamma : float, default 0.1
+        The output perturbation γ ∈ [0, 0.5) of the change-evidence row only (the simulations run at γ = 0).
+    drift : float, default 0.01
+        The standard deviation of a steady counter's per-round wobble around its level (levels uniform on
+        [−0.9, 0.9], values clipped to [−1, 1]).
+    seed : int, default 0
+        The root seed; every stream is keyed by name under it (:func:`ldp.core.streams.rng_for`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Seven rows with the columns ``claim`` (str), ``protected`` (bool), ``number`` (float: a mean ε spent per
+        user, the first round's standard deviation of the mean estimate on [−1, 1], the change likelihood ratio
+        of :func:`ldp.mechanisms.memoization.change_evidence` — ``inf`` at γ = 0 — or the share of rounds in which
+        a steady user's bit changed) and ``detail`` (str, the sentence with the numbers).
+
+    Raises
+    ------
+    InvalidInput
+        When ``rounds``, ``users`` or ``steps`` is not a positive integer, ε lies outside the mechanisms' range, or
+        rounds × users × :data:`HISTOGRAM_D_PRIME` exceeds :data:`ldp.mechanisms.memoization.MAX_CELLS`.
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately" (NeurIPS 2017), §3 (α-point rounding,
+    memoization, output perturbation, dBitFlip).
     """
     rounds = check_positive_int(rounds, "rounds")
     users = check_positive_int(users, "users")
