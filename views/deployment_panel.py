@@ -48,7 +48,8 @@ def show_deployments(freqs: np.ndarray, n: int, epsilon: float, key: str, data_n
         st.markdown(f"The best textbook oracle here is "
                     f"{best['mechanism']}; the deployed ones are {deployed['× best textbook'].min():.2f}× to "
                     f"{deployed['× best textbook'].max():.2f}× its error (expected MSE over all values, closed "
-                    "form). Deployments trade some accuracy for short reports and a server that scales.")
+                    "form). Deployments trade some accuracy for short reports and a server that scales; RAPPOR, "
+                    "memoized, takes ε as ε∞ — the budget of all its reports of one value together.")
         common.show_figure(deployed_figure(table), f"{key}_deployed", table)
     rounds = 30
     rows = _memoization(float(epsilon), rounds).set_index("claim")

@@ -84,12 +84,6 @@ def _epsilon_share(mechanism: FrequencyOracle) -> float:
     return abs(a - b) / max(abs(a), abs(b))
 
 
-def _identifiable(mechanism: FrequencyOracle) -> bool:
-    """One-time pure protocols whose support size ε moves by at least :data:`MIN_EPSILON_SHARE` (a memoized one
-    has two budgets, ε∞ and ε1, which one support size cannot separate)."""
-    return mechanism.collection == "one-time" and _epsilon_share(mechanism) >= MIN_EPSILON_SHARE
-
-
 @dataclass(frozen=True)
 class BlindEpsilon:
     """ε recovered from the reports' mean support size (module docstring, way 2).
@@ -245,7 +239,8 @@ class BlindWiener(Estimator):
 
     @classmethod
     def _applies(cls, mechanism: Any) -> bool:
-        return _identifiable(mechanism)
+        # the family's declaration, not the share at this d: applicability must not change with the domain size
+        return bool(getattr(mechanism, "support_size_reveals_epsilon", False)) and mechanism.collection == "one-time"
 
     def _estimate(self, mechanism: Any, aggregate: Aggregate, base: Estimate | None) -> Estimate:
         found = estimate_epsilon(mechanism, aggregate)

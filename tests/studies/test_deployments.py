@@ -36,8 +36,11 @@ def test_deployed_vs_textbook_is_the_closed_form_and_ranks_against_the_best():
     assert books["× best textbook"].min() == pytest.approx(1.0)
     assert set(table.loc[table["deployed by"] != "", "name"]) >= {"cms", "hcms", "dbitflip"}
     assert table["MSE"].is_monotonic_increasing
-    # at d = 40, ε = 1 the textbook winner is an OLH/SS-class oracle and GRR is several times worse (d > 3e^ε + 2)
-    assert table.iloc[-1]["name"] == "grr"
+    # at d = 40, ε = 1 the textbook winner is an OLH/SS-class oracle and GRR the worst textbook one (d > 3e^ε + 2);
+    # RAPPOR's ε is ε∞ (all its reports of a value together), so at ε∞ = 1 it is far noisier still
+    assert books.iloc[-1]["name"] == "grr" and books.iloc[-1]["× best textbook"] > 3
+    rappor = table.set_index("name").loc["rappor"]
+    assert rappor["deployed by"] == "Google" and rappor["× best textbook"] > books.iloc[-1]["× best textbook"]
 
 
 def test_deployed_vs_textbook_refuses_bad_frequencies():

@@ -61,6 +61,10 @@ class FrequencyOracle(Mechanism):
     default_estimator: ClassVar[str] = "mi"
     #: The lecture's closed form of Var[c̃(i)]/n (= n·Var[f̂(i)] for a value of negligible frequency), if any.
     lecture_formula: ClassVar[str] = ""
+    #: Whether the reports' mean support size p* + (d − 1)q* moves with ε enough to recover ε from the reports
+    #: (convolution paper, Appendix B; :mod:`ldp.estimators.blind`): true of the bit-vector family, whose every bit
+    #: depends on ε; GRR and SS support a fixed number of values, and in the hashing family ε moves only p*.
+    support_size_reveals_epsilon: ClassVar[bool] = False
 
     def __init__(self, epsilon: float, d: int | None = None, **params: Any) -> None:
         super().__init__(epsilon, d, **params)

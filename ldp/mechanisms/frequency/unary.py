@@ -44,6 +44,7 @@ class BitVectorMechanism(FrequencyOracle):
 
     report_format = "a string of d characters '0'/'1' (bit v set = supports v)"
     communication = "O(d)"
+    support_size_reveals_epsilon = True
 
     def report_width(self) -> int:
         return self.d
