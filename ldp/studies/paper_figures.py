@@ -57,8 +57,8 @@ __all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "NO
            "PAPER_GRANULARITY", "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED",
            "WIENER_DATASETS", "WIENER_METHODS", "b_sweep", "bucket_granularity", "fixed_categories", "fixed_set_study",
            "granularity_finding", "ibu_gain_grid", "ibu_gain_summary", "ibu_gain_table", "iiw_convergence",
-           "noise_spectrum", "non_smooth_finding", "numerical_methods", "postprocessor_curves", "postprocessor_tasks",
-           "spiky_methods", "wave_shapes", "wiener_curves"]
+           "noise_spectrum", "non_smooth_finding", "numerical_methods", "own_population", "postprocessor_curves",
+           "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
 
 Progress = Callable[[float], None] | None
 
@@ -116,6 +116,42 @@ def _population(spec: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     freqs = true_distribution(spec)
     population = draw_population(np.maximum(np.round(freqs * 10 * n), 0).astype(np.int64), int(n), seed)
     return population, population / population.sum()
+
+
+#: A user's own population: users per value (a categorical column's counts, or a numerical column's counts over its
+#: buckets), given to a study instead of its synthetic one (``population=``).
+Population = Sequence[int] | np.ndarray | None
+
+
+def own_population(population: Sequence[int] | np.ndarray) -> np.ndarray:
+    """A given population as users per value (int64), checked: at least two values, whole non-negative counts, some
+    users. One-line :class:`~ldp.core.errors.InvalidInput` otherwise."""
+    counts = np.asarray(population, dtype=np.float64)
+    if counts.ndim != 1 or counts.size < 2:
+        raise InvalidInput(f"a population needs users on at least two values, got {counts.size}")
+    if not np.all(np.isfinite(counts)) or np.any(counts < 0) or np.any(counts != np.floor(counts)):
+        raise InvalidInput("a population is whole, non-negative numbers of users per value")
+    if counts.sum() < 1:
+        raise InvalidInput("the population has no users")
+    return counts.astype(np.int64)
+
+
+def _merged(given: np.ndarray, sizes: Sequence[int]) -> Callable[[int], np.ndarray]:
+    """The given population over D ordered buckets at each d of ``sizes``: D/d adjacent buckets merged (the same
+    equal-width cut at d); every d must divide D."""
+    if any(given.size % int(d) for d in sizes):
+        raise InvalidInput(f"each number of buckets must divide the column's {given.size} buckets, got "
+                           f"{', '.join(str(int(d)) for d in sizes if given.size % int(d))}")
+    return lambda d: given.reshape(int(d), -1).sum(axis=1)
+
+
+def _population_or(population: Population, spec: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The given ``population`` as it is (its rows are the users; ``spec`` and ``n`` unused), else n users of the
+    synthetic ``spec``; with their true frequencies."""
+    if population is None:
+        return _population(spec, n, seed)
+    counts = own_population(population)
+    return counts, counts / counts.sum()
 
 
 #: The IBU paper's populations (§4.1): its five synthetic distributions, and Zipf as the stand-in for its real one
@@ -218,9 +254,11 @@ def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int 
                         estimators: Sequence[str] = POSTPROCESSORS_DEFAULT,
                         users: Sequence[int] = (200_000, 500_000, 1_000_000, 2_000_000),
                         rhos: Sequence[float] = (0.01, 0.05, 0.1, 0.3, 0.5, 0.9), ks: Sequence[int] = (2, 4, 8, 16, 32),
-                        queries: int = 200, progress: Progress = None) -> dict[str, pd.DataFrame]:
-    """The consistency paper's other tasks on its Zipf(s = 1.5) population over 1,024 values (§V.A), the same
-    collections for every estimator:
+                        queries: int = 200, progress: Progress = None, population: Population = None
+                        ) -> dict[str, pd.DataFrame]:
+    """The consistency paper's other tasks on its Zipf(s = 1.5) population over 1,024 values (§V.A) — or on the
+    given ``population`` (users per value: d is its size; Fig. 5's axis draws each n of ``users`` from its
+    frequencies, the other tasks use it as it is, n its rows) — the same collections for every estimator:
 
     - ``"n_prime"`` (Fig. 5): n′ = n·MSE_MI/MSE_method for each n of ``users`` (users MI would need for the
       method's error; n′ > n saves users);
@@ -231,11 +269,19 @@ def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int 
     from ldp.evaluation.tasks import random_subsets, set_query_error, top_k_curve
 
     trials = check_positive_int(trials, "trials")
+    given = None if population is None else own_population(population)
+    if given is not None:
+        d, n = given.size, int(given.sum())
     mech = get_mechanism(mechanism, float(epsilon), int(d))
     steps, done = len(users) + 1, 0
     rows_n = []
+    spec = f"zipf:d={int(d)},s={zipf_s:g}"
     for n_i in users:
-        population, truth = _population(f"zipf:d={int(d)},s={zipf_s:g}", int(n_i), seed)
+        if given is None:
+            population, truth = _population(spec, int(n_i), seed)
+        else:
+            population = draw_population(given, int(n_i), seed)
+            truth = population / population.sum()
         rng = rng_for(int(seed), "reproduce", "n-prime", mechanism, float(epsilon), int(n_i))
         mse = dict.fromkeys(("mi", *estimators), 0.0)
         for _ in range(trials):
@@ -246,7 +292,7 @@ def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int 
                    for name, value in mse.items()]
         done += 1
         _tick(progress, done, steps)
-    population, truth = _population(f"zipf:d={int(d)},s={zipf_s:g}", int(n), seed)
+    population, truth = _population_or(given, spec, int(n), seed)
     rng = rng_for(int(seed), "reproduce", "tasks", mechanism, float(epsilon), int(n))
     query_rng = rng_for(int(seed), "reproduce", "set-queries")
     subsets = {rho: random_subsets(int(d), float(rho), int(queries), query_rng) for rho in rhos}
@@ -371,8 +417,8 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
                   domain_sizes: Sequence[int] = (250, 500, 1000, 2000), ks: Sequence[int] = (10, 30, 50, 100),
                   n: int = 1_000_000, d: int = 1000, epsilon: float = 4.0, trials: int = 3, seed: int = 0,
                   methods: Sequence[tuple[str, str]] | None = None, dataset: str = "smooth",
-                  thresholds: Sequence[float] = (500, 750, 1000, 1250, 1500, 1750, 2000), progress: Progress = None
-                  ) -> dict[str, pd.DataFrame]:
+                  thresholds: Sequence[float] = (500, 750, 1000, 1250, 1500, 1750, 2000), progress: Progress = None,
+                  population: Population = None) -> dict[str, pd.DataFrame]:
     """Convolution paper Figs. 6–9 on ``dataset`` (:data:`WIENER_DATASETS`; ``methods`` default
     :data:`WIENER_METHODS` on the smooth one, :data:`NON_SMOOTH_METHODS` — DW and DW-AMRP — on the others, as the
     paper runs them): full-domain MSE of each (mechanism, estimator) against ε
@@ -380,19 +426,32 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
     ``epsilon``) (``"top_k"``), and at (``d``, ``epsilon``) the true and false positives (Fig. 9, §V.E: a value
     is reported when its estimated count n·f̃ is above the threshold, true when its true count is too) for each
     count threshold of ``thresholds`` — the paper's axis 500–2,000 for 10⁶ users — averaged over the trials
-    (``"positives"``); the same collections for every estimator of a mechanism."""
+    (``"positives"``); the same collections for every estimator of a mechanism.
+
+    ``population``: the data's own users per value instead of ``dataset`` (its order is the domain's: a numerical
+    column's buckets, or a categorical column's values in their order); d is its size and n its rows, and each
+    size of the d axis (``"d"``) must divide it: D/size adjacent values merged (a numerical column's coarser
+    equal-width buckets)."""
     from ldp.evaluation.tasks import threshold_positives, top_k_curve
 
     trials = check_positive_int(trials, "trials")
+    given = None if population is None else own_population(population)
+    merge = None
+    if given is not None:
+        d, n, merge = given.size, int(given.sum()), _merged(given, domain_sizes)
     if methods is None:
-        methods = WIENER_METHODS if dataset == "smooth" else NON_SMOOTH_METHODS
+        methods = WIENER_METHODS if dataset == "smooth" or given is not None else NON_SMOOTH_METHODS
     mechs = sorted({m for m, _ in methods})
     cells = [("epsilon", float(e), int(d)) for e in epsilons] + [("d", float(epsilon), int(k)) for k in domain_sizes]
     total, done = len(cells) + 1, 0
     out: dict[str, list[dict]] = {"epsilon": [], "d": [], "top_k": [], "positives": []}
 
     def run(eps: float, size: int) -> dict[tuple[str, str], list[np.ndarray]]:
-        population, truth = _smooth_population(size, int(n), seed, dataset)
+        if merge is None:
+            population, truth = _smooth_population(size, int(n), seed, dataset)
+        else:
+            population = merge(size)
+            truth = population / population.sum()
         found: dict[tuple[str, str], list[np.ndarray]] = {m: [] for m in methods}
         for name in mechs:
             mech = get_mechanism(name, eps, size)
@@ -435,15 +494,23 @@ PAPER_GRANULARITY = (16, 32, 64, 128, 256, 512, 1024, 2048)
 
 def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
                        domain_sizes: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024), n: int = 100_000,
-                       trials: int = 3, seed: int = 0, progress: Progress = None) -> pd.DataFrame:
+                       trials: int = 3, seed: int = 0, progress: Progress = None,
+                       population: Population = None) -> pd.DataFrame:
     """Square-wave paper Fig. 7: SW + EMS's Wasserstein distance (on [0, 1]) against the number of buckets d of a
-    Beta(5, 2) column, per ε; each d is its own bucketization of the same Beta(5, 2) density. The paper's axis goes
-    to 2,048 buckets (:data:`PAPER_GRANULARITY`); its guidance (§5.4): choose d̃ near √N."""
+    Beta(5, 2) column, per ε; each d is its own bucketization of the same Beta(5, 2) density. With a numerical
+    column's own users per bucket (``population``, over D equal-width buckets) each d of ``domain_sizes`` must
+    divide D: its buckets are D/d adjacent ones merged (the same equal-width cut at d), n its rows. The paper's
+    axis goes to 2,048 buckets (:data:`PAPER_GRANULARITY`); its guidance (§5.4): choose d̃ near √N."""
     trials = check_positive_int(trials, "trials")
     ems = get_estimator("ems")
     total, done, rows = len(epsilons) * len(domain_sizes), 0, []
+    merge = None if population is None else _merged(own_population(population), domain_sizes)
     for d in domain_sizes:
-        population, truth = _population(f"beta:a=5,b=2,d={int(d)}", int(n), seed)
+        if merge is None:
+            population, truth = _population(f"beta:a=5,b=2,d={int(d)}", int(n), seed)
+        else:
+            population = merge(int(d))
+            truth = population / population.sum()
         edges = np.linspace(0.0, 1.0, int(d) + 1)
         for eps in epsilons:
             mech = get_mechanism("sw", float(eps), int(d))
@@ -483,17 +550,18 @@ def granularity_finding(table: pd.DataFrame, n: int | None = None, reference: in
 
 def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: int = 100, n: int = 100_000,
                    trials: int = 5, seed: int = 0, zipf_s: float = 1.1, progress: Progress = None,
-                   distribution: str | None = None) -> pd.DataFrame:
+                   distribution: str | None = None, population: Population = None) -> pd.DataFrame:
     """Γ (%) of IBU over the IBU paper's baseline (Norm-Mul, §2.3) on the full-domain MSE (and MAE), per mechanism ×
     ε: the converged MLE (this project's IBU) and the paper's plain Eq. (3) stopped after 10,000 iterations — the
     one the paper measured (§4.1) — on the same collections of a Zipf(s) population over d values, or of one of
-    the paper's populations (``distribution``, one of :data:`IBU_DISTRIBUTIONS`)."""
+    the paper's populations (``distribution``, one of :data:`IBU_DISTRIBUTIONS`), or of the given ``population``
+    (users per value, as it is: d its size, n its rows)."""
     trials = check_positive_int(trials, "trials")
     spec = f"zipf:d={int(d)},s={zipf_s:g}" if distribution is None else _distribution_spec(distribution, int(d))
-    population, truth = _population(spec, int(n), seed)
+    population, truth = _population_or(population, spec, int(n), seed)
     rows = []
     for name, eps in product(mechanisms, epsilons):
-        mech = get_mechanism(name, float(eps), int(d))
+        mech = get_mechanism(name, float(eps), int(population.size))
         err = _ibu_errors(mech, population, truth, rng_for(int(seed), "reproduce", "ibu", name, float(eps)), trials)
         rows.append({"mechanism": name, "epsilon": float(eps),
                      "Γ IBU limit (%)": float(utility_gain(err["base"]["MSE"], err["limit"]["MSE"])),
@@ -508,17 +576,17 @@ def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: i
 
 
 def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
-            factors: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0), progress: Progress = None
-            ) -> pd.DataFrame:
+            factors: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0), progress: Progress = None,
+            population: Population = None) -> pd.DataFrame:
     """SW + EMS's Wasserstein distance and range-query error (α = 0.1) against b = factor × b_MI(ε) on a Beta(5, 2)
-    column over d buckets (the square-wave paper's Fig. 6 varies b the same way around its choice); beside them
+    column over d buckets (or a numerical column's own users per bucket, ``population``: d its size, n its rows)
+    (the square-wave paper's Fig. 6 varies b the same way around its choice); beside them
     Lemma 1's W1 between the outputs of two inputs ½ apart, ½·(1 − (2b + 1)q), and the same W1 measured on n
     simulated reports of each input (v = ¼ and ¾): the signal that grows with b while the estimation error is
     smallest near b_MI."""
     trials = check_positive_int(trials, "trials")
-    freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
-    population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    truth = population / population.sum()
+    population, truth = _population_or(population, f"beta:a=5,b=2,d={int(d)}", int(n), seed)
+    d, n = population.size, int(population.sum())
     edges = np.linspace(0.0, 1.0, int(d) + 1)
     b_mi = mutual_information_b(float(epsilon))
     ems = get_estimator("ems")
@@ -602,18 +670,18 @@ POSTPROCESSORS = ("mi", "base-pos", "post-pos", "base-cut", "norm", "norm-sub", 
 
 def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d: int = 100, n: int = 100_000,
                          trials: int = 5, seed: int = 0, zipf_s: float = 1.1,
-                         estimators: Sequence[str] = POSTPROCESSORS, progress: Progress = None) -> pd.DataFrame:
+                         estimators: Sequence[str] = POSTPROCESSORS, progress: Progress = None,
+                         population: Population = None) -> pd.DataFrame:
     """Full-domain MSE of each post-processor against ε (consistency paper Fig. 4: OLH, Zipf(``zipf_s``) data —
-    the paper's is s = 1.5 over 1,024 values, §V.A), mean over ``trials`` collections, the same collections for
-    every estimator. Post-Pos clips each query's answer, here each value's (on single values it is Base-Pos, as the
+    the paper's is s = 1.5 over 1,024 values, §V.A — or the given ``population``, users per value, as it is: d its
+    size, n its rows), mean over ``trials`` collections, the same collections for every estimator. Post-Pos clips
+    each query's answer, here each value's (on single values it is Base-Pos, as the
     paper notes for Fig. 4)."""
     trials = check_positive_int(trials, "trials")
-    freqs = true_distribution(f"zipf:d={int(d)},s={zipf_s:g}")
-    population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    truth = population / population.sum()
+    population, truth = _population_or(population, f"zipf:d={int(d)},s={zipf_s:g}", int(n), seed)
     rows = []
     for eps in epsilons:
-        mech = get_mechanism(mechanism, float(eps), int(d))
+        mech = get_mechanism(mechanism, float(eps), int(population.size))
         rng = rng_for(int(seed), "reproduce", "postprocessors", mechanism, float(eps))
         errors: dict[str, list[float]] = {e: [] for e in estimators}
         for _ in range(trials):
@@ -672,10 +740,12 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
                       address: str | None = None, progress: Progress = None,
                       methods: Sequence[tuple[str, str | None]] = NUMERICAL_METHODS,
                       cfo_bins: Sequence[int] | None = None, mean_mechanisms: Sequence[str] = (),
-                      population: str | None = None, hh_splits: Sequence[str] | None = None) -> pd.DataFrame:
+                      population: str | Population = None, hh_splits: Sequence[str] | None = None
+                      ) -> pd.DataFrame:
     """The square-wave paper's comparison (Figs. 2–5): ``methods`` (default SW + EMS, HH-ADMM, HaarHRR and
     CFO-binning; :data:`PAPER_NUMERICAL_METHODS` is the paper's whole set) on a Beta(5, 2) column over d buckets —
-    or the synthetic ``population`` spec (e.g. :func:`ldp.data.synthetic.spiky_spec`, an Income-like column) —
+    or the synthetic ``population`` spec (e.g. :func:`ldp.data.synthetic.spiky_spec`, an Income-like column), or
+    a numerical column's own users per bucket (``population`` as counts: d its size, n its rows) —
     ``metric`` against ε (mean and 95 % band over ``trials``; the same seeding as any sweep, so identical on every
     ``executor``: :func:`ldp.core.executors.run_ordered`).
 
@@ -686,9 +756,12 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
     sharing the privacy (§4.2: ``"population"``, rows ``hh``; ``"budget"``, rows ``hh-budget``)."""
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
-    spec = population or f"beta:a=5,b=2,d={int(d)}"
-    freqs = true_distribution(spec)
-    counts = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
+    if population is None or isinstance(population, str):
+        freqs = true_distribution(population or f"beta:a=5,b=2,d={int(d)}")
+        counts = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
+    else:
+        counts = own_population(population)
+        n = int(counts.sum())
     edges = np.linspace(0.0, 1.0, int(counts.size) + 1)
     variants = {"cfo-binning": [({"bins": int(b)}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())],
                 "hh": [({"split": str(sp)}, "hh" if sp == "population" else f"hh-{sp}") for sp in (hh_splits or ())]}
@@ -721,17 +794,17 @@ PAPER_WAVE_SHAPES = ("square", "trapezoid:0.8", "trapezoid:0.6", "trapezoid:0.4"
 
 def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
                 progress: Progress = None, shapes: Sequence[str] = WAVE_SHAPES,
-                b_factors: Sequence[float] | None = None) -> pd.DataFrame:
-    """Wasserstein distance of General Wave + EMS per wave shape (square = SW) against ε on a Beta(5, 2) column
-    (square-wave paper §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape.
+                b_factors: Sequence[float] | None = None, population: Population = None) -> pd.DataFrame:
+    """Wasserstein distance of General Wave + EMS per wave shape (square = SW) against ε on a Beta(5, 2) column —
+    or a numerical column's own users per bucket (``population``: d its size, n its rows) — (square-wave paper
+    §6.4), each shape with the paper's b at that ε, the same collections' seeds per shape.
 
     ``shapes``: :data:`PAPER_WAVE_SHAPES` is Fig. 5's set. ``b_factors``: Fig. 5's b axis — every shape also at
     b = factor × b_MI(ε) (rows carry ``b`` and ``b / b_MI``; without it, factor 1 only: today's table plus those
     two columns)."""
     trials = check_positive_int(trials, "trials")
-    freqs = true_distribution(f"beta:a=5,b=2,d={int(d)}")
-    population = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    truth = population / population.sum()
+    population, truth = _population_or(population, f"beta:a=5,b=2,d={int(d)}", int(n), seed)
+    d = population.size
     edges = np.linspace(0.0, 1.0, int(d) + 1)
     ems = get_estimator("ems")
     factors = (1.0,) if b_factors is None else tuple(float(f) for f in b_factors)
