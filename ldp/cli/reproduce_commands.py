@@ -31,9 +31,15 @@ stderr. --trials, --epsilons (the figure's ε axis; one value for a figure drawn
 scale's. Executors: studies whose cells seed themselves from what they are run one task per cell on a process
 pool or a Dask cluster (the same table as serial); convolution-fig-3 (one random stream), consistency-fig-5/6/7/10
 and convolution-fig-6..9 (their parts share collections) run in this process whatever the executor.
+Your own data: --data FILE --column C (a CSV or Parquet file) or --sample NAME --column C (a bundled sample) runs
+the figure on that column instead of its synthetic population: a categorical column for the frequency studies
+(consistency, IBU Table 2), a numerical one for the square-wave figures (cut into --buckets B equal-width buckets,
+default the study's d), either for convolution-fig-6/8/9 (a numerical column's buckets in order, like the paper's
+Taxi times). A numerical column for a study of categories needs --buckets; a figure that cannot take data says why.
+The output then has "data" (source, column, kind, rows, d) and "verdict": does the paper's finding hold on it?
 json keys: id, title, scale, settings, paper_source, rows (the tidy table), paper_says, ours (one line from our
-rows), estimated_s, elapsed_s. csv: the tidy table. --figure FILE.html (or FILE.png with the optional kaleido
-package) writes the Plotly figure; outputs are written atomically.
+rows), verdict (with data), data (with data), estimated_s, elapsed_s. csv: the tidy table. --figure FILE.html (or
+FILE.png with the optional kaleido package) writes the Plotly figure; outputs are written atomically.
 """
 
 
@@ -57,6 +63,13 @@ def add_reproduce_command(sub: argparse._SubParsersAction) -> None:
                    help="output format (default json; --list: json or table)")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     p.add_argument("--figure", metavar="FILE", help="also write the figure: FILE.html, or FILE.png (needs kaleido)")
+    own = p.add_mutually_exclusive_group()
+    own.add_argument("--data", metavar="FILE", help="run on a column of your CSV or Parquet file (with --column)")
+    own.add_argument("--sample", metavar="NAME", help="run on a column of a bundled sample, e.g. flights (with "
+                                                      "--column)")
+    p.add_argument("--column", metavar="C", help="the column of --data or --sample the figure runs on")
+    p.add_argument("--buckets", type=int, metavar="B", help="equal-width buckets for a numerical column (default: "
+                                                            "the study's d)")
     p.set_defaults(func=cmd_reproduce)
 
 
@@ -137,6 +150,30 @@ def _progress(figure: ReproducibleFigure, estimate: float) -> Any:
     return tqdm(total=100, desc=figure.name, unit="%", file=sys.stderr, disable=None, leave=False)
 
 
+def _own_data(figure: ReproducibleFigure, settings: dict[str, Any], args: argparse.Namespace
+              ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``settings`` on the column of --data or --sample, and the JSON's ``data``; unchanged without either."""
+    if args.data is None and args.sample is None:
+        if args.column is not None or args.buckets is not None:
+            raise UsageError("--column and --buckets go with --data FILE or --sample NAME")
+        return settings, None
+    if args.column is None:
+        raise UsageError(f"give the column to run on: --column C with --{'data' if args.data else 'sample'}")
+    if not figure.takes_data:
+        raise UsageError(f"{figure.name} cannot run on your data: {figure.no_data}")
+    if args.sample is not None:
+        data = figure.dataset(settings, args.column, sample=args.sample, buckets=args.buckets)
+        source = {"sample": args.sample}
+    else:
+        from ldp.data import load_table
+
+        data = figure.dataset(settings, args.column, table=load_table(args.data), source=os.path.basename(args.data),
+                              buckets=args.buckets)
+        source = {"file": str(args.data)}
+    return figure.on_data(settings, data), {**source, "column": args.column, "kind": data.kind, "rows": data.rows,
+                                            "d": data.d}
+
+
 def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.list:
         return _list(args)
@@ -150,6 +187,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError(f"--trials must be a positive integer, got {args.trials}")
     epsilons = None if args.epsilons is None else number_list(args.epsilons, float, "--epsilons")
     settings = figure.settings(args.scale, trials=args.trials, epsilons=epsilons, seed=args.seed)
+    settings, own = _own_data(figure, settings, args)
     estimate = figure.estimated_seconds(settings)
     executor = "dask" if args.dask else args.executor
     start = time.perf_counter()
@@ -161,17 +199,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         table = figure.run(settings, executor=executor, workers=args.workers, address=args.dask)
     elapsed = time.perf_counter() - start
     ours = figure.finding(table)
+    verdict = None if own is None else figure.verdict(table, settings)
     if suffix is not None:
         from ldp.viz.paper_figures import draw
 
         _write_figure(draw(figure, table, settings), args.figure, suffix)
     rows = _rows(table)
-    data = {"id": figure.name, "title": figure.title, "scale": args.scale, "settings": settings,
+    shown = {k: v for k, v in settings.items() if k != "population"}  # the data's users per value: "data" says
+    data = {"id": figure.name, "title": figure.title, "scale": args.scale, "settings": shown,
             "paper_source": figure.paper_source, "rows": rows, "paper_says": figure.paper_says, "ours": ours,
             "estimated_s": round(estimate, 3), "elapsed_s": round(elapsed, 3)}
+    if own is not None:
+        data.update(data=own, verdict=verdict)
     columns = [str(c) for c in table.columns]
-    preamble = (f"{figure.name}: {figure.title} ({args.scale} scale)\nThe paper: {figure.paper_says}\n"
-                f"Ours: {ours}\n\n")
+    on = "" if own is None else f", on {own.get('sample') or own.get('file')}'s {own['column']}"
+    preamble = (f"{figure.name}: {figure.title} ({args.scale} scale{on})\nThe paper: {figure.paper_says}\n"
+                f"Ours: {ours}\n" + ("" if verdict is None else f"Verdict: {verdict}\n") + "\n")
     render(Output(data, columns=columns, rows=[[r[c] for c in columns] for r in rows], headers=columns,
                   table=[[v if isinstance(v, str) else fmt(v) if isinstance(v, float) else str(v) for v in r.values()]
                          for r in rows], preamble=preamble), args.format, args.output)
