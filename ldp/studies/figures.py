@@ -614,7 +614,7 @@ def _u_tasks(s: Mapping[str, Any]) -> float:
 
 def _u_wiener(s: Mapping[str, Any]) -> float:
     sizes = len(s["epsilons"]) * s["d"] + sum(s["domain_sizes"]) + s["d"]
-    return sizes * s["trials"] * len(s["methods"]) * 0.5
+    return sizes * s["trials"] * len(s["methods"] or paper_figures.WIENER_METHODS) * 0.5
 
 
 def _u_fixed(s: Mapping[str, Any]) -> float:

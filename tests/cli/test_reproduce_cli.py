@@ -87,3 +87,36 @@ def test_paper_scale_on_a_reduced_grid(capsys):
     assert (data["settings"]["d"], data["settings"]["n"], data["settings"]["zipf_s"]) == (1024, 1_000_000, 1.5)
     assert "estimated" in err  # the estimate is announced before the run
     assert {r["estimator"] for r in data["rows"]} >= {"norm-sub", "mle-apx", "base-cut"}
+
+
+def test_a_figure_on_a_bundled_sample_s_column(capsys):
+    code, out, _ = run(capsys, "reproduce", "consistency-fig-4", "--sample", "flights", "--column", "dest",
+                       "--trials", "1", "--epsilons", "1")
+    data = json.loads(out)
+    assert code == 0 and data["data"]["sample"] == "flights" and data["data"]["column"] == "dest"
+    assert data["data"]["kind"] == "categorical" and data["data"]["rows"] > 300_000
+    assert data["settings"]["d"] == data["data"]["d"] > 100 and "population" not in data["settings"]
+    assert data["verdict"].startswith(("holds: ", "does not hold: ")) and "Base-Cut" in data["verdict"]
+    assert len(data["rows"]) == len(FIGURES.get("consistency-fig-4").parameters()["estimators"])
+
+
+def test_a_figure_on_a_file_s_numerical_column(tmp_path, capsys):
+    path = tmp_path / "times.csv"
+    path.write_text("hour\n" + "\n".join(f"{(i * 7919) % 2400 / 100:.2f}" for i in range(1_500)) + "\n")
+    code, out, _ = run(capsys, "reproduce", "square-wave-fig-5", "--data", str(path), "--column", "hour",
+                       "--buckets", "16", "--trials", "1", "--epsilons", "1", "--format", "table")
+    assert code == 0 and "on " in out.splitlines()[0] and "Verdict: " in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["consistency-fig-4", "--sample", "flights", "--column", "air_time"],
+     "consistency-fig-4 takes a categorical column; 'air_time' is numerical"),
+    (["square-wave-fig-2", "--sample", "flights", "--column", "dest"],
+     "square-wave-fig-2 takes a numerical column; 'dest' is categorical"),
+    (["convolution-fig-3", "--sample", "flights", "--column", "dest"], "convolution-fig-3 cannot run on your data"),
+    (["consistency-fig-4", "--sample", "flights"], "give the column"),
+    (["consistency-fig-4", "--column", "dest"], "--column and --buckets go with --data"),
+])
+def test_the_wrong_data_exits_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, "reproduce", *argv)
+    assert code == 2 and not out and message in err and len(err.strip().splitlines()) == 1

@@ -292,3 +292,37 @@ def test_non_smooth_data_get_dw_and_dw_amrp_with_the_papers_weak_gain(dataset):
     assert dw[1.0] < 0.9 * dw[5.0]  # the reduction fades with ε
     assert mse.loc["GRR-AMRP", 1.0] < 0.97 * mse.loc["GRR-DW", 1.0]  # AMRP's weak gain
     assert "DW-AMRP" in paper_figures.non_smooth_finding(table["epsilon"])
+
+
+def test_a_study_runs_on_a_given_population():
+    """The user's population replaces the synthetic one as it is: d is its size, n its rows (the ``d`` and ``n``
+    settings are not used), and the same population gives the same table."""
+    counts = [500, 300, 120, 50, 20, 10]
+    table = paper_figures.postprocessor_curves((1.0,), d=999, n=7, trials=1, estimators=("mi", "base-cut"),
+                                               population=counts)
+    assert set(table["estimator"]) == {"mi", "base-cut"} and (table["MSE"] > 0).all()
+    again = paper_figures.postprocessor_curves((1.0,), trials=1, estimators=("mi", "base-cut"), population=counts)
+    assert table.equals(again)
+    tasks = paper_figures.postprocessor_tasks(trials=1, users=(400,), rhos=(0.5,), ks=(2, 10), queries=3,
+                                              estimators=("base-cut",), population=counts)
+    assert list(tasks["top_k"]["k"]) == [2]  # k ≤ d = 6 only
+    with pytest.raises(ldp.InvalidInput, match="at least two"):
+        paper_figures.postprocessor_curves((1.0,), population=[5])
+    with pytest.raises(ldp.InvalidInput, match="whole, non-negative"):
+        paper_figures.ibu_gain_table(("grr",), (1.0,), population=[3, -1, 2])
+
+
+def test_a_numerical_population_is_merged_into_coarser_buckets():
+    """Granularity and the convolution paper's d axis cut a column of D buckets into d | D buckets by merging D/d
+    adjacent ones; a d that does not divide D is refused."""
+    counts = np.arange(1, 17) * 10  # 16 buckets, 1,360 users
+    table = paper_figures.bucket_granularity((1.0,), domain_sizes=(4, 16), trials=1, population=counts)
+    assert list(table["d"]) == [4, 16]
+    with pytest.raises(ldp.InvalidInput, match="divide"):
+        paper_figures.bucket_granularity((1.0,), domain_sizes=(5,), trials=1, population=counts)
+    curves = paper_figures.wiener_curves(epsilons=(4.0,), domain_sizes=(8, 16), ks=(2,), trials=1, thresholds=(50,),
+                                         population=counts)
+    assert sorted(curves["d"]["d"].unique()) == [8, 16] and (curves["epsilon"]["d"] == 16).all()
+    waves = paper_figures.wave_shapes((1.0,), trials=1, shapes=("square",), population=counts)
+    methods = paper_figures.numerical_methods((1.0,), trials=1, methods=(("sw", "ems"),), population=counts)
+    assert len(waves) == 1 and (methods["users"] == counts.sum()).all() and (methods["d"] == 16).all()
