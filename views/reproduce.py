@@ -13,11 +13,13 @@ import streamlit as st
 import ldp
 from ldp.evaluation.metrics import get_metric
 from ldp.studies import paper_figures as study
+from ldp.studies.datasets import usable_columns
 from ldp.studies.figures import FIGURES
 from ldp.viz import paper_figures as viz
 from ldp.viz.paper_figures import draw
 from views import common
 from views.controls import Control, render
+from views.data_picker import data_controls, uploaded_table
 
 ONE_TIME = [c.name for c in ldp.mechanisms_of("frequency") if c.collection == "one-time" and c.pure]
 USERS = Control("rp_users", "number_input", "Users n", 100_000, min_value=1_000, max_value=10_000_000, step=10_000,
@@ -175,6 +177,59 @@ def _paper_scale(*figure_ids: str, **settings: Any) -> None:
             st.markdown(f"**At the paper's scale ({name}):** {part.finding(table)}.")
 
 
+#: Where a figure's own-data run takes its column from (the session's uploaded file stays in this session).
+OWN_SOURCES = ["Sample data", "Upload"]
+
+
+def _own_result(figure_id: str, resolved: dict[str, Any]) -> Any:
+    """The study on the user's column, computed once per session (an upload's results stay in its session)."""
+    figure = FIGURES.get(figure_id)
+    cache = st.session_state.setdefault("_rp_own", {})
+    key = (figure.study, tuple(sorted(resolved.items())))
+    if key not in cache:
+        bar = st.progress(0.0, text=f"{figure.title} on your data…")
+        cache.clear()  # one result per session: a population can be large
+        cache[key] = figure.compute(resolved, progress=lambda f: bar.progress(min(max(f, 0.0), 1.0)))
+        bar.empty()
+    return cache[key]
+
+
+def _own_data(*figure_ids: str, **settings: Any) -> None:
+    """Beside a figure that can take data: a choice to run it (or the other ``figure_ids`` of its study) on a
+    bundled sample's column or on a column of the session's uploaded file, drawn with the one-line verdict — does
+    the paper's finding hold on this data?"""
+    first = FIGURES.get(figure_ids[0])
+    if not st.toggle("Run on your data", key=f"rp_own_{first.name}",
+                     help="The same study on a column of a bundled sample or of your uploaded file instead of its "
+                          "synthetic population, with a verdict: does the paper's finding hold there?"):
+        return
+    name = figure_ids[0] if len(figure_ids) == 1 else st.radio(
+        "Figure", list(figure_ids), horizontal=True, key=f"rp_own_which_{first.name}")
+    figure = FIGURES.get(name)
+    c = data_controls(f"rp_own_{first.name}")
+    left, right = st.columns(2)
+    source = left.radio("Data", OWN_SOURCES, horizontal=True, key=f"rp_own_source_{first.name}")
+    with common.friendly_errors(f"{figure.name} on your data"):
+        resolved = figure.settings("lecture", **settings)
+        default = figure.buckets_for("", "numerical", resolved, 48 if "numerical" not in figure.data else None)
+        buckets = int(right.number_input("Buckets (a numerical column)", min_value=2, max_value=4096,
+                                          value=default, key=f"rp_own_buckets_{first.name}"))
+        if source == "Sample data":
+            sample = render(c.sample, left)
+            column = render(c.column, right, sample=sample)
+            data = figure.dataset(resolved, column, sample=sample, buckets=buckets)
+        else:
+            file_name, table = uploaded_table(c, left)
+            column = render(c.upload_column, right, columns=usable_columns(table))
+            data = figure.dataset(resolved, column, table=table, source=file_name, buckets=buckets)
+        resolved = figure.on_data(resolved, data)
+        table = figure.select(_own_result(figure.name, resolved), resolved)
+    common.show_figure(draw(figure, table, resolved), f"rp_own_fig_{first.name}", table, description=(
+        f"{figure.title} on {common.plain(data.readable_name)}: {data.rows:,} rows over {data.d:,} "
+        f"{'buckets' if data.numerical else 'values'}, the study's other settings at the lecture's scale."))
+    st.markdown(f"**On your data ({figure.name}):** {common.plain(figure.verdict(table, resolved))}.")
+
+
 def default_studies() -> None:
     """Every study the page shows at its default settings, in the page's order (for :func:`common.precompute`, once
     per server: the first visit then finds them computed, or waits for the rest with a progress bar)."""
@@ -223,6 +278,7 @@ def main() -> None:
                     "start (the Post-processing lab's 'IBU stopped early' shows it).")
 
     _paper_scale("ibu-table-2")
+    _own_data("ibu-table-2", trials=trials, seed=seed)
 
     st.header("Square-wave paper, Fig. 6: choosing b")
     eps_b = float(render(B_EPS))
@@ -239,6 +295,7 @@ def main() -> None:
                 f"b = {best:g} × b_MI; at b_MI it is {sweep.loc[sweep['b / b_MI'] == 1.0, 'Wasserstein'].item():.3g}.")
 
     _paper_scale("square-wave-fig-6")
+    _own_data("square-wave-fig-6", trials=trials, seed=seed)
 
     st.header("Square-wave paper, Figs. 2–4: numerical methods against ε")
     metric = render(NUM_METRIC)
@@ -272,6 +329,7 @@ def main() -> None:
                 + ", ".join(f"{e:g}" for e in sorted(spiky["epsilon"].unique())) + ".")
 
     _paper_scale(_numerical_id(metric), metric=metric)
+    _own_data(_numerical_id(metric), metric=metric, trials=trials, seed=seed)
 
     st.header("Square-wave paper, §6.4: wave shapes")
     with common.friendly_errors("the wave shapes"):
@@ -297,6 +355,7 @@ def main() -> None:
                 + " < ".join(by_b.mean(axis=1).sort_values().index) + ".")
 
     _paper_scale("square-wave-fig-5")
+    _own_data("square-wave-fig-5", trials=trials, seed=seed)
 
     st.header("Convolution paper, Figs. 4–5: IIW and IIW-G converging")
     with common.friendly_errors("the IIW convergence"):
@@ -325,6 +384,7 @@ def main() -> None:
                 f"most {gap:.1%} over these ε.")
 
     _paper_scale("consistency-fig-4")
+    _own_data("consistency-fig-4", trials=trials, seed=seed)
 
     st.header("Convolution paper, Fig. 3: the noise spectrum")
     mech, eps_s = common.render_row([SPEC_MECH, SPEC_EPS])
@@ -395,6 +455,8 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                 f"{last['norm-mul'] / last['mi']:.2f}× n.")
 
     _paper_scale("consistency-fig-5", "consistency-fig-6", "consistency-fig-7", "consistency-fig-10")
+    _own_data("consistency-fig-5", "consistency-fig-6", "consistency-fig-7", "consistency-fig-10", trials=trials,
+              seed=seed)
 
     st.header("Consistency paper, Figs. 8–9: fixed set queries, and choosing the method from the reports")
     with common.friendly_errors("the fixed set queries"):
@@ -447,6 +509,8 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
                             for m, row in at.iterrows() if m.startswith("GRR")) + ".")
 
     _paper_scale("convolution-fig-6", "convolution-fig-7", "convolution-fig-8", "convolution-fig-9")
+    _own_data("convolution-fig-6", "convolution-fig-7", "convolution-fig-8", "convolution-fig-9",
+              trials=min(trials, 3), seed=seed)
 
     st.subheader("The same on non-smooth data: DW and DW-AMRP")
     rough_data = render(ROUGH)
@@ -468,6 +532,7 @@ def _more_figures(n: int, trials: int, seed: int) -> None:
     st.markdown(f"**The paper:** {study.PRINTED['square-wave Fig. 7']}. **Here:** "
                 f"{study.granularity_finding(gran, n)}")
     _paper_scale("square-wave-fig-7")
+    _own_data("square-wave-fig-7", trials=trials, seed=seed)
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

@@ -20,10 +20,10 @@ def test_the_page_regenerates_each_figure():
     assert not at.exception and not at.error
     keys = ["rp_gain", "rp_b", "rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_iiw", "rp_post", "rp_spec",
             "rp_grid_mech", "rp_grid_trend", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets",
-            "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_wiener_positives",
+            "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_wiener_positives", "rp_wiener_rough",
             "rp_gran"]
     assert [c.key for c in at.get("plotly_chart")] == keys
-    assert sum("**The paper" in m.value for m in at.markdown) == 15
+    assert sum("**The paper" in m.value for m in at.markdown) == 16
     next(w for w in at.multiselect if w.key == "rp_gain_mechs").set_value(["grr"])
     next(w for w in at.radio if w.key == "rp_grid_collection").set_value("longitudinal")
     next(w for w in at.radio if w.key == "rp_grid_vary").set_value("k")
@@ -49,3 +49,12 @@ def test_the_page_regenerates_each_figure():
     assert not at.exception and not at.error
     assert any(c.key == "rp_paper_fig_convolution-fig-3" for c in at.get("plotly_chart"))
     assert any("At the paper's scale (convolution-fig-3)" in m.value for m in at.markdown)
+    # Beside the figures that can take data: the same study on a bundled column, with the verdict line.
+    assert not any(t.key == "rp_own_convolution-fig-3" for t in at.toggle)  # the spectrum cannot take data
+    next(w for w in at.toggle if w.key == "rp_own_consistency-fig-4").set_value(True)
+    at.run()
+    assert not at.exception and not at.error
+    own = next(c for c in at.get("plotly_chart") if c.key == "rp_own_fig_consistency-fig-4")
+    assert own is not None
+    verdict = next(m.value for m in at.markdown if m.value.startswith("**On your data (consistency-fig-4):**"))
+    assert verdict.split("** ")[1].startswith(("holds: ", "does not hold: ")) and "Base-Cut" in verdict
