@@ -20,8 +20,8 @@ def test_the_page_regenerates_each_figure():
     assert not at.exception and not at.error
     keys = ["rp_gain", "rp_b", "rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_iiw", "rp_post", "rp_spec",
             "rp_grid_mech", "rp_grid_trend", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets",
-            "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_wiener_positives", "rp_wiener_rough",
-            "rp_gran"]
+            "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_wiener_positives",
+            "rp_wiener_rough", "rp_gran"]
     assert [c.key for c in at.get("plotly_chart")] == keys
     assert sum("**The paper" in m.value for m in at.markdown) == 16
     next(w for w in at.multiselect if w.key == "rp_gain_mechs").set_value(["grr"])
