@@ -37,6 +37,7 @@ the figure on that column instead of its synthetic population: a categorical col
 default the study's d), either for convolution-fig-6/8/9 (a numerical column's buckets in order, like the paper's
 Taxi times). A numerical column for a study of categories needs --buckets; a figure that cannot take data says why.
 The output then has "data" (source, column, kind, rows, d) and "verdict": does the paper's finding hold on it?
+--list gives each figure's "data" (the kinds of column it takes) or "no_data" (why it cannot).
 json keys: id, title, scale, settings, paper_source, rows (the tidy table), paper_says, ours (one line from our
 rows), verdict (with data), data (with data), estimated_s, elapsed_s. csv: the tidy table. --figure FILE.html (or
 FILE.png with the optional kaleido package) writes the Plotly figure; outputs are written atomically.

@@ -262,7 +262,8 @@ class ReproducibleFigure:
     def describe(self) -> dict[str, Any]:
         """JSON-able metadata (``ldp reproduce --list``)."""
         return {"id": self.name, "title": self.title, "paper": self.paper_name, "paper_says": self.paper_says,
-                "study": self.study, "paper_source": self.paper_source, "executor": self.executor_note}
+                "study": self.study, "paper_source": self.paper_source, "executor": self.executor_note,
+                "data": list(self.data) if self.data else None, **({"no_data": self.no_data} if not self.data else {})}
 
 
 def _compute_cell(task: tuple[str, dict[str, Any]]) -> Any:

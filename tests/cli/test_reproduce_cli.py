@@ -26,6 +26,9 @@ def test_list_json_and_table(capsys):
     items = json.loads(out)
     assert code == 0 and [i["id"] for i in items] == FIGURES.names()
     assert all(i["title"] and i["paper_says"] for i in items)
+    on_data = {i["id"]: i["data"] for i in items}
+    assert on_data["consistency-fig-4"] == ["categorical"] and on_data["square-wave-fig-7"] == ["numerical"]
+    assert on_data["convolution-fig-3"] is None and all(i["no_data"] for i in items if i["data"] is None)
     code, out, _ = run(capsys, "reproduce", "--list", "--format", "table")
     assert code == 0 and "consistency-fig-4" in out and "PAPER SAYS" in out
 
