@@ -179,6 +179,8 @@ def _paper_scale(*figure_ids: str, **settings: Any) -> None:
 
 #: Where a figure's own-data run takes its column from (the session's uploaded file stays in this session).
 OWN_SOURCES = ["Sample data", "Upload"]
+#: The flights column a figure starts from: the destination airports, or the departure times (the Taxi stand-in).
+OWN_COLUMN = {"categorical": "dest", "numerical": "dep_time_hours"}
 
 
 def _own_result(figure_id: str, resolved: dict[str, Any]) -> Any:
@@ -206,10 +208,10 @@ def _own_data(*figure_ids: str, **settings: Any) -> None:
     name = figure_ids[0] if len(figure_ids) == 1 else st.radio(
         "Figure", list(figure_ids), horizontal=True, key=f"rp_own_which_{first.name}")
     figure = FIGURES.get(name)
-    c = data_controls(f"rp_own_{first.name}")
+    c = data_controls(f"rp_own_{first.name}", default_column=OWN_COLUMN[figure.data[0]])
     left, right = st.columns(2)
     source = left.radio("Data", OWN_SOURCES, horizontal=True, key=f"rp_own_source_{first.name}")
-    with common.friendly_errors(f"{figure.name} on your data"):
+    try:  # a column this figure cannot take is said here, without stopping the figures below
         resolved = figure.settings("lecture", **settings)
         default = figure.buckets_for("", "numerical", resolved, 48 if "numerical" not in figure.data else None)
         buckets = int(right.number_input("Buckets (a numerical column)", min_value=2, max_value=4096,
@@ -224,6 +226,9 @@ def _own_data(*figure_ids: str, **settings: Any) -> None:
             data = figure.dataset(resolved, column, table=table, source=file_name, buckets=buckets)
         resolved = figure.on_data(resolved, data)
         table = figure.select(_own_result(figure.name, resolved), resolved)
+    except ldp.LDPError as exc:
+        st.error(f"Cannot run {figure.name} on this column: {common.plain(str(exc))}")
+        return
     common.show_figure(draw(figure, table, resolved), f"rp_own_fig_{first.name}", table, description=(
         f"{figure.title} on {common.plain(data.readable_name)}: {data.rows:,} rows over {data.d:,} "
         f"{'buckets' if data.numerical else 'values'}, the study's other settings at the lecture's scale."))

@@ -52,7 +52,10 @@ def test_the_page_regenerates_each_figure():
     # Beside the figures that can take data: the same study on a bundled column, with the verdict line.
     assert not any(t.key == "rp_own_convolution-fig-3" for t in at.toggle)  # the spectrum cannot take data
     next(w for w in at.toggle if w.key == "rp_own_consistency-fig-4").set_value(True)
+    next(w for w in at.toggle if w.key == "rp_own_square-wave-fig-6").set_value(True)  # a numerical column
     at.run()
+    assert any(m.value.startswith("**On your data (square-wave-fig-6):** ") for m in at.markdown)
+    assert next(w for w in at.selectbox if w.key == "rp_own_square-wave-fig-6_column").value == "dep_time_hours"
     assert not at.exception and not at.error
     own = next(c for c in at.get("plotly_chart") if c.key == "rp_own_fig_consistency-fig-4")
     assert own is not None
