@@ -410,6 +410,22 @@ def _holds(ok: bool, text: str) -> str:
     return ("holds: " if ok else "does not hold: ") + text
 
 
+Verdict = Callable[[Table, Mapping[str, Any]], str]
+
+
+def _needs(column: str, *names: str) -> Callable[[Verdict], Verdict]:
+    """A verdict about ``names`` (values of ``column``): "cannot tell" when the rows lack one of them (a run
+    without that estimator or method), instead of failing."""
+    def wrap(verdict: Verdict) -> Verdict:
+        def checked(t: Table, s: Mapping[str, Any]) -> str:
+            present = set(t[column]) if column in t else set()
+            missing = [n for n in names if n not in present]
+            return f"cannot tell: the rows have no {', '.join(missing)}" if missing else verdict(t, s)
+        checked.__doc__ = verdict.__doc__
+        return checked
+    return wrap
+
+
 def _one(values: Any, axis: str) -> str | None:
     """The verdict when the rows have one value of the ``axis`` the finding is about: nothing to compare."""
     return f"cannot tell: the rows have one {axis} only" if pd.Series(values).nunique() < 2 else None
@@ -419,6 +435,7 @@ def _name(estimator: str) -> str:
     return ESTIMATORS.get(estimator).display_name if estimator in ESTIMATORS else estimator
 
 
+@_needs("estimator", "norm-sub", "mle-apx", "base-cut")
 def _v_postprocessors(t: Table, s: Mapping[str, Any]) -> str:
     """Consistency Fig. 4: Norm-Sub ≈ MLE-Apx (within SAME at every ε) and Base-Cut best (mean MSE over ε, within
     NEAR of the lowest)."""
@@ -434,6 +451,7 @@ def _v_postprocessors(t: Table, s: Mapping[str, Any]) -> str:
     return _holds(same and near, f"{pair}, {cut_text}")
 
 
+@_needs("estimator", "power-ns", "norm-mul")
 def _v_n_prime(t: Table, s: Mapping[str, Any]) -> str:
     """Consistency Fig. 5: PowerNS saves the most users (n′/n largest) and at least half of them (the paper: about
     90 %); Norm-Mul saves almost none (n′/n ≤ 1 + 2·NEAR)."""
@@ -446,6 +464,7 @@ def _v_n_prime(t: Table, s: Mapping[str, Any]) -> str:
                       f"{saved['norm-mul']:.0%}{most}")
 
 
+@_needs("estimator", "mi")
 def _v_sets(t: Table, s: Mapping[str, Any]) -> str:
     """Consistency Figs. 6–7: the set-query errors grow with ρ (MI's, whose errors add up over the set)."""
     if _one(t["ρ"], "ρ"):
@@ -457,6 +476,7 @@ def _v_sets(t: Table, s: Mapping[str, Any]) -> str:
                   f"{mi.iloc[-1]:.3g} at ρ = {high:g}; best at ρ = {low:g}: {_name(str(best))}")
 
 
+@_needs("estimator", "base-cut", "power-ns")
 def _v_top_k(t: Table, s: Mapping[str, Any]) -> str:
     """Consistency Fig. 10: Base-Cut and PowerNS among the best — both in the top three by mean top-k MSE."""
     rank = t.groupby("estimator")["MSE"].mean().rank(method="min")
@@ -500,6 +520,7 @@ def _v_numerical(t: Table, s: Mapping[str, Any]) -> str:
                   + (f" ({others})" if others else ""))
 
 
+@_needs("shape", "square")
 def _v_shapes(t: Table, s: Mapping[str, Any]) -> str:
     """Square-wave §6.4: the square wave the best shape at at least half of the ε values (at b_MI)."""
     at = t[t["b / b_MI"] == 1.0] if "b / b_MI" in t else t
@@ -532,6 +553,9 @@ def _v_granularity(t: Table, s: Mapping[str, Any]) -> str:
 
 def _v_wiener(t: Table, axis: str) -> str:
     """Convolution Figs. 6–7: IIW cuts MI's MSE for GRR and OUE — at the largest ε (Fig. 6), at every d (Fig. 7)."""
+    missing = [m for m in ("GRR-IIW", "GRR-MI", "OUE-IIW", "OUE-MI") if m not in set(t["method"])]
+    if missing:
+        return f"cannot tell: the rows have no {', '.join(missing)}"
     values = [t[axis].max()] if axis == "epsilon" else sorted(t[axis].unique())
     ratios = []
     for v in values:
@@ -543,6 +567,7 @@ def _v_wiener(t: Table, axis: str) -> str:
                                                             if axis == "epsilon" else ""))
 
 
+@_needs("method", "GRR-IIW", "GRR-MI", "OUE-IIW", "OUE-MI")
 def _v_top_k_wiener(t: Table, s: Mapping[str, Any]) -> str:
     """Convolution Fig. 8: the gain holds for the top k — IIW's mean top-k MSE below MI's for GRR and OUE."""
     mse = t.groupby("method")["MSE"].mean()
@@ -551,6 +576,7 @@ def _v_top_k_wiener(t: Table, s: Mapping[str, Any]) -> str:
         f"{r:.2f}× MI's ({m})" for m, r in ratios.items()))
 
 
+@_needs("method", "GRR-MI", "GRR-IIW-G")
 def _v_positives(t: Table, s: Mapping[str, Any]) -> str:
     """Convolution Fig. 9: at the middle threshold GRR's MI has the most false positives of the GRR methods, and
     GRR-IIW-G the most true minus false ones."""

@@ -140,3 +140,13 @@ def test_the_verdict_reads_the_paper_s_finding_both_ways():
     assert top.verdict(ranks, {}).startswith("holds: by mean top-k MSE Base-Cut ranks 1 and PowerNS 2 of 4")
     ranks["MSE"] = [1.0, 2.0, 4.0, 3.0]
     assert top.verdict(ranks, {}).startswith("does not hold: by mean top-k MSE Base-Cut ranks 2 and PowerNS 4")
+
+
+def test_a_verdict_without_the_rows_it_needs_cannot_tell():
+    post = FIGURES.get("consistency-fig-4")
+    assert post.verdict(_post({"mi": 9, "base-cut": 2}), {}) == "cannot tell: the rows have no norm-sub, mle-apx"
+    wiener = FIGURES.get("convolution-fig-6")
+    rough = pd.DataFrame({"epsilon": 4.0, "method": ["GRR-MI", "GRR-DW"], "MSE": [2.0, 1.0]})
+    assert wiener.verdict(rough, {}).startswith("cannot tell: the rows have no GRR-IIW")
+    with pytest.raises(InvalidInput, match="no verdict"):
+        FIGURES.get("consistency-fig-8").verdict(rough, {})
