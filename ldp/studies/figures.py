@@ -7,6 +7,12 @@ uses by default, seconds) and ``paper`` (the paper's own d, n, ε grid and trial
 from in ``paper_source``). The page and ``ldp reproduce`` both run a figure through :meth:`ReproducibleFigure.run`,
 so they call the same study with the same settings.
 
+Your own data: a figure whose study can take a population instead of its synthetic one lists the kinds of column it
+takes in ``data`` (else ``no_data`` says why not); :meth:`ReproducibleFigure.dataset` builds the column (a bundled
+sample's or a table's, a numerical one cut into :meth:`ReproducibleFigure.buckets_for` buckets),
+:meth:`ReproducibleFigure.on_data` puts it in the settings (``population``, d and n the data's), and
+:meth:`ReproducibleFigure.verdict` says in one line whether the paper's finding holds on the rows.
+
 The figure itself is built by :mod:`ldp.viz.paper_figures` (a layer above this one), named here by ``figure`` (a
 function of that module) and ``figure_args``: :func:`ldp.viz.paper_figures.draw` resolves it.
 
