@@ -28,29 +28,32 @@ EPS = common.epsilon_control("is_eps", default=2.0)
 SOURCE = Control("is_source", "radio", "Data", "flights", options=list(SOURCES), format_func=SOURCES.get)
 USERS = Control("is_users", "number_input", "Users n (synthetic)", 100_000, min_value=1_000, max_value=1_000_000,
                 step=50_000)
+ITEMS = Control("is_items", "slider", "Items d (synthetic)", 200, min_value=4, max_value=200,
+                help="The strawman (the set as one of 2^d values) runs only on small domains: "
+                     f"at most {ldp.PROTOCOLS.get('strawman').max_items} items.")
 TOP_K = Control("is_k", "slider", "k", 8, min_value=2, max_value=20)
 LENGTH = Control("is_length", "slider", "PSFO: padding length ℓ", 4, min_value=1, max_value=32)
 ENGINE = common.engine_control("is_engine")
 SEED = common.seed_control("is_seed")
-CONTROLS = (METHOD, EPS, SOURCE, USERS, TOP_K, LENGTH, ENGINE, SEED)
-INTRO = ("Every user holds a set of items (a basket). Padding and sampling: pad the set to ℓ items, "
-         "report one of them with a frequency oracle, multiply by ℓ. SVIM chooses ℓ privately; SVSM then "
-         "mines itemsets.")
+CONTROLS = (METHOD, EPS, SOURCE, USERS, ITEMS, TOP_K, LENGTH, ENGINE, SEED)
+INTRO = ("Every user holds a set of items (a basket). The strawman reports the whole set as one of the 2^d subsets "
+         "— hopeless beyond a few items. Padding and sampling: pad the set to ℓ items, report one of them with a "
+         "frequency oracle, multiply by ℓ. SVIM chooses ℓ privately; SVSM then mines itemsets.")
 LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _sets(source: str, users: int, seed: int):
+def _sets(source: str, users: int, items: int, seed: int):
     if source in BASKET_SAMPLES:
         return study.sample_baskets(source)
-    return study.flight_baskets() if source == "flights" else study.synthetic_sets(users, 200, seed=seed)
+    return study.flight_baskets() if source == "flights" else study.synthetic_sets(users, items, seed=seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _run(method: str, source: str, users: int, eps: float, k: int, length: int, engine: str, seed: int):
+def _run(method: str, source: str, users: int, items: int, eps: float, k: int, length: int, engine: str, seed: int):
     miner = ldp.PROTOCOLS.get(method)
     params = {"length": length} if "length" in {p.name for p in miner.declared_parameters} else {}
-    return miner.run(_sets(source, users, seed), eps, top_k=k, seed=seed, engine=engine, **params)
+    return miner.run(_sets(source, users, items, seed), eps, top_k=k, seed=seed, engine=engine, **params)
 
 
 def main() -> None:
@@ -63,19 +66,21 @@ def main() -> None:
         if source in BASKET_SAMPLES:
             st.caption(f"{BASKET_SAMPLES[source]['description']} This is a {BASKET_SAMPLES[source]['stand_in']}.")
         users = int(render(USERS, disabled=source != "synthetic"))
+        items = int(render(ITEMS, disabled=source != "synthetic"))
         k = int(render(TOP_K))
         length = int(render(LENGTH, disabled=method != "psfo"))
         engine = render(ENGINE)
         seed = int(render(SEED))
     with common.friendly_errors("this configuration"), st.spinner("Every user reports…"):
-        sets = _sets(source, users, seed)
-        res = _run(method, source, users, eps, k, length, engine, seed)
+        sets = _sets(source, users, items, seed)
+        res = _run(method, source, users, items, eps, k, length, engine, seed)
     s = res.scores
     c1, c2, c3 = st.columns(3)
     c1.metric("Precision", f"{s['precision']:.0%}", help="Share of the found ones in the true top k.")
     c2.metric("NCR", f"{s['ncr']:.0%}", help="The i-th true one weighs k − i + 1: the weight found.")
-    c3.metric("Padding ℓ used", str(res.parameters.get("length")), help="SVIM, SVSM and LDPMiner choose it from a "
-              "privately estimated length distribution; PSFO takes it from the slider.")
+    c3.metric("Padding ℓ used", str(res.parameters.get("length", "none")), help="SVIM, SVSM and LDPMiner choose it "
+              "from a privately estimated length distribution; PSFO takes it from the slider; the strawman reports "
+              "the whole set.")
     st.markdown(f"{sets.users:,} users, {sets.d:,} items, {sets.sizes.mean():.1f} per set on average. "
                 f"**{METHODS[method]}** at ε = {eps:g} found {round(s['precision'] * len(res.items))} of the true "
                 f"top {k}; the estimates' mean squared error is {s['mse']:.2g} (share of users²).")

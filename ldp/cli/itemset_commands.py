@@ -25,7 +25,9 @@ candidates they hold (l = its 90th percentile), the rest estimate the candidates
 (GRR amplified to ln(l(e^eps - 1) + 1), or OLH, whichever has the smaller variance), corrected for sets longer than
 l. svsm: half the users run svim; the other half report which of the 2k likeliest itemsets (of 2 or 3 of those
 items) their set contains. ldpminer (Qin et al., CCS 2016): l from a privately estimated length distribution, then
-2k candidates, then padding to 2k. psfo: padding and sampling with --length L for every user. Frequencies are
+2k candidates, then padding to 2k. psfo: padding and sampling with --length L for every user. strawman (the
+lecture's): every user reports the whole set as one of the 2^d subsets (GRR or OLH over them), an item sums the
+estimates of the 2^(d-1) subsets holding it; refused beyond 20 items. Frequencies are
 fractions of the users. json keys: method, epsilon, users, parameters, items (best first: items, estimate),
 [itemsets (svsm)], true_top_k, scores (precision, recall, f1, ncr, mse), source (data or sample and its
 stand_in), seed. --sample plane_destinations: the airports each NYC aircraft flew to in a month of 2013 (37,876

@@ -48,6 +48,15 @@ def test_frequent_items_page():
     at.run()
     assert not at.exception and any("37,876 users, 104 items" in m.value for m in at.markdown)
     assert any("stand-in for the Kosarak click-stream" in c.value for c in at.caption)
+    _widget(at, "is_method").set_value("strawman")  # 2^104 subsets: refused in one line, then run on 8 items
+    at.run()
+    assert any("at most 20 items" in e.value for e in at.error)
+    _widget(at, "is_source").set_value("synthetic")
+    at.run()
+    _widget(at, "is_users").set_value(20_000)
+    _widget(at, "is_items").set_value(8)
+    at.run()
+    assert not at.exception and not at.error and any("20,000 users, 8 items" in m.value for m in at.markdown)
 
 
 def test_means_of_vectors_page():
