@@ -32,7 +32,8 @@ from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.protocol import Protocol
 from ldp.mechanisms.set_valued import PAD, STRAWMAN_MAX_ITEMS, PaddingSampling, SetValues, WholeSetOracle
 
-__all__ = ["ItemsetMiner", "ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded", "estimate_padded",
+__all__ = ["COMPARED_MINERS", "ItemsetMiner", "ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded",
+           "compare_miners", "estimate_padded",
            "flight_baskets", "items_against_epsilon", "ldpminer", "padding_tradeoff", "private_lengths", "psfo_items",
            "read_baskets", "sample_baskets", "strawman_items", "svim", "svsm", "synthetic_sets", "tail_correction",
            "true_itemsets"]
@@ -448,6 +449,36 @@ def items_against_epsilon(sets: SetValues, epsilons: Sequence[float], *, top_k: 
         for run in runs:
             label = run.method if run.method == "svim" else f"psfo ℓ={run.parameters['length']}"
             rows.append({"method": label, "epsilon": float(eps), **run.scores})
+    return pd.DataFrame(rows)
+
+
+#: The lecture's headline comparison: SVIM against LDPMiner.
+COMPARED_MINERS = ("svim", "ldpminer")
+
+
+def compare_miners(sets: SetValues, epsilon: float, *, top_k: int, methods: Sequence[str] = COMPARED_MINERS,
+                   seeds: Sequence[int] = (0, 1, 2), engine: str = "fast") -> pd.DataFrame:
+    """The lecture's headline ("SVIM can identify 3× more frequent items, with 3 magnitudes less errors") on these
+    sets: each registered miner run once per seed at the same ε and k; per method the mean number of the true top k
+    it found, its precision, and the error — the mean squared error of its found items' estimated frequencies
+    (``scores["mse"]``) — averaged over the seeds, with the median ℓ it padded to.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method: ``method``, ``found``, ``precision``, ``error``, ``length``, ``runs``.
+    """
+    if not seeds:
+        raise InvalidInput("compare: give at least one seed")
+    rows = []
+    for name in methods:
+        runs = [PROTOCOLS.get(name).run(sets, epsilon, top_k=top_k, seed=int(s), engine=engine) for s in seeds]
+        rows.append({"method": name,
+                     "found": float(np.mean([r.scores["precision"] * len(r.items) for r in runs])),
+                     "precision": float(np.mean([r.scores["precision"] for r in runs])),
+                     "error": float(np.mean([r.scores["mse"] for r in runs])),
+                     "length": float(np.median([r.parameters["length"] for r in runs])),
+                     "runs": len(runs)})
     return pd.DataFrame(rows)
 
 

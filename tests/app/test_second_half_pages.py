@@ -35,6 +35,8 @@ def test_frequent_items_page():
     assert [c.key for c in at.get("plotly_chart")] == ["is_found_chart", "is_padding_chart"]
     assert any("21,105 users, 104 items" in m.value for m in at.markdown)  # the flights' hourly baskets
     assert any("balances them" in m.value for m in at.markdown)
+    compare = next(d.value for d in at.dataframe if "found of the true top 8" in d.value.columns)  # the headline
+    assert len(compare) == 2 and any("LDPMiner" in m.value and "3× more" in m.value for m in at.markdown)
     _widget(at, "is_method").set_value("svsm")
     at.run()
     found = next(d.value for d in at.dataframe if "in the true top k" in d.value.columns)

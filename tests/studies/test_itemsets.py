@@ -7,6 +7,7 @@ import pytest
 
 import ldp
 from ldp.studies.itemsets import (
+    compare_miners,
     ldpminer,
     psfo_items,
     read_baskets,
@@ -185,3 +186,21 @@ def test_the_strawmans_error_explodes_with_d_and_svims_does_not():
         sv[d] = svim(sets, 2.0, top_k=4, seed=1).scores["mse"]
     assert straw[12] > 50 * straw[4] and straw[12] > straw[8] > straw[4]
     assert straw[12] > 20 * sv[12] and max(sv.values()) < 5 * min(sv.values())
+
+
+@pytest.mark.slow
+def test_svim_finds_more_of_the_top_k_than_ldpminer_on_a_large_domain():
+    """The lecture: "SVIM can identify 3× more frequent items, with 3 magnitudes less errors". Kosarak-like sets
+    (2,000 Zipf(1.1) items, about 8 per set, 200,000 users), ε = 1, k = 16, fast engine, seeds 0–3: SVIM finds
+    11.0 of the top 16 on average, LDPMiner 7.25 (1.5×; 3× at 500,000 users over 5,000 items: 13.5 against 4.5).
+    LDPMiner pads phase 1 to a private ℓ of 35–54 (its noise ×ℓ², so it finds few), SVIM to 1. The error half does
+    not reproduce: on the items each finds, LDPMiner's MSE (6.2e-4) is *lower* than SVIM's (6.1e-3) — its 2k
+    padding runs GRR amplified to ln(2k(e^ε − 1) + 1) over 4k values (S&P'18's own improvement, which the CCS'16
+    LDPMiner lacked), and the items it finds are the very frequent ones. Thresholds: 1.3× for found (4 seeds ×
+    16 items: its SE ≈ 0.1×), and LDPMiner's error below SVIM's, as measured."""
+    sets = synthetic_sets(200_000, 2000, s=1.1, mean_size=8, seed=0)
+    table = compare_miners(sets, 1.0, top_k=16, seeds=(0, 1, 2, 3)).set_index("method")
+    assert list(table.index) == ["svim", "ldpminer"] and (table["runs"] == 4).all()
+    assert table.loc["svim", "found"] > 1.3 * table.loc["ldpminer", "found"]
+    assert table.loc["svim", "precision"] == pytest.approx(table.loc["svim", "found"] / 16)
+    assert table.loc["ldpminer", "error"] < table.loc["svim", "error"]
