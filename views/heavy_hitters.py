@@ -50,7 +50,12 @@ ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
 SEED = common.seed_control("hh_seed")
 AXIS = Control("hh_axis", "radio", "Compare the methods against", "epsilon", options=["epsilon", "users"],
                format_func={"epsilon": "ε", "users": "the number of users n (at this ε)"}.get, horizontal=True)
-CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, THRESHOLD, SEGMENTS, CHANNELS, ROUND, SEED, AXIS)
+#: Each protocol's declared parameters without a control of their own above (PEM's start, oracle and groups,
+#: PrivTrie's keep, the oracle of TreeHist and the segment methods), generated from its Param table.
+PROTOCOL_PARAMS = common.parameter_controls("hh_p", [ldp.PROTOCOLS.get(m) for m in METHODS],
+                                            skip=("bits", "top_k", "eta", "threshold", "segments", "channels"))
+CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, THRESHOLD, SEGMENTS, CHANNELS, ROUND, SEED, AXIS,
+            *(control for pairs in PROTOCOL_PARAMS.values() for _, control in pairs))
 INTRO = ("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
          "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
          "the server extends only the prefixes that look frequent.")
@@ -147,6 +152,10 @@ def main() -> None:
             params["segments"] = int(render(SEGMENTS))
         if method == "multiple-channel":
             params["channels"] = int(render(CHANNELS))
+        if method in PROTOCOL_PARAMS:
+            params.update(common.render_parameters(
+                PROTOCOL_PARAMS[method], f"Advanced: {ldp.PROTOCOLS.get(method).display_name} parameters "
+                                         "(blank or default = the paper's choice)"))
         seed = int(render(SEED))
     with common.friendly_errors("this configuration"):
         values = _values(source, bits, users, seed)

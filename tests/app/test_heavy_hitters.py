@@ -81,6 +81,14 @@ def test_pem_with_a_threshold_draws_it():
     assert not at.exception and not at.error
     spec = next(c for c in at.get("plotly_chart") if c.key == "hh_round_chart").proto.spec
     assert "threshold 0.01" in spec
+    # PEM's declared parameters without a control of their own (generated from its Param table): groups, oracle
+    _widget(at, "hh_p_pem_groups").set_value("optimised")
+    next(w for w in at.text_input if w.key == "hh_p_pem_oracle").set_value("nonsense")
+    at.run()
+    assert any("nonsense" in e.value for e in at.error)  # the library's own one-line refusal names it
+    next(w for w in at.text_input if w.key == "hh_p_pem_oracle").set_value("grr")
+    at.run()
+    assert not at.exception and not at.error
 
 
 def test_found_and_missed_values_read_as_people_name_them():
