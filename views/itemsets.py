@@ -7,10 +7,13 @@ the figures in ``ldp.viz.itemsets``.
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 import streamlit as st
 
 import ldp
-from ldp.data import list_samples
+from ldp.data import list_samples, text_lines_from_bytes
 from ldp.studies import itemsets as study
 from ldp.viz import itemsets as viz
 from views import common
@@ -22,7 +25,8 @@ METHODS = {cls.name: cls.display_name for cls in ldp.protocols_of("itemsets")}
 BASKET_SAMPLES = {s["name"]: s for s in list_samples("baskets")}
 SOURCES = {"flights": "Flights: destinations per departure hour (real, 104 airports)",
            **{name: s["title"] for name, s in BASKET_SAMPLES.items()},
-           "synthetic": "Synthetic: Zipf items, sets of about 4"}
+           "synthetic": "Synthetic: Zipf items, sets of about 4",
+           "upload": "Upload: a basket file (one user per line, items separated by spaces)"}
 METHOD = Control("is_method", "selectbox", "Method", "svim", options=list(METHODS), format_func=METHODS.get)
 EPS = common.epsilon_control("is_eps", default=2.0)
 SOURCE = Control("is_source", "radio", "Data", "flights", options=list(SOURCES), format_func=SOURCES.get)
@@ -49,23 +53,55 @@ def _sets(source: str, users: int, items: int, seed: int):
     return study.flight_baskets() if source == "flights" else study.synthetic_sets(users, items, seed=seed)
 
 
+def _uploaded_baskets():
+    """The uploaded basket file as set-valued data (each line one user: its own population) and a key naming it
+    (its content's digest), parsed once per session (session_state: one user's upload never reaches another); the
+    page stops with a note in the main panel until a file is given."""
+    up = st.sidebar.file_uploader(f"Basket file (one user per line, ≤ {common.UPLOAD_LIMIT_MB} MB)",
+                                  type=["txt", "dat", "csv"], key="is_upload")
+    cache = st.session_state.setdefault("_basket_uploads", {})
+    if up is None and not cache:
+        common.message_area().info("Upload a basket file in the sidebar: one user per line, the items of the user's "
+                                   "set separated by spaces (or commas).", icon=":material/upload_file:")
+        st.stop()
+    if up is not None:
+        raw = up.getvalue()
+        if len(raw) > common.UPLOAD_LIMIT_MB * 1024 * 1024:
+            raise ldp.LDPError(f"the file is larger than {common.UPLOAD_LIMIT_MB} MB; upload a smaller extract")
+        digest = hashlib.sha256(raw).hexdigest()
+        if digest not in cache:
+            cache.clear()
+            cache[digest] = (up.name, study.read_baskets(text_lines_from_bytes(raw, f"file '{up.name}'")))
+    digest, (name, sets) = next(iter(cache.items()))
+    st.sidebar.caption(f"**{common.plain(name)}**: {sets.users:,} users (lines), {sets.d:,} items.")
+    return ("upload", digest), sets
+
+
+def _population(source: str, users: int, items: int, seed: int):
+    """(a key naming the data, its sets)."""
+    if source == "upload":
+        return _uploaded_baskets()
+    return (source, users, items, seed), _sets(source, users, items, seed)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
-def _run(method: str, source: str, users: int, items: int, eps: float, k: int, length: int, engine: str, seed: int):
+def _run(method: str, data_key: tuple, _sets_: Any, eps: float, k: int, length: int, engine: str, seed: int):
+    """One miner's run on the sets named by ``data_key`` (``_sets_`` is not hashed: the key names it)."""
     miner = ldp.PROTOCOLS.get(method)
     params = {"length": length} if "length" in {p.name for p in miner.declared_parameters} else {}
-    return miner.run(_sets(source, users, items, seed), eps, top_k=k, seed=seed, engine=engine, **params)
+    return miner.run(_sets_, eps, top_k=k, seed=seed, engine=engine, **params)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _compare(source: str, users: int, items: int, eps: float, k: int, seed: int):
-    return study.compare_miners(_sets(source, users, items, seed), eps, top_k=k, seeds=range(seed, seed + 3))
+def _compare(data_key: tuple, _sets_: Any, eps: float, k: int, seed: int):
+    return study.compare_miners(_sets_, eps, top_k=k, seeds=range(seed, seed + 3))
 
 
-def compare_panel(source: str, users: int, items: int, eps: float, k: int, seed: int) -> None:
+def compare_panel(data_key: tuple, sets: Any, eps: float, k: int, seed: int) -> None:
     """The lecture's headline: SVIM against LDPMiner on the same data, ε and k (three runs each, fast engine)."""
     st.subheader("SVIM against LDPMiner: the lecture's headline")
     with common.friendly_errors("the comparison"), st.spinner("Both miners run three times…"):
-        table = _compare(source, users, items, eps, k, seed)
+        table = _compare(data_key, sets, eps, k, seed)
     rows = table.set_index("method")
     sv, lm = rows.loc["svim"], rows.loc["ldpminer"]
     shown = table.assign(method=table["method"].map(METHODS)).rename(columns={
@@ -97,8 +133,8 @@ def main() -> None:
         engine = render(ENGINE)
         seed = int(render(SEED))
     with common.friendly_errors("this configuration"), st.spinner("Every user reports…"):
-        sets = _sets(source, users, items, seed)
-        res = _run(method, source, users, items, eps, k, length, engine, seed)
+        data_key, sets = _population(source, users, items, seed)
+        res = _run(method, data_key, sets, eps, k, length, engine, seed)
     s = res.scores
     c1, c2, c3 = st.columns(3)
     c1.metric("Precision", f"{s['precision']:.0%}", help="Share of the found ones in the true top k.")
@@ -113,7 +149,7 @@ def main() -> None:
                        main=True, where=chart_place, description=(
         "Grey bars: the true top k (only a simulation knows it); diamonds: what the method found, at its estimate."))
     st.dataframe(viz.found_items_table(res), hide_index=True, key="is_found")
-    compare_panel(source, users, items, eps, k, seed)
+    compare_panel(data_key, sets, eps, k, seed)
     st.subheader("Why ℓ matters: the lecture's two sources of error")
     table = study.padding_tradeoff(sets, eps, LENGTHS, top_k=k)
     best = int(table.loc[table["MSE"].idxmin(), "ℓ"])

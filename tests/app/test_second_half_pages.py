@@ -59,6 +59,16 @@ def test_frequent_items_page():
     _widget(at, "is_items").set_value(8)
     at.run()
     assert not at.exception and not at.error and any("20,000 users, 8 items" in m.value for m in at.markdown)
+    _widget(at, "is_source").set_value("upload")  # a basket file: one user per line, its own population
+    _widget(at, "is_method").set_value("svim")
+    at.run()
+    assert not at.exception and any("Upload a basket file" in i.value for i in at.info)
+    lines = [" ".join(f"i{j}" for j in range(u % 5 + 1)) for u in range(3_000)]  # i0 in every set, i4 in a fifth
+    next(u for u in at.file_uploader if u.key == "is_upload").set_value(("b.txt", "\n".join(lines).encode(),
+                                                                         "text/plain"))
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("3,000 users, 5 items" in m.value for m in at.markdown)
 
 
 def test_means_of_vectors_page():
