@@ -8,10 +8,13 @@ Wiring and text only: the protocols are in ``ldp.mechanisms.heavy_hitters``, the
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import streamlit as st
 
 import ldp
+from ldp.data import get_column
 from ldp.data.samples import load_sample
 from ldp.studies.heavy_hitters import (
     column_values,
@@ -25,14 +28,15 @@ from views import common
 from views.controls import Control, render
 
 SOURCES = {"zipf": "Synthetic Zipf over 2^m (heavy values at random positions)",
-           "flight": "Flights: flight numbers (real, 3,844 distinct, 14 bits)"}
+           "flight": "Flights: flight numbers (real, 3,844 distinct, 14 bits)",
+           "upload": "Upload: a column of non-negative integers (one row per user)"}
 METHODS = [c.name for c in ldp.protocols_of("heavy-hitters")]
 METHOD = Control("hh_method", "selectbox", "Method", "pem", options=METHODS,
                  format_func=lambda m: ldp.PROTOCOLS.get(m).display_name)
 EPS = common.epsilon_control("hh_eps", default=2.0)
 SOURCE = Control("hh_source", "radio", "Data", "zipf", options=list(SOURCES), format_func=SOURCES.get)
 BITS = Control("hh_bits", "slider", "Bits m (domain 2^m)", 24, min_value=8, max_value=64,
-               help="Synthetic data only; the flight numbers need 14 bits.")
+               help="Synthetic data and uploads; the flight numbers need 14 bits.")
 USERS = Control("hh_users", "number_input", "Users n", 100_000, min_value=1_000, max_value=2_000_000, step=50_000)
 TOP_K = Control("hh_k", "slider", "k (heavy hitters to find)", 8, min_value=1, max_value=32)
 ETA = Control("hh_eta", "slider", "PEM: bits per round η (the paper's default: 4)", 4, min_value=1, max_value=8,
@@ -48,9 +52,17 @@ ROUND = Control("hh_round", "slider", "Round shown", min_value=1,
                 depends=lambda rounds: {"max_value": max(2, rounds), "default": rounds}, follows_data=True,
                 help="Another configuration has other rounds: the last one (the answer) is shown first.")
 SEED = common.seed_control("hh_seed")
+DATA = common.data_controls("hh_data")  # only its uploader key is used (uploads are shared across pages)
+UPLOAD_COLUMN = Control("hh_upcol", "selectbox", "Column", depends=lambda columns: {"options": columns,
+                                                                                   "default": columns[0]})
 AXIS = Control("hh_axis", "radio", "Compare the methods against", "epsilon", options=["epsilon", "users"],
                format_func={"epsilon": "ε", "users": "the number of users n (at this ε)"}.get, horizontal=True)
-CONTROLS = (METHOD, EPS, SOURCE, BITS, USERS, TOP_K, ETA, THRESHOLD, SEGMENTS, CHANNELS, ROUND, SEED, AXIS)
+#: Each protocol's declared parameters without a control of their own above (PEM's start, oracle and groups,
+#: PrivTrie's keep, the oracle of TreeHist and the segment methods), generated from its Param table.
+PROTOCOL_PARAMS = common.parameter_controls("hh_p", [ldp.PROTOCOLS.get(m) for m in METHODS],
+                                            skip=("bits", "top_k", "eta", "threshold", "segments", "channels"))
+CONTROLS = (METHOD, EPS, SOURCE, UPLOAD_COLUMN, BITS, USERS, TOP_K, ETA, THRESHOLD, SEGMENTS, CHANNELS, ROUND, SEED,
+            AXIS, *(control for pairs in PROTOCOL_PARAMS.values() for _, control in pairs))
 INTRO = ("Find the k most frequent values when there are 2^m possible ones — too many to ask a frequency "
          "oracle about each. Users are split into groups; each group reports a prefix of its value, and "
          "the server extends only the prefixes that look frequent.")
@@ -67,23 +79,36 @@ def _values(source: str, bits: int, users: int, seed: int) -> np.ndarray:
     return values
 
 
-def _run(source: str, bits: int, users: int, k: int, seed: int, method: str, eps: float, params: tuple):
+def _population(source: str, bits: int, users: int, seed: int) -> tuple[tuple, np.ndarray]:
+    """(a key naming the data, every user's value): a sample or synthetic population, or — an upload, its own
+    population — one user per row of the chosen column (drawn in the sidebar; keyed by the values' digest, so a
+    configuration's cached run is only ever found again from the same values)."""
+    if source != "upload":
+        return (source,), _values(source, bits, users, seed)
+    name, table = common.uploaded_table(DATA, st.sidebar)
+    column = render(UPLOAD_COLUMN, st.sidebar, columns=[str(c) for c in table.columns])
+    values, dropped = column_values(get_column(table, column), bits)
+    st.sidebar.caption(f"{values.size:,} users (rows) of **{common.plain(name)}**"
+                       + (f"; {dropped:,} rows without a value left out" if dropped else "") + ".")
+    return ("upload", hashlib.sha256(values.tobytes()).hexdigest()), values
+
+
+def _run(data_key: tuple, values: np.ndarray, bits: int, users: int, k: int, seed: int, method: str, eps: float,
+         params: tuple):
     """The protocol's run, once per configuration for the whole server, with a progress bar (one step a round)."""
-    key = ("hh-run", source, bits, users, k, seed, method, eps, params)
+    key = ("hh-run", data_key, bits, users, k, seed, method, eps, params)
     return common.cached_with_progress(key, "Every user reports; the server runs its rounds…", lambda progress: (
-        find_heavy_hitters(method, eps, _values(source, bits, users, seed), bits=bits, top_k=k, seed=seed,
-                           progress=progress, **dict(params))))
+        find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, progress=progress, **dict(params))))
 
 
-def _curves_key(source: str, bits: int, users: int, k: int, seed: int, eta: int, segments: int, channels: int,
+def _curves_key(source: tuple, bits: int, users: int, k: int, seed: int, eta: int, segments: int, channels: int,
                 axis: str, eps: float) -> tuple:
     """The comparison's configuration: ε only when the curve is against n (against ε it runs every ε anyway)."""
     return ("hh-curves", source, bits, users, k, seed, eta, segments, channels, axis, eps if axis == "users" else None)
 
 
-def _curves(key: tuple, progress):
-    _, source, bits, users, k, seed, eta, segments, channels, axis, eps = key
-    values = _values(source, bits, users, seed)
+def _curves(key: tuple, values: np.ndarray, progress):
+    _, _, bits, _, k, seed, eta, segments, channels, axis, eps = key
     params = {"pem": {"eta": eta}, "segments": {"segments": segments}, "segment-pair": {"segments": segments},
               "multiple-channel": {"channels": channels}}
     if axis == "users":
@@ -96,14 +121,15 @@ def _curves(key: tuple, progress):
 
 
 @st.fragment
-def comparison(source: str, bits: int, users: int, k: int, seed: int, params: dict, eps: float) -> None:
+def comparison(source: tuple, values: np.ndarray, bits: int, users: int, k: int, seed: int, params: dict,
+               eps: float) -> None:
     """The methods side by side: a fragment (its own controls rerun only it), computed when asked for (every method
     at every ε takes seconds), then shown at once for this configuration to every visitor of the server."""
     st.subheader("The methods side by side")
     axis = render(AXIS)
     key = _curves_key(source, bits, users, k, seed, int(params.get("eta", 4)), int(params.get("segments", 4)),
                       int(params.get("channels", 64)), axis, eps)
-    n = int(_values(source, bits, users, seed).size)
+    n = int(values.size)
     if not common.is_cached(key) and not st.button("Compare every method", key="hh_compare", type="primary",
                                                    help="Runs every method on the same users; a few seconds."):
         st.caption("Every method on the same users " + ("at ε = " + ", ".join(f"{e:g}" for e in CURVE_EPS)
@@ -111,7 +137,8 @@ def comparison(source: str, bits: int, users: int, k: int, seed: int, params: di
                    + ": press the button to run them (a few seconds), once per configuration.")
         return
     with common.friendly_errors("the comparison"):
-        curves = common.cached_with_progress(key, "Running every method…", lambda progress: _curves(key, progress))
+        curves = common.cached_with_progress(key, "Running every method…",
+                                             lambda progress: _curves(key, values, progress))
     for note in curves.attrs.get("skipped", []):
         st.caption(f"Left out of the comparison: {common.plain(note)}")
     if axis == "epsilon":
@@ -134,7 +161,7 @@ def main() -> None:
         st.caption(f"{ldp.PROTOCOLS.get(method).description}. _{ldp.PROTOCOLS.get(method).paper}_")
         eps = float(render(EPS))
         source = render(SOURCE)
-        bits = int(render(BITS, disabled=source != "zipf")) if source == "zipf" else 14
+        bits = int(render(BITS)) if source != "flight" else 14
         users = int(render(USERS, disabled=source != "zipf"))
         k = int(render(TOP_K))
         params: dict = {}
@@ -147,10 +174,14 @@ def main() -> None:
             params["segments"] = int(render(SEGMENTS))
         if method == "multiple-channel":
             params["channels"] = int(render(CHANNELS))
+        if method in PROTOCOL_PARAMS:
+            params.update(common.render_parameters(
+                PROTOCOL_PARAMS[method], f"Advanced: {ldp.PROTOCOLS.get(method).display_name} parameters "
+                                         "(blank or default = the paper's choice)"))
         seed = int(render(SEED))
     with common.friendly_errors("this configuration"):
-        values = _values(source, bits, users, seed)
-        run = _run(source, bits, users, k, seed, method, eps, tuple(sorted(params.items())))
+        data_key, values = _population(source, bits, users, seed)
+        run = _run(data_key, values, bits, users, k, seed, method, eps, tuple(sorted(params.items())))
     res = run.result
     s = run.scores
     c1, c2, c3, c4 = st.columns(4)
@@ -180,7 +211,7 @@ def main() -> None:
         "round); diamonds: the true frequency of the prefix among all users (only a simulation knows it); dashed: "
         "the detection limit — below it an estimate is indistinguishable from noise."))
     st.dataframe(viz.found_table(run, what), hide_index=True, key="hh_found")
-    comparison(source, bits, users, k, seed, params, eps)
+    comparison(data_key, values, bits, users, k, seed, params, eps)
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
     main()

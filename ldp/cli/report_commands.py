@@ -362,8 +362,9 @@ def _file_mechanism(args: argparse.Namespace) -> Any:
     line that says how to run it."""
     if args.mechanism in PROTOCOLS:
         cls = PROTOCOLS.get(args.mechanism)
-        if cls.collection == "interactive":
-            raise UsageError(cls.interactive_note())
+        note = cls.no_report_files()
+        if note is not None:
+            raise UsageError(note)
         return cls
     return mechanism_class(args)
 

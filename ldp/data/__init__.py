@@ -11,7 +11,14 @@ from ldp.data.domain import (
     sample_counts,
     sample_users,
 )
-from ldp.data.loaders import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, load_table, load_table_bytes
+from ldp.data.loaders import (
+    EXCEL_EXTENSIONS,
+    SUPPORTED_EXTENSIONS,
+    get_column,
+    load_table,
+    load_table_bytes,
+    text_lines_from_bytes,
+)
 from ldp.data.samples import list_samples, load_baskets, load_sample, stand_in_of
 from ldp.data.scale import ValueScale
 from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
@@ -39,5 +46,6 @@ __all__ = [
     "sample_counts",
     "sample_users",
     "stand_in_of",
+    "text_lines_from_bytes",
     "true_distribution",
 ]

@@ -32,6 +32,7 @@ __all__ = [
     "load_json_object",
     "load_table",
     "load_table_bytes",
+    "text_lines_from_bytes",
 ]
 
 CSV_EXTENSIONS = (".csv", ".txt", ".tsv", ".csv.gz", ".txt.gz", ".tsv.gz")
@@ -292,10 +293,35 @@ def read_text_lines(path: str | os.PathLike[str]) -> list[str]:
         data = _gunzip_bounded(str(p), label) if p.name.lower().endswith(".gz") else p.read_bytes()
     except OSError as exc:
         raise InvalidInput(f"cannot read {label}: {_one_line(exc.strerror or exc)}") from None
+    return text_lines_from_bytes(data, label)
+
+
+def text_lines_from_bytes(data: bytes, label: str) -> list[str]:
+    """The lines of UTF-8 text held in memory (e.g. an uploaded basket file, one user per line).
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content.
+    label : str
+        How messages name it, e.g. ``"file 'baskets.txt'"``.
+
+    Returns
+    -------
+    list of str
+        Its lines, without line ends (a byte-order mark dropped).
+
+    Raises
+    ------
+    InvalidInput
+        One line, when it is empty, larger than ``MAX_TEXT_BYTES`` or not UTF-8.
+    """
+    if len(data) > MAX_TEXT_BYTES:
+        raise InvalidInput(f"{label} is larger than {MAX_TEXT_BYTES // 2**20} MB")
     if not data.strip():
         raise InvalidInput(f"{label} is empty")
     try:
-        text = data.decode("utf-8-sig")
+        text = bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidInput(f"{label} is not UTF-8 text; re-save it with UTF-8 encoding") from None
     return text.splitlines()

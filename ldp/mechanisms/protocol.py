@@ -79,6 +79,12 @@ class Protocol:
                 f"report what the server's earlier rounds chose, so there is no single report file; run it with "
                 f"'ldp {cls.cli_command}'")
 
+    @classmethod
+    def no_report_files(cls) -> str | None:
+        """One line saying why ``ldp perturb``/``ldp aggregate`` cannot run it (None when they can): the interactive
+        protocols' :meth:`interactive_note` by default."""
+        return cls.interactive_note() if cls.collection == "interactive" else None
+
 
 def protocols_of(kind: str) -> list[type[Protocol]]:
     """The registered interactive protocols of one kind, in listing order.

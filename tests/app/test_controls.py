@@ -190,7 +190,7 @@ SCENARIOS = {
         {"hh_method": "multiple-channel", "hh_source": "zipf", "hh_users": 20_000, "hh_bits": 12},
     ],
     "itemsets": [
-        {"is_method": "psfo", "is_source": "synthetic", "is_users": 20_000},
+        {"is_method": "psfo", "is_source": "synthetic", "is_users": 20_000, "is_items": 50},
         {"is_method": "svsm", "is_source": "flights", "is_engine": "fast"},
     ],
     "vector_means": [

@@ -61,6 +61,20 @@ def test_the_segment_product_on_the_flight_numbers():
     assert not at.exception and not at.error
     assert any("Cartesian product" in c.value for c in at.caption)
     assert {m.label: m.value for m in at.metric}["Rounds (groups)"] == "4"
+    # an upload: one user per row of the chosen column, its own population (13-bit values: 20 heavy ones)
+    _widget(at, "hh_source").set_value("upload")
+    at.run()
+    rows = 4_000
+    raw = ("name,code\n" + "".join(f"u{i},{(i % 20) * 97 if i % 2 else 1000 + i}\n" for i in range(rows))).encode()
+    next(u for u in at.file_uploader if u.key == "hh_data_upload").set_value(("codes.csv", raw, "text/csv"))
+    at.run()
+    assert any("non-negative integers" in e.value or "no numbers" in e.value for e in at.error)  # column "name"
+    _widget(at, "hh_upcol").set_value("code")
+    _widget(at, "hh_bits").set_value(13)
+    at.run()
+    assert not at.exception and not at.error
+    assert any(f"{rows:,} users (rows) of **codes.csv**" in c.value for c in at.sidebar.caption)
+    assert any(f"With {rows:,} users" in m.value for m in at.markdown)
 
 
 def test_the_comparison_against_the_number_of_users():
@@ -81,6 +95,14 @@ def test_pem_with_a_threshold_draws_it():
     assert not at.exception and not at.error
     spec = next(c for c in at.get("plotly_chart") if c.key == "hh_round_chart").proto.spec
     assert "threshold 0.01" in spec
+    # PEM's declared parameters without a control of their own (generated from its Param table): groups, oracle
+    _widget(at, "hh_p_pem_groups").set_value("optimised")
+    next(w for w in at.text_input if w.key == "hh_p_pem_oracle").set_value("nonsense")
+    at.run()
+    assert any("nonsense" in e.value for e in at.error)  # the library's own one-line refusal names it
+    next(w for w in at.text_input if w.key == "hh_p_pem_oracle").set_value("grr")
+    at.run()
+    assert not at.exception and not at.error
 
 
 def test_found_and_missed_values_read_as_people_name_them():

@@ -35,6 +35,8 @@ def test_frequent_items_page():
     assert [c.key for c in at.get("plotly_chart")] == ["is_found_chart", "is_padding_chart"]
     assert any("21,105 users, 104 items" in m.value for m in at.markdown)  # the flights' hourly baskets
     assert any("balances them" in m.value for m in at.markdown)
+    compare = next(d.value for d in at.dataframe if "found of the true top 8" in d.value.columns)  # the headline
+    assert len(compare) == 2 and any("LDPMiner" in m.value and "3× more" in m.value for m in at.markdown)
     _widget(at, "is_method").set_value("svsm")
     at.run()
     found = next(d.value for d in at.dataframe if "in the true top k" in d.value.columns)
@@ -48,6 +50,25 @@ def test_frequent_items_page():
     at.run()
     assert not at.exception and any("37,876 users, 104 items" in m.value for m in at.markdown)
     assert any("stand-in for the Kosarak click-stream" in c.value for c in at.caption)
+    _widget(at, "is_method").set_value("strawman")  # 2^104 subsets: refused in one line, then run on 8 items
+    at.run()
+    assert any("at most 20 items" in e.value for e in at.error)
+    _widget(at, "is_source").set_value("synthetic")
+    at.run()
+    _widget(at, "is_users").set_value(20_000)
+    _widget(at, "is_items").set_value(8)
+    at.run()
+    assert not at.exception and not at.error and any("20,000 users, 8 items" in m.value for m in at.markdown)
+    _widget(at, "is_source").set_value("upload")  # a basket file: one user per line, its own population
+    _widget(at, "is_method").set_value("svim")
+    at.run()
+    assert not at.exception and any("Upload a basket file" in i.value for i in at.info)
+    lines = [" ".join(f"i{j}" for j in range(u % 5 + 1)) for u in range(3_000)]  # i0 in every set, i4 in a fifth
+    next(u for u in at.file_uploader if u.key == "is_upload").set_value(("b.txt", "\n".join(lines).encode(),
+                                                                         "text/plain"))
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("3,000 users, 5 items" in m.value for m in at.markdown)
 
 
 def test_means_of_vectors_page():

@@ -28,7 +28,7 @@ VECTOR_MECHANISMS = {"split-laplace", "split-sr", "split-pm", "split-hm", "harmo
 ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
                                       "hm", "1bitmean"} | VECTOR_MECHANISMS
 PROTOCOL_NAMES = {"pem", "treehist", "privtrie", "segments", "segment-pair", "multiple-channel", "svim", "svsm",
-                  "ldpminer", "psfo"}
+                  "ldpminer", "psfo", "strawman"}
 D = 8
 ROWS = 300
 

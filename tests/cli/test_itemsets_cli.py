@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import ldp
 from ldp.cli import main
 from ldp.studies.itemsets import read_baskets, svim
 
@@ -111,3 +112,34 @@ def test_a_bundled_basket_sample(capsys):
     code, out, err = run(capsys, "itemsets", "--method", "svim", "-e", 1, "-k", 2, "--sample", "plane_destinations",
                          "--data", "x.txt")
     assert code == 2 and out == "" and "not allowed with argument" in err
+
+
+def test_the_strawman_runs_on_a_small_domain_and_refuses_a_large_one(capsys, baskets):
+    """``--method strawman``: the library's answer on the few items of a small file; the 104 airports of the bundled
+    basket sample make 2^104 subsets, refused in one line (exit 2)."""
+    path, lines = baskets
+    code, out, err = run(capsys, "itemsets", "--method", "strawman", "-e", 3, "-k", 2, "--data", path, "--seed", 4)
+    assert code == 0, err
+    data = json.loads(out)
+    lib = ldp.PROTOCOLS.get("strawman").run(read_baskets(lines), 3.0, top_k=2, seed=4)
+    assert data["items"] == lib.to_dict()["items"] and data["parameters"]["subsets"] == 2 ** read_baskets(lines).d
+    code, out, err = run(capsys, "itemsets", "--method", "strawman", "-e", 1, "-k", 2, "--sample",
+                         "plane_destinations")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "2^104 subsets" in err, err
+
+
+def test_compare_is_the_librarys_svim_against_ldpminer(capsys, baskets):
+    """``--compare``: per method the mean found of the true top k, precision and error, as compare_miners gives them;
+    --method and --compare together, or --length with --compare, are refused in one line."""
+    from ldp.studies.itemsets import compare_miners
+
+    path, lines = baskets
+    data = json.loads(run(capsys, "itemsets", "--compare", "-e", 2, "-k", 2, "--data", path, "--seeds", 2,
+                          "--engine", "fast")[1])
+    lib = compare_miners(read_baskets(lines), 2.0, top_k=2, seeds=(0, 1), engine="fast")
+    assert [m["method"] for m in data["methods"]] == ["svim", "ldpminer"]
+    assert data["methods"] == lib.to_dict(orient="records") and data["seeds"] == 2
+    assert {"found", "precision", "error"} <= set(data["methods"][0])
+    for argv in (["--compare", "--method", "svim"], ["--compare", "--length", "3"]):
+        code, out, err = run(capsys, "itemsets", "-e", 1, "-k", 2, "--data", path, *argv)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err

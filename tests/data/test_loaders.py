@@ -311,3 +311,14 @@ def test_a_workbook_says_to_save_it_as_csv(name):
         return
     with pytest.raises(ldp.LDPError, match="Excel workbook.*save it as CSV"):
         load_table_bytes(b"PK\x03\x04 not a workbook", name)
+
+
+def test_text_lines_from_bytes_reads_an_upload_and_refuses_in_one_line():
+    """An uploaded basket file's lines (a BOM dropped); empty or non-UTF-8 content is refused in one line."""
+    from ldp.data import text_lines_from_bytes
+
+    assert text_lines_from_bytes("\ufeffmilk bread\n\neggs\n".encode(), "file 'b.txt'") == ["milk bread", "", "eggs"]
+    for raw, phrase in ((b"  \n", "is empty"), (b"caf\xe9", "not UTF-8")):
+        with pytest.raises(ldp.LDPError, match=phrase) as err:
+            text_lines_from_bytes(raw, "file 'b.txt'")
+        assert "\n" not in str(err.value) and "b.txt" in str(err.value)

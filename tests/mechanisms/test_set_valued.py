@@ -77,3 +77,35 @@ def test_set_values_validation_and_views():
         SetValues.from_lists([[], []])
     with pytest.raises(ldp.LDPError, match="oracle"):
         PaddingSampling(1.0, 3, 2, "oue")
+
+
+def test_the_strawman_encodes_sets_as_subsets_and_refuses_large_domains():
+    """The lecture's strawman: a set is its bit mask (one of 2^d values); an item's estimate sums the subsets that
+    hold it; beyond STRAWMAN_MAX_ITEMS items it is refused in one line."""
+    from ldp.mechanisms.set_valued import STRAWMAN_MAX_ITEMS, WholeSetOracle
+
+    sets = SetValues.from_lists([["a", "c"], ["b"], [], ["a", "b", "c"]])
+    whole = WholeSetOracle(1.0, sets.d)
+    assert whole.size == 8 and whole.encode(sets).tolist() == [0b101, 0b010, 0, 0b111]
+    exact = np.bincount(whole.encode(sets), minlength=8) / sets.users  # the subsets' true frequencies
+    assert whole.item_estimates(exact).tolist() == pytest.approx(sets.frequencies().tolist())
+    assert WholeSetOracle(2.0, 4).oracle == "grr" and WholeSetOracle(2.0, 12).oracle == "olh"
+    with pytest.raises(ldp.LDPError, match=f"at most {STRAWMAN_MAX_ITEMS} items") as err:
+        WholeSetOracle(1.0, STRAWMAN_MAX_ITEMS + 1)
+    assert "\n" not in str(err.value)
+
+
+def test_the_strawmans_grr_variance_is_exact():
+    """GRR over the 2^4 subsets (fast engine: exact in distribution): an item's estimate sums 8 subsets' estimates,
+    whose variance is π(1 − π)/(n(p − q)²) with π the chance a report falls among them. 300 draws: the sample
+    variance's relative SD is √(2/299) ≈ 0.082, so the ratio must be 1 ± 0.3 (> 3.5 SD)."""
+    from ldp.engines import collect
+    from ldp.mechanisms.set_valued import WholeSetOracle
+
+    whole = WholeSetOracle(1.0, 4, "grr")
+    users = 10_000
+    counts = np.full(whole.size, users // whole.size)  # every subset equally often: item 0 held by half the users
+    mech, rng = whole.mechanism, np.random.default_rng(3)
+    draws = [whole.item_estimates(mech.estimate(collect(mech, counts, rng, "fast")).values)[0] for _ in range(300)]
+    assert np.mean(draws) == pytest.approx(0.5, abs=4 * math.sqrt(whole.item_variance(users, 0.5) / 300))
+    assert np.var(draws, ddof=1) / whole.item_variance(users, 0.5) == pytest.approx(1.0, abs=0.3)
