@@ -73,10 +73,13 @@ def main() -> None:
             if step.number == 4:
                 for warning in story.warnings:
                     st.warning(common.plain(warning))
-            if step.number == 3:
-                with st.expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms on this data"):
-                    counts = np.asarray(data.counts, dtype=np.float64)
-                    show_deployments(counts / counts.sum(), n, eps, "story_deployed", data.readable_name)
+            if step.number == 3:  # computed only while open (opening it reruns the page)
+                box = st.expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms on this "
+                                  "data", key="story_deployed_open", on_change="rerun")
+                with box:
+                    if box.open:
+                        counts = np.asarray(data.counts, dtype=np.float64)
+                        show_deployments(counts / counts.sum(), n, eps, "story_deployed", data.readable_name)
     with tabs[-1]:
         st.markdown("One HTML file with the five charts and sentences, the settings and the versions: it opens in "
                     "any browser, offline, and can be sent after the meeting.")

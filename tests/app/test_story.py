@@ -32,6 +32,9 @@ def _sentences(at: AppTest) -> list[str]:
 def test_five_steps_each_a_chart_and_a_sentence():
     at = _page()
     assert not at.error, [e.value for e in at.error]
+    assert [c.key for c in at.get("plotly_chart")] == CHARTS  # the deployments' expander computes only when open
+    at.session_state["story_deployed_open"] = True
+    at.run()
     keys = [c.key for c in at.get("plotly_chart")]
     assert keys == CHARTS[:3] + DEPLOYED_CHARTS + CHARTS[3:]
     deployments = next(e for e in at.main.expander if e.label.startswith("What the deployments do"))
