@@ -17,6 +17,11 @@ rest of [−s, s]. So ṽ lies in [ℓ, r] with probability t/(t + 1) (uniformly
 
 ε-LDP: p_hi/p_lo = e^ε for PM; for SR the two report probabilities are at most p/q = e^ε apart.
 
+The Gaussian mechanisms (the lecture's "apply Laplace/Gaussian noise" and "add noise to each bit") are
+(ε, δ)-LDP, not pure: ``gaussian`` reports v + N(0, σ²) (Δ = 2), ``gaussian-bits`` the noisy one-hot bits of an
+unbiased rounding of v (Δ₂ = √2), σ the analytic Gaussian mechanism's (:mod:`ldp.maths.gaussian`); ``delta`` (default
+10⁻⁵) is their parameter and ``privacy_profile(ε')`` their closed-form δ(ε').
+
 Variance with the 50/50 split (§6.3). A uniformly random half of the users (⌊n/2⌋) report their value and the
 server computes μ̂ (clipped to [−1, 1]) and broadcasts it; each remaining user reports z = (v − μ̂)²/2 − 1 ∈
 [−1, 1] with the same mechanism, and σ̂² = 2(z̄ + 1) estimates E[(v − μ̂)²] = σ² + (μ − μ̂)² over that half

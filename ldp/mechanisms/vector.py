@@ -10,15 +10,17 @@ Three ways to spend one budget ε on d numbers:
   Var_j = (d/k)(Var_{ε/k}(x_j) + x_j²) − x_j² (Wang et al. Alg. 4, whose rule is k = max(1, min(d, ⌊ε/2.5⌋)));
   with k = 1 and Stochastic Rounding this is **Harmony** (Nguyên et al. 2016): one coordinate, one bit;
 - **Duchi et al.'s d-dimensional mechanism** — a random corner t ∈ {−B, B}^d on the side of a rounded copy of x,
-  unbiased with Var_j = B² − x_j².
+  unbiased with Var_j = B² − x_j²;
+- **the Gaussian mechanism on the whole vector** (``gaussian-vector``, (ε, δ)-LDP, not pure) — x + N(0, σ² I), σ
+  calibrated to the L2 sensitivity 2√d, so Var_j = σ² grows like d.
 
 Every class is a :class:`~ldp.mechanisms.base.Mechanism` of kind ``vector`` in the one registry: a report is the
 user's unbiased contribution (a row of d numbers; the server's statistic is their sum per coordinate and the
 estimate their average), with the closed-form per-coordinate variance, a log density for the density-ratio privacy
 check (``log_density``; Duchi's corners are discrete, the others compose the scalar mechanism's), report files (one
 line of d numbers per user), and both engines. The scalar mechanisms inside are the registered mean mechanisms
-(``laplace``, ``sr``, ``pm``, ``hm``); each names its own d-dimensional form (``vector_form``), which ``ldp mean``
-uses for several columns.
+(``laplace``, ``sr``, ``pm``, ``hm``, ``gaussian``); each names its own d-dimensional form (``vector_form``), which
+``ldp mean`` uses for several columns.
 """
 
 from __future__ import annotations
@@ -602,7 +604,7 @@ def vector_mechanism(name: str, epsilon: float, d: int) -> VectorMechanism:
     if form is not None:
         cls = MECHANISMS.get(form)
     if not issubclass(cls, VectorMechanism):
-        names = [c.name for c in MECHANISMS if c.kind in ("vector", "mean")]
+        names = [c.name for c in MECHANISMS if c.kind == "vector" or getattr(c, "vector_form", None)]
         raise InvalidInput(f"{cls.name} is a {cls.kind} mechanism, not one for means of vectors; choose one of: "
                            f"{', '.join(names)}")
     return cls(epsilon, int(d))
