@@ -232,6 +232,7 @@ def test_mean_and_variance_section(mech):
     assert abs(var["average estimate"] - var["true"]) < 5 * 144 * 2 * np.sqrt(cls.worst_case_variance() / 5e4)
     info = " ".join(i.value for i in at.info)
     assert "ε ≈ 1.29" in info and "Stochastic Rounding is better below" in info
+    assert "only (ε, δ)-LDP" in info and "Gaussian (ε, δ) 55.7 (δ = 1e-05)" in info  # σ² = 7.4613² at ε = 1
     figure_values = next(df.value for df in at.dataframe if "closed-form SE" in df.value.columns)
     assert len(figure_values) == 2
 
