@@ -223,6 +223,9 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "laplace": [mechanism_case("laplace")],
     "hm": [mechanism_case("hm", fast="moments")],
     "1bitmean": [mechanism_case("1bitmean")],
+    # (ε, δ): the privacy suite checks their closed-form privacy profile instead of a bounded density ratio
+    "gaussian": [mechanism_case("gaussian"), mechanism_case("gaussian", delta=1e-3)],
+    "gaussian-bits": [mechanism_case("gaussian-bits"), mechanism_case("gaussian-bits", bins=5)],
     # vectors (d = VECTOR_D): each coordinate's sum is a moment-matched Gaussian on the fast engine, independently of
     # the others (the sampled families correlate coordinates within a user: no covariance promise)
     "split-laplace": [mechanism_case("split-laplace", fast="moments")],
@@ -234,6 +237,7 @@ MECHANISM_CASES: dict[str, list[Case]] = {
     "kd-pm": [mechanism_case("kd-pm", fast="moments", covariance=False)],
     "kd-hm": [mechanism_case("kd-hm", fast="moments", covariance=False)],
     "duchi": [mechanism_case("duchi", fast="moments", covariance=False)],
+    "gaussian-vector": [mechanism_case("gaussian-vector")],
 }
 
 

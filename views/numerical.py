@@ -327,13 +327,19 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
                "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
                f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
-    every = {m: ldp.get_mechanism(m, eps).worst_case_variance() for m in MEAN}
+    mechanisms = [ldp.get_mechanism(m, eps) for m in MEAN]
+    pure = [m for m in mechanisms if m.delta == 0]
+    approximate = [m for m in mechanisms if m.delta > 0]
+    worst_pure = max(pure, key=lambda m: m.worst_case_variance())
     st.info(f"**SR or PM?** Their worst-case variances cross at ε ≈ 1.29: Stochastic Rounding is better below, the "
             f"Piecewise Mechanism above (Wang et al.; square-wave paper §2.2). At ε = {eps:g} the lower worst-case "
             f"variance is {better.display_name}'s ({better.worst_case_variance():.4g} vs {worst:.4g} on [−1, 1]). "
-            "The Hybrid Mechanism mixes them and is never worse than either (Wang et al., ICDE'19); the Laplace "
-            "baseline is the worst: " + ", ".join(f"{ldp.MECHANISMS.get(m).display_name} {v:.3g}"
-                                                  for m, v in every.items()) + ".")
+            "The Hybrid Mechanism mixes them and is never worse than either (Wang et al., ICDE'19). Worst-case "
+            f"variances (the highest of the ε-LDP ones here: {worst_pure.display_name}): "
+            + ", ".join(f"{m.display_name} {m.worst_case_variance():.3g}" for m in pure) + "."
+            + (" The Gaussian ones are only (ε, δ)-LDP, and the lecture's \"noise is too much\" shows: "
+               + ", ".join(f"{m.display_name} {m.worst_case_variance():.3g} (δ = {m.delta:g})" for m in approximate)
+               + "." if approximate else ""))
 
 
 def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.ndarray, edges: np.ndarray,

@@ -184,9 +184,13 @@ def audit_section() -> None:
     result = stored[1]
     verdict = ("**exceeds** the claimed ε: the implementation does not keep its promise"
                if result.epsilon_lower_bound > result.epsilon else "stays within the claimed ε")
+    claim = f"{result.epsilon:g}, δ = {result.delta:g}" if result.delta else f"{result.epsilon:g}"
     st.markdown(f"With 95 % confidence ε ≥ **{result.epsilon_lower_bound:.3f}**, which {verdict} "
-                f"(claimed {result.epsilon:g}). Inputs {result.inputs[0]} vs {result.inputs[1]}; event: "
+                f"(claimed {claim}). Inputs {result.inputs[0]} vs {result.inputs[1]}; event: "
                 f"{result.event}.")
+    if result.delta:
+        st.caption(f"An (ε, δ) mechanism: events rarer than δ = {result.delta:g} may exceed the ratio e^ε (its density "
+                   "ratio is unbounded), so no exact channel's ε is shown; the audit's events are far more likely.")
     fig, table = viz.audit_figure(result)
     common.show_figure(fig, "priv_audit_chart", table, "The audit's lower bound beside the claim.")
 

@@ -24,12 +24,13 @@ mapped from --range LO,HI (one public range for every column; default: each colu
 Mechanisms: {', '.join(c.name for c in mechanisms_of("vector"))} — split-laplace, split-sr, split-pm and
 split-hm split the budget over the columns (epsilon/d each), kd-pm and kd-hm report k = max(1, min(d,
 floor(epsilon/2.5))) columns at epsilon/k (Wang et al., ICDE 2019), harmony and sample-pm one column at epsilon,
-duchi all columns in one corner of the cube (Duchi et al.). The mean mechanisms laplace, sr, pm and hm name their
-own form for several columns (split-laplace, split-sr, kd-pm, kd-hm); with one column they are the scalar
-mechanisms. Simulated with a numpy Generator from --seed.
+duchi all columns in one corner of the cube (Duchi et al.), gaussian-vector Gaussian noise on every column,
+calibrated for (epsilon, delta) at the L2 sensitivity 2*sqrt(d) (not pure epsilon-LDP; delta = 1e-5). The mean
+mechanisms laplace, sr, pm, hm and gaussian name their own form for several columns (split-laplace, split-sr, kd-pm,
+kd-hm, gaussian-vector). Simulated with a numpy Generator from --seed.
 json keys: mechanism, display_name, family, epsilon, d, users, columns, range (per column), mean (per column, in
 its units), variance (the closed-form variance of each mean estimate, from the users' values), standard_error,
-true_mean, [k], notes, source, seed.
+true_mean, [k], [delta], notes, source, seed.
 """
 
 
@@ -37,7 +38,7 @@ def add_mean_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("mean", help="the mean of one or more numerical columns (a vector per user)",
                        epilog=MEAN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mechanism", "-m", required=True, metavar="NAME",
-                   help="a vector mechanism (or laplace, sr, pm, hm: their form for several columns)")
+                   help="a vector mechanism (or laplace, sr, pm, hm, gaussian: their form for several columns)")
     p.add_argument("--epsilon", "-e", type=float, required=True, metavar="E", help="the budget of one user's row")
     g = p.add_argument_group("data (one of --data, --sample)")
     g.add_argument("--data", metavar="FILE", help="CSV (.csv/.tsv/.txt, optionally .gz) or Parquet table")

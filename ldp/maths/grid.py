@@ -106,6 +106,10 @@ class OutputGrid:
         k += self.origin
         return k
 
+    def ends(self) -> tuple[float, float]:
+        """The smallest and the largest grid point."""
+        return float(self.value(self.lo_index)), float(self.value(self.hi_index))
+
     def contains(self, values: np.ndarray) -> np.ndarray:
         """Whether each value is exactly a grid point."""
         y = np.asarray(values, dtype=np.float64)

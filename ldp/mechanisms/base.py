@@ -501,6 +501,28 @@ class Mechanism(ABC):
     def _privacy_loss(self) -> float:
         raise NotAvailable(f"{self.name}: no privacy-loss computation for its continuous reports")
 
+    # ------------------------------------------------------------------ privacy: (ε, δ) mechanisms
+    @property
+    def delta(self) -> float:
+        """The δ of an (ε, δ)-LDP guarantee: 0 for the pure ε-LDP mechanisms (the default); an approximate-DP
+        mechanism (e.g. the Gaussian ones) returns its parameter and implements :meth:`privacy_profile`."""
+        return 0.0
+
+    def privacy_profile(self, epsilon: float) -> float:
+        """δ(ε'): the smallest δ such that one report is (ε', δ)-LDP — the largest hockey-stick divergence
+        ∫ (f(y | v) − e^{ε'} f(y | v'))₊ dy over pairs of inputs (hook ``_privacy_profile``). A pure ε-LDP mechanism
+        has δ(ε') = 0 for ε' at or above its :meth:`privacy_loss`; below it, and for mechanisms without a closed
+        form, :class:`NotAvailable`."""
+        eps = float(epsilon)
+        if not (math.isfinite(eps) and eps >= 0.0):
+            raise InvalidInput(f"{self.name}: the privacy profile takes ε' ≥ 0, got {epsilon!r}")
+        return float(self._privacy_profile(eps))
+
+    def _privacy_profile(self, epsilon: float) -> float:
+        if self.delta == 0.0 and epsilon >= self.privacy_loss():
+            return 0.0
+        raise NotAvailable(f"{self.name}: no closed-form privacy profile below its privacy loss")
+
     def log_density(self, reports: Any, inputs: Any) -> np.ndarray:
         """ln Pr[report | input] — a density for continuous reports, a probability for the discrete reports of
         continuous inputs — for every (report, input) pair: an array of shape (reports, inputs).

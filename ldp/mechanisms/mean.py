@@ -17,6 +17,11 @@ rest of [−s, s]. So ṽ lies in [ℓ, r] with probability t/(t + 1) (uniformly
 
 ε-LDP: p_hi/p_lo = e^ε for PM; for SR the two report probabilities are at most p/q = e^ε apart.
 
+The Gaussian mechanisms (the lecture's "apply Laplace/Gaussian noise" and "add noise to each bit") are
+(ε, δ)-LDP, not pure: ``gaussian`` reports v + N(0, σ²) (Δ = 2), ``gaussian-bits`` the noisy one-hot bits of an
+unbiased rounding of v (Δ₂ = √2), σ the analytic Gaussian mechanism's (:mod:`ldp.maths.gaussian`); ``delta`` (default
+10⁻⁵) is their parameter and ``privacy_profile(ε')`` their closed-form δ(ε').
+
 Variance with the 50/50 split (§6.3). A uniformly random half of the users (⌊n/2⌋) report their value and the
 server computes μ̂ (clipped to [−1, 1]) and broadcasts it; each remaining user reports z = (v − μ̂)²/2 − 1 ∈
 [−1, 1] with the same mechanism, and σ̂² = 2(z̄ + 1) estimates E[(v − μ̂)²] = σ² + (μ − μ̂)² over that half
@@ -34,14 +39,16 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import DIMENSION, Param
-from ldp.core.randomness import RandomSource, laplace
+from ldp.core.randomness import RandomSource, gaussian, laplace
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate
+from ldp.maths.gaussian import gaussian_delta, gaussian_sigma
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.base import Mechanism, check_int_reports
 
-__all__ = ["HM_EPSILON_STAR", "HybridMechanism", "LaplaceMean", "MeanMechanism", "OneBitMean", "PiecewiseMechanism",
-           "StochasticRounding", "VarianceEstimate", "estimate_variance"]
+__all__ = ["DELTA", "GaussianBits", "GaussianMean", "HM_EPSILON_STAR", "HybridMechanism", "LaplaceMean",
+           "MeanMechanism", "OneBitMean", "PiecewiseMechanism", "StochasticRounding", "VarianceEstimate",
+           "estimate_variance", "gaussian_grid"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §2.2 and §6.3")
@@ -50,6 +57,14 @@ HM_PAPER = ("Wang, Xiao, Yang, Zhao, Hu, Shin, Shin, Yu — Collecting and Analy
 DKY_PAPER = ("Ding, Kulkarni, Yekhanin — Collecting Telemetry Data Privately, NeurIPS 2017, §2.1 (1BitMean, "
              "Lemma 1)")
 LECTURE = "LDP lecture, \"Means of numbers and vectors\" (the Laplace baseline)"
+GAUSS_PAPER = ("LDP lecture, \"Using Existing Methods: apply Laplace/Gaussian noise\" and \"Laplacian (Gaussian): add "
+               "noise to each bit\"; σ by the analytic Gaussian mechanism of Balle & Wang, ICML 2018, Thm. 8")
+#: δ of the (ε, δ)-LDP Gaussian mechanisms (default 10⁻⁵; open interval (0, ½)).
+DELTA = Param("delta", float, "δ of the (ε, δ)-LDP guarantee (the probability mass allowed beyond e^ε)",
+              default=1e-5, low=0.0, high=0.5, low_inclusive=False, high_inclusive=False)
+#: How far (in σ) the Gaussian reports' grid reaches: the sampler's draws stop at ≈ 12.06σ
+#: (:func:`ldp.core.randomness.gaussian`), so the clamp is never reached.
+GAUSS_REACH = 13.0
 
 
 class MeanMechanism(Mechanism):
@@ -218,8 +233,7 @@ class LaplaceMean(MeanMechanism):
 
     @property
     def output_range(self) -> tuple[float, float]:
-        grid = self.output_grid
-        return grid.value(grid.lo_index), grid.value(grid.hi_index)
+        return self.output_grid.ends()
 
     def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
         return self.output_grid.snap(v + laplace(rng, v.shape, self.b))
@@ -521,6 +535,213 @@ class OneBitMean(StochasticRounding):
         """ln Pr[b | v]: b = 1 with probability Pr[+ | v], b = 0 otherwise."""
         plus = self.plus_probability(inputs)[None, :]
         return np.log(np.where(reports[:, None] > 0, plus, 1.0 - plus))
+
+
+def gaussian_grid(sigma: float) -> OutputGrid:
+    """The report grid of Gaussian noise σ on numbers in [−1, 1]: k·Δg, Δg the power of two ≤ σ·2⁻¹², clamped to
+    ±(1 + 13σ)."""
+    step = power_of_two_at_most(sigma) * 2.0 ** -12
+    k = math.ceil((1.0 + GAUSS_REACH * sigma) / step)
+    return OutputGrid(0.0, step, -k, k)
+
+
+class GaussianNoise(MeanMechanism):
+    """Gaussian noise N(0, σ²) on a release of L2 sensitivity Δ (``sensitivity``, a class hook), σ calibrated by
+    the analytic Gaussian mechanism (:func:`ldp.maths.gaussian.gaussian_sigma`: the smallest σ whose privacy
+    profile at ε is δ) — an (ε, δ)-LDP mechanism: ``delta`` is its parameter, ``privacy_profile(ε')`` the closed
+    form δ(ε') = Φ(Δ/2σ − ε'σ/Δ) − e^{ε'} Φ(−Δ/2σ − ε'σ/Δ) (the pair of inputs at distance Δ is the worst), and
+    ``privacy_loss()`` is ∞ (the density ratio is unbounded: no pure ε holds).
+
+    Every noisy number is snapped to an explicit grid (Mironov's remedy, :mod:`ldp.maths.grid`): k·Δg with Δg the
+    power of two ≤ σ·2⁻¹², clamped to ±(1 + 13σ), beyond the sampler's reach (≈ 12.06σ), so the clamp is never
+    hit; rounding adds < Δg²/12 ≤ σ²·2⁻²⁸ to a variance."""
+
+    extra_parameters: ClassVar[tuple[Param, ...]] = (DELTA,)
+    #: The L2 sensitivity of the noised release.
+    sensitivity: ClassVar[float]
+    communication: ClassVar[str] = "one real number"
+    paper: ClassVar[str] = GAUSS_PAPER
+
+    def _setup(self) -> None:
+        self.sigma = gaussian_sigma(self._epsilon, self._params["delta"], self.sensitivity)
+
+    @property
+    def delta(self) -> float:
+        return float(self._params["delta"])
+
+    @property
+    def output_grid(self) -> OutputGrid:
+        return self._cached("grid", lambda: gaussian_grid(self.sigma))
+
+    @property
+    def output_range(self) -> tuple[float, float]:
+        return self.output_grid.ends()
+
+    def noisy(self, x: np.ndarray, rng: RandomSource) -> np.ndarray:
+        """x + N(0, σ²), snapped to the output grid."""
+        return self.output_grid.snap(x + gaussian(rng, x.shape, self.sigma))
+
+    def _privacy_loss(self) -> float:
+        """The Gaussian density ratio is unbounded: no pure ε holds (see ``privacy_profile``)."""
+        return math.inf
+
+    def _privacy_profile(self, epsilon: float) -> float:
+        return gaussian_delta(epsilon, self.sigma, self.sensitivity)
+
+    def _gauss_log_pdf(self, z: np.ndarray) -> np.ndarray:
+        return -0.5 * (z / self.sigma) ** 2 - math.log(self.sigma * math.sqrt(2.0 * math.pi))
+
+
+@MECHANISMS.register
+class GaussianMean(GaussianNoise):
+    """The Gaussian baseline (lecture: "apply Laplace/Gaussian noise — noise is too much"): ṽ = v + N(0, σ²), the
+    sensitivity of v ∈ [−1, 1] being Δ = 2, so Var[ṽ | v] = σ² for every v (σ ≈ 7.46 at ε = 1, δ = 10⁻⁵: a
+    variance of 55.7, against 8/ε² = 8 for Laplace — the price of δ-calibrated tails at Δ = 2)."""
+
+    name: ClassVar[str] = "gaussian"
+    vector_form: ClassVar[str] = "gaussian-vector"
+    display_name: ClassVar[str] = "Gaussian (ε, δ)"
+    description: ClassVar[str] = "reports the value plus Gaussian noise, σ calibrated for (ε, δ) (analytic)"
+    report_format: ClassVar[str] = "one real number per user (the value plus noise)"
+    sensitivity: ClassVar[float] = 2.0
+
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return self.noisy(v, rng)
+
+    def _variance(self, v: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(v), self.sigma ** 2)
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        # Σ of n N(0, σ²) = N(0, nσ²): exact in distribution (before the grid's rounding)
+        n = float(true_counts.sum())
+        return np.array([float(true_counts @ support) + self.sigma * math.sqrt(n) * rng.standard_normal()])
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        return self._gauss_log_pdf(reports[:, None] - inputs[None, :])
+
+
+#: Largest number of one-hot positions of :class:`GaussianBits`.
+MAX_BITS = 64
+
+
+@MECHANISMS.register
+class GaussianBits(GaussianNoise):
+    """Gaussian noise on bits (lecture, "Laplacian (Gaussian)": instead of randomized response on each bit of the
+    unary encoding, add noise to each bit; the server aggregates the noisy vectors).
+
+    The lecture's slide is about a categorical value; for a mean we choose the encoding of its "The Method" slide
+    — discretize *without bias*: ``bins`` = k grid points g_j = −1 + 2j/(k − 1), and the value v ∈ [g_i, g_{i+1}]
+    is rounded to g_{i+1} with probability (v − g_i)/(g_{i+1} − g_i), else to g_i (E[g_J] = v). The user one-hot
+    encodes J in k bits and adds N(0, σ²) to each bit; the report is the k noisy bits y and the server's unbiased
+    contribution is ṽ = Σ_j y_j g_j. Two one-hot vectors differ in two bits: L1 sensitivity 2 (the lecture's figure,
+    for Laplace), L2 sensitivity √2 (the Gaussian's), so σ is calibrated at Δ = √2 and
+
+        Var[ṽ | v] = (g_{i+1} − v)(v − g_i) + σ² Σ_j g_j²
+
+    (the rounding's variance plus the noise of every bit). With k = 2 (default) this is 1 − v² + 2σ²(√2), equal to
+    rounding v to ±1 and noising that single bit at Δ = 2 — always above the plain Gaussian's σ²(2) by 1 − v²:
+    "worse than UE", and more bins only add noise (Σ g_j² grows like k/3). The privacy profile is the Gaussian's at
+    Δ = √2: a report's law is a mixture over the rounding, and the hockey-stick divergence is jointly convex, so no
+    pair beats two distinct one-hot vectors — the pair v = −1, v' = +1 (deterministic roundings) attains it."""
+
+    name: ClassVar[str] = "gaussian-bits"
+    display_name: ClassVar[str] = "Gaussian noise on bits (ε, δ)"
+    description: ClassVar[str] = ("rounds the value to one of k grid points without bias, one-hot encodes it and adds "
+                                  "Gaussian noise to each bit")
+    report_format: ClassVar[str] = "one line per user: k real numbers (the noisy one-hot bits)"
+    communication: ClassVar[str] = "k real numbers"
+    extra_parameters: ClassVar[tuple[Param, ...]] = (
+        DELTA, Param("bins", int, "k: grid points −1 … 1 the value is rounded to (one bit each)", default=2, low=2,
+                     high=MAX_BITS))
+    sensitivity: ClassVar[float] = math.sqrt(2.0)
+
+    def _setup(self) -> None:
+        super()._setup()
+        self.k = int(self._params["bins"])
+        self.points = np.linspace(-1.0, 1.0, self.k)
+        self.width = 2.0 / (self.k - 1)
+
+    def rounding(self, values: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(i, Pr[J = i + 1 | v]): the lower grid point's index and the probability of rounding up."""
+        v = np.asarray(values, dtype=np.float64)
+        i = np.minimum(np.floor((v + 1.0) / self.width), self.k - 2).astype(np.int64)
+        return i, np.clip((v - self.points[i]) / self.width, 0.0, 1.0)
+
+    def _perturb(self, v: np.ndarray, rng: RandomSource) -> np.ndarray:
+        i, up = self.rounding(v)
+        j = i + (rng.random(v.size) < up)
+        onehot = np.zeros((v.size, self.k))
+        onehot[np.arange(v.size), j] = 1.0
+        return self.noisy(onehot, rng)
+
+    def _variance(self, v: np.ndarray) -> np.ndarray:
+        i, _ = self.rounding(v)
+        return (self.points[i + 1] - v) * (v - self.points[i]) + self.sigma ** 2 * float(self.points @ self.points)
+
+    def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,
+                          support: np.ndarray | None) -> np.ndarray:
+        # exact: the users of each distinct value round up binomially; the bits' noise sums to a Gaussian
+        i, up = self.rounding(support)
+        ups = rng.binomial(true_counts, up)
+        n = float(true_counts.sum())
+        noise = self.sigma * math.sqrt(n * float(self.points @ self.points)) * rng.standard_normal()
+        return np.array([float(true_counts @ self.points[i]) + self.width * float(ups.sum()) + noise])
+
+    # ------------------------------------------------------------------ reports: k noisy bits per user
+    def report_width(self) -> int:
+        return self.k
+
+    def _validate_reports(self, rep: np.ndarray) -> np.ndarray:
+        if rep.ndim != 2 or rep.shape[1] != self.k:
+            raise InvalidInput(f"{self.name}: reports must have {self.k} numbers (noisy bits) per user, got shape "
+                               f"{rep.shape}")
+        if not (np.issubdtype(rep.dtype, np.floating) or np.issubdtype(rep.dtype, np.integer)):
+            raise InvalidInput(f"{self.name}: reports must be real numbers, got dtype {rep.dtype}")
+        rep = rep.astype(np.float64)
+        lo, hi = self.output_range
+        bad = ~np.isfinite(rep) | (rep < lo) | (rep > hi)
+        if bad.any():
+            raise InvalidInput(f"{self.name}: report entry {rep[bad][0]!r} is outside [{lo:.6g}, {hi:.6g}] — reports "
+                               "of another ε or δ?")
+        return rep
+
+    def _aggregate(self, reports: np.ndarray) -> np.ndarray:
+        return np.array([float((reports @ self.points).sum())])
+
+    def _scalar_reports(self) -> bool:
+        return False
+
+    def _format_reports(self, reports: np.ndarray):
+        return (" ".join(repr(float(x)) for x in row) for row in reports)
+
+    def _output_events(self, reports: np.ndarray, v0: Any, v1: Any) -> tuple[str, np.ndarray]:
+        """The privacy audit reads the server's contribution ṽ = Σ_j y_j g_j (one real number per report)."""
+        return "real", reports @ self.points
+
+    def output_event_label(self, names: tuple[str, str]) -> str:
+        return "Σ_j y_j g_j (the noisy bits read as a value)"
+
+    def _report_bits(self) -> int:
+        return 64 * self.k
+
+    def report_bits_formula(self) -> str:
+        return "64·k (k real numbers as float64)"
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        """ln f(y | v) = Σ_j ln φ_σ(y_j) + ln Σ_J Pr[J | v] e^{(y_J − ½)/σ²} (the one-hot bit J shifts y_J's mean
+        to 1), the mixture over the two roundings of v."""
+        i, up = self.rounding(inputs)
+        weights = np.zeros((inputs.size, self.k))
+        rows = np.arange(inputs.size)
+        weights[rows, i] += 1.0 - up
+        weights[rows, i + 1] += up
+        base = self._gauss_log_pdf(reports).sum(axis=1)
+        shift = (reports - 0.5) / self.sigma ** 2
+        with np.errstate(divide="ignore"):
+            log_w = np.log(weights)
+        mix = np.logaddexp.reduce(log_w[None, :, :] + shift[:, None, :], axis=2)
+        return base[:, None] + mix
 
 
 class VarianceEstimate(dict):

@@ -10,15 +10,17 @@ Three ways to spend one budget ε on d numbers:
   Var_j = (d/k)(Var_{ε/k}(x_j) + x_j²) − x_j² (Wang et al. Alg. 4, whose rule is k = max(1, min(d, ⌊ε/2.5⌋)));
   with k = 1 and Stochastic Rounding this is **Harmony** (Nguyên et al. 2016): one coordinate, one bit;
 - **Duchi et al.'s d-dimensional mechanism** — a random corner t ∈ {−B, B}^d on the side of a rounded copy of x,
-  unbiased with Var_j = B² − x_j².
+  unbiased with Var_j = B² − x_j²;
+- **the Gaussian mechanism on the whole vector** (``gaussian-vector``, (ε, δ)-LDP, not pure) — x + N(0, σ² I), σ
+  calibrated to the L2 sensitivity 2√d, so Var_j = σ² grows like d.
 
 Every class is a :class:`~ldp.mechanisms.base.Mechanism` of kind ``vector`` in the one registry: a report is the
 user's unbiased contribution (a row of d numbers; the server's statistic is their sum per coordinate and the
 estimate their average), with the closed-form per-coordinate variance, a log density for the density-ratio privacy
 check (``log_density``; Duchi's corners are discrete, the others compose the scalar mechanism's), report files (one
 line of d numbers per user), and both engines. The scalar mechanisms inside are the registered mean mechanisms
-(``laplace``, ``sr``, ``pm``, ``hm``); each names its own d-dimensional form (``vector_form``), which ``ldp mean``
-uses for several columns.
+(``laplace``, ``sr``, ``pm``, ``hm``, ``gaussian``); each names its own d-dimensional form (``vector_form``), which
+``ldp mean`` uses for several columns.
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
-from ldp.core.randomness import RandomSource
+from ldp.core.randomness import RandomSource, gaussian
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate
+from ldp.maths.gaussian import gaussian_delta, gaussian_sigma
 from ldp.mechanisms.base import Mechanism
-from ldp.mechanisms.mean import MeanMechanism
+from ldp.mechanisms.mean import DELTA, GAUSS_PAPER, MeanMechanism, gaussian_grid
 
-__all__ = ["DuchiMechanism", "MAX_DIMENSION", "SampleCoordinates", "SplitBudget", "VectorMechanism",
+__all__ = ["DuchiMechanism", "GaussianVector", "MAX_DIMENSION", "SampleCoordinates", "SplitBudget", "VectorMechanism",
            "duchi_constant", "vector_mechanism", "wang_k"]
 
 WANG = ("Wang, Xiao, Yang, Zhao, Hu, Shin, Shin, Yu — Collecting and Analyzing Multidimensional Data with Local "
@@ -545,6 +548,53 @@ class KOfDHM(SampleCoordinates):
 MECHANISMS.register(DuchiMechanism)  # listed after the split and sampled families
 
 
+@MECHANISMS.register
+class GaussianVector(VectorMechanism):
+    """The Gaussian mechanism on the whole vector: y = x + N(0, σ² I_d), (ε, δ)-LDP with σ calibrated (analytic
+    Gaussian mechanism, :func:`ldp.maths.gaussian.gaussian_sigma`) for the L2 sensitivity of [−1, 1]^d, Δ = 2√d
+    (opposite corners). Var_j = σ², which grows like d — not d² as when the budget is split (the Gaussian's
+    advantage: noise is calibrated to the L2 norm, and composition of d scalar releases would pay ε/d each).
+    ``privacy_profile(ε')`` is the Gaussian's δ(ε') at Δ = 2√d, attained between opposite corners; the density
+    ratio is unbounded (``privacy_loss()`` = ∞). Reports are snapped to the scalar Gaussian's grid."""
+
+    name: ClassVar[str] = "gaussian-vector"
+    display_name: ClassVar[str] = "Gaussian (ε, δ), whole vector"
+    description: ClassVar[str] = "every coordinate plus Gaussian noise, σ calibrated for (ε, δ) at L2 sensitivity 2√d"
+    paper: ClassVar[str] = GAUSS_PAPER
+    family: ClassVar[str] = "joint"
+    extra_parameters: ClassVar[tuple[Param, ...]] = (DELTA,)
+    fast_engine_exact: ClassVar[bool] = True  # independent Gaussian noise: each coordinate's sum is exactly Gaussian
+
+    def _setup(self) -> None:
+        self.sensitivity = 2.0 * math.sqrt(self._d)
+        self.sigma = gaussian_sigma(self._epsilon, self._params["delta"], self.sensitivity)
+        self.grid = gaussian_grid(self.sigma)
+
+    @property
+    def delta(self) -> float:
+        return float(self._params["delta"])
+
+    def _perturb(self, x: np.ndarray, rng: RandomSource) -> np.ndarray:
+        return self.grid.snap(x + gaussian(rng, x.shape, self.sigma))
+
+    def variance(self, values: Any) -> np.ndarray:
+        return np.full(np.shape(np.asarray(values, dtype=np.float64)), self.sigma ** 2)
+
+    def report_bound(self) -> float:
+        return self.grid.ends()[1]
+
+    def _privacy_loss(self) -> float:
+        """The Gaussian density ratio is unbounded: no pure ε holds (see ``privacy_profile``)."""
+        return math.inf
+
+    def _privacy_profile(self, epsilon: float) -> float:
+        return gaussian_delta(epsilon, self.sigma, self.sensitivity)
+
+    def _log_density(self, reports: np.ndarray, inputs: np.ndarray) -> np.ndarray:
+        z = (reports[:, None, :] - inputs[None, :, :]) / self.sigma
+        return -0.5 * (z * z).sum(axis=2) - self._d * math.log(self.sigma * math.sqrt(2.0 * math.pi))
+
+
 def vector_mechanism(name: str, epsilon: float, d: int) -> VectorMechanism:
     """The registered mechanism ``name`` for vectors of d coordinates: a vector mechanism, or a mean mechanism's
     own d-dimensional form (its ``vector_form``: ``pm`` → ``kd-pm``, ``laplace`` → ``split-laplace`` …), so
@@ -554,7 +604,7 @@ def vector_mechanism(name: str, epsilon: float, d: int) -> VectorMechanism:
     if form is not None:
         cls = MECHANISMS.get(form)
     if not issubclass(cls, VectorMechanism):
-        names = [c.name for c in MECHANISMS if c.kind in ("vector", "mean")]
+        names = [c.name for c in MECHANISMS if c.kind == "vector" or getattr(c, "vector_form", None)]
         raise InvalidInput(f"{cls.name} is a {cls.kind} mechanism, not one for means of vectors; choose one of: "
                            f"{', '.join(names)}")
     return cls(epsilon, int(d))

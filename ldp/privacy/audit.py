@@ -167,9 +167,13 @@ class AuditResult:
     probabilities : tuple of float
         Those counts divided by ``samples``.
     channel_epsilon : float or None
-        The mechanism's own privacy loss of its channel, when it can compute it.
+        The mechanism's own privacy loss of its channel, when it can compute it (None for an (ε, δ) mechanism,
+        whose density ratio is unbounded).
     seed : int or None
         The root seed of the reports' streams.
+    delta : float, default 0
+        The δ the mechanism claims beside ε (its ``delta``: 0 for pure ε-LDP). An event of probability below δ may
+        exceed the ratio e^ε, so an audit of an (ε, δ) mechanism certifies ε only on events more likely than that.
     """
 
     mechanism: str
@@ -184,6 +188,7 @@ class AuditResult:
     probabilities: tuple[float, float]
     channel_epsilon: float | None
     seed: int | None
+    delta: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -388,7 +393,9 @@ def audit(mechanism: Mechanism, samples: int = 100_000, seed: int | None = 0, in
         channel = float(mech.privacy_loss())
     except LDPError:
         channel = None
+    if channel is not None and not math.isfinite(channel):  # an (ε, δ) mechanism: no finite ratio to show
+        channel = None
     return AuditResult(mech.name, _claimed(mech), max(0.0, bound), float(confidence), int(samples), m_sel,
                        ((v0, v1)[hi_in], (v0, v1)[lo_in]), keys.describe(event, names),  # inputs as given
                        (counts[hi_in], counts[lo_in]), (counts[hi_in] / samples, counts[lo_in] / samples), channel,
-                       seed)
+                       seed, delta=float(getattr(mech, "delta", 0.0)))

@@ -22,8 +22,8 @@ from ldp.mechanisms import mechanisms_of
 from ldp.mechanisms.mean import MeanMechanism, estimate_variance
 from ldp.simulation import simulate
 
-__all__ = ["MeanResult", "engine_note", "lower_variance_mechanism", "mean_values", "simulate_histogram_mean",
-           "simulate_mean"]
+__all__ = ["MeanResult", "binned_mean_pitfall", "engine_note", "lower_variance_mechanism", "mean_values",
+           "simulate_histogram_mean", "simulate_mean"]
 
 
 @dataclass
@@ -42,6 +42,7 @@ class MeanResult:
     users: int
     clipped: int = 0
     dropped: int = 0
+    delta: float = 0.0  #: δ of an (ε, δ) mechanism (the Gaussian ones); 0 for pure ε-LDP
 
     @property
     def theoretical_std_error(self) -> float:
@@ -111,7 +112,7 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
     var_rng = rng_for(seed, "mean", "50/50 split")
     variances = np.array([estimate_variance(mech, v, var_rng)["variance"] * half * half for _ in range(trials)])
     return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), float(x.mean()), float(x.var()), means, variances,
-                      mech.mean_variance(v) * half * half, int(v.size))
+                      mech.mean_variance(v) * half * half, int(v.size), delta=mech.delta)
 
 
 def simulate_histogram_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np.ndarray, *,
@@ -132,3 +133,43 @@ def lower_variance_mechanism(epsilon: float, candidates: tuple[str, ...] = ("sr"
     worst-case variance at ``epsilon`` (SR below ε ≈ 1.29, PM above; with ``"hm"`` among them, HM at every ε)."""
     mechanisms = [MECHANISMS.get(name)(epsilon) for name in candidates]
     return min(mechanisms, key=lambda m: m.worst_case_variance())
+
+
+def binned_mean_pitfall(value: float = 0.01, epsilon: float = 1.0, users: int = 10_000,
+                        bins: tuple[int, ...] = (2, 4, 8, 16, 64), oracle: str = "oue") -> pd.DataFrame:
+    """The lecture's pitfall of a mean through a frequency oracle ("Using Existing Methods": partition [−1, 1] into
+    bins, estimate the histogram, read the mean off the bin centres — "all values are 0.01; with two bins [−1, 0),
+    [0, +1], estimation will be far from truth"), computed exactly against Stochastic Rounding ("The Method").
+
+    Every one of ``users`` users holds ``value``. With k equal bins (the last one closed) the user falls in one bin,
+    whose centre c_J the oracle's unbiased histogram puts the mean at in expectation: E[μ̂] = c_J, a bias c_J − value
+    that no number of users removes (two bins: E = 0.5 against 0.01). The noise is Σ_j c_j² Var[f̂_j] (OUE's bits are
+    independent, so the bins' estimates are uncorrelated; ``oracle`` must be such a unary-encoding oracle), which
+    grows with k: more bins cut the bias and add variance — no partition is optimal. SR is unbiased with variance
+    (((e^ε + 1)/(e^ε − 1))² − value²)/n. Columns: method, bins, expected estimate, bias, standard deviation, RMSE."""
+    n = check_positive_int(users, "users")
+    v = float(value)
+    if not (math.isfinite(v) and -1.0 <= v <= 1.0):
+        raise InvalidInput(f"the value must lie in [−1, 1], got {value!r}")
+    rows = []
+    for k in bins:
+        k = check_positive_int(k, "bins")
+        if k < 2:
+            raise InvalidInput("a partition needs at least 2 bins")
+        edges = np.linspace(-1.0, 1.0, k + 1)
+        centres = (edges[:-1] + edges[1:]) / 2.0
+        j = min(int(np.searchsorted(edges, v, side="right")) - 1, k - 1)
+        freqs = np.zeros(k)
+        freqs[j] = 1.0
+        mech = MECHANISMS.get(oracle)(epsilon, k)
+        var = float(centres ** 2 @ mech.variance(freqs, n))
+        rows.append({"method": f"{mech.display_name}, {k} bins", "bins": k, "expected estimate": float(centres[j]),
+                     "bias": float(centres[j] - v), "standard deviation": math.sqrt(var),
+                     "RMSE": math.sqrt((centres[j] - v) ** 2 + var)})
+    sr = MECHANISMS.get("sr")(epsilon)
+    sd = math.sqrt(float(sr.variance(np.array([v]))[0]) / n)
+    rows.append({"method": sr.display_name, "bins": None, "expected estimate": v, "bias": 0.0,
+                 "standard deviation": sd, "RMSE": sd})
+    out = pd.DataFrame(rows)
+    out["bins"] = out["bins"].astype("Int64")
+    return out

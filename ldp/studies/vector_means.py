@@ -13,13 +13,15 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.errors import InvalidInput
+from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.mechanisms import mechanisms_of
 from ldp.mechanisms.vector import VectorMechanism, vector_mechanism
+from ldp.studies.datasets import guess_kind, usable_columns
 from ldp.studies.mean_variance import mean_values
 
-__all__ = ["LECTURE_SUMMARY", "VectorMeanResult", "collect_means", "simulated_against_d", "simulated_variance",
-           "variance_against_d"]
+__all__ = ["LECTURE_SUMMARY", "VectorMeanResult", "collect_means", "draw_users", "numeric_columns",
+           "simulated_against_d", "simulated_variance", "unit_vectors", "variance_against_d"]
 
 
 
@@ -50,16 +52,17 @@ class VectorMeanResult:
             "notes": list(self.notes)}
         if hasattr(mech, "k"):
             out["k"] = int(mech.k)
+        if mech.delta > 0:  # an (ε, δ) mechanism (the Gaussian ones)
+            out["delta"] = mech.delta
         return out
 
 
-def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: Sequence[str], *,
-                  value_range: tuple[float, float] | None = None, clip: bool = False, seed: int | None = 0
-                  ) -> VectorMeanResult:
-    """Every row of ``table`` is a user holding the ``columns`` (rows with a missing, non-numeric or non-finite value
-    in any of them are left out, and counted in the notes); each
-    column is mapped from ``value_range`` (or its own min and max) to [−1, 1]; the users' reports are simulated
-    from the stream of ``seed`` and averaged."""
+def unit_vectors(table: pd.DataFrame, columns: Sequence[str], *, value_range: tuple[float, float] | None = None,
+                 clip: bool = False) -> tuple[np.ndarray, tuple[tuple[float, float], ...], tuple[str, ...]]:
+    """The users' vectors of ``table``: every row holding all ``columns`` (rows with a missing, non-numeric or
+    non-finite value in any of them are left out, and counted in the notes), each column mapped from ``value_range``
+    (or its own min and max, taken as public) to [−1, 1] by 2(x − lo)/(hi − lo) − 1. Returns (vectors (rows, d),
+    the ranges, notes)."""
     cols = [str(c) for c in columns]
     if not cols:
         raise InvalidInput("give at least one column")
@@ -84,14 +87,42 @@ def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: 
             notes.append(f"{c}: {clipped:,} values clipped into [{lo:g}, {hi:g}]")
         unit.append(2.0 * (x - lo) / (hi - lo) - 1.0)
         ranges.append((lo, hi))
-    values = np.column_stack(unit)
-    mech = vector_mechanism(mechanism, epsilon, len(cols))
+    return np.column_stack(unit), tuple(ranges), tuple(notes)
+
+
+def draw_users(values: np.ndarray, users: int | None, seed: int | None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """``users`` users drawn with replacement from the rows of ``values`` (stream "vector-means"/"users" of
+    ``seed``), or the rows themselves when ``users`` is None or their number — a table is its own population."""
+    if users is None or int(users) == values.shape[0]:
+        return values, ()
+    n = check_positive_int(users, "users")
+    picked = rng_for(seed, "vector-means", "users").integers(0, values.shape[0], n)
+    return values[picked], (f"{n:,} users drawn with replacement from the {values.shape[0]:,} complete rows",)
+
+
+def collect_means(mechanism: str, epsilon: float, table: pd.DataFrame, columns: Sequence[str], *,
+                  value_range: tuple[float, float] | None = None, clip: bool = False, seed: int | None = 0,
+                  users: int | None = None) -> VectorMeanResult:
+    """Every row of ``table`` is a user holding the ``columns`` (:func:`unit_vectors`: incomplete rows left out,
+    columns mapped from ``value_range`` or their own min and max to [−1, 1]); with ``users``, that many users drawn
+    from the rows instead (:func:`draw_users`). The users' reports are simulated from the stream of ``seed`` and
+    averaged, and mapped back to each column's units."""
+    values, ranges, notes = unit_vectors(table, columns, value_range=value_range, clip=clip)
+    values, drawn = draw_users(values, users, seed)
+    mech = vector_mechanism(mechanism, epsilon, values.shape[1])
     estimate = mech.estimate_mean(values, rng_for(seed, "vector-means", mech.name))
     half = np.array([(hi - lo) / 2.0 for lo, hi in ranges])
     centre = np.array([(hi + lo) / 2.0 for lo, hi in ranges])
-    return VectorMeanResult(mechanism=mech, columns=tuple(cols), ranges=tuple(ranges), users=int(values.shape[0]),
-                            mean=centre + half * estimate, variance=half ** 2 * mech.mean_variance(values),
-                            true_mean=centre + half * values.mean(axis=0), notes=tuple(notes))
+    return VectorMeanResult(mechanism=mech, columns=tuple(str(c) for c in columns), ranges=ranges,
+                            users=int(values.shape[0]), mean=centre + half * estimate,
+                            variance=half ** 2 * mech.mean_variance(values),
+                            true_mean=centre + half * values.mean(axis=0), notes=notes + drawn)
+
+
+def numeric_columns(table: pd.DataFrame) -> list[str]:
+    """The columns of numbers with many distinct values (:func:`ldp.studies.datasets.guess_kind`): the coordinates
+    a table can give its users' vectors."""
+    return [c for c in usable_columns(table) if guess_kind(table[c]) == "numerical"]
 
 
 def variance_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequence[str] | None = None
@@ -119,12 +150,17 @@ LECTURE_SUMMARY = pd.DataFrame({
 
 
 def simulated_variance(mechanism: str, epsilon: float, d: int, *, users: int = 20_000, trials: int = 50,
-                       seed: int = 0) -> dict[str, float]:
+                       seed: int = 0, values: np.ndarray | None = None) -> dict[str, float]:
     """The mean's per-coordinate MSE over ``trials`` collections of ``users`` users holding uniform vectors in
-    [−1, 1]^d, beside the closed form Σ Var/n² (averaged over the coordinates)."""
-    mech = vector_mechanism(mechanism, epsilon, d)
+    [−1, 1]^d — or the given ``values`` (users × d, in [−1, 1], e.g. :func:`unit_vectors` of a table; ``users`` and
+    ``d`` are then theirs) — beside the closed form Σ Var/n² (averaged over the coordinates)."""
     rng = rng_for(seed, "vector-means", "check", mechanism, float(epsilon), int(d))
-    x = rng.uniform(-1.0, 1.0, size=(int(users), int(d)))
+    if values is None:
+        x = rng.uniform(-1.0, 1.0, size=(int(users), int(d)))
+    else:
+        x = np.asarray(values, dtype=np.float64)
+        users = x.shape[0]
+    mech = vector_mechanism(mechanism, epsilon, x.shape[1])
     errors = np.array([mech.estimate_mean(x, rng) - x.mean(axis=0) for _ in range(int(trials))])
     return {"simulated": float(np.mean(errors ** 2)), "closed form": float(np.mean(mech.mean_variance(x))),
             "trials": int(trials), "users": int(users)}

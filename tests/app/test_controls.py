@@ -194,7 +194,8 @@ SCENARIOS = {
         {"is_method": "svsm", "is_source": "flights", "is_engine": "fast"},
     ],
     "vector_means": [
-        {},
+        {"vm_source": "Uniform vectors"},  # the default: uniform vectors of the chosen d
+        {"vm_source": "Sample data", "vm_users": 2000},  # a sample's columns: its sample, columns and n
     ],
     "joint": [
         {"jt_source": "Correlated pair (synthetic)"},

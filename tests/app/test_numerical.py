@@ -207,13 +207,13 @@ def mean_table(at: AppTest):
     return next(df.value for df in at.dataframe if "closed-form SE" in getattr(df.value, "columns", []))
 
 
-@pytest.mark.parametrize("mech", ["pm", "sr"])
+@pytest.mark.parametrize("mech", ["pm", "sr", "gaussian-bits"])  # the last: (ε, δ), k noisy bits per report
 def test_mean_and_variance_section(mech):
     import numpy as np
 
     import ldp
 
-    at = open_page(num_trials=10, num_mean_mech=mech) if mech == "sr" else open_page(num_trials=10)
+    at = open_page(num_trials=10, num_mean_mech=mech) if mech != "pm" else open_page(num_trials=10)
     assert_full_page(at)
     assert widget(at, "num_mean_mech").value == mech
     table = mean_table(at)
@@ -223,7 +223,7 @@ def test_mean_and_variance_section(mech):
     # |v| = 1) a lower one (n = 100 000 users, range 0–24 h); the average of 10 trials is within 4·SE/√10 of the truth
     eps = float(widget(at, "num_eps").value)
     cls = ldp.get_mechanism(mech, eps)
-    per_user = cls.variance(np.array([-1.0, 0.0, 1.0]))  # Var[ṽ | v] is monotone in v² for SR and PM
+    per_user = cls.variance(np.array([-1.0, 0.0, 1.0]))  # Var[ṽ | v] is monotone in v² for SR, PM and the bits
     lo, hi = 12 * np.sqrt(per_user.min() / 1e5), 12 * np.sqrt(per_user.max() / 1e5)
     assert lo <= mean["closed-form SE"] <= hi
     assert abs(mean["average estimate"] - mean["true"]) < 4 * mean["closed-form SE"] / np.sqrt(10)
@@ -232,6 +232,7 @@ def test_mean_and_variance_section(mech):
     assert abs(var["average estimate"] - var["true"]) < 5 * 144 * 2 * np.sqrt(cls.worst_case_variance() / 5e4)
     info = " ".join(i.value for i in at.info)
     assert "ε ≈ 1.29" in info and "Stochastic Rounding is better below" in info
+    assert "only (ε, δ)-LDP" in info and "Gaussian (ε, δ) 55.7 (δ = 1e-05)" in info  # σ² = 7.4613² at ε = 1
     figure_values = next(df.value for df in at.dataframe if "closed-form SE" in df.value.columns)
     assert len(figure_values) == 2
 

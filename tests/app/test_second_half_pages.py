@@ -78,6 +78,26 @@ def test_means_of_vectors_page():
     check = next(m.value for m in at.markdown if "simulated MSE" in m.value)
     ratio = float(check.split("(ratio ")[1].split(";")[0])
     assert 0.7 < ratio < 1.3  # 50 trials × 8 coordinates: 3 SE of the ratio ≈ 0.21
+    # the lecture's two-bin pitfall, its numbers computed (all users at 0.01: two bins expect 0.5)
+    assert any("**0.5**" in m.value and "bias of 0.49" in m.value for m in at.markdown)
+    # the vectors of a sample: the weather's temp, dewp and humid, 3,000 users drawn from its rows
+    _widget(at, "vm_source").set_value("Sample data")
+    at.run()
+    _widget(at, "vm_users").set_value(3000)
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    means = next(d.value for d in at.dataframe if "true mean" in d.value.columns)
+    assert list(means["column"]) == ["temp", "dewp", "humid"]
+    assert any("3,000 users from the weather sample" in c.value and "public" in c.value for c in at.caption)
+    assert any("users with the table's vectors (d = 3)" in m.value for m in at.markdown)
+    # an upload is its own population: every complete row a user, no n to choose
+    rows = pd.DataFrame({"x": [float(i % 97) for i in range(1500)], "y": [float(i % 31) for i in range(1500)]})
+    at.session_state["_uploads"] = {("vectors.csv", 1, 1): rows}
+    _widget(at, "vm_source").set_value("Upload")
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "vm_users" not in [w.key for w in at.number_input]
+    assert any("1,500 users from the uploaded file vectors.csv" in c.value for c in at.caption)
 
 
 def test_frequent_items_legend_names_the_method_as_the_page_does():

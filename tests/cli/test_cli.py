@@ -24,9 +24,9 @@ FREQUENCY_ORACLES = {"grr", "sue", "oue", "blh", "olh", "ss", "hr", "the", "she"
                      "l-soue", "l-osue", "l-blh", "l-olh", "flh", "hadamard", "cms", "hcms", "dbitflip", "rappor"}
 # every mechanism of every kind is listed: the frequency oracles, the numerical and the mean mechanisms
 VECTOR_MECHANISMS = {"split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
-                     "duchi"}
+                     "duchi", "gaussian-vector"}
 ALL_MECHANISMS = FREQUENCY_ORACLES | {"sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr", "laplace", "sr", "pm",
-                                      "hm", "1bitmean"} | VECTOR_MECHANISMS
+                                      "hm", "1bitmean", "gaussian", "gaussian-bits"} | VECTOR_MECHANISMS
 PROTOCOL_NAMES = {"pem", "treehist", "privtrie", "segments", "segment-pair", "multiple-channel", "svim", "svsm",
                   "ldpminer", "psfo", "strawman"}
 D = 8

@@ -47,6 +47,7 @@ def test_every_mechanism_gives_each_columns_mean_and_variance(capsys, table, mec
     mech = vector_mechanism(mechanism, 2.0, 2)
     unit = keep[["age", "income"]].to_numpy() / 50.0 - 1.0
     np.testing.assert_allclose(data["variance"], 2500 * mech.mean_variance(unit), rtol=1e-12)
+    assert data.get("delta", 0.0) == mech.delta  # an (ε, δ) mechanism (gaussian-vector) says its δ
     est = mech.estimate_mean(unit, rng_for(3, "vector-means", mech.name))
     np.testing.assert_allclose(data["mean"], 50 * (est + 1), rtol=1e-12)
     # and an honest answer: within 5 standard errors of the truth
@@ -72,6 +73,7 @@ def test_one_column_with_a_scalar_mechanism_and_the_table_format(capsys, table):
     (["-m", "pm", "-e", 1, "--columns", "age,age"], "named twice"),
     (["-m", "pm", "-e", 1, "--columns", "age", "--range", "0,30"], "outside the range"),
     (["-m", "pm", "-e", 1, "--columns", ","], "empty"),
+    (["-m", "gaussian-bits", "-e", 1, "--columns", "age"], "not one for means of vectors"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, table, argv, phrase):
     path, _ = table

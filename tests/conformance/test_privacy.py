@@ -13,6 +13,10 @@ inputs that includes the extremes; the inputs are that grid plus every report th
 peak of a wave, at ṽ = v, is on the grid). The largest ln f(y|v) − ln f(y|v') over the grid must not exceed ε,
 must reach ε·(1 − 10⁻⁶), and must agree with the closed form ``privacy_loss()``.
 
+(ε, δ) mechanisms (``Mechanism.delta > 0``, the Gaussian ones): no density ratio is bounded, so the check is on the
+closed-form privacy profile δ(ε') (``privacy_profile``): at most δ at ε, above δ just below ε, and equal — within
+Monte Carlo error — to the hockey-stick divergence estimated from the mechanism's own reports and log density.
+
 Finite precision. A log density is computed in float64 from a few operations (a ratio of p and q, or the sum of
 d Laplace terms), so its rounding error is at most a few ulps of its magnitude: |δ ln f| ≤ (d + 4)·2⁻⁵³·max(1, |ln f|),
 and a difference of two carries twice that. We allow TOL = 2⁻⁴⁶·max(1, max |ln f|) (= 128·2⁻⁵³: d + 4 ≤ 64
@@ -39,6 +43,7 @@ from ldp.mechanisms.frequency.local_hashing import LocalHashing
 EPSILONS = (0.3, 1.0, 2.5)
 DOMAINS = (2, 4)
 BOUNDARY = 1e-6  # the claim must fail at ε·(1 − BOUNDARY)
+SIGMAS_MC = 5.0  # Monte Carlo allowance of the (ε, δ) cross-check, in standard deviations
 
 
 def tolerance(log_values: np.ndarray) -> float:
@@ -101,6 +106,50 @@ def check_density_ratio_at_boundary(case: Case, epsilon: float, d: int) -> None:
     assert loss <= closed + tol and abs(closed - report_epsilon(mech)) <= tol
 
 
+def check_approximate_ldp_at_boundary(case: Case, epsilon: float) -> None:
+    """An (ε, δ) mechanism (``delta > 0``): its closed-form privacy profile δ(ε') holds at exactly (ε, δ) and fails
+    just below ε (δ(ε(1 − 10⁻⁶)) > δ), and it agrees with the mechanism's own reports and log density.
+
+    The cross-check: the profile is the hockey-stick divergence E_{y ~ f(·|v)}[(1 − e^{ε' − L(y)})₊] with
+    L = ln f(y|v) − ln f(y|v') at the worst pair (``audit_inputs``, the two ends: distinct one-hot vectors or
+    opposite corners). Its Monte Carlo estimate from m reports drawn by ``perturb`` — terms in [0, 1], so each term's
+    variance is at most its mean δ(ε') — lies within 5·√(δ(ε')/m) of the closed form (plus 10⁻¹² for rounding),
+    at ε' = 0 (the total variation, ≈ 0.1–0.3 here: a sharp check), ε/2 and ε. Every other pair of a grid of inputs
+    stays below the worst pair's profile at ε' = 0 within the same allowance (joint convexity / a smaller
+    distance). The density ratio itself is unbounded, and ``privacy_loss()`` says so (∞)."""
+    mech = case.mechanism(epsilon, 1)
+    delta = mech.delta
+    assert 0.0 < delta < 1.0 and delta == mech.params["delta"]
+    assert mech.privacy_loss() == math.inf
+    target = report_epsilon(mech)
+    profile = mech.privacy_profile(target)
+    assert profile <= delta * (1 + 1e-9), f"{case.id} leaks: δ(ε) = {profile!r} > δ = {delta!r}"
+    assert profile > delta * (1 - BOUNDARY), f"{case.id} wastes budget: δ(ε) = {profile!r} < δ(1 − 1e-6)"
+    assert mech.privacy_profile(target * (1 - BOUNDARY)) > delta, f"{case.id}: the claim must fail just below ε"
+    rng = np.random.default_rng(20261126)
+    v0, v1 = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in mech.audit_inputs())
+    m = 20000
+    draws = np.repeat(v0[None, :], m, axis=0) if mech.input_kind == "vector" else np.repeat(v0, m)
+    reports = mech.perturb(draws, rng)
+    pair = np.stack([v0, v1]) if mech.input_kind == "vector" else np.concatenate([v0, v1])
+    log_f = mech.log_density(reports, pair)
+    loss = log_f[:, 0] - log_f[:, 1]
+    for eps_prime in (0.0, target / 2, target):
+        closed = mech.privacy_profile(eps_prime)
+        estimate = float(np.mean(np.clip(-np.expm1(eps_prime - loss), 0.0, None)))
+        allowance = SIGMAS_MC * math.sqrt(closed / m) + 1e-12
+        assert abs(estimate - closed) <= allowance, (
+            f"{case.id}: Monte Carlo δ({eps_prime:g}) = {estimate:.5g} vs closed form {closed:.5g} (± {allowance:.2g})")
+    grid = input_grid(mech, 7)
+    per = 2000
+    reports = mech.perturb(np.repeat(grid, per, axis=0), rng)
+    log_f = mech.log_density(reports, grid).reshape(grid.shape[0], per, grid.shape[0])
+    own = np.stack([log_f[i, :, i] for i in range(grid.shape[0])])[:, :, None]  # ln f(y | v_i), y ~ v_i
+    tv = np.clip(-np.expm1(-(own - log_f)), 0.0, None).mean(axis=1)  # δ̂(0) for each pair (v_i, v_j)
+    worst = mech.privacy_profile(0.0)
+    assert tv.max() <= worst + SIGMAS_MC * math.sqrt(worst / per), f"{case.id}: a pair beats the declared worst pair"
+
+
 def check_discrete_mechanisms_have_no_density(case: Case) -> None:
     mech = case.mechanism(1.0, 4)
     with pytest.raises(ldp.LDPError, match="channel"):
@@ -117,6 +166,9 @@ def check_longitudinal_first_step_spends_eps_inf(case: Case, epsilon: float) -> 
 def yield_privacy_checks(case: Case) -> Iterator[Any]:
     mech = case.mechanism(1.0, 4)
     for epsilon in EPSILONS:
+        if mech.delta > 0:  # (ε, δ): the privacy profile, not a bounded ratio
+            yield functools.partial(check_approximate_ldp_at_boundary, epsilon=epsilon)
+            continue
         for d in DOMAINS if not mech.population_by_support else (1,):  # mean/vector: d is the dimension
             if mech.has_discrete_channel():
                 yield functools.partial(check_channel_privacy_at_boundary, epsilon=epsilon, d=d)

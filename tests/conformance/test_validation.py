@@ -273,11 +273,11 @@ def test_registry_has_every_required_mechanism():
         "frequency": ["grr", "sue", "oue", "the", "she", "ss", "blh", "olh", "hr", "hadamard", "flh", "cms", "hcms",
                       "dbitflip", "l-grr", "l-sue", "l-oue", "l-soue", "l-osue", "l-blh", "l-olh", "rappor"],
         "numerical": ["sw", "sw-discrete", "cfo-binning", "gw", "hh", "haar-hrr"],
-        "mean": ["laplace", "sr", "pm", "hm", "1bitmean"],
+        "mean": ["laplace", "sr", "pm", "hm", "1bitmean", "gaussian", "gaussian-bits"],
         "vector": ["split-laplace", "split-sr", "split-pm", "split-hm", "harmony", "sample-pm", "kd-pm", "kd-hm",
-                   "duchi"],
+                   "duchi", "gaussian-vector"],
     }
-    assert len(ldp.MECHANISMS) == 42
+    assert len(ldp.MECHANISMS) == 45
     with pytest.raises(ldp.LDPError, match="unknown mechanism kind"):
         ldp.mechanisms_of("one-time")
 

@@ -86,7 +86,8 @@ def test_registered_as_mean_mechanisms(name):
     assert mech.kind == "mean" and mech.d == 1 and mech.input_kind == "signed"
     assert mech.default_estimator == "average" and mech.statistic_size() == 1
     # the lecture's order, then 1BitMean (SR with a 0/1 report)
-    assert [cls.name for cls in ldp.mechanisms_of("mean")] == ["laplace", "sr", "pm", "hm", "1bitmean"]
+    assert [cls.name for cls in ldp.mechanisms_of("mean")] == ["laplace", "sr", "pm", "hm", "1bitmean", "gaussian",
+                                                                   "gaussian-bits"]
     values = np.array([-1.0, -0.5, 0.0, 0.25, 1.0])
     reports = mech.perturb(values, np.random.default_rng(0))
     agg = mech.aggregate(reports)
@@ -162,3 +163,37 @@ def test_laplace_variance_and_grid():
     assert mech.output_grid.contains(reports).all()  # no floating-point side channel (Mironov)
     lo, hi = mech.output_range
     assert lo == -hi and hi >= 1 + 40 * mech.b
+
+
+# --------------------------------------------------------------------------- the Gaussian (ε, δ) mechanisms
+def test_gaussian_mean_is_epsilon_delta_with_the_analytic_sigma():
+    """σ is the analytic Gaussian mechanism's at Δ = 2 (7.4613 at ε = 1, δ = 1e-5); δ is a parameter shown in
+    ``params``; the variance is σ² for every value; the reports sit on the grid (no floating-point side channel)."""
+    mech = ldp.get_mechanism("gaussian", 1.0)
+    assert mech.params == {"delta": 1e-5} and mech.delta == 1e-5
+    assert mech.sigma == pytest.approx(7.4613, abs=1e-4)
+    assert mech.variance(np.array([-1.0, 0.0, 1.0])).tolist() == [mech.sigma ** 2] * 3
+    assert mech.privacy_profile(1.0) == pytest.approx(1e-5, rel=1e-9) and mech.privacy_loss() == math.inf
+    reports = mech.perturb(np.zeros(5000), np.random.default_rng(0))
+    assert mech.output_grid.contains(reports).all()
+    looser = ldp.get_mechanism("gaussian", 1.0, delta=1e-2)
+    assert looser.sigma < mech.sigma  # a larger δ buys less noise
+
+
+@pytest.mark.parametrize("bins", [2, 3, 5])
+def test_noise_on_bits_variance_and_its_cost(bins):
+    """Var[ṽ | v] = (g_{i+1} − v)(v − g_i) + σ²(√2)·Σ g_j²; with two bins it is 1 − v² + 2σ²(√2), which is the
+    Gaussian's σ²(2) plus 1 − v² (σ scales with Δ: σ(2) = √2·σ(√2)): never better than the plain Gaussian."""
+    bits = ldp.get_mechanism("gaussian-bits", 1.0, bins=bins)
+    plain = ldp.get_mechanism("gaussian", 1.0)
+    g = np.linspace(-1, 1, bins)
+    v = np.linspace(-1, 1, 17)
+    i = np.minimum(np.floor((v + 1) / (2 / (bins - 1))), bins - 2).astype(int)
+    np.testing.assert_allclose(bits.variance(v), (g[i + 1] - v) * (v - g[i]) + bits.sigma ** 2 * (g @ g), rtol=1e-12)
+    assert bits.sigma * math.sqrt(2) == pytest.approx(plain.sigma, rel=1e-9)
+    if bins == 2:
+        np.testing.assert_allclose(bits.variance(v), 1 - v * v + plain.sigma ** 2, rtol=1e-12)
+    assert np.all(bits.variance(v) >= plain.variance(v) * (1 - 1e-12))
+    reports = bits.perturb(v, np.random.default_rng(1))
+    assert reports.shape == (v.size, bins)
+    assert bits.parse_reports(list(bits.format_reports(reports))).tolist() == reports.tolist()

@@ -127,3 +127,17 @@ def test_streaming_keeps_the_answer_and_bad_input_is_refused():
         vector_mechanism("grr", 1.0, 2)
     with pytest.raises(ldp.LDPError, match="unknown mechanism"):
         vector_mechanism("nope", 1.0, 2)
+
+
+def test_gaussian_vector_pays_sqrt_d_not_d():
+    """The whole-vector Gaussian is calibrated to the L2 sensitivity 2√d: its per-coordinate variance grows like d
+    (σ²(2√d) ≈ d·σ²(2) for small ε), while splitting ε over d coordinates grows like d² (the Laplace split: 8d²/ε²)."""
+    base = ldp.get_mechanism("gaussian", 0.5)
+    for d in (4, 16):
+        vec = ldp.get_mechanism("gaussian-vector", 0.5, d)
+        ratio = vec.variance(np.zeros((1, d)))[0, 0] / base.sigma ** 2
+        assert 0.8 * d < ratio < 1.05 * d
+        assert vec.privacy_profile(0.5) == pytest.approx(1e-5, rel=1e-9)
+    assert vector_mechanism("gaussian", 0.5, 3).name == "gaussian-vector"
+    with pytest.raises(ldp.LDPError, match="not one for means of vectors"):
+        vector_mechanism("gaussian-bits", 0.5, 3)

@@ -80,3 +80,12 @@ def test_every_registered_mechanism_can_be_audited(name):
     cls = MECHANISMS.get(name)
     res = audit(make_audited(name, 1.0, None if cls.population_by_support else 8), samples=20_000, seed=2)
     assert 0.0 < res.epsilon_lower_bound <= res.epsilon
+
+
+def test_an_epsilon_delta_mechanism_is_audited_with_its_delta():
+    """The Gaussian's density ratio is unbounded: no exact channel ε is reported, its δ is; the certified bound stays
+    below ε (the audit's events are far more likely than δ = 1e-5)."""
+    res = audit(make_audited("gaussian", 1.0, None), samples=20_000, seed=2)
+    assert res.channel_epsilon is None and res.delta == 1e-5 and res.to_dict()["delta"] == 1e-5
+    assert 0.0 < res.epsilon_lower_bound <= 1.0
+    assert audit(make_audited("sr", 1.0, None), samples=2_000, seed=2).delta == 0.0

@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 
 import ldp
-from ldp.studies.mean_variance import MeanResult, engine_note, mean_values, simulate_mean
+from ldp.studies.mean_variance import MeanResult, binned_mean_pitfall, engine_note, mean_values, simulate_mean
 
 
 def hours(n: int = 20_000, seed: int = 0) -> np.ndarray:
     return np.clip(np.random.default_rng(seed).normal(14.0, 3.0, n), 0.0, 24.0)
 
 
-@pytest.mark.parametrize("name", ["sr", "pm"])
+@pytest.mark.parametrize("name", ["sr", "pm", "gaussian"])
 @pytest.mark.parametrize("engine", ["fast", "exact"])
 def test_mean_is_unbiased_in_real_units_with_the_closed_form_error(name, engine):
     x = hours()
@@ -26,6 +26,7 @@ def test_mean_is_unbiased_in_real_units_with_the_closed_form_error(name, engine)
     assert isinstance(res, MeanResult) and res.mechanism == name and res.engine == engine
     assert res.estimated_mean.shape == res.estimated_variance.shape == (trials,) and res.users == x.size
     assert res.true_mean == pytest.approx(x.mean()) and res.true_variance == pytest.approx(x.var())
+    assert res.delta == (1e-5 if name == "gaussian" else 0.0)  # the (ε, δ) mechanism says its δ
     # Var[μ̂] in real units: the mechanism's closed form on [−1, 1] scaled by ((hi − lo)/2)²
     mech = ldp.get_mechanism(name, 2.0)
     v = x / 12.0 - 1.0
@@ -98,3 +99,25 @@ def test_the_mean_of_a_bucketized_population_and_the_better_mechanism():
     assert lower_variance_mechanism(0.5).name == "sr" and lower_variance_mechanism(2.0).name == "pm"
     every = ("laplace", "sr", "pm", "hm")
     assert {lower_variance_mechanism(e, every).name for e in (2.0, 8.0)} == {"hm"}  # below ε* = 0.61 HM is SR
+
+
+def test_the_lectures_two_bin_pitfall_exactly():
+    """All 10,000 users hold 0.01; bins [−1, 0), [0, 1] with OUE at ε = 1: the histogram puts everyone in [0, 1],
+    whose centre 0.5 is the expected estimate (bias 0.49, 49 times the truth), whatever n; its noise is
+    0.5²·(Var[f̂_0] + Var[f̂_1]) with OUE's closed form (by hand below). SR is unbiased. Among 2…64 bins the RMSE
+    is smallest at an interior k (bias falls, noise grows: no partition is optimal)."""
+    table = binned_mean_pitfall(0.01, 1.0, 10_000).set_index("method")
+    two = table.loc["OUE, 2 bins"]
+    assert two["expected estimate"] == 0.5 and two["bias"] == pytest.approx(0.49, abs=1e-15)
+    p, q = 0.5, 1 / (math.e + 1)
+    var = 0.25 * (p * (1 - p) + q * (1 - q)) / (10_000 * (p - q) ** 2)  # one bin holds everyone, the other no one
+    assert two["standard deviation"] == pytest.approx(math.sqrt(var), rel=1e-12)
+    assert table.loc["OUE, 4 bins", "expected estimate"] == 0.25  # [0, 0.5)
+    sr = table.loc["Stochastic Rounding (SR)"]
+    scale = (math.e + 1) / (math.e - 1)
+    assert sr["bias"] == 0.0 and sr["RMSE"] == pytest.approx(math.sqrt((scale ** 2 - 0.01 ** 2) / 10_000))
+    binned = table.dropna(subset=["bins"])
+    best = binned["RMSE"].idxmin()
+    assert best not in (binned.index[0], binned.index[-1]) and sr["RMSE"] < binned["RMSE"].min()
+    with pytest.raises(ldp.LDPError):
+        binned_mean_pitfall(1.5)

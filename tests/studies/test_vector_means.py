@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 import ldp
-from ldp.studies.vector_means import collect_means, variance_against_d
+from ldp.studies.vector_means import (
+    collect_means,
+    numeric_columns,
+    simulated_variance,
+    unit_vectors,
+    variance_against_d,
+)
 
 
 def test_splitting_the_budget_grows_like_d_squared_sampling_like_d():
@@ -56,3 +62,21 @@ def test_simulated_against_d_matches_the_closed_form():
     ratio = table["simulated"] / table["closed form"]
     assert abs(ratio.mean() - 1) < 0.1
     assert np.all(np.abs(ratio - 1) < 4 * np.sqrt(2 / (20 * table["d"])))
+
+
+def test_a_sample_tables_columns_are_the_users_vectors():
+    """The weather sample's temp, dewp and humid: each mapped from its own range (min → −1, max → 1); the rows are the
+    users, or n of them drawn with replacement (seeded); the check by simulation runs on those vectors (30 trials
+    × 3 coordinates: the ratio's relative SD ≈ √(2/90) ≈ 0.15, so 0.55–1.45 is 3 SD)."""
+    table = ldp.data.load_sample("weather")
+    assert {"temp", "dewp", "humid"} <= set(numeric_columns(table)) and "origin" not in numeric_columns(table)
+    x, ranges, notes = unit_vectors(table, ["temp", "dewp", "humid"])
+    assert x.shape[1] == 3 and x.min(axis=0).tolist() == [-1.0] * 3 and x.max(axis=0).tolist() == [1.0] * 3
+    assert ranges[0] == (float(table["temp"].min()), float(table["temp"].max())) and notes  # a few missing values
+    res = collect_means("gaussian", 1.0, table, ["temp", "dewp", "humid"], users=4000, seed=2)
+    assert res.users == 4000 and res.mechanism.name == "gaussian-vector" and "drawn with replacement" in res.notes[-1]
+    assert res.to_dict()["delta"] == 1e-5
+    assert collect_means("kd-pm", 1.0, table, ["temp"], users=4000, seed=2).mean.tolist() == collect_means(
+        "kd-pm", 1.0, table, ["temp"], users=4000, seed=2).mean.tolist()
+    check = simulated_variance("kd-pm", 1.0, 3, trials=30, values=x[:3000])
+    assert check["users"] == 3000 and 0.55 < check["simulated"] / check["closed form"] < 1.45
