@@ -28,8 +28,33 @@ __all__ = ["classic_gaussian_sigma", "gaussian_delta", "gaussian_sigma"]
 
 
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
-    """δ(ε) of N(0, σ²) noise on a function of L2 sensitivity Δ (the module docstring's Thm. 8), computed in log
-    space (log Φ) so the difference keeps its relative precision when both terms are tiny."""
+    """δ(ε) of N(0, σ²) noise on a function of L2 sensitivity Δ (the module docstring's Thm. 8).
+
+    Computed in log space (log Φ) so the difference keeps its relative precision when both terms are tiny.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε at which the privacy profile is read.
+    sigma : float
+        The noise's standard deviation (> 0).
+    sensitivity : float
+        The L2 sensitivity Δ of the released function (> 0).
+
+    Returns
+    -------
+    float
+        The smallest δ for which the release is (ε, δ)-DP.
+
+    Raises
+    ------
+    InvalidInput
+        For a non-positive σ or Δ.
+
+    References
+    ----------
+    Balle & Wang, "Improving the Gaussian Mechanism for Differential Privacy", ICML 2018, Theorem 8.
+    """
     if sigma <= 0 or sensitivity <= 0:
         raise InvalidInput(f"sigma and sensitivity must be positive, got {sigma}, {sensitivity}")
     a = sensitivity / (2.0 * sigma)
@@ -42,8 +67,33 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
 
 
 def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """The analytic Gaussian mechanism's σ: the smallest σ with δ(ε) ≤ δ (bisection on log σ to 2⁻⁵⁰ relative
-    precision; δ(ε) decreases in σ)."""
+    """The analytic Gaussian mechanism's σ: the smallest σ with δ(ε) ≤ δ.
+
+    Bisection on log σ to 2⁻⁵⁰ relative precision (δ(ε) decreases in σ).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (> 0).
+    delta : float
+        The allowed δ, in (0, 1).
+    sensitivity : float
+        The L2 sensitivity Δ of the released function (> 0).
+
+    Returns
+    -------
+    float
+        σ, tight: :func:`gaussian_delta` at it equals δ to the bisection's precision.
+
+    Raises
+    ------
+    InvalidInput
+        For ε ≤ 0, δ outside (0, 1) or Δ ≤ 0.
+
+    References
+    ----------
+    Balle & Wang, ICML 2018, Algorithm 1 (the analytic Gaussian mechanism).
+    """
     if not (0.0 < delta < 1.0) or epsilon <= 0 or sensitivity <= 0:
         raise InvalidInput(f"need ε > 0, 0 < δ < 1 and Δ > 0, got ε={epsilon}, δ={delta}, Δ={sensitivity}")
     lo, hi = sensitivity * 1e-6, sensitivity
@@ -63,7 +113,31 @@ def gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
 
 
 def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
-    """The classic calibration σ = Δ·√(2 ln(1.25/δ))/ε (Dwork & Roth, Thm. A.1; proven for ε < 1), for comparison."""
+    """The classic calibration σ = Δ·√(2 ln(1.25/δ))/ε, for comparison (proven for ε < 1 only).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (> 0).
+    delta : float
+        The allowed δ, in (0, 1).
+    sensitivity : float
+        The L2 sensitivity Δ of the released function (> 0).
+
+    Returns
+    -------
+    float
+        The classic σ.
+
+    Raises
+    ------
+    InvalidInput
+        For ε ≤ 0, δ outside (0, 1) or Δ ≤ 0.
+
+    References
+    ----------
+    Dwork & Roth, "The Algorithmic Foundations of Differential Privacy", 2014, Theorem A.1.
+    """
     if not (0.0 < delta < 1.0) or epsilon <= 0 or sensitivity <= 0:
         raise InvalidInput(f"need ε > 0, 0 < δ < 1 and Δ > 0, got ε={epsilon}, δ={delta}, Δ={sensitivity}")
     return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
