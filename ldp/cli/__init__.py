@@ -23,6 +23,8 @@ Subcommands (``ldp COMMAND --help`` for each)::
     ldp poison      --mechanism grr|oue|olh --epsilon E --domain-size D --targets LIST [--betas LIST]
     ldp joint       [--method product|split|calm|hdg] --epsilon E (--data FILE --columns A,B[,C] | --synthetic SPEC)
                     [--users N] [--buckets A=B,...] [--range A=LO:HI,...] [--queries K] [--seed S] [--format json|table]
+    ldp deployments [--epsilon E] [(--data FILE | --sample NAME) --column C | --synthetic SPEC] [--users N]
+                    [--rounds T] [--steps S] [--gamma G] [--seed S] [--format json|table]
     ldp reproduce   --list | ID [--scale lecture|paper] [--trials T] [--epsilons LIST] [--seed S]
                     [--executor serial|processes|dask] [--format json|csv|table] [--output FILE] [--figure FILE]
 
@@ -48,6 +50,7 @@ from typing import Any
 from ldp import __version__
 from ldp.cli import commands
 from ldp.cli.commands import AGGREGATE_CSV_COLUMNS, SIMULATE_CSV_COLUMNS, SIMULATE_METRICS_CSV_COLUMNS
+from ldp.cli.deployment_commands import add_deployment_command
 from ldp.cli.heavy_hitter_commands import add_heavy_hitter_command
 from ldp.cli.itemset_commands import add_itemset_command
 from ldp.cli.joint_commands import add_joint_command
@@ -266,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_heavy_hitter_command(sub)
     add_itemset_command(sub)
     add_joint_command(sub)
+    add_deployment_command(sub)
     add_reproduce_command(sub)
     return parser
 
