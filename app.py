@@ -76,8 +76,7 @@ common.accessibility()  # charts named by their titles, icon ligatures hidden fr
 common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
 with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
     try:
-        # expanded: with more than ten pages Streamlit folds the rest behind "View more", out of a lecturer's sight
-        st.navigation(PAGES, expanded=True).run()
+        st.navigation(PAGES).run()  # past ten pages Streamlit folds the rest behind "View more" (one click)
         _precompute_reproduce()
     except Cancelled:
         st.stop()

@@ -276,6 +276,24 @@ def choose_selectbox(page, label: str, option: str | re.Pattern) -> None:
     page.get_by_role("option", name=option).first.click()
 
 
+NAV_LINK = '[data-testid="stSidebarNavLink"]'
+
+
+def show_all_pages(page) -> None:
+    """Unfold the sidebar's navigation: past ten pages Streamlit shows the rest behind a "View more" button."""
+    more = page.locator('[data-testid="stSidebarNavViewButton"]')
+    if more.count() and "more" in more.first.inner_text().lower():
+        more.first.click()
+
+
+def nav_link(page, title: str):
+    """The sidebar's link to the page called ``title`` (unfolding the navigation when it is folded away)."""
+    link = page.locator(NAV_LINK).filter(has_text=title).first
+    if not link.is_visible():
+        show_all_pages(page)
+    return link
+
+
 def screenshot(page, name: str, *, full_page: bool = True) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") + ".png")

@@ -21,11 +21,13 @@ from e2e_harness import (
     epsilon_slider,
     errors,
     exceptions,
+    nav_link,
     new_page,
     open_page,
     radio_option,
     rerun,
     screenshot,
+    show_all_pages,
     slider_text,
     start_server,
     stop_server,
@@ -181,6 +183,7 @@ def test_deep_link_on_a_fresh_server(browser, request):
         pg.goto(f"{srv.url}/numerical", wait_until="domcontentloaded")
         pg.locator('[data-testid="stSidebarNavLink"]').first.wait_for()
         pg.locator('[data-testid="stMain"] h1').first.wait_for()
+        show_all_pages(pg)
         links = [" ".join(t.split()) for t in pg.locator('[data-testid="stSidebarNavLink"]').all_inner_texts()]
         screenshot(pg, request.node.name)
         missing = [title for title in PAGES.values() if not any(link.endswith(title) for link in links)]
@@ -196,8 +199,7 @@ def test_sidebar_navigation_opens_every_page(page, server):
     """Client-side navigation: each sidebar link switches to its page (the url-path test checks the content)."""
     open_page(page, server)
     for path, title in [*list(PAGES.items())[1:], ("playground", PAGES["playground"])]:
-        link = page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first
-        link.click()
+        nav_link(page, title).click()
         wait_for_path(page, "" if path == "playground" else path)
         page.locator(f'[data-testid="stSidebarNavLink"][aria-current="page"]:has-text("{title}")').wait_for()
         page.locator('[data-testid="stMain"] h1').first.wait_for()
@@ -235,7 +237,7 @@ def test_settings_survive_a_trip_to_another_page(page, server):
     wait_for_charts(page)
     eps = step_epsilon_down(page)
     for path, title in (("learn", PAGES["learn"]), ("playground", PAGES["playground"])):
-        page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
+        nav_link(page, title).click()
         wait_for_path(page, "" if path == "playground" else path)
         page.locator(f'[data-testid="stSidebarNavLink"][aria-current="page"]:has-text("{title}")').wait_for()
         wait_idle(page)

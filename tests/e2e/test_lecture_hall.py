@@ -10,6 +10,7 @@ import pytest
 from e2e_harness import (
     chart_signatures,
     epsilon_slider,
+    nav_link,
     open_page,
     radio_option,
     rerun,
@@ -32,7 +33,7 @@ MAIN_ALERTS = ('[data-testid="stMain"] [data-testid="stAlertContentError"], '
 
 def _go(page, path: str) -> None:
     title = PAGES[path]
-    page.locator('[data-testid="stSidebarNavLink"]').filter(has_text=title).first.click()
+    nav_link(page, title).click()
     wait_for_path(page, "" if path == "playground" else path)
     page.locator(f'[data-testid="stSidebarNavLink"][aria-current="page"]:has-text("{title}")').wait_for()
     wait_idle(page)
