@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.params import check_positive_int
+from ldp.core.params import EPSILON, check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data.joint import JointPopulation, check_product_domain, joint_synthetic
 from ldp.engines import check_engine
@@ -207,6 +207,7 @@ def estimate_joint(population: JointPopulation, epsilon: float, method: str | No
         Method options (``budget`` of ``split``: "users" or "epsilon").
     """
     check_engine(engine)
+    epsilon = EPSILON.validate(epsilon, "joint distribution")  # before any method's arithmetic sees it
     get_estimator(postprocess)  # an unknown name fails before any work
     if method is None:
         method = advise_joint(population.shape, population.n, epsilon).method
