@@ -157,7 +157,18 @@ def _rebuild_estimator(cls: type[Estimator], params: dict[str, Any]) -> Estimato
 
 
 class PostProcessor(Estimator):
-    """An estimator that transforms matrix inversion's estimate (``base = "mi"``); ``_estimate`` gets it."""
+    """An estimator that transforms matrix inversion's estimate (``base = "mi"``); ``_estimate`` gets it.
+
+    Parameters
+    ----------
+    **params
+        The post-processor's declared ``parameters`` (e.g. ``alpha`` for Base-Cut), validated against their ranges.
+
+    References
+    ----------
+    The consistency post-processing methods of Wang et al. (NDSS'20, §IV), applied to the unbiased estimate of
+    matrix inversion (Eq. (2) of Arcolezi et al., IBU vs MI, DBSec'23).
+    """
 
     base: ClassVar[str | None] = "mi"
 
@@ -190,7 +201,25 @@ def get_estimator(name: str | Estimator, **params: Any) -> Estimator:
 
 
 def parse_estimators(spec: str | Sequence[str], mechanism: Mechanism | None = None) -> list[str]:
-    """Split a comma-separated list, check every name, and (given a mechanism) that each applies."""
+    """Split a comma-separated list, check every name, and (given a mechanism) that each applies.
+
+    Parameters
+    ----------
+    spec : str or sequence of str
+        Estimator names: one comma-separated string or a list; blanks are skipped, case is ignored.
+    mechanism : Mechanism, optional
+        When given, every name must be an estimator that applies to it.
+
+    Returns
+    -------
+    list of str
+        The lower-cased names in the order given, each once (a repeated name is kept at its first place).
+
+    Raises
+    ------
+    InvalidInput
+        When no name is given, a name is not registered, or an estimator does not apply to ``mechanism``.
+    """
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     names = [str(s).strip().lower() for s in items if str(s).strip()]
     if not names:
@@ -205,7 +234,26 @@ def parse_estimators(spec: str | Sequence[str], mechanism: Mechanism | None = No
 
 def resolve_estimators(spec: str | Sequence[str | Estimator], mechanism: Mechanism) -> list[Estimator]:
     """Estimator instances from names (a list or one comma-separated string) or instances, each checked to
-    apply to ``mechanism``; a name listed twice is an error."""
+    apply to ``mechanism``; a name listed twice is an error.
+
+    Parameters
+    ----------
+    spec : str or sequence of str or Estimator
+        One comma-separated string of names, or a list of names and instances; blank names are skipped.
+    mechanism : Mechanism
+        The mechanism every estimator must apply to.
+
+    Returns
+    -------
+    list of Estimator
+        The estimators in the order given (names built with their default parameters).
+
+    Raises
+    ------
+    InvalidInput
+        When no estimator is given, a name is not registered, one does not apply to ``mechanism``, or a name
+        appears twice.
+    """
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     chosen = []
     for item in items:
