@@ -86,7 +86,23 @@ IBUTrace = EMTrace  # one trace record for every EM-type run (ldp.maths.em)
 
 
 def ibu_observed(counts: np.ndarray) -> np.ndarray:
-    """The observed distribution f̃ = C / Σ C (= C / n for GRR-like mechanisms); see the module docstring."""
+    """The observed distribution f̃ = C / Σ C (= C / n for GRR-like mechanisms); see the module docstring.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The support counts C (d,): finite and non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        f̃ (d,), non-negative and summing to one.
+
+    Raises
+    ------
+    InvalidInput
+        When ``counts`` is not a 1-D array of finite non-negative numbers, or all of them are zero.
+    """
     c = np.asarray(counts, dtype=np.float64)
     if c.ndim != 1 or not np.all(np.isfinite(c)) or np.any(c < 0):
         raise InvalidInput("IBU: support counts must be a 1-D array of finite non-negative numbers")
@@ -109,7 +125,33 @@ def _check_channel(observed: np.ndarray, p_star: float, q_star: float) -> tuple[
 
 
 def ibu_step(estimate: np.ndarray, observed: np.ndarray, p_star: float, q_star: float) -> np.ndarray:
-    """One iteration of Eq. (3) with the structured channel (O(d)); reference for tests and certificates."""
+    """One iteration of Eq. (3) with the structured channel (O(d)); reference for tests and certificates.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The current iterate f̂ᵗ (d,), non-negative.
+    observed : numpy.ndarray
+        The observed distribution f̃ (d,): finite, non-negative, not all zero (:func:`ibu_observed`).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+
+    Returns
+    -------
+    numpy.ndarray
+        The next iterate f̂ᵗ⁺¹ (d,); it sums to Σ f̃ (coordinates whose (f̂ᵗ·A)_y is 0 contribute nothing).
+
+    Raises
+    ------
+    InvalidInput
+        When ``observed`` is not a non-empty 1-D finite non-negative array with a positive sum, or unless
+        0 ≤ q* < p*.
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
+    """
     f = np.asarray(estimate, dtype=np.float64)
     obs, p, q = _check_channel(observed, p_star, q_star)
     a = p - q
@@ -130,6 +172,37 @@ def iterative_bayesian_update(observed: np.ndarray, p_star: float, q_star: float
     Returns the estimate and an :class:`IBUTrace`. The estimate is the first iterate whose change is
     below ``tol`` or, if there is none within ``max_iter`` iterations, the last iterate
     (``trace.converged`` is then False). Every iterate is non-negative and sums to Σ f̃.
+
+    Parameters
+    ----------
+    observed : numpy.ndarray
+        The observed distribution f̃ (d,): finite, non-negative, not all zero (:func:`ibu_observed`).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+    max_iter : int, default 10,000
+        The largest number of iterations (≥ 1; the paper's §4.1 value is the default).
+    tol : float, default 1e-12
+        Stop at the first iteration whose change is below ``tol`` (finite, ≥ 0; §4.1).
+    stop : str, default "max_abs"
+        The change measure, one of :data:`STOP_RULES` (see the module docstring).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, IBUTrace)
+        The estimate (d,) and the trace of the run (iterations, converged, change per iteration, note).
+
+    Raises
+    ------
+    InvalidInput
+        For an invalid observed distribution or channel (see :func:`ibu_step`), an unknown ``stop``, a
+        ``max_iter`` that is not a positive integer, or a negative or non-finite ``tol``.
+    Cancelled
+        When the surrounding :mod:`ldp.core.cancellation` watch asks to stop (checked once per block).
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
     """
     obs, p, q = _check_channel(observed, p_star, q_star)
     if stop not in STOP_RULES:
@@ -196,6 +269,30 @@ def ibu_mle(observed: np.ndarray, p_star: float, q_star: float) -> np.ndarray:
     With (f·A)_y ∝ f_y + k (k = q*/(p*−q*), Σf = 1) the KKT conditions give
     f_y = max(c·f̃_y − k, 0), with c = (1 + m k) / (sum of the m largest f̃) for the largest m whose
     m-th largest value stays positive (water-filling; O(d log d)). The result sums to Σ f̃.
+
+    Parameters
+    ----------
+    observed : numpy.ndarray
+        The observed distribution f̃ (d,): finite, non-negative, not all zero (:func:`ibu_observed`).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+
+    Returns
+    -------
+    numpy.ndarray
+        The maximum-likelihood estimate (d,), non-negative and summing to Σ f̃.
+
+    Raises
+    ------
+    InvalidInput
+        When ``observed`` is not a non-empty 1-D finite non-negative array with a positive sum, or unless
+        0 ≤ q* < p*.
+
+    References
+    ----------
+    Eq. (3) of Arcolezi, Cerna & Palamidessi (DBSec 2023) is EM for this likelihood; its convergence to the
+    maximizer follows Vardi, Shepp & Kaufman (JASA 1985).
     """
     obs, p, q = _check_channel(observed, p_star, q_star)
     k = q / (p - q)
@@ -213,7 +310,33 @@ def ibu_iterates(observed: np.ndarray, p_star: float, q_star: float, checkpoints
                  ) -> np.ndarray:
     """The plain Eq. (3) iterates after each number of iterations in ``checkpoints`` (from the uniform start, no
     stopping rule), e.g. to show how early stopping behaves: a (len(checkpoints), d) array for one observed
-    distribution, or (len(checkpoints), rows, d) for a (rows, d) batch run together (one O(rows·d) step each)."""
+    distribution, or (len(checkpoints), rows, d) for a (rows, d) batch run together (one O(rows·d) step each).
+
+    Parameters
+    ----------
+    observed : numpy.ndarray
+        One observed distribution f̃ (d,) or a batch (rows, d), each row finite, non-negative, not all zero.
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+    checkpoints : array_like of int
+        Strictly increasing non-negative iteration counts, the last at most 10,000,000 (0 gives the uniform start).
+
+    Returns
+    -------
+    numpy.ndarray
+        The iterates: (len(checkpoints), d) for one distribution, (len(checkpoints), rows, d) for a batch.
+
+    Raises
+    ------
+    InvalidInput
+        For an invalid row or channel (see :func:`ibu_step`), checkpoints that are not increasing non-negative
+        counts or exceed 10,000,000, or ``observed`` with more than two dimensions.
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
+    """
     obs_in = np.asarray(observed, dtype=np.float64)
     rows = np.atleast_2d(obs_in)
     for row in rows:
@@ -244,7 +367,27 @@ def ibu_iterates(observed: np.ndarray, p_star: float, q_star: float, checkpoints
 
 def ibu_log_likelihood(estimate: np.ndarray, observed: np.ndarray, p_star: float, q_star: float) -> float:
     """Σ_y f̃_y ln (f·A)_y with the structured channel: the objective Eq. (3) climbs (−∞ where a supported
-    output has probability 0)."""
+    output has probability 0).
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The distribution f (d,) at which to evaluate.
+    observed : numpy.ndarray
+        The observed distribution f̃ (d,), a numpy array (not validated here).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+
+    Returns
+    -------
+    float
+        The log-likelihood, or −∞ when an output with f̃_y > 0 has (f·A)_y ≤ 0.
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
+    """
     f = np.asarray(estimate, dtype=np.float64)
     denom = q_star * f.sum() + (p_star - q_star) * f
     pos = observed > 0
@@ -256,7 +399,38 @@ def ibu_log_likelihood(estimate: np.ndarray, observed: np.ndarray, p_star: float
 def ibu_squarem(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int = 10_000, tol: float = 1e-12,
                 stop: str = "max_abs") -> tuple[np.ndarray, IBUTrace]:
     """Eq. (3) accelerated by SQUAREM (:func:`ldp.maths.em.squarem`) from the uniform start, with the
-    log-likelihood as the monotonicity safeguard: the same limit as plain IBU, in far fewer iterations."""
+    log-likelihood as the monotonicity safeguard: the same limit as plain IBU, in far fewer iterations.
+
+    Parameters
+    ----------
+    observed : numpy.ndarray
+        The observed distribution f̃ (d,): finite, non-negative, not all zero (:func:`ibu_observed`).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+    max_iter : int, default 10,000
+        The largest number of SQUAREM cycles.
+    tol : float, default 1e-12
+        Stop when the fixed-point residual, measured by ``stop``, is below ``tol``.
+    stop : str, default "max_abs"
+        The residual measure, one of :data:`STOP_RULES`.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, IBUTrace)
+        The estimate (d,) and the trace of the run.
+
+    Raises
+    ------
+    InvalidInput
+        For an invalid observed distribution or channel (see :func:`ibu_step`), an unknown ``stop``, a bad
+        ``max_iter`` or ``tol``.
+
+    References
+    ----------
+    Eq. (3) of Arcolezi, Cerna & Palamidessi (DBSec 2023), accelerated by Varadhan & Roland (Scand. J. Statist.
+    2008).
+    """
     obs, p, q = _check_channel(observed, p_star, q_star)
     d = obs.size
     return squarem(lambda f: ibu_step(f, obs, p, q), np.full(d, 1.0 / d),
@@ -267,7 +441,40 @@ def run_ibu(observed: np.ndarray, p_star: float, q_star: float, *, max_iter: int
             stop: str = "max_abs", method: str = "mle") -> tuple[np.ndarray, IBUTrace]:
     """IBU on an observed distribution: its limit in closed form (``mle``, the default), Eq. (3) accelerated by
     SQUAREM (``squarem``), or the paper's plain Eq. (3) iterations (``em``, for teaching: with early stopping
-    they regularise towards the uniform start)."""
+    they regularise towards the uniform start).
+
+    Parameters
+    ----------
+    observed : numpy.ndarray
+        The observed distribution f̃ (d,): finite, non-negative, not all zero (:func:`ibu_observed`).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+    max_iter : int, default 10,000
+        Iterative methods: the largest number of iterations (cycles for ``squarem``).
+    tol : float, default 1e-12
+        Iterative methods: the stopping tolerance.
+    stop : str, default "max_abs"
+        The change measure, one of :data:`STOP_RULES`; for ``mle`` it measures the one Eq. (3) step from the
+        limit recorded in ``trace.changes``.
+    method : str, default "mle"
+        One of :data:`METHODS`: ``"mle"``, ``"squarem"`` or ``"em"``.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, IBUTrace)
+        The estimate (d,) and the trace (for ``mle``: 0 iterations, converged, one change).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown ``stop`` or ``method``, an invalid observed distribution or channel, or (iterative
+        methods) a bad ``max_iter`` or ``tol``.
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
+    """
     if stop not in STOP_RULES:
         raise InvalidInput(f"IBU: stop must be one of {list(STOP_RULES)}, got {stop!r}")
     if method == "em":
@@ -288,7 +495,32 @@ def ibu_em_batch(observed: np.ndarray, p_star: float, q_star: float, *, max_iter
     """IBU's Eq. (3) iteration (:func:`iterative_bayesian_update`) on every row of
     ``observed`` (trials, d) at once: each row starts from the uniform distribution and stops at its
     own first iteration whose change is below ``tol`` (returning that next iterate), or returns its last
-    iterate after ``max_iter``. Rows that stop leave the batch."""
+    iterate after ``max_iter``. Rows that stop leave the batch.
+
+    Parameters
+    ----------
+    observed : numpy.ndarray
+        The observed distributions (trials, d), each row finite, non-negative, not all zero (not validated here:
+        :meth:`IBU.estimate_batch` checks them first).
+    p_star, q_star : float
+        The channel's probabilities p* (a report supports the true value) and q* (it supports another value),
+        0 ≤ q* < p* (Def. 2 of the IBU paper).
+    max_iter : int, default 10,000
+        The largest number of iterations per row.
+    tol : float, default 1e-12
+        A row stops at its first iteration whose change is below ``tol``.
+    stop : str, default "max_abs"
+        The change measure, one of :data:`STOP_RULES`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimates (trials, d), row by row equal to :func:`iterative_bayesian_update`'s.
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
+    """
     obs = np.ascontiguousarray(observed, dtype=np.float64)
     rows, d = obs.shape
     p, q = float(p_star), float(q_star)
@@ -341,6 +573,27 @@ class IBU(Estimator):
     ``trace`` (the change per iteration), ``diagnostics["distance_to_limit"]`` (max |estimate − the limit of
     Eq. (3)|, 0 for the default ``method="mle"``) and a warning when an iterative method stopped on ``max_iter``
     or away from the limit.
+
+    Parameters
+    ----------
+    max_iter : int, default 10,000
+        Iterative methods: the largest number of Eq. (3) iterations (1 to 10⁸; the paper's §4.1 value).
+    tol : float, default 1e-12
+        Iterative methods: stop when the change between iterates is below ``tol`` (≥ 0; §4.1).
+    stop : str, default "max_abs"
+        The change measure of the stopping rule, one of :data:`STOP_RULES`.
+    method : str, default "mle"
+        ``"mle"`` (the closed-form limit), ``"squarem"`` (accelerated Eq. (3)) or ``"em"`` (plain Eq. (3)).
+
+    Raises
+    ------
+    InvalidInput
+        For a parameter out of its range or choices (at construction); from ``estimate``, for a mechanism that is
+        not pure.
+
+    References
+    ----------
+    Arcolezi, Cerna & Palamidessi, On the Utility Gain of Iterative Bayesian Update (DBSec 2023), Eq. (3).
     """
 
     name = "ibu"
