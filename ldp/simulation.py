@@ -270,7 +270,27 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
 
 
 def configuration_key(mechanism: str, epsilon: float, n: int, d: int, params: Mapping[str, Any]) -> tuple:
-    """What a sweep configuration *is*: its stream of random numbers is keyed by this, never by its position."""
+    """What a sweep configuration *is*: its stream of random numbers is keyed by this, never by its position.
+
+    Parameters
+    ----------
+    mechanism : str
+        The registered mechanism name.
+    epsilon : float
+        The privacy budget ε.
+    n : int
+        The number of users.
+    d : int
+        The domain size (mean mechanisms: the dimension).
+    params : mapping of str to Any
+        The mechanism's extra parameters.
+
+    Returns
+    -------
+    tuple
+        ``(mechanism, float(epsilon), int(n), int(d), params sorted by name)``, the key given to
+        :func:`~ldp.core.streams.rng_for`.
+    """
     return (mechanism, float(epsilon), int(n), int(d), dict(sorted(params.items())))
 
 
@@ -285,7 +305,37 @@ def simulate_configuration(mechanism_name: str, epsilon: float, n: int, d: int, 
     """One configuration of a sweep: its users come from the one population stream of the seed (the same users as a
     page) and its collections from a stream named by the configuration (:func:`configuration_key`), so its numbers
     never depend on what else is swept. ``options`` go to :func:`simulate` (estimators, trials, engine, metrics,
-    top_k, edges)."""
+    top_k, edges).
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The registered mechanism name.
+    epsilon : float
+        The privacy budget ε.
+    n : int
+        The number of users.
+    d : int
+        The domain size (mean mechanisms: the dimension).
+    population : Population
+        ``population(d, n, rng)`` → users per cell, or (counts, the cells' values) for mean mechanisms.
+    params : mapping of str to Any, optional
+        The mechanism's extra parameters.
+    seed : int or None, default 0
+        The root seed of both the population stream and the configuration's collection stream.
+    **options
+        Passed to :func:`simulate`.
+
+    Returns
+    -------
+    SimulationResult
+        The configuration's trials.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown mechanism or a parameter out of range, or any invalid option of :func:`simulate`.
+    """
     extra = dict(params or {})
     mechanism = get_mechanism(mechanism_name, epsilon, d, **extra)
     key = configuration_key(mechanism_name, epsilon, n, d, extra)
@@ -299,7 +349,17 @@ class SweepPopulation:
     """A sweep's population, picklable (so configurations can run in other processes): per domain size d, the
     weights of the values (frequencies or counts); n users are drawn from them with the configuration's stream,
     except that n equal to ``rows[d]`` (a data file's own size) takes the counts as they are. Mean mechanisms also
-    need the cells' values: ``support[d]`` (then a call gives the pair counts, values)."""
+    need the cells' values: ``support[d]`` (then a call gives the pair counts, values).
+
+    Attributes
+    ----------
+    weights : mapping of int to numpy.ndarray
+        Per domain size d, the (d,) weights of the values (frequencies or counts).
+    rows : mapping of int to int, optional
+        Per domain size, the data file's own number of rows: a call with that n takes the counts as they are.
+    support : mapping of int to numpy.ndarray, optional
+        Per domain size, the cells' values (mean mechanisms).
+    """
 
     weights: Mapping[int, np.ndarray]
     rows: Mapping[int, int] | None = None
@@ -313,7 +373,21 @@ class SweepPopulation:
 
 
 class SweepConfiguration(NamedTuple):
-    """One point of a sweep's grid: a mechanism with its parameters at ε, n users and domain size d."""
+    """One point of a sweep's grid: a mechanism with its parameters at ε, n users and domain size d.
+
+    Attributes
+    ----------
+    mechanism : str
+        The registered mechanism name.
+    epsilon : float
+        The privacy budget ε.
+    users : int
+        The number of users n.
+    d : int
+        The domain size (mean mechanisms: the dimension).
+    params : dict of str to Any
+        The mechanism's extra parameters (``epsilon_1`` for a longitudinal one).
+    """
 
     mechanism: str
     epsilon: float
@@ -326,7 +400,33 @@ def sweep_configurations(mechanisms: Sequence[str], epsilons: Sequence[float], u
                          domain_sizes: Sequence[int], *, params: Mapping[str, Mapping[str, Any]] | None = None,
                          epsilon_1: float | None = None) -> list[SweepConfiguration]:
     """Every (mechanism, ε, n, d) of the grid, in this order, each with its mechanism's ``params`` (and, for a
-    longitudinal mechanism, ``epsilon_1`` unless its parameters give one)."""
+    longitudinal mechanism, ``epsilon_1`` unless its parameters give one).
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registered mechanism names.
+    epsilons : sequence of float
+        Privacy budgets ε.
+    users : sequence of int
+        Numbers of users n.
+    domain_sizes : sequence of int
+        Domain sizes d.
+    params : mapping of str to mapping, optional
+        Per mechanism name, its extra parameters.
+    epsilon_1 : float, optional
+        The first-round budget given to every longitudinal mechanism whose parameters have none.
+
+    Returns
+    -------
+    list of SweepConfiguration
+        The grid, mechanisms outermost and domain sizes innermost.
+
+    Raises
+    ------
+    InvalidInput
+        When the grid is empty, or a mechanism name is not registered.
+    """
     grid = list(itertools.product(mechanisms, epsilons, users, domain_sizes))
     if not grid:
         raise InvalidInput("the sweep is empty: give at least one mechanism, ε, n and d")
@@ -349,7 +449,21 @@ def _closed_forms(result: SimulationResult, metrics: Sequence[str]) -> dict[str,
 
 def result_table(config: SweepConfiguration, result: SimulationResult) -> pd.DataFrame:
     """A configuration's simulation as tidy rows (columns :data:`SWEEP_COLUMNS`): one row per estimator, metric and
-    trial; ``closed_form`` is the metric's closed form on the mechanism's own estimator's rows (NaN elsewhere)."""
+    trial; ``closed_form`` is the metric's closed form on the mechanism's own estimator's rows (NaN elsewhere).
+
+    Parameters
+    ----------
+    config : SweepConfiguration
+        The configuration simulated (its mechanism, ε, users and d fill the leading columns).
+    result : SimulationResult
+        Its simulation.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (estimator, metric, trial), columns :data:`SWEEP_COLUMNS`; empty (those columns) when the
+        result has no metrics.
+    """
     names = [(est, metric) for est, per in result.metrics.items() for metric in per]
     if not names:
         return pd.DataFrame(columns=list(SWEEP_COLUMNS))
@@ -374,7 +488,29 @@ class ConfigurationTable:
 
     ``estimators``: the same for every mechanism, or mechanism → its own; empty: the mechanism's own estimator.
     ``applicable_only`` drops the estimators that do not apply to a mechanism (none left: no rows) instead of
-    refusing them."""
+    refusing them.
+
+    Attributes
+    ----------
+    population : Population
+        ``population(d, n, rng)``, picklable when the table runs in another process.
+    seed : int or None
+        The root seed of the population and collection streams.
+    estimators : tuple of str, or mapping of str to tuple of str
+        Estimator names for every mechanism, or per mechanism name.
+    trials : int
+        Independent collections per configuration.
+    engine : str
+        ``"fast"`` or ``"exact"``.
+    metrics : tuple of str or None
+        Registered metrics (None: the kind's defaults).
+    edges : tuple of float, optional
+        Real-unit bin edges for the numerical metrics.
+    top_k : int, default 10
+        k of the top-k MSE.
+    applicable_only : bool, default False
+        Drop inapplicable estimators instead of raising.
+    """
 
     population: Population
     seed: int | None
@@ -425,6 +561,59 @@ def sweep_tables(population: Population, *, mechanisms: Sequence[str], epsilons:
     configurations; ``cancel()`` stops the sweep (``Cancelled``). ``edges`` (real-unit bin edges) feed the
     numerical metrics, ``top_k`` the top-k MSE. ``runner(config)`` replaces the configuration's own computation on
     the serial executor (e.g. a cache of it; it must give the same table).
+
+    Parameters
+    ----------
+    population : Population
+        ``population(d, n, rng)`` → users per cell, or (counts, values) for mean mechanisms.
+    mechanisms, epsilons, users, domain_sizes : sequence
+        The grid's axes (:func:`sweep_configurations`).
+    estimators : sequence of str, or mapping of str to sequence of str, default ("mi",)
+        Estimator names for every mechanism, or per mechanism name; empty: the mechanism's own.
+    trials : int, default 1
+        Independent collections per configuration (a positive integer).
+    engine : {"fast", "exact"}, default "fast"
+        The collection engine.
+    seed : int or None, default 0
+        The root seed.
+    metrics : sequence of str, optional
+        Registered metrics; default: the kind's.
+    params : mapping of str to mapping, optional
+        Per mechanism name, its extra parameters.
+    epsilon_1 : float, optional
+        First-round budget of the longitudinal mechanisms.
+    edges : sequence of float, optional
+        Real-unit bin edges for the numerical metrics.
+    top_k : int, default 10
+        k of the top-k MSE.
+    applicable_only : bool, default False
+        Drop the estimators that do not apply to a mechanism instead of raising.
+    executor : {"serial", "processes", "dask"}, default "serial"
+        Where the configurations run (:func:`ldp.core.executors.run_ordered`).
+    workers : int, optional
+        Processes of the ``processes`` executor.
+    address : str, optional
+        The Dask scheduler's address.
+    progress : callable, optional
+        ``progress(done, total)``, called as configurations finish.
+    cancel : callable, optional
+        ``cancel()`` → True stops the sweep.
+    runner : callable, optional
+        ``runner(config)`` → the configuration's table, replacing :class:`ConfigurationTable` on the serial
+        executor.
+
+    Yields
+    ------
+    pandas.DataFrame
+        Each configuration's tidy table (columns :data:`SWEEP_COLUMNS`), in grid order.
+
+    Raises
+    ------
+    InvalidInput
+        For a bad ``trials``, an empty grid or an unknown mechanism (before the first table), or any invalid
+        configuration (when its table is computed).
+    Cancelled
+        When ``cancel()`` returns True.
     """
     trials = _check_trials(trials)
     configs = sweep_configurations(mechanisms, epsilons, users, domain_sizes, params=params, epsilon_1=epsilon_1)
@@ -440,7 +629,25 @@ def sweep_tables(population: Population, *, mechanisms: Sequence[str], epsilons:
 
 def sweep_rows(population: Population, **kwargs: Any) -> Iterator[dict[str, Any]]:
     """The rows of :func:`sweep` (dicts keyed by :data:`SWEEP_COLUMNS`), configuration by configuration: memory
-    bounded by a few configurations. Arguments as for :func:`sweep_tables`."""
+    bounded by a few configurations. Arguments as for :func:`sweep_tables`.
+
+    Parameters
+    ----------
+    population : Population
+        ``population(d, n, rng)`` → users per cell.
+    **kwargs
+        As for :func:`sweep_tables`.
+
+    Yields
+    ------
+    dict of str to Any
+        One row, keyed by :data:`SWEEP_COLUMNS`.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`sweep_tables`.
+    """
     for table in sweep_tables(population, **kwargs):
         yield from table.to_dict("records")
 
