@@ -38,12 +38,36 @@ ENGINES = SIMULATION_ENGINES
 
 
 def check_engine(engine: str) -> str:
+    """Check that ``engine`` names a simulation engine.
+
+    Parameters
+    ----------
+    engine : str
+        ``"exact"`` or ``"fast"`` (:data:`ENGINES`).
+
+    Returns
+    -------
+    str
+        ``engine`` unchanged.
+
+    Raises
+    ------
+    InvalidInput
+        For any other name.
+    """
     if engine not in ENGINES:
         raise InvalidInput(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     return engine
 
 
 def default_workers() -> int:
+    """The exact engine's default number of threads: the machine's cores, at least 1 and at most 2.
+
+    Returns
+    -------
+    int
+        ``max(1, min(2, os.cpu_count()))`` (1 when the count is unknown).
+    """
     return max(1, min(2, os.cpu_count() or 1))
 
 

@@ -22,7 +22,8 @@ import pytest
 PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.classroom")  # every module inside
 MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimators.reconstruction",
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
-           "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation")
+           "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation",
+           "ldp.engines")
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")
