@@ -52,6 +52,30 @@ class EncodedColumn:
     ``edges`` (numerical columns only) are the ``d + 1`` bin edges in the data's own units: code
     ``k`` stands for ``[edges[k], edges[k+1])`` (the last bin also contains its right edge).
     ``dropped`` counts rows removed as missing and ``clipped`` values moved into the range.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        The codes (n,), int64 in ``[0, d)``, read-only.
+    labels : list of str
+        One label per code; ``d = len(labels)`` is at least 2.
+    kind : {"categorical", "numerical"}, default "categorical"
+        What the codes stand for (:data:`COLUMN_KINDS`).
+    edges : numpy.ndarray, optional
+        Numerical columns only: the (d + 1,) finite, strictly increasing bin edges, read-only.
+    name : str, default "value"
+        The column's name.
+    dropped : int, default 0
+        Rows removed as missing.
+    clipped : int, default 0
+        Values moved into the range (``bucketize(..., out_of_range="clip")``).
+
+    Raises
+    ------
+    InvalidInput
+        When the codes are not a 1-D integer array within ``[0, d)``, d < 2, ``kind`` is unknown, edges are given
+        for a categorical column or are not d + 1 finite increasing numbers, or a count is not a non-negative
+        integer.
     """
 
     values: np.ndarray
@@ -234,7 +258,29 @@ def _sorted_labels(kept: pd.Series) -> tuple[list[str], np.ndarray]:
 def encode_categorical(series: Any, domain: Sequence[Any] | None = None,
                        name: str | None = None) -> EncodedColumn:
     """One code per distinct value (numbers sorted numerically, text lexicographically), or per
-    entry of ``domain`` in its given order. Missing values are dropped and counted."""
+    entry of ``domain`` in its given order. Missing values are dropped and counted.
+
+    Parameters
+    ----------
+    series : pandas.Series or array_like
+        One column (not a table). An ordered pandas categorical declares its own domain and order.
+    domain : sequence, optional
+        The values of the domain in their order (compared by their trimmed text labels); every value of the
+        column must be one of them.
+    name : str, optional
+        The column's name (default: the series' name, else ``"value"``).
+
+    Returns
+    -------
+    EncodedColumn
+        A categorical column with one code per distinct value or domain entry.
+
+    Raises
+    ------
+    InvalidInput
+        For a table instead of a column, a domain of fewer than 2 values or listing one twice, a column with no
+        non-missing value or (without a domain) a single distinct value, or a value outside the given domain.
+    """
     series = _as_series(series)
     name = _column_name(series, name)
     if domain is None and isinstance(series.dtype, pd.CategoricalDtype) and series.dtype.ordered:
@@ -279,7 +325,28 @@ def _first_bad(kept: pd.Series, bad: np.ndarray, name: str, what: str) -> LDPErr
 
 def encode_integer(series: Any, domain_size: int, name: str | None = None) -> EncodedColumn:
     """A column already holding integer codes in ``[0, domain_size)``; labels are ``"0" .. "D-1"``.
-    Missing values are dropped and counted; anything else that is not such an integer is an error."""
+    Missing values are dropped and counted; anything else that is not such an integer is an error.
+
+    Parameters
+    ----------
+    series : pandas.Series or array_like
+        One column of integers (numbers, booleans or integer text).
+    domain_size : int
+        D ≥ 2 (an integral float is accepted).
+    name : str, optional
+        The column's name (default: the series' name, else ``"value"``).
+
+    Returns
+    -------
+    EncodedColumn
+        A categorical column whose codes are the values themselves.
+
+    Raises
+    ------
+    InvalidInput
+        For a domain size that is not an integer ≥ 2, a column with no non-missing value, or a value that is
+        not an integer in ``[0, D)``.
+    """
     series = _as_series(series)
     name = _column_name(series, name)
     d = _check_int(domain_size, "domain size", 2)
@@ -335,7 +402,18 @@ def _fmt(x: float, precision: int) -> str:
 
 def bin_labels(edges: np.ndarray) -> list[str]:
     """``"[lo, hi)"`` labels for consecutive bins (the last one closed), with 4 significant digits
-    or more when needed to tell the edges apart."""
+    or more when needed to tell the edges apart.
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The (d + 1,) bin edges, increasing.
+
+    Returns
+    -------
+    list of str
+        d labels such as ``"[0, 2.5)"``, the last ending in ``"]"``.
+    """
     edges = np.asarray(edges, dtype=np.float64)
     for precision in range(4, 18):
         text = [_fmt(e, precision) for e in edges]
@@ -354,7 +432,38 @@ def bucketize(series: Any, buckets: int, value_range: tuple[float, float] | None
 
     More buckets than the column has distinct values (in the range) is allowed but warned: a
     :class:`UserWarning` is issued (``warnings`` module; callers surface it, e.g. the CLI as
-    ``warning: …`` on stderr), since at least ``buckets − distinct`` buckets must stay empty."""
+    ``warning: …`` on stderr), since at least ``buckets − distinct`` buckets must stay empty.
+
+    Parameters
+    ----------
+    series : pandas.Series or array_like
+        One numerical column (numbers or numeric text); missing values are dropped and counted.
+    buckets : int
+        The number of bins d ≥ 2.
+    value_range : tuple of (float, float), optional
+        Finite (low, high) with low < high; default: the column's finite [min, max].
+    out_of_range : {"reject", "clip"}, default "reject"
+        What to do with values outside an explicit range.
+    name : str, optional
+        The column's name (default: the series' name, else ``"value"``).
+
+    Returns
+    -------
+    EncodedColumn
+        A numerical column with d codes, its ``edges`` and ``"[lo, hi)"`` labels (:func:`bin_labels`).
+
+    Raises
+    ------
+    InvalidInput
+        For ``buckets`` not an integer ≥ 2, an unknown ``out_of_range``, a non-numeric column, one with no
+        (finite) values or constant without a range, a range that is not two finite numbers low < high or
+        cannot be cut into d distinct bins, or (``"reject"``) values outside the range.
+
+    Warns
+    -----
+    UserWarning
+        When more buckets are asked for than the column has distinct values in the range.
+    """
     import warnings
 
     series = _as_series(series)
@@ -403,7 +512,23 @@ def bucketize(series: Any, buckets: int, value_range: tuple[float, float] | None
 
 
 def domain_from_file(path: str | os.PathLike[str]) -> list[str]:
-    """Domain labels from a UTF-8 text file, one per line (blank lines ignored, spaces trimmed)."""
+    """Domain labels from a UTF-8 text file, one per line (blank lines ignored, spaces trimmed).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The text file (a UTF-8 byte-order mark is accepted).
+
+    Returns
+    -------
+    list of str
+        The labels in the file's order, at least two, each once.
+
+    Raises
+    ------
+    InvalidInput
+        When the file is missing, unreadable or not UTF-8, lists a label twice, or lists fewer than two.
+    """
     p = Path(path)
     if not p.is_file():
         raise InvalidInput(f"domain file '{p}' not found")
@@ -457,7 +582,28 @@ def _expand(counts: np.ndarray) -> np.ndarray:
 
 def sample_counts(frequencies: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     """Multinomial(n, frequencies) counts (int64); ``frequencies`` is normalised, so counts work too.
-    Costs O(d) whatever ``n`` (fine for n = 10^9)."""
+    Costs O(d) whatever ``n`` (fine for n = 10^9).
+
+    Parameters
+    ----------
+    frequencies : array_like or EncodedColumn
+        The (d,) weights (frequencies or counts: finite, non-negative, not all zero), or a column (its counts).
+    n : int
+        The number of users, ≥ 0.
+    rng : numpy.random.Generator
+        The generator to draw from.
+
+    Returns
+    -------
+    numpy.ndarray
+        Users per value (d,), int64, summing to n.
+
+    Raises
+    ------
+    InvalidInput
+        For weights that are not a non-empty 1-D finite non-negative array with a positive sum, or a negative or
+        non-integer n.
+    """
     n = _check_n(n)
     return rng.multinomial(n, _weights(frequencies)).astype(np.int64, copy=False)
 
@@ -468,7 +614,18 @@ POPULATION_STREAM = ("population",)
 
 
 def population_rng(seed: int | None) -> np.random.Generator:
-    """The generator a population of the root ``seed`` is drawn from (:data:`POPULATION_STREAM`)."""
+    """The generator a population of the root ``seed`` is drawn from (:data:`POPULATION_STREAM`).
+
+    Parameters
+    ----------
+    seed : int or None
+        The root seed (None: fresh entropy).
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``rng_for(seed, "population")``.
+    """
     return rng_for(seed, *POPULATION_STREAM)
 
 
@@ -480,7 +637,29 @@ def draw_population(weights: Any, n: int, seed: int | np.random.Generator | None
     rows (integral weights summing to ``n``, or ``rows == n``), the counts are returned as they are; otherwise ``n``
     users are drawn i.i.d. — one Multinomial(n, weights/Σweights) — from :func:`population_rng` of ``seed`` (or
     from the generator given instead of a seed). A configuration downloaded from a page therefore re-runs on the
-    command line to the same users."""
+    command line to the same users.
+
+    Parameters
+    ----------
+    weights : array_like
+        The (d,) counts or frequencies, d ≥ 2: finite, non-negative, not all zero.
+    n : int
+        The number of users, a positive integer.
+    seed : int, numpy.random.Generator or None
+        The root seed of :func:`population_rng`, or a generator to draw from directly.
+    rows : int, optional
+        The table's own number of rows: ``n == rows`` returns the weights as they are (as integers).
+
+    Returns
+    -------
+    numpy.ndarray
+        Users per value (d,), int64, summing to n.
+
+    Raises
+    ------
+    InvalidInput
+        For fewer than two values, invalid weights, or an n that is not a positive integer.
+    """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 1 or w.size < 2:
         raise InvalidInput("the data needs at least two values")
@@ -500,6 +679,27 @@ def sample_users(encoded_or_counts: EncodedColumn | np.ndarray | Sequence[float]
     users are drawn i.i.d. from the empirical distribution via one multinomial draw, returned grouped
     by code (sorted). Users are exchangeable for the mechanisms, so order rarely matters; pass
     ``shuffle=True`` for a random order (an extra O(n) permutation drawn from ``rng``).
+
+    Parameters
+    ----------
+    encoded_or_counts : EncodedColumn or array_like
+        A column (its rows are the users), or (d,) weights: integral counts summing to n are expanded as they are.
+    n : int
+        The number of users, ≥ 0.
+    rng : numpy.random.Generator
+        The generator of the multinomial draw and of the shuffle.
+    shuffle : bool, default False
+        Return the users in a random order instead of grouped by code.
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n,) codes, int64.
+
+    Raises
+    ------
+    InvalidInput
+        For a negative or non-integer n, or invalid weights.
     """
     n = _check_n(n)
     if isinstance(encoded_or_counts, EncodedColumn):
