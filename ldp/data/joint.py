@@ -48,7 +48,23 @@ _SPEC_KEYS = ("d1", "d2", "d3", "rho", "s")
 
 
 def check_product_domain(sizes: Sequence[int]) -> int:
-    """The product domain's size, refused (before any allocation) beyond :data:`MAX_PRODUCT_CELLS`."""
+    """The product domain's size, refused (before any allocation) beyond :data:`MAX_PRODUCT_CELLS`.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        The columns' domain sizes d₁, d₂[, d₃].
+
+    Returns
+    -------
+    int
+        d₁·d₂[·d₃].
+
+    Raises
+    ------
+    InvalidInput
+        For fewer than 2 or more than :data:`MAX_COLUMNS` sizes, or a product above :data:`MAX_PRODUCT_CELLS`.
+    """
     if not 2 <= len(sizes) <= MAX_COLUMNS:
         raise InvalidInput(f"a joint distribution needs 2 or {MAX_COLUMNS} columns, got {len(sizes)}")
     cells = math.prod(int(d) for d in sizes)
@@ -61,7 +77,27 @@ def check_product_domain(sizes: Sequence[int]) -> int:
 
 @dataclass(frozen=True, eq=False)
 class JointPopulation:
-    """Users per cell of the product domain of 2 or 3 columns (read-only), with the columns' names and labels."""
+    """Users per cell of the product domain of 2 or 3 columns (read-only), with the columns' names and labels.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The columns' names, 2 or 3.
+    labels : tuple of tuple of str
+        Per column, one label per code (their lengths are the shape of ``counts``).
+    counts : numpy.ndarray
+        Users per cell, int64 of shape (d₁, d₂[, d₃]), non-negative with at least one user; read-only.
+    edges : tuple of (numpy.ndarray or None)
+        Per column, its bucket edges (numerical columns) or None; default: None for every column.
+    source : str, default ""
+        Where the users come from (a file or a synthetic spec), for display.
+
+    Raises
+    ------
+    InvalidInput
+        When ``counts`` does not match the labels' lengths, the product domain is refused by
+        :func:`check_product_domain`, or the counts are negative or hold no user.
+    """
 
     columns: tuple[str, ...]
     labels: tuple[tuple[str, ...], ...]
@@ -118,6 +154,31 @@ def joint_from_table(df: pd.DataFrame, columns: Sequence[str], *, buckets: Mappi
     Categorical columns (text, integers, or numbers with at most :data:`MAX_NUMERIC_CATEGORIES` distinct values)
     keep their distinct values; a column named in ``buckets`` is cut into that many equal-width bins over its
     ``ranges`` entry (default its own min..max; values outside are clipped).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    columns : sequence of str
+        2 or 3 different column names of ``df``.
+    buckets : mapping of str to int, optional
+        Per numerical column, its number of equal-width bins.
+    ranges : mapping of str to tuple of (float, float), optional
+        Per bucketized column, the (low, high) range of its bins.
+    source : str, default ""
+        Where the table comes from, kept on the population.
+
+    Returns
+    -------
+    JointPopulation
+        Users per combination of the columns' codes.
+
+    Raises
+    ------
+    InvalidInput
+        For fewer than 2 or more than 3 columns, a repeated or unknown column, buckets or a range for a column
+        not listed (or a range without buckets), no row holding every column, a numerical column with many
+        distinct values and no buckets, or a product domain above :data:`MAX_PRODUCT_CELLS`.
     """
     columns = [str(c) for c in columns]
     if not 2 <= len(columns) <= MAX_COLUMNS:
@@ -143,7 +204,25 @@ def joint_from_table(df: pd.DataFrame, columns: Sequence[str], *, buckets: Mappi
 
 
 def parse_joint_spec(spec: str) -> tuple[str, dict[str, float]]:
-    """``name:key=value,...`` of :data:`JOINT_SPECS` → (name, parameters with defaults)."""
+    """``name:key=value,...`` of :data:`JOINT_SPECS` → (name, parameters with defaults).
+
+    Parameters
+    ----------
+    spec : str
+        E.g. ``"correlated:d1=10,d2=10,rho=0.8"``; keys d1, d2, d3, rho (not for ``independent``) and s.
+
+    Returns
+    -------
+    tuple of (str, dict of str to float)
+        The lower-cased spec name, and its parameters: d1 = d2 = 10, rho = 0.8 (``correlated``) or 0, s = 1.1
+        unless given; d3 only when given.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name, an item that is not ``key=number`` with a known key, a domain size that is not a
+        whole number ≥ 2, rho outside [0, 1], or s not a finite number ≥ 0.
+    """
     name, _, args = str(spec).strip().partition(":")
     name = name.strip().lower()
     if name not in JOINT_SPECS:
@@ -177,7 +256,24 @@ def _copy_kernel(d_from: int, d_to: int, rho: float) -> np.ndarray:
 
 
 def spec_distribution(params: Mapping[str, float]) -> np.ndarray:
-    """The exact joint distribution of a :func:`parse_joint_spec` spec (a Markov chain of copy kernels)."""
+    """The exact joint distribution of a :func:`parse_joint_spec` spec (a Markov chain of copy kernels).
+
+    Parameters
+    ----------
+    params : mapping of str to float
+        d1, d2[, d3], rho and s, as returned by :func:`parse_joint_spec`.
+
+    Returns
+    -------
+    numpy.ndarray
+        P(c₁, c₂[, c₃]) = Zipf_s(c₁)·K₁₂(c₁, c₂)[·K₂₃(c₂, c₃)], of shape (d₁, d₂[, d₃]), summing to one
+        (the module docstring defines the copy kernel K).
+
+    Raises
+    ------
+    InvalidInput
+        When the product domain exceeds :data:`MAX_PRODUCT_CELLS`.
+    """
     sizes = [int(params[k]) for k in ("d1", "d2", "d3") if k in params]
     check_product_domain(sizes)
     first = 1.0 / np.arange(1, sizes[0] + 1) ** params["s"]
@@ -189,7 +285,28 @@ def spec_distribution(params: Mapping[str, float]) -> np.ndarray:
 
 
 def joint_synthetic(spec: str, n: int, rng: np.random.Generator) -> tuple[JointPopulation, np.ndarray]:
-    """``n`` users drawn from a synthetic spec, and the spec's exact joint distribution."""
+    """``n`` users drawn from a synthetic spec, and the spec's exact joint distribution.
+
+    Parameters
+    ----------
+    spec : str
+        A spec of :data:`JOINT_SPECS` (:func:`parse_joint_spec`).
+    n : int
+        The number of users, a positive integer.
+    rng : numpy.random.Generator
+        The generator of the one multinomial draw.
+
+    Returns
+    -------
+    tuple of (JointPopulation, numpy.ndarray)
+        The users (columns ``x1``, ``x2``[, ``x3``], labels the codes, ``source`` the spec) and the exact joint
+        distribution (:func:`spec_distribution`).
+
+    Raises
+    ------
+    InvalidInput
+        For an invalid spec, a product domain that is too large, or an n that is not a positive integer.
+    """
     _, params = parse_joint_spec(spec)
     truth = spec_distribution(params)
     counts = draw_population(truth.ravel(), n, rng).reshape(truth.shape)
