@@ -263,7 +263,33 @@ def _regular_file(path: str | os.PathLike[str]) -> tuple[Path, str, int]:
 
 def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read a CSV (``.csv``, ``.txt``, ``.tsv``, optionally ``.gz``) or Parquet (``.parquet``, ``.pq``)
-    file chosen by its extension. Raises a one-line ``ValueError`` on any failure."""
+    file chosen by its extension. Raises a one-line ``ValueError`` on any failure.
+
+    Excel workbooks (:data:`EXCEL_EXTENSIONS`) are read too (their first sheet) when pandas' optional reader is
+    installed.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A non-empty regular file of at most :data:`MAX_TEXT_BYTES` (gzip: once decompressed too).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, at least one row and one column, column names as strings, at most :data:`MAX_ROWS` rows.
+
+    Raises
+    ------
+    InvalidInput
+        (a ``ValueError``) One line, when the file is missing, not a regular file, empty, too large, of an
+        unsupported type, not well-formed, in an undetectable encoding, or without rows or columns.
+
+    Warns
+    -----
+    UserWarning
+        When the text is not UTF-8 and is read in a detected encoding (``df.attrs["encoding"]``), or the table has
+        more than :data:`MAX_ROWS` rows (only the first are kept).
+    """
     p, label, size = _regular_file(path)
     kind, compressed = _kind_of(p.name)
     try:
@@ -328,7 +354,25 @@ def text_lines_from_bytes(data: bytes, label: str) -> list[str]:
 
 
 def load_json_object(data: bytes, filename: str) -> dict:
-    """A JSON object (e.g. a dashboard configuration) from an uploaded file's bytes, or a one-line LDPError."""
+    """A JSON object (e.g. a dashboard configuration) from an uploaded file's bytes, or a one-line LDPError.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content, UTF-8 (a byte-order mark is accepted), at most 1 MB.
+    filename : str
+        The file's name, for messages.
+
+    Returns
+    -------
+    dict
+        The decoded JSON object.
+
+    Raises
+    ------
+    InvalidInput
+        When the content is larger than 1 MB, not UTF-8 JSON, or JSON other than an object.
+    """
     import json
 
     label = f"file '{filename}'"
@@ -344,7 +388,32 @@ def load_json_object(data: bytes, filename: str) -> dict:
 
 
 def load_table_bytes(data: bytes, filename: str) -> pd.DataFrame:
-    """Like :func:`load_table` for an uploaded file's content; ``filename`` gives the format."""
+    """Like :func:`load_table` for an uploaded file's content; ``filename`` gives the format.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's content (bytes, bytearray or memoryview), non-empty, at most :data:`MAX_TEXT_BYTES`.
+    filename : str
+        The uploaded file's name: its extension selects the format (:data:`SUPPORTED_EXTENSIONS`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, as :func:`load_table` returns it.
+
+    Raises
+    ------
+    InvalidInput
+        One line, for an unsupported extension, content that is not bytes, empty or too large, or any failure
+        :func:`load_table` reports.
+
+    Warns
+    -----
+    UserWarning
+        When the text is not UTF-8 and is read in a detected encoding (``df.attrs["encoding"]``), or the table has
+        more than :data:`MAX_ROWS` rows (only the first are kept).
+    """
     label = f"file '{filename}'"
     kind, compressed = _kind_of(filename)
     if not isinstance(data, bytes | bytearray | memoryview):
@@ -376,7 +445,26 @@ def _available(columns: list[str]) -> str:
 
 def get_column(df: pd.DataFrame, column: str) -> pd.Series:
     """The column called ``column``; surrounding spaces and letter case are forgiven when that is
-    unambiguous. ``ValueError`` lists the available columns otherwise."""
+    unambiguous. ``ValueError`` lists the available columns otherwise.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    column : str
+        The column's name: exact, else matching exactly one column once spaces are stripped, else exactly one
+        once case is ignored too.
+
+    Returns
+    -------
+    pandas.Series
+        The column, named as in the table.
+
+    Raises
+    ------
+    InvalidInput
+        (a ``ValueError``) When no column (or more than one) matches; the message lists the available columns.
+    """
     names = [str(c) for c in df.columns]
     if column in df.columns:
         return df[column]
