@@ -24,7 +24,7 @@ MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimator
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation",
            "ldp.engines", "ldp.data.domain", "ldp.data.joint",
-           "ldp.data.loaders")
+           "ldp.data.loaders", "ldp.data.samples", "ldp.data.scale", "ldp.data.spreadsheet")
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")

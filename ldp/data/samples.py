@@ -191,7 +191,23 @@ def list_samples(kind: str | None = "table") -> list[dict[str, Any]]:
     """Metadata of the bundled samples of ``kind`` (``"table"`` by default, ``"baskets"``, or None for every
     sample): name, kind, title, description, file, rows, source, licence, ``stand_in`` where the sample stands in
     for a paper's dataset, and columns (name, kind ``categorical``/``numerical``, description, optional unit,
-    natural range and ``stand_in``; empty for basket files, whose ``rows`` are baskets and ``items`` their domain)."""
+    natural range and ``stand_in``; empty for basket files, whose ``rows`` are baskets and ``items`` their domain).
+
+    Parameters
+    ----------
+    kind : {"table", "baskets"} or None, default "table"
+        Which samples to list (:data:`SAMPLE_KINDS`); None lists every sample.
+
+    Returns
+    -------
+    list of dict
+        One dict per sample (a deep copy: changing it changes nothing here), with its file's ``path``.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown ``kind``.
+    """
     if kind is not None and kind not in SAMPLE_KINDS:
         raise InvalidInput(f"unknown kind of sample {kind!r}; one of {', '.join(SAMPLE_KINDS)}")
     out = []
@@ -206,7 +222,25 @@ def list_samples(kind: str | None = "table") -> list[dict[str, Any]]:
 
 def stand_in_of(name: str, column: str | None = None) -> str:
     """What a sample (``column`` None) or one of its columns stands in for among the papers' datasets, or ""
-    (a column of a stand-in sample is not one itself unless labelled: the income sample's hours are not income)."""
+    (a column of a stand-in sample is not one itself unless labelled: the income sample's hours are not income).
+
+    Parameters
+    ----------
+    name : str
+        A bundled sample's name (case and surrounding spaces ignored).
+    column : str, optional
+        One of its columns; None asks about the sample itself.
+
+    Returns
+    -------
+    str
+        The description of the paper's dataset it stands in for, or ``""`` (also for a column it does not have).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown sample name.
+    """
     meta = _SAMPLES[_key(name)]
     if column is None:
         return str(meta.get("stand_in", ""))
@@ -224,7 +258,23 @@ def _key(name: str, kind: str | None = None) -> str:
 
 
 def sample_path(name: str) -> Path:
-    """Path of a bundled sample's file; ``ValueError`` for an unknown name."""
+    """Path of a bundled sample's file; ``ValueError`` for an unknown name.
+
+    Parameters
+    ----------
+    name : str
+        A bundled sample's name, table or baskets (case and surrounding spaces ignored).
+
+    Returns
+    -------
+    pathlib.Path
+        The file under :data:`SAMPLE_DIR` (not checked to exist).
+
+    Raises
+    ------
+    InvalidInput
+        (a ``ValueError``) For an unknown name; the message lists the available ones.
+    """
     return SAMPLE_DIR / _SAMPLES[_key(name)]["file"]
 
 
@@ -240,7 +290,24 @@ def _read(path: Path) -> pd.DataFrame:
 
 
 def load_sample(name: str) -> pd.DataFrame:
-    """The bundled sample table ``name`` (a fresh copy; files are parsed once per process)."""
+    """The bundled sample table ``name`` (a fresh copy; files are parsed once per process).
+
+    Parameters
+    ----------
+    name : str
+        A table sample's name (``kind="table"`` in :func:`list_samples`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, a copy the caller may change.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name or a basket sample, a missing sample file (rebuild it with
+        ``sample_data/build_samples.py``), or a file :func:`~ldp.data.loaders.load_table` cannot read.
+    """
     return _read(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "table")]["file"])).copy()
 
 
@@ -251,5 +318,21 @@ def _lines(path: Path) -> tuple[str, ...]:
 
 def load_baskets(name: str) -> list[str]:
     """The lines of the bundled basket sample ``name``: one set per line, its items separated by spaces (the
-    format ``ldp.studies.itemsets.read_baskets`` and ``ldp itemsets --data`` read)."""
+    format ``ldp.studies.itemsets.read_baskets`` and ``ldp itemsets --data`` read).
+
+    Parameters
+    ----------
+    name : str
+        A basket sample's name (``kind="baskets"`` in :func:`list_samples`).
+
+    Returns
+    -------
+    list of str
+        The file's lines, one basket each (a fresh list; the file is read once per process).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown name or a table sample, a missing sample file, or a file that cannot be read as UTF-8 text.
+    """
     return list(_lines(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "baskets")]["file"])))

@@ -20,6 +20,18 @@ class ValueScale:
     outside [0, 1] (an SW report lies in [−b, 1 + b], i.e. [low − b·w, high + b·w] with w = high − low).
     ``edges(d)`` are the same equal-width edges as :func:`ldp.data.domain.bucketize` uses, so an estimate
     and a bucketized column share their bins and the histogram metrics come out in real units.
+
+    Parameters
+    ----------
+    low : float, default 0.0
+        The lower end of the column's range.
+    high : float, default 1.0
+        The upper end; low < high, both finite and with a finite width.
+
+    Raises
+    ------
+    InvalidInput
+        When the ends are not numbers, not finite, or not low < high.
     """
 
     low: float = 0.0

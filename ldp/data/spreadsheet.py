@@ -21,7 +21,19 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: Any) -> Any:
-    """``value`` as a CSV cell: numbers (and None) unchanged, text escaped when a spreadsheet would run it."""
+    """``value`` as a CSV cell: numbers (and None) unchanged, text escaped when a spreadsheet would run it.
+
+    Parameters
+    ----------
+    value : Any
+        A cell's value.
+
+    Returns
+    -------
+    Any
+        ``value`` itself for None, numbers and booleans; otherwise its text, prefixed with an apostrophe when it
+        starts with one of :data:`FORMULA_STARTS`.
+    """
     if value is None or isinstance(value, (numbers.Number, bool)):
         return value
     text = str(value)
@@ -29,11 +41,34 @@ def csv_cell(value: Any) -> Any:
 
 
 def safe_row(values: Iterable[Any]) -> list[Any]:
+    """A CSV row with every cell :func:`csv_cell`-escaped (for :mod:`csv` writers).
+
+    Parameters
+    ----------
+    values : iterable
+        The row's cells.
+
+    Returns
+    -------
+    list
+        The escaped cells, in order.
+    """
     return [csv_cell(v) for v in values]
 
 
 def safe_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``table`` whose text cells and column names are :func:`csv_cell`-escaped (numbers untouched)."""
+    """A copy of ``table`` whose text cells and column names are :func:`csv_cell`-escaped (numbers untouched).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table to write (left unchanged).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The copy: column names as escaped text, object and string columns escaped cell by cell.
+    """
     out = table.copy()
     out.columns = [csv_cell(str(c)) for c in out.columns]
     for column in out.columns:
