@@ -19,12 +19,10 @@ import textwrap
 
 import pytest
 
-PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.classroom")  # every module inside
+PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.classroom", "ldp.data")  # all modules inside
 MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimators.reconstruction",
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
-           "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation",
-           "ldp.engines", "ldp.data.domain", "ldp.data.joint",
-           "ldp.data.loaders", "ldp.data.samples", "ldp.data.scale", "ldp.data.spreadsheet")
+           "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")

@@ -217,7 +217,28 @@ def _validate(family: str, p: dict[str, Any]) -> None:
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``(family, params)`` with defaults filled in; a mixture's params hold ``components``, a list of
-    ``(weight, family, params)`` with normalised weights. ``ValueError`` names the valid families."""
+    ``(weight, family, params)`` with normalised weights. ``ValueError`` names the valid families.
+
+    Parameters
+    ----------
+    spec : str
+        A spec in the module docstring's grammar, e.g. ``"gaussian:mu=0,sigma=1,d=50"`` (aliases: mix, normal,
+        exp, triangle).
+
+    Returns
+    -------
+    tuple of (str, dict of str to Any)
+        The canonical family name (a key of :data:`SYNTHETIC`) and its parameters: the family's defaults
+        updated with the given ones, ``d`` an int in [2, 1,000,000].
+
+    Raises
+    ------
+    InvalidInput
+        (a ``ValueError``) For an empty or unparsable spec, an unknown family or parameter, a parameter given
+        twice or not a finite number, a value out of its family's range (d, s, sigma, lam, a, b, the triangular
+        corners, lo < hi), or a malformed mixture (not one formula, zipf or a mixture as a component, a
+        non-positive weight, given weights leaving nothing for the others).
+    """
     if not isinstance(spec, str) or not spec.strip():
         raise InvalidInput(f"empty synthetic spec; valid names: {_valid_names()}")
     text = spec.strip()
@@ -367,18 +388,72 @@ def spiky_spec(d: int = 64) -> str:
     """An Income-like spiky column on [0, 1] over ``d`` buckets (a stand-in for the square-wave paper's Income data,
     §6.1: "people tend to report income using round numbers"): 40 % a smooth exponential (rate 4) and 60 % in six
     equal spikes at the "round" values 0.1, 0.2, …, 0.6 (Gaussians of σ = 0.0005, narrower than a bucket up to
-    d ≈ 1,000, so each spike is one or two buckets)."""
+    d ≈ 1,000, so each spike is one or two buckets).
+
+    Parameters
+    ----------
+    d : int, default 64
+        The number of buckets.
+
+    Returns
+    -------
+    str
+        A ``mix:`` spec for :func:`parse_spec`, :func:`generate` and :func:`true_distribution`.
+
+    References
+    ----------
+    Li et al., the square-wave paper (SIGMOD 2020), §6.1 (the Income dataset).
+    """
     spikes = "+".join(f"0.1*gaussian(mu={m:g},sigma=0.0005)" for m in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6))
     return f"mix:0.4*exponential(lam=4)+{spikes},lo=0,hi=1,d={int(d)}"
 
 
 def true_distribution(spec: str) -> np.ndarray:
-    """Exact probabilities of the ``d`` codes of ``spec`` (float64, sums to 1)."""
+    """Exact probabilities of the ``d`` codes of ``spec`` (float64, sums to 1).
+
+    Parameters
+    ----------
+    spec : str
+        A synthetic spec (:func:`parse_spec`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The (d,) probabilities: Zipf weights 1/r^s normalised, or the truncated distributions' CDF differences
+        over the d equal-width bins (a mixture: the weighted sum of its normalised components).
+
+    Raises
+    ------
+    InvalidInput
+        For a spec :func:`parse_spec` refuses, a range that cannot be cut into d distinct bins, or a component
+        with no probability mass inside the range.
+    """
     return _plan(spec).probs.copy()
 
 
 def generate(spec: str, n: int, rng: np.random.Generator) -> EncodedColumn:
-    """``n`` users drawn i.i.d. from ``spec`` (codes from the exact bin probabilities), in random order."""
+    """``n`` users drawn i.i.d. from ``spec`` (codes from the exact bin probabilities), in random order.
+
+    Parameters
+    ----------
+    spec : str
+        A synthetic spec (:func:`parse_spec`).
+    n : int
+        The number of users, a positive integer.
+    rng : numpy.random.Generator
+        The generator of the draw.
+
+    Returns
+    -------
+    EncodedColumn
+        n codes in [0, d), named by the spec; categorical (zipf, labels the ranks) or numerical (with the bins'
+        real-unit edges; poisson labelled by its integers).
+
+    Raises
+    ------
+    InvalidInput
+        For an n that is not a positive integer, or an invalid spec (see :func:`true_distribution`).
+    """
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise InvalidInput(f"number of users n must be a positive integer, got {n!r}")
     plan = _plan(spec)
@@ -388,7 +463,27 @@ def generate(spec: str, n: int, rng: np.random.Generator) -> EncodedColumn:
 
 def generate_values(spec: str, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` real-valued draws (float64) of a numerical ``spec``, truncated to its range; for ``zipf``
-    the ranks ``1..d``. Bucketizing them over the spec's edges follows :func:`true_distribution`."""
+    the ranks ``1..d``. Bucketizing them over the spec's edges follows :func:`true_distribution`.
+
+    Parameters
+    ----------
+    spec : str
+        A synthetic spec (:func:`parse_spec`).
+    n : int
+        The number of draws, a positive integer.
+    rng : numpy.random.Generator
+        The generator of the draws (a mixture: one multinomial split over its components, then a shuffle).
+
+    Returns
+    -------
+    numpy.ndarray
+        The (n,) float64 values, within the spec's range (zipf: ranks 1..d; poisson: integers).
+
+    Raises
+    ------
+    InvalidInput
+        For an n that is not a positive integer, or an invalid spec (see :func:`true_distribution`).
+    """
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise InvalidInput(f"number of users n must be a positive integer, got {n!r}")
     plan = _plan(spec)
