@@ -110,6 +110,9 @@ def _bounded(values: list[Any], flag: str) -> list[Any]:
         raise UsageError(f"{flag} is empty")
     if len(values) > MAX_LIST:
         raise UsageError(f"{flag} lists {len(values):,} values; at most {MAX_LIST:,}")
+    twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+    if twice is not None:
+        raise UsageError(f"{flag} lists {twice:g} twice" if isinstance(twice, float) else f"{flag} lists {twice} twice")
     return values
 
 
@@ -132,7 +135,7 @@ def _pure_oracles(text: str | None, default: Sequence[str]) -> list[str]:
         if not getattr(MECHANISMS.get(name), "pure", False):  # unknown names raise the registry's one line
             pure = ", ".join(m.name for m in MECHANISMS if getattr(m, "pure", False))
             raise UsageError(f"--mechanism {name}: not a pure frequency oracle (these are: {pure})")
-    return [MECHANISMS.get(name).name for name in names]
+    return _bounded([MECHANISMS.get(name).name for name in names], "--mechanism")
 
 
 # --------------------------------------------------------------------------- rendering

@@ -146,6 +146,10 @@ def test_output_file(capsys, tmp_path: Path) -> None:
     (("bounds", "--users", "0"), "--users must lie in [1,"),
     (("bounds", "--level", 1), "--level must lie strictly between 0 and 1"),
     (("bounds", "--mechanism", "grr,oue"), "--mechanism takes one value for bounds"),
+    (("dp-vs-ldp", "--mechanism", "grr,GRR"), "--mechanism lists grr twice"),
+    (("dp-vs-ldp", "--users", "10,10"), "--users lists 10 twice"),
+    (("bounds", "--epsilon", "1,1.0"), "--epsilon lists 1 twice"),
+    (("dp-vs-ldp", "--seed", -1), "seed must be non-negative"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:
     code, out, err = run(capsys, *argv)
