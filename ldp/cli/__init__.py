@@ -25,6 +25,9 @@ Subcommands (``ldp COMMAND --help`` for each)::
                     [--users N] [--buckets A=B,...] [--range A=LO:HI,...] [--queries K] [--seed S] [--format json|table]
     ldp deployments [--epsilon E] [(--data FILE | --sample NAME) --column C | --synthetic SPEC] [--users N]
                     [--rounds T] [--steps S] [--gamma G] [--seed S] [--format json|table]
+    ldp lecture     grr-table|ue-example|composition|dp-vs-ldp|bounds [--epsilon E[,E...]] [--d D[,D...]]
+                    [--users LIST] [--max-reports K] [--mechanism M] [--p FRACTION] [--trials T] [--seed S]
+                    [--level L] [--format json|table] [--output FILE]
     ldp reproduce   --list | ID [--scale lecture|paper] [--trials T] [--epsilons LIST] [--seed S]
                     [--executor serial|processes|dask] [--format json|csv|table] [--output FILE] [--figure FILE]
 
@@ -54,6 +57,7 @@ from ldp.cli.deployment_commands import add_deployment_command
 from ldp.cli.heavy_hitter_commands import add_heavy_hitter_command
 from ldp.cli.itemset_commands import add_itemset_command
 from ldp.cli.joint_commands import add_joint_command
+from ldp.cli.lecture_commands import add_lecture_command
 from ldp.cli.mean_commands import add_mean_command
 from ldp.cli.options import (
     EXIT_USAGE,
@@ -270,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_itemset_command(sub)
     add_joint_command(sub)
     add_deployment_command(sub)
+    add_lecture_command(sub)
     add_reproduce_command(sub)
     return parser
 
