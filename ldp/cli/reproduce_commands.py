@@ -69,8 +69,9 @@ def add_reproduce_command(sub: argparse._SubParsersAction) -> None:
     own.add_argument("--sample", metavar="NAME", help="run on a column of a bundled sample, e.g. flights (with "
                                                       "--column)")
     p.add_argument("--column", metavar="C", help="the column of --data or --sample the figure runs on")
-    p.add_argument("--buckets", type=int, metavar="B", help="equal-width buckets for a numerical column (default: "
-                                                            "the study's d)")
+    p.add_argument("--buckets", type=int, metavar="B",
+                   help="without --data/--sample: the study's d (e.g. the square-wave Figs. 2–4 at 1,024 buckets); "
+                        "with them: equal-width buckets for a numerical column (default: the study's d)")
     p.set_defaults(func=cmd_reproduce)
 
 
@@ -155,8 +156,14 @@ def _own_data(figure: ReproducibleFigure, settings: dict[str, Any], args: argpar
               ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """``settings`` on the column of --data or --sample, and the JSON's ``data``; unchanged without either."""
     if args.data is None and args.sample is None:
-        if args.column is not None or args.buckets is not None:
-            raise UsageError("--column and --buckets go with --data FILE or --sample NAME")
+        if args.column is not None:
+            raise UsageError("--column goes with --data FILE or --sample NAME")
+        if args.buckets is not None:  # the study's own population at another number of values/buckets
+            if "d" not in settings:
+                raise UsageError(f"--buckets: {figure.name} has no number of buckets to set (it varies d itself)")
+            if args.buckets < 2:
+                raise UsageError(f"--buckets must be at least 2, got {args.buckets}")
+            settings = {**settings, "d": int(args.buckets)}
         return settings, None
     if args.column is None:
         raise UsageError(f"give the column to run on: --column C with --{'data' if args.data else 'sample'}")

@@ -118,8 +118,18 @@ def test_a_figure_on_a_file_s_numerical_column(tmp_path, capsys):
      "square-wave-fig-2 takes a numerical column; 'dest' is categorical"),
     (["convolution-fig-3", "--sample", "flights", "--column", "dest"], "convolution-fig-3 cannot run on your data"),
     (["consistency-fig-4", "--sample", "flights"], "give the column"),
-    (["consistency-fig-4", "--column", "dest"], "--column and --buckets go with --data"),
+    (["consistency-fig-4", "--column", "dest"], "--column goes with --data"),
+    (["square-wave-fig-7", "--buckets", "1024"], "square-wave-fig-7 has no number of buckets to set"),
+    (["square-wave-fig-2", "--buckets", "1"], "--buckets must be at least 2"),
 ])
 def test_the_wrong_data_exits_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, "reproduce", *argv)
     assert code == 2 and not out and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_buckets_set_the_studys_own_d_without_data(capsys):
+    """The square-wave paper's Figs. 2–4 at 1,024 buckets as well as 256: --buckets sets the study's d."""
+    code, out, err = run(capsys, "reproduce", "square-wave-fig-2", "--buckets", "1024", "--trials", "1",
+                         "--epsilons", "4", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["settings"]["d"] == 1024
