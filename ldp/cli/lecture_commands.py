@@ -34,6 +34,7 @@ from ldp.studies.lecture import (
     grr_probability_table,
     unary_example,
 )
+from ldp.studies.mean_variance import binned_mean_pitfall
 
 __all__ = ["ITEMS", "add_lecture_command"]
 
@@ -267,6 +268,17 @@ def _bounds(args: argparse.Namespace) -> Output:
                    table, preamble)
 
 
+def _two_bins(args: argparse.Namespace) -> Output:
+    eps = _one(_epsilons(args, [DEFAULT_EPSILON]), "--epsilon", "two-bins")
+    users = _one(_users(args, [_default(binned_mean_pitfall, "users")]), "--users", "two-bins")
+    value = _default(binned_mean_pitfall, "value")
+    table = binned_mean_pitfall(value=value, epsilon=eps, users=users)
+    preamble = (f"every one of {users:,} users holds {value:g}; the mean read off an OUE histogram of k bins over "
+                f"[−1, 1] at ε = {eps:g} against Stochastic Rounding (the lecture's pitfall: two bins put it at "
+                "0.5).\n")
+    return _output("two-bins", {"epsilon": eps, "users": users, "value": value}, table, preamble)
+
+
 ITEMS: dict[str, LectureItem] = {item.name: item for item in (
     LectureItem("grr-table", "GRR's p and q for every (ε, d) beside the lecture's printed table",
                 ("epsilon", "d"), _grr_table),
@@ -277,6 +289,8 @@ ITEMS: dict[str, LectureItem] = {item.name: item for item in (
                 ("epsilon", "d", "users", "mechanism", "trials", "seed"), _dp_vs_ldp),
     LectureItem("bounds", "Hoeffding and Bernstein interval widths beside the exact intervals",
                 ("epsilon", "d", "users", "mechanism", "level"), _bounds),
+    LectureItem("two-bins", "the mean through a histogram of k bins (the lecture's two-bin pitfall) against SR",
+                ("epsilon", "users"), _two_bins),
 )}
 
 #: Every item option: argparse dest → its flag (to name a refused one).
@@ -311,8 +325,8 @@ def add_lecture_command(sub: argparse._SubParsersAction) -> None:
     sub
         The ``ldp`` parser's subparsers.
     """
-    p = sub.add_parser("lecture", help="the Learn page's lecture items: grr-table, ue-example, composition, "
-                                       "dp-vs-ldp, bounds", epilog=EPILOG,
+    p = sub.add_parser("lecture", help="the lecture's items: grr-table, ue-example, composition, dp-vs-ldp, bounds, "
+                                       "two-bins", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("item", choices=list(ITEMS), metavar="ITEM", help=f"one of {', '.join(ITEMS)}")
     p.add_argument("--epsilon", "-e", metavar="E[,E...]", help="privacy budget ε > 0 (a list for grr-table, bounds)")

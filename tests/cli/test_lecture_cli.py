@@ -155,3 +155,14 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+
+
+def test_two_bins_is_the_lectures_pitfall(capsys):
+    """All users at 0.01: two bins put the mean at 0.5 (bias 0.49) whatever n; SR is unbiased and far closer."""
+    code, out, err = run(capsys, "two-bins", "--users", "10000")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    two = next(r for r in rows if r["bins"] == 2)
+    assert two["expected estimate"] == pytest.approx(0.5) and two["bias"] == pytest.approx(0.49)
+    sr = next(r for r in rows if "SR" in str(r["method"]) or "Stochastic" in str(r["method"]))
+    assert sr["RMSE"] < min(r["RMSE"] for r in rows if r is not sr)
