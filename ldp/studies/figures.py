@@ -49,9 +49,11 @@ SCALES = ("lecture", "paper", "tiny")
 
 #: Seconds per work unit. A study's units count its collections × estimators × domain values, times the relative
 #: cost of its estimators per domain value (IBU's 10⁴ plain iterations, EMS, range queries … — the factor in each
-#: ``_u_*`` function, measured once at the lecture scale on the development machine: 2 shared cores, under the load
-#: of other jobs; checked against paper-scale runs of 11 figures: within about 2.5× either way).
-SECONDS_PER_UNIT = 2.0e-6
+#: ``_u_*`` function, measured once at the lecture scale on the development machine). Calibrated against every
+#: figure's paper-scale run by ``ldp reproduce ID --scale paper`` on the 2-core development machine at load 0.4–2.5
+#: (26 runs, 0.9 s to 105 s each): the median of measured/estimated; the figures range from 0.4× to 4.5× it (the
+#: smallest are mostly the command's ~1 s start). Under other jobs' load (≈ 10) runs took up to 10× longer.
+SECONDS_PER_UNIT = 2.0e-7
 
 _RUN_KEYS = ("progress", "executor", "workers", "address")
 
