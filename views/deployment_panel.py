@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ldp.studies.deployments import DEPLOYMENTS, deployed_vs_textbook, memoization_rows
+from ldp.studies.deployments import DEPLOYMENTS, MAX_COMPARED_VALUES, deployed_vs_textbook, memoization_rows
 from ldp.viz.deployments import deployed_figure, memoization_figure
 from views import common
+
+__all__ = ["MAX_COMPARED_VALUES", "budgets_table", "show_deployments"]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

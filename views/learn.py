@@ -25,7 +25,7 @@ from ldp.studies import choices, lecture
 from ldp.viz import lecture as viz
 from views import common
 from views.controls import Control, render
-from views.deployment_panel import show_deployments
+from views.deployment_panel import MAX_COMPARED_VALUES, show_deployments
 
 MAX_HEATMAP_COLUMNS = 64  # a full channel with more outputs is drawn truncated (and says so)
 WARNER_CLASSES = 1000  # repeated classes for the spread of Warner's estimate
@@ -650,8 +650,6 @@ def grr_table_section() -> None:
         st.dataframe(_fmt(table), hide_index=True, key="learn_grr_table")
 
 
-#: Largest domain the deployments' comparison uses (CMS/HCMS build a d × d collision matrix).
-DEPLOYED_MAX_D = 1024
 
 
 @st.fragment
@@ -661,9 +659,9 @@ def deployments_section(epsilon: float) -> None:
                    "learn_x_deployed") as shown:
         if not shown:
             return
-        d = min(int(st.session_state.get(CMP_D.key, CMP_D.default)), DEPLOYED_MAX_D)
+        d = min(int(st.session_state.get(CMP_D.key, CMP_D.default)), MAX_COMPARED_VALUES)
         n = int(st.session_state.get(CMP_N.key, CMP_N.default))
-        st.markdown(f"The comparison table's d and n (d capped at {DEPLOYED_MAX_D:,}) with every value equally "
+        st.markdown(f"The comparison table's d and n (d capped at {MAX_COMPARED_VALUES:,}) with every value equally "
                     "likely; the Story page runs the same comparison on your own data.")
         show_deployments(np.full(d, 1.0 / d), n, epsilon, "learn_deployed", f"{d:,} equally likely values")
 

@@ -11,13 +11,11 @@ import math
 from ldp.cli.options import UsageError, add_output_args, count
 from ldp.cli.population import add_population_args, load_population
 from ldp.cli.render import Output, fmt, render
-from ldp.studies.deployments import DEPLOYMENTS, deployed_vs_textbook, memoization_rows
+from ldp.studies.deployments import DEPLOYMENTS, MAX_COMPARED_VALUES, deployed_vs_textbook, memoization_rows
 
 __all__ = ["add_deployment_command"]
 
 DEFAULT_USERS = 100_000
-#: The largest domain compared (CMS/HCMS build a d × d collision matrix).
-MAX_D = 4096
 EPILOG = """\
 The population (--data/--sample with --column, or --synthetic) gives the frequencies the deployed and textbook
 oracles are compared on, each with its closed-form variance at the same --epsilon (RAPPOR, memoized, takes it as
@@ -54,8 +52,8 @@ def cmd_deployments(args: argparse.Namespace) -> int:
     if args.data is None and args.sample is None and args.synthetic is None:
         args.synthetic = "uniform:d=100"
     pop = load_population(args)
-    if pop.d > MAX_D:
-        raise UsageError(f"the population has {pop.d:,} values; the comparison takes at most {MAX_D:,} "
+    if pop.d > MAX_COMPARED_VALUES:
+        raise UsageError(f"the population has {pop.d:,} values; the comparison takes at most {MAX_COMPARED_VALUES:,} "
                          "(bucketize a numerical column with --buckets)")
     users = args.users or (int(pop.counts.sum()) if pop.counts is not None else DEFAULT_USERS)
     comparison = deployed_vs_textbook(pop.frequencies, users, args.epsilon)

@@ -37,9 +37,9 @@ from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.mechanisms import get_mechanism, mechanisms_of
-from ldp.mechanisms.memoization import change_evidence, memoized_histogram_rounds, memoized_mean_rounds
+from ldp.mechanisms.memoization import MAX_CELLS, change_evidence, memoized_histogram_rounds, memoized_mean_rounds
 
-__all__ = ["DEPLOYMENTS", "TEXTBOOK", "Deployment", "deployed_vs_textbook", "memoization_rows",
+__all__ = ["DEPLOYMENTS", "MAX_COMPARED_VALUES", "TEXTBOOK", "Deployment", "deployed_vs_textbook", "memoization_rows",
            "rappor_chrome_epsilons"]
 
 APPLE_OVERVIEW = "Apple, Differential Privacy Overview (2017)"
@@ -130,13 +130,19 @@ class Deployment:
 
 
 _RAPPOR_EPS_1, _RAPPOR_EPS_INF = rappor_chrome_epsilons()
+#: The sketch the comparison gives CMS/HCMS: m = 1,024 cells (the width Apple's paper describes; our default 64 cannot
+#: tell a few hundred values apart — the collision matrix turns singular), k = 16 hashes (our default).
+APPLE_SKETCH = {"m": 1024}
+#: Largest domain :func:`deployed_vs_textbook` compares: CMS/HCMS's exact variance inverts a d × d collision matrix
+#: (about 1 s each at d = 512, 6.5 s at d = 1,024 on the development machine).
+MAX_COMPARED_VALUES = 512
 
 #: The deployments the dashboard shows (module docstring for the sources).
 DEPLOYMENTS: tuple[Deployment, ...] = (
     Deployment("Apple", "Emoji suggestions (iOS, macOS)", "hcms", 4.0, None, False, APPLE_OVERVIEW,
-               "donations per day are capped by Apple; the cap is not published per use case"),
-    Deployment("Apple", "QuickType new words", "hcms", 8.0, None, False, APPLE_OVERVIEW),
-    Deployment("Apple", "Health type usage", "cms", 2.0, None, False, APPLE_OVERVIEW),
+               "donations per day are capped by Apple; the cap is not published per use case", APPLE_SKETCH),
+    Deployment("Apple", "QuickType new words", "hcms", 8.0, None, False, APPLE_OVERVIEW, "", APPLE_SKETCH),
+    Deployment("Apple", "Health type usage", "cms", 2.0, None, False, APPLE_OVERVIEW, "", APPLE_SKETCH),
     Deployment("Apple", "macOS 10.12 data types, as measured", "cms", 2.0, 16.0, False, TANG,
                "per-datum ε of 1 or 2; daily loss up to 16 for two types (measured, not published by Apple)"),
     Deployment("Google", "Chrome settings (homepage, search engine)", "rappor", _RAPPOR_EPS_1, None, True,
@@ -205,6 +211,9 @@ def deployed_vs_textbook(freqs: Sequence[float] | np.ndarray, n: int, epsilon: f
         raise InvalidInput("frequencies must be a vector of at least two non-negative numbers summing to 1")
     n = check_positive_int(n, "n")
     d = f.size
+    if d > MAX_COMPARED_VALUES:
+        raise InvalidInput(f"the comparison takes at most {MAX_COMPARED_VALUES:,} values (CMS/HCMS invert a d × d "
+                           f"collision matrix), got {d:,}: bucketize or keep the most frequent values")
     companies: dict[str, list[str]] = {}
     params: dict[str, Mapping[str, Any]] = {}
     oracles = {c.name for c in mechanisms_of("frequency")}
@@ -272,6 +281,9 @@ def memoization_rows(*, epsilon: float = 1.0, rounds: int = 30, users: int = 20_
     """
     rounds = check_positive_int(rounds, "rounds")
     users = check_positive_int(users, "users")
+    if rounds * users * HISTOGRAM_D_PRIME > MAX_CELLS:  # before the (rounds, users) arrays are drawn
+        raise InvalidInput(f"{rounds:,} rounds × {users:,} users is more than the {MAX_CELLS:,} reports a repeated "
+                           "collection simulates: fewer rounds or users")
     rng = rng_for(int(seed), "deployments", "memoization", "levels")
     level = rng.uniform(-0.9, 0.9, users)
     steady = np.clip(level[None, :] + rng.normal(0.0, drift, (rounds, users)), -1.0, 1.0)

@@ -54,3 +54,17 @@ def test_memoization_rows_say_what_it_protects_and_what_not():
     moving = rows.loc["does not protect: a value that keeps changing", "number"]
     assert 1.0 <= steady < 20 / 5 < moving <= 20  # ε = 1: fresh reports would cost 20
     assert rows["protected"].any() and not rows["protected"].all()
+
+
+def test_sizes_are_refused_before_the_work():
+    with pytest.raises(InvalidInput, match="at most 512 values"):
+        deployed_vs_textbook(np.full(1000, 1e-3), 100, 1.0)
+    with pytest.raises(InvalidInput, match="reports a repeated collection simulates"):
+        memoization_rows(rounds=10_000, users=10_000)
+
+
+def test_the_sketches_tell_a_few_hundred_values_apart():
+    # CMS/HCMS at their default m = 64 cannot separate 512 values (singular collision matrix); the comparison's
+    # m = 1,024 can
+    table = deployed_vs_textbook(np.full(512, 1 / 512), 100_000, 1.0)
+    assert {"cms", "hcms"} <= set(table["name"])
