@@ -35,6 +35,7 @@ group's own estimates.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -149,9 +150,20 @@ class HeavyHitterMethod(Protocol):
         self.top_k = TOP_K.validate(top_k, self.name)
         self._setup(**params)
 
+    #: The small instance (bits, k, parameters) whose clients' exact channels the ε-LDP check enumerates.
+    small_instance: ClassVar[dict[str, Any]] = {"bits": 6, "top_k": 2}
+
     def _setup(self, **params: Any) -> None:
         if params:
             raise InvalidInput(f"{self.name}: unknown parameter(s) {', '.join(sorted(params))}")
+
+    @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """The registered frequency oracles of the rounds of :attr:`small_instance`, one per prefix width (see
+        :meth:`ldp.mechanisms.protocol.Protocol.round_clients`)."""
+        method = cls(epsilon, **cls.small_instance)
+        return [(f"{method.oracle} over the 2^{w} prefixes of {w} bits", oracle)
+                for w, oracle in sorted(method._oracles.items())]
 
     def validate_values(self, values: Any) -> np.ndarray:
         arr = np.asarray(values)
@@ -296,6 +308,7 @@ class PEM(PrefixExtending):
     description: ClassVar[str] = "groups report ever longer prefixes; the top k are extended by η bits per round"
     paper: ClassVar[str] = "Wang, Li, Jha — Locally Differentially Private Heavy Hitter Identification, TDSC 2021"
     declared_parameters: ClassVar[tuple[Param, ...]] = (BITS, TOP_K, ETA, START, THRESHOLD, ORACLE, GROUPS)
+    small_instance: ClassVar[dict[str, Any]] = {"bits": 6, "top_k": 2, "eta": 2}  # prefixes of 3, 5 and 6 bits
 
     def _setup(self, eta: int = 4, start: int | None = None, threshold: float | None = None,
                oracle: str = "olh", groups: str = "uniform") -> None:
@@ -398,12 +411,18 @@ class PrivTrie(HeavyHitterMethod):
         sizes = np.array([min(2 ** min(level, 62), 2 * self.keep) for level in range(1, self.bits + 1)], dtype=float)
         return sizes / sizes.sum()
 
-    def report_probability(self, report: int, value: int, length: int, node: int) -> float:
-        """Pr[answer | value, asked about ``node`` at level ``length``] exactly (the object of the ε-LDP check; the
-        node is drawn independently of the value)."""
-        p = self._bit.p_star
-        truth = int((int(value) >> (self.bits - int(length))) == int(node))
-        return p if int(report) == truth else 1.0 - p
+    small_instance: ClassVar[dict[str, Any]] = {"bits": 4, "top_k": 2}
+
+    @classmethod
+    def client_channels(cls, epsilon: float) -> list[tuple[str, np.ndarray]]:
+        """Pr[answer | value, asked about node c at level L] for every level and node of :attr:`small_instance`
+        (the node is drawn independently of the value): the true answer 1[the value's L-bit prefix is c] through the
+        registered GRR over {0, 1}, so each value's row is that GRR's row of its answer."""
+        trie = cls(epsilon, **cls.small_instance)
+        bit = trie._bit.channel()[0]
+        values = np.arange(1 << trie.bits)
+        return [(f"level {length}, node {node}", bit[((values >> (trie.bits - length)) == node).astype(int)])
+                for length in range(1, trie.bits + 1) for node in range(1 << length)]
 
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
         level = rng.choice(self.bits, size=values.size, p=self.level_weights())
@@ -595,6 +614,17 @@ class MultipleChannel(HeavyHitterMethod):
 
     def _setup(self, channels: int = 64) -> None:
         self.channels = CHANNELS.validate(channels, self.name)
+
+    small_instance: ClassVar[dict[str, Any]] = {"bits": 3, "top_k": 2, "channels": 4}
+
+    @classmethod
+    def client_channels(cls, epsilon: float) -> list[tuple[str, np.ndarray]]:
+        """Pr[the K sent bits | value] for every bit position of :attr:`small_instance` (the position is drawn
+        independently of the value), over all 2^K sent vectors (:meth:`report_probability`)."""
+        mc = cls(epsilon, **cls.small_instance)
+        sent = list(itertools.product((0, 1), repeat=mc.channels))
+        return [(f"bit position {t}", np.array([[mc.report_probability(o, v, t) for o in sent]
+                                                for v in range(1 << mc.bits)])) for t in range(mc.bits)]
 
     def report_probability(self, sent: Sequence[int], value: int, position: int) -> float:
         """Pr[the K sent bits | value, position] exactly (the object of the ε-LDP check; the position is drawn

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ldp.core.errors import InvalidInput
+import numpy as np
+
+from ldp.core.errors import InvalidInput, NotAvailable
 from ldp.core.params import EPSILON, Param
 from ldp.core.registry import PROTOCOLS
 
@@ -84,6 +86,56 @@ class Protocol:
         """One line saying why ``ldp perturb``/``ldp aggregate`` cannot run it (None when they can): the interactive
         protocols' :meth:`interactive_note` by default."""
         return cls.interactive_note() if cls.collection == "interactive" else None
+
+    # ------------------------------------------------------------------ privacy: the clients' exact channels
+    @classmethod
+    def client_channels(cls, epsilon: float) -> list[tuple[str, np.ndarray]]:
+        """The exact channel of one user's report in every kind of round, on a small instance of the protocol.
+
+        A user takes part in one round and reports once, through a channel that may depend on public choices the
+        server makes independently of her value (her round, the node or bit position she is asked about, the
+        round's padding length); one matrix per such choice, rows the user's inputs, columns her reports, entries
+        Pr[report | input]. The protocol is ε-LDP when every matrix's largest log ratio within a column
+        (:func:`~ldp.mechanisms.base.channel_privacy_loss`) is at most ε, and spends its budget when one of them
+        reaches ε; the conformance suite checks both at the boundary for every registered protocol.
+
+        Generic: the channels of :meth:`round_clients` (each with a ``channel()`` as
+        :meth:`ldp.mechanisms.base.Mechanism.channel`); a family whose client is not a channel object overrides this.
+
+        Parameters
+        ----------
+        epsilon : float
+            The protocol's privacy budget.
+
+        Returns
+        -------
+        list of (str, numpy.ndarray)
+            A label (which round or public choice) and the inputs × reports matrix, each row summing to 1.
+        """
+        return [(label, np.asarray(client.channel(max_outputs=1 << 16)[0], dtype=np.float64))
+                for label, client in cls.round_clients(epsilon)]
+
+    @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """The local randomizers the rounds' users run on a small instance (hook of :meth:`client_channels`).
+
+        Parameters
+        ----------
+        epsilon : float
+            The budget each round's client runs at (one round per user: parallel composition).
+
+        Returns
+        -------
+        list of (str, object)
+            A label and an object with ``channel(max_outputs)`` returning (matrix, labels): a registered mechanism,
+            or a family's composition of one with its input encoding.
+
+        Raises
+        ------
+        NotAvailable
+            When the family declares neither this hook nor :meth:`client_channels`.
+        """
+        raise NotAvailable(f"{cls.name}: declares no client channel (round_clients or client_channels)")
 
 
 def protocols_of(kind: str) -> list[type[Protocol]]:

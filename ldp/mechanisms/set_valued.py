@@ -22,6 +22,7 @@ GRR — "cannot scale" (:class:`WholeSetOracle`; refused beyond ``STRAWMAN_MAX_I
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,8 +122,6 @@ class PaddingSampling:
         if oracle == "adaptive":
             oracle = "grr" if self.grr_variance() <= self.olh_variance() else "olh"
         self.oracle = oracle
-        e = math.exp(amplified_epsilon(self.epsilon, self.length))
-        self.grr_p, self.grr_q = e / (e + self.size - 1), 1.0 / (e + self.size - 1)
 
     @property
     def mechanism(self) -> Mechanism:
@@ -174,9 +173,49 @@ class PaddingSampling:
         holding each item, unbiased where every set has at most ℓ items."""
         return self.length * np.asarray(oracle_estimate, dtype=np.float64)[: self.d]
 
-    def report_probability(self, report: int, padded: Sequence[int]) -> float:
-        """Pr[report | the padded set] for GRR (the exact channel the ε-LDP check enumerates)."""
-        return float(np.mean([self.grr_p if report == v else self.grr_q for v in padded]))
+    def input_sets(self) -> list[tuple[int, ...]]:
+        """Every set of at most ℓ + 1 of the d items (the sets a channel is enumerated over: up to ℓ items they are
+        padded, ℓ + 1 items exercise the random ℓ kept of a longer set; longer sets mix the same rows)."""
+        return [items for size in range(min(self.d, self.length + 1) + 1)
+                for items in itertools.combinations(range(self.d), size)]
+
+    def sampling_matrix(self, sets: Sequence[Sequence[int]]) -> np.ndarray:
+        """Pr[the sampled padded value is u | set x], rows the sets, columns the d + ℓ padded values (what
+        :meth:`sample` draws): each item of x with probability 1/max(ℓ, |x|), each dummy ⊥_j, j < ℓ − |x|, with 1/ℓ.
+
+        Parameters
+        ----------
+        sets : sequence of sequences of int
+            Sets of distinct item codes in [0, d).
+
+        Returns
+        -------
+        numpy.ndarray
+            The len(sets) × (d + ℓ) matrix, each row summing to 1.
+        """
+        out = np.zeros((len(sets), self.size))
+        for row, items in enumerate(sets):
+            out[row, list(items)] = 1.0 / max(self.length, len(items))
+            out[row, self.d: self.d + max(0, self.length - len(items))] = 1.0 / self.length
+        return out
+
+    def channel(self, max_outputs: int = 4096) -> tuple[np.ndarray, list[str]]:
+        """The exact channel of one user's report: Pr[report | set] = Σ_u Pr[u | set]·Pr[report | u], the sampling
+        (:meth:`sampling_matrix` over :meth:`input_sets`) followed by the registered oracle's exact channel. With
+        GRR at ε′ = ln(ℓ(e^ε − 1) + 1) its largest log ratio is exactly ε (the module docstring's amplification).
+
+        Parameters
+        ----------
+        max_outputs : int, default 4096
+            The most reports the oracle's channel may have (a larger one is refused, not enumerated).
+
+        Returns
+        -------
+        (numpy.ndarray, list of str)
+            The sets × reports matrix and the reports' labels.
+        """
+        inner, labels = self.mechanism.channel(max_outputs)
+        return self.sampling_matrix(self.input_sets()) @ inner, labels
 
 
 #: Most items the strawman accepts: its oracle runs over all 2^d subsets, and 2^20 = 1,048,576 values is the largest
@@ -211,6 +250,22 @@ class WholeSetOracle:
     def mechanism(self) -> Mechanism:
         """The registered frequency oracle over the 2^d subsets."""
         return self._mechanism(self.oracle)
+
+    def channel(self, max_outputs: int = 4096) -> tuple[np.ndarray, list[str]]:
+        """The exact channel of one user's report, rows the 2^d sets in bit-mask order: the mask is a one-to-one code
+        of the set (:meth:`encode`), so it is the registered oracle's channel over the 2^d masks.
+
+        Parameters
+        ----------
+        max_outputs : int, default 4096
+            Refuse (``InvalidInput``) an oracle with more reports than this.
+
+        Returns
+        -------
+        (numpy.ndarray, list of str)
+            The 2^d × reports matrix and the reports' labels.
+        """
+        return self.mechanism.channel(max_outputs)
 
     def encode(self, sets: SetValues) -> np.ndarray:
         """Each user's set as its bit mask Σ_{v ∈ x} 2^v (the sum is the OR: no item repeats within a set)."""

@@ -24,17 +24,19 @@ import pandas as pd
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
-from ldp.core.registry import PROTOCOLS
+from ldp.core.registry import MECHANISMS, PROTOCOLS
 from ldp.core.streams import rng_for
 from ldp.engines import collect
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.maths.simplex import norm_sub
+from ldp.mechanisms.base import Mechanism
 from ldp.mechanisms.protocol import Protocol
 from ldp.mechanisms.set_valued import PAD, STRAWMAN_MAX_ITEMS, PaddingSampling, SetValues, WholeSetOracle
 
 __all__ = ["COMPARED_MINERS", "ItemsetMiner", "ItemsetResult", "LDPMINER_SPLIT", "SVIM_SPLIT", "collect_padded",
            "compare_miners", "estimate_padded",
-           "flight_baskets", "items_against_epsilon", "ldpminer", "padding_tradeoff", "private_lengths", "psfo_items",
+           "flight_baskets", "items_against_epsilon", "ldpminer", "length_oracle", "padding_tradeoff",
+           "private_lengths", "psfo_items",
            "read_baskets", "sample_baskets", "strawman_items", "svim", "svsm", "synthetic_sets", "tail_correction",
            "true_itemsets"]
 
@@ -203,6 +205,24 @@ def _split(sets: SetValues, shares: Sequence[float], rng: np.random.Generator) -
     return groups
 
 
+def length_oracle(epsilon: float, cap: int) -> Mechanism:
+    """The registered GRR at ε over the lengths 0 … cap: the client of the rounds that estimate θ.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget.
+    cap : int
+        The largest length reported (longer sets report ``cap``).
+
+    Returns
+    -------
+    Mechanism
+        GRR over cap + 1 values.
+    """
+    return MECHANISMS.get("grr")(epsilon, int(cap) + 1)
+
+
 def private_lengths(lengths: np.ndarray, cap: int, epsilon: float, rng: np.random.Generator
                     ) -> tuple[np.ndarray, int, np.ndarray]:
     """The distribution θ of the users' set lengths (capped at ``cap``), estimated from GRR reports over 0 … cap
@@ -211,11 +231,8 @@ def private_lengths(lengths: np.ndarray, cap: int, epsilon: float, rng: np.rando
     (unbiased, may be negative), which the tail correction needs (:func:`tail_correction`).
     Not the true lengths: public code computes ℓ from them, which leaks."""
     lengths = np.minimum(np.asarray(lengths, dtype=np.int64), int(cap))
-    e = np.exp(epsilon)
-    p, q = e / (e + cap), 1.0 / (e + cap)
-    other = rng.integers(0, cap, size=lengths.size)
-    reported = np.where(rng.random(lengths.size) < p, lengths, other + (other >= lengths))
-    raw = (np.bincount(reported, minlength=cap + 1) / max(1, lengths.size) - q) / (p - q)
+    grr = length_oracle(epsilon, cap)
+    raw = grr.invert(np.bincount(grr.perturb(lengths, rng), minlength=cap + 1), max(1, lengths.size))
     theta = norm_sub(raw)  # the consistency paper's Norm-Sub: clipping alone leaves the noise's mass in the tail
     cdf = np.cumsum(theta[1:]) / max(theta[1:].sum(), 1e-12)
     return theta, int(min(cap, np.searchsorted(cdf, LENGTH_PERCENTILE) + 1)), raw
@@ -487,6 +504,17 @@ PSFO_CLIENT = ("padding and sampling (PSFO): the set padded to ℓ, one of the �
                "GRR at ε′ = ln(ℓ(e^ε − 1) + 1) or OLH at ε over the d + ℓ padded values (the smaller variance)")
 
 
+#: The small instance whose clients' exact channels the ε-LDP check enumerates: 4 items, k = 2 (so SVIM's and
+#: LDPMiner's 2k candidates are all 4 items).
+SMALL_ITEMS, SMALL_K = 4, 2
+
+
+def _psfo_clients(epsilon: float, d: int, lengths: Sequence[int]) -> list[tuple[str, PaddingSampling]]:
+    """PSFO over d items at each padding length, with each oracle the adaptive choice may pick."""
+    return [(f"PSFO over {d} items, ℓ = {length}, {oracle}", PaddingSampling(epsilon, d, length, oracle))
+            for length in lengths for oracle in ("grr", "olh")]
+
+
 class ItemsetMiner(Protocol):
     """A registered miner of set-valued data (registry ``PROTOCOLS``, kind ``itemsets``): ``run(sets, ε, top_k=…,
     seed=…, engine=…, **parameters)`` simulates every user's report and the server's rounds and scores the answer
@@ -528,6 +556,15 @@ class SVIM(ItemsetMiner):
     paper = "Wang, Li, Jha — Locally Differentially Private Frequent Itemset Mining, S&P 2018"
     runner = staticmethod(svim)
 
+    @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """Phase 1's PSFO at ℓ = 1 over the items, phase 2's GRR over the lengths 0 … 2k, phase 3's PSFO over the 2k
+        candidates at every ℓ the private length may take (4 items, k = 2)."""
+        size = min(SMALL_ITEMS, 2 * SMALL_K)
+        return [*_psfo_clients(epsilon, SMALL_ITEMS, [1]), (f"GRR over the lengths 0 … {size}",
+                                                             length_oracle(epsilon, size)),
+                *_psfo_clients(epsilon, size, range(1, size + 1))]
+
 
 @PROTOCOLS.register
 class SVSM(ItemsetMiner):
@@ -541,6 +578,12 @@ class SVSM(ItemsetMiner):
     finds = "itemsets"
     runner = staticmethod(svsm)
 
+    @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """SVIM's rounds (half the users), then the same two rounds over the 2k candidate itemsets: their number of
+        held candidates by GRR, one held candidate by PSFO — with k = 2 the candidates are 4, as SVIM's items."""
+        return SVIM.round_clients(epsilon)
+
 
 @PROTOCOLS.register
 class LDPMiner(ItemsetMiner):
@@ -551,6 +594,14 @@ class LDPMiner(ItemsetMiner):
     description = "a private ℓ, 2k candidates, then every set padded to 2k"
     paper = "Qin, Yang, Yu, Khalil, Xiao, Ren — Heavy Hitter Estimation over Set-Valued Data with LDP, CCS 2016"
     runner = staticmethod(ldpminer)
+
+    @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """GRR over the lengths 0 … ``LENGTH_CAP``, PSFO over the items at the private ℓ (every ℓ up to the d + 1
+        that covers any set of the 4 items), PSFO over the 2k candidates at ℓ = 2k."""
+        size = min(SMALL_ITEMS, 2 * SMALL_K)
+        return [(f"GRR over the lengths 0 … {LENGTH_CAP}", length_oracle(epsilon, LENGTH_CAP)),
+                *_psfo_clients(epsilon, SMALL_ITEMS, range(1, SMALL_ITEMS + 2)), *_psfo_clients(epsilon, size, [size])]
 
 
 @PROTOCOLS.register
@@ -569,6 +620,12 @@ class Strawman(ItemsetMiner):
     runner = staticmethod(strawman_items)
 
     @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """The whole set as one of the 2^4 masks, through each oracle the adaptive choice may pick."""
+        return [(f"the set as one of 2^{SMALL_ITEMS} masks, {oracle}", WholeSetOracle(epsilon, SMALL_ITEMS, oracle))
+                for oracle in ("grr", "olh")]
+
+    @classmethod
     def no_report_files(cls) -> str | None:
         return ("strawman has no report files (its reports are one of 2^d subsets, read back only by the simulation); "
                 "run it with 'ldp itemsets --method strawman'")
@@ -585,4 +642,9 @@ class PSFO(ItemsetMiner):
     declared_parameters: tuple[Param, ...] = (PAD,)
     collection = "one-time"  # one round: ldp perturb / ldp aggregate --mechanism psfo write and read its reports
     runner = staticmethod(psfo_items)
+
+    @classmethod
+    def round_clients(cls, epsilon: float) -> list[tuple[str, Any]]:
+        """Padding and sampling over 4 items at ℓ = 1, 2, 3, through each oracle the adaptive choice may pick."""
+        return _psfo_clients(epsilon, SMALL_ITEMS, (1, 2, 3))
 

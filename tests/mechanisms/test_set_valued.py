@@ -4,7 +4,6 @@ adaptive oracle picks the smaller variance."""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -17,20 +16,35 @@ from ldp.studies.itemsets import collect_padded
 
 @pytest.mark.parametrize(("epsilon", "d", "length"), [(0.5, 3, 2), (1.0, 4, 3), (2.0, 3, 1), (3.0, 4, 2)])
 def test_psfo_with_grr_is_epsilon_ldp_at_the_boundary(epsilon, d, length):
-    """The exact report distribution of every padded set (sets of up to ℓ items plus dummies; a larger set's
-    report distribution is a mixture of these): the largest ratio over reports and pairs of sets is e^ε exactly —
+    """The exact report distribution of every set of up to ℓ + 1 items (padded, or ℓ of them kept; a larger set's
+    report distribution is a mixture of these rows): the largest ratio over reports and pairs of sets is e^ε exactly —
     a set holding the reported item against one that does not — never more, so the amplification spends the
-    budget exactly."""
+    budget exactly. Tolerance: a handful of float64 operations on probabilities ≥ 1e-3, far below 1e-9·ε."""
     psfo = PaddingSampling(epsilon, d, length, "grr")
-    padded = []
-    for size in range(0, length + 1):
-        for items in itertools.combinations(range(d), size):
-            padded.append(list(items) + [d + j for j in range(length - size)])
-    probs = np.array([[psfo.report_probability(a, s) for s in padded] for a in range(psfo.size)])
-    np.testing.assert_allclose(probs.sum(axis=0), 1.0, atol=1e-12)
-    loss = float(np.max(np.log(probs.max(axis=1) / probs.min(axis=1))))
+    matrix, labels = psfo.channel()
+    assert matrix.shape == (len(psfo.input_sets()), psfo.size) == (len(psfo.input_sets()), len(labels))
+    np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=1e-12)
+    loss = ldp.mechanisms.channel_privacy_loss(matrix)
     assert epsilon * (1 - 1e-9) < loss <= epsilon + 1e-12
     assert amplified_epsilon(epsilon, length) >= epsilon and amplified_epsilon(epsilon, 1) == pytest.approx(epsilon)
+
+
+@pytest.mark.parametrize("length", [1, 3])
+def test_the_channel_s_sampling_matrix_is_what_sample_draws(length):
+    """Every set of up to ℓ + 1 of 4 items, 4,000 users each: the frequency of each sampled padded value is within
+    5 binomial standard errors √(π(1 − π)/4000) (+ 1e-9 for π ∈ {0, 1}) of :meth:`sampling_matrix` — so the exact
+    channel the ε-LDP checks enumerate is the one the simulation runs."""
+    psfo = PaddingSampling(1.0, 4, length, "grr")
+    sets = psfo.input_sets()
+    repeats = 4_000
+    values = SetValues.from_lists([[f"i{v}" for v in items] for items in sets for _ in range(repeats)])
+    order = np.array([int(label[1:]) for label in values.labels])  # from_lists codes labels by first appearance
+    drawn = psfo.sample(values, np.random.default_rng(3)).reshape(len(sets), repeats)
+    real = drawn < psfo.d
+    drawn[real] = order[drawn[real]]
+    freq = np.stack([np.bincount(row, minlength=psfo.size) for row in drawn]) / repeats
+    pi = psfo.sampling_matrix(sets)
+    assert np.all(np.abs(freq - pi) <= 5 * np.sqrt(pi * (1 - pi) / repeats) + 1e-9)
 
 
 def _sets(rows):
