@@ -130,7 +130,7 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
         (start, stop), child = job
         # the reports were produced just now by the mechanism's own client: trusted, not re-validated (the
         # check is for reports crossing a boundary: files, the network, callers of Mechanism.aggregate)
-        return mechanism.aggregate(mechanism.perturb(take(start, stop, child), child), trusted=True)
+        return mechanism.perturb_aggregate(take(start, stop, child), child)
 
     secure = not isinstance(rng, np.random.Generator)
 

@@ -282,6 +282,37 @@ class Mechanism(ABC):
     @abstractmethod
     def _aggregate(self, reports: np.ndarray) -> np.ndarray: ...
 
+    def perturb_aggregate(self, values: Any, rng: RandomSource) -> Aggregate:
+        """Every user's report, aggregated where it is made: what ``aggregate(perturb(values, rng), trusted=True)``
+        returns, drawing the same randomness — the exact engine's path (:func:`ldp.engines.run_exact`).
+
+        Parameters
+        ----------
+        values : array_like
+            One input per user (as :meth:`perturb` takes them).
+        rng : numpy.random.Generator or SecureRandom
+            The randomness (as :meth:`perturb`).
+
+        Returns
+        -------
+        Aggregate
+            The reports' statistic and their number.
+
+        Notes
+        -----
+        Hook ``_perturb_aggregate`` lets a family skip the report matrix when its statistic can be accumulated from
+        the client's draws directly (SHE: the column sums of the noisy grid indices); it must give exactly the
+        statistic of the reports the same draws would have produced. The generic fallback materialises them.
+        """
+        arr, source = self.validate_values(values), check_random_source(rng, self.name)
+        statistic = self._perturb_aggregate(arr, source)
+        if statistic is None:
+            return self.aggregate(self._perturb(arr, source), trusted=True)
+        return Aggregate(np.asarray(statistic, dtype=np.float64), int(arr.shape[0]), "reports")
+
+    def _perturb_aggregate(self, values: np.ndarray, rng: RandomSource) -> np.ndarray | None:
+        return None
+
     def validate_reports(self, reports: Any) -> np.ndarray:
         """Check the shape, type and range of a report array (hook ``_validate_reports`` does the rest)."""
         rep = np.asarray(reports)

@@ -186,6 +186,17 @@ def check_perturb_is_determined_by_the_seed(case: Case) -> None:
     assert a.shape[0] == 300
 
 
+def check_perturb_aggregate_is_aggregate_of_perturb(case: Case) -> None:
+    """The exact engine's path (``perturb_aggregate``, which a family may fuse) draws the same randomness and gives,
+    to the bit, the statistic of the reports ``perturb`` makes from the same seed."""
+    mech = case.mechanism(1.0, 8)
+    values = sample_inputs(mech, 300, np.random.default_rng(1))
+    fused = mech.perturb_aggregate(values, np.random.default_rng(7))
+    plain = mech.aggregate(mech.perturb(values, np.random.default_rng(7)))
+    np.testing.assert_array_equal(fused.counts, plain.counts)
+    assert fused.n == plain.n == 300
+
+
 def check_engine_is_determined_by_the_seed(case: Case, engine: str) -> None:
     mech = case.mechanism(1.0, 8)
     counts = np.arange(1, 9) * 50
@@ -254,6 +265,7 @@ def yield_validation_checks(case: Case) -> Iterator[Any]:
     yield check_validates_aggregates
     yield check_validates_populations
     yield check_perturb_is_determined_by_the_seed
+    yield check_perturb_aggregate_is_aggregate_of_perturb
     for engine in ldp.engines.ENGINES:
         yield functools.partial(check_engine_is_determined_by_the_seed, engine=engine)
     yield check_exact_engine_is_independent_of_the_worker_count

@@ -102,13 +102,12 @@ class SHE(FrequencyOracle):
         k = math.ceil(40.0 * self.scale / step)
         return OutputGrid(0.0, step, -k, k + int(round(1.0 / step)))
 
-    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # Discrete Laplace noise in grid steps (exact on the grid, see the class docstring), plus 1/δ steps at
-        # the user's value, clamped, times δ: a report is a function of its grid indices alone. A block of
-        # users at a time, so that the float64 temporaries stay in cache.
+    def _noisy_indices(self, values: np.ndarray, rng: RandomSource) -> Iterator[tuple[int, int, np.ndarray]]:
+        """The clients' grid indices, a block of users at a time (so that the float64 temporaries stay in cache):
+        discrete Laplace noise in grid steps (exact on the grid, see the class docstring) plus 1/δ steps at the
+        user's value, clamped to the grid's ends. Yields (start, stop, block); the block is reused."""
         m, d = values.shape[0], self.d
         grid = self.output_grid
-        reports = np.empty((m, d), dtype=np.float32)
         rows = max(1, (1 << 15) // d)
         one = float(round(1.0 / grid.step))
         lo, hi = float(grid.lo_index), float(grid.hi_index)
@@ -119,10 +118,26 @@ class SHE(FrequencyOracle):
             c = discrete_laplace(rng, (stop - start, d), log_a, out=buffer[:(stop - start) * d].reshape(-1, d))
             c[np.arange(stop - start), values[start:stop]] += one
             np.clip(c, lo, hi, out=c)
-            c *= grid.step
+            yield start, stop, c
+
+    def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        # a report is a function of its grid indices alone: k·δ
+        reports = np.empty((values.shape[0], self.d), dtype=np.float32)
+        step = self.output_grid.step
+        for start, stop, c in self._noisy_indices(values, rng):
+            c *= step
             c += 0.0  # −0.0 → +0.0: a report is a function of k alone, not of the sign of zero noise
             reports[start:stop] = c
         return reports
+
+    def _perturb_aggregate(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        # Σ_users k·δ = δ·Σ_users k, without the float32 report matrix: the indices are integers below 2^24 in
+        # magnitude and δ a power of two, so every partial sum (fewer than 2^29 users per call) is exact in float64
+        # in either order — the same statistic, to the bit, as the reports' column sums (_support_counts).
+        total = np.zeros(self.d)
+        for _, _, c in self._noisy_indices(values, rng):
+            total += c.sum(axis=0)
+        return total * self.output_grid.step
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.d:
