@@ -106,7 +106,8 @@ def estimator_info(cls: Any) -> dict[str, Any]:
     -------
     dict
         :func:`~ldp.core.registry.describe`'s keys plus ``kinds`` (list of the mechanism kinds it serves),
-        ``base`` (the estimate it post-processes), and the flags ``consistent`` (its estimates lie on the simplex),
+        ``base`` (the registered estimator whose estimate it post-processes; None: it works from the aggregate),
+        and the flags ``consistent`` (its estimates are non-negative and sum to one),
         ``requires_pure`` and ``clip_queries``.
     """
     info = describe(cls)

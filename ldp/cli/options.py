@@ -62,8 +62,8 @@ def count(text: str) -> int:
     Raises
     ------
     argparse.ArgumentTypeError
-        Not a number, not a whole number (``2.5``), not finite, or beyond ±2⁶³ (argparse turns it into a one-line
-        usage error).
+        Not a number, not a whole number (``2.5``), not finite, or in scientific notation with a magnitude of 2⁶³
+        or more (argparse turns it into a one-line usage error).
     """
     try:
         return int(text)

@@ -159,7 +159,8 @@ class HeavyHitterResult:
     values : numpy.ndarray of uint64
         The heavy hitters found, best first (at most k).
     estimates : numpy.ndarray of float
-        Their estimated frequencies (fractions of the users; the segment methods' are scores, see ``notes``).
+        Their estimated frequencies (fractions of the users); segments and segment-pair give scores built from the
+        segments' estimates, multiple-channel each channel's signal strength (see ``notes``).
     rounds : tuple of Round
         Every round of the server, in order.
     parameters : dict

@@ -69,8 +69,8 @@ def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> f
 def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, owner: str) -> tuple[float, float]:
     """(p2, q2) of the second UE step ('sue': q2 = 1 − p2; 'oue': p2 = 1/2) giving ratio e^{ε1}.
 
-    The chained bit keeps a memoized 1 with p* = p1 p2 + (1 − p1) q2 and turns a memoized-0 user's bit to 1 with
-    q* = q1 p2 + (1 − q1) q2; the free parameter is the root (Brent's method) of ln(UE ratio of p*, q*) = ε1.
+    A report's bit is 1 with p* = p1 p2 + (1 − p1) q2 at the user's own value and with q* = q1 p2 + (1 − q1) q2 at
+    any other value; the free parameter is the root (Brent's method) of ln(UE ratio of p*, q*) = ε1.
 
     Parameters
     ----------
