@@ -113,8 +113,8 @@ def add_population_args(p: argparse.ArgumentParser, *, sweep_mode: bool) -> None
 def with_domain_size(spec: str, d: int) -> str:
     """The synthetic ``spec`` with its domain size set to ``d`` (replacing a top-level ``d=``).
 
-    Both spellings are understood: ``name:k=v,...`` and ``name(k=v,...)``; a ``d=`` nested in parentheses (a
-    mixture's component) is left alone.
+    Both spellings are understood: ``name:k=v,...`` and ``name(k=v,...)``; a ``d=`` inside nested parentheses
+    is left alone (only the top-level parameters are split).
 
     Parameters
     ----------
