@@ -162,6 +162,16 @@ def _listing(sub: Any, name: str, help_text: str, func: Any, kinds: Sequence[str
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ldp`` argument parser with every subcommand (listings, simulate, sweep, perturb, aggregate, advise,
+    the privacy, mean, heavy-hitter, itemset, joint, deployment, lecture and reproduce commands).
+
+    Each subcommand's parser stores the function that runs it as ``func`` (``args.func(args)`` → exit status).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser (a :class:`~ldp.cli.options.Parser`: usage errors exit with status 2 and one line).
+    """
     parser = Parser(prog="ldp", description="LDP Explorer: local differential privacy — frequency oracles, "
                                             "numerical distributions and means.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -350,7 +360,23 @@ def _keep_negative_values(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``ldp`` command line; returns the exit status (0 ok, 2 bad input)."""
+    """Run the ``ldp`` command line; returns the exit status (0 ok, 2 bad input).
+
+    Bad input (an :class:`~ldp.core.errors.LDPError`, an ``OSError`` or a ``MemoryError``) prints one
+    ``error: …`` line on stderr, without a traceback; warnings print as one ``warning: …`` line each.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; None: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 on bad input or a usage error (``--help`` and ``--version``: 0), 130 when
+        interrupted (Ctrl-C or SIGTERM), 141 when the output pipe closed (e.g. ``| head``); a command may return
+        another status of its own.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(_keep_negative_values(sys.argv[1:] if argv is None else list(argv)))

@@ -50,7 +50,20 @@ SIMULATE_METRICS_CSV_COLUMNS = ("trial", "estimator", "metric", "value")
 
 
 def progress_bar(total: int, label: str) -> Any:
-    """A tqdm progress bar on stderr (silent when stderr is not a terminal, e.g. in scripts and tests)."""
+    """A tqdm progress bar on stderr (silent when stderr is not a terminal, e.g. in scripts and tests).
+
+    Parameters
+    ----------
+    total : int
+        The number of steps (configurations) the bar counts to.
+    label : str
+        The bar's label (e.g. "sweep").
+
+    Returns
+    -------
+    tqdm.tqdm
+        The bar, a context manager; ``update(k)`` advances it by k configurations.
+    """
     from tqdm import tqdm
 
     return tqdm(total=total, desc=label, unit="config", file=sys.stderr, disable=None, leave=False)
@@ -58,7 +71,21 @@ def progress_bar(total: int, label: str) -> Any:
 
 # --------------------------------------------------------------------------- listings
 def mechanism_info(cls: type[Mechanism]) -> dict[str, Any]:
-    """Registry metadata of a mechanism class as JSON-able data."""
+    """Registry metadata of a mechanism class as JSON-able data.
+
+    Parameters
+    ----------
+    cls : type of Mechanism
+        A registered mechanism class.
+
+    Returns
+    -------
+    dict
+        :func:`~ldp.core.registry.describe`'s keys, ``parameters`` (``parameters_info()``: every parameter with its
+        range and default, ε and the domain parameter first) and the class's ``kind``, ``collection``,
+        ``input_kind``, ``report_format``, ``communication``, ``pure``, ``fast_engine_exact``, ``fast_engine_note``,
+        ``spends_full_budget`` and ``default_estimator``.
+    """
     info = describe(cls)
     info["parameters"] = cls.parameters_info()
     for key in ("kind", "collection", "input_kind", "report_format", "communication", "pure", "fast_engine_exact",
@@ -68,6 +95,21 @@ def mechanism_info(cls: type[Mechanism]) -> dict[str, Any]:
 
 
 def estimator_info(cls: Any) -> dict[str, Any]:
+    """Registry metadata of an estimator as JSON-able data (one entry of ``ldp estimators --format json``).
+
+    Parameters
+    ----------
+    cls : type
+        A registered estimator class (``ESTIMATORS``).
+
+    Returns
+    -------
+    dict
+        :func:`~ldp.core.registry.describe`'s keys plus ``kinds`` (list of the mechanism kinds it serves),
+        ``base`` (the registered estimator whose estimate it post-processes; None: it works from the aggregate),
+        and the flags ``consistent`` (its estimates are non-negative and sum to one),
+        ``requires_pure`` and ``clip_queries``.
+    """
     info = describe(cls)
     info.update({"kinds": list(cls.kinds), "base": cls.base, "consistent": bool(cls.consistent),
                  "requires_pure": bool(cls.requires_pure), "clip_queries": bool(cls.clip_queries)})
@@ -75,7 +117,19 @@ def estimator_info(cls: Any) -> dict[str, Any]:
 
 
 def protocol_info(cls: type[Protocol]) -> dict[str, Any]:
-    """Registry metadata of an interactive protocol as JSON-able data."""
+    """Registry metadata of an interactive protocol as JSON-able data.
+
+    Parameters
+    ----------
+    cls : type of Protocol
+        A registered protocol (heavy hitters, itemset mining).
+
+    Returns
+    -------
+    dict
+        :func:`~ldp.core.registry.describe`'s keys, ``parameters`` (its declared parameters with ranges and
+        defaults) and the protocol's ``kind``, ``collection``, ``client`` and ``cli_command``.
+    """
     info = describe(cls)
     info["parameters"] = cls.parameters_info()
     for key in ("kind", "collection", "client", "cli_command"):
@@ -84,7 +138,19 @@ def protocol_info(cls: type[Protocol]) -> dict[str, Any]:
 
 
 def cmd_mechanisms(args: argparse.Namespace) -> int:
-    """Every mechanism and every interactive protocol (heavy hitters, itemset miners), with its kind."""
+    """Every mechanism and every interactive protocol (heavy hitters, itemset miners), with its kind.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``ldp mechanisms``'s options: ``kind`` (a mechanism kind, a protocol kind or a collection — "one-time",
+        "longitudinal", "interactive" — or None for all) and ``format`` (table or JSON).
+
+    Returns
+    -------
+    int
+        The exit status, 0 (the listing is written to stdout).
+    """
     mechanisms, protocols = ([c for c in registry if args.kind is None or args.kind in (c.kind, c.collection)]
                              for registry in (MECHANISMS, PROTOCOLS))
     classes = [*mechanisms, *protocols]
@@ -96,6 +162,18 @@ def cmd_mechanisms(args: argparse.Namespace) -> int:
 
 
 def cmd_estimators(args: argparse.Namespace) -> int:
+    """``ldp estimators``: the registered estimators (name, kinds, consistent or not, description).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``kind`` (list only the estimators serving this mechanism kind; None: all) and ``format``.
+
+    Returns
+    -------
+    int
+        0, after writing the table (or JSON, one :func:`estimator_info` per estimator) to stdout.
+    """
     classes = [c for c in ESTIMATORS if args.kind is None or args.kind in c.kinds]
     rows = [[c.name, ",".join(c.kinds), "yes" if c.consistent else "no", c.description] for c in classes]
     render(Output([estimator_info(c) for c in classes], headers=["NAME", "KINDS", "CONSISTENT", "DESCRIPTION"],
@@ -104,13 +182,42 @@ def cmd_estimators(args: argparse.Namespace) -> int:
 
 
 def task_info(name: str) -> dict[str, Any]:
-    """A registered query task (:data:`ldp.core.registry.TASKS`) as JSON-able data."""
+    """A registered query task (:data:`ldp.core.registry.TASKS`) as JSON-able data.
+
+    Parameters
+    ----------
+    name : str
+        The task's registered name.
+
+    Returns
+    -------
+    dict
+        ``name``, ``display_name``, ``description``, ``parameters`` (parameter → default, None where the task
+        needs it given), ``better`` ("lower" or "higher") and ``paper``.
+
+    Raises
+    ------
+    InvalidInput
+        An unknown task name.
+    """
     task = TASKS.get(name)
     return {"name": task.name, "display_name": task.display_name, "description": task.description,
             "parameters": dict(task.parameters), "better": task.better, "paper": task.paper}
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
+    """``ldp tasks``: the query tasks the advisor can optimise for, with their parameters and direction.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Reads ``format`` only (the listing has no filter).
+
+    Returns
+    -------
+    int
+        0 once the listing is written.
+    """
     rows = [[t.name, ", ".join(f"{k}={v}" if v is not None else k for k, v in t.parameters.items()) or "-",
              t.better, t.description] for t in TASKS]
     render(Output([task_info(name) for name in TASKS.names()], headers=["NAME", "PARAMETERS", "BETTER", "DESCRIPTION"],
@@ -152,6 +259,31 @@ def _check_trials(trials: int) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    """``ldp simulate``: simulate a collection on a population and score the estimators.
+
+    Three paths: ``--config FILE`` re-runs a configuration downloaded from the Playground; a mean mechanism
+    estimates the mean and variance of a numerical column in real units; any other mechanism simulates the
+    population's histogram and writes the estimates and metrics (JSON, or CSV of estimates or of metrics).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of ``ldp simulate`` (mechanism, population, ``users``, estimators, engine, ``trials``,
+        ``seed``, ``config``/``data``, ``format``, ``output``).
+
+    Returns
+    -------
+    int
+        0 after writing the result (the data's notes and the simulation's warnings go to stderr).
+
+    Raises
+    ------
+    UsageError
+        A missing ``--mechanism``/``--epsilon`` without ``--config``, options given beside ``--config``, fewer than
+        one trial, users below 1 (2 for a mean) or above 10¹², or a format the path does not write.
+    InvalidInput
+        A bad mechanism, population, estimator or file.
+    """
     if args.config is not None:
         return _simulate_configuration(args)
     missing = [flag for flag, value in (("--mechanism/-m", args.mechanism), ("--epsilon/-e", args.epsilon))
@@ -279,6 +411,31 @@ def _sweep_params(mechanisms: list[type[Mechanism]], items: list[str]) -> dict[s
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    """``ldp sweep``: simulate a grid of configurations (mechanisms × ε × users × domain sizes) into a tidy CSV.
+
+    Every configuration and estimator is validated before any work; the rows (columns ``SWEEP_COLUMNS``) are
+    written as they come, with a progress bar on a terminal's stderr.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of ``ldp sweep``: ``mechanisms``, ``epsilons``, ``users``, ``domain_sizes``, ``param``,
+        ``epsilon_1``, the population, ``estimators``, ``trials``, ``engine``, ``seed``, ``executor``/``workers``/
+        ``dask`` and ``output``.
+
+    Returns
+    -------
+    int
+        0 when every row is written.
+
+    Raises
+    ------
+    UsageError
+        An empty list, mechanisms of different kinds or of the mean kind, ``--epsilon-1`` without a longitudinal
+        mechanism, ``--synthetic`` without ``--users``, or fewer than one trial or worker.
+    InvalidInput
+        A configuration a mechanism or an estimator refuses.
+    """
     _check_trials(args.trials)
     classes = [MECHANISMS.get(name) for name in dict.fromkeys(split_list(args.mechanisms))]
     if not classes:
@@ -361,6 +518,36 @@ def _advise_task_params(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
+    """``ldp advise``: which frequency estimator to use for a query task, from a file of real reports.
+
+    The advisor (:func:`ldp.studies.advisor.recommend`) simulates the candidates on a population fitted to the
+    reports and ranks them by the task's expected error (or score); the consistency paper's fixed guideline
+    (§V.F) is shown beside it where the task has one.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of ``ldp advise``: the mechanism, the domain, ``reports`` (the file), ``task`` and its
+        parameters (``k``, ``rho``, ``queries``, ``threshold``, ``group``), ``candidates``, ``trials``, ``seed``,
+        ``format`` and ``output``.
+
+    Returns
+    -------
+    int
+        0 after writing the ranking (table or JSON); candidates' notes go to stderr as warnings.
+
+    Raises
+    ------
+    UsageError
+        A mechanism that is not a frequency oracle, fewer than 2 trials, a task parameter the task does not take,
+        ``--rho`` outside (0, 1], or a malformed ``--group``.
+    InvalidInput
+        A bad report file, domain or estimator name.
+
+    References
+    ----------
+    Frequency-estimation-with-consistency paper, §V.F (the guideline: which estimator for which task).
+    """
     from ldp.studies.advisor import GAIN_COLUMN, recommend  # imports every estimator: only this command needs it
 
     cls = mechanism_class(args)

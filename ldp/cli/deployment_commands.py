@@ -29,6 +29,15 @@ settings.
 
 
 def add_deployment_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``ldp deployments``: the deployed budgets, the deployed oracles against the best textbook one at
+    the same ε, and what memoization protects (``--epsilon``, a population, ``--users``, ``--rounds``,
+    ``--steps``, ``--gamma``, ``--seed``, ``--format json|table``, ``--output``).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        Where the command is added: the subcommands of the ``ldp`` parser (:func:`ldp.cli.build_parser`).
+    """
     p = sub.add_parser("deployments", help="what Apple, Google and Microsoft run: budgets, accuracy, memoization",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--epsilon", "-e", type=float, default=1.0, metavar="E", help="the same budget for every oracle")

@@ -34,6 +34,15 @@ mse, relative_error), notes, source, seed.
 
 
 def add_heavy_hitter_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``ldp heavy-hitters``: run a registered heavy-hitter protocol (``--method``, ``--epsilon``,
+    ``--bits``, ``--top-k`` and the protocol's own flags) on a column or a synthetic Zipf population and score it
+    against the true top k.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``ldp`` parser's subparsers, which receive the ``heavy-hitters`` parser.
+    """
     p = sub.add_parser("heavy-hitters", help="find the k most frequent values of a 2^m domain",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--method", required=True, metavar="NAME", help=f"one of: {', '.join(METHODS)}")

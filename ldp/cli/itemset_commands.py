@@ -39,6 +39,14 @@ sets of 104 airports), a stand-in for the Kosarak click-stream.
 
 
 def add_itemset_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``ldp itemsets``: frequent items of a basket file or sample by one miner (``--method``) or the
+    lecture's comparison of miners over several seeds (``--compare``).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subparsers action of ``ldp`` to which the ``itemsets`` parser is added.
+    """
     p = sub.add_parser("itemsets", help="frequent items of set-valued data (one user per line)", epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     how = p.add_mutually_exclusive_group(required=True)

@@ -41,6 +41,14 @@ metrics (tvd, mse, [range_mse] against the users' true joint distribution), esti
 
 
 def add_joint_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``ldp joint``: the joint distribution of 2 or 3 columns (``--method`` product, split, calm or hdg;
+    default the advisor's choice) and, with ``--queries``, the error of random 2-D range queries.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``ldp`` subcommands; the ``joint`` parser is added there.
+    """
     p = sub.add_parser("joint", help="the joint distribution of 2 or 3 columns (product, split, calm, hdg)",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--method", choices=JOINT_METHODS.names(), help="default: the advisor's choice")

@@ -35,6 +35,14 @@ true_mean, [k], [delta], notes, source, seed.
 
 
 def add_mean_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``ldp mean``: the means of one or more numerical columns, each row a user's vector randomized by a
+    vector mechanism (or a mean mechanism's vector form).
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        Subparsers of the ``ldp`` parser; the ``mean`` parser joins them.
+    """
     p = sub.add_parser("mean", help="the mean of one or more numerical columns (a vector per user)",
                        epilog=MEAN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--mechanism", "-m", required=True, metavar="NAME",

@@ -39,7 +39,24 @@ __all__ = ["Population", "add_population_args", "check_population_choice", "load
 
 @dataclass
 class Population:
-    """A population for one mechanism kind."""
+    """A population for one mechanism kind.
+
+    Attributes
+    ----------
+    labels : list of str
+        The label of each code (category, integer code or bucket), d of them.
+    frequencies : numpy.ndarray, shape (d,)
+        The true frequency of each code (sums to 1).
+    counts : numpy.ndarray or None
+        Users per code of the data's rows; None for a synthetic population (it has frequencies only).
+    source : dict
+        Where it comes from, for the command's JSON (``data``/``sample``/``synthetic``, ``column``, the encoding,
+        ``rows``, ``dropped``, ``clipped``, ``edges``).
+    edges : numpy.ndarray or None
+        The d + 1 real-unit bucket edges of a numerical population; None for a categorical one.
+    notes : list of str
+        One-line warnings about the encoding (e.g. more buckets than distinct values).
+    """
 
     labels: list[str]
     frequencies: np.ndarray
@@ -58,6 +75,18 @@ class Population:
 
 
 def add_population_args(p: argparse.ArgumentParser, *, sweep_mode: bool) -> None:
+    """Add the "population" option group: ``--data``/``--sample``/``--synthetic``, ``--column``, ``--buckets``,
+    ``--range`` and ``--clip`` (read by :func:`load_population`, :func:`load_numbers` and
+    :func:`sweep_population`).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The subcommand's parser.
+    sweep_mode : bool
+        For ``ldp sweep``: without ``--domain-size``/``--domain`` (the sweep's ``--domain-sizes`` replaces them)
+        and with ``--categorical``.
+    """
     g = p.add_argument_group("population (one of --data, --sample, --synthetic)")
     g.add_argument("--data", metavar="FILE", help="CSV (.csv/.tsv/.txt, optionally .gz) or Parquet table")
     g.add_argument("--sample", metavar="NAME", help="a bundled sample table: " + ", ".join(
@@ -82,7 +111,23 @@ def add_population_args(p: argparse.ArgumentParser, *, sweep_mode: bool) -> None
 
 
 def with_domain_size(spec: str, d: int) -> str:
-    """The synthetic ``spec`` with its domain size set to ``d`` (replacing a top-level ``d=``)."""
+    """The synthetic ``spec`` with its domain size set to ``d`` (replacing a top-level ``d=``).
+
+    Both spellings are understood: ``name:k=v,...`` and ``name(k=v,...)``; a ``d=`` inside nested parentheses
+    is left alone (only the top-level parameters are split).
+
+    Parameters
+    ----------
+    spec : str
+        A synthetic population spec, e.g. ``"zipf:s=1.5,d=100"``.
+    d : int
+        The domain size to set.
+
+    Returns
+    -------
+    str
+        The spec with ``d=<d>`` as its last top-level parameter (e.g. ``"zipf:s=1.5,d=20"``).
+    """
     text = spec.strip()
     call = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*\((.*)\)\s*", text, flags=re.S)
     if call:
@@ -104,6 +149,25 @@ def with_domain_size(spec: str, d: int) -> str:
 
 
 def synthetic_population(spec: str, d: int | None = None) -> Population:
+    """The population of a synthetic spec: its exact frequencies, labels and (numerical specs) bucket edges.
+
+    Parameters
+    ----------
+    spec : str
+        A synthetic population spec (see :func:`ldp.data.parse_spec`).
+    d : int, optional
+        Replace the spec's domain size (:func:`with_domain_size`); None: the spec's own.
+
+    Returns
+    -------
+    Population
+        With ``counts`` None and ``source`` ``{"synthetic": spec}``.
+
+    Raises
+    ------
+    InvalidInput
+        A spec the synthetic generators do not accept.
+    """
     if d is not None:
         spec = with_domain_size(spec, d)
     freqs = true_distribution(spec)
@@ -112,6 +176,27 @@ def synthetic_population(spec: str, d: int | None = None) -> Population:
 
 
 def load_series(args: argparse.Namespace) -> tuple[pd.Series, dict[str, Any]]:
+    """The ``--column`` of ``--data FILE`` or ``--sample NAME``, and where it comes from.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Reads ``column``, ``data`` and ``sample`` (one of the last two is set).
+
+    Returns
+    -------
+    series : pandas.Series
+        The column as read.
+    source : dict
+        ``{"data": path}`` or :func:`sample_source`'s, with ``column``.
+
+    Raises
+    ------
+    UsageError
+        No ``--column``.
+    InvalidInput
+        An unreadable file, an unknown sample or column.
+    """
     if args.column is None:
         raise UsageError("--column is required with --data/--sample")
     if args.data is not None:
@@ -128,7 +213,20 @@ def load_series(args: argparse.Namespace) -> tuple[pd.Series, dict[str, Any]]:
 def sample_source(name: str, columns: Sequence[str] = ()) -> dict[str, Any]:
     """The ``source`` of a command's JSON for a bundled sample: its name and, where the sample or one of the
     ``columns`` stands in for a dataset of the papers, that label (``stand_in``: one string for one column or a
-    sample-wide label, else column -> label)."""
+    sample-wide label, else column -> label).
+
+    Parameters
+    ----------
+    name : str
+        The bundled sample's name.
+    columns : sequence of str, default ()
+        The columns the command reads.
+
+    Returns
+    -------
+    dict
+        ``{"sample": name}``, plus ``stand_in`` when a label applies (a str, or a dict column → label).
+    """
     labels = {c: stand_in_of(name, c) for c in columns if stand_in_of(name, c)}
     source: dict[str, Any] = {"sample": str(name)}
     if len(labels) == 1 and len(columns) == 1:
@@ -141,6 +239,27 @@ def sample_source(name: str, columns: Sequence[str] = ()) -> dict[str, Any]:
 
 
 def check_population_choice(args: argparse.Namespace, sweep_mode: bool = False) -> str:
+    """Which population source the options name, checked for options that do not go with it.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The population options (``data``, ``sample``, ``synthetic``, ``column``, ``buckets``, ``value_range``,
+        ``clip``, ``domain``).
+    sweep_mode : bool, default False
+        ``ldp sweep``: ``--range``/``--clip`` may come without ``--buckets`` (``--domain-sizes`` gives them).
+
+    Returns
+    -------
+    str
+        "--data", "--sample" or "--synthetic".
+
+    Raises
+    ------
+    UsageError
+        Not exactly one source, column or bucketing options with ``--synthetic``, or ``--range``/``--clip``
+        without ``--buckets`` (outside sweeps).
+    """
     chosen = [flag for flag, value in (("--data", args.data), ("--sample", args.sample),
                                        ("--synthetic", args.synthetic)) if value is not None]
     if len(chosen) != 1:
@@ -174,7 +293,30 @@ def _bucketize(series: pd.Series, buckets: int, value_range: Any, mode: str) -> 
 
 def load_population(args: argparse.Namespace, *, bucketed: bool = False) -> Population:
     """The population of ``simulate``: an encoded column (or synthetic distribution) with its labels; a
-    numerical mechanism needs real-unit bucket edges (a bucketized column or a numerical synthetic spec)."""
+    numerical mechanism needs real-unit bucket edges (a bucketized column or a numerical synthetic spec).
+
+    A column is encoded by ``--buckets`` (equal-width bins over ``--range``), ``--domain-size`` (integer codes),
+    ``--domain`` (labels from a file) or, by default, its distinct values.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The population options of ``simulate``/``perturb`` (and ``mechanism`` for the error message).
+    bucketed : bool, default False
+        Whether the mechanism is numerical (``Mechanism.bucketed``): then the population must have edges.
+
+    Returns
+    -------
+    Population
+        The encoded population.
+
+    Raises
+    ------
+    UsageError
+        A bad combination of options, or a categorical population for a numerical mechanism.
+    InvalidInput
+        An unreadable file, an unknown column or sample, values outside the range without ``--clip``.
+    """
     choice = check_population_choice(args)
     if choice == "--synthetic":
         pop = synthetic_population(args.synthetic, args.domain_size)
@@ -203,7 +345,31 @@ def load_population(args: argparse.Namespace, *, bucketed: bool = False) -> Popu
 
 
 def load_numbers(args: argparse.Namespace) -> tuple[np.ndarray, tuple[float, float], dict[str, Any]]:
-    """A mean mechanism's population: the column's numbers in real units, their range, and where they come from."""
+    """A mean mechanism's population: the column's numbers in real units, their range, and where they come from.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``data`` or ``sample``, ``column``, ``value_range`` (``--range``; default the column's min and max) and
+        ``clip`` (and ``mechanism`` for the messages).
+
+    Returns
+    -------
+    x : numpy.ndarray
+        One number per user (missing values dropped; clipped to the range with ``--clip``).
+    value_range : tuple of float
+        The public range (lo, hi) the mechanism maps to [−1, 1].
+    source : dict
+        Where the numbers come from, with ``rows``, ``dropped`` and ``clipped``.
+
+    Raises
+    ------
+    UsageError
+        ``--synthetic``, ``--buckets``, ``--domain-size`` or ``--domain`` given, or not exactly one of
+        ``--data``/``--sample``.
+    InvalidInput
+        An unreadable column, or values outside ``--range`` without ``--clip``.
+    """
     bad = [flag for flag, value in (("--synthetic", args.synthetic), ("--buckets", args.buckets),
                                     ("--domain-size", getattr(args, "domain_size", None)),
                                     ("--domain", getattr(args, "domain", None)))
@@ -220,12 +386,43 @@ def load_numbers(args: argparse.Namespace) -> tuple[np.ndarray, tuple[float, flo
 
 def users_rng(seed: int | None) -> np.random.Generator:
     """The stream drawing users from the data: the one population stream (``ldp.data.domain.population_rng``), so
-    the command line draws the same users as the pages for the same seed."""
+    the command line draws the same users as the pages for the same seed.
+
+    Parameters
+    ----------
+    seed : int, optional
+        The command's ``--seed``; None: fresh randomness.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The generator keyed by the seed and the population stream's name.
+    """
     return population_rng(seed)
 
 
 def users_counts(pop: Population, n: int | None, seed: int | None) -> np.ndarray:
-    """Users per code: the data's own rows when ``n`` is None or equals the row count, else ``draw_population``."""
+    """Users per code: the data's own rows when ``n`` is None or equals the row count, else ``draw_population``.
+
+    Parameters
+    ----------
+    pop : Population
+        The population (a column's counts, or a synthetic distribution's frequencies).
+    n : int, optional
+        ``--users``; None: the data's rows.
+    seed : int, optional
+        The seed of the draw (see :func:`users_rng`).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (d,)
+        Users per code, summing to n (or to the data's rows).
+
+    Raises
+    ------
+    UsageError
+        ``n`` None for a synthetic population (it has no rows).
+    """
     if n is None:
         if pop.counts is None:
             raise UsageError("--users is required with --synthetic")
@@ -235,7 +432,38 @@ def users_counts(pop: Population, n: int | None, seed: int | None) -> np.ndarray
 
 def sweep_population(args: argparse.Namespace, domain_sizes: list[int] | None, numerical: bool) -> tuple[
         Callable[[int, int, np.random.Generator], np.ndarray], list[int], int | None, list[str]]:
-    """``population(d, n, rng)`` for a sweep, the domain sizes, the number of rows (data only) and notes."""
+    """``population(d, n, rng)`` for a sweep, the domain sizes, the number of rows (data only) and notes.
+
+    A numerical column is bucketized once per domain size (when the mechanisms are numerical, ``--buckets`` or
+    ``--range`` is given, or ``--domain-sizes`` is given without ``--categorical``); otherwise its distinct values
+    are the categories and d is fixed.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The sweep's population options.
+    domain_sizes : list of int, optional
+        ``--domain-sizes``; None: the spec's d, the column's distinct values or ``--buckets``.
+    numerical : bool
+        Whether the swept mechanisms are numerical (they need bucket edges).
+
+    Returns
+    -------
+    population : SweepPopulation
+        Callable ``population(d, n, rng)`` → users per code for each domain size.
+    sizes : list of int
+        The domain sizes swept.
+    rows : int or None
+        The data's number of rows (None for a synthetic spec).
+    notes : list of str
+        One-line warnings of the bucketizing.
+
+    Raises
+    ------
+    UsageError
+        A bad combination of options (see the checks), a categorical column with other domain sizes than its own,
+        or a categorical synthetic spec for numerical mechanisms.
+    """
     if check_population_choice(args, sweep_mode=True) == "--synthetic":
         sizes = domain_sizes or [int(parse_spec(args.synthetic)[1]["d"])]
         pops = {d: synthetic_population(args.synthetic, d) for d in sizes}

@@ -164,7 +164,13 @@ def cmd_poison(args: argparse.Namespace) -> int:
 
 
 def add_privacy_commands(sub: Any) -> None:
-    """Register ``shuffle``, ``audit``, ``longitudinal`` and ``poison`` on the ``ldp`` subparsers."""
+    """Register ``shuffle``, ``audit``, ``longitudinal`` and ``poison`` on the ``ldp`` subparsers.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``ldp`` parser's subparsers (:func:`ldp.cli.build_parser`); the four commands are added to it.
+    """
     fmt_class = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser("shuffle", help="central (epsilon, delta) of n shuffled epsilon0-LDP reports",
                        epilog=SHUFFLE_EPILOG, formatter_class=fmt_class)

@@ -46,11 +46,37 @@ NUMERICAL_DEFAULT_BUCKETS = 32
 
 
 def warn(message: str) -> None:
+    """Print one ``warning: <message>`` line on stderr (the commands' warnings never go to stdout).
+
+    Parameters
+    ----------
+    message : str
+        The warning, one line.
+    """
     print(f"warning: {message}", file=sys.stderr)
 
 
 def estimators_of(args: argparse.Namespace, mech: Mechanism) -> list[Any]:
-    """The estimators named by ``--estimators`` (default: the mechanism's own) with their ``--estimator-param``s."""
+    """The estimators named by ``--estimators`` (default: the mechanism's own) with their ``--estimator-param``s.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Reads ``estimators`` (a comma-separated list, or None) and ``estimator_param``.
+    mech : Mechanism
+        The mechanism whose aggregate they estimate from (it decides which estimators apply).
+
+    Returns
+    -------
+    list
+        The constructed estimators, in the order named.
+
+    Raises
+    ------
+    LDPError
+        An unknown estimator or one that does not apply to the mechanism (:class:`InvalidInput`), or a bad
+        ``--estimator-param`` (:class:`UsageError`).
+    """
     names = parse_estimators(args.estimators if args.estimators is not None else mech.default_estimator, mech)
     params = estimator_params(args.estimator_param, names)
     return [get_estimator(name, **params.get(name, {})) for name in names]
@@ -59,7 +85,29 @@ def estimators_of(args: argparse.Namespace, mech: Mechanism) -> list[Any]:
 def domain_of(args: argparse.Namespace, labels: bool = True) -> tuple[int, list[str]]:
     """The categorical domain from ``--domain FILE`` or ``--domain-size D``: its size and labels (the codes' own
     when there is no file; not built with ``labels`` False: d strings for d = 10⁹ took a minute before anything
-    was checked)."""
+    was checked).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Reads ``domain`` (a file of labels, one per line) and ``domain_size``.
+    labels : bool, default True
+        Whether to build the labels ``"0"`` … ``"d−1"`` when there is no file.
+
+    Returns
+    -------
+    d : int
+        The domain size (at least 2).
+    labels : list of str
+        The file's labels, the codes as strings, or ``[]`` when ``labels`` is False and there is no file.
+
+    Raises
+    ------
+    UsageError
+        Neither option given, or a domain size below 2.
+    InvalidInput
+        An unreadable domain file.
+    """
     if args.domain is not None:
         names = domain_from_file(args.domain)
         return len(names), names
@@ -71,6 +119,19 @@ def domain_of(args: argparse.Namespace, labels: bool = True) -> tuple[int, list[
 
 
 def mechanism_header(mech: Mechanism) -> dict[str, Any]:
+    """The mechanism part of a command's JSON: name, kind, ε (and ε1), resolved parameters and d.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        The configured mechanism.
+
+    Returns
+    -------
+    dict
+        ``mechanism``, ``kind``, ``epsilon``, ``epsilon_1`` (longitudinal mechanisms only, then left out of
+        ``parameters``), ``parameters`` (the resolved own parameters) and ``d``.
+    """
     params = mech.params
     out: dict[str, Any] = {"mechanism": mech.name, "kind": mech.kind, "epsilon": mech.epsilon}
     if mech.collection == "longitudinal":
@@ -370,6 +431,23 @@ def _file_mechanism(args: argparse.Namespace) -> Any:
 
 
 def file_kind(cls: type[Mechanism]) -> FileKind:
+    """The report-file adapter of a mechanism's kind (``FILE_KINDS``): the only dispatch on a kind in the CLI.
+
+    Parameters
+    ----------
+    cls : type of Mechanism
+        A mechanism class, or a one-round protocol (PSFO), with a ``kind``.
+
+    Returns
+    -------
+    FileKind
+        The adapter: which options the kind takes, how a table becomes inputs and an aggregate an answer.
+
+    Raises
+    ------
+    UsageError
+        A kind without report files.
+    """
     adapter = FILE_KINDS.get(cls.kind)
     if adapter is None:
         raise UsageError(f"{cls.name} ({cls.kind}) has no report files")
@@ -377,6 +455,29 @@ def file_kind(cls: type[Mechanism]) -> FileKind:
 
 
 def cmd_perturb(args: argparse.Namespace) -> int:
+    """``ldp perturb``: every user's report of a table's column(s), written to a report file with its header.
+
+    Without ``--seed`` the randomness is the operating system's CSPRNG (a genuine collection); with it, the file is
+    reproducible, marked simulated, and a warning says that the seed reveals every true value.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of ``ldp perturb``: the mechanism (or ``psfo``), the data and column(s), the kind's options
+        (domain, ``--range``, ``--buckets``, ``--clip``), ``seed`` and ``output`` (the report file).
+
+    Returns
+    -------
+    int
+        0 once the file is written (a one-line summary goes to stderr).
+
+    Raises
+    ------
+    UsageError
+        An interactive protocol (it has no report file), options of another kind, or a missing column.
+    InvalidInput
+        A bad mechanism, table, column or value.
+    """
     cls = _file_mechanism(args)
     adapter = file_kind(cls)
     adapter.check_options(args, cls, perturb=True)
@@ -401,6 +502,30 @@ def cmd_perturb(args: argparse.Namespace) -> int:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
+    """``ldp aggregate``: the server side — read a report file, aggregate it and write the estimators' answers.
+
+    The answer depends on the kind (frequencies, bucket frequencies with edges, a mean, a mean vector: see the
+    module docstring); the aggregate's consistency warnings and the estimators' warnings go to stderr.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of ``ldp aggregate``: the mechanism, ``reports`` (the file), the kind's options (domain,
+        ``--range``, ``--buckets``), ``estimators``/``estimator_param``, ``format`` ("json" or "csv") and
+        ``output``.
+
+    Returns
+    -------
+    int
+        0 after writing the answer.
+
+    Raises
+    ------
+    UsageError
+        An interactive protocol, options of another kind, or a ``--range`` that disagrees with the file's header.
+    InvalidInput
+        A report file that does not match the mechanism (bad lines, another ε or domain), or a bad estimator.
+    """
     cls = _file_mechanism(args)
     adapter = file_kind(cls)
     adapter.check_options(args, cls, perturb=False)

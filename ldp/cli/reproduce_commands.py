@@ -45,6 +45,14 @@ FILE.png with the optional kaleido package) writes the Plotly figure; outputs ar
 
 
 def add_reproduce_command(sub: argparse._SubParsersAction) -> None:
+    """Register ``ldp reproduce``: regenerate a seed paper's figure (``ID``) at the lecture's or the paper's scale,
+    or ``--list`` them; optionally on a column of the user's data and with the drawn figure.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The ``ldp`` parser's subcommand collection that gains ``reproduce``.
+    """
     p = sub.add_parser("reproduce", help="regenerate a seed paper's figure (its tidy table, the paper's finding and "
                                          "ours)", epilog=REPRODUCE_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -183,6 +191,27 @@ def _own_data(figure: ReproducibleFigure, settings: dict[str, Any], args: argpar
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    """``ldp reproduce``: run one registered figure (``FIGURES``) and write its tidy table, the paper's finding and
+    ours (and a verdict when run on the user's data); ``--list`` lists the figures instead.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of ``ldp reproduce``: ``id``, ``list``, ``scale`` ("lecture" or "paper"), ``trials``,
+        ``epsilons``, ``seed``, ``executor``/``workers``/``dask``, ``data``/``sample``/``column``/``buckets``,
+        ``figure``, ``format`` and ``output``.
+
+    Returns
+    -------
+    int
+        0 once the table (json, csv or table) and the optional figure file are written.
+
+    Raises
+    ------
+    UsageError
+        No figure id and no ``--list`` (or both), an unknown figure, a ``--figure`` path that is not .html/.png or
+        equals ``--output``, a non-positive ``--trials``/``--workers``, or own-data options the figure cannot take.
+    """
     if args.list:
         return _list(args)
     if args.id is None:

@@ -64,7 +64,18 @@ EXACT_ATTACK_CELLS = 2_000_000
 
 
 def ceil_log2(x: int) -> int:
-    """⌈log₂ x⌉ bits to tell x things apart (at least 1)."""
+    """⌈log₂ x⌉ bits to tell x things apart (at least 1).
+
+    Parameters
+    ----------
+    x : int
+        The number of things (reports, values) to tell apart; 0 and 1 need one bit too.
+
+    Returns
+    -------
+    int
+        ``max(1, ⌈log₂ x⌉)`` — the width of the smallest fixed-length binary code for x things.
+    """
     return max(1, math.ceil(math.log2(x))) if x > 1 else 1
 
 
@@ -723,7 +734,25 @@ class Mechanism(ABC):
 
 
 def channel_privacy_loss(matrix: np.ndarray) -> float:
-    """max over outputs y and inputs v, v' of ln(Pr[y|v] / Pr[y|v']) for an inputs × outputs channel."""
+    """max over outputs y and inputs v, v' of ln(Pr[y|v] / Pr[y|v']) for an inputs × outputs channel.
+
+    Outputs no input can produce (an all-zero column) are ignored.
+
+    Parameters
+    ----------
+    matrix : array_like, shape (inputs, outputs)
+        The channel: row v holds Pr[y | v] over the outputs y.
+
+    Returns
+    -------
+    float
+        The privacy loss ε actually spent (the ln of the largest column ratio); ``inf`` where some output is
+        possible under one input and impossible under another.
+
+    References
+    ----------
+    The ε-LDP condition Pr[y | v] ≤ e^ε Pr[y | v'] (IBU vs matrix inversion paper, Definition 1).
+    """
     m = np.asarray(matrix, dtype=np.float64)
     hi = m.max(axis=0)
     lo = m.min(axis=0)
@@ -734,7 +763,31 @@ def channel_privacy_loss(matrix: np.ndarray) -> float:
 
 
 def check_int_reports(name: str, reports: np.ndarray, low: int, high: int, what: str) -> np.ndarray:
-    """Integer reports within [low, high); one-line :class:`LDPError` otherwise."""
+    """Integer reports within [low, high); one-line :class:`LDPError` otherwise.
+
+    Booleans and floats holding whole numbers are accepted and converted to int64.
+
+    Parameters
+    ----------
+    name : str
+        The mechanism's name, the start of the error message.
+    reports : numpy.ndarray
+        The reports to check (any shape).
+    low, high : int
+        The allowed range of every entry, ``low`` included and ``high`` excluded.
+    what : str
+        What the entries are, in words, for the error message (e.g. "reports", "hash seeds").
+
+    Returns
+    -------
+    numpy.ndarray
+        The reports as integers (the same array when it already had an integer dtype), same shape.
+
+    Raises
+    ------
+    InvalidInput
+        An entry that is not a whole number, or one outside [low, high).
+    """
     if reports.size and not np.issubdtype(reports.dtype, np.integer):
         if np.issubdtype(reports.dtype, np.bool_):
             reports = reports.astype(np.int64)

@@ -83,6 +83,21 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 def round_oracle(name: str, epsilon: float, bits: int) -> FrequencyOracle:
     """The registered frequency oracle ``name`` at ε over the 2^bits prefixes of a round (``over_bits``).
 
+    Parameters
+    ----------
+    name : str
+        A registered one-time frequency oracle with pure reports ("olh", "grr", "oue", ...).
+    epsilon : float
+        The privacy budget ε of every report of the round.
+    bits : int
+        The prefix length L of the round: the oracle's domain is the 2^L prefixes.
+
+    Returns
+    -------
+    FrequencyOracle
+        The oracle over 2^bits values: the registered mechanism itself up to 2^24 values; beyond, OLH with the
+        seeded 64-bit hash (``hash="mix64"``).
+
     Raises
     ------
     InvalidInput
@@ -99,7 +114,23 @@ def round_oracle(name: str, epsilon: float, bits: int) -> FrequencyOracle:
 
 @dataclass(frozen=True)
 class Round:
-    """One prefix length: its candidates' estimates, the survivors, and the detection limit (3σ)."""
+    """One prefix length: its candidates' estimates, the survivors, and the detection limit (3σ).
+
+    Attributes
+    ----------
+    length : int
+        The prefix length in bits (a segment's or a pair's width for the segment methods).
+    users : int
+        The users of the round's group.
+    candidates : numpy.ndarray of uint64
+        The prefixes the server probed.
+    estimates : numpy.ndarray of float
+        Their estimated frequencies among the group's users (same length as ``candidates``).
+    survivors : numpy.ndarray of int
+        Indices into ``candidates`` of those kept (best first), extended in the next round.
+    detection_limit : float
+        3 standard deviations of a rare candidate's estimate: a frequency below it is indistinguishable from 0.
+    """
 
     length: int
     users: int
@@ -112,7 +143,32 @@ class Round:
 @dataclass(frozen=True)
 class HeavyHitterResult:
     """What a heavy-hitter protocol found: values (best first) with their estimated frequencies, the rounds, and
-    the number of candidates the server probed."""
+    the number of candidates the server probed.
+
+    Attributes
+    ----------
+    method : str
+        The registered protocol's name.
+    epsilon : float
+        The privacy budget of every user's report.
+    bits : int
+        Bits m of each value.
+    top_k : int
+        The number k of heavy hitters asked for.
+    users : int
+        The number of users n.
+    values : numpy.ndarray of uint64
+        The heavy hitters found, best first (at most k).
+    estimates : numpy.ndarray of float
+        Their estimated frequencies (fractions of the users); segments and segment-pair give scores built from the
+        segments' estimates, multiple-channel each channel's signal strength (see ``notes``).
+    rounds : tuple of Round
+        Every round of the server, in order.
+    parameters : dict
+        The protocol's resolved parameters (and its plan, e.g. PEM's optimised shares).
+    notes : tuple of str
+        What to know when reading the result (e.g. how the segment methods' scores are made).
+    """
 
     method: str
     epsilon: float
@@ -135,7 +191,28 @@ class HeavyHitterResult:
 
 class HeavyHitterMethod(Protocol):
     """A heavy-hitter protocol (registry ``PROTOCOLS``, kind ``heavy-hitters``): constructors store and validate
-    parameters only; :meth:`run` simulates every user's report on the client and the server's rounds."""
+    parameters only; :meth:`run` simulates every user's report on the client and the server's rounds.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    bits : int
+        Bits m of each value: the domain is the 2^m integers in [0, 2^m) (1 to 64).
+    top_k : int
+        The number k of heavy hitters to find (1 to 4096).
+    **params
+        The subclass's own ``declared_parameters`` (e.g. ``eta``, ``oracle``).
+
+    Raises
+    ------
+    InvalidInput
+        A parameter out of its range, or one the protocol does not declare.
+
+    References
+    ----------
+    The LDP lecture, slides "The heavy hitter problem" to "Optimize expected utility".
+    """
 
     kind: ClassVar[str] = "heavy-hitters"
     client: ClassVar[str] = ("a registered frequency oracle (parameter oracle, OLH by default) over the round's "
@@ -301,7 +378,30 @@ class PEM(PrefixExtending):
     """Prefix Extending Method (Wang, Li, Jha, TDSC 2021): see the module docstring. ``eta`` bits per round (the
     lecture's question "more bits or fewer bits per phase?"), ``start`` the first round's extra bits γ (default
     ⌈log₂ k⌉, so the first round already separates k candidates), ``threshold``: keep candidates above this
-    frequency instead of the top k (compared with the group's frequency estimates)."""
+    frequency instead of the top k (compared with the group's frequency estimates).
+
+    Parameters
+    ----------
+    epsilon, bits, top_k : float, int, int
+        ε, the bits m of a value and the k to find (see :class:`HeavyHitterMethod`).
+    eta : int, default 4
+        Bits η added per round (1 to 20); with ``groups="optimised"``, the most bits a round may add.
+    start : int, optional
+        The first round's extra bits γ in [0, m); None: ⌈log₂ k⌉. The first round reports γ + η bits (at most 20).
+    threshold : float, optional
+        Keep the candidates estimated above this frequency in [0, 1) instead of the top k (the last round always
+        keeps the top k); None: the top k.
+    oracle : str, default "olh"
+        Each round's registered frequency oracle (see :func:`round_oracle`).
+    groups : {"uniform", "optimised"}, default "uniform"
+        Equal groups with η bits per round, or the groups' shares and bits solved for the expected number found
+        (:func:`ldp.mechanisms.prefix_allocation.optimise_allocation`).
+
+    References
+    ----------
+    The LDP lecture, slides "Prefix Extending Method", "Comparison" and "More Bits or Fewer Bits?"; Wang, Li,
+    Jha, "Locally Differentially Private Heavy Hitter Identification", IEEE TDSC 2021.
+    """
 
     name: ClassVar[str] = "pem"
     display_name: ClassVar[str] = "PEM (prefix extending)"
@@ -357,7 +457,19 @@ class TreeHist(PrefixExtending):
     """TreeHist as the lecture describes it (Bassily, Nissim, Stemmer, Thakurta, NIPS'17): the users in m groups,
     group j reports its first j bits; each round keeps the top k prefixes and extends them by one bit. (The paper's
     TreeHist prunes by a threshold and estimates the survivors' frequencies with a separate oracle; the lecture's
-    version — one bit per level, partitioned users — is the one compared with PEM here.)"""
+    version — one bit per level, partitioned users — is the one compared with PEM here.)
+
+    Parameters
+    ----------
+    epsilon, bits, top_k : float, int, int
+        ε, the m bits of a value (m groups, one per prefix length) and the k prefixes kept per level.
+    oracle : str, default "olh"
+        Each level's registered frequency oracle (see :func:`round_oracle`).
+
+    References
+    ----------
+    The LDP lecture, slide "Comparison" (TreeHist: m groups, each reporting one additional bit).
+    """
 
     name: ClassVar[str] = "treehist"
     display_name: ClassVar[str] = "TreeHist (one bit per level)"
@@ -389,7 +501,20 @@ class PrivTrie(HeavyHitterMethod):
       ``keep`` largest (default 2k) and extends them by one bit; the last level's top k are the answer.
 
     Every user informs one node, not every candidate (as an OLH report does), so at the same n the estimates are
-    noisier than PEM's: the price of one bit per user (the lecture's comparison)."""
+    noisier than PEM's: the price of one bit per user (the lecture's comparison).
+
+    Parameters
+    ----------
+    epsilon, bits, top_k : float, int, int
+        ε of each user's bit, the m bits of a value (m levels) and the k values the last level returns.
+    keep : int, optional
+        Nodes kept per level and extended by one bit (at least k, at most 4096); None: 2k.
+
+    References
+    ----------
+    The LDP lecture, slides "Prefix Extending Style Proposals" and "Comparison" (PrivTrie: interactive, fewer
+    users at the top, one bit at a time).
+    """
 
     name: ClassVar[str] = "privtrie"
     display_name: ClassVar[str] = "PrivTrie (one bit per node)"
@@ -459,7 +584,21 @@ class SegmentProduct(HeavyHitterMethod):
     """The lecture's first solution: ``segments`` groups each report one segment of the bits; the top k patterns
     of each segment are combined by Cartesian product (k^segments candidates), ranked by the product of the
     segments' estimated frequencies — values made of frequent segments that are not themselves frequent rank high,
-    which is the drawback the lecture points at."""
+    which is the drawback the lecture points at.
+
+    Parameters
+    ----------
+    epsilon, bits, top_k : float, int, int
+        ε, the bits m of a value and the k patterns kept per segment (and values returned).
+    segments : int, default 4
+        Segments s of the bits (1 to 16, at most m; each at most 20 bits wide; k^s at most 2^20).
+    oracle : str, default "olh"
+        Each segment's registered frequency oracle (see :func:`round_oracle`).
+
+    References
+    ----------
+    The LDP lecture, the two slides "A First Solution".
+    """
 
     name: ClassVar[str] = "segments"
     display_name: ClassVar[str] = "Segments + Cartesian product"
@@ -529,7 +668,21 @@ class SegmentPair(HeavyHitterMethod):
     k per pair as the graph's edges (nodes: segment values), and the candidates are the cliques — one value per
     segment whose every pair is an edge (a-priori: a value is frequent only if all its segment pairs are). A
     candidate's frequency is estimated by the smallest of its pairs' estimates (an upper bound; no user reports a
-    whole value). The drawback the lecture points at is visible in the rounds: C(s, 2) groups share the users."""
+    whole value). The drawback the lecture points at is visible in the rounds: C(s, 2) groups share the users.
+
+    Parameters
+    ----------
+    epsilon, bits, top_k : float, int, int
+        ε, the bits m of a value and the k edges kept per pair of segments (and values returned).
+    segments : int, default 4
+        Segments s of the bits (2 to 8, at most m); a pair of segments is at most 16 bits wide.
+    oracle : str, default "olh"
+        Each pair's registered frequency oracle (see :func:`round_oracle`).
+
+    References
+    ----------
+    The LDP lecture, slide "Segment Pair Method" (steps 1–5, the a-priori principle).
+    """
 
     name: ClassVar[str] = "segment-pair"
     display_name: ClassVar[str] = "Segment Pair (teaching baseline)"
@@ -602,7 +755,19 @@ class MultipleChannel(HeavyHitterMethod):
     change at most two channels' distributions, and the ratio over any output is p/(1 − p) = e^ε. Per channel and
     position the server debiases the mean bit; where one heavy hitter dominates a channel, the signs spell its
     bits. Values that share a channel corrupt each other (the lecture's drawback: ~n^{1.5} channels are needed to
-    avoid collisions); each user sends ``channels`` bits."""
+    avoid collisions); each user sends ``channels`` bits.
+
+    Parameters
+    ----------
+    epsilon, bits, top_k : float, int, int
+        ε of each user's report, the bits m of a value and the k channels' values returned.
+    channels : int, default 64
+        Channels K (2 to 4096): the public hash's range and the bits each user sends.
+
+    References
+    ----------
+    The LDP lecture, slide "Multiple Channel Method".
+    """
 
     name: ClassVar[str] = "multiple-channel"
     display_name: ClassVar[str] = "Multiple Channel (teaching baseline)"
@@ -680,6 +845,32 @@ class MultipleChannel(HeavyHitterMethod):
 
 
 def get_heavy_hitter_method(name: str, epsilon: float, bits: int, top_k: int, **params: Any) -> HeavyHitterMethod:
+    """The registered heavy-hitter protocol ``name``, constructed.
+
+    Parameters
+    ----------
+    name : str
+        A protocol of kind "heavy-hitters" in ``PROTOCOLS`` ("pem", "treehist", "privtrie", "segments",
+        "segment-pair", "multiple-channel").
+    epsilon : float
+        The privacy budget ε of each user's report.
+    bits : int
+        Bits m of each value.
+    top_k : int
+        The number k of heavy hitters to find.
+    **params
+        The protocol's own declared parameters.
+
+    Returns
+    -------
+    HeavyHitterMethod
+        The protocol, its parameters validated (call ``run`` on the values).
+
+    Raises
+    ------
+    InvalidInput
+        An unknown name, a protocol of another kind, or a bad parameter.
+    """
     cls = PROTOCOLS.get(name)
     if cls.kind != "heavy-hitters":
         raise InvalidInput(f"{name} is not a heavy-hitter method; choose one of: "
@@ -688,7 +879,22 @@ def get_heavy_hitter_method(name: str, epsilon: float, bits: int, top_k: int, **
 
 
 def true_heavy_hitters(values: Sequence[int] | np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The k most frequent values (ties by value) and their frequencies."""
+    """The k most frequent values (ties by value) and their frequencies.
+
+    Parameters
+    ----------
+    values : array_like of int
+        One non-negative integer per user.
+    k : int
+        How many values to return (fewer when there are fewer distinct values).
+
+    Returns
+    -------
+    values : numpy.ndarray of uint64
+        The k most frequent values, most frequent first (ties: the smaller value first).
+    frequencies : numpy.ndarray of float
+        Their shares of the users.
+    """
     uniq, counts = np.unique(np.asarray(values, dtype=np.uint64), return_counts=True)
     order = np.lexsort((uniq, -counts))[: int(k)]
     return uniq[order], counts[order] / counts.sum()

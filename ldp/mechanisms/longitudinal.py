@@ -41,6 +41,24 @@ def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> f
     leaves out the k − 2 paths through third values, so the exact chained channel would spend less
     than ε1 (e.g. ln ratio 0.70 for ε∞ = 2, ε1 = 1, k = 10); we spend exactly ε1 (a documented
     deviation, tested in tests/mechanisms/test_parameters.py).
+
+    Parameters
+    ----------
+    p1, q1 : float
+        The memoized first GRR step's probabilities of reporting the value itself and one given other value.
+    k : int
+        The domain size (at least 2): the values, or L-LH's hash range g.
+    epsilon_1 : float
+        The budget ε1 of one report (below the first step's ε∞).
+
+    Returns
+    -------
+    float
+        p2, the second step's probability of keeping the memoized value (each other value gets (1 − p2)/(k − 1)).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.2, "L-GRR Parameters" (second obfuscation step).
     """
     e1 = math.exp(epsilon_1)
     other_p, other_q = (1 - p1) / (k - 1), (1 - q1) / (k - 1)
@@ -49,7 +67,36 @@ def chained_grr_second_step(p1: float, q1: float, k: int, epsilon_1: float) -> f
 
 
 def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, owner: str) -> tuple[float, float]:
-    """(p2, q2) of the second UE step ('sue': q2 = 1 − p2; 'oue': p2 = 1/2) giving ratio e^{ε1}."""
+    """(p2, q2) of the second UE step ('sue': q2 = 1 − p2; 'oue': p2 = 1/2) giving ratio e^{ε1}.
+
+    A report's bit is 1 with p* = p1 p2 + (1 − p1) q2 at the user's own value and with q* = q1 p2 + (1 − q1) q2 at
+    any other value; the free parameter is the root (Brent's method) of ln(UE ratio of p*, q*) = ε1.
+
+    Parameters
+    ----------
+    p1, q1 : float
+        The memoized first UE step: Pr[bit 1] for the user's own value and for any other value.
+    second : {"sue", "oue"}
+        The second step's family: symmetric (q2 = 1 − p2) or optimized (p2 = 1/2).
+    epsilon_1 : float
+        The budget ε1 of one report.
+    owner : str
+        The mechanism's name, the start of the error message.
+
+    Returns
+    -------
+    tuple of float
+        (p2, q2): the probabilities that a memoized 1, resp. a memoized 0, is reported as 1.
+
+    Raises
+    ------
+    InvalidInput
+        ε1 is not reachable with this first step (the chained ratio stays below e^{ε1} at the family's extreme).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.2, "L-OSUE Parameters" (the closed form for 'oue' then 'sue').
+    """
     target = math.exp(epsilon_1)
 
     def chain(t: float) -> tuple[float, float]:
@@ -100,7 +147,22 @@ class LongitudinalMixin:
 
 @MECHANISMS.register
 class LGRR(LongitudinalMixin, GRR):
-    """L-GRR: GRR(ε∞) memoized, then GRR with p2 chosen so that one report is ε1-LDP."""
+    """L-GRR: GRR(ε∞) memoized, then GRR with p2 chosen so that one report is ε1-LDP.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε∞, the memoized first step's budget (what any number of reports of the same value spend together).
+    d : int
+        The domain size k (values are codes in [0, d)).
+    epsilon_1 : float, optional
+        ε1 < ε∞, one report's budget; None: ε∞/2.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.2, Algorithm 2 and "L-GRR Parameters" (p2 from
+    :func:`chained_grr_second_step`, exact for every k).
+    """
 
     name = "l-grr"
     display_name = "L-GRR"
@@ -167,7 +229,14 @@ class LongitudinalUE(LongitudinalMixin, BitVectorMechanism):
 
 def _lue(name: str, first: str, second: str, label: str) -> type[LongitudinalUE]:
     doc = (f"{label}: {first.upper()}(ε∞) memoized, then {second.upper()} re-randomization of every bit "
-           "so that one report is ε1-LDP.")
+           "so that one report is ε1-LDP.\n\n"
+           "Parameters\n----------\n"
+           f"epsilon : float\n    ε∞, the budget of the memoized {first.upper()} bit vector.\n"
+           "d : int\n    The domain size (the length of the bit vector).\n"
+           "epsilon_1 : float, optional\n    ε1 < ε∞, one report's budget; None: ε∞/2.\n\n"
+           "References\n----------\n"
+           f"IBU vs matrix inversion paper, §3.2, Algorithm 2 and \"L-UE mechanisms\" ({second.upper()} step from "
+           ":func:`chained_ue_second_step`).\n")
     cls = type(name.replace("-", "").upper(), (LongitudinalUE,), {
         "__module__": __name__, "name": name, "display_name": label, "first": first, "second": second, "__doc__": doc,
         "description": f"Longitudinal unary encoding: {first.upper()} memoized, {second.upper()} per report",
@@ -184,7 +253,26 @@ LOSUE = _lue("l-osue", "oue", "sue", "L-OSUE")
 
 def l_olh_g(epsilon_inf: float, epsilon_1: float) -> int:
     """L-OLH's g (IBU paper §3.2): with a = e^{ε∞}, b = e^{ε1},
-    g = 1 + max(1, ⌊(1 − a² + √(a⁴ − 14a² + 12ab(1 − ab) + 12a³b + 1)) / (6(a − b))⌋)."""
+    g = 1 + max(1, ⌊(1 − a² + √(a⁴ − 14a² + 12ab(1 − ab) + 12a³b + 1)) / (6(a − b))⌋).
+
+    A negative discriminant is read as 0 (then g = 2).
+
+    Parameters
+    ----------
+    epsilon_inf : float
+        ε∞, the memoized step's budget.
+    epsilon_1 : float
+        ε1 < ε∞, one report's budget.
+
+    Returns
+    -------
+    int
+        The hash range g (at least 2; not capped here — :class:`LOLH` caps its default at ``G_CAP``).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.2, "Longitudinal LH (L-LH)", the L-OLH choice of g.
+    """
     a, b = math.exp(epsilon_inf), math.exp(epsilon_1)
     disc = a**4 - 14 * a**2 + 12 * a * b * (1 - a * b) + 12 * a**3 * b + 1
     inner = (1 - a**2 + math.sqrt(max(disc, 0.0))) / (6 * (a - b))
@@ -214,6 +302,28 @@ class LongitudinalLH(LongitudinalMixin, LocalHashing):
 
 @MECHANISMS.register
 class LBLH(LongitudinalLH):
+    """L-BLH: each user hashes her value to one bit (g = 2), then runs L-GRR on that bit.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε∞ of the memoized GRR step on the hashed bit.
+    d : int
+        The domain size (values are codes in [0, d)).
+    epsilon_1 : float, optional
+        One report's budget ε1 < ε∞; None: ε∞/2.
+    g : int, default 2
+        The hash range; L-BLH accepts only 2.
+    prime : int, optional
+        The prime P of the Carter–Wegman family; None: the smallest prime ≥ d.
+    hash : {"cw", "xxh32", "mix64"}, default "cw"
+        The hash family (see :class:`~ldp.mechanisms.frequency.local_hashing.LocalHashing`).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.2, "Longitudinal LH (L-LH)" (L-BLH: g = 2).
+    """
+
     name = "l-blh"
     display_name = "L-BLH"
     description = "Longitudinal binary local hashing: hash to one bit, then L-GRR on it"
@@ -225,6 +335,28 @@ class LBLH(LongitudinalLH):
 
 @MECHANISMS.register
 class LOLH(LongitudinalLH):
+    """L-OLH: each user hashes her value into [g] with the L-OLH optimal g, then runs L-GRR on the hash.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε∞, the memoized step's budget.
+    d : int
+        The number of values (codes in [0, d)).
+    epsilon_1 : float, optional
+        ε1 < ε∞ of a single report; None: ε∞/2.
+    g : int, optional
+        The hash range (at least 2); None: :func:`l_olh_g` capped at ``G_CAP``.
+    prime : int, optional
+        The Carter–Wegman prime; None: the smallest prime ≥ max(d, g).
+    hash : {"cw", "xxh32", "mix64"}, default "cw"
+        The hash family, as for OLH.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.2, "Longitudinal LH (L-LH)" (the L-OLH formula for g).
+    """
+
     name = "l-olh"
     display_name = "L-OLH"
     description = "Longitudinal optimized local hashing: g from the L-OLH formula, then L-GRR"

@@ -73,6 +73,19 @@ class MeanMechanism(Mechanism):
     ``d`` is the dimension of a user's value (1 for these scalar mechanisms). A population is given by users
     per distinct value (``true_counts``) and the values themselves (``support``). The aggregate is the sum of
     the reports; the estimate is the average (estimator ``average``).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    d : int, default 1
+        The dimension of a user's value; these scalar mechanisms accept only 1 (see ``vector_form`` for d > 1).
+    **params
+        The subclass's declared ``extra_parameters`` (e.g. the Gaussian mechanisms' ``delta``).
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §2.2 "Handling Numerical Attributes".
     """
 
     kind: ClassVar[str] = "mean"
@@ -210,7 +223,19 @@ class LaplaceMean(MeanMechanism):
     ≤ b·2⁻¹², clamped to ±(1 + 40b) — a clamp reached with probability ≤ e⁻⁴⁰/2, and symmetric, so the two inputs
     ±1 reach an end with probabilities e^{±ε} apart and the mean moves by < 40b·e⁻⁴⁰ (far below any estimate's
     resolution). Rounding adds < Δ²/12 ≤ b²·2⁻²⁸ to the variance. The noise is drawn with the tail-resolved
-    sampler :func:`ldp.core.randomness.laplace`."""
+    sampler :func:`ldp.core.randomness.laplace`.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε; it sets the noise scale b = 2/ε.
+    d : int, default 1
+        One number per user (the only dimension accepted).
+
+    References
+    ----------
+    The LDP lecture, slide "Using Existing Methods" ("apply Laplace/Gaussian noise — noise is too much").
+    """
 
     name: ClassVar[str] = "laplace"
     vector_form: ClassVar[str] = "split-laplace"
@@ -257,7 +282,20 @@ class LaplaceMean(MeanMechanism):
 
 @MECHANISMS.register
 class StochasticRounding(MeanMechanism):
-    """Stochastic Rounding (§2.2): reports ±1/(p − q)."""
+    """Stochastic Rounding (§2.2): reports ±1/(p − q).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε: p = e^ε/(e^ε + 1), q = 1 − p.
+    d : int, default 1
+        The value's dimension (1 only: one number per user).
+
+    References
+    ----------
+    Square-wave paper, §2.2 "Stochastic Rounding (SR)" (Pr[v' = 1] = q + (p − q)(1 + v)/2, E[v'] = (p − q)v);
+    the LDP lecture, slide "The Method" (the unbiased encoding into a bit).
+    """
 
     name: ClassVar[str] = "sr"
     vector_form: ClassVar[str] = "split-sr"
@@ -312,7 +350,19 @@ class StochasticRounding(MeanMechanism):
 
 @MECHANISMS.register
 class PiecewiseMechanism(MeanMechanism):
-    """Piecewise Mechanism (§2.2): reports in [−s, s], high density on [ℓ(v), r(v)]."""
+    """Piecewise Mechanism (§2.2): reports in [−s, s], high density on [ℓ(v), r(v)].
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε, through t = e^{ε/2}: s = (t + 1)/(t − 1), p_hi = t(t − 1)/(2(t + 1)), p_lo = p_hi/e^ε.
+    d : int, default 1
+        The dimension (only 1; the multidimensional form is ``kd-pm``).
+
+    References
+    ----------
+    Square-wave paper, §2.2 "Piecewise Mechanism (PM)" (the two densities of Pr[PM(v) = ṽ]).
+    """
 
     name: ClassVar[str] = "pm"
     vector_form: ClassVar[str] = "kd-pm"
@@ -424,7 +474,20 @@ class HybridMechanism(MeanMechanism):
     and Var[ṽ | v] = α·Var_PM(v) + (1 − α)·Var_SR(v); for ε > ε* the v² terms cancel (α/(t − 1) = 1 − α with
     t = e^{ε/2}), leaving the constant (t + 3)/(3t(t − 1)) + ((e^ε + 1)/(e^ε − 1))²/t — the paper's worst case,
     below both PM's and SR's for every ε. The branch is drawn independently of the value, so a mix of two
-    ε-LDP reports is ε-LDP; a report is a number, either ±(e^ε + 1)/(e^ε − 1) (SR) or a point of PM's grid."""
+    ε-LDP reports is ε-LDP; a report is a number, either ±(e^ε + 1)/(e^ε − 1) (SR) or a point of PM's grid.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε of both branches; it also sets α (0 at ε ≤ ``HM_EPSILON_STAR``).
+    d : int, default 1
+        Only scalar values (1); ``kd-hm`` is the vector form.
+
+    References
+    ----------
+    Wang et al., "Collecting and Analyzing Multidimensional Data with Local Differential Privacy", ICDE 2019,
+    §III-C (not among the papers in the repository; the SR and PM branches follow the square-wave paper, §2.2).
+    """
 
     name: ClassVar[str] = "hm"
     vector_form: ClassVar[str] = "kd-hm"
@@ -486,6 +549,18 @@ class OneBitMean(StochasticRounding):
     probabilities behind the ε-LDP check) and only changes the report: an integer 0 or 1. The aggregate is still
     the sum of the unbiased per-user estimates (2b − 1)(e^ε + 1)/(e^ε − 1), so the theory is SR's. The paper's
     Var over [0, m] (Lemma 1's bound m²/(4n)·((e^ε + 1)/(e^ε − 1))²) is this variance times (m/2)².
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε of the one bit.
+    d : int, default 1
+        A single number per user (1 is the only dimension).
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately", NeurIPS 2017, §2.1 (cited by the LDP lecture,
+    slide "Numerical Mean Oracle Proposals"); square-wave paper, §2.2 (SR).
     """
 
     name: ClassVar[str] = "1bitmean"
@@ -539,7 +614,19 @@ class OneBitMean(StochasticRounding):
 
 def gaussian_grid(sigma: float) -> OutputGrid:
     """The report grid of Gaussian noise σ on numbers in [−1, 1]: k·Δg, Δg the power of two ≤ σ·2⁻¹², clamped to
-    ±(1 + 13σ)."""
+    ±(1 + 13σ).
+
+    Parameters
+    ----------
+    sigma : float
+        The noise's standard deviation σ (> 0).
+
+    Returns
+    -------
+    OutputGrid
+        The symmetric grid k·Δg, k from −⌈(1 + 13σ)/Δg⌉ to +⌈(1 + 13σ)/Δg⌉ (Mironov's snapping,
+        :mod:`ldp.maths.grid`).
+    """
     step = power_of_two_at_most(sigma) * 2.0 ** -12
     k = math.ceil((1.0 + GAUSS_REACH * sigma) / step)
     return OutputGrid(0.0, step, -k, k)
@@ -596,7 +683,22 @@ class GaussianNoise(MeanMechanism):
 class GaussianMean(GaussianNoise):
     """The Gaussian baseline (lecture: "apply Laplace/Gaussian noise — noise is too much"): ṽ = v + N(0, σ²), the
     sensitivity of v ∈ [−1, 1] being Δ = 2, so Var[ṽ | v] = σ² for every v (σ ≈ 7.46 at ε = 1, δ = 10⁻⁵: a
-    variance of 55.7, against 8/ε² = 8 for Laplace — the price of δ-calibrated tails at Δ = 2)."""
+    variance of 55.7, against 8/ε² = 8 for Laplace — the price of δ-calibrated tails at Δ = 2).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the (ε, δ)-LDP guarantee σ is calibrated for.
+    d : int, default 1
+        Scalar values only (1); ``gaussian-vector`` is the vector form.
+    delta : float, default 1e-5
+        δ of the guarantee, in the open interval (0, ½).
+
+    References
+    ----------
+    The LDP lecture, slide "Using Existing Methods"; σ by the analytic Gaussian mechanism of Balle & Wang,
+    ICML 2018, Theorem 8 (not among the papers in the repository).
+    """
 
     name: ClassVar[str] = "gaussian"
     vector_form: ClassVar[str] = "gaussian-vector"
@@ -643,7 +745,23 @@ class GaussianBits(GaussianNoise):
     rounding v to ±1 and noising that single bit at Δ = 2 — always above the plain Gaussian's σ²(2) by 1 − v²:
     "worse than UE", and more bins only add noise (Σ g_j² grows like k/3). The privacy profile is the Gaussian's at
     Δ = √2: a report's law is a mixture over the rounding, and the hockey-stick divergence is jointly convex, so no
-    pair beats two distinct one-hot vectors — the pair v = −1, v' = +1 (deterministic roundings) attains it."""
+    pair beats two distinct one-hot vectors — the pair v = −1, v' = +1 (deterministic roundings) attains it.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the (ε, δ)-LDP guarantee (σ calibrated at L2 sensitivity √2).
+    d : int, default 1
+        The input's dimension: 1 only.
+    delta : float, default 1e-5
+        δ in (0, ½).
+    bins : int, default 2
+        k, the grid points −1 … 1 the value is rounded to, one noisy bit each (2 to 64).
+
+    References
+    ----------
+    The LDP lecture, slides "Laplacian (Gaussian)" (noise on each bit) and "The Method" (unbiased rounding).
+    """
 
     name: ClassVar[str] = "gaussian-bits"
     display_name: ClassVar[str] = "Gaussian noise on bits (ε, δ)"
@@ -751,7 +869,39 @@ class VarianceEstimate(dict):
 def estimate_variance(mech: MeanMechanism, values: Any, rng: np.random.Generator, *,
                       method: str = "centered") -> VarianceEstimate:
     """Mean and variance of ``values`` ∈ [−1, 1] with the 50/50 user split of §6.3 (every user reports once,
-    with the full ε)."""
+    with the full ε).
+
+    The split is a uniformly random half (⌊n/2⌋ users) for the mean; the mean μ̂ is clipped to [−1, 1] before the
+    second half uses it (see the module docstring for the two methods).
+
+    Parameters
+    ----------
+    mech : MeanMechanism
+        The mechanism every user reports through (both halves, at its ε).
+    values : array_like
+        One number in [−1, 1] per user (at least two users).
+    rng : numpy.random.Generator
+        Draws the split and every report.
+    method : {"centered", "moment"}, default "centered"
+        "centered": the second half reports (v − μ̂)²/2 − 1 and σ̂² = 2(z̄ + 1) (the paper's); "moment": it
+        reports 2v² − 1 and σ̂² = (z̄ + 1)/2 − μ̂².
+
+    Returns
+    -------
+    VarianceEstimate
+        A dict with ``variance`` (float, σ̂²; may be negative by noise), ``mean`` (float, μ̂), ``n_mean`` and
+        ``n_variance`` (int, the two halves' sizes).
+
+    Raises
+    ------
+    InvalidInput
+        An unknown method, fewer than two users, or values outside [−1, 1].
+
+    References
+    ----------
+    Square-wave paper, §6.3 "Variance Estimation" (50% of the users estimate the mean, which is broadcast to the
+    others).
+    """
     if method not in ("centered", "moment"):
         raise InvalidInput(f"method must be 'centered' or 'moment', got {method!r}")
     v = mech.validate_values(values)

@@ -56,7 +56,17 @@ PRIOR_DISTINCT = 1000
 
 @dataclass(frozen=True)
 class Allocation:
-    """Prefix lengths of the rounds, each round's share of the users, and the model's expected number found."""
+    """Prefix lengths of the rounds, each round's share of the users, and the model's expected number found.
+
+    Attributes
+    ----------
+    lengths : tuple of int
+        The prefix length L_j of each round, increasing, the last one m.
+    shares : tuple of float
+        The share w_j of the users each round gets (they sum to 1).
+    expected_found : float
+        U(w, L): the model's expected number of heavy hitters found (between 0 and k).
+    """
 
     lengths: tuple[int, ...]
     shares: tuple[float, ...]
@@ -65,14 +75,54 @@ class Allocation:
 
 def zipf_prior(k: int, s: float = PRIOR_S, distinct: int = PRIOR_DISTINCT) -> tuple[np.ndarray, float, float]:
     """The assumed top-k frequencies, the (k+1)-th frequency and the background's second moment
-    S₂ = Σ_{v>k} f_v²."""
+    S₂ = Σ_{v>k} f_v².
+
+    The law is Zipf(s) over max(distinct, k + 1) values: f_r ∝ r^{−s}.
+
+    Parameters
+    ----------
+    k : int
+        The number of heavy hitters.
+    s : float, default PRIOR_S (1.1)
+        The Zipf exponent.
+    distinct : int, default PRIOR_DISTINCT (1000)
+        The number of distinct values (raised to k + 1 when smaller).
+
+    Returns
+    -------
+    top : numpy.ndarray, shape (k,)
+        The frequencies f_1 ≥ … ≥ f_k.
+    next_one : float
+        f_{k+1}, the nearest rival.
+    background : float
+        S₂ = Σ_{v>k} f_v² (this sum includes f_{k+1}²).
+
+    References
+    ----------
+    The LDP lecture, slide "Optimize expected utility" ("a reasonable distribution"); the Zipf law is our choice.
+    """
     weights = 1.0 / np.arange(1, max(distinct, k + 1) + 1) ** float(s)
     f = weights / weights.sum()
     return f[:k], float(f[k]), float(np.sum(f[k:] ** 2))
 
 
 def prefix_lengths(bits: int, first: int, eta: int) -> list[int]:
-    """first, first + η, … up to ``bits`` (the last round reports all the bits)."""
+    """first, first + η, … up to ``bits`` (the last round reports all the bits).
+
+    Parameters
+    ----------
+    bits : int
+        m, the bits of a value (the last length).
+    first : int
+        The first round's prefix length (γ + η for PEM); capped at ``bits``.
+    eta : int
+        The bits η each later round adds (≥ 1); the last step is shorter when η does not divide the rest.
+
+    Returns
+    -------
+    list of int
+        The increasing prefix lengths, ending at ``bits``.
+    """
     out = [min(bits, first)]
     while out[-1] < bits:
         out.append(min(bits, out[-1] + eta))
@@ -91,7 +141,31 @@ def _round_terms(lengths: Sequence[int], k: int, background: float) -> tuple[np.
 
 def expected_found(shares: Sequence[float], lengths: Sequence[int], users: int, variances: Sequence[float],
                    prior: tuple[np.ndarray, float, float]) -> float:
-    """U = Σ_i Π_j P_ij with σ_j² = V_j/(w_j n) (see the module docstring)."""
+    """U = Σ_i Π_j P_ij with σ_j² = V_j/(w_j n) (see the module docstring).
+
+    Parameters
+    ----------
+    shares : sequence of float
+        Each round's share w_j of the users (a share below 10⁻¹² is read as 10⁻¹²).
+    lengths : sequence of int
+        Each round's prefix length L_j (as :func:`prefix_lengths` gives them).
+    users : int
+        n, the number of users.
+    variances : sequence of float
+        V_j per round: the variance of a rare candidate's estimate from one user.
+    prior : tuple
+        The assumed law, as :func:`zipf_prior` returns it.
+
+    Returns
+    -------
+    float
+        The model's expected number of heavy hitters found, in [0, k].
+
+    References
+    ----------
+    The LDP lecture, slides "More Bits or Fewer Bits?" and "Optimize expected utility" (the goal); the formula is
+    our model (module docstring).
+    """
     return float(np.exp(_log_survival(np.asarray(shares, dtype=float), lengths, users, variances, prior)).sum())
 
 
@@ -121,6 +195,24 @@ def optimise_allocation(bits: int, top_k: int, gamma: int, eta_max: int, users: 
     variance_of : callable
         ``variance_of(length)`` → V: the variance of a rare candidate's estimate from one user of a round of
         ``length``-bit prefixes (the round's oracle's ``approximate_variance(1)``).
+    s, distinct : float, int
+        The assumed Zipf law (see :func:`zipf_prior`).
+
+    Returns
+    -------
+    Allocation
+        The best (prefix lengths, shares, expected number found) over η = 1 … ``eta_max``; first rounds of more
+        than 20 bits are skipped.
+
+    Raises
+    ------
+    InvalidInput
+        Every η would make the first round enumerate more than 2^20 prefixes.
+
+    References
+    ----------
+    The LDP lecture, slide "Optimize expected utility" (goal: maximize the expected number of heavy hitters
+    identified; constraint: computational power).
     """
     prior = zipf_prior(top_k, s, distinct)
     best: Allocation | None = None
@@ -154,7 +246,26 @@ def optimise_allocation(bits: int, top_k: int, gamma: int, eta_max: int, users: 
 
 def uniform_expected_found(lengths: Sequence[int], users: int, variance_of: Callable[[int], float], top_k: int,
                            s: float = PRIOR_S, distinct: int = PRIOR_DISTINCT) -> float:
-    """The model's expected number found with equal shares (uniform groups), for the comparison."""
+    """The model's expected number found with equal shares (uniform groups), for the comparison.
+
+    Parameters
+    ----------
+    lengths : sequence of int
+        The rounds' prefix lengths.
+    users : int
+        n, the number of users.
+    variance_of : callable
+        ``variance_of(length)`` → V, as for :func:`optimise_allocation`.
+    top_k : int
+        k, the number of heavy hitters.
+    s, distinct : float, int
+        The assumed Zipf law (see :func:`zipf_prior`).
+
+    Returns
+    -------
+    float
+        :func:`expected_found` with every share 1/(number of rounds).
+    """
     r = len(lengths)
     return expected_found(np.full(r, 1.0 / r), lengths, users, [variance_of(x) for x in lengths],
                           zipf_prior(top_k, s, distinct))

@@ -40,14 +40,46 @@ PAD = Param("length", int, "padding length ℓ", default=1, low=1, high=4096)
 
 
 def amplified_epsilon(epsilon: float, length: int) -> float:
-    """ε′ = ln(ℓ(e^ε − 1) + 1): the GRR budget after sampling one of ℓ items (the lecture's amplification)."""
+    """ε′ = ln(ℓ(e^ε − 1) + 1): the GRR budget after sampling one of ℓ items (the lecture's amplification).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε, what the whole report (sampling then GRR) must satisfy.
+    length : int
+        ℓ, the padding length (the item is one of ℓ sampled uniformly); ℓ = 1 gives ε′ = ε.
+
+    Returns
+    -------
+    float
+        ε′ ≥ ε, the budget GRR may run at.
+
+    References
+    ----------
+    The LDP lecture, slide "Privacy Amplification" ("to satisfy ε-LDP, we can use ε′ = ln(l(e^ε − 1) + 1)").
+    """
     return math.log(int(length) * math.expm1(float(epsilon)) + 1.0)
 
 
 @dataclass(frozen=True)
 class SetValues:
     """n users' sets as a CSR structure: the items of user i are ``items[offsets[i]:offsets[i + 1]]`` (codes in
-    [0, d), no repeats within a set); ``labels`` name the d items."""
+    [0, d), no repeats within a set); ``labels`` name the d items.
+
+    Attributes
+    ----------
+    items : numpy.ndarray of int
+        All users' item codes, user after user.
+    offsets : numpy.ndarray of int, shape (n + 1,)
+        Where each user's items start in ``items``: from 0 to ``items.size``, non-decreasing.
+    labels : tuple of str
+        The name of each of the d items (item code = position).
+
+    Raises
+    ------
+    InvalidInput
+        Offsets that do not run from 0 to ``items.size`` non-decreasingly, or an item code outside [0, d).
+    """
 
     items: np.ndarray
     offsets: np.ndarray
@@ -108,7 +140,30 @@ class SetValues:
 
 class PaddingSampling:
     """PSFO over a domain of d items padded to ℓ (see the module docstring); ``oracle`` "grr", "olh" or "adaptive"
-    (the smaller closed-form variance)."""
+    (the smaller closed-form variance).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of each user's one report (GRR then runs at the amplified ε′, OLH at ε).
+    d : int
+        The number of items (at least 1); the dummies are codes d … d + ℓ − 1.
+    length : int
+        ℓ, the padding length (1 to 4096).
+    oracle : {"adaptive", "grr", "olh"}, default "adaptive"
+        The frequency oracle over the d + ℓ padded values; "adaptive" picks the one with the smaller rare-value
+        variance (:meth:`grr_variance` against :meth:`olh_variance`).
+
+    Raises
+    ------
+    InvalidInput
+        ε or ℓ out of range, d < 1, or an unknown oracle.
+
+    References
+    ----------
+    The LDP lecture, slides "Pad and Sample Frequency Oracle", "Sources of error" and "Privacy Amplification";
+    Wang, Li, Jha, "Locally Differentially Private Frequent Itemset Mining", S&P 2018, §4 (the adaptive choice).
+    """
 
     def __init__(self, epsilon: float, d: int, length: int, oracle: str = "adaptive") -> None:
         self.epsilon = EPSILON.validate(epsilon, "psfo")
@@ -225,7 +280,27 @@ STRAWMAN_MAX_ITEMS = 20
 
 class WholeSetOracle:
     """The lecture's strawman (module docstring): the set as one value of the 2^d subsets, reported by the registered
-    GRR or OLH at ε over them (``oracle`` "grr", "olh" or "adaptive": the smaller variance of an item's estimate)."""
+    GRR or OLH at ε over them (``oracle`` "grr", "olh" or "adaptive": the smaller variance of an item's estimate).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of each user's one report.
+    d : int
+        The number of items, 1 to ``STRAWMAN_MAX_ITEMS`` (the oracle runs over 2^d subsets).
+    oracle : {"adaptive", "grr", "olh"}, default "adaptive"
+        The oracle over the subsets; "adaptive" picks the smaller variance of a rare item's estimate.
+
+    Raises
+    ------
+    InvalidInput
+        ε out of range, d outside [1, ``STRAWMAN_MAX_ITEMS``], or an unknown oracle.
+
+    References
+    ----------
+    The LDP lecture, slide "Frequent Itemset Mining" ("Strawman Method: encode the itemset as a value in a bigger
+    domain (of size 2^d)"; "cannot scale").
+    """
 
     def __init__(self, epsilon: float, d: int, oracle: str = "adaptive") -> None:
         self.epsilon = EPSILON.validate(epsilon, "strawman")

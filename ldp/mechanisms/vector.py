@@ -56,7 +56,25 @@ EXACT_DENSITY_DIMENSION = 12
 
 
 def wang_k(epsilon: float, d: int) -> int:
-    """Wang et al.'s number of sampled coordinates (Alg. 4): k = max(1, min(d, ⌊ε/2.5⌋))."""
+    """Wang et al.'s number of sampled coordinates (Alg. 4): k = max(1, min(d, ⌊ε/2.5⌋)).
+
+    Parameters
+    ----------
+    epsilon : float
+        The whole report's budget ε.
+    d : int
+        The dimension of the vectors.
+
+    Returns
+    -------
+    int
+        k, the coordinates each user reports (each at ε/k), between 1 and d.
+
+    References
+    ----------
+    Wang et al., ICDE 2019, Algorithm 4 (not among the papers in the repository); the LDP lecture, slide
+    "Complicated Numerical Settings" ("report only one dimension").
+    """
     return max(1, min(int(d), int(math.floor(float(epsilon) / 2.5))))
 
 
@@ -67,6 +85,20 @@ class VectorMechanism(Mechanism):
     (``support``, shape (cells, d)); the aggregate is the sum of the reports per coordinate, the estimate their
     average (estimator ``average``). Hooks: ``_perturb``, ``variance`` (closed form per coordinate),
     ``report_bound`` (largest |coordinate| of a report), ``_privacy_loss`` and ``_log_density``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε of each user's whole report (all d coordinates together).
+    d : int, default 1
+        The dimension of a user's vector (1 to ``MAX_DIMENSION``).
+    **params
+        The subclass's declared ``extra_parameters`` (``gaussian-vector``'s ``delta``).
+
+    References
+    ----------
+    The LDP lecture, slide "Complicated Numerical Settings" (D = [−1, +1]^d: split the budget, or report only one
+    dimension).
     """
 
     kind: ClassVar[str] = "vector"
@@ -237,7 +269,19 @@ def _scalar(name: str, epsilon: float) -> MeanMechanism:
 
 class SplitBudget(VectorMechanism):
     """Every coordinate with the scalar mechanism at ε/d (sequential composition): Var_j = Var_{ε/d}(x_j), and
-    ln f(y | x) = Σ_j ln f_{ε/d}(y_j | x_j), so the privacy loss is d·(ε/d) = ε (attained between the corners)."""
+    ln f(y | x) = Σ_j ln f_{ε/d}(y_j | x_j), so the privacy loss is d·(ε/d) = ε (attained between the corners).
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the whole report; each coordinate gets ε/d.
+    d : int, default 1
+        The number of coordinates, each reported by the class's scalar mechanism (``scalar``).
+
+    References
+    ----------
+    The LDP lecture, slide "Complicated Numerical Settings" ("split privacy budget into each dimension").
+    """
 
     family: ClassVar[str] = "split"
     scalar: ClassVar[str]
@@ -266,7 +310,20 @@ class SampleCoordinates(VectorMechanism):
     """Each user reports k coordinates chosen uniformly without replacement, each with the scalar mechanism at
     ε/k, scaled by d/k: E = x and Var_j = (d/k)(Var_{ε/k}(x_j) + x_j²) − x_j². ``k = None``: Wang et al.'s rule
     (:func:`wang_k`). The chosen set does not depend on x, so a report's density is the average over the C(d, k)
-    sets of Π_{j ∈ S} f_{ε/k}(y_j k/d | x_j)·(k/d) with y_j = 0 off S, and the privacy loss is k·(ε/k) = ε."""
+    sets of Π_{j ∈ S} f_{ε/k}(y_j k/d | x_j)·(k/d) with y_j = 0 off S, and the privacy loss is k·(ε/k) = ε.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of one report, shared by the k sampled coordinates (ε/k each).
+    d : int, default 1
+        The vector's dimension; k is the class's ``fixed_k`` (capped at d) or, where it has none, :func:`wang_k`.
+
+    References
+    ----------
+    The LDP lecture, slide "Complicated Numerical Settings" ("report only one dimension"); Wang et al., ICDE 2019,
+    Algorithm 4.
+    """
 
     family: ClassVar[str] = "sample"
     scalar: ClassVar[str]
@@ -334,7 +391,29 @@ class SampleCoordinates(VectorMechanism):
 def duchi_constant(d: int, form: str = "used") -> float:
     """C_d of Duchi et al.'s mechanism. ``form="paper"``: as Wang et al. (ICDE'19, Alg. 3) print it,
     2^{d−1}/C(d−1, (d−1)/2) for odd d and (2^{d−1} + C(d, d/2)/2)/C(d−1, d/2) for even d. ``form="used"``: the
-    constant of :class:`DuchiMechanism`, 2^{d−1}/C(d−1, ⌊(d−1)/2⌋) for every d (the same for odd d)."""
+    constant of :class:`DuchiMechanism`, 2^{d−1}/C(d−1, ⌊(d−1)/2⌋) for every d (the same for odd d).
+
+    Parameters
+    ----------
+    d : int
+        The dimension (≥ 1).
+    form : {"used", "paper"}, default "used"
+        Which constant (see above; they differ for even d only).
+
+    Returns
+    -------
+    float
+        C_d (the corner magnitude is B = C_d (e^ε + 1)/(e^ε − 1)).
+
+    Raises
+    ------
+    InvalidInput
+        An unknown ``form``.
+
+    References
+    ----------
+    Wang et al., ICDE 2019, Algorithm 3 (Duchi et al.'s mechanism); not among the papers in the repository.
+    """
     d = int(d)
     if form == "paper" and d % 2 == 0:
         return (2.0 ** (d - 1) + math.comb(d, d // 2) / 2.0) / math.comb(d - 1, d // 2)
@@ -363,6 +442,18 @@ class DuchiMechanism(VectorMechanism):
 
     Sampling: the number a of agreeing coordinates is drawn from its law on the chosen side (weights C(d, a),
     halved at a = d/2), then which coordinates agree by random ranks — O(d log d) per user, vectorized.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the corner report: p = e^ε/(e^ε + 1).
+    d : int, default 1
+        The dimension (the corners have d signs).
+
+    References
+    ----------
+    Duchi, Jordan, Wainwright, JASA 2018, as Wang et al., ICDE 2019, Algorithm 3 print it (neither among the papers
+    in the repository).
     """
 
     name: ClassVar[str] = "duchi"
@@ -555,7 +646,22 @@ class GaussianVector(VectorMechanism):
     (opposite corners). Var_j = σ², which grows like d — not d² as when the budget is split (the Gaussian's
     advantage: noise is calibrated to the L2 norm, and composition of d scalar releases would pay ε/d each).
     ``privacy_profile(ε')`` is the Gaussian's δ(ε') at Δ = 2√d, attained between opposite corners; the density
-    ratio is unbounded (``privacy_loss()`` = ∞). Reports are snapped to the scalar Gaussian's grid."""
+    ratio is unbounded (``privacy_loss()`` = ∞). Reports are snapped to the scalar Gaussian's grid.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the (ε, δ)-LDP guarantee of the whole vector.
+    d : int, default 1
+        The dimension; the L2 sensitivity is 2√d.
+    delta : float, default 1e-5
+        δ of the guarantee, in (0, ½).
+
+    References
+    ----------
+    The LDP lecture, slide "Using Existing Methods" (apply Gaussian noise); σ by Balle & Wang, ICML 2018,
+    Theorem 8 (not among the papers in the repository).
+    """
 
     name: ClassVar[str] = "gaussian-vector"
     display_name: ClassVar[str] = "Gaussian (ε, δ), whole vector"
@@ -598,7 +704,27 @@ class GaussianVector(VectorMechanism):
 def vector_mechanism(name: str, epsilon: float, d: int) -> VectorMechanism:
     """The registered mechanism ``name`` for vectors of d coordinates: a vector mechanism, or a mean mechanism's
     own d-dimensional form (its ``vector_form``: ``pm`` → ``kd-pm``, ``laplace`` → ``split-laplace`` …), so
-    ``ldp mean -m pm`` works for one column or several. Other kinds are refused in one line."""
+    ``ldp mean -m pm`` works for one column or several. Other kinds are refused in one line.
+
+    Parameters
+    ----------
+    name : str
+        A registered vector mechanism, or a mean mechanism (replaced by its ``vector_form``).
+    epsilon : float
+        The budget ε of each user's whole report.
+    d : int
+        The number of coordinates.
+
+    Returns
+    -------
+    VectorMechanism
+        The mechanism at ε for d coordinates (its other parameters at their defaults).
+
+    Raises
+    ------
+    InvalidInput
+        An unknown name, a mechanism of another kind, or ε or d out of range.
+    """
     cls = MECHANISMS.get(name)
     form = getattr(cls, "vector_form", None)
     if form is not None:

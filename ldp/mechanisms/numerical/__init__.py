@@ -35,6 +35,21 @@ class NumericalMechanism(Mechanism):
     ``d`` is the number of equal input buckets of [0, 1] the server reconstructs. Subclasses implement the
     client (``_perturb``), the aggregate (``_aggregate``, ``_sample_aggregate``) and ``_reconstruct(aggregate,
     method, **options) → Estimate`` for each name in ``reconstructions``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    d : int
+        The number of equal input buckets of [0, 1] the server reconstructs (2 to 2^24; the subclass's default
+        where it declares one).
+    **params
+        The subclass's declared ``extra_parameters`` (e.g. the square wave's half-width ``b``, binning's ``bins``).
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §4 (CFO with binning, hierarchy-based methods) and §5 (the wave
+    mechanisms, bucketizing §5.4, the reconstruction §5.5).
     """
 
     kind: ClassVar[str] = "numerical"
