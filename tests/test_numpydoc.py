@@ -23,7 +23,8 @@ PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.class
 MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimators.reconstruction",
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
-MODULES += ("ldp.studies.verdicts", "ldp.studies.mean_variance", "ldp.studies.vector_means")  # nd-studies2
+MODULES += ("ldp.studies.verdicts", "ldp.studies.mean_variance", "ldp.studies.vector_means",
+            "ldp.studies.paper_figures")  # nd-studies2
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")
