@@ -231,7 +231,7 @@ def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users
     epsilons : sequence of float
         The privacy budgets ε (ε∞ of a longitudinal mechanism).
     users : sequence of int
-        The numbers of users n (the paper: 20,000 to 500,000).
+        The numbers of users n (the paper: 20,000 and 100,000).
     domain_sizes : sequence of int
         The domain sizes k (the paper: 2, 50, 100, 200).
     distributions : sequence of str, default IBU_DISTRIBUTIONS
@@ -661,7 +661,8 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
     seed : int, default 0
         The root seed of the populations and of the collections ("reproduce"/"wiener"/mechanism/ε/d).
     methods : sequence of (str, str) or None, default None
-        (mechanism, estimator) pairs; None chooses by ``dataset`` as above.
+        (mechanism, estimator) pairs; None: :data:`WIENER_METHODS` on the smooth dataset or a given population,
+        :data:`NON_SMOOTH_METHODS` on the others.
     dataset : str, default "smooth"
         One of :data:`WIENER_DATASETS`, used when ``population`` is None.
     thresholds : sequence of float, default (500, 750, …, 2000)
@@ -1291,7 +1292,7 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
     progress : callable or None, default None
         Called with the fraction done.
     methods : sequence of (str, str or None), default NUMERICAL_METHODS
-        (mechanism, estimator) pairs; None: the mechanism's own estimator.
+        (mechanism, estimator) pairs; an estimator of None takes the mechanism's own reconstruction.
     cfo_bins : sequence of int or None, default None
         CFO-binning's numbers of bins.
     mean_mechanisms : sequence of str, default ()

@@ -87,7 +87,8 @@ def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndar
     Raises
     ------
     InvalidInput
-        When ``points`` is not a positive integer, ``lo`` is not positive and finite, or ``hi`` is not above it.
+        When ``points`` is not a positive integer, ``lo`` is not positive and finite, ``hi`` is not finite, or
+        ``hi`` is below ``lo`` (equal only with one point).
     """
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InvalidInput(f"the number of ε points must be a positive integer, got {points!r}")
