@@ -28,7 +28,42 @@ __all__ = ["MeanResult", "binned_mean_pitfall", "engine_note", "lower_variance_m
 
 @dataclass
 class MeanResult:
-    """``trials`` mean (and 50/50-split variance) estimates of one column by SR or PM, in real units."""
+    """``trials`` mean (and 50/50-split variance) estimates of one column by SR or PM, in real units.
+
+    Attributes
+    ----------
+    mechanism : str
+        The mean mechanism's registry name ("sr", "pm", ...).
+    epsilon : float
+        The privacy budget every user spends (the full ε, once).
+    engine : str
+        "exact" (every report drawn) or "fast" (the aggregate drawn directly); see :func:`engine_note`.
+    value_range : tuple of float
+        (lo, hi), the real-unit range mapped onto [−1, 1].
+    true_mean : float
+        The mean of the (clipped) values, real units.
+    true_variance : float
+        Their population variance (ddof 0), real units².
+    estimated_mean : numpy.ndarray
+        Shape (trials,): one mean estimate per collection, real units.
+    estimated_variance : numpy.ndarray
+        Shape (trials,): one 50/50-split variance estimate per collection, real units².
+    theoretical_variance : float
+        Var[μ̂] in real units² when all n users report their value (``MeanMechanism.mean_variance`` × ((hi − lo)/2)²).
+    users : int
+        The number of users n.
+    clipped : int, default 0
+        Values clipped into the range (set by the caller from :func:`mean_values`).
+    dropped : int, default 0
+        Missing or non-finite values dropped (likewise).
+    delta : float, default 0.0
+        δ of an (ε, δ) mechanism (the Gaussian ones); 0 for pure ε-LDP.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential Privacy"
+    (SIGMOD 2020), §2.2 (SR and PM) and §6.3 (variance by the 50/50 user split).
+    """
 
     mechanism: str
     epsilon: float
@@ -58,7 +93,34 @@ class MeanResult:
 def mean_values(series: Any, value_range: tuple[float, float] | None = None, clip: bool = False,
                 ) -> tuple[np.ndarray, tuple[float, float], int, int]:
     """A numerical column → (values in real units, (lo, hi), clipped, dropped): missing values dropped, range
-    from ``value_range`` or the data's min/max; values outside an explicit range rejected or clipped."""
+    from ``value_range`` or the data's min/max; values outside an explicit range rejected or clipped.
+
+    Parameters
+    ----------
+    series : array-like
+        The column (a pandas Series or anything ``pd.Series`` accepts); numbers, or text that parses as numbers.
+    value_range : tuple of float or None, default None
+        (lo, hi) in real units; None takes the data's min and max.
+    clip : bool, default False
+        Clip values outside an explicit ``value_range`` into it instead of refusing them.
+
+    Returns
+    -------
+    values : numpy.ndarray
+        The kept values, float64, clipped into [lo, hi].
+    value_range : tuple of float
+        (lo, hi).
+    clipped : int
+        How many values lay outside the range (and were clipped).
+    dropped : int
+        How many values were missing or not finite.
+
+    Raises
+    ------
+    InvalidInput
+        When the column is not numerical, has fewer than two numerical values, is constant without an explicit
+        range, or has values outside an explicit range and ``clip`` is False.
+    """
     series = pd.Series(series)
     x, dropped = numeric_values(series, str(series.name))  # one-line error for a non-numeric column
     keep = np.isfinite(x)
@@ -80,7 +142,20 @@ def mean_values(series: Any, value_range: tuple[float, float] | None = None, cli
 
 
 def engine_note(mechanism: MeanMechanism, engine: str) -> str:
-    """How the engine draws a mean mechanism's reports, from the mechanism's own metadata."""
+    """How the engine draws a mean mechanism's reports, from the mechanism's own metadata.
+
+    Parameters
+    ----------
+    mechanism : MeanMechanism
+        The mean mechanism (its ``fast_engine_exact`` and ``fast_engine_note`` are read).
+    engine : str
+        "exact"; any other value is described as the fast engine.
+
+    Returns
+    -------
+    str
+        One line: how the reports are drawn and whether the fast engine is exact in distribution.
+    """
     if engine == "exact":
         return f"exact: every user's report drawn by the client ({type(mechanism).__name__}.perturb)"
     if mechanism.fast_engine_exact:
@@ -94,7 +169,44 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
     mechanism (§2.2): map to [−1, 1] by v = 2(x − lo)/(hi − lo) − 1, collect every user's report (either engine,
     :func:`ldp.simulate`; the population is the distinct values with their multiplicities) and average, and run
     the 50/50 split of §6.3 (exact clients) for the variance; map both back (mean affinely, variance
-    × ((hi − lo)/2)²)."""
+    × ((hi − lo)/2)²).
+
+    Parameters
+    ----------
+    mechanism : str
+        The registry name of a mean mechanism (:func:`ldp.mechanisms.mechanisms_of` ``("mean")``).
+    epsilon : float
+        The privacy budget of each user's one report.
+    values : array-like
+        The users' values in real units (one per user); values outside ``value_range`` are clipped to it.
+    value_range : tuple of float
+        (lo, hi), real units, lo < hi.
+    engine : str, default "exact"
+        "exact" or "fast" (:func:`ldp.simulate`); the variance's 50/50 split always runs exact clients.
+    trials : int, default 1
+        The number of independent collections (positive).
+    seed : int or None, default None
+        The root seed; the collections and the split draw from the streams "mean"/"collections" and
+        "mean"/"50/50 split" (:func:`ldp.core.streams.rng_for`). None draws fresh entropy.
+
+    Returns
+    -------
+    MeanResult
+        ``trials`` mean and variance estimates in real units with the true values and the theoretical Var[μ̂]
+        (``clipped`` and ``dropped`` left at 0).
+
+    Raises
+    ------
+    InvalidInput
+        When ``mechanism`` is unknown or not a mean mechanism, ``trials`` is not a positive integer, the engine is
+        unknown, or there are fewer than two users.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential Privacy"
+    (SIGMOD 2020), §2.2 (SR, PM on [−1, 1]) and §6.3 ("Variance Estimation": half the users estimate the mean, the
+    other half report (v_i − μ̃)²).
+    """
     cls = MECHANISMS.get(mechanism)
     means = mechanisms_of("mean")
     if cls not in means:  # before building it: other kinds need parameters a mean mechanism does not take
@@ -118,7 +230,35 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
 def simulate_histogram_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np.ndarray, *,
                             engine: str = "exact", trials: int = 1, seed: int | None = None) -> MeanResult:
     """:func:`simulate_mean` of a bucketized population: ``counts[k]`` users at the centre of bin k (``edges``
-    in real units), over the range of the edges."""
+    in real units), over the range of the edges.
+
+    Parameters
+    ----------
+    mechanism : str
+        The registry name of a mean mechanism.
+    epsilon : float
+        The privacy budget of each user's report.
+    counts : numpy.ndarray
+        Shape (k,), integers: the users in each bin.
+    edges : numpy.ndarray
+        Shape (k + 1,), increasing: the bin edges in real units; the range is (edges[0], edges[-1]).
+    engine : str, default "exact"
+        "exact" or "fast", as in :func:`simulate_mean`.
+    trials : int, default 1
+        The number of independent collections.
+    seed : int or None, default None
+        The root seed, as in :func:`simulate_mean`.
+
+    Returns
+    -------
+    MeanResult
+        As :func:`simulate_mean`, the true mean and variance being those of the bin centres.
+
+    Raises
+    ------
+    InvalidInput
+        When ``edges`` does not have one more entry than ``counts``, or as :func:`simulate_mean`.
+    """
     edges = np.asarray(edges, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
     if edges.shape != (counts.shape[0] + 1,):
@@ -130,7 +270,30 @@ def simulate_histogram_mean(mechanism: str, epsilon: float, counts: np.ndarray, 
 
 def lower_variance_mechanism(epsilon: float, candidates: tuple[str, ...] = ("sr", "pm")) -> MeanMechanism:
     """Of the mean mechanisms ``candidates`` (default the square-wave paper's pair), the one with the lowest
-    worst-case variance at ``epsilon`` (SR below ε ≈ 1.29, PM above; with ``"hm"`` among them, HM at every ε)."""
+    worst-case variance at ``epsilon`` (SR below ε ≈ 1.29, PM above; with ``"hm"`` among them, HM at every ε).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget.
+    candidates : tuple of str, default ("sr", "pm")
+        Registry names of mean mechanisms to choose from (the first wins a tie).
+
+    Returns
+    -------
+    MeanMechanism
+        The candidate, built at ``epsilon``, with the smallest max over v ∈ [−1, 1] of Var[ṽ | v].
+
+    Raises
+    ------
+    InvalidInput
+        When a candidate name is unknown.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential Privacy"
+    (SIGMOD 2020), §6.3 ("SR performs better than PM when ε is small, but worse when ε is larger").
+    """
     mechanisms = [MECHANISMS.get(name)(epsilon) for name in candidates]
     return min(mechanisms, key=lambda m: m.worst_case_variance())
 
@@ -146,7 +309,38 @@ def binned_mean_pitfall(value: float = 0.01, epsilon: float = 1.0, users: int = 
     that no number of users removes (two bins: E = 0.5 against 0.01). The noise is Σ_j c_j² Var[f̂_j] (OUE's bits are
     independent, so the bins' estimates are uncorrelated; ``oracle`` must be such a unary-encoding oracle), which
     grows with k: more bins cut the bias and add variance — no partition is optimal. SR is unbiased with variance
-    (((e^ε + 1)/(e^ε − 1))² − value²)/n. Columns: method, bins, expected estimate, bias, standard deviation, RMSE."""
+    (((e^ε + 1)/(e^ε − 1))² − value²)/n. Columns: method, bins, expected estimate, bias, standard deviation, RMSE.
+
+    Parameters
+    ----------
+    value : float, default 0.01
+        The value every user holds, in [−1, 1].
+    epsilon : float, default 1.0
+        The privacy budget of each user's one report.
+    users : int, default 10_000
+        The number of users n (positive).
+    bins : tuple of int, default (2, 4, 8, 16, 64)
+        The numbers of equal bins k (each at least 2) of [−1, 1] to read the mean through.
+    oracle : str, default "oue"
+        The registry name of the frequency oracle estimating the histogram (one with uncorrelated bin estimates).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per k, then one for SR; columns "method" (str), "bins" (Int64, missing for SR), "expected
+        estimate", "bias", "standard deviation" and "RMSE" (floats, in the units of [−1, 1]).
+
+    Raises
+    ------
+    InvalidInput
+        When ``value`` is not a finite number in [−1, 1], ``users`` or a k is not a positive integer, a k is below
+        2, or ``oracle`` is unknown.
+
+    References
+    ----------
+    The lecture "Local Differential Privacy (Part 1)", "Mean estimation": slides "Using Existing Methods" (the
+    two-bin example) and "The Method" (stochastic rounding); square-wave paper (Li et al., SIGMOD 2020) §2.2 (SR).
+    """
     n = check_positive_int(users, "users")
     v = float(value)
     if not (math.isfinite(v) and -1.0 <= v <= 1.0):

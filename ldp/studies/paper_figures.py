@@ -125,7 +125,23 @@ Population = Sequence[int] | np.ndarray | None
 
 def own_population(population: Sequence[int] | np.ndarray) -> np.ndarray:
     """A given population as users per value (int64), checked: at least two values, whole non-negative counts, some
-    users. One-line :class:`~ldp.core.errors.InvalidInput` otherwise."""
+    users. One-line :class:`~ldp.core.errors.InvalidInput` otherwise.
+
+    Parameters
+    ----------
+    population : sequence of int or numpy.ndarray
+        Users per value, one dimension (a categorical column's counts or a numerical column's counts per bucket).
+
+    Returns
+    -------
+    numpy.ndarray
+        The same counts as int64, shape (d,).
+
+    Raises
+    ------
+    InvalidInput
+        When there are fewer than two values, a count is negative, not whole or not finite, or no user at all.
+    """
     counts = np.asarray(population, dtype=np.float64)
     if counts.ndim != 1 or counts.size < 2:
         raise InvalidInput(f"a population needs users on at least two values, got {counts.size}")
@@ -206,7 +222,49 @@ def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users
     same collections: IBU's limit (the MLE, our default: ``"Γ (%)"`` and ``"Γ MAE (%)"``) and — with ``plain`` —
     the paper's plain Eq. (3) stopped at 10,000 iterations (``"Γ plain (%)"``, ``"Γ plain MAE (%)"``), which is the
     one the paper measured (§4.1). Longitudinal mechanisms (L-…) take ε as ε∞ and ε1 = ε∞/2, as the paper does.
-    Each cell averages ``trials`` collections (the paper: 20), seeded by the cell."""
+    Each cell averages ``trials`` collections (the paper: 20), seeded by the cell.
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names of the frequency oracles; a name starting with "l-" (longitudinal) gets ε1 = ε/2.
+    epsilons : sequence of float
+        The privacy budgets ε (ε∞ of a longitudinal mechanism).
+    users : sequence of int
+        The numbers of users n (the paper: 20,000 and 100,000).
+    domain_sizes : sequence of int
+        The domain sizes k (the paper: 2, 50, 100, 200).
+    distributions : sequence of str, default IBU_DISTRIBUTIONS
+        Population names among :data:`IBU_DISTRIBUTIONS`.
+    trials : int, default 3
+        Collections averaged per cell (positive).
+    seed : int, default 0
+        The root seed: the population of each (distribution, k, n) is drawn from it, each cell's collections from
+        the stream "reproduce"/"ibu-grid"/mechanism/distribution/k/n/ε.
+    progress : callable or None, default None
+        Called with the fraction of cells done, in [0, 1].
+    plain : bool, default True
+        Also run the paper's plain Eq. (3) (10,000 iterations), the slowest estimator of the three.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: "mechanism", "distribution", "epsilon", "n", "k", "Γ (%)", "MSE baseline", "MSE IBU",
+        "Γ MAE (%)", "MAE baseline", "MAE IBU", and with ``plain`` "Γ plain (%)", "Γ plain MAE (%)", "MSE plain",
+        "MAE plain" (Γ in %, clipped at 0).
+
+    Raises
+    ------
+    InvalidInput
+        When ``trials`` is not a positive integer or a mechanism name is unknown. An unknown distribution name
+        raises KeyError.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
+    Private Mechanisms" (DBSec 2023): Eq. (1) (Γ), Eq. (3) (IBU), §2.3 (the clipped, renormalised baseline), §4.1
+    (setup), Figs. 1–4 and Tables 2–3.
+    """
     trials = check_positive_int(trials, "trials")
     keys = ("limit", "plain", "base") if plain else ("limit", "base")
     grid = list(product(distributions, domain_sizes, users))
@@ -236,7 +294,24 @@ def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users
 def ibu_gain_summary(grid: pd.DataFrame) -> pd.DataFrame:
     """The paper's Tables 2–3 from an :func:`ibu_gain_grid`: Γ (%) per distribution (rows, the paper's labels) ×
     mechanism, for each estimator and metric present (columns ``(mechanism, estimator · metric)``), averaged over ε,
-    n and k, with the ``Avg.`` row and column the paper prints."""
+    n and k, with the ``Avg.`` row and column the paper prints.
+
+    Parameters
+    ----------
+    grid : pandas.DataFrame
+        An :func:`ibu_gain_grid` table (its "distribution", "mechanism" and Γ columns are read).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows: the distributions (labelled by :data:`IBU_DISTRIBUTION_LABELS`) then "Avg."; columns: a MultiIndex
+        (mechanism or "Avg.", "MLE · MSE" / "MLE · MAE" / "plain · MSE" / "plain · MAE"), each cell the mean Γ (%)
+        over ε, n and k.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi (DBSec 2023), Tables 2 (one-time mechanisms) and 3 (longitudinal mechanisms).
+    """
     columns = {"Γ (%)": "MLE · MSE", "Γ MAE (%)": "MLE · MAE", "Γ plain (%)": "plain · MSE",
                "Γ plain MAE (%)": "plain · MAE"}
     present = [c for c in columns if c in grid.columns]
@@ -265,6 +340,56 @@ def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int 
     - ``"set"`` (Figs. 6–7): MSE of random set queries (a fraction ρ of the domain, ``queries`` sets per trial)
       at ``n``;
     - ``"top_k"`` (Fig. 10): MSE over the k most frequent values at ``n``.
+
+    Parameters
+    ----------
+    mechanism : str, default "olh"
+        The frequency oracle's registry name.
+    epsilon : float, default 1.0
+        Its privacy budget (the paper's Figs. 5–7 and 10 fix ε = 1).
+    d : int, default 1024
+        The Zipf population's domain size (replaced by the size of ``population`` when one is given).
+    n : int, default 1_000_000
+        Users of the set-query and top-k tasks (replaced by the rows of ``population``).
+    zipf_s : float, default 1.5
+        The Zipf exponent s of the synthetic population.
+    trials : int, default 5
+        Collections per task and n, shared by all estimators.
+    seed : int, default 0
+        The root seed of the populations, the collections ("reproduce"/"n-prime"/… and "reproduce"/"tasks"/…) and
+        the random sets ("reproduce"/"set-queries").
+    estimators : sequence of str, default POSTPROCESSORS_DEFAULT
+        Registry names of the post-processors compared (MI is always computed for n′).
+    users : sequence of int, default (200_000, 500_000, 1_000_000, 2_000_000)
+        The n axis of Fig. 5.
+    rhos : sequence of float, default (0.01, 0.05, 0.1, 0.3, 0.5, 0.9)
+        The set sizes ρ as a fraction of the domain (Figs. 6–7).
+    ks : sequence of int, default (2, 4, 8, 16, 32)
+        The k of the top-k MSE (Fig. 10); those above d are dropped.
+    queries : int, default 200
+        Random sets per ρ.
+    progress : callable or None, default None
+        Called with the fraction done, in [0, 1].
+    population : sequence of int, numpy.ndarray or None, default None
+        A dataset's own users per value instead of the Zipf population.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        "n_prime" (columns "n", "estimator", "n′"), "set" ("ρ", "estimator", "MSE") and "top_k" ("k", "estimator",
+        "MSE").
+
+    Raises
+    ------
+    InvalidInput
+        For a non-positive ``trials``, a malformed ``population`` (:func:`own_population`), or an unknown mechanism
+        or estimator.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally Differentially Private Frequency Estimation with Consistency"
+    (NDSS 2020): §V.A (setup), §V.C and Fig. 5 (n′), §V.D and Figs. 6–7 (random set queries), §V.E and Fig. 10
+    (top k).
     """
     from ldp.evaluation.tasks import random_subsets, set_query_error, top_k_curve
 
@@ -316,7 +441,34 @@ def postprocessor_tasks(*, mechanism: str = "olh", epsilon: float = 1.0, d: int 
 def fixed_categories(d: int, categories: int = 68, mean_size: float = 10.4, seed: int = 0) -> np.ndarray:
     """``categories`` disjoint random groups of values (sizes ⌊mean_size⌋ or ⌈mean_size⌉, mean ``mean_size``) as a
     boolean mask (categories, d): the shape of the consistency paper's Emoji categories (§V.D: 68 categories,
-    10.4 items per set), drawn from a stream keyed by the seed."""
+    10.4 items per set), drawn from a stream keyed by the seed.
+
+    Parameters
+    ----------
+    d : int
+        The domain size.
+    categories : int, default 68
+        The number of disjoint groups (the paper's Emoji categories).
+    mean_size : float, default 10.4
+        Their mean size (values per group).
+    seed : int, default 0
+        The root seed; the stream is "reproduce"/"fixed-categories"/d.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Shape (categories, d); row i marks the values of group i, rows pairwise disjoint.
+
+    Raises
+    ------
+    InvalidInput
+        When the groups need more than d values.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020), §V.D ("Fixed set queries": 68 categories, 10.4 items per
+    set on average).
+    """
     lo = int(np.floor(mean_size))
     big = int(round((mean_size - lo) * categories))
     sizes = [lo + 1] * big + [lo] * (categories - big)
@@ -345,6 +497,45 @@ def fixed_set_study(epsilons: Sequence[float] = (0.2, 0.5, 1.0, 2.0, 3.0, 4.0), 
     - ``"synthetic"`` (Fig. 9): per ε, the error each estimator is *expected* to have, from one collection alone
       (fit a consistent distribution to its estimate, re-simulate ``advisor_trials`` collections of it, score
       every estimator: :func:`ldp.studies.advisor.advise`), beside its *actual* error on that collection.
+
+    Parameters
+    ----------
+    epsilons : sequence of float, default (0.2, 0.5, 1.0, 2.0, 3.0, 4.0)
+        The ε axis of Figs. 8–9.
+    mechanism : str, default "olh"
+        The frequency oracle's registry name.
+    d : int, default 1024
+        Domain size of the Zipf stand-in.
+    n : int, default 1_000_000
+        Its users.
+    zipf_s : float, default 1.5
+        Its Zipf exponent.
+    trials : int, default 5
+        Collections averaged for Fig. 8 (positive).
+    seed : int, default 0
+        The root seed of the population, the categories and the collections ("reproduce"/"fixed-sets"/…).
+    estimators : sequence of str, default POSTPROCESSORS_DEFAULT
+        The estimators compared and the advisor's candidates.
+    advisor_trials : int, default 10
+        Synthetic collections the advisor simulates per ε.
+    progress : callable or None, default None
+        Called with the fraction of ε done.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        "mse" (columns "epsilon", "estimator", "MSE") and "synthetic" ("epsilon", "estimator", "expected", "actual",
+        "recommended" — True for the advisor's pick).
+
+    Raises
+    ------
+    InvalidInput
+        When ``trials`` is not a positive integer, the categories do not fit in d, or a name is unknown.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020), §V.D: Fig. 8 (fixed set queries on Emoji) and Fig. 9
+    ("Choosing the method on synthetic dataset").
     """
     from ldp.evaluation.tasks import set_query_error
     from ldp.studies.advisor import advise
@@ -401,7 +592,25 @@ def _smooth_population(d: int, n: int, seed: int, dataset: str = "smooth") -> tu
 
 def non_smooth_finding(table: pd.DataFrame) -> str:
     """One sentence on DW and DW-AMRP against MI from :func:`wiener_curves`' ε table on non-smooth data: their MSE
-    as a fraction of MI's at the smallest and largest ε, per mechanism."""
+    as a fraction of MI's at the smallest and largest ε, per mechanism.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The "epsilon" table of :func:`wiener_curves` (columns "epsilon", "method" such as "GRR-DW", "MSE"), holding
+        the MI rows of each mechanism.
+
+    Returns
+    -------
+    str
+        One sentence: per mechanism (as named in the table, e.g. "GRR"), "DW r₁× MI's MSE at ε = lo and r₂× at
+        ε = hi", likewise for DW-AMRP, mechanisms separated by semicolons.
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, "Locally Differentially Private Frequency Estimation Based on Convolution Framework", §V.C
+    (full-domain evaluation on the non-smooth datasets, Figs. 6–7).
+    """
     lo, hi = table["epsilon"].min(), table["epsilon"].max()
     parts = []
     for mech in sorted({m.split("-")[0] for m in table["method"]}):
@@ -431,7 +640,55 @@ def wiener_curves(*, epsilons: Sequence[float] = (1.0, 2.0, 3.0, 4.0, 5.0),
     ``population``: the data's own users per value instead of ``dataset`` (its order is the domain's: a numerical
     column's buckets, or a categorical column's values in their order); d is its size and n its rows, and each
     size of the d axis (``"d"``) must divide it: D/size adjacent values merged (a numerical column's coarser
-    equal-width buckets)."""
+    equal-width buckets).
+
+    Parameters
+    ----------
+    epsilons : sequence of float, default (1.0, 2.0, 3.0, 4.0, 5.0)
+        The ε axis (Fig. 6) at ``d``.
+    domain_sizes : sequence of int, default (250, 500, 1000, 2000)
+        The d axis (Fig. 7) at ``epsilon``; with ``population`` each must divide its size.
+    ks : sequence of int, default (10, 30, 50, 100)
+        The k of the top-k MSE (Fig. 8); those above d are dropped.
+    n : int, default 1_000_000
+        Users per collection (replaced by the rows of ``population``).
+    d : int, default 1000
+        Domain size of the ε axis, the top k and the positives (replaced by the size of ``population``).
+    epsilon : float, default 4.0
+        The ε of the d axis, the top k and the positives.
+    trials : int, default 3
+        Collections per cell (positive).
+    seed : int, default 0
+        The root seed of the populations and of the collections ("reproduce"/"wiener"/mechanism/ε/d).
+    methods : sequence of (str, str) or None, default None
+        (mechanism, estimator) pairs; None: :data:`WIENER_METHODS` on the smooth dataset or a given population,
+        :data:`NON_SMOOTH_METHODS` on the others.
+    dataset : str, default "smooth"
+        One of :data:`WIENER_DATASETS`, used when ``population`` is None.
+    thresholds : sequence of float, default (500, 750, …, 2000)
+        Count thresholds of the positives (scaled by n: a frequency threshold c/n).
+    progress : callable or None, default None
+        Called with the fraction of cells done.
+    population : sequence of int, numpy.ndarray or None, default None
+        A dataset's own users per value, in domain order.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        "epsilon" and "d" (columns "epsilon", "d", "method", "MSE"; method as "GRR-IIW"), "top_k" ("k", "method",
+        "MSE") and "positives" ("threshold", "method", "true positives", "false positives", means over the trials).
+
+    Raises
+    ------
+    InvalidInput
+        When ``trials`` is not a positive integer, ``dataset`` is unknown, the population is malformed or a size of
+        ``domain_sizes`` does not divide it, or a mechanism or estimator name is unknown.
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, "Locally Differentially Private Frequency Estimation Based on Convolution Framework": §V.A
+    (datasets), §V.C (Figs. 6–7), §V.D (Fig. 8), §V.E (Fig. 9).
+    """
     from ldp.evaluation.tasks import threshold_positives, top_k_curve
 
     trials = check_positive_int(trials, "trials")
@@ -500,7 +757,40 @@ def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
     Beta(5, 2) column, per ε; each d is its own bucketization of the same Beta(5, 2) density. With a numerical
     column's own users per bucket (``population``, over D equal-width buckets) each d of ``domain_sizes`` must
     divide D: its buckets are D/d adjacent ones merged (the same equal-width cut at d), n its rows. The paper's
-    axis goes to 2,048 buckets (:data:`PAPER_GRANULARITY`); its guidance (§5.4): choose d̃ near √N."""
+    axis goes to 2,048 buckets (:data:`PAPER_GRANULARITY`); its guidance (§5.4): choose d̃ near √N.
+
+    Parameters
+    ----------
+    epsilons : sequence of float, default (0.5, 1.0, 2.0, 4.0)
+        The privacy budgets, one curve each.
+    domain_sizes : sequence of int, default (16, 32, 64, 128, 256, 512, 1024)
+        The numbers of buckets d (the x axis).
+    n : int, default 100_000
+        Users of the Beta(5, 2) population (the rows of ``population`` when given).
+    trials : int, default 3
+        Collections averaged per (d, ε).
+    seed : int, default 0
+        The root seed of the populations and of the collections ("reproduce"/"granularity"/ε/d).
+    progress : callable or None, default None
+        Called with the fraction of (d, ε) cells done.
+    population : sequence of int, numpy.ndarray or None, default None
+        A numerical column's users per equal-width bucket.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (d, ε): "d", "epsilon", "Wasserstein" (mean over the trials, on [0, 1]).
+
+    Raises
+    ------
+    InvalidInput
+        When ``trials`` is not a positive integer, the population is malformed, or a d does not divide its size.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential Privacy"
+    (SIGMOD 2020): §5.4 (bucketizing; d̃ near √N) and §6.4, Fig. 7.
+    """
     trials = check_positive_int(trials, "trials")
     ems = get_estimator("ems")
     total, done, rows = len(epsilons) * len(domain_sizes), 0, []
@@ -526,7 +816,27 @@ def bucket_granularity(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *,
 def granularity_finding(table: pd.DataFrame, n: int | None = None, reference: int = 256) -> str:
     """What a :func:`bucket_granularity` table shows, as one sentence computed from its rows: per ε the number of
     buckets with the smallest distance, and the change from ``reference`` buckets (the paper's smallest) to the
-    finest d, as a range over ε — with √N beside the best d when ``n`` is given (the paper's guidance, §5.4)."""
+    finest d, as a range over ε — with √N beside the best d when ``n`` is given (the paper's guidance, §5.4).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A :func:`bucket_granularity` table (columns "d", "epsilon", "Wasserstein").
+    n : int or None, default None
+        The number of users N; given, √N is printed beside the best d.
+    reference : int, default 256
+        The d the finest one is compared with (the paper's smallest granularity); skipped when absent or the finest.
+
+    Returns
+    -------
+    str
+        One sentence, capitalised: the best d per ε, the change from ``reference`` to the finest d (as a range of
+        percentages with a verdict), and how much worse the coarsest d is than the best.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020), §5.4 and Fig. 7.
+    """
     wide = table.pivot(index="d", columns="epsilon", values="Wasserstein").sort_index()
     best = wide.idxmin()
     text = ("the smallest distance is at d = " + ", ".join(f"{int(b):,}" for b in best)
@@ -555,7 +865,46 @@ def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: i
     ε: the converged MLE (this project's IBU) and the paper's plain Eq. (3) stopped after 10,000 iterations — the
     one the paper measured (§4.1) — on the same collections of a Zipf(s) population over d values, or of one of
     the paper's populations (``distribution``, one of :data:`IBU_DISTRIBUTIONS`), or of the given ``population``
-    (users per value, as it is: d its size, n its rows)."""
+    (users per value, as it is: d its size, n its rows).
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names of the frequency oracles.
+    epsilons : sequence of float
+        Their privacy budgets.
+    d : int, default 100
+        The synthetic population's domain size (ignored with ``population``).
+    n : int, default 100_000
+        Its users (ignored with ``population``).
+    trials : int, default 5
+        Collections per (mechanism, ε), shared by the three estimators.
+    seed : int, default 0
+        The root seed of the population and of the collections ("reproduce"/"ibu"/mechanism/ε).
+    zipf_s : float, default 1.1
+        The Zipf exponent when ``distribution`` is None.
+    progress : callable or None, default None
+        Called with the fraction of rows done.
+    distribution : str or None, default None
+        One of :data:`IBU_DISTRIBUTIONS` instead of Zipf(``zipf_s``).
+    population : sequence of int, numpy.ndarray or None, default None
+        A dataset's own users per value.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (mechanism, ε): "mechanism", "epsilon", "Γ IBU limit (%)", "Γ plain Eq. (3), 10⁴ iterations (%)",
+        "MSE baseline", "Γ IBU limit MAE (%)", "Γ plain Eq. (3) MAE (%)", "MAE baseline".
+
+    Raises
+    ------
+    InvalidInput
+        On a bad ``trials`` or ``population``, or a mechanism the registry does not know.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi (DBSec 2023): Eq. (1) (Γ), Eq. (3), §2.3, §4.1 and Table 2.
+    """
     trials = check_positive_int(trials, "trials")
     spec = f"zipf:d={int(d)},s={zipf_s:g}" if distribution is None else _distribution_spec(distribution, int(d))
     population, truth = _population_or(population, spec, int(n), seed)
@@ -583,7 +932,44 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
     (the square-wave paper's Fig. 6 varies b the same way around its choice); beside them
     Lemma 1's W1 between the outputs of two inputs ½ apart, ½·(1 − (2b + 1)q), and the same W1 measured on n
     simulated reports of each input (v = ¼ and ¾): the signal that grows with b while the estimation error is
-    smallest near b_MI."""
+    smallest near b_MI.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget of SW.
+    d : int, default 64
+        Buckets of the Beta(5, 2) column (replaced by the size of ``population``).
+    n : int, default 100_000
+        Its users (replaced by the rows of ``population``); also the reports per input of the simulated W1.
+    trials : int, default 5
+        Collections averaged per b.
+    seed : int, default 0
+        The root seed of the population, the collections ("reproduce"/"b"/factor), the range queries and the
+        Lemma 1 reports ("reproduce"/"lemma-1"/factor).
+    factors : sequence of float, default (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0)
+        The multiples of b_MI(ε) swept.
+    progress : callable or None, default None
+        Called with the fraction of factors done.
+    population : sequence of int, numpy.ndarray or None, default None
+        A numerical column's users per bucket.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per factor: "b", "b / b_MI", "Wasserstein", "range-query MAE (α = 0.1)", "outputs' W1, Lemma 1 (Δ = ½)"
+        and "outputs' W1, simulated (Δ = ½)".
+
+    Raises
+    ------
+    InvalidInput
+        When ``trials`` is not a positive integer or the population is malformed.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020): Lemma 1 (W1 = Δ(1 − (2b + 1)q)), §5.3 (b chosen by
+    mutual information) and §6.4, Fig. 6.
+    """
     trials = check_positive_int(trials, "trials")
     population, truth = _population_or(population, f"beta:a=5,b=2,d={int(d)}", int(n), seed)
     d, n = population.size, int(population.sum())
@@ -615,7 +1001,40 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
 def noise_spectrum(mechanism: str, epsilon: float, *, d: int = 128, n: int = 100_000, trials: int = 50,
                    seed: int = 0, progress: Progress = None) -> pd.DataFrame:
     """Per frequency k of the length-d DFT: the mean over ``trials`` collections of |FFT(g − E g)|², g = C/n the
-    normalised support counts and E g = q* + (p* − q*) f (convolution paper Eq. (10)), beside Theorem 3's level."""
+    normalised support counts and E g = q* + (p* − q*) f (convolution paper Eq. (10)), beside Theorem 3's level.
+
+    Parameters
+    ----------
+    mechanism : str
+        A frequency oracle's registry name (it needs p* and q*).
+    epsilon : float
+        Its privacy budget.
+    d : int, default 128
+        The domain size (the DFT's length) of the Zipf(1.1) population.
+    n : int, default 100_000
+        Its users.
+    trials : int, default 50
+        Collections averaged.
+    seed : int, default 0
+        The root seed of the population and of the collections ("reproduce"/"spectrum"/mechanism/ε).
+    progress : callable or None, default None
+        Called with the fraction of collections done.
+
+    Returns
+    -------
+    pandas.DataFrame
+        d rows: "k" (0 … d − 1), "empirical" (the mean |FFT|²) and "Theorem 3" (the analytical level).
+
+    Raises
+    ------
+    InvalidInput
+        When ``trials`` is not a positive integer or the mechanism is unknown.
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, "Locally Differentially Private Frequency Estimation Based on Convolution Framework":
+    Eq. (10) (g_i = f_i p* + (1 − f_i) q* + n_i), Theorem 3 (the noise's power spectrum) and §V.B, Fig. 3.
+    """
     trials = check_positive_int(trials, "trials")
     mech = get_mechanism(mechanism, float(epsilon), int(d))
     freqs = true_distribution(f"zipf:d={int(d)},s=1.1")
@@ -638,7 +1057,34 @@ def iiw_convergence(epsilons: Sequence[float], *, d: int = 1000, n: int = 2_840_
     """MSE of IIW (start |G/H|²) and IIW-G (start |G|²) after each number of Wiener filterings on one GRR collection
     of a smooth population (a Gaussian bump over d values), per ε, with MI's MSE and IIW-G's validity ratio
     d·√Var* (convolution paper §V.B). The defaults (d = 1000, n = 2.84·10⁶) give the paper's ratios 10.93, 2.95,
-    0.99, 0.36 at ε = 1…4 (its Taxi data)."""
+    0.99, 0.36 at ε = 1…4 (its Taxi data).
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The privacy budgets of GRR, one collection each.
+    d : int, default 1000
+        The domain size of the Gaussian bump.
+    n : int, default 2_840_000
+        Its users.
+    seed : int, default 0
+        The root seed of the population and of each collection ("reproduce"/"iiw"/ε).
+    checkpoints : sequence of int, default (1, 2, 3, 5, 10, 20, 30, 50, 100, 200)
+        The numbers of Wiener filterings at which the MSE is taken.
+    progress : callable or None, default None
+        Called with the fraction of ε done.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (ε, method, filterings): "epsilon", "method" ("IIW" or "IIW-G"), "filterings", "MSE", "MI MSE"
+        and "d·√Var*".
+
+    References
+    ----------
+    Fang, Chen, Liu, Gao, "Locally Differentially Private Frequency Estimation Based on Convolution Framework", §IV
+    (IIW) and §V.B, Figs. 4–5.
+    """
     from ldp.estimators.wiener import has_fixed_support, iterative_wiener
 
     x = np.exp(-0.5 * ((np.arange(int(d)) - d / 2) / (d / 8)) ** 2)
@@ -676,7 +1122,47 @@ def postprocessor_curves(epsilons: Sequence[float], *, mechanism: str = "olh", d
     the paper's is s = 1.5 over 1,024 values, §V.A — or the given ``population``, users per value, as it is: d its
     size, n its rows), mean over ``trials`` collections, the same collections for every estimator. Post-Pos clips
     each query's answer, here each value's (on single values it is Base-Pos, as the
-    paper notes for Fig. 4)."""
+    paper notes for Fig. 4).
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε axis.
+    mechanism : str, default "olh"
+        The frequency oracle's registry name.
+    d : int, default 100
+        Domain size of the Zipf population (ignored with ``population``).
+    n : int, default 100_000
+        Its users (ignored with ``population``).
+    trials : int, default 5
+        Collections averaged per ε (positive).
+    seed : int, default 0
+        The root seed of the population and of the collections ("reproduce"/"postprocessors"/mechanism/ε).
+    zipf_s : float, default 1.1
+        The Zipf exponent.
+    estimators : sequence of str, default POSTPROCESSORS
+        Registry names of the methods compared (the paper's eleven by default).
+    progress : callable or None, default None
+        Called with the fraction of ε done.
+    population : sequence of int, numpy.ndarray or None, default None
+        A dataset's own users per value.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (ε, estimator): "epsilon", "estimator", "MSE" (full-domain, :func:`ldp.evaluation.tasks.
+        full_domain_error`).
+
+    Raises
+    ------
+    InvalidInput
+        If ``trials`` is below 1, ``population`` fails :func:`own_population`, or ``mechanism`` or one of
+        ``estimators`` is not registered.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020): §IV, Table I (the methods), §V.A (setup) and §V.C, Fig. 4.
+    """
     trials = check_positive_int(trials, "trials")
     population, truth = _population_or(population, f"zipf:d={int(d)},s={zipf_s:g}", int(n), seed)
     rows = []
@@ -708,7 +1194,35 @@ def spiky_methods(epsilons: Sequence[float] = (0.5, 1.0, 2.0, 4.0), *, d: int = 
                   trials: int = 3, seed: int = 0, metric: str = "ks", progress: Progress = None) -> pd.DataFrame:
     """Square-wave paper §6.2 (Fig. 2, its Income data): on a spiky column HH-ADMM beats SW + EMS under the KS
     distance, "especially under larger ε" — EMS smooths the spikes away, the hierarchy keeps them. SW + EMS, SW + EM
-    and HH-ADMM on an Income-like stand-in (:func:`ldp.data.synthetic.spiky_spec`), ``metric`` against ε."""
+    and HH-ADMM on an Income-like stand-in (:func:`ldp.data.synthetic.spiky_spec`), ``metric`` against ε.
+
+    Parameters
+    ----------
+    epsilons : sequence of float, default (0.5, 1.0, 2.0, 4.0)
+        The ε axis.
+    d : int, default 64
+        Buckets of the spiky column.
+    n : int, default 100_000
+        Its users.
+    trials : int, default 3
+        Collections per ε.
+    seed : int, default 0
+        The root seed.
+    metric : str, default "ks"
+        A registered metric name (the paper's finding is under the KS distance).
+    progress : callable or None, default None
+        Called with the fraction done.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`numerical_methods`' table for the three methods.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020), §6.1 (the Income data) and §6.2, Fig. 2 ("For the income
+    dataset, HH-ADMM performs better").
+    """
     return numerical_methods(epsilons, n=n, trials=trials, seed=seed, metric=metric, progress=progress,
                              methods=(("sw", "ems"), ("sw", "em"), ("hh", "hh-admm")), population=spiky_spec(d))
 
@@ -753,7 +1267,58 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
     ``cfo-binning-<bins>``; None keeps the mechanism's default (32 bins, named ``cfo-binning``).
     ``mean_mechanisms`` (the paper: PM and SR) add their rows for ``metric`` = ``mean_error`` or
     ``variance_error`` (the paper evaluates them for those only). ``hh_splits``: the hierarchy once per way of
-    sharing the privacy (§4.2: ``"population"``, rows ``hh``; ``"budget"``, rows ``hh-budget``)."""
+    sharing the privacy (§4.2: ``"population"``, rows ``hh``; ``"budget"``, rows ``hh-budget``).
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε axis.
+    d : int, default 64
+        Buckets of the Beta(5, 2) column (the synthetic default only).
+    n : int, default 100_000
+        Users of a synthetic population (replaced by the rows of given counts).
+    trials : int, default 5
+        Collections per (method, ε).
+    seed : int, default 0
+        The root seed of the population and of the sweep.
+    metric : str, default "wasserstein"
+        The metric of the table (e.g. "ks", "range_mae", "mean_error", "variance_error").
+    executor : str, default "serial"
+        How the sweep's cells run (:func:`ldp.core.executors.run_ordered`).
+    workers : int or None, default None
+        Worker processes of a parallel executor.
+    address : str or None, default None
+        A cluster scheduler's address, for the executors that use one.
+    progress : callable or None, default None
+        Called with the fraction done.
+    methods : sequence of (str, str or None), default NUMERICAL_METHODS
+        (mechanism, estimator) pairs; an estimator of None takes the mechanism's own reconstruction.
+    cfo_bins : sequence of int or None, default None
+        CFO-binning's numbers of bins.
+    mean_mechanisms : sequence of str, default ()
+        Mean mechanisms added for the mean and variance metrics.
+    population : str, sequence of int, numpy.ndarray or None, default None
+        A synthetic spec, or a column's users per bucket; None: Beta(5, 2) over d buckets.
+    hh_splits : sequence of str or None, default None
+        The hierarchy's ways of sharing the privacy ("population", "budget").
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`ldp.studies.tradeoff.summarize_sweep`'s columns — "mechanism", "estimator", "x" (= ε), "epsilon",
+        "users", "d", "mean", "sd", "trials", "closed_form", "ci_low", "ci_high" (the 95 % band of the mean) — one
+        row per (method, ε); the CFO-binning and HH variants and the mean mechanisms' rows appended.
+
+    Raises
+    ------
+    InvalidInput
+        When a spec, the counts, a metric, an executor or a method name is invalid.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020): §4 (HH, HH-ADMM, CFO with binning), §6.1, Table 2
+    (methods and metrics) and §6.2–6.3, Figs. 2–5.
+    """
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
     if population is None or isinstance(population, str):
@@ -801,7 +1366,44 @@ def wave_shapes(epsilons: Sequence[float], *, d: int = 64, n: int = 100_000, tri
 
     ``shapes``: :data:`PAPER_WAVE_SHAPES` is Fig. 5's set. ``b_factors``: Fig. 5's b axis — every shape also at
     b = factor × b_MI(ε) (rows carry ``b`` and ``b / b_MI``; without it, factor 1 only: today's table plus those
-    two columns)."""
+    two columns).
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε axis.
+    d : int, default 64
+        Buckets of the Beta(5, 2) column (replaced by the size of ``population``).
+    n : int, default 100_000
+        Its users (replaced by the rows of ``population``).
+    trials : int, default 5
+        Collections averaged per (shape, ε, b).
+    seed : int, default 0
+        The root seed; each shape's collections come from "reproduce"/"wave"/shape/ε (with the factor when ≠ 1).
+    progress : callable or None, default None
+        Called with the fraction done.
+    shapes : sequence of str, default WAVE_SHAPES
+        General Wave shapes ("square", "trapezoid:<ratio>", "triangle").
+    b_factors : sequence of float or None, default None
+        Multiples of b_MI(ε); None: 1 only.
+    population : sequence of int, numpy.ndarray or None, default None
+        A numerical column's users per bucket.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (shape, ε, factor): "shape", "epsilon", "Wasserstein", "b", "b / b_MI".
+
+    Raises
+    ------
+    InvalidInput
+        On a bad ``trials`` or ``population``, or a wave shape General Wave does not know.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020): §5.1 (General Wave), §5.2 (Theorem 2: SW maximises the
+    Wasserstein distance between outputs) and §6.4, Fig. 5.
+    """
     trials = check_positive_int(trials, "trials")
     population, truth = _population_or(population, f"beta:a=5,b=2,d={int(d)}", int(n), seed)
     d = population.size

@@ -68,7 +68,28 @@ Z95 = 1.959963984540054
 
 # --------------------------------------------------------------------------- grids and populations
 def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndarray:
-    """``points`` log-spaced ε values from ``lo`` to ``hi`` (both included)."""
+    """``points`` log-spaced ε values from ``lo`` to ``hi`` (both included).
+
+    Parameters
+    ----------
+    lo : float, default 0.1
+        The smallest ε (positive, finite).
+    hi : float, default 10.0
+        The largest ε (at least ``lo``; equal only for one point).
+    points : int, default 10
+        How many values (a positive integer, not a bool).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (points,), float64, geometrically spaced; ``[lo]`` when ``points`` is 1.
+
+    Raises
+    ------
+    InvalidInput
+        When ``points`` is not a positive integer, ``lo`` is not positive and finite, ``hi`` is not finite, or
+        ``hi`` is below ``lo`` (equal only with one point).
+    """
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InvalidInput(f"the number of ε points must be a positive integer, got {points!r}")
     lo, hi = float(lo), float(hi)
@@ -82,7 +103,28 @@ def epsilon_grid(lo: float = 0.1, hi: float = 10.0, points: int = 10) -> np.ndar
 
 
 def log_int_grid(lo: int, hi: int, points: int) -> np.ndarray:
-    """Up to ``points`` distinct log-spaced integers from ``lo`` to ``hi`` (for n or d)."""
+    """Up to ``points`` distinct log-spaced integers from ``lo`` to ``hi`` (for n or d).
+
+    Parameters
+    ----------
+    lo : int
+        The first integer (at least 1).
+    hi : int
+        The last one (at least ``lo``).
+    points : int
+        The number of log-spaced points before rounding (a positive integer).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, sorted and distinct: the rounded log-spaced points, so possibly fewer than ``points`` where the
+        rounding merges neighbours; ``[lo]`` when ``points`` is 1 or ``hi == lo``.
+
+    Raises
+    ------
+    InvalidInput
+        When ``points`` is not a positive integer, or not 1 ≤ ``lo`` ≤ ``hi``.
+    """
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 1:
         raise InvalidInput(f"the number of points must be a positive integer, got {points!r}")
     lo, hi = int(lo), int(hi)
@@ -103,13 +145,49 @@ def _normalise(freqs: np.ndarray | Sequence[float]) -> np.ndarray:
 
 
 def population_counts(freqs: np.ndarray | Sequence[float], n: int) -> np.ndarray:
-    """Users per value: ``freqs`` scaled to exactly ``n`` users (largest-remainder rounding)."""
+    """Users per value: ``freqs`` scaled to exactly ``n`` users (largest-remainder rounding).
+
+    Parameters
+    ----------
+    freqs : array-like of float
+        A distribution over d ≥ 2 values (finite, non-negative, not all zero; normalised here).
+    n : int
+        The number of users (positive).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (d,), integers summing to exactly n: n·f rounded by the largest-remainder method.
+
+    Raises
+    ------
+    InvalidInput
+        When the distribution is malformed or ``n`` is not a positive integer.
+    """
     return largest_remainder(_normalise(freqs), check_positive_int(n, "the number of users"))
 
 
 def rebin_frequencies(freqs: np.ndarray | Sequence[float], d: int) -> np.ndarray:
     """Re-bucketize a histogram over equal-width bins into ``d`` equal-width bins over the same range,
-    assuming values spread uniformly inside each original bin (mass-preserving)."""
+    assuming values spread uniformly inside each original bin (mass-preserving).
+
+    Parameters
+    ----------
+    freqs : array-like of float
+        A histogram over equal-width bins of some range (at least two bins; normalised here).
+    d : int
+        The new number of equal-width bins (an integer ≥ 2).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (d,), the re-bucketized frequencies (non-negative, summing to 1), read off the piecewise-linear CDF.
+
+    Raises
+    ------
+    InvalidInput
+        When the histogram is malformed or ``d`` is not an integer ≥ 2.
+    """
     f = _normalise(freqs)
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise InvalidInput(f"the domain size must be an integer ≥ 2, got {d!r}")
@@ -122,7 +200,30 @@ def rebin_frequencies(freqs: np.ndarray | Sequence[float], d: int) -> np.ndarray
 
 # --------------------------------------------------------------------------- closed forms
 def build_mechanism(name: str, epsilon: float, d: int, params: Mapping[str, Any] | None = None) -> Mechanism:
-    """The registered mechanism at ε with its own parameters (derived defaults where not given)."""
+    """The registered mechanism at ε with its own parameters (derived defaults where not given).
+
+    Parameters
+    ----------
+    name : str
+        The mechanism's registry name (or alias).
+    epsilon : float
+        Its privacy budget.
+    d : int
+        The domain size.
+    params : mapping or None, default None
+        The mechanism's own parameters (e.g. OLH's ``g``); None or missing keys take the defaults derived from ε
+        and d.
+
+    Returns
+    -------
+    Mechanism
+        The constructed mechanism.
+
+    Raises
+    ------
+    InvalidInput
+        When the name is unknown or a parameter is invalid for it.
+    """
     return get_mechanism(name, float(epsilon), int(d), **dict(params or {}))
 
 
@@ -130,7 +231,31 @@ def closed_form_value(mechanism: Mechanism, freqs: np.ndarray, n: int, metric: s
                       top_k: int = 10) -> float:
     """The expected error of matrix inversion from the closed-form variance; NaN without a closed form
     (each metric's own :meth:`~ldp.evaluation.metrics.Metric.expected`: MSE and top-k MSE exact, MAE and L1 by
-    the normal approximation)."""
+    the normal approximation).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism (its ``variance(freqs, n)`` gives each value's Var[f̂_v]).
+    freqs : numpy.ndarray
+        The true frequencies, shape (d,).
+    n : int
+        The number of users.
+    metric : str, default "mse"
+        A registered metric name (``ldp.METRICS``) whose ``expected`` hook is used.
+    top_k : int, default 10
+        The number of most frequent values a top-k metric looks at.
+
+    Returns
+    -------
+    float
+        The metric's expected value for the unbiased MI estimate, NaN when the metric has no closed form.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally Differentially Private Frequency Estimation with Consistency"
+    (NDSS 2020), Eq. (3) (σ_v² of MI) and Eq. (4) (the normal approximation).
+    """
     var = np.asarray(mechanism.variance(freqs, int(n)), dtype=np.float64)
     return get_metric(metric).expected(var, np.asarray(freqs), k=top_k)
 
@@ -139,7 +264,42 @@ def closed_form_curve(mechanism_name: str, epsilons: Sequence[float] | np.ndarra
                       freqs: np.ndarray | Sequence[float] | None = None, params: Mapping[str, Any] | None = None,
                       *, metric: str = "mse", top_k: int = 10) -> np.ndarray:
     """Closed-form error of MI at every ε of ``epsilons`` (``freqs=None``: the small-frequency limit
-    f → 0, the comparison table's variance)."""
+    f → 0, the comparison table's variance).
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The mechanism's registry name.
+    epsilons : sequence of float or numpy.ndarray
+        The ε values.
+    d : int
+        The domain size.
+    n : int
+        The number of users.
+    freqs : array-like of float or None, default None
+        The true distribution over the d values; None: all frequencies 0 (the limit f → 0).
+    params : mapping or None, default None
+        The mechanism's own parameters, as in :func:`build_mechanism`.
+    metric : str, default "mse"
+        The metric whose expectation is computed.
+    top_k : int, default 10
+        Passed to :func:`closed_form_value`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (len(epsilons),): the closed-form error at each ε (NaN where the metric has none).
+
+    Raises
+    ------
+    InvalidInput
+        When ``freqs`` does not have d values or is malformed, or the mechanism cannot be built.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020), Eq. (3) and Eq. (5) (its f → 0 limit); the lecture "Local
+    Differential Privacy (Part 1)", slide "Comparison of Mechanisms" (Var[c̃(i)]/n per protocol).
+    """
     f = np.zeros(int(d)) if freqs is None else _normalise(freqs)
     if f.size != int(d):
         raise InvalidInput(f"the distribution has {f.size} values but d = {d}")
@@ -172,7 +332,38 @@ def _configuration(axis: str, x: float, epsilon: float, users: int) -> tuple[flo
 def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, epsilon: float = 1.0,
                          users: int = 100_000, metric: str = "mse", params: Mapping[str, Any] | None = None,
                          top_k: int = 10) -> Callable[[float], float]:
-    """x ↦ closed-form error of MI along ``axis`` (ε or n; d is integer-valued and has none)."""
+    """x ↦ closed-form error of MI along ``axis`` (ε or n; d is integer-valued and has none).
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The mechanism's registry name.
+    axis : str
+        "epsilon" or "users" ("d" is refused).
+    freqs : array-like of float or callable
+        The true distribution (a callable d ↦ distribution is refused, there being no d to call it with).
+    epsilon : float, default 1.0
+        The fixed ε along the "users" axis.
+    users : int, default 100_000
+        The fixed n along the "epsilon" axis.
+    metric : str, default "mse"
+        A registered metric name; MSE and top-k MSE scale as 1/n, the others as 1/√n.
+    params : mapping or None, default None
+        The mechanism's own parameters, held fixed along the axis.
+    top_k : int, default 10
+        k of a top-k metric.
+
+    Returns
+    -------
+    callable
+        x ↦ float: the closed-form error at ε = x, or at n = x users (computed at n = 1 and scaled by x^−1 or
+        x^−½). An unknown ``axis`` is refused when the function is called.
+
+    Raises
+    ------
+    InvalidInput
+        When ``axis`` is "d", or ``freqs`` is a callable or malformed.
+    """
     if axis == "d":
         raise InvalidInput("the domain size is an integer: there is no continuous closed-form function of d")
 
@@ -193,7 +384,40 @@ def closed_form_function(mechanism_name: str, axis: str, freqs: FreqSource, *, e
 def closed_form_curves(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray,
                        freqs: FreqSource, *, epsilon: float = 1.0, users: int = 100_000, metric: str = "mse",
                        params: Mapping[str, Mapping[str, Any]] | None = None, top_k: int = 10) -> pd.DataFrame:
-    """Tidy table (mechanism, x, epsilon, users, d, value) of the closed-form MI error on ``grid``."""
+    """Tidy table (mechanism, x, epsilon, users, d, value) of the closed-form MI error on ``grid``.
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names.
+    axis : str
+        "epsilon", "users" or "d" (:data:`AXES`).
+    grid : sequence of float or numpy.ndarray
+        The points along the axis (ε, or n and d rounded to integers).
+    freqs : array-like of float or callable
+        The distribution, or for the d axis a function d ↦ distribution.
+    epsilon : float, default 1.0
+        The privacy budget used off the ε axis.
+    users : int, default 100_000
+        The number of users used off the users axis.
+    metric : str, default "mse"
+        A registered metric name (the "value" column).
+    params : mapping of str to mapping or None, default None
+        Each mechanism's own parameters, by name.
+    top_k : int, default 10
+        The k of the top-k metrics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (mechanism, point): "mechanism", "x", "epsilon", "users", "d", "value" (NaN without a closed
+        form).
+
+    Raises
+    ------
+    InvalidInput
+        On an unknown axis, a malformed distribution, or a mechanism that cannot be built.
+    """
     rows = []
     for name in mechanisms:
         for x in np.asarray(grid, dtype=np.float64):
@@ -218,6 +442,29 @@ def crossovers(curves: Mapping[str, np.ndarray | Sequence[float]], epsilons: Seq
     Crossings of one pair closer than ``merge`` in ln x are ripples (e.g. OLH's integer g around
     another curve): an even number of them cancels out, an odd number counts as one overtaking,
     reported at the middle one.
+
+    Parameters
+    ----------
+    curves : mapping of str to array-like
+        Each curve's positive values, one per grid point.
+    epsilons : sequence of float or numpy.ndarray
+        The grid (positive, strictly increasing; ε or any other axis).
+    functions : mapping of str to callable or None, default None
+        Exact curves x ↦ value by name, for Brent's method; a pair missing from it is interpolated.
+    tolerance : float, default 0.02
+        Relative difference below which two curves count as touching, not crossing.
+    merge : float, default 0.25
+        Distance in ln x within which crossings of one pair form one cluster.
+
+    Returns
+    -------
+    list of (float, str, str)
+        (x, a, b) per overtaking of curves a and b (a before b in ``curves``' order), sorted by x.
+
+    Raises
+    ------
+    InvalidInput
+        When the grid is not positive and strictly increasing, or a curve has not one value per point.
     """
     x = np.asarray(epsilons, dtype=np.float64)
     if x.ndim != 1 or np.any(np.diff(x) <= 0) or np.any(x <= 0):
@@ -265,7 +512,23 @@ def _root(x: np.ndarray, diff: np.ndarray, k0: int, k1: int, a: str, b: str,
 
 
 def grr_oue_crossover(d: int) -> float | None:
-    """ε at which GRR and OUE have equal small-frequency variance: d = 3e^ε + 2, i.e. ε = ln((d − 2)/3)."""
+    """ε at which GRR and OUE have equal small-frequency variance: d = 3e^ε + 2, i.e. ε = ln((d − 2)/3).
+
+    Parameters
+    ----------
+    d : int
+        The domain size.
+
+    Returns
+    -------
+    float or None
+        ln((d − 2)/3); None for d ≤ 5, where GRR is better at every ε > 0.
+
+    References
+    ----------
+    The lecture "Local Differential Privacy (Part 1)", slide "Comparison of Mechanisms" ("if d < 3e^ε + 2 use DE");
+    Wang, Blocki, Li, Jha, "Locally Differentially Private Protocols for Frequency Estimation" (USENIX Security 2017).
+    """
     return math.log((d - 2) / 3) if d > 5 else None
 
 
@@ -288,7 +551,37 @@ def _target_variance(target: float, measure: str) -> float:
 
 def closed_form_measure(mechanism_name: str, epsilon: float, n: int, freqs: np.ndarray | Sequence[float],
                         measure: str = "mse", params: Mapping[str, Any] | None = None) -> float:
-    """The closed-form MSE (or the least precise value's standard deviation) at (ε, n)."""
+    """The closed-form MSE (or the least precise value's standard deviation) at (ε, n).
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The mechanism's registry name.
+    epsilon : float
+        Its privacy budget.
+    n : int
+        The number of users.
+    freqs : array-like of float
+        The true distribution (normalised here).
+    measure : str, default "mse"
+        "mse" (the mean of the values' variances) or "sd" (the square root of the largest one), :data:`TARGET_MEASURES`.
+    params : mapping or None, default None
+        The mechanism's own parameters.
+
+    Returns
+    -------
+    float
+        The MSE (a squared frequency) or the standard deviation (a frequency).
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown measure, a malformed distribution, or a mechanism that cannot be built.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020), Eq. (3).
+    """
     f = _normalise(freqs)
     v = _measure(build_mechanism(mechanism_name, epsilon, f.size, params), f, int(n), measure)
     return v if measure == "mse" else math.sqrt(v)
@@ -300,6 +593,37 @@ def users_needed(mechanism_name: str, epsilon: float, freqs: np.ndarray | Sequen
 
     The variance is exactly ∝ 1/n, so n = ⌈n0 · V(n0) / x⌉ with x the target variance (the target
     MSE, or the squared target standard deviation).
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The mechanism asked about.
+    epsilon : float
+        Its fixed privacy budget.
+    freqs : array-like of float
+        The distribution whose values are estimated.
+    target : float
+        The largest acceptable error: an MSE for ``measure`` "mse", a standard deviation for "sd" (positive).
+    measure : str, default "mse"
+        What ``target`` bounds (:data:`TARGET_MEASURES`).
+    params : mapping or None, default None
+        Parameters of the mechanism, as in :func:`build_mechanism`.
+    n0 : int, default 100_000
+        The n at which the variance is evaluated before scaling (any positive value gives the same answer).
+
+    Returns
+    -------
+    int
+        The smallest n ≥ 1 meeting the target.
+
+    Raises
+    ------
+    InvalidInput
+        When ``target`` is not a positive finite number, the measure is unknown, or the mechanism cannot be built.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020), Eq. (3) (σ_v² ∝ 1/n).
     """
     f = _normalise(freqs)
     xv = _target_variance(target, measure)
@@ -361,6 +685,42 @@ def epsilon_needed(mechanism_name: str, n: int, freqs: np.ndarray | Sequence[flo
     [lo, hi] is therefore cut where those integer parameters change (found by bisection), and each piece —
     on which the error is continuous and decreasing — is solved exactly (Brent's method) in order; the
     first piece that reaches the target holds the minimum.
+
+    Parameters
+    ----------
+    mechanism_name : str
+        Registry name of the mechanism whose ε is sought.
+    n : int
+        The fixed number of users.
+    freqs : array-like of float
+        The distribution estimated.
+    target : float
+        The error to reach: an MSE, or a standard deviation with ``measure`` "sd" (positive).
+    measure : str, default "mse"
+        "mse" or "sd" (:data:`TARGET_MEASURES`).
+    params : mapping or None, default None
+        Parameters fixed by the caller; the integer ones not given are derived from ε on each piece.
+    lo : float, default 0.01
+        The smallest ε searched.
+    hi : float, default 10.0
+        The largest ε searched.
+    scan_points : int, default 200
+        Scan points for locating parameter changes where the mechanism does not give them (3 to 10,000).
+
+    Returns
+    -------
+    float or None
+        The smallest ε in [lo, hi] meeting the target, or None.
+
+    Raises
+    ------
+    InvalidInput
+        When ``target`` is not positive and finite, the measure is unknown, or not 0 < lo < hi (finite) with
+        3 ≤ scan_points ≤ 10,000.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li (NDSS 2020), Eq. (3) and §III.B (OLH's g).
     """
     f = _normalise(freqs)
     xv = _target_variance(target, measure)
@@ -389,6 +749,38 @@ def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.n
 
     ``mse``: mean MSE of MI over trials ± 1.96 sd/√trials. ``sd``: root-mean-square error of the value
     with the largest closed-form variance, with a χ² interval.
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The mechanism checked.
+    epsilon : float
+        Its privacy budget.
+    n : int
+        Users per collection (the distribution scaled by :func:`population_counts`).
+    freqs : array-like of float
+        The distribution.
+    measure : str, default "mse"
+        "mse" or "sd".
+    trials : int, default 40
+        The number of collections.
+    seed : int or None, default 0
+        The root seed of the simulation (:func:`ldp.simulate`).
+    engine : str, default "fast"
+        "fast" or "exact".
+    params : mapping or None, default None
+        The mechanism's own parameters.
+
+    Returns
+    -------
+    dict
+        "empirical", "low", "high" (the 95 % interval; NaN bounds for "mse" with one trial), "closed_form" (at the
+        simulated frequencies) and "trials"; for "sd" also "value_index", the value checked.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown measure, a malformed distribution, or bad simulation arguments.
     """
     f = _normalise(freqs)
     mech = build_mechanism(mechanism_name, epsilon, f.size, params)
@@ -421,7 +813,14 @@ def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.n
 class ScaledPopulation:
     """A trade-off sweep's population (picklable): the distribution (or, along d, a function d ↦ distribution)
     scaled to n users by largest-remainder rounding (:func:`population_counts`): fixed, so all the randomness is
-    the mechanism's and the closed form uses exactly the frequencies that are simulated."""
+    the mechanism's and the closed form uses exactly the frequencies that are simulated.
+
+    Attributes
+    ----------
+    freqs : array-like of float or callable
+        The distribution, or a function d ↦ distribution (the d axis); called as ``population(d, n, rng)`` it
+        returns the users per value (``rng`` unused).
+    """
 
     freqs: FreqSource
 
@@ -435,7 +834,38 @@ def run_configuration(mechanism_name: str, epsilon: float, n: int, freqs: np.nda
                       top_k: int = 10) -> pd.DataFrame:
     """One configuration of :func:`run_tradeoff_sweep` (the sweep driver :func:`ldp.simulation.sweep` on one point,
     columns :data:`ldp.simulation.SWEEP_COLUMNS`), with the estimators that apply to the mechanism; its random
-    numbers are keyed by the configuration under the root ``seed``."""
+    numbers are keyed by the configuration under the root ``seed``.
+
+    Parameters
+    ----------
+    mechanism_name : str
+        The configuration's mechanism (registry name).
+    epsilon : float
+        The configuration's ε.
+    n : int
+        Users (the distribution scaled by :func:`population_counts`).
+    freqs : numpy.ndarray
+        The distribution; its size is d.
+    estimators : sequence of str
+        Estimator names; those that do not apply to the mechanism are skipped.
+    trials : int
+        Collections.
+    engine : str, default "fast"
+        The simulation engine, "fast" (aggregates drawn directly) or "exact" (every report drawn).
+    seed : int or None, default None
+        The root seed of the sweep; None draws fresh entropy.
+    metrics : sequence of str, default FREQUENCY_METRICS
+        Metric names computed per trial.
+    params : mapping or None, default None
+        The mechanism's own parameters.
+    top_k : int, default 10
+        The k of the top-k metrics.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (trial, estimator, metric), columns :data:`ldp.simulation.SWEEP_COLUMNS`.
+    """
     f = _normalise(freqs)
     return sweep(ScaledPopulation(f), mechanisms=[mechanism_name], epsilons=[float(epsilon)], users=[int(n)],
                  domain_sizes=[f.size], estimators=tuple(estimators), applicable_only=True, trials=int(trials),
@@ -445,7 +875,31 @@ def run_configuration(mechanism_name: str, epsilon: float, n: int, freqs: np.nda
 
 def sweep_configurations(mechanisms: Sequence[str], axis: str, grid: Sequence[float] | np.ndarray, *,
                          epsilon: float = 1.0, users: int = 100_000) -> list[tuple[str, float, float, int, int | None]]:
-    """(mechanism, x, ε, n, d) for every point of the sweep (d is None unless the axis is d)."""
+    """(mechanism, x, ε, n, d) for every point of the sweep (d is None unless the axis is d).
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names (at least one).
+    axis : str
+        "epsilon", "users" or "d".
+    grid : sequence of float or numpy.ndarray
+        The points along the axis (not empty).
+    epsilon : float, default 1.0
+        ε off the ε axis.
+    users : int, default 100_000
+        n off the users axis.
+
+    Returns
+    -------
+    list of (str, float, float, int, int or None)
+        (mechanism, x, ε, n, d) per mechanism and point, mechanisms outermost.
+
+    Raises
+    ------
+    InvalidInput
+        When no mechanism is given, the grid is empty, or the axis is unknown.
+    """
     if not mechanisms:
         raise InvalidInput("choose at least one mechanism")
     if len(grid) == 0:
@@ -485,6 +939,56 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
     :func:`run_configuration` (same signature), e.g. by a cached version, on the serial executor only: ``executor``
     "processes" or "dask" (``address``) run the configurations in worker processes
     (:func:`ldp.core.executors.run_ordered`, batched; the seeding makes the table identical on every executor).
+
+    Parameters
+    ----------
+    freqs : array-like of float or callable
+        The distribution, or (needed for the d axis) a function d ↦ distribution.
+    mechanisms : sequence of str
+        Registry names.
+    estimators : sequence of str, default ("mi",)
+        Estimator names (at least one).
+    axis : str, default "epsilon"
+        "epsilon", "users" or "d".
+    grid : sequence of float, numpy.ndarray or None, default None
+        The points; None: :func:`epsilon_grid`'s default.
+    epsilon : float, default 1.0
+        ε off the ε axis.
+    users : int, default 100_000
+        n off the users axis.
+    trials : int, default 20
+        Collections per configuration.
+    engine : str, default "fast"
+        "fast" or "exact".
+    seed : int or None, default 0
+        The root seed.
+    metrics : sequence of str, default FREQUENCY_METRICS
+        Metric names.
+    params : mapping of str to mapping or None, default None
+        Each mechanism's own parameters, by name.
+    top_k : int, default 10
+        The k of the top-k metrics.
+    progress : callable or None, default None
+        ``progress(done, total, label)``.
+    runner : callable or None, default None
+        A replacement for :func:`run_configuration` (serial executor only).
+    executor : str, default "serial"
+        "serial", "processes" or "dask".
+    workers : int or None, default None
+        Worker processes.
+    address : str or None, default None
+        The dask scheduler's address.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns "x" then :data:`ldp.simulation.SWEEP_COLUMNS`, one row per (configuration, trial, estimator,
+        metric).
+
+    Raises
+    ------
+    InvalidInput
+        When no estimator is given, the d axis has fixed frequencies, or the sweep's arguments are invalid.
     """
     if not estimators:
         raise InvalidInput("choose at least one estimator")
@@ -519,7 +1023,28 @@ def run_tradeoff_sweep(freqs: FreqSource, *, mechanisms: Sequence[str], estimato
 
 
 def summarize_sweep(table: pd.DataFrame, metric: str = "mse", level_z: float = Z95) -> pd.DataFrame:
-    """Mean over trials per (mechanism, estimator, x) with the band mean ± z·sd/√trials."""
+    """Mean over trials per (mechanism, estimator, x) with the band mean ± z·sd/√trials.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A sweep table (:func:`run_tradeoff_sweep`, :func:`numerical_sweep`) with "x", "metric" and "value".
+    metric : str, default "mse"
+        The metric summarised.
+    level_z : float, default Z95
+        The normal quantile z of the band (1.96: 95 %).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per (mechanism, estimator, x): "epsilon", "users", "d", "mean", "sd" (0 for one trial), "trials",
+        "closed_form", "ci_low", "ci_high".
+
+    Raises
+    ------
+    InvalidInput
+        When the table has no row for ``metric``.
+    """
     sub = table[table["metric"] == metric]
     if sub.empty:
         raise InvalidInput(f"the sweep table has no rows for metric {metric!r}")
@@ -548,7 +1073,56 @@ def numerical_sweep(counts: np.ndarray, edges: np.ndarray, methods: Sequence[tup
     """Numerical mechanisms (each with its reconstruction, None = its own) against ε on one bucketized column:
     the sweep driver's tidy table (:func:`ldp.simulation.sweep`, same seeding: identical on every executor) with
     ``x`` = ε first, ready for :func:`summarize_sweep`. ``progress(done, total)`` counts configurations;
-    ``params`` gives a mechanism's parameters by its name (e.g. CFO-binning's ``bins``)."""
+    ``params`` gives a mechanism's parameters by its name (e.g. CFO-binning's ``bins``).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Users per bucket of the column, shape (d,).
+    edges : numpy.ndarray
+        The d + 1 bucket edges (for the distance metrics).
+    methods : sequence of (str, str or None)
+        (numerical mechanism, reconstruction); None: the mechanism's default estimator.
+    epsilons : sequence of float or numpy.ndarray
+        The ε axis.
+    users : int
+        The number of users n: ``counts`` as they are when they sum to n, else n users drawn i.i.d. from them.
+    trials : int, default 5
+        Collections per (mechanism, ε).
+    engine : str, default "fast"
+        The simulation engine of :func:`ldp.simulation.sweep`.
+    seed : int or None, default 0
+        The root seed; each configuration's numbers are keyed by it and the configuration.
+    metrics : sequence of str, default NUMERICAL_SWEEP_METRICS
+        Distance, range-query or mean metrics to compute per trial.
+    executor : str, default "serial"
+        Where the configurations run (:func:`ldp.core.executors.run_ordered`); the table is the same on every one.
+    workers : int or None, default None
+        Worker processes of a parallel executor (None: its default).
+    address : str or None, default None
+        A dask scheduler to connect to.
+    progress : callable or None, default None
+        ``progress(done, total)``.
+    cancel : callable or None, default None
+        Returns True to stop the sweep.
+    params : mapping of str to mapping or None, default None
+        Parameters by mechanism name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns "x" (= ε) then :data:`ldp.simulation.SWEEP_COLUMNS`.
+
+    Raises
+    ------
+    InvalidInput
+        When no method or no ε is given, or a name is unknown.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential Privacy"
+    (SIGMOD 2020), §6.1–6.3.
+    """
     c = np.asarray(counts, dtype=np.int64)
     d = int(c.size)
     eps = [float(e) for e in epsilons]
@@ -573,7 +1147,30 @@ def attack_curve(mechanisms: Sequence[str], epsilons: Sequence[float] | np.ndarr
                  metric: str = "mse", params: Mapping[str, Mapping[str, Any]] | None = None,
                  top_k: int = 10) -> pd.DataFrame:
     """Per mechanism and ε: the Bayes-optimal attacker's success (prior = the data distribution) and
-    the closed-form error of MI. ``attack_success`` is NaN where it is not defined (SHE)."""
+    the closed-form error of MI. ``attack_success`` is NaN where it is not defined (SHE).
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names.
+    epsilons : sequence of float or numpy.ndarray
+        The ε values.
+    freqs : numpy.ndarray
+        The data distribution: the attacker's prior and the frequencies of the closed form.
+    n : int
+        The number of users of the closed form.
+    metric : str, default "mse"
+        The error metric of the "closed_form" column.
+    params : mapping of str to mapping or None, default None
+        Parameters per mechanism name; a mechanism absent from it gets its defaults at each ε.
+    top_k : int, default 10
+        k when ``metric`` is a top-k one.
+
+    Returns
+    -------
+    pandas.DataFrame
+        "mechanism", "epsilon", "attack_success" (a probability, NaN where undefined), "closed_form".
+    """
     f = _normalise(freqs)
     rows = []
     for name in mechanisms:
@@ -589,7 +1186,22 @@ def attack_curve(mechanisms: Sequence[str], epsilons: Sequence[float] | np.ndarr
 
 def simulated_attack_points(summary: pd.DataFrame, points: pd.DataFrame, estimator: str = "mi") -> pd.DataFrame:
     """The simulated error of ``estimator`` (a :func:`summarize_sweep` over ε) beside the attacker's success at
-    the same (mechanism, ε) of :func:`attack_curve`: columns mechanism, epsilon, mean, attack_success."""
+    the same (mechanism, ε) of :func:`attack_curve`: columns mechanism, epsilon, mean, attack_success.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        A :func:`summarize_sweep` table along ε.
+    points : pandas.DataFrame
+        An :func:`attack_curve` table.
+    estimator : str, default "mi"
+        The estimator whose simulated error is kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The inner join on (mechanism, epsilon): "mechanism", "epsilon", "mean", "attack_success".
+    """
     mine = summary[summary["estimator"] == estimator][["mechanism", "epsilon", "mean"]]
     return mine.merge(points[["mechanism", "epsilon", "attack_success"]], on=["mechanism", "epsilon"])
 
@@ -600,7 +1212,19 @@ class FrequencySource:
     """The distribution a sweep runs on, as a function of the domain size for the d axis: ``"fixed"`` (the
     frequencies as they are), ``"rebin"`` (a numerical histogram re-bucketized into d equal-width bins over the
     same range) or ``"synthetic"`` (a synthetic family regenerated with d values). Hashable, so a page can
-    cache what is computed from it."""
+    cache what is computed from it.
+
+    Attributes
+    ----------
+    kind : str
+        "fixed", "rebin" or "synthetic".
+    frequencies : tuple of float, default ()
+        The frequencies ("fixed" and "rebin").
+    family : str, default ""
+        The synthetic family's name ("synthetic").
+    exponent : float or None, default None
+        The synthetic family's exponent (Zipf's s), None for its default.
+    """
 
     kind: str
     frequencies: tuple[float, ...] = ()
@@ -625,7 +1249,25 @@ class FrequencySource:
 
 def frequency_source(data: Dataset, axis: str) -> FrequencySource:
     """What a sweep along ``axis`` runs on for this dataset. Along d: a synthetic dataset is regenerated with
-    each domain size and a numerical column re-bucketized; a categorical column's values are fixed (LDPError)."""
+    each domain size and a numerical column re-bucketized; a categorical column's values are fixed (LDPError).
+
+    Parameters
+    ----------
+    data : Dataset
+        The dataset (its frequencies, ``synthetic`` and ``numerical`` are read).
+    axis : str
+        The sweep axis; anything but "d" gives the fixed frequencies.
+
+    Returns
+    -------
+    FrequencySource
+        "fixed" off the d axis; along d "synthetic" or "rebin".
+
+    Raises
+    ------
+    InvalidInput
+        Along d for a categorical column, whose categories are fixed (InvalidInput is the LDPError named above).
+    """
     freqs = tuple(float(f) for f in data.frequencies)
     if axis != "d":
         return FrequencySource("fixed", freqs)
@@ -641,7 +1283,31 @@ def frequency_source(data: Dataset, axis: str) -> FrequencySource:
 
 def sweep_grids(axis: str, lo: float, hi: float, points: int, fine: int) -> tuple[np.ndarray, np.ndarray]:
     """The sweep's grid of ``points`` log-spaced values from ``lo`` to ``hi`` along ``axis`` and a ``fine`` one
-    for smooth closed-form curves (ε: reals; n and d: distinct integers)."""
+    for smooth closed-form curves (ε: reals; n and d: distinct integers).
+
+    Parameters
+    ----------
+    axis : str
+        "epsilon", "users" or "d".
+    lo : float
+        The first grid value.
+    hi : float
+        The last grid value.
+    points : int
+        Points of the sweep grid.
+    fine : int
+        Points of the closed-form grid.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        (sweep grid, fine grid), float64 (whole numbers along n and d).
+
+    Raises
+    ------
+    InvalidInput
+        On an unknown axis, or bounds or point counts the grids refuse.
+    """
     if axis == "epsilon":
         return epsilon_grid(lo, hi, points), epsilon_grid(lo, hi, fine)
     if axis in ("users", "d"):
@@ -655,7 +1321,30 @@ def closed_form_study(mechanisms: Sequence[str], axis: str, grid: Sequence[float
                       metric: str) -> tuple[pd.DataFrame, list[tuple[float, str, str]]]:
     """The closed-form curves of every mechanism on ``grid`` (:func:`closed_form_curves`) and where they cross
     (:func:`crossovers`, refined on the closed-form functions along ε and n); no crossings when the metric has
-    no closed form."""
+    no closed form.
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names.
+    axis : str
+        "epsilon", "users" or "d".
+    grid : sequence of float or numpy.ndarray
+        The fine grid of the curves (positive, increasing).
+    source : FrequencySource
+        The distribution (called with d when it varies with d).
+    epsilon : float
+        ε off the ε axis.
+    users : int
+        n off the users axis.
+    metric : str
+        A registered metric name.
+
+    Returns
+    -------
+    (pandas.DataFrame, list of (float, str, str))
+        The :func:`closed_form_curves` table and the :func:`crossovers` found on it (empty without a closed form).
+    """
     freqs = source if source.varies_with_d else source()
     table = closed_form_curves(mechanisms, axis, grid, freqs, epsilon=epsilon, users=users, metric=metric)
     if table["value"].isna().all():
@@ -671,7 +1360,28 @@ def closed_form_study(mechanisms: Sequence[str], axis: str, grid: Sequence[float
 def sweep_estimator_seconds(mechanisms: Sequence[str], freqs: np.ndarray, users: int, estimators: Sequence[str],
                             epsilon: float, seed: int = 0) -> float:
     """Seconds the chosen estimators take on one collection of ``users`` users following ``freqs`` for the
-    slowest of the mechanisms (each at ``epsilon``, with the estimators that apply to it)."""
+    slowest of the mechanisms (each at ``epsilon``, with the estimators that apply to it).
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Registry names.
+    freqs : numpy.ndarray
+        The distribution.
+    users : int
+        Users of the timed collection.
+    estimators : sequence of str
+        Estimator names (those that do not apply to a mechanism are skipped for it).
+    epsilon : float
+        The privacy budget.
+    seed : int, default 0
+        The root seed of the timed collection.
+
+    Returns
+    -------
+    float
+        Wall-clock seconds, the largest over the mechanisms of the sum over their estimators.
+    """
     counts = population_counts(freqs, users)
     worst = 0.0
     for name in mechanisms:

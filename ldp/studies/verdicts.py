@@ -32,7 +32,32 @@ LIGHTS = ("green", "amber", "red")
 
 @dataclass(frozen=True)
 class Verdict:
-    """The verdict of one collection (see the module docstring)."""
+    """The verdict of one collection (see the module docstring).
+
+    Attributes
+    ----------
+    lights : numpy.ndarray
+        Shape (d,), str: per value "green", "amber" or "red" (the traffic light of its confidence interval).
+    sigma : float
+        The noise floor σ₀, a frequency: the standard deviation of a value of frequency ≈ 0.
+    n : int
+        The number of users of the collection.
+    d : int
+        The domain size.
+    level : float
+        The confidence level of the intervals, in (0, 1).
+    typical : float
+        The frequency the "n or ε needed" answers are for: the mean frequency 1/d.
+    users_needed : int
+        Users for a value of frequency ``typical`` to be told from zero at this ε (at least 1).
+    epsilon_needed : float or None
+        ε for the same at this n; None when no ε up to 10 does it.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), Eq. (5) (the noise floor σ² ≈ q(1 − q)/(n(p − q)²)).
+    """
 
     lights: np.ndarray  #: per value: "green", "amber" or "red"
     sigma: float  #: noise floor σ₀ (a frequency)
@@ -82,7 +107,40 @@ def _users(x: float) -> str:
 def verdict(mechanism: Mechanism, mi_estimate: np.ndarray, n: int, level: float = 0.95, *,
             intervals: FrequencyIntervals | None = None) -> Verdict:
     """The verdict of one collection from its matrix-inversion estimate (a frequency oracle). The ε answer uses
-    the mechanism's default parameters at each ε (OLH's g follows ε; a longitudinal mechanism's ε1 = ε/2)."""
+    the mechanism's default parameters at each ε (OLH's g follows ε; a longitudinal mechanism's ε1 = ε/2).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle that collected the reports (its ε and d are used).
+    mi_estimate : numpy.ndarray
+        Shape (d,): the matrix-inversion (unbiased) frequency estimate of each value.
+    n : int
+        The number of users.
+    level : float, default 0.95
+        The confidence level of the intervals and of "told from zero" (z = Φ⁻¹(1 − (1 − level)/2)).
+    intervals : FrequencyIntervals or None, default None
+        Intervals already computed for this estimate; None computes them with
+        :func:`ldp.evaluation.uncertainty.estimate_intervals`.
+
+    Returns
+    -------
+    Verdict
+        The lights, the noise floor σ₀ = √(mechanism.approximate_variance(n)), and the n and ε needed for a value
+        of frequency 1/d to be told from zero (n ≥ z² n σ₀² d²; ε from :func:`ldp.studies.tradeoff.epsilon_needed`
+        with target standard deviation 1/(d z)).
+
+    Raises
+    ------
+    InvalidInput
+        When the mechanism is not a frequency oracle.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), Eq. (5) (σ₀); cf. Eq. (7) (Base-Cut's threshold F⁻¹(1 − α/d)·σ; here each value's
+    own two-sided z = Φ⁻¹(1 − α/2), without the union bound over d values).
+    """
     if type(mechanism) not in mechanisms_of("frequency"):
         raise InvalidInput(f"verdicts are for frequency oracles; {mechanism.name} is a {mechanism.kind} mechanism")
     iv = intervals if intervals is not None else estimate_intervals(mechanism, mi_estimate, n, level)
