@@ -24,7 +24,8 @@ MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimator
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
 MODULES += tuple(f"ldp.viz.{m}" for m in ("briefing", "classroom", "deployments", "heavy_hitters", "itemsets",
-                                           "joint", "privacy", "report", "style", "vector_means"))  # nd-viz
+                                           "joint", "privacy", "report", "style", "vector_means", "tradeoff",
+                                           "distributions"))  # nd-viz
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")
