@@ -25,7 +25,8 @@ MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimator
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
 MODULES += tuple(f"ldp.viz.{m}" for m in ("briefing", "classroom", "deployments", "heavy_hitters", "itemsets",
                                            "joint", "privacy", "report", "style", "vector_means", "tradeoff",
-                                           "distributions", "estimator_comparison", "lecture"))  # nd-viz
+                                           "distributions", "estimator_comparison", "lecture",
+                                           "estimates"))  # nd-viz
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")
