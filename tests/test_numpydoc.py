@@ -23,10 +23,7 @@ PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.class
 MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimators.reconstruction",
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
-MODULES += tuple(f"ldp.viz.{m}" for m in ("briefing", "classroom", "deployments", "heavy_hitters", "itemsets",
-                                           "joint", "privacy", "report", "style", "vector_means", "tradeoff",
-                                           "distributions", "estimator_comparison", "lecture",
-                                           "estimates"))  # nd-viz
+PACKAGES += ("ldp.viz",)  # nd-viz
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")
