@@ -20,7 +20,18 @@ __all__ = ["b_figure", "convergence_figure", "draw", "gain_by_mechanism_figure",
 
 def readable(name: object) -> str:
     """A legend's name as people read it: a registered mechanism's or estimator's display name ("GRR (k-RR)",
-    "Norm-Sub"), anything else as it is."""
+    "Norm-Sub"), anything else as it is.
+
+    Parameters
+    ----------
+    name : object
+        A legend entry: a mechanism's or estimator's registry name, or any other value.
+
+    Returns
+    -------
+    str
+        The registered display name, or ``str(name)``.
+    """
     text = str(name)
     for registry in (MECHANISMS, ESTIMATORS):
         if text in registry:
@@ -477,7 +488,24 @@ def wiener_figure(table: pd.DataFrame, axis: str) -> go.Figure:
 
 def positives_figure(table: pd.DataFrame) -> go.Figure:
     """True (solid) and false (dotted) positives against the count threshold, one colour per method
-    (convolution paper Fig. 9)."""
+    (convolution paper Fig. 9).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The ``positives`` part of :func:`ldp.studies.paper_figures.wiener_curves`: columns ``method``, ``threshold``,
+        ``true positives`` and ``false positives``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The count threshold on x, the number of values reported above it on y; per method one colour, true positives
+        solid and false positives dotted (:func:`ldp.viz.style.paired_lines`).
+
+    References
+    ----------
+    Convolution paper (Fang et al.), Fig. 9.
+    """
     return paired_lines(table, "method", "threshold", ("true positives", "false positives"),
                          title="Values reported above a count threshold: true (solid) and false (dotted) positives "
                                "(convolution paper Fig. 9)", x_title="threshold (count of users)",
@@ -485,14 +513,47 @@ def positives_figure(table: pd.DataFrame) -> go.Figure:
 
 
 def fixed_sets_figure(table: pd.DataFrame) -> go.Figure:
-    """MSE of the fixed category queries per estimator against ε (consistency paper Fig. 8)."""
+    """MSE of the fixed category queries per estimator against ε (consistency paper Fig. 8).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The ``mse`` part of :func:`ldp.studies.paper_figures.fixed_set_study`: columns ``estimator``, ``epsilon`` and
+        ``MSE``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ε on x, the MSE of the 68 category frequencies on a log y axis, one line per estimator.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS 2020), §V, Fig. 8.
+    """
     return _lines_by(table, "estimator", "MSE", y_title="MSE of the 68 category frequencies (log scale)",
                      title="Fixed set queries: MSE against ε (consistency paper Fig. 8)")
 
 
 def synthetic_selection_figure(table: pd.DataFrame) -> go.Figure:
     """Each estimator's error expected from a synthetic refit of one collection (solid) and its actual error on
-    that collection (dotted) against ε (consistency paper Fig. 9)."""
+    that collection (dotted) against ε (consistency paper Fig. 9).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The ``synthetic`` part of :func:`ldp.studies.paper_figures.fixed_set_study`: columns ``estimator``,
+        ``epsilon``, ``expected`` and ``actual``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ε on x, the MSE on a log y axis; per estimator one colour, the error expected from the synthetic refit solid
+        and the actual error dotted. Where they agree, the reports alone pick the right method.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS 2020), §V, Fig. 9.
+    """
     return paired_lines(table, "estimator", "epsilon", ("expected", "actual"), log_y=True,
                          title="Choosing the method from the reports: expected (solid) and actual (dotted) error "
                                "(consistency paper Fig. 9)", x_title="ε", y_title="MSE (log scale)")

@@ -20,7 +20,18 @@ PROJECTOR_FONT = {"body": 17, "axis": 18, "title": 21}
 
 def plain_text(value: object) -> str:
     """A user-provided string (a category, a column name) as text in a Plotly figure: HTML escaped, since Plotly
-    renders tags such as ``<a href=…>`` in tick labels and hover text as live markup (issue 10 item 13)."""
+    renders tags such as ``<a href=…>`` in tick labels and hover text as live markup (issue 10 item 13).
+
+    Parameters
+    ----------
+    value : object
+        Any value; it is converted with ``str`` first.
+
+    Returns
+    -------
+    str
+        The text with ``&``, ``<`` and ``>`` escaped (quotes kept).
+    """
     import html
 
     return html.escape(str(value), quote=False)
