@@ -26,6 +26,7 @@ MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimator
 PACKAGES += ("ldp.mechanisms", "ldp.cli")  # nd-mech
 MODULES += ("ldp.studies.verdicts", "ldp.studies.mean_variance", "ldp.studies.vector_means",
             "ldp.studies.paper_figures", "ldp.studies.tradeoff", "ldp.studies.lecture")  # nd-studies2
+PACKAGES += ("ldp.viz",)  # nd-viz
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")

@@ -16,7 +16,20 @@ GREY = "#5f6368"
 
 
 def data_figure(story: Story) -> go.Figure:
-    """Step 1: each shown value's share of the users."""
+    """Step 1: each shown value's share of the users.
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing; step 1's table has columns ``value`` and ``share of users`` (the shown values' true
+        frequencies); ``settings["data"]`` names the data in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Grey bars, one per shown value (x, as text), of its share of the users in percent (y): the distribution the
+        story simulates.
+    """
     step = story.step(1)
     t = step.table
     fig = go.Figure(go.Bar(x=[plain_text(v) for v in t["value"]], y=100 * t["share of users"], marker_color=GREY,
@@ -27,7 +40,21 @@ def data_figure(story: Story) -> go.Figure:
 
 
 def attack_figure(story: Story) -> go.Figure:
-    """Step 2: the Bayes attacker's success from one report against ε, the no-report guess, the chosen ε marked."""
+    """Step 2: the Bayes attacker's success from one report against ε, the no-report guess, the chosen ε marked.
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing; step 2's table has columns ``epsilon``, ``attacker's success`` (NaN for continuous reports),
+        ``guess without the report`` and ``chosen`` (True on the story's ε).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: ε; y: % of users whose value is guessed right. A red line for the Bayes attacker who sees one report, a
+        dashed grey line for the best guess without it, and a diamond on the story's ε: the gap between the two lines
+        is what one report reveals.
+    """
     t = story.step(2).table
     fig = go.Figure()
     fig.add_scatter(x=t["epsilon"], y=100 * t["attacker's success"], mode="lines+markers",
@@ -44,7 +71,20 @@ def attack_figure(story: Story) -> go.Figure:
 
 
 def estimate_figure(story: Story) -> go.Figure:
-    """Step 3: true shares as bars, the matrix-inversion estimate with its per-value intervals."""
+    """Step 3: true shares as bars, the matrix-inversion estimate with its per-value intervals.
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing; step 3's table has columns ``value``, ``true share``, ``estimate`` (matrix inversion), ``low``
+        and ``high`` (the per-value interval at ``story.verdict.level``).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure of :func:`ldp.viz.estimates.histogram_figure`: true shares as bars, the matrix-inversion estimate
+        with its intervals, per value; the title names the mechanism, ε and n.
+    """
     t = story.step(3).table
     mech = story.mechanism
     level = float(story.verdict.level)
@@ -55,7 +95,21 @@ def estimate_figure(story: Story) -> go.Figure:
 
 
 def postprocessing_figure(story: Story) -> go.Figure:
-    """Step 4: each estimator's typical error per value, in users (matrix inversion grey)."""
+    """Step 4: each estimator's typical error per value, in users (matrix inversion grey).
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing; step 4's table has columns ``estimator`` (registry name), ``display name`` and ``typical error
+        (users)`` (n × the root mean squared error per value, over the simulated collections).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Horizontal bars, the largest error on top, of each estimator's typical error per value in users (labelled
+        ±…); matrix inversion grey, the post-processed estimators green, so a reader sees what post-processing the
+        same reports buys.
+    """
     t = story.step(4).table.sort_values("typical error (users)", ascending=False)
     colours = [GREY if e == "mi" else PALETTE[2] for e in t["estimator"]]
     fig = go.Figure(go.Bar(x=t["typical error (users)"], y=t["display name"], orientation="h", marker_color=colours,
@@ -67,7 +121,21 @@ def postprocessing_figure(story: Story) -> go.Figure:
 
 
 def needs_figure(story: Story) -> go.Figure:
-    """Step 5: the smallest share told from zero against n (log–log), an average value's share, this n."""
+    """Step 5: the smallest share told from zero against n (log–log), an average value's share, this n.
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing; step 5's table has columns ``users``, ``smallest share told from zero`` and ``average value's
+        share`` (1/d); ``story.verdict`` gives the confidence level and d.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log–log against the number of users n: the smallest share (in %) told from zero at the verdict's level (a
+        line falling as 1/√n), the average value's share 1/d (dashed) and a marker at the story's n. Where the first
+        line falls below the second, an average value can be told from zero.
+    """
     t = story.step(5).table
     v = story.verdict
     fig = go.Figure()
@@ -86,6 +154,18 @@ def needs_figure(story: Story) -> go.Figure:
 
 
 def story_figures(story: Story) -> list[go.Figure]:
-    """The five charts, in the story's order."""
+    """The five charts, in the story's order.
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing, as built by :func:`ldp.studies.briefing.tell_story`.
+
+    Returns
+    -------
+    list of plotly.graph_objects.Figure
+        The five figures of :func:`data_figure`, :func:`attack_figure`, :func:`estimate_figure`,
+        :func:`postprocessing_figure` and :func:`needs_figure`, in that order (one per step).
+    """
     return [data_figure(story), attack_figure(story), estimate_figure(story), postprocessing_figure(story),
             needs_figure(story)]

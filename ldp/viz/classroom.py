@@ -14,7 +14,24 @@ __all__ = ["estimate_figure", "histogram_figure", "readout"]
 
 def estimate_figure(summary: dict[str, Any]) -> go.Figure:
     """The class's estimated distribution: MI bars with their 95 % intervals, the consistent estimate as markers
-    and, once revealed, the show of hands. A numeric question shows its mean with its interval."""
+    and, once revealed, the show of hands. A numeric question shows its mean with its interval.
+
+    Parameters
+    ----------
+    summary : dict
+        A class summary as served by ``GET /api/classes/{code}/summary``. Read keys: ``estimate`` (answer → MI
+        estimate), ``intervals`` (answer → [low, high] of its 95 % interval), ``estimates`` (other methods' name →
+        answer → value; ``mi`` and ``average`` are skipped), ``truth`` (answer → share once revealed, or a number for
+        a numeric question's true mean), ``kind`` (``"numeric"`` or not). Missing keys draw nothing.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Answers on the x axis, frequency (or the mean, for a numeric question) on the y axis: MI estimates as bars with
+        asymmetric 95 % error bars, each other estimate as diamonds, the revealed truth as horizontal ticks. A
+        categorical question's y axis spans at least [−0.1, 1] (wider when an interval reaches out), so a reader sees
+        where the noise lets an estimate leave the [0, 1] range.
+    """
     fig = go.Figure()
     est = summary.get("estimate") or {}
     iv = summary.get("intervals") or {}
@@ -48,7 +65,20 @@ def estimate_figure(summary: dict[str, Any]) -> go.Figure:
 
 
 def histogram_figure(summary: dict[str, Any]) -> go.Figure:
-    """What the server actually received: how many reports support each answer (GRR: the raw report counts)."""
+    """What the server actually received: how many reports support each answer (GRR: the raw report counts).
+
+    Parameters
+    ----------
+    summary : dict
+        A class summary (``GET /api/classes/{code}/summary``); reads ``histogram`` (answer or bin → report count),
+        ``kind`` and ``mechanism``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar per answer (or bin, for a numeric question) with the number of reports supporting it — the raw,
+        still-noisy counts before any estimation; the title names what the counts are (for GRR, the reports received).
+    """
     hist = summary.get("histogram") or {}
     fig = go.Figure(go.Bar(x=list(hist), y=list(hist.values()), marker_color=PALETTE[5]))
     title = ("Reports received (binned)" if summary.get("kind") == "numeric"
@@ -58,7 +88,21 @@ def histogram_figure(summary: dict[str, Any]) -> go.Figure:
 
 
 def readout(summary: dict[str, Any]) -> str:
-    """One sentence: with n students the error is ±x (95 %)."""
+    """One sentence: with n students the error is ±x (95 %).
+
+    Parameters
+    ----------
+    summary : dict
+        A class summary (``GET /api/classes/{code}/summary``); reads ``reports`` (the number n of students who
+        answered), ``error`` (the 95 % half-width: a frequency for categorical questions, in the answer's units for
+        numeric ones; None before any report) and ``kind``.
+
+    Returns
+    -------
+    str
+        The sentence for the projector: the half-width in percentage points (categorical) or in the mean's units
+        (numeric), or a "no reports yet" line when there is no report or no error yet.
+    """
     n = summary.get("reports", 0)
     if not n or summary.get("error") is None:
         return "No reports yet: the estimate appears with the first one."

@@ -41,7 +41,37 @@ def density_figure(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str,
                    unit: str = "", title: str, colors: Mapping[str, str] | None = None) -> go.Figure:
     """True density as bars (width = bin width) and each estimate as a step line, density =
     frequency / bin width in users per unit. Estimates are drawn as given (raw MI may dip below zero).
-    Traces: the truth, then one per estimate."""
+    Traces: the truth, then one per estimate.
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The d + 1 increasing bin edges, in the data's unit.
+    truth : numpy.ndarray
+        The true frequency of each of the d bins (a distribution).
+    estimates : mapping of str to numpy.ndarray
+        Legend label → estimated frequencies of the d bins (drawn as given, not projected).
+    name : str
+        The attribute's name, for the x axis title.
+    unit : str, default ""
+        The data's unit ("" when it has none: the density is then "per unit of <name>").
+    title : str
+        The figure's title.
+    colors : mapping of str to str or None, default None
+        Fixed colours of some labels; the others get the palette's free colours in order.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: the value in the data's unit; y: density (fraction of users per unit). Grey bars one bin wide for the
+        truth, a step line per estimate and a line at 0, so a reader sees where an estimate is too high, too low or
+        (raw matrix inversion) negative.
+
+    References
+    ----------
+    Li et al., "Estimating Numerical Distributions under Local Differential Privacy" (SIGMOD 2020; the square-wave
+    paper), §4.1 (CFO with binning: the density of a histogram "assuming uniform distribution within each bin").
+    """
     e = np.asarray(edges, dtype=np.float64)
     centres, widths = (e[:-1] + e[1:]) / 2, np.diff(e)
     cmap = _colours(list(estimates), colors)
@@ -63,7 +93,35 @@ def density_figure(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str,
 def cdf_figure(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, np.ndarray], *, name: str,
                unit: str = "", title: str, colors: Mapping[str, str] | None = None) -> go.Figure:
     """CDFs in real units, linear within each bin. Estimates that are not distributions are first
-    projected with Norm-Sub (as the metrics do). Traces: the truth, then one per estimate."""
+    projected with Norm-Sub (as the metrics do). Traces: the truth, then one per estimate.
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The d + 1 increasing bin edges, in the data's unit.
+    truth : numpy.ndarray
+        The true frequency of each of the d bins.
+    estimates : mapping of str to numpy.ndarray
+        Legend label → estimated frequencies of the d bins; one that is not a distribution is projected with Norm-Sub
+        (:func:`ldp.maths.simplex.to_distribution`) before its CDF is taken.
+    name, title : str
+        The attribute's name (the x axis title) and the figure's title.
+    unit : str, default ""
+        The data's unit, appended to the x axis title in parentheses.
+    colors : mapping of str to str or None, default None
+        Label → colour, as for :func:`density_figure` (pass the same to both figures for matching colours).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: the value at each bin edge; y: the cumulative fraction of users (−0.02 … 1.02). A thick black line for the
+        truth and a dashed line per estimate, linear within each bin: the gaps between them are what the KS
+        (largest gap) and Wasserstein (area between) distances measure.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §3.1 (Wasserstein and KS distances on the cumulative function P).
+    """
     e = np.asarray(edges, dtype=np.float64)
     cmap = _colours(list(estimates), colors)
     fig = go.Figure()
@@ -83,7 +141,26 @@ def cdf_figure(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, np.
 def density_table(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, np.ndarray],
                   unit: str = "") -> pd.DataFrame:
     """The values behind both figures: per bin, its edges, and each series' frequency, density and CDF
-    at the bin's right edge."""
+    at the bin's right edge.
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The d + 1 bin edges, in the data's unit.
+    truth : numpy.ndarray
+        The true frequency of each of the d bins.
+    estimates : mapping of str to numpy.ndarray
+        Label → estimated frequencies of the d bins.
+    unit : str, default ""
+        The data's unit, appended to the edge columns' names in parentheses.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin: ``from (<unit>)``, ``to (<unit>)``, ``true frequency``, ``true density``, ``true CDF``, then
+        ``<label> frequency``, ``<label> density`` and ``<label> CDF`` per estimate. Frequencies and densities are the
+        raw values; the CDFs (at the bin's right edge) are those of the Norm-Sub projection, as drawn.
+    """
     e = np.asarray(edges, dtype=np.float64)
     suffix = f" ({unit})" if unit else ""
     out = pd.DataFrame({f"from{suffix}": e[:-1], f"to{suffix}": e[1:], "true frequency": np.asarray(truth),
@@ -98,7 +175,34 @@ def density_table(edges: np.ndarray, truth: np.ndarray, estimates: Mapping[str, 
 def mutual_information_figure(b_grid: np.ndarray, bound: np.ndarray, *, b_mi: float, b_used: float,
                               bound_used: float, epsilon: float) -> go.Figure:
     """SW's mutual-information bound against b (§5.3, log b axis), with the paper's b (its maximum) and the b in use
-    marked. Traces: the curve, the b in use."""
+    marked. Traces: the curve, the b in use.
+
+    Parameters
+    ----------
+    b_grid : numpy.ndarray
+        The half-widths b at which the bound is drawn (positive, increasing).
+    bound : numpy.ndarray
+        The upper bound of I(V; Ṽ) in nats at each b of ``b_grid``.
+    b_mi : float
+        The paper's b, the maximiser of the bound at ``epsilon``.
+    b_used : float
+        The b the mechanism in use has.
+    bound_used : float
+        The bound at ``b_used``.
+    epsilon : float
+        ε, for the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log b on x, the bound (nats) on y: the curve, a diamond at the b in use and a dotted vertical line at the
+        paper's b, so a reader sees how much information a different b gives up.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.3 "Choosing b": the bound log((2b + 1)/(2be^ε + 1)) +
+    2bεe^ε/(2be^ε + 1) of Eq. (4) and its maximiser b = (εe^ε − e^ε + 1)/(2e^ε(e^ε − 1 − ε)).
+    """
     fig = go.Figure()
     fig.add_scatter(x=b_grid, y=bound, mode="lines", name="upper bound of I(V; Ṽ) (nats)",
                     line={"color": PALETTE[0], "width": 3},
@@ -115,14 +219,47 @@ def mutual_information_figure(b_grid: np.ndarray, bound: np.ndarray, *, b_mi: fl
 
 
 def method_label(display_name: str, reconstruction: str | None) -> str:
-    """Legend label of a numerical mechanism with its reconstruction, e.g. "Square Wave (SW) · EMS"."""
+    """Legend label of a numerical mechanism with its reconstruction, e.g. "Square Wave (SW) · EMS".
+
+    Parameters
+    ----------
+    display_name : str
+        The mechanism's display name.
+    reconstruction : str or None
+        The reconstruction's name (e.g. ``"ems"``); None or "" leaves the display name alone.
+
+    Returns
+    -------
+    str
+        ``"<display_name> · <RECONSTRUCTION>"`` (the reconstruction in capitals), or ``display_name``.
+    """
     return f"{display_name} · {reconstruction.upper()}" if reconstruction else display_name
 
 
 def comparison_table(per_method: Mapping[str, Mapping[str, np.ndarray]], unit: str = "") -> pd.DataFrame:
     """One row per numerical metric (square-wave paper §3), its unit, and one column per method holding
     the mean over trials (``per_method``: method label → metric → per-trial values, as returned by
-    :func:`ldp.evaluation.metrics.metrics_over_trials`)."""
+    :func:`ldp.evaluation.metrics.metrics_over_trials`).
+
+    Parameters
+    ----------
+    per_method : mapping of str to mapping of str to numpy.ndarray
+        Method label → metric key → per-trial values. Every method is expected to carry the same metrics in the same
+        order (the rows are those of the first method).
+    unit : str, default ""
+        The data's unit, for the ``unit`` column (:func:`ldp.studies.comparison.numerical_summary`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``metric`` (its title), ``unit`` and one per method (the mean over trials); empty with the columns
+        ``metric`` and ``unit`` when ``per_method`` is empty.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §3.1–3.2 (the metrics: Wasserstein, KS, range queries, mean,
+    variance, quantiles).
+    """
     out: pd.DataFrame | None = None
     for label, per_trial in per_method.items():
         table = numerical_summary(per_trial, unit)
@@ -136,7 +273,37 @@ def comparison_table(per_method: Mapping[str, Mapping[str, np.ndarray]], unit: s
 def mean_trials_figure(estimated_mean: np.ndarray, true_mean: float, std_error: float, *, name: str, unit: str = "",
                        title: str, color: str | None = None) -> go.Figure:
     """The mean estimate of every trial (markers) against the true mean (line) and the band true ± 1.96·SE of
-    the closed-form standard error. Traces: estimates, truth, band."""
+    the closed-form standard error. Traces: estimates, truth, band.
+
+    Parameters
+    ----------
+    estimated_mean : numpy.ndarray
+        The estimated mean of each trial, in the data's unit.
+    true_mean : float
+        The population's true mean.
+    std_error : float
+        The closed-form standard error of the mean estimate.
+    name : str
+        The attribute's name, for the y axis title.
+    unit : str, default ""
+        The data's unit, appended to the y axis title in parentheses.
+    title : str
+        The figure's title.
+    color : str or None, default None
+        The markers' colour; None uses the palette's first.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Trial number on x, the mean on y: one marker per trial's estimate, a black line at the true mean and dashed
+        lines at true ± 1.96·SE. About 95 % of the markers should fall between the dashed lines when the closed-form
+        SE is right.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §2.2 (Stochastic Rounding and the Piecewise Mechanism, both
+    unbiased) and §6.3 (mean and variance).
+    """
     est = np.asarray(estimated_mean, dtype=np.float64)
     trials = np.arange(1, est.size + 1)
     ends = [0.5, est.size + 0.5]
@@ -156,7 +323,25 @@ def mean_trials_figure(estimated_mean: np.ndarray, true_mean: float, std_error: 
 
 def mean_variance_table(true_mean: float, true_variance: float, estimated_mean: np.ndarray,
                         estimated_variance: np.ndarray, std_error: float, unit: str = "") -> pd.DataFrame:
-    """Truth, average estimate, mean absolute error, RMSE over the trials and the closed-form SE (mean only)."""
+    """Truth, average estimate, mean absolute error, RMSE over the trials and the closed-form SE (mean only).
+
+    Parameters
+    ----------
+    true_mean, true_variance : float
+        The population's true mean and variance.
+    estimated_mean, estimated_variance : numpy.ndarray
+        The estimates of every trial.
+    std_error : float
+        The closed-form standard error of the mean estimate.
+    unit : str, default ""
+        The data's unit (the variance's unit is its square).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Two rows, ``mean`` and ``variance``, with columns ``quantity``, ``unit``, ``true``, ``average estimate``,
+        ``mean absolute error``, ``RMSE`` (over the trials) and ``closed-form SE`` (NaN for the variance).
+    """
     rows = []
     for label, truth, est, se, u in (("mean", true_mean, estimated_mean, std_error, unit),
                                      ("variance", true_variance, estimated_variance, np.nan,

@@ -28,7 +28,20 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 
 
 def colour_map(names: Sequence[str], colors: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A colour per series: the given ones, else the Okabe–Ito palette in order of appearance."""
+    """A colour per series: the given ones, else the Okabe–Ito palette in order of appearance.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The series, in order of appearance.
+    colors : mapping of str to str or None, default None
+        Fixed colours of some series (kept); the others take the palette's colours not already used, cycling.
+
+    Returns
+    -------
+    dict of str to str
+        Series name → colour, for every name of ``names`` and of ``colors``.
+    """
     out = dict(colors or {})
     free = [c for c in PALETTE if c not in out.values()] or PALETTE
     i = 0
@@ -41,7 +54,20 @@ def colour_map(names: Sequence[str], colors: Mapping[str, str] | None = None) ->
 
 def dash_map(names: Sequence[str], dashes: Mapping[str, str] | None = None) -> dict[str, str]:
     """A line style per series: the given ones, else solid for the first eight (one palette round),
-    dashed for the next eight, and so on, so more series than colours stay distinguishable."""
+    dashed for the next eight, and so on, so more series than colours stay distinguishable.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The series, in order of appearance.
+    dashes : mapping of str to str or None, default None
+        Fixed line styles of some series (kept).
+
+    Returns
+    -------
+    dict of str to str
+        Series name → Plotly dash (one of :data:`DASHES`), for every name of ``names`` and of ``dashes``.
+    """
     out = dict(dashes or {})
     for i, name in enumerate(names):
         out.setdefault(name, DASHES[(i // len(PALETTE)) % len(DASHES)])
@@ -50,7 +76,20 @@ def dash_map(names: Sequence[str], dashes: Mapping[str, str] | None = None) -> d
 
 def style_maps(names: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
     """Colours and dashes for a fixed list of series (e.g. every registered estimator), so a series
-    keeps its look whichever subset is shown."""
+    keeps its look whichever subset is shown.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Every series that may be shown, in a fixed order.
+
+    Returns
+    -------
+    colours : dict of str to str
+        :func:`colour_map` of ``names``.
+    dashes : dict of str to str
+        :func:`dash_map` of ``names``.
+    """
     return colour_map(names), dash_map(names)
 
 
@@ -84,6 +123,31 @@ def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapp
     line per estimator with a band of ±z standard errors (consistency paper Fig. 2).
 
     ``table`` is :func:`ldp.studies.comparison.per_value_table`. Two traces per estimator: the band, then the line.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`ldp.studies.comparison.per_value_table`: per estimator and value, ``rank``, ``value``, ``bias`` and
+        ``bias standard error`` (among others).
+    title : str
+        The figure's title.
+    z : float, default 2.0
+        Half-width of the band, in standard errors of the bias.
+    colors, dashes : mapping of str to str or None, default None
+        Fixed colours / line styles per estimator (:func:`style_maps`), so an estimator looks the same in every
+        chart; others are assigned in order.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: the value's rank by true frequency (1 = most frequent); y: bias (fraction of users), with a line at 0.
+        A reader sees which estimators are unbiased (the band covers 0) and which push rare values up and frequent
+        ones down (the non-negativity constraints).
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V, Fig. 2.
     """
     cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
     fig = go.Figure()
@@ -114,6 +178,28 @@ def variance_figure(table: pd.DataFrame, *, title: str, colors: Mapping[str, str
 
     Values whose estimate never varied (variance 0, e.g. always clipped to 0) leave a gap: a log
     axis cannot show zero. Traces: one per estimator, then the reference.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`ldp.studies.comparison.per_value_table`: per estimator and value, ``rank``, ``value``, ``variance``
+        and ``closed-form MI variance`` (the latter read from the first estimator's rows).
+    title : str
+        The chart's title.
+    colors, dashes : mapping of str to str or None, default None
+        As for :func:`bias_figure`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: the value's rank by true frequency; y: the variance across trials on a log axis, one line per estimator
+        and a long-dashed grey line for matrix inversion's closed-form variance. Estimators below the line trade
+        variance for bias.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS 2020), §V, Fig. 3; the closed form is its Eq. (3),
+    σ_v² = [q(1−q) + f_v(p−q)(1−p−q)] / (n(p−q)²) = [f p(1−p) + (1−f) q(1−q)] / (n(p−q)²).
     """
     cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
     fig = go.Figure()
@@ -140,6 +226,28 @@ def top_k_figure(curve: pd.DataFrame, *, k: int, title: str, colors: Mapping[str
     """Top-k MSE against k (consistency paper Fig. 10), ±1 SE error bars, the chosen k marked.
 
     ``curve`` columns: estimator, k, MSE, SE. One trace per estimator.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        :func:`ldp.studies.comparison.top_k_curve_table`: columns ``estimator``, ``k``, ``MSE`` and ``SE``.
+    k : int
+        The k chosen on the page, marked by a dotted vertical line.
+    title : str
+        Title of the figure.
+    colors, dashes : mapping of str to str or None, default None
+        Colour and line style by estimator (e.g. from :func:`style_maps`); an estimator without one is given the
+        next free one.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: k, the number of most frequent values queried; y: top-k MSE (log axis) with ±1 SE error bars, one line per
+        estimator.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS 2020), §V, Fig. 10.
     """
     cmap, dmap = colour_map(_estimators(curve), colors), dash_map(_estimators(curve), dashes)
     fig = go.Figure()
@@ -163,6 +271,30 @@ def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, 
 
     ``curve`` columns: estimator, ρ (%), MSE; ``sampled``: estimator, ρ (%), MSE, SE. Two traces per
     estimator (line, marker).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        :func:`ldp.studies.comparison.set_value_curve_table`: columns ``estimator``, ``ρ (%)`` and ``MSE``.
+    sampled : pandas.DataFrame
+        :func:`ldp.studies.comparison.set_value_sample_table`: columns ``estimator``, ``ρ (%)``, ``MSE`` and ``SE``
+        of the random queries at the chosen ρ.
+    rho : float
+        The chosen ρ in percent, marked by a dotted vertical line.
+    title : str
+        Shown above the chart.
+    colors, dashes : mapping of str to str or None, default None
+        Pinned look per estimator, kept across charts; unpinned estimators are assigned in order of appearance.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: ρ, the share of the domain in each queried set (%); y: the set-value MSE (log axis). Per estimator a line
+        of the expected MSE and a black-edged diamond with ±1 SE for the random queries, which should sit on the line.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS 2020), §V, Figs. 6–7.
     """
     names = list(dict.fromkeys(list(curve["estimator"]) + list(sampled["estimator"])))
     cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
@@ -191,8 +323,29 @@ def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: floa
     expected error over the advisor's re-simulations with ±z standard errors, and the actual error of
     the same estimator on the one collection, scored against the true distribution.
 
-    ``table`` is :attr:`ldp.studies.comparison.AdvisorCheck.table` (columns display name, expected, standard error,
+    ``table`` is :attr:`ldp.studies.advisor.AdvisorCheck.table` (columns display name, expected, standard error,
     actual). ``log`` defaults to a log axis when every value is positive. Two traces: expected, actual.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``AdvisorCheck.table``: columns ``display name``, ``expected``, ``standard error`` and ``actual``, best
+        expected first.
+    title : str
+        The figure's title.
+    value_label : str
+        The error's name, the x axis title.
+    z : float, default 2.0
+        Half-width of the expected error's bar, in standard errors.
+    log : bool or None, default None
+        Log x axis; None chooses it when every finite value is positive.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One row per candidate estimator (categorical y axis, best expected at the top), the error on x: blue circles
+        with ±z SE bars for the advisor's expectation and red diamonds for the actual error on the one collection. A
+        reader sees whether the advisor's ranking holds on these reports.
     """
     rows = table.reset_index(drop=True)
     names = [str(n) for n in rows["display name"]]
@@ -225,7 +378,28 @@ def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: floa
 def early_stopping_figure(table: pd.DataFrame, *, title: str) -> go.Figure:
     """The IBU paper's plain iterations stopped early: mean MSE against the number of Eq. (3) iterations (log
     axes; iteration 0 drawn at 0.5), with the converged limit's and MI's mean MSE as lines. Traces: iterates,
-    limit, MI."""
+    limit, MI.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`ldp.studies.comparison.early_stopping_study`: columns ``iterations``, ``MSE``, ``limit MSE`` and
+        ``MI MSE`` (the last two constant; their first row is drawn).
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log–log: iterations of Eq. (3) on x (0 drawn at 0.5), mean MSE on y; the plain iterate's line, and
+        horizontal lines at the limit's (the MLE, IBU's default) and matrix inversion's MSE. A reader sees where
+        stopping early beats both.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
+    Private Mechanisms" (DBSec 2023), §2.4, Eq. (3).
+    """
     x = np.maximum(table["iterations"].to_numpy(dtype=np.float64), 0.5)
     fig = go.Figure()
     fig.add_scatter(x=x, y=table["MSE"], mode="lines+markers", name="plain Eq. (3), stopped after x iterations",

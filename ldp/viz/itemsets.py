@@ -12,7 +12,19 @@ __all__ = ["found_items_figure", "found_items_table", "padding_figure"]
 
 
 def found_items_table(res: ItemsetResult) -> pd.DataFrame:
-    """Found items or itemsets (best first) with their estimates and whether each is in the true top k."""
+    """Found items or itemsets (best first) with their estimates and whether each is in the true top k.
+
+    Parameters
+    ----------
+    res : ldp.studies.itemsets.ItemsetResult
+        A mining result: the found items (best first) with their estimates, and the true top k.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per found item or itemset, best first, with columns ``rank`` (1, 2, …), ``items`` (the item names
+        joined by " + "), ``estimate`` (estimated share of users) and ``in the true top k`` (bool).
+    """
     truth = set(res.true_items)
     return pd.DataFrame({"rank": range(1, len(res.items) + 1), "items": [" + ".join(i) for i in res.items],
                          "estimate": res.estimates, "in the true top k": [i in truth for i in res.items]})
@@ -20,7 +32,22 @@ def found_items_table(res: ItemsetResult) -> pd.DataFrame:
 
 def found_items_figure(res: ItemsetResult, method_name: str | None = None) -> go.Figure:
     """The true top k (bars) beside the estimates of the found ones (markers), by name; ``method_name``: the
-    method as people read it (default: its registry name in capitals)."""
+    method as people read it (default: its registry name in capitals).
+
+    Parameters
+    ----------
+    res : ldp.studies.itemsets.ItemsetResult
+        A mining result: the found items (best first) with their estimates, and the true top k with their shares.
+    method_name : str or None, default None
+        The method's name as shown in the legend and title; None uses ``res.method`` in capitals.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Categorical x axis of item (or itemset) names, y the share of users: grey bars for the true top k, blue
+        diamonds for the found ones' estimates. A found name outside the true top k appears as a diamond without a bar,
+        a missed one as a bar without a diamond.
+    """
     method = method_name or res.method.upper()
     true_names = [plain_text(" + ".join(i)) for i in res.true_items]
     found_names = [plain_text(" + ".join(i)) for i in res.items]
@@ -35,7 +62,26 @@ def found_items_figure(res: ItemsetResult, method_name: str | None = None) -> go
 
 
 def padding_figure(table: pd.DataFrame) -> go.Figure:
-    """Squared under-estimation, oracle variance and their sum (MSE) against ℓ (log y), the best ℓ marked."""
+    """Squared under-estimation, oracle variance and their sum (MSE) against ℓ (log y), the best ℓ marked.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`ldp.studies.itemsets.padding_tradeoff`: columns ``ℓ``, ``squared under-estimation``,
+        ``oracle variance`` and ``MSE`` (their sum), one row per padding length.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Three lines against ℓ on a log y axis — squared under-estimation (dashed, falling), the oracle's variance
+        (dotted, rising) and the MSE (solid) — with a star at the ℓ of least MSE: the reader sees the two error
+        sources cross and where padding is best.
+
+    References
+    ----------
+    The lecture (ldp-lecture-frequency-oracles-heavy-hitters-itemsets), "Pad and Sample Frequency Oracle" and
+    "Sources of error" (FO variance grows with ℓ quadratically, under-estimation falls as ℓ grows).
+    """
     fig = go.Figure()
     for column, colour, dash in (("squared under-estimation", PALETTE[3], "dash"),
                                  ("oracle variance", PALETTE[0], "dot"), ("MSE", "#222222", "solid")):

@@ -18,7 +18,20 @@ __all__ = ["heatmaps_figure", "metrics_table"]
 
 
 def metrics_table(results: Sequence[JointEstimate]) -> pd.DataFrame:
-    """One row per method: its errors against the truth and what it assumes."""
+    """One row per method: its errors against the truth and what it assumes.
+
+    Parameters
+    ----------
+    results : sequence of ldp.studies.joint.JointEstimate
+        Estimates of one joint distribution, each by a method registered in :data:`ldp.studies.joint.JOINT_METHODS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per result, in the given order: ``method``, one float column per metric of the result (``tvd`` and
+        ``mse`` when the truth is known, ``range_mse`` when range queries were scored; a metric a result lacks is NaN)
+        and ``assumes`` (the method's assumption, or "nothing beyond the oracle").
+    """
     rows = []
     for res in results:
         row = {"method": res.method, **{k: float(v) for k, v in res.metrics.items()}}
@@ -34,7 +47,27 @@ def _first_two(table: np.ndarray) -> np.ndarray:
 
 def heatmaps_figure(results: Sequence[JointEstimate], title: str = "") -> go.Figure:
     """The true joint of the first two columns, then each result's estimate, on one colour scale (first column down,
-    second across); with three columns the tables are summed over the third (the title says so)."""
+    second across); with three columns the tables are summed over the third (the title says so).
+
+    Parameters
+    ----------
+    results : sequence of ldp.studies.joint.JointEstimate
+        Estimates over the same 2 or 3 columns; the first must carry the truth (its ``truth`` is drawn first).
+    title : str, default ""
+        The figure's title; with three columns the note of the summed-over column is appended.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heat map per table side by side ("true", then each method): rows the first column's labels (top down),
+        columns the second's, colour the cell frequency on one shared 0 … max scale (one colour bar, at the right),
+        so a reader compares each method's pattern with the truth's cell by cell.
+
+    Raises
+    ------
+    InvalidInput
+        When ``results`` is empty, the first result has no truth, or its estimate has neither 2 nor 3 dimensions.
+    """
     if not results or results[0].truth is None or results[0].estimate.ndim not in (2, 3):
         raise InvalidInput("heat maps need estimates of two or three columns with their truth")
     tables = [("true", _first_two(results[0].truth))] + [(res.method, _first_two(res.estimate)) for res in results]

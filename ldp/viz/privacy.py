@@ -19,13 +19,45 @@ LEGEND = {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x
 
 
 def shuffle_table(bounds: Sequence[Any]) -> pd.DataFrame:
-    """One row per n: closed form (None where its condition fails), numerical lower/upper, blanket."""
+    """One row per n: closed form (None where its condition fails), numerical lower/upper, blanket.
+
+    Parameters
+    ----------
+    bounds : sequence of ldp.privacy.shuffle.ShuffleBounds
+        One bound per number of users, e.g. from :func:`ldp.privacy.shuffle.shuffle_curve`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bound, in the given order, with columns ``users``, ``epsilon0``, ``closed_form``, ``lower``,
+        ``upper`` and ``blanket_grr`` (central ε values; None/NaN where a bound does not apply).
+    """
     return pd.DataFrame([{"users": b.users, "epsilon0": b.epsilon0, "closed_form": b.closed_form, "lower": b.lower,
                           "upper": b.upper, "blanket_grr": b.blanket} for b in bounds])
 
 
 def shuffle_figure(bounds: Sequence[Any]) -> tuple[go.Figure, pd.DataFrame]:
-    """Central ε vs n (log–log): FMT closed form where valid, numerical upper and lower, GRR's blanket, ε₀."""
+    """Central ε vs n (log–log): FMT closed form where valid, numerical upper and lower, GRR's blanket, ε₀.
+
+    Parameters
+    ----------
+    bounds : sequence of ldp.privacy.shuffle.ShuffleBounds
+        The curve to draw, one bound per n in increasing n (:func:`ldp.privacy.shuffle.shuffle_curve` makes it).
+
+    Returns
+    -------
+    figure : plotly.graph_objects.Figure
+        Log–log: users n on x, central ε on y. Lines for FMT's numerical upper (solid) and lower (dotted) bounds, the
+        closed form (dashed, only where it holds) and GRR's privacy blanket (dash-dot) — each drawn only when it has a
+        value somewhere — and a thin dotted line at the local ε₀. A reader sees the central ε fall below ε₀ as n grows.
+    table : pandas.DataFrame
+        The plotted values, :func:`shuffle_table` of ``bounds``.
+
+    References
+    ----------
+    Feldman, McMillan, Talwar, "Hiding Among the Clones", FOCS 2021, Theorem 3.1 (closed form) and §4.3 (numerical
+    bounds); Balle, Bell, Gascón, Nissim, "The Privacy Blanket of the Shuffle Model", CRYPTO 2019, Theorem 3.1.
+    """
     table = shuffle_table(bounds)
     fig = go.Figure()
     series = (("upper", "numerical upper bound (FMT)", PALETTE[0], "solid"),
@@ -45,7 +77,23 @@ def shuffle_figure(bounds: Sequence[Any]) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def audit_figure(result: Any) -> tuple[go.Figure, pd.DataFrame]:
-    """The audit's lower bound next to the claimed ε and the exact channel's ε (where known)."""
+    """The audit's lower bound next to the claimed ε and the exact channel's ε (where known).
+
+    Parameters
+    ----------
+    result : ldp.privacy.audit.AuditResult
+        The audit of one mechanism (:func:`ldp.privacy.audit.audit`); its ``epsilon``, ``channel_epsilon``,
+        ``confidence`` and ``epsilon_lower_bound`` are drawn.
+
+    Returns
+    -------
+    figure : plotly.graph_objects.Figure
+        Horizontal bars of ε, labelled with their values: the claimed ε of one report (black), the exact channel's ε
+        when the mechanism can compute it (green) and the audit's lower bound at its confidence (red). A lower bound
+        above the claim means the implementation breaks its promise.
+    table : pandas.DataFrame
+        The plotted values: columns ``quantity`` (the bar's label) and ``epsilon``, two or three rows.
+    """
     rows = [("claimed ε of one report", result.epsilon), ("audit: lower bound at "
                                                             f"{result.confidence:.0%} confidence",
                                                             result.epsilon_lower_bound)]
@@ -60,7 +108,24 @@ def audit_figure(result: Any) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def longitudinal_figure(result: Any) -> tuple[go.Figure, pd.DataFrame]:
-    """The attacker's mean posterior on the true value vs rounds, fresh vs memoized, with the DP bounds."""
+    """The attacker's mean posterior on the true value vs rounds, fresh vs memoized, with the DP bounds.
+
+    Parameters
+    ----------
+    result : ldp.privacy.longitudinal.LongitudinalResult
+        The study of repeated reports (:func:`ldp.privacy.longitudinal.longitudinal_study`).
+
+    Returns
+    -------
+    figure : plotly.graph_objects.Figure
+        Rounds τ on a log x axis, the attacker's mean posterior on the true value on y (0 … 1.02): simulated lines for
+        fresh reports (red) and memoized L-GRR (blue), their closed-form worst cases dotted in the same colours, and
+        horizontal lines at the memoized τ → ∞ limit and at the prior's largest probability. A reader sees fresh
+        reports give the value away as τ grows while memoization caps what the attacker learns.
+    table : pandas.DataFrame
+        ``result.rows()``: one row per τ with ``rounds`` and the result's per-round series (ε composed and memoized,
+        posteriors, bounds, MAP accuracies).
+    """
     table = pd.DataFrame(result.rows())
     fig = go.Figure()
     for col, name, colour, dash in (
@@ -81,7 +146,30 @@ def longitudinal_figure(result: Any) -> tuple[go.Figure, pd.DataFrame]:
 
 
 def poisoning_figure(curves: Sequence[dict[str, Any]], simulated: Sequence[Any] = ()) -> tuple[go.Figure, pd.DataFrame]:
-    """Closed-form MGA gain vs β per mechanism (lines) and simulated gains (markers: MI and Norm-Sub)."""
+    """Closed-form MGA gain vs β per mechanism (lines) and simulated gains (markers: MI and Norm-Sub).
+
+    Parameters
+    ----------
+    curves : sequence of dict
+        Closed-form rows ``{"mechanism", "beta", "expected_gain"}``, as from :func:`ldp.privacy.poisoning.gain_curves`.
+    simulated : sequence of ldp.privacy.poisoning.PoisonResult, default ()
+        Simulated attacks; each contributes one marker per estimator of its ``simulated_gain``.
+
+    Returns
+    -------
+    figure : plotly.graph_objects.Figure
+        The fraction of fake users β on x, the gain of the targets' estimated total frequency on y: one closed-form
+        line per mechanism, and the simulated gains as markers of the mechanism's colour (circles for MI, crosses for
+        the other estimators). Markers on their line confirm the closed form.
+    table : pandas.DataFrame
+        The rows of ``curves``, with one column per estimator of the simulated gains joined on ``mechanism`` and
+        ``beta`` (NaN where not simulated) when ``simulated`` is not empty.
+
+    References
+    ----------
+    Cao, Jia, Gong, "Data Poisoning Attacks to Local Differential Privacy Protocols", USENIX Security 2021 (the
+    maximal gain attack, MGA).
+    """
     table = pd.DataFrame(list(curves))
     fig = go.Figure()
     names = list(dict.fromkeys(table["mechanism"]))

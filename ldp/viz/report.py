@@ -35,12 +35,31 @@ th, td { text-align: left; padding: 0.2rem 0.9rem 0.2rem 0; border-bottom: 1px s
 
 
 def sentence_html(sentence: str) -> str:
-    """A story sentence (Markdown with ``**bold**`` only) as HTML: escaped first, then bold restored."""
+    """A story sentence (Markdown with ``**bold**`` only) as HTML: escaped first, then bold restored.
+
+    Parameters
+    ----------
+    sentence : str
+        One sentence of a :class:`ldp.studies.briefing.Story` step; ``**…**`` marks bold, any other markup is text.
+
+    Returns
+    -------
+    str
+        HTML fragment (no enclosing tag): ``<``, ``>`` and ``&`` escaped, each ``**…**`` turned into
+        ``<strong>…</strong>``.
+    """
     return _BOLD.sub(r"<strong>\1</strong>", html.escape(sentence, quote=False))
 
 
 def versions() -> dict[str, str]:
-    """The versions behind a report: this package, Python and the numerical libraries."""
+    """The versions behind a report: this package, Python and the numerical libraries.
+
+    Returns
+    -------
+    dict of str to str
+        Display name → version string, for ``"LDP Explorer (ldp)"``, ``"Python"``, ``"numpy"``, ``"scipy"``,
+        ``"pandas"`` and ``"plotly"`` (in that order).
+    """
     import numpy
     import pandas
     import plotly
@@ -66,7 +85,30 @@ def _rows(items: Mapping[str, Any]) -> str:
 def story_report(story: Story, figures: Sequence[go.Figure], *, created: _dt.datetime | None = None,
                  extra_versions: Mapping[str, str] | None = None) -> str:
     """The standalone HTML of ``story`` with its ``figures`` (one per step, :func:`ldp.viz.briefing.story_figures`).
-    ``extra_versions``: more versions to list (e.g. the dashboard's Streamlit)."""
+    ``extra_versions``: more versions to list (e.g. the dashboard's Streamlit).
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing story: its steps (number, title, sentence), warnings (shown under step 4) and settings.
+    figures : sequence of plotly.graph_objects.Figure
+        One figure per step of ``story``, in step order.
+    created : datetime.datetime or None, default None
+        Time stamp printed in the report (as ``YYYY-MM-DD HH:MM UTC``); None means now (UTC).
+    extra_versions : mapping of str to str or None, default None
+        Added to the versions table after :func:`versions`.
+
+    Returns
+    -------
+    str
+        A complete HTML document: one section per step (title, sentence, chart; plotly.js inlined once, in the first
+        chart), then the settings and versions tables.
+
+    Raises
+    ------
+    ValueError
+        When ``figures`` does not hold exactly one figure per step.
+    """
     if len(figures) != len(story.steps):
         raise ValueError(f"one figure per step: {len(story.steps)} steps, {len(figures)} figures")
     when = (created or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")

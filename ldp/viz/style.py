@@ -20,7 +20,18 @@ PROJECTOR_FONT = {"body": 17, "axis": 18, "title": 21}
 
 def plain_text(value: object) -> str:
     """A user-provided string (a category, a column name) as text in a Plotly figure: HTML escaped, since Plotly
-    renders tags such as ``<a href=…>`` in tick labels and hover text as live markup (issue 10 item 13)."""
+    renders tags such as ``<a href=…>`` in tick labels and hover text as live markup (issue 10 item 13).
+
+    Parameters
+    ----------
+    value : object
+        Any value; it is converted with ``str`` first.
+
+    Returns
+    -------
+    str
+        The text with ``&``, ``<`` and ``>`` escaped (quotes kept).
+    """
     import html
 
     return html.escape(str(value), quote=False)
@@ -56,7 +67,19 @@ def label_log_axes(fig: Any) -> Any:
     """Label every log axis by decades, never by bare mantissas (issue 11: Plotly's default labelled minor ticks
     "2 3 … 9" with no decade, reading "8 9 0.1 2"). An axis whose data span two decades or more gets one labelled
     tick per power of ten (10⁻³ style) and unlabelled minor ticks; a narrower one gets 1-2-5 values written out in
-    full (0.5, 1, 2). Returns ``fig``, changed in place."""
+    full (0.5, 1, 2). Returns ``fig``, changed in place.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Any figure; only its axes of ``type="log"`` (``xaxis``, ``yaxis2``, …) are touched, each labelled from the
+        positive finite values its own traces draw on it (an axis with no such value is left as it is).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The same ``fig`` object, its log axes relabelled (returned for chaining).
+    """
     for name in [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
         axis = fig.layout[name]
         if axis.type != "log":
@@ -77,7 +100,30 @@ def label_log_axes(fig: Any) -> Any:
 def paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str], *, title: str, x_title: str,
                   y_title: str, log_y: bool = False) -> go.Figure:
     """Two lines per group of ``table`` against ``x``: ``columns[0]`` solid, ``columns[1]`` dotted, one colour
-    per group."""
+    per group.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Long table with columns ``by``, ``x`` and both of ``columns``.
+    by : str
+        Column whose groups become the line pairs (in order of first appearance; colours cycle through
+        :data:`PALETTE`).
+    x : str
+        Column drawn on the x axis.
+    columns : tuple of (str, str)
+        The two y columns: the first drawn solid, the second dotted.
+    title, x_title, y_title : str
+        The figure's title and axis titles.
+    log_y : bool, default False
+        Draw the y axis on a log scale.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two ``lines+markers`` traces per group, named ``"<group> · <column>"`` and sharing a legend group, so a
+        reader compares the solid and dotted line of one colour (e.g. measured against predicted).
+    """
     fig = go.Figure()
     for i, (key, part) in enumerate(table.groupby(by, sort=False)):
         colour = PALETTE[i % len(PALETTE)]
@@ -92,7 +138,20 @@ def paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str],
 
 def for_projector(fig: Any, height: int | None = None) -> Any:
     """``fig`` restyled for a projector: larger type (:data:`PROJECTOR_FONT`), tighter margins and, when given,
-    a fixed ``height`` in pixels (so the chart fits the screen under the page's heading and controls)."""
+    a fixed ``height`` in pixels (so the chart fits the screen under the page's heading and controls).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure to restyle (changed in place).
+    height : int or None, default None
+        Fixed figure height in pixels; None keeps the figure's own height.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The same ``fig`` object (returned for chaining).
+    """
     fig.update_layout(font={"size": PROJECTOR_FONT["body"]}, title_font_size=PROJECTOR_FONT["title"],
                       margin={"t": 60, "b": 10, "l": 10, "r": 10})
     fig.update_xaxes(title_font_size=PROJECTOR_FONT["axis"], tickfont_size=PROJECTOR_FONT["body"])

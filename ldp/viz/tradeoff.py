@@ -28,7 +28,18 @@ METRIC_UNITS = {"mse": "(fraction of users)²", "topk_mse": "(fraction of users)
 
 
 def mechanism_colours(mechanisms: Sequence[str]) -> dict[str, str]:
-    """One palette colour per mechanism, in the order given (stable across charts)."""
+    """One palette colour per mechanism, in the order given (stable across charts).
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        Mechanism names, in the order the colours are handed out (:data:`ldp.viz.style.PALETTE`, cycling after 8).
+
+    Returns
+    -------
+    dict of str to str
+        Mechanism name → hex colour.
+    """
     return {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(mechanisms)}
 
 
@@ -41,6 +52,19 @@ def _estimator_display(name: str) -> str:
 
 
 def metric_label(metric: str) -> str:
+    """The metric's display name (``"MSE"`` for ``"mse"``), or ``metric`` itself when no metric of that name is
+    registered.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name of :func:`ldp.evaluation.metrics.get_metric`, or any text.
+
+    Returns
+    -------
+    str
+        The name to show on an axis, a legend or a title.
+    """
     try:
         return get_metric(metric).display_name
     except LDPError:
@@ -49,7 +73,20 @@ def metric_label(metric: str) -> str:
 
 def metric_axis_title(metric: str, log: bool = True) -> str:
     """The metric's name on one line and its unit on the next ("MSE, log scale<br>(fraction of users)²"): on one
-    line the title was longer than a 400 px chart and Plotly cut its end."""
+    line the title was longer than a 400 px chart and Plotly cut its end.
+
+    Parameters
+    ----------
+    metric : str
+        The metric's name (its unit comes from :data:`METRIC_UNITS`; a metric without one gets no second line).
+    log : bool, default True
+        Whether the axis is on a log scale (adds ", log scale").
+
+    Returns
+    -------
+    str
+        The axis title, with an HTML ``<br>`` before the unit.
+    """
     unit = METRIC_UNITS.get(metric, "")
     return f"{metric_label(metric)}{', log scale' if log else ''}{f'<br>{unit}' if unit else ''}"
 
@@ -68,6 +105,45 @@ def error_curves_figure(mechanisms: Sequence[str], *, summary: pd.DataFrame | No
     and its confidence band); ``closed_form``: mechanism, x, value (dotted, MI only);
     ``crossings``: (x, a, b) drawn as vertical dotted markers labelled "A = B".
     Colour = mechanism, dash = estimator.
+
+    Parameters
+    ----------
+    mechanisms : sequence of str
+        The mechanisms drawn, in colour order (:func:`mechanism_colours`); rows of other mechanisms are not drawn.
+    summary : pandas.DataFrame or None, default None
+        Simulated errors: one row per (mechanism, estimator, x) with columns ``mechanism``, ``estimator``, ``x``,
+        ``mean``, ``ci_low`` and ``ci_high``. None or empty draws no simulation.
+    closed_form : pandas.DataFrame or None, default None
+        Matrix inversion's closed-form error, columns ``mechanism``, ``x`` and ``value`` (as from
+        :func:`ldp.studies.tradeoff.closed_form_curves`); a mechanism whose values are all NaN is skipped.
+    crossings : sequence of (float, str, str), default ()
+        Crossovers ``(x, a, b)`` of the closed-form curves (:func:`ldp.studies.tradeoff.crossovers`).
+    axis : {"epsilon", "users", "d"}, default "epsilon"
+        What x is: ε, the number of users n or the domain size d.
+    metric : str, default "mse"
+        The metric of ``summary`` and ``closed_form``, for the titles and the hover text.
+    title : str or None, default None
+        The figure's title; None writes "<metric> against <axis>".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log–log: x along ``axis``, the error on y. Per mechanism and estimator a line of the simulated mean (colour =
+        mechanism, dash = estimator) in a shaded confidence band (lower edge clipped at a tenth of the mean to stay
+        positive), the closed form as a dotted line of the mechanism's colour, and each crossover as a vertical dotted
+        segment labelled "A = B" above the curves (labels staggered when closer than 0.3 decade). A reader sees
+        which mechanism is best where, and whether the simulation agrees with the theory.
+
+    Raises
+    ------
+    KeyError
+        When ``axis`` is not one of the three.
+
+    References
+    ----------
+    Wang, Blocki, Li, Jha, "Locally Differentially Private Protocols for Frequency Estimation" (USENIX Security
+    2017), as taught in the lecture (ldp-lecture-frequency-oracles-heavy-hitters-itemsets): Table 1 (the oracles'
+    variances behind the closed forms) and its rule "if d < 3e^ε + 2 use DE" (the GRR/OUE crossover).
     """
     colours = mechanism_colours(mechanisms)
     fig = go.Figure()
@@ -145,6 +221,29 @@ def utility_privacy_figure(points: pd.DataFrame, mechanisms: Sequence[str], *, b
     ``points``: mechanism, epsilon, attack_success, closed_form (one line per mechanism, ε in the
     hover); ``simulated``: optional mechanism, epsilon, attack_success, mean (markers); ``baseline``:
     the attacker's success without any report (guessing the most common value), a vertical line.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Closed-form points, columns ``mechanism``, ``epsilon``, ``attack_success`` (the Bayes-optimal attacker's
+        success from one report; NaN rows are skipped) and ``closed_form`` (the error).
+    mechanisms : sequence of str
+        The mechanisms drawn, in colour order.
+    baseline : float
+        The attacker's success without any report (guessing the most common value), in [0, 1].
+    metric : str, default "mse"
+        The error metric, for the titles.
+    simulated : pandas.DataFrame or None, default None
+        Simulated points, columns ``mechanism``, ``epsilon``, ``attack_success`` and ``mean``; None draws none.
+    title : str or None, default None
+        The figure's title; None writes "Utility against privacy: …".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        x: the attacker's success probability (0 … 1.02), y: the error on a log axis. One line per mechanism over
+        the ε grid (ε in the hover), simulated points as crosses, and a dashed vertical line at ``baseline``. The
+        lower-left is best: a reader sees which mechanism buys the least error for the same risk.
     """
     colours = mechanism_colours(mechanisms)
     fig = go.Figure()
@@ -181,7 +280,21 @@ def utility_privacy_figure(points: pd.DataFrame, mechanisms: Sequence[str], *, b
 
 
 def describe_crossings(crossings: Sequence[tuple[float, str, str]], axis: str = "epsilon") -> str:
-    """One sentence listing the crossovers (for captions)."""
+    """One sentence listing the crossovers (for captions).
+
+    Parameters
+    ----------
+    crossings : sequence of (float, str, str)
+        Crossovers ``(x, a, b)``: mechanisms ``a`` and ``b`` have equal closed-form error at x.
+    axis : {"epsilon", "users", "d"}, default "epsilon"
+        What x is (ε is written to 3 significant digits, n and d as integers).
+
+    Returns
+    -------
+    str
+        "The closed-form curves cross: A and B at ε ≈ x; …." or, without crossovers, a sentence saying none
+        overtakes another.
+    """
     if not crossings:
         return "No mechanism overtakes another on this range."
     parts = [f"{_display(a)} and {_display(b)} at {AXIS_SYMBOLS[axis]} ≈ {_fmt(x, axis)}" for x, a, b in crossings]
@@ -189,6 +302,21 @@ def describe_crossings(crossings: Sequence[tuple[float, str, str]], axis: str = 
 
 
 def crossings_table(crossings: Sequence[tuple[float, str, str]], axis: str = "epsilon") -> pd.DataFrame:
+    """The crossovers as a table (for the page's expander).
+
+    Parameters
+    ----------
+    crossings : sequence of (float, str, str)
+        Crossovers ``(x, a, b)``: mechanisms ``a`` and ``b`` have equal closed-form error at x.
+    axis : {"epsilon", "users", "d"}, default "epsilon"
+        What x is; names the first column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per crossover with columns ``ε`` (or ``n``, ``d``), ``mechanism A`` and ``mechanism B`` (display
+        names); empty with those columns when there is none.
+    """
     return pd.DataFrame([{AXIS_SYMBOLS[axis]: x, "mechanism A": _display(a), "mechanism B": _display(b)}
                          for x, a, b in crossings], columns=[AXIS_SYMBOLS[axis], "mechanism A", "mechanism B"])
 

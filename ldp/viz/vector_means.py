@@ -23,7 +23,29 @@ def _legend_name(display_name: str, family: str) -> str:
 
 def variance_against_d_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
     """One line per mechanism (dotted: split the budget, solid: sample coordinates, dashed: Duchi's joint
-    mechanism), log–log."""
+    mechanism), log–log.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`ldp.studies.vector_means.variance_against_d`: columns ``mechanism``, ``display_name``,
+        ``family`` (``split``, ``sample`` or ``joint``), ``d`` and ``worst-case variance`` (one user's worst-case
+        variance per coordinate over x ∈ [−1, 1]^d, i.e. n × the mean's variance).
+    epsilon : float
+        ε of the table, shown in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log–log: d on x, n × Var per coordinate on y, one line per mechanism (dotted for split budgets, solid for
+        sampled coordinates, dashed for the joint mechanism). A reader sees splitting the budget grow like d² and
+        sampling coordinates like d.
+
+    References
+    ----------
+    The lecture (ldp-lecture-frequency-oracles-heavy-hitters-itemsets), "Complicated Numerical Settings" (split the
+    budget, or report one dimension) and "Summary so far".
+    """
     fig = go.Figure()
     for i, (_, part) in enumerate(table.groupby("mechanism", sort=False)):
         fig.add_scatter(x=part["d"], y=part["worst-case variance"], mode="lines+markers",
@@ -38,7 +60,22 @@ def variance_against_d_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
 
 
 def simulated_against_d_figure(table: pd.DataFrame, epsilon: float) -> go.Figure:
-    """Simulated n × MSE per coordinate (markers) on its closed form for the same users (lines), against d."""
+    """Simulated n × MSE per coordinate (markers) on its closed form for the same users (lines), against d.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`ldp.studies.vector_means.simulated_against_d`: columns ``mechanism``, ``display_name``,
+        ``family``, ``d``, ``simulated`` and ``closed form`` (both n × the mean's MSE per coordinate).
+    epsilon : float
+        ε of the table, shown in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Log–log against d: per mechanism (one colour) a line of the closed form and markers of the simulated value;
+        markers on their line confirm the closed-form variances.
+    """
     fig = go.Figure()
     for i, (_, part) in enumerate(table.groupby("mechanism", sort=False)):
         colour = PALETTE[i % len(PALETTE)]
