@@ -189,7 +189,8 @@ def column_range(sample: str, column: str) -> tuple[float, float]:
     sample : str
         A bundled sample's name (:func:`ldp.data.list_samples`).
     column : str
-        One of its numerical columns.
+        One of its numerical columns (without a catalogued range, the range is read from the column's values
+        that parse as numbers).
 
     Returns
     -------
