@@ -23,6 +23,10 @@ PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.class
 MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimators.reconstruction",
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
+MODULES += ("ldp.studies", "ldp.studies.advisor", "ldp.studies.attacks", "ldp.studies.briefing", "ldp.studies.choices",
+            "ldp.studies.comparison", "ldp.studies.configuration", "ldp.studies.cost", "ldp.studies.datasets",
+            "ldp.studies.figures", "ldp.studies.heavy_hitters", "ldp.studies.itemsets", "ldp.studies.joint",
+            "ldp.studies.joint_estimates", "ldp.studies.joint_ranges")  # nd-studies1
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")
