@@ -301,7 +301,8 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
     References
     ----------
     Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
-    Consistency" (NDSS 2020), §V.B (Figs. 2–3: bias and variance per value) and Eq. (5) (the MI variance).
+    Consistency" (NDSS 2020), §III.D Eq. (3) (the MI variance per value) and §V.B (Figs. 2–3: bias and
+    variance per value).
     """
     truth = result.true_frequencies
     if len(labels) != truth.shape[0]:

@@ -141,7 +141,8 @@ def oracle_for(epsilon: float, d: int, n: int, oracle: str | None = None) -> Fre
 
     References
     ----------
-    The LDP lecture, Table 1 and the rule below it (use direct encoding if d < 3e^ε + 2, else OLH).
+    The LDP lecture, Table 1 and the rule below it (direct encoding if d < 3e^ε + 2, else OLH when
+    communication matters — OUE otherwise; here OLH, by the closed-form variances).
     """
     name = choose_oracle(epsilon, d, max(int(n), 1)) if oracle is None else oracle
     cls = MECHANISMS.get(name)  # an unknown name: the registry's own message, with the valid names
