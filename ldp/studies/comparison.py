@@ -296,7 +296,8 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
     Raises
     ------
     InvalidInput
-        If there is not one label per value.
+        If there is not one label per value (``labels`` must have the length d of the result's true
+        frequencies).
 
     References
     ----------
@@ -756,7 +757,8 @@ def early_stopping_study(mechanism: Mechanism, population: np.ndarray, *, trials
     Raises
     ------
     InvalidInput
-        If ``trials`` is not a positive integer.
+        If ``trials`` is not a positive integer (or, from the mechanism, the population does not have its
+        length d).
 
     References
     ----------
