@@ -264,9 +264,11 @@ def tell_story(counts: np.ndarray, labels: Sequence[str], *, name: str, mechanis
     params : Mapping[str, Any] or None, default None
         The mechanism's other parameters (e.g. ``epsilon_1`` of a longitudinal one); None for none.
     estimators : Sequence[str], default STORY_ESTIMATORS
-        The estimators step 4 compares (those that apply to the mechanism are used).
+        The estimators step 4 compares with matrix inversion (always included); those that do not apply to the
+        mechanism are left out.
     trials : int, default 5
-        Collections averaged in step 4, 1 to 50.
+        Collections averaged in step 4, 1 to 50 (drawn from the stream ``rng_for(seed, "story", "post")``, apart
+        from step 3's one collection).
     level : float, default 0.95
         Confidence level of step 3's intervals and of step 5's "told from zero".
     ordered : bool, default False
