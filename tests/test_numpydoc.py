@@ -27,6 +27,10 @@ PACKAGES += ("ldp.mechanisms", "ldp.cli")  # nd-mech
 MODULES += ("ldp.studies.verdicts", "ldp.studies.mean_variance", "ldp.studies.vector_means",
             "ldp.studies.paper_figures", "ldp.studies.tradeoff", "ldp.studies.lecture")  # nd-studies2
 PACKAGES += ("ldp.viz",)  # nd-viz
+MODULES += ("ldp.studies", "ldp.studies.advisor", "ldp.studies.attacks", "ldp.studies.briefing", "ldp.studies.choices",
+            "ldp.studies.comparison", "ldp.studies.configuration", "ldp.studies.cost", "ldp.studies.datasets",
+            "ldp.studies.figures", "ldp.studies.heavy_hitters", "ldp.studies.itemsets", "ldp.studies.joint",
+            "ldp.studies.joint_estimates", "ldp.studies.joint_ranges")  # nd-studies1
 
 PARAMETERS = "Parameters\n----------"
 RETURNS = ("Returns\n-------", "Yields\n------")

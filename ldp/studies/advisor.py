@@ -67,7 +67,35 @@ SECTION = "consistency paper §V.D (Choosing the method on synthetic dataset)"
 # =========================================================================== the synthetic ground truth
 def fit_synthetic(mechanism: Mechanism, counts: np.ndarray, n: int, fit: str = DEFAULT_FIT) -> np.ndarray:
     """Step 1 of §V.D: the reports' estimate processed by a *consistent* method (Norm-Sub by default,
-    as the paper recommends; PowerNS is its other choice), checked to be a probability vector."""
+    as the paper recommends; PowerNS is its other choice), checked to be a probability vector.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle the reports came from.
+    counts : numpy.ndarray
+        The reports' support counts, shape (d,).
+    n : int
+        The number of users who reported.
+    fit : str, default DEFAULT_FIT
+        A registered *consistent* estimator (``"norm-sub"``; ``"power-ns"`` is the paper's other choice).
+
+    Returns
+    -------
+    numpy.ndarray
+        The fitted distribution, shape (d,), non-negative and summing to 1.
+
+    Raises
+    ------
+    InvalidInput
+        If ``fit`` is not consistent (the message lists those that apply), or its estimate is not a probability
+        vector (to within 1e-6).
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.D, "Choosing the method on synthetic dataset", step 1.
+    """
     cls = ESTIMATORS.get(fit)
     if not cls.consistent:
         ok = [e.name for e in ESTIMATORS if e.consistent and e.applies_to(mechanism)]
@@ -81,14 +109,49 @@ def fit_synthetic(mechanism: Mechanism, counts: np.ndarray, n: int, fit: str = D
 
 def synthetic_counts(freqs: np.ndarray, n: int) -> np.ndarray:
     """n users spread over the values by largest remainder: Σ = n and |count − n·f| < 1 for every value,
-    so the synthetic dataset is the fitted distribution itself, without sampling noise."""
+    so the synthetic dataset is the fitted distribution itself, without sampling noise.
+
+    Parameters
+    ----------
+    freqs : numpy.ndarray
+        A probability vector, shape (d,) (from :func:`fit_synthetic`).
+    n : int
+        The users to spread.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer users per value, shape (d,), summing to n (:func:`ldp.maths.rounding.largest_remainder`).
+    """
     return largest_remainder(freqs, n)
 
 
 # =========================================================================== batched estimation
 def estimate_trials(estimator: Estimator, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
     """The estimator on every row of ``counts`` (trials, d): its ``estimate_batch`` (vectorized where the
-    estimator has a vectorized form, e.g. IBU's batched Eq. (3) iteration)."""
+    estimator has a vectorized form, e.g. IBU's batched Eq. (3) iteration).
+
+    Parameters
+    ----------
+    estimator : Estimator
+        A built estimator.
+    mechanism : Mechanism
+        The mechanism the counts came from.
+    counts : numpy.ndarray
+        Support counts, shape (trials, d), one collection per row.
+    n : int
+        Users per collection.
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimates, shape (trials, d).
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
+    Private Mechanisms" (DBSec 2023), Eq. (3): the IBU iteration.
+    """
     return estimator.estimate_batch(mechanism, np.asarray(counts, dtype=np.float64), n)
 
 
@@ -107,6 +170,49 @@ class Recommendation:
     failed). ``synthetic`` is the fitted distribution used as ground truth; ``errors`` holds every
     candidate's per-trial errors. For a task where higher is better (top-k precision) the column is
     ``expected score`` and the best has the highest mean.
+
+    Attributes
+    ----------
+    best : str
+        The recommended estimator's name.
+    table : pandas.DataFrame
+        One row per candidate, best first (columns above, plus ``rank``).
+    synthetic : numpy.ndarray
+        The fitted distribution used as ground truth, shape (d,).
+    task : str
+        The task's registered name.
+    task_label : str
+        The task as people read it (with its parameters).
+    task_params : dict of str to Any
+        The bound task's parameters.
+    trials : int
+        The simulated collections.
+    seed : int or None
+        The seed (None: fresh randomness).
+    fit : str
+        The consistent estimator that made ``synthetic``.
+    n : int
+        Users.
+    mechanism : Mechanism
+        The frequency oracle.
+    errors : dict of str to numpy.ndarray
+        Per-trial errors (scores), shape (trials,), of every candidate and of the references scored beside them
+        (the Γ baseline ``norm-mul``, the guideline); NaN where an estimator failed.
+    better : str, default "lower"
+        ``"lower"`` or ``"higher"``: which way the task's value is better.
+    elapsed_s : float, default 0.0
+        Wall seconds of :func:`recommend`.
+    method : str, default SECTION
+        Where the method comes from (consistency paper §V.D).
+    guideline : str or None, default None
+        The paper's fixed guideline for the task (§V.F), scored on the same collections even when it is not a
+        candidate; None where the task has none or it does not apply to the mechanism.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.D, "Choosing the method on synthetic dataset"; §V.F (the guidelines).
+    Arcolezi, Cerna, Palamidessi (DBSec 2023), Eq. (1) (Γ) over the baseline of §2.3 (MI clipped and renormalised).
     """
 
     best: str
@@ -262,6 +368,54 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     the consistent ones); ``estimator_params`` maps a name to its parameters. ``fit`` is the consistent
     method that turns the reports' estimate into the synthetic truth (§V.D: Norm-Sub). ``labels`` name
     the values for ``groups`` given by label. ``z`` sets the "tied with best" band (paired z·SE).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle the reports came from.
+    counts : numpy.ndarray
+        Support counts of the reports, shape (d,), finite.
+    n : int
+        Users who reported (positive).
+    task : str or Task, default "mse"
+        The query task the candidates are scored on.
+    trials : int, default 20
+        Simulated collections, at least 2 (a standard error needs two).
+    seed : int or None, default 0
+        Seed of the simulated collections and the random queries (streams keyed by name); None: fresh
+        randomness.
+    candidates : Sequence[str] or str or None, default None
+        Estimator names (or a comma-separated string, :func:`ldp.estimators.parse_estimators`); None: every
+        registered estimator that applies.
+    fit : str, default DEFAULT_FIT
+        The consistent estimator of :func:`fit_synthetic`.
+    consistent_only : bool, default False
+        Keep only consistent candidates.
+    estimator_params : dict of str to dict or None, default None
+        Parameters per candidate name; a name that is not a candidate raises.
+    labels : Sequence[str] or None, default None
+        The values' labels, for ``groups`` given by label.
+    z : float, default 2.0
+        Half-width, in paired standard errors, of the "tied with best" band.
+    **task_params : Any
+        The task's parameters (``k``, ``rho``, ``queries``, ``groups``, ``threshold`` …).
+
+    Returns
+    -------
+    Recommendation
+        The best candidate, the ranking table and every candidate's per-trial errors.
+
+    Raises
+    ------
+    InvalidInput
+        If the counts do not have shape (d,) or are not finite, n is not a positive integer, trials < 2, no
+        candidate applies, ``estimator_params`` names a non-candidate, the task or its parameters are invalid,
+        ``fit`` is not consistent, or every candidate failed.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.D, "Choosing the method on synthetic dataset", steps 1–4 (module docstring).
     """
     start = time.perf_counter()
     c = _check_inputs(mechanism, counts, n, trials)
@@ -306,7 +460,24 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
 # =========================================================================== the advisor, checked against the truth
 def advisor_collection(mechanism: Mechanism, counts: np.ndarray, *, engine: str, seed: int) -> Aggregate:
     """One simulated collection of the population ``counts`` — the reports a user would hold — drawn
-    from its own stream of ``seed`` (independent of the lab's trials)."""
+    from its own stream of ``seed`` (independent of the lab's trials).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle.
+    counts : numpy.ndarray
+        The population's users per value, shape (d,), integers.
+    engine : str
+        The simulation engine (``"fast"`` or ``"exact"``).
+    seed : int
+        The seed; the stream is ``rng_for(seed, "advisor collection")``.
+
+    Returns
+    -------
+    Aggregate
+        The collection's support counts and n.
+    """
     rng = rng_for(int(seed), "advisor collection")
     return collect(mechanism, np.asarray(counts, dtype=np.int64), rng, engine)
 
@@ -321,6 +492,21 @@ class AdvisorCheck:
     ``standard error``, ``trial SD``, ``tied with best``, ``actual`` (on these reports, scored like the
     advisor: same queries, Post-Pos clipped), ``actual rank``, ``actual − expected (trial SDs)``, and the
     advisor's Γ (:data:`GAIN_COLUMN`) / ``equivalent users`` when it computed them.
+
+    Attributes
+    ----------
+    recommendation : Recommendation
+        The advisor's answer from the collection's reports.
+    truth : numpy.ndarray
+        The population's true distribution, shape (d,).
+    actual : dict of str to float
+        Each candidate's (and the guideline's) actual error or score on the collection; NaN where it failed.
+    table : pandas.DataFrame
+        The comparison table (columns above), in the advisor's order.
+    n : int
+        Users in the collection.
+    notes : dict of str to str, default {}
+        Why an estimator failed on the collection, by name.
     """
 
     recommendation: Any
@@ -390,7 +576,41 @@ def advise(mechanism: Mechanism, counts: np.ndarray, *, task: str = "mse", trial
     """Simulate one collection of the population ``counts`` (:func:`advisor_collection`), ask
     :func:`ldp.studies.advisor.recommend` which estimator suits ``task`` from those reports alone, and score every
     candidate on the same reports against the true distribution (which only a simulator knows), with the
-    advisor's own random queries (same seed stream) and Post-Pos's clipping."""
+    advisor's own random queries (same seed stream) and Post-Pos's clipping.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle.
+    counts : numpy.ndarray
+        The true population's users per value, shape (d,), integers.
+    task : str, default "mse"
+        The query task's registered name.
+    trials : int, default 20
+        The advisor's simulated collections (at least 2).
+    seed : int, default 0
+        The seed of the collection, the advisor's re-simulations and the random queries.
+    candidates : Sequence[str] or None, default None
+        Candidate estimator names; None: every one that applies.
+    engine : str, default "fast"
+        The engine of the one collection (the advisor's re-simulations always use the fast one).
+    labels : Sequence[str] or None, default None
+        The values' labels, for ``groups`` given by label.
+    estimator_params : dict of str to dict or None, default None
+        Parameters per candidate name.
+    **task_params : Any
+        The task's parameters.
+
+    Returns
+    -------
+    AdvisorCheck
+        The recommendation beside each candidate's actual error on the collection.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`recommend`.
+    """
 
     c = np.asarray(counts, dtype=np.int64)
     agg = advisor_collection(mechanism, c, engine=engine, seed=seed)

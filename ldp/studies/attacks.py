@@ -19,12 +19,45 @@ __all__ = ["attack_success", "baseline_success", "channel_success", "plausible_d
 
 
 def plausible_deniability_ratio(epsilon: float) -> float:
-    """e^ε: the most any report can favour one value over another."""
+    """e^ε: the most any report can favour one value over another.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (natural-log units; not checked).
+
+    Returns
+    -------
+    float
+        e^ε, the largest ratio Pr[y | v] / Pr[y | v'] an ε-LDP mechanism allows for any report y and values v, v'.
+
+    References
+    ----------
+    The LDP lecture (ldp-lecture-frequency-oracles-heavy-hitters-itemsets), "From DP to LDP: Formal Definition":
+    Pr[A(x) = y] ≤ exp(ε)·Pr[A(x') = y].
+    """
     return math.exp(epsilon)
 
 
 def baseline_success(prior: np.ndarray) -> float:
-    """Success of guessing the most common value without seeing any report."""
+    """Success of guessing the most common value without seeing any report.
+
+    Parameters
+    ----------
+    prior : numpy.ndarray
+        The attacker's prior π over the d values, shape (d,): non-negative weights (counts or probabilities; they
+        are normalized here).
+
+    Returns
+    -------
+    float
+        max_v π_v / Σ_v π_v, in (0, 1].
+
+    Raises
+    ------
+    InvalidInput
+        If the prior is not a non-empty 1-d vector of finite non-negative numbers with a positive sum.
+    """
     pi = np.asarray(prior, dtype=np.float64)
     if pi.ndim != 1 or pi.size < 1 or not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
         raise InvalidInput("the prior must be a non-empty vector of non-negative numbers with a positive sum")
@@ -32,11 +65,44 @@ def baseline_success(prior: np.ndarray) -> float:
 
 
 def channel_success(channel: np.ndarray, prior: np.ndarray) -> float:
-    """Σ_y max_v π_v C[v, y] for an explicit channel matrix (inputs × outputs)."""
+    """Σ_y max_v π_v C[v, y] for an explicit channel matrix (inputs × outputs).
+
+    Parameters
+    ----------
+    channel : numpy.ndarray
+        The channel C, shape (d, m): C[v, y] = Pr[report y | value v], each row summing to 1 (not checked).
+    prior : numpy.ndarray
+        The prior π over the d values, shape (d,), summing to 1 (not normalized here, unlike
+        :func:`baseline_success`).
+
+    Returns
+    -------
+    float
+        The success probability of the Bayes-optimal (maximum a posteriori) guess from one report.
+    """
     return float((np.asarray(prior)[:, None] * np.asarray(channel)).max(axis=0).sum())
 
 
 def attack_success(mechanism: Mechanism, prior: np.ndarray) -> float | None:
     """Success probability of the Bayes-optimal attacker from one report (None where not computed, e.g. SHE's
-    continuous reports)."""
+    continuous reports).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        A built mechanism (its ε and domain size d fixed); its ``attack_success`` hook computes S.
+    prior : numpy.ndarray
+        The prior π over the mechanism's d values, shape (d,): non-negative weights, normalized to sum 1.
+
+    Returns
+    -------
+    float or None
+        S = Σ_y max_v π_v Pr[y | v], exactly from the channel when it is small enough to enumerate, else from the
+        family's closed form; None where the mechanism does not compute it.
+
+    Raises
+    ------
+    InvalidInput
+        If the prior does not have shape (d,) or is not finite and non-negative with a positive sum.
+    """
     return mechanism.attack_success(prior)

@@ -57,7 +57,21 @@ MAX_USERS = 10**9
 
 @dataclass(frozen=True)
 class StoryStep:
-    """One step: its title, its sentence (Markdown: ``**bold**`` only) and the table its chart draws."""
+    """One step: its title, its sentence (Markdown: ``**bold**`` only) and the table its chart draws.
+
+    Attributes
+    ----------
+    number : int
+        The step's number, 1 to 5 (the module docstring's list).
+    title : str
+        Its title, one of :data:`STORY_TITLES`.
+    sentence : str
+        The one-sentence finding, Markdown with ``**bold**`` only.
+    table : pandas.DataFrame
+        The data its chart draws (columns depend on the step, e.g. ``value`` and ``share of users`` for step 1,
+        ``users``, ``noise floor (share)``, ``smallest share told from zero`` and ``average value's share`` for
+        step 5).
+    """
 
     number: int
     title: str
@@ -67,7 +81,25 @@ class StoryStep:
 
 @dataclass(frozen=True)
 class Story:
-    """The five steps of one configuration, the settings that made them and what to show beside them."""
+    """The five steps of one configuration, the settings that made them and what to show beside them.
+
+    Attributes
+    ----------
+    steps : tuple of StoryStep
+        The five steps, in order (``step(k)`` returns step k, 1-based).
+    settings : Mapping[str, Any]
+        What made them, for display: data name, title and source, mechanism display name, ε, the mechanism's other
+        parameters, users n, seed, collections for step 4 and confidence level.
+    mechanism : Mechanism
+        The frequency oracle the users report with.
+    n : int
+        The number of simulated users.
+    verdict : Verdict
+        The plain verdict of :func:`ldp.studies.verdicts.verdict` on step 3's estimate (noise floor, users and ε
+        needed).
+    warnings : tuple of str, default ()
+        Diagnostics of step 4's estimators (did not converge, validity), shown beside it.
+    """
 
     steps: tuple[StoryStep, ...]
     settings: Mapping[str, Any]
@@ -210,7 +242,61 @@ def tell_story(counts: np.ndarray, labels: Sequence[str], *, name: str, mechanis
     """The five steps for ``n`` users drawn from the data ``counts`` (users per value, ``labels`` naming them) who
     report with ``mechanism`` at ``epsilon`` (``params``: its other parameters). ``trials`` collections for the
     post-processing step (the first one is step 3's); ``ordered``: whether the domain's order means something;
-    ``rows``: the table's size (None for a synthetic distribution)."""
+    ``rows``: the table's size (None for a synthetic distribution).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The data's users per value, shape (d,), d ≥ 2; the simulated population is drawn from it with
+        :func:`ldp.data.domain.draw_population`.
+    labels : Sequence[str]
+        One label per value (length d).
+    name : str
+        The data's name, shown in step 1's sentence and the settings.
+    mechanism : str
+        A registered frequency oracle's name.
+    epsilon : float
+        The privacy budget ε of each report.
+    n : int
+        Users to simulate, 1 to :data:`MAX_USERS`.
+    seed : int, default 0
+        The seed; the population and every collection draw from streams keyed by name from it.
+    params : Mapping[str, Any] or None, default None
+        The mechanism's other parameters (e.g. ``epsilon_1`` of a longitudinal one); None for none.
+    estimators : Sequence[str], default STORY_ESTIMATORS
+        The estimators step 4 compares with matrix inversion (always included); those that do not apply to the
+        mechanism are left out.
+    trials : int, default 5
+        Collections averaged in step 4, 1 to 50 (drawn from the stream ``rng_for(seed, "story", "post")``, apart
+        from step 3's one collection).
+    level : float, default 0.95
+        Confidence level of step 3's intervals and of step 5's "told from zero".
+    ordered : bool, default False
+        Whether the domain's order means something (charts then keep the shown values in domain order).
+    rows : int or None, default None
+        The table's number of rows, for step 1's sentence; None for a synthetic distribution.
+    source : str, default ""
+        Where the data come from, for the settings ("" uses ``name``).
+    title : str, default ""
+        The data's title, for the settings ("" uses ``name``).
+
+    Returns
+    -------
+    Story
+        The five steps, the settings, the mechanism, n, step 3's verdict and step 4's warnings.
+
+    Raises
+    ------
+    InvalidInput
+        If there are fewer than two values or not one label per value, n is not a positive integer or exceeds
+        :data:`MAX_USERS`, trials is not in 1..50, or the mechanism is not a frequency oracle (its own parameter
+        checks raise too).
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), Eq. (5): the noise floor σ₀ of step 5.
+    """
     c = np.asarray(counts)
     if c.ndim != 1 or c.size < 2 or len(labels) != c.size:
         raise InvalidInput(f"the story needs at least two values with one label each, got {c.size} counts and "

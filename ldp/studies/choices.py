@@ -27,14 +27,41 @@ PROBE_D = 8  # the domain size at which a mechanism is built to probe what appli
 
 def frequency_oracles(collections: Sequence[str] = ("one-time", "longitudinal"), *, pure_only: bool = False,
                       ) -> list[str]:
-    """The registered frequency oracles of these collections, grouped by collection in that order."""
+    """The registered frequency oracles of these collections, grouped by collection in that order.
+
+    Parameters
+    ----------
+    collections : Sequence[str], default ("one-time", "longitudinal")
+        The collections to list, in the order wanted; an unknown name lists nothing.
+    pure_only : bool, default False
+        Keep only pure mechanisms (those with a support set, which some estimators need).
+
+    Returns
+    -------
+    list of str
+        The mechanisms' registered names, in registry order within each collection.
+    """
     return [cls.name for collection in collections for cls in mechanisms_of("frequency")
             if cls.collection == collection and (cls.pure or not pure_only)]
 
 
 def estimators_for(mechanism: str | None = None, kind: str = "frequency") -> list[str]:
     """The registered estimators of a mechanism kind, in registry order; with a mechanism, those that apply to
-    it (e.g. an estimator that needs a pure mechanism does not apply to SHE)."""
+    it (e.g. an estimator that needs a pure mechanism does not apply to SHE).
+
+    Parameters
+    ----------
+    mechanism : str or None, default None
+        A registered mechanism's name; it is built at ε = 1 and d = :data:`PROBE_D` to ask each estimator's
+        ``applies_to``. None lists every estimator of ``kind``.
+    kind : str, default "frequency"
+        The mechanism kind whose estimators are listed when ``mechanism`` is None (ignored otherwise).
+
+    Returns
+    -------
+    list of str
+        The estimators' registered names, in registry order.
+    """
     if mechanism is None:
         return [e.name for e in ESTIMATORS if kind in e.kinds]
     probe = get_mechanism(mechanism, 1.0, PROBE_D)
@@ -43,7 +70,22 @@ def estimators_for(mechanism: str | None = None, kind: str = "frequency") -> lis
 
 def reachable_epsilon_1(mechanism: str, epsilon: float, grid: Sequence[float]) -> list[float]:
     """The ε1 of ``grid`` below ε∞ = ``epsilon`` that the longitudinal mechanism can reach (its second step
-    must exist for them); ε∞/2 is tried when no grid value is below ε∞. Empty for a one-time mechanism."""
+    must exist for them); ε∞/2 is tried when no grid value is below ε∞. Empty for a one-time mechanism.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name.
+    epsilon : float
+        ε∞, the budget of the memoized (permanent) response.
+    grid : Sequence[float]
+        Candidate ε1 values; those ≥ ε∞ are skipped.
+
+    Returns
+    -------
+    list of float
+        The candidates (or ε∞/2) with which the mechanism builds at d = :data:`PROBE_D`, in grid order.
+    """
     if MECHANISMS.get(mechanism).collection != "longitudinal":
         return []
     out = []
@@ -57,7 +99,25 @@ def reachable_epsilon_1(mechanism: str, epsilon: float, grid: Sequence[float]) -
 
 
 def closest(options: Sequence[float], target: float) -> float:
-    """The option nearest to ``target``."""
+    """The option nearest to ``target``.
+
+    Parameters
+    ----------
+    options : Sequence[float]
+        The choices (non-empty).
+    target : float
+        The wanted value.
+
+    Returns
+    -------
+    float
+        The option with the smallest |option − target| (the first one on a tie), as given (not converted).
+
+    Raises
+    ------
+    InvalidInput
+        If ``options`` is empty.
+    """
     if not options:
         raise InvalidInput("there is nothing to choose from")
     return min(options, key=lambda o: abs(float(o) - float(target)))
@@ -65,7 +125,22 @@ def closest(options: Sequence[float], target: float) -> float:
 
 def mechanism_parameters(mechanism: str, epsilon: float, epsilon_1: float | None) -> dict[str, Any]:
     """The parameters a page passes with (mechanism, ε): ε1 for a longitudinal mechanism (ε∞/2 when none is
-    chosen), none for a one-time one."""
+    chosen), none for a one-time one.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name.
+    epsilon : float
+        ε (ε∞ for a longitudinal mechanism).
+    epsilon_1 : float or None
+        The chosen ε1 of a longitudinal mechanism; None means ε∞/2. Ignored for a one-time mechanism.
+
+    Returns
+    -------
+    dict of str to Any
+        ``{"epsilon_1": ε1}`` for a longitudinal mechanism, ``{}`` otherwise.
+    """
     if MECHANISMS.get(mechanism).collection != "longitudinal":
         return {}
     return {"epsilon_1": float(epsilon / 2 if epsilon_1 is None else epsilon_1)}
@@ -74,7 +149,21 @@ def mechanism_parameters(mechanism: str, epsilon: float, epsilon_1: float | None
 def numerical_methods(chosen: Sequence[str], reconstructions: Mapping[str, Sequence[str]]
                       ) -> list[tuple[str, str | None]]:
     """(numerical mechanism, reconstruction) pairs to run: each chosen mechanism with each of its chosen
-    reconstructions, or with its default one (None) when it has none to choose from."""
+    reconstructions, or with its default one (None) when it has none to choose from.
+
+    Parameters
+    ----------
+    chosen : Sequence[str]
+        Registered numerical mechanisms' names.
+    reconstructions : Mapping[str, Sequence[str]]
+        Per mechanism, the chosen reconstruction names; a mechanism that offers reconstructions but is missing
+        here gets no pair.
+
+    Returns
+    -------
+    list of tuple of (str, str or None)
+        The (mechanism, reconstruction) pairs, in the order of ``chosen``.
+    """
     out: list[tuple[str, str | None]] = []
     for name in chosen:
         if MECHANISMS.get(name).reconstructions:

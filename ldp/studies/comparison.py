@@ -86,6 +86,23 @@ def chunk_plan(trials: int, size: int = CHUNK_TRIALS) -> list[tuple[int, int]]:
     """``(index, trials)`` of the chunks a run of ``trials`` trials is split into (for progress).
 
     Chunk ``i`` always has the same seed, so a run of 60 trials reuses the first 50 of a run of 50.
+
+    Parameters
+    ----------
+    trials : int
+        The run's trials (positive).
+    size : int, default CHUNK_TRIALS
+        Trials per chunk (the last chunk holds the remainder).
+
+    Returns
+    -------
+    list of tuple of (int, int)
+        ``(index, trials)`` per chunk, indices 0, 1, …; the trials sum to ``trials``.
+
+    Raises
+    ------
+    InvalidInput
+        If ``trials`` is not a positive integer.
     """
     trials = check_positive_int(trials, "trials")
     full, rest = divmod(int(trials), size)
@@ -97,7 +114,32 @@ def chunk_plan(trials: int, size: int = CHUNK_TRIALS) -> list[tuple[int, int]]:
 
 def run_chunk(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str], *, engine: str, seed: int,
               index: int, trials: int, top_k: int = 10) -> SimulationResult:
-    """Chunk ``index`` of a run: ``trials`` collections with the chunk's own child seed."""
+    """Chunk ``index`` of a run: ``trials`` collections with the chunk's own child seed.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The frequency oracle.
+    counts : numpy.ndarray
+        The population's users per value, shape (d,).
+    estimators : Sequence[str]
+        Registered estimator names.
+    engine : str
+        The simulation engine.
+    seed : int
+        The run's seed; the chunk draws from ``rng_for(seed, "collection", index)``.
+    index : int
+        The chunk's index in :func:`chunk_plan`.
+    trials : int
+        Collections in the chunk.
+    top_k : int, default 10
+        The k of the result's top-k metrics.
+
+    Returns
+    -------
+    SimulationResult
+        The chunk's collections, with ``seed`` set to the run's seed (not the chunk's stream).
+    """
     rng = rng_for(int(seed), "collection", int(index))
     result = simulate(mechanism, counts, estimators=list(estimators), engine=engine, trials=int(trials), seed=rng,
                       top_k=top_k)
@@ -110,7 +152,31 @@ def run_trials(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[st
     """``trials`` collections of the population, run in the chunks of :func:`chunk_plan` and merged.
 
     ``chunk(index, size)`` runs one chunk (default :func:`run_chunk` of this configuration; a page passes a
-    cached one); ``progress(done, trials)`` is called after each chunk."""
+    cached one); ``progress(done, trials)`` is called after each chunk.
+
+    Parameters
+    ----------
+    mechanism, counts, estimators, engine
+        The configuration, as in :func:`run_chunk` (used by the default ``chunk`` only).
+    seed : int
+        The run's seed (each chunk's stream is keyed by its index).
+    trials : int
+        All trials of the run (positive).
+    chunk : Callable[[int, int], SimulationResult] or None, default None
+        Runs chunk (index, size); None uses :func:`run_chunk` with the arguments above.
+    progress : Callable[[int, int], None] or None, default None
+        Called with (trials done, trials) after each chunk.
+
+    Returns
+    -------
+    SimulationResult
+        The chunks merged by :func:`merge_results` (trials in chunk order).
+
+    Raises
+    ------
+    InvalidInput
+        If ``trials`` is not a positive integer, or the chunks are not of one configuration.
+    """
     def default(index: int, size: int) -> SimulationResult:
         return run_chunk(mechanism, counts, estimators, engine=engine, seed=seed, index=index, trials=size)
 
@@ -126,7 +192,22 @@ def run_trials(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[st
 
 
 def max_trials(d: int, estimators: int, cells: int) -> int:
-    """The most trials whose estimates (trials × d × estimators numbers) fit in ``cells``."""
+    """The most trials whose estimates (trials × d × estimators numbers) fit in ``cells``.
+
+    Parameters
+    ----------
+    d : int
+        Domain size.
+    estimators : int
+        Estimators per trial (0 counts as 1).
+    cells : int
+        The budget of stored numbers.
+
+    Returns
+    -------
+    int
+        ⌊cells / (d · estimators)⌋ (0 when not even one trial fits).
+    """
     return int(cells) // max(1, int(d) * int(estimators))
 
 
@@ -154,7 +235,24 @@ def _iteration_diagnostics(parts: Sequence[SimulationResult]) -> tuple[dict[str,
 
 
 def merge_results(parts: Sequence[SimulationResult]) -> SimulationResult:
-    """Concatenate the trials of several runs of the same configuration."""
+    """Concatenate the trials of several runs of the same configuration.
+
+    Parameters
+    ----------
+    parts : Sequence[SimulationResult]
+        Runs with the same estimators (in the same order), mechanism and true counts.
+
+    Returns
+    -------
+    SimulationResult
+        The first run's configuration with every run's estimates, metrics, baselines (those all runs have),
+        convergence diagnostics and notes, trials in the order of ``parts``; ``elapsed_s`` summed.
+
+    Raises
+    ------
+    InvalidInput
+        If ``parts`` is empty or the runs differ in configuration.
+    """
     first = _same_configuration(parts)
     names = list(first.estimates)
     estimates = {e: np.concatenate([p.estimates[e] for p in parts]) for e in names}
@@ -179,6 +277,33 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
     Columns: estimator, rank (1 = most frequent), value, true frequency, mean estimate, bias,
     bias standard error, empirical variance and the closed-form MI variance
     Var[f'_v] = [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²) of the mechanism (the reference line).
+
+    Parameters
+    ----------
+    result : SimulationResult
+        Repeated collections of one configuration.
+    labels : Sequence[str]
+        One label per value (d of them).
+    display : Mapping[str, str] or None, default None
+        Estimator name → the name shown in the ``estimator`` column; None (or a missing name) shows the name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        d rows per estimator with the columns above (``closed-form MI variance`` is the same for every
+        estimator).
+
+    Raises
+    ------
+    InvalidInput
+        If there is not one label per value (``labels`` must have the length d of the result's true
+        frequencies).
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §III.D Eq. (3) (the MI variance per value) and §V.B (Figs. 2–3: bias and
+    variance per value).
     """
     truth = result.true_frequencies
     if len(labels) != truth.shape[0]:
@@ -205,7 +330,21 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
 def bias_summary(table: pd.DataFrame, z: float = 2.0) -> dict[str, dict[str, float]]:
     """Per estimator (as named in :func:`per_value_table`): mean |bias|, the share of values whose
     bias is within ±z standard errors of zero (≈95% for an unbiased estimator when z = 2), the mean
-    empirical variance and its ratio to the closed-form MI variance."""
+    empirical variance and its ratio to the closed-form MI variance.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`per_value_table`'s output.
+    z : float, default 2.0
+        The band, in standard errors, within which a value's bias counts as zero.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        Per estimator (in table order): ``mean |bias|``, ``values with |bias| ≤ z SE (%)``, ``mean variance`` and
+        ``variance / closed-form MI variance`` (ratio of the means).
+    """
     out: dict[str, dict[str, float]] = {}
     for name, rows in table.groupby("estimator", sort=False):
         bias, se = rows["bias"].to_numpy(), rows["bias standard error"].to_numpy()
@@ -230,6 +369,36 @@ def task_errors(estimates: Mapping[str, np.ndarray], truth: np.ndarray, *, k: in
     The same random subsets (seeded by ``seed``) are used for every estimator and trial, so the
     comparison is paired. Post-Pos (:func:`clip_for`) answers every query clipped at 0, so it equals
     Base-Pos on the full-domain and top-k tasks and differs from MI on small sets (§V.C–D).
+
+    Parameters
+    ----------
+    estimates : Mapping[str, numpy.ndarray]
+        Estimator name → estimates, shape (trials, d) (one estimate, shape (d,), counts as one trial).
+    truth : numpy.ndarray
+        The true frequencies, shape (d,).
+    k : int
+        The top-k task's k.
+    rho : float
+        The set-value task's set size, as a fraction of the domain.
+    queries : int
+        The set-value task's random sets.
+    seed : int
+        The seed of the random sets (``rng_for(seed, "set-value queries")``).
+
+    Returns
+    -------
+    dict of str to dict of str to numpy.ndarray
+        Task (``mse``, ``topk``, ``set``) → estimator → per-trial errors, shape (trials,).
+
+    Raises
+    ------
+    InvalidInput
+        If a task refuses its parameters (e.g. k or ρ out of range).
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.C (full domain), §V.D (set-value) and §V.E (frequent values).
     """
     f = np.asarray(truth, dtype=np.float64)
     given = {"k": int(k), "rho": rho, "queries": queries}
@@ -248,7 +417,29 @@ def task_errors(estimates: Mapping[str, np.ndarray], truth: np.ndarray, *, k: in
 def top_k_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, ks: Sequence[int],
                       display: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Tidy table of the top-k MSE (mean over trials and its standard error) for every k in ``ks``
-    (Post-Pos's answers clipped at 0)."""
+    (Post-Pos's answers clipped at 0).
+
+    Parameters
+    ----------
+    estimates : Mapping[str, numpy.ndarray]
+        Estimator name → estimates, shape (trials, d).
+    truth : numpy.ndarray
+        The true frequencies, shape (d,); the top k are its k most frequent values.
+    ks : Sequence[int]
+        The k values.
+    display : Mapping[str, str] or None, default None
+        Estimator name → shown name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (estimator, k): ``estimator``, ``k``, ``MSE``, ``SE``.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.E (frequent values).
+    """
     rows = []
     for name, est in estimates.items():
         curve = top_k_curve(est, truth, ks, clip=clip_for(name))
@@ -267,6 +458,31 @@ def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray
     ``averaged over`` = "all sets"), except for estimators that clip their answers (Post-Pos): a
     clipped sum has no closed form, so their MSE is averaged over ``queries`` random sets per ρ
     (seeded by ``seed``, the same sets for every such estimator).
+
+    Parameters
+    ----------
+    estimates : Mapping[str, numpy.ndarray]
+        Estimator name → estimates, shape (trials, d).
+    truth : numpy.ndarray
+        The true frequencies, shape (d,).
+    rhos_percent : Sequence[float]
+        Set sizes ρ, in percent of the domain.
+    display : Mapping[str, str] or None, default None
+        Estimator name → shown name.
+    queries : int, default 200
+        Random sets per ρ for the clipping estimators.
+    seed : int, default 0
+        Seed of those sets (a stream keyed by ρ).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (estimator, ρ): ``estimator``, ``ρ (%)``, ``set size``, ``MSE``, ``averaged over``.
+
+    References
+    ----------
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.D (set-value evaluation).
     """
     f = np.asarray(truth, dtype=np.float64)
     d = f.shape[0]
@@ -291,7 +507,24 @@ def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray
 def set_value_sample_table(errors: Mapping[str, np.ndarray], truth: np.ndarray, rho_percent: float,
                            display: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The set-value errors of :func:`task_errors` (estimator → per-trial MSE over its random sets) at one ρ:
-    estimator, ρ (%), set size, MSE (mean over trials) and its standard error."""
+    estimator, ρ (%), set size, MSE (mean over trials) and its standard error.
+
+    Parameters
+    ----------
+    errors : Mapping[str, numpy.ndarray]
+        Estimator name → per-trial set-value MSE (``task_errors(...)["set"]``).
+    truth : numpy.ndarray
+        The true frequencies (only its length d is used, for the set size).
+    rho_percent : float
+        The ρ the errors were computed at, in percent.
+    display : Mapping[str, str] or None, default None
+        Estimator name → shown name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per estimator: ``estimator``, ``ρ (%)``, ``set size``, ``MSE``, ``SE``.
+    """
     m = subset_size(np.asarray(truth).shape[0], float(rho_percent) / 100)
     return pd.DataFrame([{"estimator": (display or {}).get(name, name), "ρ (%)": float(rho_percent), "set size": m,
                           "MSE": float(np.mean(values)), "SE": standard_error(values)}
@@ -305,7 +538,25 @@ def summary_table(errors: Mapping[str, Mapping[str, np.ndarray]], extra: Mapping
                   | None = None, display: Mapping[str, str] | None = None,
                   task_names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per estimator: the mean over trials of each task's error (and its standard error),
-    plus any ``extra`` per-estimator columns (e.g. mean |bias|)."""
+    plus any ``extra`` per-estimator columns (e.g. mean |bias|).
+
+    Parameters
+    ----------
+    errors : Mapping[str, Mapping[str, numpy.ndarray]]
+        Task → estimator → per-trial errors (:func:`task_errors`); every task has the same estimators.
+    extra : Mapping[str, Mapping[str, float]] or None, default None
+        Estimator name → further columns (e.g. :func:`bias_summary`, :func:`comparison_columns`).
+    display : Mapping[str, str] or None, default None
+        Estimator name → shown name.
+    task_names : Mapping[str, str] or None, default None
+        Task (any of its names) → column label; default the registered tasks' display names.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per estimator (in the first task's order): ``estimator``, per task its mean error and
+        ``<label> ± SE``, then the extra columns.
+    """
     names = task_labels(task_names)
     estimators = list(next(iter(errors.values())))
     rows = []
@@ -324,7 +575,25 @@ def summary_table(errors: Mapping[str, Mapping[str, np.ndarray]], extra: Mapping
 def best_per_task(errors: Mapping[str, Mapping[str, np.ndarray]], display: Mapping[str, str] | None = None,
                   task_names: Mapping[str, str] | None = None, z: float = 2.0) -> pd.DataFrame:
     """For each task: the estimator with the lowest mean error, the runner-up, and whether the lead is
-    clear — the paired mean difference over the same trials exceeds z standard errors."""
+    clear — the paired mean difference over the same trials exceeds z standard errors.
+
+    Parameters
+    ----------
+    errors : Mapping[str, Mapping[str, numpy.ndarray]]
+        Task → estimator → per-trial errors, the same trials for every estimator.
+    display : Mapping[str, str] or None, default None
+        Estimator name → shown name.
+    task_names : Mapping[str, str] or None, default None
+        Task → label, as in :func:`summary_table`.
+    z : float, default 2.0
+        Standard errors the paired difference must exceed for a clear lead.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task: ``task``, ``best``, ``mean error``, ``runner-up`` ("—" when there is one estimator),
+        ``runner-up / best`` and ``clear lead``.
+    """
     names = task_labels(task_names)
     rows = []
     for task, per in errors.items():
@@ -355,7 +624,36 @@ def comparison_columns(errors: Mapping[str, Mapping[str, np.ndarray]], *, n: int
     of the mean errors over the same trials) over ``baseline`` — by default the paper's, MI clipped at 0 and
     renormalised (§2.3, ``norm-mul``); NaN when the baseline did not run — and the equivalent users
     n′ = n·MSE_MI/MSE for the full-domain MSE (consistency paper §V.C, Fig. 5, :func:`equivalent_users` with
-    MI's closed-form MSE, so it is defined without MI). The Γ column names its baseline."""
+    MI's closed-form MSE, so it is defined without MI). The Γ column names its baseline.
+
+    Parameters
+    ----------
+    errors : Mapping[str, Mapping[str, numpy.ndarray]]
+        Task → estimator → per-trial errors (:func:`task_errors`).
+    n : int
+        Users per collection.
+    mechanism : Mechanism
+        The frequency oracle (for MI's closed-form MSE).
+    truth : numpy.ndarray
+        The true frequencies, shape (d,).
+    task_names : Mapping[str, str] or None, default None
+        Task → label, for the column names.
+    baseline : str, default GAIN_BASELINE
+        The estimator Γ is measured against (it must be among ``errors``' estimators, else Γ is NaN).
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        Estimator → ``Γ vs <baseline>, <task> (%)`` per task and, when a full-domain task is present,
+        ``equivalent users n′ (full domain)``; NaN where undefined.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
+    Private Mechanisms" (DBSec 2023), Eq. (1) (Γ) and §2.3 (the baseline).
+    Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
+    Consistency" (NDSS 2020), §V.C and Fig. 5 (n′).
+    """
     names = task_labels(task_names)
     estimators = list(next(iter(errors.values())))
     mi_mse = closed_form_mi_mse(mechanism, int(n), np.asarray(truth, dtype=np.float64))
@@ -384,6 +682,30 @@ def ibu_early_stopping(mechanism: Mechanism, counts: np.ndarray, n: int, truth: 
     MSE against the truth and distance to the limit after each number of iterations, next to the limit itself
     (the maximum-likelihood estimate, IBU's default) and matrix inversion. Early stopping regularises towards
     the uniform start: on a near-uniform distribution, or for GRR at low ε, an early iterate can beat the limit.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        A pure frequency oracle (IBU needs its p* and q*).
+    counts : numpy.ndarray
+        One collection's support counts, shape (d,).
+    n : int
+        Users in the collection.
+    truth : numpy.ndarray
+        The true frequencies, shape (d,).
+    checkpoints : Sequence[int], default (0, 1, 3, …, 10 000)
+        Iteration counts at which the iterate is scored (0: the uniform start).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per checkpoint: ``iterations``, ``MSE``, ``distance to the limit`` (max norm),
+        ``MSE / limit's MSE`` and ``MSE / MI's MSE``.
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
+    Private Mechanisms" (DBSec 2023), Eq. (3) (the iteration) and §4.1 (10,000 iterations, tolerance 10⁻¹²).
     """
     from ldp.estimators.ibu import ibu_iterates, ibu_mle, ibu_observed
 
@@ -409,7 +731,40 @@ def early_stopping_study(mechanism: Mechanism, population: np.ndarray, *, trials
     """:func:`ibu_early_stopping` averaged over ``trials`` collections of the population (their own named stream
     of ``seed``; the plain iterations of all collections run together): per checkpoint, the mean MSE of the plain
     Eq. (3) iterate, its mean distance to the limit, and the mean MSE of the limit (IBU's default) and of MI on the
-    same collections."""
+    same collections.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        A pure frequency oracle.
+    population : numpy.ndarray
+        Users per value, shape (d,), integers.
+    trials : int, default 10
+        Collections (positive).
+    seed : int, default 0
+        The seed; the collections draw from ``rng_for(seed, "ibu early stopping")``.
+    engine : str, default "fast"
+        The simulation engine.
+    checkpoints : Sequence[int], default (0, 1, 3, …, 10 000)
+        Iteration counts at which the iterates are scored.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per checkpoint: ``iterations``, ``MSE``, ``distance to the limit``, ``limit MSE``, ``MI MSE``
+        (the same on every row) and ``MSE / limit's MSE``.
+
+    Raises
+    ------
+    InvalidInput
+        If ``trials`` is not a positive integer (or, from the mechanism, the population does not have its
+        length d).
+
+    References
+    ----------
+    Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
+    Private Mechanisms" (DBSec 2023), Eq. (3) and §4.1.
+    """
     from ldp.estimators.ibu import ibu_iterates, ibu_mle, ibu_observed
 
     trials = check_positive_int(trials, "trials")
@@ -444,6 +799,32 @@ def numerical_metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarra
     without projection (a range answer needs no distribution: HH-CI's and HaarHRR's raw answers are what the
     paper compares); :data:`NUMERICAL_METRICS` (Wasserstein, KS, mean, variance, quantiles) need a distribution,
     so an estimate that is not one is scored through its Norm-Sub projection (:data:`NUMERICAL_PROJECTION`).
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The d + 1 bucket edges, in the data's unit.
+    truth : numpy.ndarray
+        The true distribution over the d buckets.
+    estimates : numpy.ndarray
+        Estimates, shape (trials, d).
+    alphas : Sequence[float]
+        Range-query widths α, as fractions of the domain; empty for no range metric.
+    seed : int
+        The seed of the random ranges.
+    queries : int, default 1000
+        Random ranges per width.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Metric key (those of :data:`NUMERICAL_METRICS`, then ``range_mae_<α>``) → per-trial values, shape
+        (trials,).
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential
+    Privacy" (SIGMOD 2020), §3.1–3.2 (the metrics) and §6.1 (the setup).
     """
     projected = metrics_over_trials(truth, estimates, NUMERICAL_METRICS, edges=edges, project=True)
     ranges = [f"range_mae_{a:g}" for a in alphas]
@@ -464,7 +845,42 @@ def simulate_numerical(mechanism: str, reconstruction: str | None, epsilon: floa
     """``trials`` collections of a bucketized population by a registered numerical mechanism (with its own
     ``params``, e.g. SW's b), reconstructed with ``reconstruction`` (default: the mechanism's own; with
     ``reconstruction_params``, e.g. EMS's tol): estimates (trials, d). The same seed gives the same collections
-    whatever the reconstruction."""
+    whatever the reconstruction.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered numerical mechanism's name; built with d = ``len(counts)``.
+    reconstruction : str or None
+        A registered reconstruction (estimator) name; None uses the mechanism's default.
+    epsilon : float
+        Each user's budget ε.
+    counts : numpy.ndarray
+        Users per bucket, shape (d,).
+    edges : numpy.ndarray
+        The d + 1 bucket edges.
+    engine : str
+        The simulation engine.
+    trials : int
+        Collections.
+    seed : int
+        The seed of the collections.
+    params : Mapping[str, Any] or None, default None
+        The mechanism's other parameters (e.g. SW's ``b``).
+    reconstruction_params : Mapping[str, Any] or None, default None
+        The reconstruction's parameters.
+
+    Returns
+    -------
+    numpy.ndarray
+        Estimates, shape (trials, d).
+
+    Raises
+    ------
+    LDPError
+        If the mechanism or reconstruction is unknown or refuses its parameters or this d (e.g. more buckets
+        than a hierarchy supports).
+    """
     mech = get_mechanism(mechanism, epsilon, int(np.asarray(counts).shape[0]), **dict(params or {}))
     method = reconstruction or mech.default_estimator
     estimator = get_estimator(method, **dict(reconstruction_params or {}))
@@ -477,7 +893,21 @@ def run_methods(methods: Sequence[tuple[str, str | None]], run: Callable[[str, s
                 ) -> tuple[dict[tuple[str, str | None], np.ndarray], dict[tuple[str, str | None], str]]:
     """Run every (mechanism, reconstruction) with ``run`` (e.g. :func:`simulate_numerical` on one configuration,
     cached): returns the estimates of those that ran and, for those that cannot run on this configuration (an
-    ``LDPError``, e.g. more buckets than a hierarchy supports), the reason."""
+    ``LDPError``, e.g. more buckets than a hierarchy supports), the reason.
+
+    Parameters
+    ----------
+    methods : Sequence[tuple[str, str or None]]
+        (mechanism, reconstruction) pairs, e.g. from :func:`ldp.studies.choices.numerical_methods`.
+    run : Callable[[str, str or None], numpy.ndarray]
+        Runs one pair and returns its estimates.
+
+    Returns
+    -------
+    tuple of (dict, dict)
+        (pair → estimates of those that ran, pair → the LDPError's message of those that could not); other
+        exceptions propagate.
+    """
     done: dict[tuple[str, str | None], np.ndarray] = {}
     failed: dict[tuple[str, str | None], str] = {}
     for method in methods:
@@ -492,7 +922,25 @@ def run_methods(methods: Sequence[tuple[str, str | None]], run: Callable[[str, s
 def numerical_summary(per_trial: Mapping[str, np.ndarray], unit: str = "") -> pd.DataFrame:
     """Display table of numerical metrics over trials (metric key → per-trial values, as in
     ``SimulationResult.metrics[estimator]``): metric, mean over trials, its standard error, and the unit (the
-    data's unit, its square, or a fraction of users)."""
+    data's unit, its square, or a fraction of users).
+
+    Parameters
+    ----------
+    per_trial : Mapping[str, numpy.ndarray]
+        Registered metric key → per-trial values.
+    unit : str, default ""
+        The data's unit ("" reads "data units").
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric: ``metric`` (its title), ``mean over trials``, ``± SE``, ``unit``.
+
+    Raises
+    ------
+    InvalidInput
+        If a key is not a registered metric.
+    """
     u = unit or "data units"
     units = {"unit": u, "unit²": f"{u}²" if unit else "data units squared", "fraction": "fraction of users"}
     rows = []
@@ -507,7 +955,35 @@ def numerical_summary(per_trial: Mapping[str, np.ndarray], unit: str = "") -> pd
 def quantile_table(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray,
                    quantiles: Sequence[float] = DECILES) -> pd.DataFrame:
     """Per quantile level: the true quantile, the first trial's estimated quantile (real units) and the
-    mean absolute error over all trials (rows of ``estimates``; each projected with Norm-Sub first)."""
+    mean absolute error over all trials (rows of ``estimates``; each projected with Norm-Sub first).
+
+    Parameters
+    ----------
+    edges : numpy.ndarray
+        The d + 1 bucket edges (real units).
+    truth : numpy.ndarray
+        The true distribution, shape (d,).
+    estimates : numpy.ndarray
+        Estimates, shape (trials, d) or (d,). This function reads the quantiles off each row as it is given (it
+        does not project the rows itself).
+    quantiles : Sequence[float], default DECILES
+        Levels strictly between 0 and 1.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per level: ``level`` (e.g. "10%"), ``true``, ``estimated (trial 1)``, ``mean absolute error``.
+
+    Raises
+    ------
+    InvalidInput
+        If a level is not strictly inside (0, 1) or the edges do not fit.
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić, "Estimating Numerical Distributions under Local Differential
+    Privacy" (SIGMOD 2020), §3.2 (quantiles).
+    """
     est = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
     true_q = quantile_values(edges, truth, quantiles)
     est_q = np.array([quantile_values(edges, row, quantiles) for row in est])

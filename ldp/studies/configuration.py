@@ -31,7 +31,36 @@ def simulate_population(mechanism: str, epsilon: float, params: dict[str, Any], 
     """One configuration's run on a population given by its users per value: ``users`` None keeps the data's own
     rows, otherwise ``users`` users are drawn with :func:`draw_population` from the seed; the mechanism's
     collections then draw from the seed's streams (:func:`ldp.simulate`). ``estimators``: names or
-    ``(name, params)`` pairs or :class:`~ldp.estimators.Estimator` objects."""
+    ``(name, params)`` pairs or :class:`~ldp.estimators.Estimator` objects.
+
+    Parameters
+    ----------
+    mechanism : str
+        A registered mechanism's name; it is built with d = ``len(counts)``.
+    epsilon : float
+        The privacy budget ε.
+    params : dict of str to Any
+        The mechanism's other parameters (e.g. ``epsilon_1``).
+    counts : numpy.ndarray
+        The data's users per value, shape (d,), integers.
+    users : int or None
+        The number of users to draw from ``counts``; None keeps ``counts`` as the population.
+    estimators : Sequence[Any]
+        Names, ``(name, params)`` pairs or Estimator objects.
+    engine : str
+        The simulation engine's registered name (e.g. ``"fast"``).
+    seed : int
+        The seed of the population and collection streams.
+    trials : int, default 1
+        Independent collections.
+    metrics : Sequence[str] or None, default None
+        The metrics to compute; None for :func:`ldp.simulate`'s default.
+
+    Returns
+    -------
+    SimulationResult
+        :func:`ldp.simulate`'s result (estimates per estimator and trial, metrics, diagnostics).
+    """
     counts = np.asarray(counts, dtype=np.int64)
     mech = get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
     population = counts if users is None else draw_population(counts, users, seed)
@@ -43,7 +72,29 @@ def simulate_population(mechanism: str, epsilon: float, params: dict[str, Any], 
 @dataclass(frozen=True)
 class SimulationConfiguration:
     """What one simulation is (see the module docstring); :meth:`to_dict`/:meth:`from_dict` are the JSON block a
-    page's downloaded configuration carries under ``"simulation"``."""
+    page's downloaded configuration carries under ``"simulation"``.
+
+    Attributes
+    ----------
+    source : dict of str to Any
+        Where the data come from, as :func:`ldp.studies.datasets.dataset_from_source` reads it.
+    mechanism : str
+        A registered mechanism's name.
+    epsilon : float
+        The privacy budget ε.
+    params : dict of str to Any, default {}
+        The mechanism's other parameters.
+    users : int or None, default None
+        Users drawn from the data; None keeps the data's own rows.
+    estimators : tuple of (str, dict), default (("mi", {}),)
+        The estimators, as (name, parameters) pairs.
+    engine : str, default "fast"
+        The simulation engine's registered name.
+    seed : int, default 0
+        The seed.
+    trials : int, default 1
+        Independent collections.
+    """
 
     source: dict[str, Any]
     mechanism: str

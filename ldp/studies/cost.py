@@ -29,7 +29,23 @@ SECONDS_PER_MEAN_USER_TRIAL = 2e-7  # SR/PM clients (the mean and the 50/50 vari
 
 
 def collection_seconds(n: int, d: int, engine: str) -> float:
-    """Generous wall time of one collection of n users over d values (measured on the registry, 1 core)."""
+    """Generous wall time of one collection of n users over d values (measured on the registry, 1 core).
+
+    Parameters
+    ----------
+    n : int
+        Users (only the exact engine's cost depends on it).
+    d : int
+        Domain size.
+    engine : str
+        ``"fast"`` (2e-4 + 2e-6·d s, twice the measured ≈ 0.1 ms + 1 µs·d); any other name is costed as the exact
+        engine: n·(1e-7 + 2e-8·d) + 2e-4 s.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
     if engine == "fast":
         return 2e-4 + 2e-6 * d
     return n * (1e-7 + 2e-8 * d) + 2e-4
@@ -42,6 +58,24 @@ def estimated_seconds(n: int, d: int, trials: int, engine: str, estimator_second
     engine up to ≈ 0.1 µs per user plus 20 ns per user and domain value (SHE and SS, the slowest).
     ``estimator_seconds`` is the time all estimators take on one collection (:func:`time_estimators`;
     iterative ones such as IBU dominate), counted once per trial with a 25% margin.
+
+    Parameters
+    ----------
+    n : int
+        Users per collection.
+    d : int
+        Domain size.
+    trials : int
+        Collections.
+    engine : str
+        The engine's name, as in :func:`collection_seconds`.
+    estimator_seconds : float, default 0.0
+        Seconds of all estimators on one collection (negative values count as 0).
+
+    Returns
+    -------
+    float
+        trials × (:func:`collection_seconds` + 1.25 × estimator_seconds), in seconds.
     """
     per_trial = collection_seconds(n, d, engine)
     return float(trials * (per_trial + 1.25 * max(0.0, float(estimator_seconds))))
@@ -50,7 +84,25 @@ def estimated_seconds(n: int, d: int, trials: int, engine: str, estimator_second
 def time_estimators(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[Any],
                     seed: int = 0) -> dict[str, float]:
     """Seconds each estimator (a name or an ``Estimator``) takes on one (fast-engine) collection of this
-    configuration, by name."""
+    configuration, by name.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The built mechanism (ε, d and its other parameters fixed).
+    counts : numpy.ndarray
+        The population's users per value, shape (d,); collected once with the fast engine.
+    estimators : Sequence[Any]
+        Registered names or Estimator objects (anything :func:`ldp.estimators.get_estimator` accepts).
+    seed : int, default 0
+        Seed of the timing collection's stream (``rng_for(seed, "timing")``).
+
+    Returns
+    -------
+    dict of str to float
+        Wall seconds of one ``estimate`` call, keyed by the estimator's name (one measurement, so noisy on a
+        loaded machine).
+    """
     agg = collect(mechanism, np.asarray(counts, dtype=np.int64), rng_for(int(seed), "timing"),
                   "fast")
     out: dict[str, float] = {}
@@ -71,6 +123,26 @@ def preselect(timing: Mapping[str, float], *, n: int, d: int, trials: int, engin
     at least the fastest. When the run is too long even without estimators (the exact engine, many trials)
     leaving some out would not help, so all are kept. Returns ``(kept, left_out)``, both in the order of
     ``timing``.
+
+    Parameters
+    ----------
+    timing : Mapping[str, float]
+        Estimator name → seconds per collection.
+    n : int
+        Users per collection.
+    d : int
+        Domain size.
+    trials : int
+        Collections of the run.
+    engine : str
+        The engine's name.
+    limit : float, default 10.0
+        The wall-time budget, in seconds.
+
+    Returns
+    -------
+    tuple of (list of str, list of str)
+        ``(kept, left_out)``, each in the order of ``timing``.
     """
     names = list(timing)
     kept = set(names)
@@ -86,7 +158,26 @@ def preselect(timing: Mapping[str, float], *, n: int, d: int, trials: int, engin
 
 def advisor_seconds(timing: Mapping[str, float], *, n: int, d: int, trials: int, engine: str) -> float:
     """A generous estimate of :func:`advise`'s wall time: one collection, ``trials`` fast re-simulations and
-    every candidate on each of them plus once on the collection (``timing`` from :func:`time_estimators`)."""
+    every candidate on each of them plus once on the collection (``timing`` from :func:`time_estimators`).
+
+    Parameters
+    ----------
+    timing : Mapping[str, float]
+        Candidate estimator name → seconds on one collection.
+    n : int
+        Users.
+    d : int
+        Domain size.
+    trials : int
+        The advisor's fast re-simulations.
+    engine : str
+        The engine of the one real collection.
+
+    Returns
+    -------
+    float
+        Seconds: one collection on ``engine``, ``trials`` fast ones, and 1.25 × (trials + 1) × Σ timing.
+    """
     per = float(sum(max(0.0, float(t)) for t in timing.values()))
     return estimated_seconds(n, d, 1, engine) + estimated_seconds(n, d, trials, "fast") + 1.25 * (trials + 1) * per
 
@@ -96,27 +187,104 @@ def estimate_sweep_seconds(configurations: Sequence[tuple[int, int]], *, trials:
     """A generous estimate of a sweep's wall time: Σ over its (n, d) configurations of
     :func:`estimated_seconds` plus a per-configuration ``overhead`` (building the mechanism, tidying rows).
     ``estimator_seconds`` is what the chosen estimators take on one collection (:func:`time_estimators` at the
-    sweep's largest d)."""
+    sweep's largest d).
+
+    Parameters
+    ----------
+    configurations : Sequence[tuple[int, int]]
+        The sweep's (n, d) pairs, one per configuration run.
+    trials : int
+        Collections per configuration.
+    engine : str
+        The engine's name.
+    estimator_seconds : float, default 0.0
+        Seconds of the chosen estimators on one collection.
+    overhead : float, default 2e-3
+        Seconds added per configuration.
+
+    Returns
+    -------
+    float
+        Seconds, summed over the configurations.
+    """
     return float(sum(estimated_seconds(int(n), int(d), int(trials), engine, estimator_seconds) + overhead
                      for n, d in configurations))
 
 
 def numerical_seconds(n: int, d: int, trials: int, engine: str, methods: int = 0) -> float:
     """A generous estimate of CFO-binning's run plus ``methods`` numerical mechanisms on the same population:
-    one collection each per trial, and each numerical reconstruction's iterations over the ``d`` buckets."""
+    one collection each per trial, and each numerical reconstruction's iterations over the ``d`` buckets.
+
+    Parameters
+    ----------
+    n : int
+        Users.
+    d : int
+        Buckets (the binned domain's size).
+    trials : int
+        Collections per method.
+    engine : str
+        The engine's name.
+    methods : int, default 0
+        Numerical mechanisms run beside CFO-binning; each costs a run plus
+        :data:`SECONDS_PER_BUCKET_TRIAL` per bucket and trial.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
     per_run = estimated_seconds(n, d, trials, engine)
     return float(per_run * (1 + methods) + SECONDS_PER_BUCKET_TRIAL * d * trials * methods)
 
 
 def mean_seconds(n: int, trials: int) -> float:
-    """A generous estimate of a mean mechanism's mean and 50/50-split variance (every client simulated)."""
+    """A generous estimate of a mean mechanism's mean and 50/50-split variance (every client simulated).
+
+    Parameters
+    ----------
+    n : int
+        Users.
+    trials : int
+        Repetitions.
+
+    Returns
+    -------
+    float
+        :data:`SECONDS_PER_MEAN_USER_TRIAL` × n × trials, in seconds.
+    """
     return float(SECONDS_PER_MEAN_USER_TRIAL * n * trials)
 
 
 def sweep_seconds(axis: str, grid: Sequence[float], *, users: int, d: int, mechanisms: int, trials: int, engine: str,
                   estimator_seconds: float = 0.0) -> float:
     """:func:`estimate_sweep_seconds` of a sweep along ``axis`` ("epsilon", "users" or "d") over ``grid`` for
-    ``mechanisms`` mechanisms: n and d are the grid's values on their own axis, ``users`` and ``d`` elsewhere."""
+    ``mechanisms`` mechanisms: n and d are the grid's values on their own axis, ``users`` and ``d`` elsewhere.
+
+    Parameters
+    ----------
+    axis : str
+        ``"epsilon"``, ``"users"`` or ``"d"`` (any other name leaves n and d fixed, like ``"epsilon"``).
+    grid : Sequence[float]
+        The values swept along ``axis``.
+    users : int
+        n off the ``"users"`` axis.
+    d : int
+        Domain size off the ``"d"`` axis.
+    mechanisms : int
+        Mechanisms run at each grid point.
+    trials : int
+        Collections per configuration and mechanism.
+    engine : str
+        The engine's name, as in :func:`collection_seconds`.
+    estimator_seconds : float, default 0.0
+        Seconds of the chosen estimators on one collection (passed on).
+
+    Returns
+    -------
+    float
+        Seconds (:func:`estimate_sweep_seconds` of grid × mechanisms configurations).
+    """
     sizes = [(int(x) if axis == "users" else int(users), int(x) if axis == "d" else int(d)) for x in grid]
     return estimate_sweep_seconds(sizes * int(mechanisms), trials=trials, engine=engine,
                                   estimator_seconds=estimator_seconds)

@@ -41,7 +41,39 @@ NUMERICAL_MIN_DISTINCT = 21  # a numeric column with more distinct values than t
 
 @dataclass(frozen=True)
 class Dataset:
-    """Users per value plus how to show the values."""
+    """Users per value plus how to show the values.
+
+    Attributes
+    ----------
+    counts : numpy.ndarray
+        Users per value, shape (d,), integers.
+    labels : list of str
+        One label per value (d of them): the category, or a numerical bin's label.
+    name : str
+        The column's (or synthetic family's) identifier.
+    kind : str, default "categorical"
+        ``"categorical"`` or ``"numerical"``.
+    edges : numpy.ndarray or None, default None
+        A numerical column's real-unit bin edges, shape (d + 1,); None otherwise.
+    unit : str, default ""
+        The values' unit ("" when none).
+    description : str, default ""
+        What the data are, one line.
+    notes : tuple of str, default ()
+        What the encoding did (rows with a missing value left out, values clipped into the end bins …).
+    warnings : tuple of str, default ()
+        The bucketization's warnings (e.g. more bins than distinct values) or the note that rare categories were
+        grouped as :data:`OTHER`.
+    origin : str, default "sample"
+        ``"sample"`` (bundled), ``"synthetic"`` or ``"table"`` (the user's own).
+    synthetic : tuple of (str, float or None) or None, default None
+        (family, Zipf exponent or None) of a synthetic distribution; None otherwise.
+    title : str, default ""
+        What the data is, as people read it (a report's title).
+    source : dict of str to Any, default {}
+        How to build it again with :func:`dataset_from_source` (``{"sample", "column", "bins", "range"}``,
+        ``{"synthetic", "d", "s", "users", "formula"}`` or ``{"table", "column", "kind", "bins", "range"}``).
+    """
 
     counts: np.ndarray
     labels: list[str]
@@ -119,7 +151,26 @@ def _bucketize(series: pd.Series, bins: int, value_range: tuple[float, float] | 
 
 # --------------------------------------------------------------------------- bundled samples
 def sample_column_info(sample: str, column: str) -> dict:
-    """The catalogue entry of a bundled sample's column (name, kind, unit, description, range when known)."""
+    """The catalogue entry of a bundled sample's column (name, kind, unit, description, range when known).
+
+    Parameters
+    ----------
+    sample : str
+        A bundled sample's name (:func:`ldp.data.list_samples`).
+    column : str
+        One of its catalogued columns.
+
+    Returns
+    -------
+    dict
+        The catalogue's entry: ``name``, ``kind`` and, when known, ``unit``, ``description``, ``range``,
+        ``stand_in``.
+
+    Raises
+    ------
+    InvalidInput
+        If the sample or the column is unknown (the message lists the choices).
+    """
     info = next((s for s in list_samples() if s["name"] == sample), None)
     if info is None:
         raise InvalidInput(f"unknown sample {sample!r}; one of {', '.join(s['name'] for s in list_samples())}")
@@ -131,7 +182,26 @@ def sample_column_info(sample: str, column: str) -> dict:
 
 
 def column_range(sample: str, column: str) -> tuple[float, float]:
-    """The natural range of a bundled numerical column: the catalogue's, else the data's min and max."""
+    """The natural range of a bundled numerical column: the catalogue's, else the data's min and max.
+
+    Parameters
+    ----------
+    sample : str
+        A bundled sample's name (:func:`ldp.data.list_samples`).
+    column : str
+        One of its numerical columns (without a catalogued range, the range is read from the column's values
+        that parse as numbers).
+
+    Returns
+    -------
+    tuple of (float, float)
+        (low, high), in the column's unit.
+
+    Raises
+    ------
+    InvalidInput
+        If the sample or column is unknown, or (without a catalogued range) the column has no numerical value.
+    """
     col = sample_column_info(sample, column)
     if "range" in col:
         return float(col["range"][0]), float(col["range"][1])
@@ -144,7 +214,29 @@ def column_range(sample: str, column: str) -> tuple[float, float]:
 def sample_dataset(sample: str, column: str, bins: int = 48,
                    value_range: tuple[float, float] | None = None) -> Dataset:
     """A bundled sample's column: categorical values as they are, a numerical column cut into ``bins``
-    equal-width bins over ``value_range`` (default: its natural range; values outside are clipped in)."""
+    equal-width bins over ``value_range`` (default: its natural range; values outside are clipped in).
+
+    Parameters
+    ----------
+    sample : str
+        A bundled sample's name.
+    column : str
+        One of its columns.
+    bins : int, default 48
+        Equal-width bins of a numerical column (ignored for a categorical one).
+    value_range : tuple of (float, float) or None, default None
+        The range the bins cover; None uses :func:`column_range`.
+
+    Returns
+    -------
+    Dataset
+        With ``origin`` "sample" and ``source`` recording (sample, column, bins, range).
+
+    Raises
+    ------
+    InvalidInput
+        If the sample or column is unknown (the encoders raise too on a bad ``bins`` or range).
+    """
     col = sample_column_info(sample, column)
     title = next(s["title"] for s in list_samples() if s["name"] == sample)
     series = get_column(load_sample(sample), column)
@@ -169,7 +261,29 @@ DEFAULT_MIXTURE = "0.3*gaussian(mu=0.3,sigma=0.05)+0.7*uniform"
 
 def synthetic_spec(name: str, d: int, s: float | None = None, formula: str | None = None) -> str:
     """The spec of synthetic family ``name`` over ``d`` values (Zipf with exponent ``s``, a mixture with its
-    ``formula`` such as :data:`DEFAULT_MIXTURE`, else the family's defaults)."""
+    ``formula`` such as :data:`DEFAULT_MIXTURE`, else the family's defaults).
+
+    Parameters
+    ----------
+    name : str
+        A synthetic family of :data:`ldp.data.SYNTHETIC` (e.g. ``"zipf"``, ``"mixture"``).
+    d : int
+        Domain size.
+    s : float or None, default None
+        Zipf's exponent (used for ``"zipf"`` only); None keeps the family's default.
+    formula : str or None, default None
+        A mixture's formula (required for ``"mixture"``, ignored otherwise).
+
+    Returns
+    -------
+    str
+        The spec :func:`ldp.data.true_distribution` reads, e.g. ``"zipf:d=64,s=1.1"`` or ``"mix:d=64,<formula>"``.
+
+    Raises
+    ------
+    InvalidInput
+        If the family is unknown or a mixture has no formula.
+    """
     if name not in SYNTHETIC:
         raise InvalidInput(f"unknown synthetic distribution {name!r}; one of {', '.join(SYNTHETIC)}")
     if name == "mixture":
@@ -183,7 +297,31 @@ def synthetic_spec(name: str, d: int, s: float | None = None, formula: str | Non
 
 def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SYNTHETIC_USERS,
                       formula: str | None = None) -> Dataset:
-    """A synthetic family's exact distribution over ``d`` values, shown as ``users`` users (rounded shares)."""
+    """A synthetic family's exact distribution over ``d`` values, shown as ``users`` users (rounded shares).
+
+    Parameters
+    ----------
+    name : str
+        A synthetic family of :data:`ldp.data.SYNTHETIC`.
+    d : int
+        Domain size.
+    s : float or None, default None
+        Zipf's exponent (``"zipf"`` only).
+    users : int, default SYNTHETIC_USERS
+        The total the shares are scaled to before rounding (so ``counts`` sums to about ``users``).
+    formula : str or None, default None
+        A mixture's formula.
+
+    Returns
+    -------
+    Dataset
+        With ``origin`` "synthetic", ``synthetic`` (family, exponent) and ``source`` recording the arguments.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`synthetic_spec`.
+    """
     spec = synthetic_spec(name, d, s, formula)
     freqs = true_distribution(spec)
     shape = generate(spec, 2, np.random.default_rng(0))  # labels, kind and edges of the spec
@@ -198,7 +336,23 @@ def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SY
 
 # --------------------------------------------------------------------------- the user's own table
 def usable_columns(table: pd.DataFrame) -> list[str]:
-    """The columns that hold at least one value (:func:`empty_columns` names the others, for a note)."""
+    """The columns that hold at least one value (:func:`empty_columns` names the others, for a note).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The user's table, as read from the uploaded file.
+
+    Returns
+    -------
+    list of str
+        The names (as strings) of the columns with a value, in the table's order.
+
+    Raises
+    ------
+    InvalidInput
+        If no column holds a value.
+    """
     columns = [str(c) for c in table.columns if table[c].notna().sum() > 0]
     if not columns:
         raise InvalidInput("the file has no column with values; check that it has a header row and data")
@@ -206,7 +360,18 @@ def usable_columns(table: pd.DataFrame) -> list[str]:
 
 
 def empty_columns(table: pd.DataFrame) -> list[str]:
-    """The columns without a single value (all missing): left out of the column picker, and said so."""
+    """The columns without a single value (all missing): left out of the column picker, and said so.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The user's table.
+
+    Returns
+    -------
+    list of str
+        The all-missing columns' names, in the table's order (empty when none).
+    """
     return [str(c) for c in table.columns if table[c].notna().sum() == 0]
 
 
@@ -219,7 +384,22 @@ OTHER = "(other)"
 def top_categories(series: pd.Series, keep: int = TOP_CATEGORIES, limit: int = MAX_CATEGORIES,
                    ) -> tuple[pd.Series, str | None]:
     """The column with all but its ``keep`` most frequent values replaced by :data:`OTHER` when it has more than
-    ``limit`` distinct values, and a note saying so (None when the column is left as it is)."""
+    ``limit`` distinct values, and a note saying so (None when the column is left as it is).
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A categorical column.
+    keep : int, default TOP_CATEGORIES
+        The most frequent values kept.
+    limit : int, default MAX_CATEGORIES
+        The distinct values a column may have before the rest are grouped.
+
+    Returns
+    -------
+    tuple of (pandas.Series, str or None)
+        The column (missing values stay missing) and the note, or the column unchanged and None.
+    """
     counts = series.value_counts()
     if len(counts) <= limit:
         return series, None
@@ -233,14 +413,42 @@ def top_categories(series: pd.Series, keep: int = TOP_CATEGORIES, limit: int = M
 
 
 def guess_kind(series: pd.Series) -> str:
-    """"numerical" for a column of numbers with many distinct values, else "categorical"."""
+    """"numerical" for a column of numbers with many distinct values, else "categorical".
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A column.
+
+    Returns
+    -------
+    str
+        ``"numerical"`` when every non-missing value parses as a number and there are at least 21 distinct values
+        (``NUMERICAL_MIN_DISTINCT``), else ``"categorical"``.
+    """
     numeric = pd.to_numeric(series, errors="coerce")
     many = series.nunique() >= NUMERICAL_MIN_DISTINCT
     return "numerical" if numeric.notna().sum() == series.notna().sum() and many else "categorical"
 
 
 def data_range(series: pd.Series) -> tuple[float, float]:
-    """The min and max of a column's numerical values."""
+    """The min and max of a column's numerical values.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        A column; values that do not parse as numbers are ignored.
+
+    Returns
+    -------
+    tuple of (float, float)
+        (min, max).
+
+    Raises
+    ------
+    InvalidInput
+        If no value parses as a number.
+    """
     values = pd.to_numeric(series, errors="coerce").dropna()
     if values.empty:
         raise InvalidInput(f"column {series.name!r} has no numerical values")
@@ -251,7 +459,34 @@ def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48
                   value_range: tuple[float, float] | None = None, source: str = "your table") -> Dataset:
     """A column of the user's table, treated as ``kind``: numerical (``bins`` equal-width bins over
     ``value_range``, default its min and max) or categorical (beyond :data:`MAX_CATEGORIES` values, the most frequent
-    :data:`TOP_CATEGORIES` and "(other)")."""
+    :data:`TOP_CATEGORIES` and "(other)").
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The user's table.
+    column : str
+        The column to use (surrounding spaces and letter case forgiven when unambiguous, as
+        :func:`ldp.data.get_column`).
+    kind : str
+        ``"numerical"`` or ``"categorical"``.
+    bins : int, default 48
+        Equal-width bins of a numerical column.
+    value_range : tuple of (float, float) or None, default None
+        The range the bins cover (values outside are clipped into the end bins); None: the column's min and max.
+    source : str, default "your table"
+        The table's name, for the description, title and ``source``.
+
+    Returns
+    -------
+    Dataset
+        With ``origin`` "table" and ``source`` recording (table, column, kind, bins, range).
+
+    Raises
+    ------
+    InvalidInput
+        If the column is missing, ``kind`` is neither kind, or a column treated as numerical holds non-numbers.
+    """
     series = get_column(table, column)
     if kind == "numerical":
         if pd.to_numeric(series, errors="coerce").notna().sum() < series.notna().sum():
@@ -272,7 +507,27 @@ def table_dataset(table: pd.DataFrame, column: str, kind: str, *, bins: int = 48
 def dataset_from_source(source: dict[str, Any], table: pd.DataFrame | None = None) -> Dataset:
     """The dataset a :attr:`Dataset.source` describes, built by the same function that built it (a bundled sample's
     column, a synthetic family, or — with ``table`` given — a column of the user's own table). One-line
-    :class:`~ldp.core.errors.InvalidInput` for anything else."""
+    :class:`~ldp.core.errors.InvalidInput` for anything else.
+
+    Parameters
+    ----------
+    source : dict of str to Any
+        A :attr:`Dataset.source`: with key ``"sample"``, ``"synthetic"`` or ``"table"`` and the arguments of the
+        function that built it.
+    table : pandas.DataFrame or None, default None
+        The user's table, needed (only) for a ``"table"`` source.
+
+    Returns
+    -------
+    Dataset
+        The same dataset as the one the source was recorded from.
+
+    Raises
+    ------
+    InvalidInput
+        If ``source`` is not a dict or names no known kind, a ``"table"`` source comes without ``table``, or the
+        builder refuses its arguments.
+    """
     if not isinstance(source, dict):
         raise InvalidInput("a data source must be an object such as {\"sample\": \"flights\", \"column\": \"dest\"}")
     if "sample" in source:

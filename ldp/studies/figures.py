@@ -74,7 +74,53 @@ class Setting(str):
 
 @dataclass(frozen=True, eq=False)
 class ReproducibleFigure:
-    """One figure (or table) of a seed paper, reproducible at the lecture's or the paper's scale."""
+    """One figure (or table) of a seed paper, reproducible at the lecture's or the paper's scale.
+
+    Attributes
+    ----------
+    name : str
+        The figure's identifier, ``{paper}-{fig|table}-{n}`` with ``paper`` one of :data:`PAPERS`.
+    title : str
+        Its title, as the page shows it.
+    printed : str
+        Key of :data:`ldp.studies.paper_figures.PRINTED`, what the paper states (:attr:`paper_says`).
+    study : str
+        Name of the function of :mod:`ldp.studies.paper_figures` that computes the tidy table.
+    lecture : Mapping[str, Any]
+        The study's settings at the lecture scale (the page's default, seconds).
+    paper : Mapping[str, Any]
+        The study's settings at the paper's scale (its d, n, ε grid and trials).
+    paper_source : str
+        Where in the paper the ``paper`` settings come from (section, figure caption).
+    figure : str
+        Name of the builder function in :mod:`ldp.viz.paper_figures`.
+    ours : Callable[[DataFrame], str]
+        The one-line finding computed from our rows (:meth:`finding`).
+    units : Callable[[Mapping[str, Any]], float]
+        Work units of a run at given settings; :data:`SECONDS_PER_UNIT` seconds each.
+    figure_args : tuple, default ()
+        Extra arguments of the builder (a :class:`Setting` is read from the run's settings).
+    part : str or None, default None
+        Key of the table this figure draws when the study returns several; None when it returns one.
+    rows : Callable[[DataFrame, Mapping[str, Any]], DataFrame] or None, default None
+        Selects the rows this figure draws from the table; None keeps them all.
+    split : str or None, default None
+        The grid argument whose values are independent cells (one executor task per value); None: not split.
+    native_executor : bool, default False
+        Whether the study takes ``executor``, ``workers`` and ``address`` itself.
+    epsilon_key : str or None, default "epsilons"
+        The setting ``--epsilons`` replaces (``"epsilon"``: one value); None when there is no ε axis.
+    tiny : Mapping[str, Any], default {}
+        Overrides of ``lecture`` for the tests' "tiny" scale.
+    data : tuple of str, default ()
+        The kinds of column (:data:`DATA_KINDS`) the study takes as its ``population``, the first the one it is
+        about; () when it cannot take data.
+    no_data : str, default ""
+        Why it cannot take data (when ``data`` is empty).
+    verdict_of : Callable[[DataFrame, Mapping[str, Any]], str] or None, default None
+        Says whether the paper's finding holds on the rows (:meth:`verdict`); None when the finding is not a
+        ranking that rows can decide.
+    """
 
     name: str                                   #: ``{paper}-{fig|table}-{n}``
     title: str

@@ -22,7 +22,31 @@ __all__ = ["HeavyHitterRun", "column_values", "find_heavy_hitters", "precision_a
 
 def zipf_values(users: int, bits: int, *, distinct: int = 1000, s: float = 1.1, seed: int = 0) -> np.ndarray:
     """``users`` values of a Zipf(s) over ``distinct`` values placed at random positions of [0, 2^bits) (the
-    heavy values are not at the small numbers, so no prefix is favoured by construction)."""
+    heavy values are not at the small numbers, so no prefix is favoured by construction).
+
+    Parameters
+    ----------
+    users : int
+        The number of values drawn (one per user).
+    bits : int
+        The domain is [0, 2^bits).
+    distinct : int, default 1000
+        The Zipf's support size, in [1, 10^7] and at most 2^bits (fewer when random positions collide).
+    s : float, default 1.1
+        Zipf's exponent: the i-th most common value has weight 1/i^s.
+    seed : int, default 0
+        The seed; the stream is keyed by (bits, distinct, s), so the same arguments give the same population.
+
+    Returns
+    -------
+    numpy.ndarray
+        The users' values, shape (users,), dtype uint64.
+
+    Raises
+    ------
+    InvalidInput
+        If ``distinct`` is outside [1, 10^7] or exceeds 2^bits.
+    """
     if not 1 <= distinct <= 10**7:
         raise InvalidInput(f"distinct values must lie in [1, 10^7], got {distinct}")
     rng = rng_for(seed, "heavy-hitters", "population", bits, distinct, s)
@@ -37,7 +61,25 @@ def zipf_values(users: int, bits: int, *, distinct: int = 1000, s: float = 1.1, 
 
 def column_values(series: pd.Series, bits: int) -> tuple[np.ndarray, int]:
     """A column's values as integers in [0, 2^bits): missing values dropped (their number returned); anything else
-    that is not a non-negative integer below 2^bits is refused with the reason."""
+    that is not a non-negative integer below 2^bits is refused with the reason.
+
+    Parameters
+    ----------
+    series : pandas.Series
+        The column; values that do not parse as numbers count as missing.
+    bits : int
+        Values must be integers in [0, 2^bits).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, int)
+        The values as uint64, shape (rows kept,), and the number of missing values dropped.
+
+    Raises
+    ------
+    InvalidInput
+        If the column has no number, or some value is negative, fractional or ≥ 2^bits.
+    """
     num = pd.to_numeric(series, errors="coerce")
     dropped = int(num.isna().sum())
     if dropped == num.size:
@@ -52,7 +94,20 @@ def column_values(series: pd.Series, bits: int) -> tuple[np.ndarray, int]:
 
 @dataclass(frozen=True)
 class HeavyHitterRun:
-    """A protocol's answer with its scores against the population's true top k."""
+    """A protocol's answer with its scores against the population's true top k.
+
+    Attributes
+    ----------
+    result : HeavyHitterResult
+        The protocol's answer (values found best first, their estimates, the rounds, notes).
+    true_values : numpy.ndarray
+        The population's true top k values, most frequent first (ties by value).
+    true_frequencies : numpy.ndarray
+        Their frequencies, fractions of the users.
+    scores : dict of str to float
+        :func:`ldp.evaluation.heavy_hitters.heavy_hitter_scores`: ``precision``, ``recall``, ``f1``, ``ncr``,
+        ``mse`` and ``relative_error``.
+    """
 
     result: HeavyHitterResult
     true_values: np.ndarray
@@ -74,7 +129,42 @@ class HeavyHitterRun:
 def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits: int, top_k: int, seed: int = 0,
                        progress: Callable[[float], None] | None = None, **params: Any) -> HeavyHitterRun:
     """Run ``method`` on every user's value (client and server simulated from the stream of ``seed``) and score it;
-    ``progress(fraction)`` after each of the server's rounds."""
+    ``progress(fraction)`` after each of the server's rounds.
+
+    Parameters
+    ----------
+    method : str
+        A registered heavy-hitter protocol's name.
+    epsilon : float
+        Each user's privacy budget ε.
+    values : numpy.ndarray
+        Every user's value, integers in [0, 2^bits).
+    bits : int
+        The domain's bit length.
+    top_k : int
+        The k heavy hitters sought.
+    seed : int, default 0
+        The seed; the stream is keyed by (method, ε).
+    progress : Callable[[float], None] or None, default None
+        Called with the fraction done; None for no reports.
+    **params : Any
+        The protocol's other parameters.
+
+    Returns
+    -------
+    HeavyHitterRun
+        The answer and its scores against the true top k.
+
+    Raises
+    ------
+    InvalidInput
+        If the protocol refuses its parameters or the values (its own checks).
+
+    References
+    ----------
+    The LDP lecture, "Heavy Hitter Estimation" (prefix extending methods); Wang, Li, Jha, "Locally Differentially
+    Private Heavy Hitter Identification" (IEEE TDSC 2021).
+    """
     protocol = get_heavy_hitter_method(method, epsilon, bits, top_k, **params)
     result = protocol.run(values, rng_for(seed, "heavy-hitters", method, float(epsilon)), progress)
     uniq, counts = np.unique(protocol.validate_values(values), return_counts=True)
@@ -90,7 +180,35 @@ def precision_against_users(methods: Sequence[str], users: Sequence[int], values
                             progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Scores of each method against the number of users n at one ε: n users drawn (without replacement while
     there are enough rows) from ``values`` by a stream keyed by n, the same users for every method;
-    ``progress(fraction)`` after each method at each n (weighted by n)."""
+    ``progress(fraction)`` after each method at each n (weighted by n).
+
+    Parameters
+    ----------
+    methods : Sequence[str]
+        Registered heavy-hitter protocols.
+    users : Sequence[int]
+        The n values.
+    values : numpy.ndarray
+        The population's values (uint64 in [0, 2^bits)); n are drawn from them for each n.
+    epsilon : float
+        The one ε.
+    bits : int
+        The domain's bit length.
+    top_k : int
+        The k heavy hitters sought.
+    seed : int, default 0
+        The seed of the draws (a stream keyed by n) and the protocols' runs.
+    params : dict of str to dict or None, default None
+        The protocols' parameters, keyed by method name.
+    progress : Callable[[float], None] or None, default None
+        Called with the fraction done, weighted by n.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`precision_against_epsilon`'s rows with a ``users`` column; ``attrs["skipped"]`` lists the methods
+        that refused the configuration (with the reason).
+    """
     rows, total, done = [], float(sum(int(n) for n in users)) or 1.0, 0.0
     for n in users:
         rng = rng_for(seed, "heavy-hitters", "users", int(n))
@@ -111,7 +229,42 @@ def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float],
                               params: dict[str, dict[str, Any]] | None = None,
                               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Scores of each method at each ε (mean over ``trials`` seeds): the side-by-side table of the issue;
-    ``progress(fraction)`` after each method at each ε."""
+    ``progress(fraction)`` after each method at each ε.
+
+    Parameters
+    ----------
+    methods : Sequence[str]
+        Registered heavy-hitter protocols; one that refuses the configuration (an LDPError at the first ε) is
+        left out and named in ``attrs["skipped"]``.
+    epsilons : Sequence[float]
+        The ε values (non-empty).
+    values : numpy.ndarray
+        Every user's value, uint64 in [0, 2^bits).
+    bits : int
+        The domain's bit length.
+    top_k : int
+        The k heavy hitters sought.
+    trials : int, default 1
+        Runs averaged per cell, trial t with seed ``seed + t``.
+    seed : int, default 0
+        The first trial's seed.
+    params : dict of str to dict or None, default None
+        Parameters per method name.
+    progress : Callable[[float], None] or None, default None
+        Called with the fraction done.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, ε): ``method``, ``epsilon``, the mean scores (``precision``, ``recall``, ``f1``,
+        ``ncr``, ``mse``, ``relative_error``) and ``candidates probed`` (first trial's); ``attrs["skipped"]``
+        lists the skipped methods with their reason.
+
+    References
+    ----------
+    The LDP lecture, "Heavy Hitter Estimation" (prefix extending methods); Wang, Li, Jha, "Locally Differentially
+    Private Heavy Hitter Identification" (IEEE TDSC 2021).
+    """
     rows, skipped = [], []
     steps, step = len(methods) * len(epsilons) or 1, 0
     for name in methods:

@@ -205,6 +205,24 @@ def estimate_joint(population: JointPopulation, epsilon: float, method: str | No
         The distribution to score against (default: the population's own joint frequencies).
     **options
         Method options (``budget`` of ``split``: "users" or "epsilon").
+
+    Returns
+    -------
+    JointEstimate
+        The estimate over the product domain, its settings (method, ε, users, engine, post-processor, seed, domain
+        and the method's own), diagnostics (with ``estimated_dependence`` unless the method assumes independence)
+        and the metrics ``tvd`` and ``mse`` against the truth.
+
+    Raises
+    ------
+    InvalidInput
+        If the engine, ε, post-processor, method or oracle is unknown or invalid, the method does not take this
+        number of columns, a method option is refused, or a group of users is empty.
+
+    References
+    ----------
+    Zhang, Wang, Li, He, Chen, "CALM: Consistent Adaptive Local Marginal for Marginal Release under Local
+    Differential Privacy" (CCS 2018), §4.1–4.4 (the ``calm`` method).
     """
     check_engine(engine)
     epsilon = EPSILON.validate(epsilon, "joint distribution")  # before any method's arithmetic sees it
@@ -247,6 +265,31 @@ def predicted_errors(sizes: Sequence[int], n: int, epsilon: float, *, oracle: st
     - calm (3 columns): pair (a, b) from n/3 users over d_a·d_b cells, S_ab; the max-entropy joint spreads each
       pairwise cell over the d_c cells of the third column, so Σ_cells Var ≈ Σ_pairs S_ab/d_c (a first-order
       approximation that ignores the averaging of the consistency step). 2 columns: the product method's.
+
+    Parameters
+    ----------
+    sizes : Sequence[int]
+        The columns' domain sizes d₁, d₂[, d₃] (the product domain is checked by
+        :func:`ldp.data.joint.check_product_domain`).
+    n : int
+        All users (positive).
+    epsilon : float
+        Each user's budget ε.
+    oracle : str or None, default None
+        The frequency oracle of every collection; None chooses GRR or OLH per domain (:func:`oracle_for`).
+    dependence_sq : float or None, default None
+        The squared L2 distance of the joint to the product of its marginals (split's squared bias); None adds
+        no bias to split's prediction.
+
+    Returns
+    -------
+    dict of str to float
+        ``product``, ``split`` and ``calm``: each method's predicted Σ_cells E(f̂ − f)².
+
+    Raises
+    ------
+    InvalidInput
+        If the product domain is refused or n is not a positive integer.
     """
     sizes = [int(d) for d in sizes]
     cells = check_product_domain(sizes)
@@ -266,7 +309,20 @@ def predicted_errors(sizes: Sequence[int], n: int, epsilon: float, *, oracle: st
 
 @dataclass(frozen=True)
 class JointAdvice:
-    """Which joint method wins, the predicted squared L2 errors, and why (one paragraph)."""
+    """Which joint method wins, the predicted squared L2 errors, and why (one paragraph).
+
+    Attributes
+    ----------
+    method : str
+        The recommended method (``product``, ``calm`` or, given a dependence estimate, ``split``).
+    predicted : Mapping[str, float]
+        :func:`predicted_errors` of every method (read-only).
+    reasoning : str
+        One paragraph: the predicted errors, split's assumption, CALM's, and the choice.
+    split_wins_below : float or None
+        The dependence (squared L2 distance to the product of the marginals) under which split would win; None
+        when it loses even unbiased.
+    """
 
     method: str
     predicted: Mapping[str, float]
@@ -284,7 +340,32 @@ def advise_joint(sizes: Sequence[int], n: int, epsilon: float, *, oracle: str | 
     ``split`` is biased by the columns' dependence; without an estimate of it (``dependence_sq``, the squared L2
     distance of the joint to the product of its marginals) it is never recommended, and the reasoning says below
     which dependence it would win. ``calm`` with 3 columns assumes no three-way interaction. Ties go to ``product``
-    (with 2 columns CALM is the product method)."""
+    (with 2 columns CALM is the product method).
+
+    Parameters
+    ----------
+    sizes : Sequence[int]
+        The columns' domain sizes (2 or 3 of them).
+    n : int
+        All users.
+    epsilon : float
+        Each user's budget ε.
+    oracle : str or None, default None
+        The frequency oracle; None chooses GRR or OLH per domain.
+    dependence_sq : float or None, default None
+        An estimate of the joint's squared L2 distance to the product of its marginals; None keeps split out of
+        the candidates.
+
+    Returns
+    -------
+    JointAdvice
+        The method, the predictions, the reasoning and split's break-even dependence.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`predicted_errors`.
+    """
     predicted = predicted_errors(sizes, n, epsilon, oracle=oracle, dependence_sq=dependence_sq)
     candidates = ["product", "calm"] + (["split"] if dependence_sq is not None else [])
     best = min(candidates, key=lambda m: (predicted[m], m != "product"))
@@ -318,7 +399,28 @@ from ldp.studies import joint_ranges  # noqa: E402
 def compare_methods(spec: str, n: int, epsilon: float, *, seed: int = 0, queries: int = 200,
                     methods: Sequence[str] | None = None) -> tuple[list[JointEstimate], JointAdvice]:
     """Every method (or ``methods``) on one synthetic population of ``n`` users (:func:`joint_synthetic`); see
-    :func:`compare_on`."""
+    :func:`compare_on`.
+
+    Parameters
+    ----------
+    spec : str
+        A synthetic joint distribution's spec (:func:`ldp.data.joint.joint_synthetic`).
+    n : int
+        Users drawn from it (stream ``rng_for(seed, "joint", "population")``).
+    epsilon : float
+        Each user's budget ε.
+    seed : int, default 0
+        The seed of the population, every method's collections and the random rectangles.
+    queries : int, default 200
+        Random rectangles scored with 2 columns (0: none).
+    methods : Sequence[str] or None, default None
+        The methods to run; None: every one that takes the spec's number of columns.
+
+    Returns
+    -------
+    tuple of (list of JointEstimate, JointAdvice)
+        One result per method, in registry order (or the order of ``methods``), and the advisor's choice.
+    """
     population, _ = joint_synthetic(spec, n, rng_for(seed, "joint", "population"))
     return compare_on(population, epsilon, seed=seed, queries=queries, methods=methods)
 
@@ -328,7 +430,32 @@ def compare_on(population: JointPopulation, epsilon: float, *, seed: int = 0, qu
     """Every method that takes the population's number of columns (or ``methods``) on ``population`` — a synthetic
     one or a table's rows, each row a user — each scored against the users' joint distribution (``tvd``, ``mse``)
     and, with 2 columns, on the same ``queries`` random rectangles (``range_mse``); with the advisor's choice for
-    the population's shape."""
+    the population's shape.
+
+    Parameters
+    ----------
+    population : JointPopulation
+        The users per cell of 2 or 3 columns.
+    epsilon : float
+        Each user's budget ε.
+    seed : int, default 0
+        The seed of every method's collections and of the rectangles (the same rectangles for every method).
+    queries : int, default 200
+        Random rectangles for ``range_mse`` with 2 columns (0: none).
+    methods : Sequence[str] or None, default None
+        The methods to run; None: every registered one that takes the population's number of columns.
+
+    Returns
+    -------
+    tuple of (list of JointEstimate, JointAdvice)
+        The scored results, in the order run, and :func:`advise_joint` for the population's shape and n (without
+        a dependence estimate).
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`estimate_joint` for any method.
+    """
     names = [m.name for m in JOINT_METHODS if len(population.shape) in m.columns] if methods is None else methods
     results = []
     for name in names:

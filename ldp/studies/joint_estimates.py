@@ -46,6 +46,30 @@ class JointEstimate:
     ``estimate`` has shape (d₁, d₂[, d₃]); ``truth`` (when known) the same; ``metrics`` holds ``tvd`` (half the L1
     distance) and ``mse`` (mean squared error over the cells) against it, and ``range_mse`` when range queries were
     scored (:mod:`ldp.studies.joint_ranges`).
+
+    Attributes
+    ----------
+    method : str
+        The joint method's registered name (:data:`JOINT_METHODS`).
+    columns : tuple of str
+        The 2 or 3 columns' names.
+    labels : tuple of tuple of str
+        Per column, one label per value.
+    estimate : numpy.ndarray
+        The estimated joint distribution, shape (d₁, d₂[, d₃]); stored read-only.
+    settings : Mapping[str, Any]
+        The method's settings (oracle per group, granularities …); stored read-only.
+    diagnostics : Mapping[str, Any]
+        What the run reports (users per group, variances, iterations …); stored read-only.
+    truth : numpy.ndarray or None, default None
+        The true joint distribution, same shape as ``estimate``; None when unknown.
+    metrics : Mapping[str, float], default {}
+        Further metrics; with a truth, ``tvd`` and ``mse`` are computed and added.
+
+    Raises
+    ------
+    InvalidInput
+        If ``truth`` does not have the estimate's shape.
     """
 
     method: str
@@ -92,7 +116,34 @@ class JointEstimate:
 def oracle_for(epsilon: float, d: int, n: int, oracle: str | None = None) -> FrequencyOracle:
     """The frequency oracle over d values: ``oracle`` (any registered one-time frequency oracle) or, by default,
     GRR or OLH, whichever has the smaller closed-form variance at (ε, d, n) — the d < 3e^ε + 2 rule of the lecture
-    (:func:`ldp.mechanisms.numerical.binning.choose_oracle`)."""
+    (:func:`ldp.mechanisms.numerical.binning.choose_oracle`).
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget ε each user spends on the report.
+    d : int
+        The domain size (cells of the grid or marginal).
+    n : int
+        The users reporting through it (below 1 is taken as 1), for the variance comparison.
+    oracle : str or None, default None
+        A registered one-time frequency oracle; None chooses GRR or OLH.
+
+    Returns
+    -------
+    FrequencyOracle
+        The mechanism built at (ε, d).
+
+    Raises
+    ------
+    InvalidInput
+        If ``oracle`` is unknown or not a one-time frequency oracle.
+
+    References
+    ----------
+    The LDP lecture, Table 1 and the rule below it (direct encoding if d < 3e^ε + 2, else OLH when
+    communication matters — OUE otherwise; here OLH, by the closed-form variances).
+    """
     name = choose_oracle(epsilon, d, max(int(n), 1)) if oracle is None else oracle
     cls = MECHANISMS.get(name)  # an unknown name: the registry's own message, with the valid names
     if cls not in mechanisms_of("frequency") or cls.collection != "one-time":
@@ -102,20 +153,69 @@ def oracle_for(epsilon: float, d: int, n: int, oracle: str | None = None) -> Fre
 
 def run_oracle(mechanism: FrequencyOracle, counts: np.ndarray, rng: np.random.Generator, engine: str,
                postprocess: str) -> np.ndarray:
-    """One collection of users per cell ``counts`` (flat) through ``mechanism`` and its post-processed estimate."""
+    """One collection of users per cell ``counts`` (flat) through ``mechanism`` and its post-processed estimate.
+
+    Parameters
+    ----------
+    mechanism : FrequencyOracle
+        The oracle, over ``counts.size`` values.
+    counts : numpy.ndarray
+        Users per value, flat, shape (d,).
+    rng : numpy.random.Generator
+        The collection's stream.
+    engine : str
+        The simulation engine (``"fast"`` or ``"exact"``).
+    postprocess : str
+        A registered estimator's name (e.g. :data:`DEFAULT_POSTPROCESS`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The estimated frequencies, shape (d,).
+    """
     aggregate = collect(mechanism, counts, rng, engine)
     return get_estimator(postprocess).estimate(mechanism, aggregate).values
 
 
 def split_users(counts: np.ndarray, groups: int, rng: np.random.Generator) -> np.ndarray:
     """Every user assigned to one of ``groups`` groups uniformly at random: users per (cell, group), shape
-    counts.shape + (groups,). One multinomial per cell, vectorized."""
+    counts.shape + (groups,). One multinomial per cell, vectorized.
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Users per cell, any shape, non-negative integers.
+    groups : int
+        The number of groups (positive).
+    rng : numpy.random.Generator
+        The stream of the split.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 users per (cell, group), shape ``counts.shape + (groups,)``; summing over the last axis gives
+        ``counts``.
+    """
     flat = np.asarray(counts, dtype=np.int64).ravel()
     out = rng.multinomial(flat, np.full(groups, 1.0 / groups))
     return out.reshape((*np.shape(counts), groups))
 
 
 def check_group(n: int, what: str) -> None:
+    """Refuse a group of users that is empty (a split left no user to report one grid or marginal).
+
+    Parameters
+    ----------
+    n : int
+        The group's users.
+    what : str
+        The group's name, for the message.
+
+    Raises
+    ------
+    InvalidInput
+        If n < 1.
+    """
     if n < 1:
         raise InvalidInput(f"no user fell in the group of {what}; use more users")
 
@@ -132,13 +232,35 @@ def product_of_marginals(joint: np.ndarray) -> np.ndarray:
 
 def dependence(joint: np.ndarray) -> float:
     """Squared L2 distance between a joint distribution and the product of its marginals (0 iff independent):
-    the squared bias of ``split`` on that joint."""
+    the squared bias of ``split`` on that joint.
+
+    Parameters
+    ----------
+    joint : numpy.ndarray
+        A joint distribution over 2 or more columns, shape (d₁, d₂, …).
+
+    Returns
+    -------
+    float
+        Σ (p − ∏ marginals)² over the cells.
+    """
     return float(np.sum((np.asarray(joint, dtype=np.float64) - product_of_marginals(joint)) ** 2))
 
 
 def independence_tvd(joint: np.ndarray) -> float:
     """Total variation distance between a joint distribution and the product of its marginals: split's TVD in the
-    limit of many users."""
+    limit of many users.
+
+    Parameters
+    ----------
+    joint : numpy.ndarray
+        A joint distribution, shape (d₁, d₂, …).
+
+    Returns
+    -------
+    float
+        ½ Σ |p − ∏ marginals| over the cells, in [0, 1].
+    """
     return 0.5 * float(np.abs(np.asarray(joint, dtype=np.float64) - product_of_marginals(joint)).sum())
 
 
@@ -154,6 +276,25 @@ def make_consistent(marginals: dict[tuple[int, ...], np.ndarray], variances: Map
     users and cells alike). The update adds (T_A(a) − P_M(a))/C_M to each cell of M over a, which leaves every
     smaller shared set consistent (its change sums to zero). ``marginals`` maps a sorted tuple of axes to its
     table (axes in that order); returns new tables.
+
+    Parameters
+    ----------
+    marginals : dict of tuple of int to numpy.ndarray
+        Each marginal's table, keyed by its sorted attribute indices (one table axis per attribute).
+    variances : Mapping[tuple of int, float]
+        Each marginal's per-cell variance V_M (positive), same keys.
+
+    Returns
+    -------
+    dict of tuple of int to numpy.ndarray
+        New tables, same keys and shapes, consistent on every shared attribute set (the inputs are not changed).
+
+    References
+    ----------
+    Zhang, Wang, Li, He, Chen, "CALM: Consistent Adaptive Local Marginal for Marginal Release under Local
+    Differential Privacy" (CCS 2018), §4.3 (not among the bundled specifications).
+    Qardaji, Yang, Li, "PriView: Practical Differentially Private Release of Marginal Contingency Tables"
+    (SIGMOD 2014).
     """
     out = {k: np.array(v, dtype=np.float64) for k, v in marginals.items()}
     attrs = sorted({a for key in out for a in key})
@@ -178,7 +319,19 @@ def make_consistent(marginals: dict[tuple[int, ...], np.ndarray], variances: Map
 
 
 def pair_disagreement(marginals: Mapping[tuple[int, ...], np.ndarray]) -> float:
-    """The largest gap between two marginals' projections onto an attribute they share."""
+    """The largest gap between two marginals' projections onto an attribute they share.
+
+    Parameters
+    ----------
+    marginals : Mapping[tuple of int, numpy.ndarray]
+        Marginal tables keyed by their sorted attribute indices, as for :func:`make_consistent`.
+
+    Returns
+    -------
+    float
+        The largest absolute difference between two marginals' one-attribute projections (0 when consistent or
+        when no two share an attribute).
+    """
     worst = 0.0
     for a, b in itertools.combinations(marginals, 2):
         for attr in set(a) & set(b):
@@ -190,7 +343,23 @@ def pair_disagreement(marginals: Mapping[tuple[int, ...], np.ndarray]) -> float:
 
 @dataclass(frozen=True)
 class JointJob:
-    """What every method is given."""
+    """What every method is given.
+
+    Attributes
+    ----------
+    population : JointPopulation
+        The users per cell of the product domain.
+    epsilon : float
+        Each user's budget ε.
+    rng_seed : int or None
+        The seed every stream is keyed from (:meth:`rng`); None for fresh randomness.
+    engine : str
+        The simulation engine (``"fast"`` or ``"exact"``).
+    oracle : str or None
+        The frequency oracle of every group; None lets :func:`oracle_for` choose GRR or OLH per domain.
+    postprocess : str
+        The estimator applied to every collection (e.g. :data:`DEFAULT_POSTPROCESS`).
+    """
 
     population: JointPopulation
     epsilon: float

@@ -75,7 +75,35 @@ GROUPS = 3  # two 1-D grids and one 2-D grid
 
 
 def hdg_granularities(n: int, epsilon: float, d1: int, d2: int) -> tuple[int, int]:
-    """(g₁, g₂) of the guideline (H1), (H2) of the module docstring, clamped to the fine domains."""
+    """(g₁, g₂) of the guideline (H1), (H2) of the module docstring, clamped to the fine domains.
+
+    Parameters
+    ----------
+    n : int
+        All users (split over the G = 3 grids).
+    epsilon : float
+        Each user's budget ε.
+    d1 : int
+        The first column's fine domain size.
+    d2 : int
+        The second column's fine domain size.
+
+    Returns
+    -------
+    tuple of (int, int)
+        (g₁, g₂): g₂ rounded and clamped to [2, min(d₁, d₂)], g₁ a multiple of g₂ no larger than min(d₁, d₂).
+
+    Raises
+    ------
+    InvalidInput
+        If n is not a positive integer.
+
+    References
+    ----------
+    Yang, Wang, Li, Cheng, Su, "Answering Multi-Dimensional Range Queries under Local Differential Privacy"
+    (PVLDB 14(3), 2020): the constants α₁ = 0.7, α₂ = 0.03; (H1) and (H2) are our derivation from its error
+    analysis (the paper is not among the bundled specifications).
+    """
     n = check_positive_int(n, "n")
     e = math.exp(epsilon)
     g1 = (n * (e - 1) ** 2 * ALPHA1 ** 2 / (2 * GROUPS * e)) ** (1 / 3)
@@ -153,7 +181,27 @@ class HDGMethod(JointMethod):
 # =========================================================================== range queries
 def random_rectangles(shape: tuple[int, int], k: int, rng: np.random.Generator) -> np.ndarray:
     """``k`` random rectangles [lo₁, hi₁) × [lo₂, hi₂) of the fine domain, shape (k, 2, 2) as (axis, (lo, hi)):
-    per axis lo uniform in [0, d) and hi uniform in (lo, d]."""
+    per axis lo uniform in [0, d) and hi uniform in (lo, d].
+
+    Parameters
+    ----------
+    shape : tuple of (int, int)
+        (d₁, d₂), the fine domain.
+    k : int
+        The number of rectangles (positive).
+    rng : numpy.random.Generator
+        The random stream.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, shape (k, 2, 2): ``out[i, axis] = (lo, hi)``, half-open, never empty.
+
+    Raises
+    ------
+    InvalidInput
+        If k is not a positive integer.
+    """
     k = check_positive_int(k, "the number of queries")
     out = np.empty((k, 2, 2), dtype=np.int64)
     for axis, d in enumerate(shape):
@@ -164,7 +212,25 @@ def random_rectangles(shape: tuple[int, int], k: int, rng: np.random.Generator) 
 
 
 def range_answers(table: np.ndarray, rectangles: np.ndarray) -> np.ndarray:
-    """The mass of a 2-D table in every rectangle (by 2-D prefix sums, vectorized over the rectangles)."""
+    """The mass of a 2-D table in every rectangle (by 2-D prefix sums, vectorized over the rectangles).
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        A joint distribution (or counts), shape (d₁, d₂).
+    rectangles : numpy.ndarray
+        Integer rectangles, shape (k, 2, 2) as from :func:`random_rectangles`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The k sums, shape (k,).
+
+    Raises
+    ------
+    InvalidInput
+        If the table is not 2-dimensional.
+    """
     t = np.asarray(table, dtype=np.float64)
     if t.ndim != 2:
         raise InvalidInput(f"range queries need a 2-column joint table, got {t.ndim} columns")
@@ -175,12 +241,52 @@ def range_answers(table: np.ndarray, rectangles: np.ndarray) -> np.ndarray:
 
 
 def range_mse(estimate: np.ndarray, truth: np.ndarray, rectangles: np.ndarray) -> float:
-    """Mean squared error of the rectangles' answers."""
+    """Mean squared error of the rectangles' answers.
+
+    Parameters
+    ----------
+    estimate : numpy.ndarray
+        The estimated joint distribution, shape (d₁, d₂).
+    truth : numpy.ndarray
+        The true joint distribution, same shape.
+    rectangles : numpy.ndarray
+        The queries, shape (k, 2, 2).
+
+    Returns
+    -------
+    float
+        The mean over the k queries of (estimated mass − true mass)².
+
+    Raises
+    ------
+    InvalidInput
+        If a table is not 2-dimensional.
+    """
     return float(np.mean((range_answers(estimate, rectangles) - range_answers(truth, rectangles)) ** 2))
 
 
 def with_range_mse(result: JointEstimate, queries: int, rng: np.random.Generator) -> JointEstimate:
-    """The result with ``range_mse`` over ``queries`` random rectangles (needs 2 columns and the truth)."""
+    """The result with ``range_mse`` over ``queries`` random rectangles (needs 2 columns and the truth).
+
+    Parameters
+    ----------
+    result : JointEstimate
+        A joint estimate that carries its truth.
+    queries : int
+        Random rectangles to average over.
+    rng : numpy.random.Generator
+        The stream the rectangles are drawn from.
+
+    Returns
+    -------
+    JointEstimate
+        A copy with ``metrics["range_mse"]`` added.
+
+    Raises
+    ------
+    InvalidInput
+        If the result has no truth, is not over 2 columns, or ``queries`` is not a positive integer.
+    """
     if result.truth is None:
         raise InvalidInput("range_mse needs the true distribution")
     if result.estimate.ndim != 2:
