@@ -217,7 +217,7 @@ def build_mechanism(name: str, epsilon: float, d: int, params: Mapping[str, Any]
     Returns
     -------
     Mechanism
-        The constructed mechanism.
+        A fresh instance (constructors only store validated parameters).
 
     Raises
     ------
