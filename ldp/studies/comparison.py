@@ -45,6 +45,7 @@ from ldp.evaluation.tasks import (
     utility_gain,
 )
 from ldp.evaluation.uncertainty import standard_error
+from ldp.maths.simplex import to_distribution
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 from ldp.simulation import SimulationResult, simulate
@@ -964,8 +965,9 @@ def quantile_table(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray,
     truth : numpy.ndarray
         The true distribution, shape (d,).
     estimates : numpy.ndarray
-        Estimates, shape (trials, d) or (d,). This function reads the quantiles off each row as it is given (it
-        does not project the rows itself).
+        Estimates, shape (trials, d) or (d,); a row that is not a distribution is read through its Norm-Sub
+        projection (``to_distribution``), as :data:`NUMERICAL_PROJECTION` says (a CDF with negative steps has no
+        quantile).
     quantiles : Sequence[float], default DECILES
         Levels strictly between 0 and 1.
 
@@ -986,6 +988,6 @@ def quantile_table(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray,
     """
     est = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
     true_q = quantile_values(edges, truth, quantiles)
-    est_q = np.array([quantile_values(edges, row, quantiles) for row in est])
+    est_q = np.array([quantile_values(edges, to_distribution(row), quantiles) for row in est])
     return pd.DataFrame({"level": [f"{b:.0%}" for b in quantiles], "true": true_q, "estimated (trial 1)": est_q[0],
                          "mean absolute error": np.mean(np.abs(est_q - true_q), axis=0)})

@@ -127,7 +127,8 @@ class HeavyHitterRun:
 
 
 def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits: int, top_k: int, seed: int = 0,
-                       progress: Callable[[float], None] | None = None, **params: Any) -> HeavyHitterRun:
+                       progress: Callable[[float], None] | None = None, trial: int = 0,
+                       **params: Any) -> HeavyHitterRun:
     """Run ``method`` on every user's value (client and server simulated from the stream of ``seed``) and score it;
     ``progress(fraction)`` after each of the server's rounds.
 
@@ -144,9 +145,12 @@ def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits:
     top_k : int
         The k heavy hitters sought.
     seed : int, default 0
-        The seed; the stream is keyed by (method, ε).
+        The seed; the stream is keyed by (method, ε) and, from the second trial on, by the trial.
     progress : Callable[[float], None] or None, default None
         Called with the fraction done; None for no reports.
+    trial : int, default 0
+        Which repetition this is: trial t > 0 draws from the stream (…, "trial", t), so trials of one seed never
+        coincide with another seed's (as ``seed + t`` did); trial 0 is the single run's stream.
     **params : Any
         The protocol's other parameters.
 
@@ -166,7 +170,8 @@ def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits:
     Private Heavy Hitter Identification" (IEEE TDSC 2021).
     """
     protocol = get_heavy_hitter_method(method, epsilon, bits, top_k, **params)
-    result = protocol.run(values, rng_for(seed, "heavy-hitters", method, float(epsilon)), progress)
+    keys = ("trial", int(trial)) if trial else ()
+    result = protocol.run(values, rng_for(seed, "heavy-hitters", method, float(epsilon), *keys), progress)
     uniq, counts = np.unique(protocol.validate_values(values), return_counts=True)
     freq = dict(zip(uniq.tolist(), (counts / counts.sum()).tolist(), strict=True))
     true_v, true_f = true_heavy_hitters(values, top_k)
@@ -245,7 +250,7 @@ def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float],
     top_k : int
         The k heavy hitters sought.
     trials : int, default 1
-        Runs averaged per cell, trial t with seed ``seed + t``.
+        Runs averaged per cell, trial t from the stream of (``seed``, trial t) (:func:`find_heavy_hitters`).
     seed : int, default 0
         The first trial's seed.
     params : dict of str to dict or None, default None
@@ -278,7 +283,7 @@ def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float],
             step += 1
             if progress is not None:
                 progress((step - 1) / steps)
-            runs = [find_heavy_hitters(name, eps, values, bits=bits, top_k=top_k, seed=seed + t,
+            runs = [find_heavy_hitters(name, eps, values, bits=bits, top_k=top_k, seed=seed, trial=t,
                                        **(params or {}).get(name, {})) for t in range(int(trials))]
             mean = {k: float(np.mean([r.scores[k] for r in runs])) for k in runs[0].scores}
             rows.append({"method": name, "epsilon": float(eps), **mean,

@@ -39,6 +39,21 @@ def test_numerical_summary_and_quantile_tables():
     np.testing.assert_allclose(q["true"], 2.4 * np.arange(1, 10), atol=1e-9)
 
 
+def test_the_quantile_table_reads_an_estimate_that_is_no_distribution_through_norm_sub():
+    """A raw estimate with negative entries (as matrix inversion gives) has a CDF that falls; its deciles are read
+    off its Norm-Sub projection, as the page's caption (NUMERICAL_PROJECTION) says — the same numbers as for the
+    projection given directly, and the deciles of the raw row would differ."""
+    from ldp.evaluation.histograms import quantile_values
+    from ldp.maths.simplex import norm_sub
+
+    edges = np.linspace(0, 10, 11)
+    truth = np.full(10, 0.1)
+    raw = np.array([0.3, -0.1, 0.2, 0.1, -0.05, 0.2, 0.1, 0.1, 0.05, 0.1])
+    table = comparison.quantile_table(edges, truth, raw)
+    np.testing.assert_allclose(table["estimated (trial 1)"], quantile_values(edges, norm_sub(raw)), atol=1e-12)
+    assert not np.allclose(table["estimated (trial 1)"], quantile_values(edges, raw))
+
+
 # --------------------------------------------------------------------------- post-processing lab
 
 @pytest.fixture(scope="module")
