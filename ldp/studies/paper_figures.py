@@ -190,8 +190,11 @@ def _distribution_spec(name: str, d: int) -> str:
     and, for Poisson, one bin per integer 0..k−1. For k ≥ 16 that holds the same non-empty bins as the samples'
     histogram of Poisson(5) (equal-width bins over 0..max put one integer in each, a permutation of ours that the
     mechanisms do not see); at k = 2 ours is P(0) vs P(1) (truncated), the paper's splits 0..max at its middle."""
-    return {"zipf": f"zipf:d={d},s=1.1", "gaussian": f"gaussian:d={d}", "exponential": f"exponential:d={d}",
-            "uniform": f"uniform:d={d}", "poisson": f"poisson:lam=5,d={d}", "triangular": f"triangular:d={d}"}[name]
+    specs = {"zipf": f"zipf:d={d},s=1.1", "gaussian": f"gaussian:d={d}", "exponential": f"exponential:d={d}",
+             "uniform": f"uniform:d={d}", "poisson": f"poisson:lam=5,d={d}", "triangular": f"triangular:d={d}"}
+    if name not in specs:
+        raise InvalidInput(f"unknown distribution {name!r}; choose one of: {', '.join(specs)}")
+    return specs[name]
 
 
 #: The IBU paper's two estimators beside its baseline: ``limit`` — IBU's limit, the maximum-likelihood estimate (our
@@ -256,8 +259,7 @@ def ibu_gain_grid(mechanisms: Sequence[str], *, epsilons: Sequence[float], users
     Raises
     ------
     InvalidInput
-        When ``trials`` is not a positive integer or a mechanism name is unknown. An unknown distribution name
-        raises KeyError.
+        When ``trials`` is not a positive integer, or a mechanism or distribution name is unknown.
 
     References
     ----------
@@ -899,7 +901,7 @@ def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: i
     Raises
     ------
     InvalidInput
-        On a bad ``trials`` or ``population``, or a mechanism the registry does not know.
+        On a bad ``trials`` or ``population``, or a mechanism or distribution name it does not know.
 
     References
     ----------
