@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import log_ndtr, ndtri
 
 from ldp.core.errors import InvalidInput
@@ -231,6 +230,8 @@ def optimise_allocation(bits: int, top_k: int, gamma: int, eta_max: int, users: 
         if r == 1:
             shares = np.ones(1)
         else:
+            from scipy.optimize import minimize  # on use: scipy.optimize costs 0.2 s of `import ldp`
+
             found = minimize(loss, np.zeros(r), method="L-BFGS-B")
             theta = found.x if found.fun <= loss(np.zeros(r)) else np.zeros(r)
             shares = np.exp(theta - theta.max())
