@@ -92,6 +92,26 @@ def mutual_information_b(epsilon: float) -> float:
 
     For ε < 1 both numerator and e^ε − 1 − ε are summed as power series (Σ_{k≥2} (k−1) ε^k/k! and
     Σ_{k≥2} ε^k/k!), which avoids their cancellation; the limit at ε → 0 is 1/2.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+
+    Returns
+    -------
+    float
+        The half-width b in (0, 1/2), non-increasing in ε (≈ 0.256 at ε = 1, → 0 as ε → ∞).
+
+    Raises
+    ------
+    InvalidInput
+        If ε is not a finite positive number.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.3 "Choosing b" (the derivative of the bound of Eq. (4) set to 0);
+    §6.4, Figure 6, finds this b_SW among the best.
     """
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
@@ -111,7 +131,31 @@ def mutual_information_b(epsilon: float) -> float:
 def mutual_information_bound(epsilon: float, b: Any) -> np.ndarray:
     """§5.3, Eq. (4): the upper bound h(U) − h(Ṽ|V) = log((2b + 1)/(2b e^ε + 1)) + 2bε e^ε/(2b e^ε + 1) (nats) of the
     mutual information between SW's input and output, as a function of b; :func:`mutual_information_b` is its
-    maximum."""
+    maximum.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+    b : float or array_like
+        The half-width(s) b ≥ 0 of the square wave (b = 0 gives 0).
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        The bound in nats (≥ 0, as it bounds a mutual information from above), of b's shape; a numpy scalar for
+        a scalar b.
+
+    Raises
+    ------
+    InvalidInput
+        If ε is not a finite positive number, or a b is negative or not finite.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.3, Eq. (4) I(V, Ṽ) ≤ h(U) − h(Ṽ|V), with h(U) = log(2b + 1)
+    and h(Ṽ|V) = −(2bp log p + q log q).
+    """
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
         raise InvalidInput(f"ε must be a positive number, got {epsilon!r}")
@@ -123,12 +167,53 @@ def mutual_information_bound(epsilon: float, b: Any) -> np.ndarray:
 
 
 def discrete_b(epsilon: float, d: int) -> int:
-    """§5.4: the discrete SW's default half-width ⌊b_MI(ε) · d⌋ (an integer ≥ 0)."""
+    """§5.4: the discrete SW's default half-width ⌊b_MI(ε) · d⌋ (an integer ≥ 0).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+    d : int
+        The size of the discrete input domain (the number of codes; not range-checked here).
+
+    Returns
+    -------
+    int
+        ⌊b_MI(ε)·d⌋, b_MI from :func:`mutual_information_b`; 0 (the discrete SW is then GRR) when b_MI·d < 1.
+
+    Raises
+    ------
+    InvalidInput
+        From :func:`mutual_information_b`, when ε is not a finite positive number.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.4 "Bucketize before randomize": "one can set b = ⌊b_MI·d⌋"
+    (the brackets are garbled in the text we have; we read them as the floor).
+    """
     return int(math.floor(mutual_information_b(epsilon) * int(d)))
 
 
 def square_wave_probabilities(epsilon: float, b: float) -> tuple[float, float]:
-    """(p, q) of the continuous SW (§5.2): p = e^ε / (2b e^ε + 1), q = 1 / (2b e^ε + 1)."""
+    """(p, q) of the continuous SW (§5.2): p = e^ε / (2b e^ε + 1), q = 1 / (2b e^ε + 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (not checked here).
+    b : float
+        The half-width b ≥ 0 of the wave's plateau (not checked here).
+
+    Returns
+    -------
+    tuple of float
+        (p, q): the output densities within b of the input and elsewhere on [−b, 1 + b]; p/q = e^ε and
+        2b·p + q = 1.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.2, Eq. (3) and the p, q below it; the minimum q of Lemma 2.
+    """
     e = math.exp(float(epsilon))
     denom = 2.0 * float(b) * e + 1.0
     return e / denom, 1.0 / denom
@@ -215,6 +300,26 @@ class SquareWaveChannel:
     M = q w̃ 1 1ᵀ + W: the constant part is applied through sums, the wave part W either as an explicit
     sparse band (narrow windows) or through the piecewise-quadratic antiderivatives (wide windows), both
     exact; see the module docstring.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (p/q = e^ε).
+    b : float
+        The half-width b > 0 of the wave; the report range is [−b, 1 + b].
+    d : int
+        The number of equal input buckets of [0, 1] (the columns of M).
+    d_tilde : int
+        The number of equal report buckets of [−b, 1 + b] (the rows of M).
+
+    The arguments are taken as given (the mechanism validates them); ``form`` records the product used,
+    ``"band"`` while ⌈(w + 2b)/w̃⌉ + 3 ≤ :data:`BAND_LIMIT` (32; w = 1/d, w̃ = (1 + 2b)/d̃), else
+    ``"antiderivative"``.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.5: M[j, i] = Pr[ṽ ∈ B̃_j | v uniform in B_i], the matrix EM
+    and EMS (Algorithm 1) multiply by.
     """
 
     def __init__(self, epsilon: float, b: float, d: int, d_tilde: int) -> None:
@@ -363,7 +468,32 @@ class _WindowChannel(NumericalMechanism):
 
 @MECHANISMS.register
 class SquareWave(_WindowChannel):
-    """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b]."""
+    """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b].
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    d : int
+        The number of equal input buckets of [0, 1] reconstructed (2 to 2^24; required).
+    b : float, optional
+        The half-width of the wave's plateau, in (0, 10^6]; None (default) takes the mutual-information choice
+        :func:`mutual_information_b` (§5.3).
+    d_tilde : int, optional
+        The number of equal report buckets of [−b, 1 + b] the server counts (2 to 2^24); None (default) takes d,
+        as the paper's experiments do (§5.4).
+
+    Raises
+    ------
+    InvalidInput
+        If a parameter is outside its range, or if ε and b make the background density q fall below 2⁻⁴⁰ (double
+        precision cannot sample it; never with the default b).
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.2, Eq. (3) (the mechanism; Theorem 2: the GW of largest
+    Wasserstein distance), §5.3 (b), §5.4 "Randomize before bucketize", §5.5 (EM, Algorithm 1, and EMS).
+    """
 
     name: ClassVar[str] = "sw"
     display_name: ClassVar[str] = "Square Wave (SW)"
@@ -536,7 +666,27 @@ class SquareWave(_WindowChannel):
 # ============================================================================================ discrete SW
 class BoxChannel:
     """The discrete SW transition matrix as an operator: M = q 1 1ᵀ + (p − q)·box, the box covering the
-    2b + 1 outputs i … i + 2b of input i; products by cumulative sums (wide boxes) or a sparse band."""
+    2b + 1 outputs i … i + 2b of input i; products by cumulative sums (wide boxes) or a sparse band.
+
+    Parameters
+    ----------
+    p : float
+        The probability of each of the 2b + 1 report codes within b of the input.
+    q : float
+        The probability of each other report code (p/q = e^ε; (2b + 1)p + (d − 1)q = 1 for a stochastic M).
+    b : int
+        The half-width b ≥ 0 of the box in codes.
+    d : int
+        The number of input codes; M is (d + 2b) × d.
+
+    The arguments are taken as given (the mechanism validates them); ``form`` is ``"band"`` while the box has
+    at most 32 codes (:data:`BAND_LIMIT`), else ``"cumsum"``.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.4 "Bucketize before randomize" (the discrete SW's
+    Pr[SW(v) = ṽ]) and §5.5 (the matrix M of EM/EMS).
+    """
 
     def __init__(self, p: float, q: float, b: int, d: int) -> None:
         self.p, self.q, self.b, self.d = float(p), float(q), int(b), int(d)
@@ -585,7 +735,28 @@ class BoxChannel:
 
 @MECHANISMS.register
 class DiscreteSquareWave(_WindowChannel):
-    """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b)."""
+    """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    d : int
+        The size of the discrete input domain: inputs are the codes 0 … d − 1 (2 to 2^24; required).
+    b : int, optional
+        The half-width of the wave in codes (0 to 2^24; 0 is GRR over the d codes); None (default) takes
+        ⌊b_MI·d⌋, :func:`discrete_b`.
+
+    Raises
+    ------
+    InvalidInput
+        If a parameter is outside its range.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.4 "Bucketize before randomize": p = e^ε/((2b + 1)e^ε + d − 1),
+    q = 1/((2b + 1)e^ε + d − 1), output domain of d + 2b codes; §5.5 (EM/EMS).
+    """
 
     name: ClassVar[str] = "sw-discrete"
     display_name: ClassVar[str] = "Discrete Square Wave (SW, bucketize first)"
