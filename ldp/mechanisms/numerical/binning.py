@@ -165,6 +165,7 @@ class CFOBinning(NumericalMechanism):
 
     @property
     def bins(self) -> int:
+        """c, the number of bins (the ``bins`` parameter, lowered to d when larger)."""
         return int(self._params["bins"])
 
     @property

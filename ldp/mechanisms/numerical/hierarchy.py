@@ -145,6 +145,7 @@ class HierarchicalHistogram(NumericalMechanism):
     # ----------------------------------------------------------------- structure
     @property
     def branching(self) -> int:
+        """β, the branching factor of the tree."""
         return self._beta
 
     @property
@@ -428,10 +429,12 @@ class HaarHRR(NumericalMechanism):
 
     @property
     def height(self) -> int:
+        """h = ⌈log₂ d⌉: the number of Haar layers (heights 1..h) a user may report on."""
         return self._h
 
     @property
     def leaves(self) -> int:
+        """D = 2^h ≥ d leaves of the binary tree (the last D − d are padding, known empty)."""
         return self._leaves
 
     def coefficient_variance(self, n_layer: float) -> float:

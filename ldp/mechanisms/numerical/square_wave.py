@@ -343,6 +343,18 @@ class SquareWaveChannel:
                                            gap * self.w_tilde / self.w)
 
     def dot(self, x: np.ndarray) -> np.ndarray:
+        """M x: the expected report-bucket mass of an input histogram.
+
+        Parameters
+        ----------
+        x : array_like
+            Mass per input bucket (length d: frequencies or counts).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, length d̃; it sums to Σx (M is column-stochastic).
+        """
         x = np.asarray(x, dtype=np.float64)
         if self.form == "band":
             out = self._fwd @ x
@@ -352,6 +364,18 @@ class SquareWaveChannel:
         return out
 
     def tdot(self, r: np.ndarray) -> np.ndarray:
+        """Mᵀ r, the product EM's E-step needs (r: report-bucket ratios n_j / (M x̂)_j).
+
+        Parameters
+        ----------
+        r : array_like
+            One number per report bucket (length d̃).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, length d: Σ_j M[j, i] r_j for each input bucket i.
+        """
         r = np.asarray(r, dtype=np.float64)
         if self.form == "band":
             out = self._bwd @ r
@@ -361,6 +385,7 @@ class SquareWaveChannel:
         return out
 
     def dense(self) -> np.ndarray:
+        """M itself, a new d̃ × d float64 array (:func:`transition_matrix`)."""
         return transition_matrix(self.epsilon, self.b, self.d, self.d_tilde)
 
 
@@ -374,7 +399,29 @@ def _band_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> sp.csr_matri
 
 
 def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndarray:
-    """The exact d̃ × d transition matrix of the continuous SW (§5.5), input uniform within its bucket."""
+    """The exact d̃ × d transition matrix of the continuous SW (§5.5), input uniform within its bucket.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε, which with b sets the densities p and q (:func:`square_wave_probabilities`).
+    b : float
+        The wave's half-width b > 0: reports lie in [−b, 1 + b].
+    d : int
+        How many equal buckets B_i of [0, 1] the inputs fall in (the columns).
+    d_tilde : int
+        How many equal buckets B̃_j of [−b, 1 + b] the reports are counted in (the rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (d_tilde, d): M[j, i] = q w̃ + (p − q)·d·A[j, i] (module docstring), columns summing to 1.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.5 (M[j, i], "assuming the input data fall uniformly at random
+    within bucket B_i") for the SW of Eq. (3).
+    """
     p, q = square_wave_probabilities(epsilon, b)
     rows, valid, area = _window_band(b, d, d_tilde)
     m = np.full((d_tilde, d), q * (1.0 + 2.0 * b) / d_tilde)
@@ -385,7 +432,42 @@ def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndar
 
 def channel_reconstruction(histogram: np.ndarray, channel: Any, method: str, epsilon: float, tol: float | None,
                            max_iter: int) -> Estimate:
-    """EM or EMS (§5.5) through a transition operator, as an :class:`Estimate` carrying the EM trace."""
+    """EM or EMS (§5.5) through a transition operator, as an :class:`Estimate` carrying the EM trace.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        The report counts n_j per report bucket (length d̃).
+    channel : Channel or array_like
+        The d̃ × d transition matrix M or an operator with ``dot``/``tdot`` (:class:`SquareWaveChannel`,
+        :class:`BoxChannel`, a dense channel).
+    method : {"em", "ems"}
+        EM (Algorithm 1) or EMS (with the binomial smoothing step after every M-step).
+    epsilon : float
+        The privacy budget ε, used only for EM's default τ = 10⁻³·e^ε.
+    tol : float or None
+        The stopping threshold τ on the change of the log-likelihood; None takes the paper's τ
+        (:func:`ldp.maths.em.default_tolerance`: 10⁻³·e^ε for EM, 10⁻³ for EMS).
+    max_iter : int
+        The cap on the iterations.
+
+    Returns
+    -------
+    Estimate
+        The d input-bucket frequencies (a probability vector) under the estimator name ``method``, with
+        ``converged``, ``iterations``, the log-likelihood trace, a warning when the cap was hit, and the
+        diagnostics ``tol``, ``max_iter``, ``final_change``.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown method, a histogram that does not fit the channel, or a bad ``tol``/``max_iter``
+        (:func:`ldp.maths.em.expectation_maximization`).
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.5 (Algorithm 1, the EMS smoothing step) and §6.1 (τ).
+    """
     tau = default_tolerance(method, epsilon) if tol is None else tol
     x, trace = expectation_maximization(histogram, channel, smoothing=method == "ems", tol=tau, max_iter=max_iter)
     warnings = (trace.note,) if trace.note else ()
@@ -518,14 +600,17 @@ class SquareWave(_WindowChannel):
     # ----------------------------------------------------------------- parameters
     @property
     def b(self) -> float:
+        """The half-width b of the wave (the mutual-information choice of §5.3 unless given)."""
         return float(self._params["b"])
 
     @property
     def d_tilde(self) -> int:
+        """d̃, the number of equal report buckets of [−b, 1 + b] the aggregate counts (d unless given)."""
         return int(self._params["d_tilde"])
 
     @property
     def output_range(self) -> tuple[float, float]:
+        """(−b, 1 + b): the range of the reports (§5.1)."""
         return -self.b, 1.0 + self.b
 
     @property
@@ -706,6 +791,18 @@ class BoxChannel:
             self._bwd = self._fwd.T.tocsr()
 
     def dot(self, x: np.ndarray) -> np.ndarray:
+        """The distribution of the d + 2b report codes under the input histogram ``x`` (length d): M x.
+
+        Parameters
+        ----------
+        x : array_like
+            Frequency (or count) of each input code.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 of length d + 2b, summing to Σx.
+        """
         x = np.asarray(x, dtype=np.float64)
         if self.form == "band":
             out = self._fwd @ x
@@ -717,6 +814,18 @@ class BoxChannel:
         return out
 
     def tdot(self, r: np.ndarray) -> np.ndarray:
+        """The transposed product Mᵀ r: for input code i, q Σ_y r_y + (p − q) Σ of r over the codes i … i + 2b.
+
+        Parameters
+        ----------
+        r : array_like
+            A value per report code (length d + 2b).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 of length d.
+        """
         r = np.asarray(r, dtype=np.float64)
         if self.form == "band":
             out = self._bwd @ r
@@ -728,6 +837,7 @@ class BoxChannel:
         return out
 
     def dense(self) -> np.ndarray:
+        """M as a (d + 2b) × d float64 array: p where 0 ≤ y − i ≤ 2b, q elsewhere."""
         y = np.arange(self.d_tilde)[:, None]
         i = np.arange(self.d)[None, :]
         return np.where((y >= i) & (y <= i + 2 * self.b), self.p, self.q)
@@ -783,10 +893,12 @@ class DiscreteSquareWave(_WindowChannel):
 
     @property
     def b(self) -> int:
+        """The half-width b of the wave in codes (⌊b_MI·d⌋ unless given; 0 is GRR)."""
         return int(self._params["b"])
 
     @property
     def d_tilde(self) -> int:
+        """d + 2b, the number of report codes (§5.4)."""
         return self._d + 2 * self.b
 
     @property

@@ -311,6 +311,7 @@ class GeneralWave(SquareWave):
 
     @property
     def shape(self) -> str:
+        """The canonical shape name (:func:`parse_shape`): "square", "triangle" or "trapezoid:<r>"."""
         return str(self._params["shape"])
 
     @property
