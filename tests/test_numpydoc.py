@@ -23,6 +23,8 @@ PACKAGES = ("ldp.core", "ldp.evaluation", "ldp.maths", "ldp.privacy", "ldp.class
 MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimators.reconstruction",
            "ldp.estimators.blind", "ldp.mechanisms.memoization", "ldp.studies.deployments", "ldp.report_files",
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
+MODULES += ("ldp.mechanisms.numerical.binning", "ldp.mechanisms.numerical.hierarchy",
+            "ldp.mechanisms.numerical.square_wave", "ldp.mechanisms.numerical.waves")  # nd-num
 PACKAGES += ("ldp.mechanisms", "ldp.cli")  # nd-mech
 MODULES += ("ldp.studies.verdicts", "ldp.studies.mean_variance", "ldp.studies.vector_means",
             "ldp.studies.paper_figures", "ldp.studies.tradeoff", "ldp.studies.lecture")  # nd-studies2

@@ -76,7 +76,37 @@ SPLIT = Param("split", str, "how the layers share the privacy (§4.2): 'populati
 
 @MECHANISMS.register
 class HierarchicalHistogram(NumericalMechanism):
-    """HH in LDP (§4.2): users split uniformly over the h layers of a β-ary tree, one CFO report each."""
+    """HH in LDP (§4.2): users split uniformly over the h layers of a β-ary tree, one CFO report each.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user (in [1e-4, 50]): her one report's whole budget when dividing the
+        population, ε/h for each of her h reports when dividing the budget.
+    d : int
+        The number of equal input buckets of [0, 1], the leaves reconstructed (2 to 2^24; required); the tree has
+        D = β^h ≥ d leaves, h = ⌈log_β d⌉ ≥ 1, the last D − d padding.
+    branching : int, default 4
+        The branching factor β of the tree (2 to 64; the paper's experiments use 4, §6.1).
+    oracle : {"auto", "grr", "olh"}, default "auto"
+        The frequency oracle of every layer; "auto" takes, layer by layer, GRR while β^k < 3e^ε' + 2 and OLH
+        beyond (ε' the budget of one report) — §2.1's idealized variance comparison, not the closed forms
+        :func:`ldp.mechanisms.numerical.binning.choose_oracle` compares.
+    split : {"population", "budget"}, default "population"
+        How the layers share the privacy (§4.2): each user in one random layer with the whole ε, or in every
+        layer with ε/h (basic composition).
+
+    Raises
+    ------
+    InvalidInput
+        If ε, d or ``branching`` is outside its range, or ``oracle`` or ``split`` is not one of its choices.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §4.2 "Hierarchy-based Methods" (HH in LDP, "Difference from the
+    Centralized Setting") and §4.3 "HH-ADMM", Eq. (2) (the ``hh-admm`` reconstruction); Hay et al. [17] for the
+    constrained inference of ``hh-ci``.
+    """
 
     name: ClassVar[str] = "hh"
     display_name: ClassVar[str] = "Hierarchical histogram (HH)"
@@ -115,6 +145,7 @@ class HierarchicalHistogram(NumericalMechanism):
     # ----------------------------------------------------------------- structure
     @property
     def branching(self) -> int:
+        """β, the branching factor of the tree."""
         return self._beta
 
     @property
@@ -358,6 +389,24 @@ class HaarHRR(NumericalMechanism):
     frequency units), and the inverse transform F_left = (F_a + θ_a)/2, F_right = (F_a − θ_a)/2 from the
     root F = 1 gives the leaves. ``haar`` returns them as they are (consistent, may be negative: "not a valid
     distribution", §6.2); ``haar-ns`` applies Norm-Sub (§4.1) to make a distribution.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]): y is kept with probability e^ε/(e^ε + 1).
+    d : int
+        The number of equal input buckets of [0, 1], the leaves reconstructed (2 to 2^24; required); the binary
+        tree has D = 2^h ≥ d leaves, h = ⌈log₂ d⌉, the last D − d padding.
+
+    Raises
+    ------
+    InvalidInput
+        If ε or d is outside its range.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §4.2 "HaarHRR" (the Haar coefficient c_a = (C_l − C_r)/2^(h(a)/2),
+    one random layer, HRR with the 2^(h−ℓ) Hadamard matrix), after Kulkarni et al. [21].
     """
 
     name: ClassVar[str] = "haar-hrr"
@@ -380,10 +429,12 @@ class HaarHRR(NumericalMechanism):
 
     @property
     def height(self) -> int:
+        """h = ⌈log₂ d⌉: the number of Haar layers (heights 1..h) a user may report on."""
         return self._h
 
     @property
     def leaves(self) -> int:
+        """D = 2^h ≥ d leaves of the binary tree (the last D − d are padding, known empty)."""
         return self._leaves
 
     def coefficient_variance(self, n_layer: float) -> float:

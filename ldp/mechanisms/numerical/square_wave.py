@@ -92,6 +92,26 @@ def mutual_information_b(epsilon: float) -> float:
 
     For ε < 1 both numerator and e^ε − 1 − ε are summed as power series (Σ_{k≥2} (k−1) ε^k/k! and
     Σ_{k≥2} ε^k/k!), which avoids their cancellation; the limit at ε → 0 is 1/2.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+
+    Returns
+    -------
+    float
+        The half-width b in (0, 1/2), non-increasing in ε (≈ 0.256 at ε = 1, → 0 as ε → ∞).
+
+    Raises
+    ------
+    InvalidInput
+        If ε is not a finite positive number.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.3 "Choosing b" (the derivative of the bound of Eq. (4) set to 0);
+    §6.4, Figure 6, finds this b_SW among the best.
     """
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
@@ -111,7 +131,31 @@ def mutual_information_b(epsilon: float) -> float:
 def mutual_information_bound(epsilon: float, b: Any) -> np.ndarray:
     """§5.3, Eq. (4): the upper bound h(U) − h(Ṽ|V) = log((2b + 1)/(2b e^ε + 1)) + 2bε e^ε/(2b e^ε + 1) (nats) of the
     mutual information between SW's input and output, as a function of b; :func:`mutual_information_b` is its
-    maximum."""
+    maximum.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+    b : float or array_like
+        The half-width(s) b ≥ 0 of the square wave (b = 0 gives 0).
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        The bound in nats (≥ 0, as it bounds a mutual information from above), of b's shape; a numpy scalar for
+        a scalar b.
+
+    Raises
+    ------
+    InvalidInput
+        If ε is not a finite positive number, or a b is negative or not finite.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.3, Eq. (4) I(V, Ṽ) ≤ h(U) − h(Ṽ|V), with h(U) = log(2b + 1)
+    and h(Ṽ|V) = −(2bp log p + q log q).
+    """
     eps = float(epsilon)
     if not (math.isfinite(eps) and eps > 0):
         raise InvalidInput(f"ε must be a positive number, got {epsilon!r}")
@@ -123,12 +167,53 @@ def mutual_information_bound(epsilon: float, b: Any) -> np.ndarray:
 
 
 def discrete_b(epsilon: float, d: int) -> int:
-    """§5.4: the discrete SW's default half-width ⌊b_MI(ε) · d⌋ (an integer ≥ 0)."""
+    """§5.4: the discrete SW's default half-width ⌊b_MI(ε) · d⌋ (an integer ≥ 0).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0.
+    d : int
+        The size of the discrete input domain (the number of codes; not range-checked here).
+
+    Returns
+    -------
+    int
+        ⌊b_MI(ε)·d⌋, b_MI from :func:`mutual_information_b`; 0 (the discrete SW is then GRR) when b_MI·d < 1.
+
+    Raises
+    ------
+    InvalidInput
+        From :func:`mutual_information_b`, when ε is not a finite positive number.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.4 "Bucketize before randomize": "one can set b = ⌊b_MI·d⌋"
+    (the brackets are garbled in the text we have; we read them as the floor).
+    """
     return int(math.floor(mutual_information_b(epsilon) * int(d)))
 
 
 def square_wave_probabilities(epsilon: float, b: float) -> tuple[float, float]:
-    """(p, q) of the continuous SW (§5.2): p = e^ε / (2b e^ε + 1), q = 1 / (2b e^ε + 1)."""
+    """(p, q) of the continuous SW (§5.2): p = e^ε / (2b e^ε + 1), q = 1 / (2b e^ε + 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (not checked here).
+    b : float
+        The half-width b ≥ 0 of the wave's plateau (not checked here).
+
+    Returns
+    -------
+    tuple of float
+        (p, q): the output densities within b of the input and elsewhere on [−b, 1 + b]; p/q = e^ε and
+        2b·p + q = 1.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.2, Eq. (3) and the p, q below it; the minimum q of Lemma 2.
+    """
     e = math.exp(float(epsilon))
     denom = 2.0 * float(b) * e + 1.0
     return e / denom, 1.0 / denom
@@ -215,6 +300,26 @@ class SquareWaveChannel:
     M = q w̃ 1 1ᵀ + W: the constant part is applied through sums, the wave part W either as an explicit
     sparse band (narrow windows) or through the piecewise-quadratic antiderivatives (wide windows), both
     exact; see the module docstring.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (p/q = e^ε).
+    b : float
+        The half-width b > 0 of the wave; the report range is [−b, 1 + b].
+    d : int
+        The number of equal input buckets of [0, 1] (the columns of M).
+    d_tilde : int
+        The number of equal report buckets of [−b, 1 + b] (the rows of M).
+
+    The arguments are taken as given (the mechanism validates them); ``form`` records the product used,
+    ``"band"`` while ⌈(w + 2b)/w̃⌉ + 3 ≤ :data:`BAND_LIMIT` (32; w = 1/d, w̃ = (1 + 2b)/d̃), else
+    ``"antiderivative"``.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.5: M[j, i] = Pr[ṽ ∈ B̃_j | v uniform in B_i], the matrix EM
+    and EMS (Algorithm 1) multiply by.
     """
 
     def __init__(self, epsilon: float, b: float, d: int, d_tilde: int) -> None:
@@ -238,6 +343,18 @@ class SquareWaveChannel:
                                            gap * self.w_tilde / self.w)
 
     def dot(self, x: np.ndarray) -> np.ndarray:
+        """M x: the expected report-bucket mass of an input histogram.
+
+        Parameters
+        ----------
+        x : array_like
+            Mass per input bucket (length d: frequencies or counts).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, length d̃; it sums to Σx (M is column-stochastic).
+        """
         x = np.asarray(x, dtype=np.float64)
         if self.form == "band":
             out = self._fwd @ x
@@ -247,6 +364,18 @@ class SquareWaveChannel:
         return out
 
     def tdot(self, r: np.ndarray) -> np.ndarray:
+        """Mᵀ r, the product EM's E-step needs (r: report-bucket ratios n_j / (M x̂)_j).
+
+        Parameters
+        ----------
+        r : array_like
+            One number per report bucket (length d̃).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, length d: Σ_j M[j, i] r_j for each input bucket i.
+        """
         r = np.asarray(r, dtype=np.float64)
         if self.form == "band":
             out = self._bwd @ r
@@ -256,6 +385,7 @@ class SquareWaveChannel:
         return out
 
     def dense(self) -> np.ndarray:
+        """M itself, a new d̃ × d float64 array (:func:`transition_matrix`)."""
         return transition_matrix(self.epsilon, self.b, self.d, self.d_tilde)
 
 
@@ -269,7 +399,29 @@ def _band_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> sp.csr_matri
 
 
 def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndarray:
-    """The exact d̃ × d transition matrix of the continuous SW (§5.5), input uniform within its bucket."""
+    """The exact d̃ × d transition matrix of the continuous SW (§5.5), input uniform within its bucket.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε, which with b sets the densities p and q (:func:`square_wave_probabilities`).
+    b : float
+        The wave's half-width b > 0: reports lie in [−b, 1 + b].
+    d : int
+        How many equal buckets B_i of [0, 1] the inputs fall in (the columns).
+    d_tilde : int
+        How many equal buckets B̃_j of [−b, 1 + b] the reports are counted in (the rows).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (d_tilde, d): M[j, i] = q w̃ + (p − q)·d·A[j, i] (module docstring), columns summing to 1.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.5 (M[j, i], "assuming the input data fall uniformly at random
+    within bucket B_i") for the SW of Eq. (3).
+    """
     p, q = square_wave_probabilities(epsilon, b)
     rows, valid, area = _window_band(b, d, d_tilde)
     m = np.full((d_tilde, d), q * (1.0 + 2.0 * b) / d_tilde)
@@ -280,7 +432,42 @@ def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndar
 
 def channel_reconstruction(histogram: np.ndarray, channel: Any, method: str, epsilon: float, tol: float | None,
                            max_iter: int) -> Estimate:
-    """EM or EMS (§5.5) through a transition operator, as an :class:`Estimate` carrying the EM trace."""
+    """EM or EMS (§5.5) through a transition operator, as an :class:`Estimate` carrying the EM trace.
+
+    Parameters
+    ----------
+    histogram : numpy.ndarray
+        The report counts n_j per report bucket (length d̃).
+    channel : Channel or array_like
+        The d̃ × d transition matrix M or an operator with ``dot``/``tdot`` (:class:`SquareWaveChannel`,
+        :class:`BoxChannel`, a dense channel).
+    method : {"em", "ems"}
+        EM (Algorithm 1) or EMS (with the binomial smoothing step after every M-step).
+    epsilon : float
+        The privacy budget ε, used only for EM's default τ = 10⁻³·e^ε.
+    tol : float or None
+        The stopping threshold τ on the change of the log-likelihood; None takes the paper's τ
+        (:func:`ldp.maths.em.default_tolerance`: 10⁻³·e^ε for EM, 10⁻³ for EMS).
+    max_iter : int
+        The cap on the iterations.
+
+    Returns
+    -------
+    Estimate
+        The d input-bucket frequencies (a probability vector) under the estimator name ``method``, with
+        ``converged``, ``iterations``, the log-likelihood trace, a warning when the cap was hit, and the
+        diagnostics ``tol``, ``max_iter``, ``final_change``.
+
+    Raises
+    ------
+    InvalidInput
+        For an unknown method, a histogram that does not fit the channel, or a bad ``tol``/``max_iter``
+        (:func:`ldp.maths.em.expectation_maximization`).
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.5 (Algorithm 1, the EMS smoothing step) and §6.1 (τ).
+    """
     tau = default_tolerance(method, epsilon) if tol is None else tol
     x, trace = expectation_maximization(histogram, channel, smoothing=method == "ems", tol=tau, max_iter=max_iter)
     warnings = (trace.note,) if trace.note else ()
@@ -363,7 +550,32 @@ class _WindowChannel(NumericalMechanism):
 
 @MECHANISMS.register
 class SquareWave(_WindowChannel):
-    """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b]."""
+    """Square Wave, randomize before bucketize (§5.2–§5.4): real-valued reports in [−b, 1 + b].
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    d : int
+        The number of equal input buckets of [0, 1] reconstructed (2 to 2^24; required).
+    b : float, optional
+        The half-width of the wave's plateau, in (0, 10^6]; None (default) takes the mutual-information choice
+        :func:`mutual_information_b` (§5.3).
+    d_tilde : int, optional
+        The number of equal report buckets of [−b, 1 + b] the server counts (2 to 2^24); None (default) takes d,
+        as the paper's experiments do (§5.4).
+
+    Raises
+    ------
+    InvalidInput
+        If a parameter is outside its range, or if ε and b make the background density q fall below 2⁻⁴⁰ (double
+        precision cannot sample it; never with the default b).
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.2, Eq. (3) (the mechanism; Theorem 2: the GW of largest
+    Wasserstein distance), §5.3 (b), §5.4 "Randomize before bucketize", §5.5 (EM, Algorithm 1, and EMS).
+    """
 
     name: ClassVar[str] = "sw"
     display_name: ClassVar[str] = "Square Wave (SW)"
@@ -388,14 +600,17 @@ class SquareWave(_WindowChannel):
     # ----------------------------------------------------------------- parameters
     @property
     def b(self) -> float:
+        """The half-width b of the wave (the mutual-information choice of §5.3 unless given)."""
         return float(self._params["b"])
 
     @property
     def d_tilde(self) -> int:
+        """d̃, the number of equal report buckets of [−b, 1 + b] the aggregate counts (d unless given)."""
         return int(self._params["d_tilde"])
 
     @property
     def output_range(self) -> tuple[float, float]:
+        """(−b, 1 + b): the range of the reports (§5.1)."""
         return -self.b, 1.0 + self.b
 
     @property
@@ -536,7 +751,27 @@ class SquareWave(_WindowChannel):
 # ============================================================================================ discrete SW
 class BoxChannel:
     """The discrete SW transition matrix as an operator: M = q 1 1ᵀ + (p − q)·box, the box covering the
-    2b + 1 outputs i … i + 2b of input i; products by cumulative sums (wide boxes) or a sparse band."""
+    2b + 1 outputs i … i + 2b of input i; products by cumulative sums (wide boxes) or a sparse band.
+
+    Parameters
+    ----------
+    p : float
+        The probability of each of the 2b + 1 report codes within b of the input.
+    q : float
+        The probability of each other report code (p/q = e^ε; (2b + 1)p + (d − 1)q = 1 for a stochastic M).
+    b : int
+        The half-width b ≥ 0 of the box in codes.
+    d : int
+        The number of input codes; M is (d + 2b) × d.
+
+    The arguments are taken as given (the mechanism validates them); ``form`` is ``"band"`` while the box has
+    at most 32 codes (:data:`BAND_LIMIT`), else ``"cumsum"``.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.4 "Bucketize before randomize" (the discrete SW's
+    Pr[SW(v) = ṽ]) and §5.5 (the matrix M of EM/EMS).
+    """
 
     def __init__(self, p: float, q: float, b: int, d: int) -> None:
         self.p, self.q, self.b, self.d = float(p), float(q), int(b), int(d)
@@ -556,6 +791,18 @@ class BoxChannel:
             self._bwd = self._fwd.T.tocsr()
 
     def dot(self, x: np.ndarray) -> np.ndarray:
+        """The distribution of the d + 2b report codes under the input histogram ``x`` (length d): M x.
+
+        Parameters
+        ----------
+        x : array_like
+            Frequency (or count) of each input code.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 of length d + 2b, summing to Σx.
+        """
         x = np.asarray(x, dtype=np.float64)
         if self.form == "band":
             out = self._fwd @ x
@@ -567,6 +814,18 @@ class BoxChannel:
         return out
 
     def tdot(self, r: np.ndarray) -> np.ndarray:
+        """The transposed product Mᵀ r: for input code i, q Σ_y r_y + (p − q) Σ of r over the codes i … i + 2b.
+
+        Parameters
+        ----------
+        r : array_like
+            A value per report code (length d + 2b).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 of length d.
+        """
         r = np.asarray(r, dtype=np.float64)
         if self.form == "band":
             out = self._bwd @ r
@@ -578,6 +837,7 @@ class BoxChannel:
         return out
 
     def dense(self) -> np.ndarray:
+        """M as a (d + 2b) × d float64 array: p where 0 ≤ y − i ≤ 2b, q elsewhere."""
         y = np.arange(self.d_tilde)[:, None]
         i = np.arange(self.d)[None, :]
         return np.where((y >= i) & (y <= i + 2 * self.b), self.p, self.q)
@@ -585,7 +845,28 @@ class BoxChannel:
 
 @MECHANISMS.register
 class DiscreteSquareWave(_WindowChannel):
-    """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b)."""
+    """Square Wave on a discrete domain, bucketize before randomize (§5.4): integer reports in [0, d + 2b).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of each user's one report (in [1e-4, 50]).
+    d : int
+        The size of the discrete input domain: inputs are the codes 0 … d − 1 (2 to 2^24; required).
+    b : int, optional
+        The half-width of the wave in codes (0 to 2^24; 0 is GRR over the d codes); None (default) takes
+        ⌊b_MI·d⌋, :func:`discrete_b`.
+
+    Raises
+    ------
+    InvalidInput
+        If a parameter is outside its range.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD 2020), §5.4 "Bucketize before randomize": p = e^ε/((2b + 1)e^ε + d − 1),
+    q = 1/((2b + 1)e^ε + d − 1), output domain of d + 2b codes; §5.5 (EM/EMS).
+    """
 
     name: ClassVar[str] = "sw-discrete"
     display_name: ClassVar[str] = "Discrete Square Wave (SW, bucketize first)"
@@ -612,10 +893,12 @@ class DiscreteSquareWave(_WindowChannel):
 
     @property
     def b(self) -> int:
+        """The half-width b of the wave in codes (⌊b_MI·d⌋ unless given; 0 is GRR)."""
         return int(self._params["b"])
 
     @property
     def d_tilde(self) -> int:
+        """d + 2b, the number of report codes (§5.4)."""
         return self._d + 2 * self.b
 
     @property
