@@ -165,9 +165,9 @@ class FLH(FrequencyOracle):
     Parameters
     ----------
     epsilon : float
-        The privacy budget ε of one report (GRR on [g]).
+        The privacy budget ε of one report (GRR on [g] of the pool hash H_j(v)).
     d : int
-        The domain size (inputs are codes in [0, d)).
+        The number of values (codes in [0, d)); the server's hash matrix is k' × d.
     g : int, optional
         The hash range, 2 ≤ g < 2³²; None: OLH's default round(e^ε + 1), capped at 2¹⁶.
     pool : int, default 10000
