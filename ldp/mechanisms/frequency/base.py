@@ -51,8 +51,8 @@ def first_hit_success(pi_sorted: np.ndarray, hit: float, high: float, low: float
     -------
     float
         The expected maximum posterior weight, Σ_j (1 − hit)^(j−1) hit · max(high π_(j), low π_(1)) (with
-        high π_(1) for j = 1) + (1 − hit)^d · low · π_(1); the callers (UE, HR, LH) scale it into the Bayes
-        attacker's success probability of one report.
+        high π_(1) for j = 1) + (1 − hit)^d · low · π_(1): the Bayes attacker's success probability of one
+        unary-encoding report as it is; HR and seeded-hash LH multiply it by their hash range (2, g).
     """
     d = pi_sorted.shape[0]
     j = np.arange(1, d + 1)

@@ -72,11 +72,8 @@ class CountMeanSketch(FrequencyOracle):
     m : int, default 64
         The sketch width (hash range), in [2, 2¹⁶].
 
-    Raises
-    ------
-    InvalidInput
-        (From the estimate) when the k hashes into m cells leave the collision matrix too ill-conditioned
-        (condition number above 10⁸) to tell the d values apart.
+    The estimate (not the constructor) raises :class:`InvalidInput` when the k hashes into m cells leave the
+    collision matrix too ill-conditioned (condition number above 10⁸) to tell the d values apart.
 
     References
     ----------

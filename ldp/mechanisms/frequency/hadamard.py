@@ -40,7 +40,7 @@ class HR(FrequencyOracle):
     References
     ----------
     Lecture, "Hadamard Response" (BLH with Hadamard rows as hash functions) and Table 1 (BLH column:
-    Var[c̃(i)]/n = (e^ε + 1)²/(e^ε − 1)²); consistency paper, §III ("Hadamard Response … similar to OLH with
+    Var[c̃(i)]/n = (e^ε + 1)²/(e^ε − 1)²); consistency paper, §III-C ("Hadamard Response … similar to OLH with
     g = 2"); Acharya, Sun, Zhang, "Hadamard Response" (AISTATS 2019).
     """
 

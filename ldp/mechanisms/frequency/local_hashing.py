@@ -93,7 +93,8 @@ def collision_probability(prime: int, g: int) -> float:
     Returns
     -------
     float
-        The collision probability c, slightly below 1/g (it tends to 1/g as P grows); LH's exact
+        The collision probability c, below 1/g when P ≥ g (the default prime; it tends to 1/g as P grows) and 0
+        when P < g; LH's exact
         q* = p c + q (1 − c).
 
     References
