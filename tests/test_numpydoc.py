@@ -25,6 +25,13 @@ MODULES = ("ldp.estimators.consistency", "ldp.estimators.wiener", "ldp.estimator
            "ldp.estimators.base", "ldp.estimators.ibu", "ldp.simulation", "ldp.engines")
 MODULES += ("ldp.mechanisms.numerical.binning", "ldp.mechanisms.numerical.hierarchy",
             "ldp.mechanisms.numerical.square_wave", "ldp.mechanisms.numerical.waves")  # nd-num
+MODULES += ("ldp.mechanisms.frequency.base", "ldp.mechanisms.frequency.bitflip",
+            "ldp.mechanisms.frequency.count_mean_sketch", "ldp.mechanisms.frequency.fast_local_hashing",
+            "ldp.mechanisms.frequency.grr", "ldp.mechanisms.frequency.hadamard",
+            "ldp.mechanisms.frequency.histogram_encoding", "ldp.mechanisms.frequency.local_hashing",
+            "ldp.mechanisms.frequency.rappor", "ldp.mechanisms.frequency.sampling",
+            "ldp.mechanisms.frequency.subset_selection", "ldp.mechanisms.frequency.unary",
+            "ldp.mechanisms.frequency.xxh32")  # nd-freq
 PACKAGES += ("ldp.mechanisms", "ldp.cli")  # nd-mech
 MODULES += ("ldp.studies.verdicts", "ldp.studies.mean_variance", "ldp.studies.vector_means",
             "ldp.studies.paper_figures", "ldp.studies.tradeoff", "ldp.studies.lecture")  # nd-studies2

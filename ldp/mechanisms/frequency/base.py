@@ -34,7 +34,26 @@ EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (second s
 def first_hit_success(pi_sorted: np.ndarray, hit: float, high: float, low: float) -> float:
     """E[max over a random support set S] for the Bayes attacker when each value is in S independently with
     probability ``hit``: the best candidate is π_(J)·high for the first sorted value J in S, or π_(1)·low when
-    value 1 is not in S. Returns Σ_j Pr[J=j] max(·) + Pr[S empty]·low·π_(1)."""
+    value 1 is not in S. Returns Σ_j Pr[J=j] max(·) + Pr[S empty]·low·π_(1).
+
+    Parameters
+    ----------
+    pi_sorted : numpy.ndarray
+        The attacker's prior π over the d values, sorted in decreasing order (π_(1) ≥ π_(2) ≥ …), shape (d,).
+    hit : float
+        The probability, in [0, 1], that a value is in the support set S (independently of the others).
+    high : float
+        The likelihood factor of a candidate inside S (the attacker's guess scores π·high there).
+    low : float
+        The likelihood factor of a value outside S (used for π_(1) when the top value is not in S).
+
+    Returns
+    -------
+    float
+        The expected maximum posterior weight, Σ_j (1 − hit)^(j−1) hit · max(high π_(j), low π_(1)) (with
+        high π_(1) for j = 1) + (1 − hit)^d · low · π_(1): the Bayes attacker's success probability of one
+        unary-encoding report as it is; HR and seeded-hash LH multiply it by their hash range (2, g).
+    """
     d = pi_sorted.shape[0]
     j = np.arange(1, d + 1)
     prob_first = (1 - hit) ** (j - 1) * hit
@@ -54,6 +73,26 @@ class FrequencyOracle(Mechanism):
     A subclass implements ``_probabilities`` (p*, q*), ``_perturb``, ``_validate_reports``,
     ``_support_counts`` and ``_sample_counts`` (the fast engine), and for small domains ``_output_count`` and
     ``_channel``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε > 0 of one report (ε∞, the memoized step's, for a longitudinal oracle).
+    d : int, optional
+        The domain size (inputs are codes in [0, d)); None: the domain parameter's default.
+    **params
+        The subclass's ``extra_parameters`` (and ``epsilon_1`` for a longitudinal oracle), validated against their
+        declared ranges.
+
+    Raises
+    ------
+    InvalidInput
+        When the parameters give p* ≤ q* (no information), or an ε whose report probabilities fall below 2⁻⁴⁰
+        (not representable by double-precision sampling).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §2.2 Definition 2 (pure LDP: p*, q*) and §2.3 Eq. (2) (matrix inversion).
     """
 
     kind: ClassVar[str] = "frequency"

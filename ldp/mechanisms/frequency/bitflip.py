@@ -46,7 +46,27 @@ DKY_PAPER = "Ding, Kulkarni, Yekhanin — Collecting Telemetry Data Privately, N
 
 @MECHANISMS.register
 class DBitFlip(FrequencyOracle):
-    """dBitFlip (module docstring): d' sampled buckets with one randomized bit each; d' = 1 is 1BitFlip."""
+    """dBitFlip (module docstring): d' sampled buckets with one randomized bit each; d' = 1 is 1BitFlip.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε: each bit is randomized with h = e^{ε/2}; with d' = 1 a report spends only ε/2.
+    d : int
+        The number of buckets k = d (inputs are codes in [0, d)).
+    d_prime : int, optional
+        d', the number of distinct buckets each user samples, in [1, d]; None: 1 (1BitFlip).
+
+    Raises
+    ------
+    InvalidInput
+        When d' exceeds d.
+
+    References
+    ----------
+    Ding, Kulkarni, Yekhanin, "Collecting Telemetry Data Privately" (NeurIPS 2017), §3 (dBitFlip and its
+    estimator); the exact variance is derived in the module docstring.
+    """
 
     name = "dbitflip"
     display_name = "dBitFlip (Microsoft telemetry)"

@@ -59,7 +59,27 @@ APPLE_PAPER = "Apple Differential Privacy Team — Learning with Privacy at Scal
 
 class CountMeanSketch(FrequencyOracle):
     """Shared parts of CMS and HCMS (module docstring): k public hashes into m cells, a k × m sketch as the aggregate,
-    the collision matrix inverted by the mechanism's own estimate."""
+    the collision matrix inverted by the mechanism's own estimate.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report.
+    d : int
+        The domain size (inputs are codes in [0, d)); the collision matrix is d × d.
+    k : int, default 16
+        The number of public hash functions h_j(v) = XXH32(str(v), seed=j) mod m (sketch rows), in [1, 2¹⁶].
+    m : int, default 64
+        The sketch width (hash range), in [2, 2¹⁶].
+
+    The estimate (not the constructor) raises :class:`InvalidInput` when the k hashes into m cells leave the
+    collision matrix too ill-conditioned (condition number above 10⁸) to tell the d values apart.
+
+    References
+    ----------
+    Apple Differential Privacy Team, "Learning with Privacy at Scale" (2017), Algorithms 1–4 (client and sketch
+    construction); the collision-inverting estimate and its variance are derived in the module docstring.
+    """
 
     pure = False
     report_format = ""
@@ -175,7 +195,39 @@ def paper_variance(name: str, epsilon: float, k: int, m: int, n: int, counts_v: 
 def sketch_tradeoff(name: str, epsilon: float, counts: Any, widths: Any, k: int = 16) -> np.ndarray:
     """The paper's mean squared error of the frequency estimates (averaged over values and over random hashes) of
     ``counts`` (users per value) for each sketch width m in ``widths``: collisions (terms in 1/m) against the
-    (m/(m − 1))² inflation and, for HCMS, the noise of one Hadamard coefficient. ``name`` is "cms" or "hcms"."""
+    (m/(m − 1))² inflation and, for HCMS, the noise of one Hadamard coefficient. ``name`` is "cms" or "hcms".
+
+    Parameters
+    ----------
+    name : {"cms", "hcms"}
+        Which sketch.
+    epsilon : float
+        The privacy budget ε (not validated here).
+    counts : array_like
+        Users per value, a non-empty 1-D vector of non-negative numbers with a positive sum n.
+    widths : array_like
+        The sketch widths m to evaluate, integers ≥ 2 (HCMS's need not be powers of 2 here: the formula is
+        evaluated as it stands).
+    k : int, default 16
+        The number of hash functions.
+
+    Returns
+    -------
+    numpy.ndarray
+        One mean squared error per width (float64, shape (len(widths),)), in frequency units: the module
+        docstring's random-hash variance (including the shared-hash term Σ_{u≠v} n_u²) averaged over the d
+        values, divided by n².
+
+    Raises
+    ------
+    InvalidInput
+        When ``name`` is neither "cms" nor "hcms", ``counts`` is not such a vector, or a width is below 2.
+
+    References
+    ----------
+    Apple Differential Privacy Team, "Learning with Privacy at Scale" (2017), Algorithms 1–4 (the sketches and the
+    paper's count estimate); the variance formulas are derived in the module docstring.
+    """
     if name not in ("cms", "hcms"):
         raise InvalidInput(f"sketch_tradeoff: name must be 'cms' or 'hcms', got {name!r}")
     c = np.asarray(counts, dtype=np.float64)
@@ -198,7 +250,24 @@ def _c_cms(epsilon: float) -> tuple[float, float]:
 
 @MECHANISMS.register
 class CMS(CountMeanSketch):
-    """Apple's count-mean sketch (module docstring): reports 'j b₁ … b_m' (b = 1 for +1)."""
+    """Apple's count-mean sketch (module docstring): reports 'j b₁ … b_m' (b = 1 for +1).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε; each of the m ±1 entries is flipped with probability 1/(1 + e^{ε/2}).
+    d : int
+        The domain size (inputs are codes in [0, d)).
+    k : int, default 16
+        The number of public hashes, in [1, 2¹⁶]; a report names one of them.
+    m : int, default 64
+        The sketch width and report length, in [2, 2¹⁶].
+
+    References
+    ----------
+    Apple Differential Privacy Team, "Learning with Privacy at Scale" (2017), Algorithms 1–4 (CMS client and
+    sketch, c_ε = (e^{ε/2} + 1)/(e^{ε/2} − 1)).
+    """
 
     name = "cms"
     display_name = "CMS (Apple count-mean sketch)"
@@ -310,7 +379,29 @@ class CMS(CountMeanSketch):
 
 @MECHANISMS.register
 class HCMS(CountMeanSketch):
-    """Apple's Hadamard count-mean sketch (module docstring): reports 'j l y' (y = 1 for −1); m a power of 2."""
+    """Apple's Hadamard count-mean sketch (module docstring): reports 'j l y' (y = 1 for −1); m a power of 2.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε; the one Hadamard coefficient is sent as it is with probability e^ε/(e^ε + 1).
+    d : int
+        The number of values (codes in [0, d)).
+    k : int, default 16
+        How many public hash functions there are (sketch rows), 1 to 2¹⁶.
+    m : int, default 64
+        The sketch width, a power of 2 in [2, 2¹⁶] (the Hadamard transform's size).
+
+    Raises
+    ------
+    InvalidInput
+        When m is not a power of 2.
+
+    References
+    ----------
+    Apple Differential Privacy Team, "Learning with Privacy at Scale" (2017), Algorithms 1–4 (HCMS client and
+    sketch, c'_ε = (e^ε + 1)/(e^ε − 1)).
+    """
 
     name = "hcms"
     display_name = "HCMS (Apple Hadamard count-mean sketch)"

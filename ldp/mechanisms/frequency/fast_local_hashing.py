@@ -52,7 +52,28 @@ MAX_CONDITION = 1e8
 
 @functools.lru_cache(maxsize=8)
 def pool_hash_matrix(pool: int, d: int, g: int) -> np.ndarray:
-    """H[j, v] = XXH32(str(v), seed=j) mod g for the pool's k' functions (read-only k' × d array)."""
+    """H[j, v] = XXH32(str(v), seed=j) mod g for the pool's k' functions (read-only k' × d array).
+
+    Cached (the 8 most recent pools); computed in blocks of about 2²² cells.
+
+    Parameters
+    ----------
+    pool : int
+        k', the number of hash functions (XXH32 seeds 0 … k' − 1).
+    d : int
+        The domain size (values 0 … d − 1 are hashed).
+    g : int
+        The hash range, 2 ≤ g < 2³².
+
+    Returns
+    -------
+    numpy.ndarray
+        The read-only int64 array H of shape (k', d), entries in [0, g).
+
+    References
+    ----------
+    Cormode, Maddock, Maple (VLDB 2021), §4.3 (FLH's precomputed hash matrix).
+    """
     rows = max(1, (1 << 22) // max(1, d))
     out = np.empty((pool, d), dtype=np.int64)
     values = np.arange(d, dtype=np.int64)[None, :]
@@ -74,7 +95,30 @@ def _pair_blocks(hashes: np.ndarray):
 
 @functools.lru_cache(maxsize=8)
 def pool_collisions(pool: int, d: int, g: int) -> np.ndarray:
-    """K[u, w] = (1/k')·#{j : H_j(u) = H_j(w)} (read-only d × d; K[u, u] = 1)."""
+    """K[u, w] = (1/k')·#{j : H_j(u) = H_j(w)} (read-only d × d; K[u, u] = 1).
+
+    Cached like :func:`pool_hash_matrix`; costs O(k'·d²) once, in blocks of ``PAIR_BLOCK_CELLS`` cells.
+
+    Parameters
+    ----------
+    pool : int
+        k', the number of hash functions in the pool.
+    d : int
+        The domain size.
+    g : int
+        The hash range.
+
+    Returns
+    -------
+    numpy.ndarray
+        The read-only symmetric float64 collision matrix K, shape (d, d), entries in [0, 1] with a unit
+        diagonal; a user holding v supports u with probability q + (p − q)·K[v, u] (module docstring).
+
+    References
+    ----------
+    Cormode, Maddock, Maple (VLDB 2021), §4.3 (FLH); the exact-channel derivation is this module's docstring
+    (the paper assumes K[v, u] = 1/g off the diagonal).
+    """
     total = np.zeros((d, d))
     for eq in _pair_blocks(pool_hash_matrix(pool, d, g)):
         total += eq.sum(axis=0)
@@ -84,7 +128,29 @@ def pool_collisions(pool: int, d: int, g: int) -> np.ndarray:
 
 
 def inverse_collisions(collisions: np.ndarray, name: str, what: str, remedy: str) -> np.ndarray:
-    """K⁻¹, refusing a collision matrix too ill-conditioned to tell the values apart (``what`` cannot …; ``remedy``)."""
+    """K⁻¹, refusing a collision matrix too ill-conditioned to tell the values apart (``what`` cannot …; ``remedy``).
+
+    Parameters
+    ----------
+    collisions : numpy.ndarray
+        The square collision matrix K, shape (d, d) (FLH's :func:`pool_collisions`, CMS's sketch collisions).
+    name : str
+        The mechanism's name, which starts the error message.
+    what : str
+        What cannot tell the values apart, for the message (e.g. "a pool of 10 hash functions").
+    remedy : str
+        What the user can do about it, for the message (e.g. a larger pool).
+
+    Returns
+    -------
+    numpy.ndarray
+        K⁻¹, float64 of shape (d, d).
+
+    Raises
+    ------
+    InvalidInput
+        When the condition number of K exceeds ``MAX_CONDITION`` = 10⁸.
+    """
     if np.linalg.cond(collisions) > MAX_CONDITION:
         raise InvalidInput(f"{name}: {what} cannot tell {collisions.shape[0]} values apart (the collision matrix is "
                            f"singular); {remedy}")
@@ -94,7 +160,29 @@ def inverse_collisions(collisions: np.ndarray, name: str, what: str, remedy: str
 @MECHANISMS.register
 class FLH(FrequencyOracle):
     """Fast local hashing: OLH with the hash drawn from a fixed public pool of k' XXH32 functions (see the module
-    docstring): reports 'y j', counting in O(k'·d), the pool's exact channel inverted by the server."""
+    docstring): reports 'y j', counting in O(k'·d), the pool's exact channel inverted by the server.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (GRR on [g] of the pool hash H_j(v)).
+    d : int
+        The number of values (codes in [0, d)); the server's hash matrix is k' × d.
+    g : int, optional
+        The hash range, 2 ≤ g < 2³²; None: OLH's default round(e^ε + 1), capped at 2¹⁶.
+    pool : int, default 10000
+        k', the number of hash functions in the public pool (XXH32 seeds 0 … k' − 1), in [1, 2²⁰].
+
+    Raises
+    ------
+    InvalidInput
+        When g ≥ 2³² (XXH32 digests are 32-bit).
+
+    References
+    ----------
+    Cormode, Maddock, Maple, "Frequency Estimation under Local Differential Privacy" (VLDB 2021), §4.3 (FLH);
+    consistency paper, §III-B, Eq. (2) (OLH's estimate, which FLH's tends to as k' → ∞).
+    """
 
     name = "flh"
     display_name = "FLH (fast local hashing)"

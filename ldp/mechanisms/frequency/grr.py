@@ -17,13 +17,53 @@ __all__ = ["GRR", "grr_probabilities", "grr_randomize", "grr_sample_counts"]
 
 
 def grr_probabilities(epsilon: float, k: int) -> tuple[float, float]:
-    """Eq. (4) of the IBU paper: p = e^ε/(e^ε + k − 1), q = 1/(e^ε + k − 1)."""
+    """Eq. (4) of the IBU paper: p = e^ε/(e^ε + k − 1), q = 1/(e^ε + k − 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε (not validated here; the callers validate it).
+    k : int
+        The size of the domain GRR runs on (d for GRR, the hash range g for local hashing), k ≥ 2.
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)``: the probability of reporting the true value and of reporting one given other value
+        (p + (k − 1) q = 1, p/q = e^ε).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Generalized Randomized Response (GRR)", Eq. (4); the lecture's
+    "Generalized Random Response (Direct Encoding)".
+    """
     e = math.exp(epsilon)
     return e / (e + k - 1), 1.0 / (e + k - 1)
 
 
 def grr_randomize(values: np.ndarray, p: float, k: int, rng: RandomSource) -> np.ndarray:
-    """Keep each value with probability p, else replace it by a uniform *other* value of [0, k)."""
+    """Keep each value with probability p, else replace it by a uniform *other* value of [0, k).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The inputs, integer codes in [0, k), shape (n,) (not validated here).
+    p : float
+        The probability of keeping a value; each other value is then reported with (1 − p)/(k − 1).
+    k : int
+        The domain size.
+    rng : RandomSource
+        A numpy ``Generator`` or :class:`~ldp.core.randomness.SecureRandom`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The reports, integers in [0, k), same shape as ``values``.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 Eq. (4) (the GRR obfuscation).
+    """
     keep = bernoulli(rng, p, values.shape[0])
     shift = rng.integers(1, k, size=values.shape[0]) if k > 1 else np.zeros_like(values)
     return np.where(keep, values, (values + shift) % k)
@@ -35,6 +75,25 @@ def grr_sample_counts(true_counts: np.ndarray, p: float, q: float, rng: np.rando
     Row v of the GRR channel is (p − q)·δ_v + (k q)·Uniform(D) with k q + p − q = 1: each user tells
     the truth with probability λ = p − q and otherwise reports a uniform value (possibly its own).
     So the counts are Binomial(n_v, λ) truth-tellers plus one Multinomial(n − Σ, uniform).
+
+    Parameters
+    ----------
+    true_counts : numpy.ndarray
+        n_v, the number of users holding each value, non-negative integers, shape (k,).
+    p, q : float
+        GRR's probabilities of reporting the true value and one given other value (:func:`grr_probabilities`).
+    rng : numpy.random.Generator
+        The generator the binomial and multinomial draws come from.
+
+    Returns
+    -------
+    numpy.ndarray
+        The reported-value histogram C (float64, shape (k,), summing to n), distributed exactly as the counts
+        of n users' GRR reports.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 Eq. (4) (the channel sampled here).
     """
     c = np.asarray(true_counts, dtype=np.int64)
     k = c.shape[0]
@@ -47,7 +106,20 @@ def grr_sample_counts(true_counts: np.ndarray, p: float, q: float, rng: np.rando
 @MECHANISMS.register
 class GRR(FrequencyOracle):
     """Generalized randomized response (direct encoding, k-RR): report the true value with
-    probability p, otherwise a uniformly random other value."""
+    probability p, otherwise a uniformly random other value.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report.
+    d : int
+        The domain size k (inputs and reports are codes in [0, d)).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 Eq. (4) (p = p*, q = q*, S(y) = {y}); lecture, Table 1 (DE column:
+    Var[c̃(i)]/n = (d − 2 + e^ε)/(e^ε − 1)²).
+    """
     mga_studied: ClassVar[bool] = True
     browser_client: ClassVar[bool] = True
 

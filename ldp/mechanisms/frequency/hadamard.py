@@ -27,7 +27,22 @@ class HR(FrequencyOracle):
     K × K Sylvester–Hadamard matrix (K = 2^⌈log₂ d⌉), hashes v to the bit parity(j AND v) and
     reports (j, GRR₂(bit)). For v ≠ v' the bits agree for exactly half of the rows, so HR is pure
     with p* = e^ε/(e^ε+1) and q* = 1/2, and the server counts all supports with one fast
-    Walsh–Hadamard transform in O(n + K log K)."""
+    Walsh–Hadamard transform in O(n + K log K).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (GRR on the hashed bit).
+    d : int
+        The domain size (inputs are codes in [0, d)); the row index j ranges over [0, K), K = 2^⌈log₂ d⌉ (at
+        least 2).
+
+    References
+    ----------
+    Lecture, "Hadamard Response" (BLH with Hadamard rows as hash functions) and Table 1 (BLH column:
+    Var[c̃(i)]/n = (e^ε + 1)²/(e^ε − 1)²); consistency paper, §III-C ("Hadamard Response … similar to OLH with
+    g = 2"); Acharya, Sun, Zhang, "Hadamard Response" (AISTATS 2019).
+    """
 
     name = "hr"
     display_name = "HR (Hadamard response)"
@@ -152,6 +167,22 @@ class HadamardMechanism(HR):
     ``use_optimal_t`` takes ⌈log₂(e^ε + 1)⌉ instead, which is 2 at ε = 1, where t = 2 has an 18 % larger variance).
     For t > 1 a report supports values with up to t agreeing bits, so the mechanism is not pure (IBU and the Wiener
     family need t = 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (GRR over the 2^t sign patterns).
+    d : int
+        The domain size (inputs are codes in [0, d)); rows are drawn from [0, K), K = 2^⌈log₂ d⌉.
+    t : int, optional
+        The number of Hadamard coefficients per report, in [1, ``T_MAX`` = 16]; None: the t minimising the
+        paper's variance (e^ε + 2^t − 1)²/t (computed at min(ε, 30)).
+
+    References
+    ----------
+    Cormode, Maddock, Maple, "Frequency Estimation under Local Differential Privacy" (VLDB 2021), §4.4 (the
+    Hadamard mechanism and its variance (e^ε + 2^t − 1)²/(t (e^ε − 1)²)); the exact variance at any f is
+    derived above.
     """
 
     name = "hadamard"

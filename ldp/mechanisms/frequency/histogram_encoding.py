@@ -44,7 +44,21 @@ class SHE(FrequencyOracle):
     report is computed from k alone, so the floating-point side channel stays closed; the sampler
     (``ldp.core.randomness.discrete_laplace``) realises every probability to a relative 2⁻²⁰.
     Each coordinate's noise has variance 2a/(1 − a)²·δ² (``noise_variance``) = 8/ε² − δ²/6 + O(δ⁴ε²), the
-    exact value every variance method uses (the lecture's 8/ε² stays ``lecture_variance``)."""
+    exact value every variance method uses (the lecture's 8/ε² stays ``lecture_variance``).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (the Laplace scale is b = 2/ε).
+    d : int
+        The domain size: inputs are codes in [0, d) and a report is a vector of d grid values.
+
+    References
+    ----------
+    Lecture, "Laplacian (Gaussian)" (histogram encoding, sensitivity 2) and Table 1 (SHE column:
+    Var[c̃(i)]/n = 8/ε²); IBU vs matrix inversion paper, §3.1 "Thresholding with Histogram Encoding (THE)"
+    (HE: y_i = v_i + Lap(2/ε), summed: SHE, not pure).
+    """
 
     name = "she"
     display_name = "SHE"

@@ -62,11 +62,46 @@ __all__ = ["ATTACK_BATCH_CELLS", "ATTACK_BATCH_FUNCTIONS", "ATTACK_EXACT_CELLS",
 
 
 def residue_class_sizes(prime: int, g: int) -> np.ndarray:
-    """m_y = #{r in [0, P): r mod g = y} for y in [0, g)."""
+    """m_y = #{r in [0, P): r mod g = y} for y in [0, g).
+
+    Parameters
+    ----------
+    prime : int
+        The modulus P of the Carter–Wegman family.
+    g : int
+        The hash range.
+
+    Returns
+    -------
+    numpy.ndarray
+        The class sizes m_y, int64 of shape (g,): ⌊P/g⌋ + 1 for y < P mod g, ⌊P/g⌋ otherwise (summing to P).
+    """
     return prime // g + (np.arange(g) < prime % g).astype(np.int64)
 
 
 def collision_probability(prime: int, g: int) -> float:
+    """c = Σ_y m_y (m_y − 1)/(P (P − 1)): the probability that H_{a,b}(v) = H_{a,b}(v') for v ≠ v' over the
+    Carter–Wegman family (the module docstring's derivation; the same for every pair of values).
+
+    Parameters
+    ----------
+    prime : int
+        The prime P of the family (P ≥ 2).
+    g : int
+        The hash range.
+
+    Returns
+    -------
+    float
+        The collision probability c, below 1/g when P ≥ g (the default prime; it tends to 1/g as P grows) and 0
+        when P < g; LH's exact
+        q* = p c + q (1 − c).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (its q* = 1/g is this c's ideal-hash limit; the exact
+    c for the Carter–Wegman family is derived in the module docstring).
+    """
     m = residue_class_sizes(prime, g).astype(np.float64)
     return float((m * (m - 1)).sum() / (prime * (prime - 1)))
 
@@ -78,7 +113,31 @@ MGA_HASH_CELLS = 1 << 23
 
 
 def cw_hash(a: np.ndarray, b: np.ndarray, v: np.ndarray, prime: int, g: int) -> np.ndarray:
-    """H_{a,b}(v) = ((a v + b) mod P) mod g, vectorized (int64; a v < 2^63 for P < 2^31)."""
+    """H_{a,b}(v) = ((a v + b) mod P) mod g, vectorized (int64; a v < 2^63 for P < 2^31).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        Multipliers in [1, P) (int64), broadcast against ``b`` and ``v``.
+    b : numpy.ndarray
+        Offsets in [0, P) (int64).
+    v : numpy.ndarray
+        Values, non-negative integers below P (int64).
+    prime : int
+        The prime P < 2³¹.
+    g : int
+        The hash range.
+
+    Returns
+    -------
+    numpy.ndarray
+        The hashes in [0, g), int64, of the broadcast shape of ``a``, ``b`` and ``v``.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (a universal family H : D → [g]; Carter–Wegman is our
+    choice, see the module docstring).
+    """
     return ((a * v + b) % prime) % g
 
 
@@ -137,7 +196,31 @@ def cw_attack_gain(values: np.ndarray, weights: np.ndarray, prime: int, g: int) 
     function × value cells and ``ATTACK_EXACT_FUNCTIONS`` functions), else the Monte Carlo standard error of
     uniformly sampled functions (a fixed stream keyed by P and g, so the answer is reproducible), sampled
     until the 95 % half-width is below ``ATTACK_TOLERANCE``; a warning says so if ``ATTACK_MAX_CELLS``
-    cells do not get there."""
+    cells do not get there.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The candidate values v_1, v_2, … in the attacker's order (int64, shape (k,), below P): a value scores only
+        if no earlier value of the list hashes to its bucket.
+    weights : numpy.ndarray
+        The weight w_j of each value (float, shape (k,)), e.g. the attacker's sorted prior.
+    prime : int
+        The prime P of the family.
+    g : int
+        The hash range.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, standard_error)``: E_f[X_f] with X_f = Σ_j w_j·1[H_f(v_j) is a new bucket], and its standard
+        error (0.0 when every function was enumerated).
+
+    Warns
+    -----
+    UserWarning
+        When the Monte Carlo half-width stays above ``ATTACK_TOLERANCE`` after ``ATTACK_MAX_CELLS`` cells.
+    """
     functions = prime * (prime - 1)
     k = max(1, values.shape[0])
     if functions * k <= ATTACK_EXACT_CELLS and functions <= ATTACK_EXACT_FUNCTIONS:
@@ -188,7 +271,20 @@ _MIX_STEPS = ((np.uint64(30), _MIX1), (np.uint64(27), _MIX2), (np.uint64(31), No
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finalizer (a bijection of uint64 with full avalanche), wrapping arithmetic."""
+    """SplitMix64's finalizer (a bijection of uint64 with full avalanche), wrapping arithmetic.
+
+    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9; x ^= x >> 27; x *= 0x94D049BB133111EB; x ^= x >> 31.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The 64-bit words to mix, any shape (converted to a uint64 copy; the input is not modified).
+
+    Returns
+    -------
+    numpy.ndarray
+        The mixed words, uint64, same shape as ``x``.
+    """
     x = np.array(x, dtype=np.uint64)
     t = np.empty_like(x)
     with np.errstate(over="ignore"):
@@ -202,7 +298,27 @@ def mix64(x: np.ndarray) -> np.ndarray:
 
 def mix64_hash(values: np.ndarray, seeds: np.ndarray, g: int) -> np.ndarray:
     """H_s(v) = mix64(v·φ xor s) mod g (int64) for broadcastable 64-bit integers v (int64 codes or uint64 values,
-    read as their 64 bits) and seeds s."""
+    read as their 64 bits) and seeds s.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The values v, int64 codes or uint64 integers (any 64-bit pattern), broadcast against ``seeds``.
+    seeds : numpy.ndarray
+        The seeds s (read as their 64 bits).
+    g : int
+        The hash range, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        The hashes in [0, g), int64, of the broadcast shape.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (any hash family H : D → [g]: the report is GRR on
+    [g] of the hash, so ε-LDP holds whatever the hash); mix64 itself is our choice (module docstring).
+    """
     v = np.asarray(values).astype(np.uint64)
     with np.errstate(over="ignore"):
         mixed = mix64((v * _GOLDEN) ^ np.asarray(seeds).astype(np.uint64))
@@ -212,7 +328,30 @@ def mix64_hash(values: np.ndarray, seeds: np.ndarray, g: int) -> np.ndarray:
 def mix64_candidate_counts(y: np.ndarray, seeds: np.ndarray, candidates: np.ndarray, g: int,
                            block_cells: int = MIX64_BLOCK_CELLS) -> np.ndarray:
     """C(c) = #{i : H_{s_i}(c) = y_i} for each candidate c (64-bit integers), a cache-sized block of users ×
-    candidates at a time (the hash of :func:`mix64_hash`, computed in place)."""
+    candidates at a time (the hash of :func:`mix64_hash`, computed in place).
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        The reported (randomized) hash values, one per user, shape (n,).
+    seeds : numpy.ndarray
+        The users' hash seeds, shape (n,).
+    candidates : numpy.ndarray
+        The values c to count supports for (int64 codes or uint64 integers; flattened).
+    g : int
+        The hash range.
+    block_cells : int, default ``MIX64_BLOCK_CELLS`` (2¹⁶)
+        Users × candidates per block (memory and cache bound; the result does not depend on it).
+
+    Returns
+    -------
+    numpy.ndarray
+        The support counts C(c), int64 of shape (number of candidates,); zeros when there are no users.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)": S_LH(⟨H, y⟩) = {v | H(v) = y}, counted for Eq. (2).
+    """
     n = int(np.asarray(seeds).shape[0])
     with np.errstate(over="ignore"):
         cands = np.asarray(candidates).astype(np.uint64).ravel() * _GOLDEN
@@ -245,7 +384,32 @@ def mix64_candidate_counts(y: np.ndarray, seeds: np.ndarray, candidates: np.ndar
 
 def cw_candidate_counts(a: np.ndarray, b: np.ndarray, y: np.ndarray, candidates: np.ndarray, prime: int, g: int,
                         block_cells: int = MIX64_BLOCK_CELLS) -> np.ndarray:
-    """C(c) = #{i : H_{a_i,b_i}(c) = y_i} for each candidate c in [0, P), a block of users × candidates at a time."""
+    """C(c) = #{i : H_{a_i,b_i}(c) = y_i} for each candidate c in [0, P), a block of users × candidates at a time.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        The users' Carter–Wegman parameters (int64, shape (n,)).
+    y : numpy.ndarray
+        The users' randomized hash values (shape (n,)).
+    candidates : numpy.ndarray
+        The values to count supports for, integers in [0, P) (flattened).
+    prime : int
+        The prime P.
+    g : int
+        The hash range.
+    block_cells : int, default ``MIX64_BLOCK_CELLS`` (2¹⁶)
+        Users × candidates per block (bounds the memory; the result does not depend on it).
+
+    Returns
+    -------
+    numpy.ndarray
+        The support counts, int64 of shape (number of candidates,).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (the support set S_LH counted for Eq. (2)).
+    """
     cands = np.asarray(candidates, dtype=np.int64).ravel()
     support = np.zeros(cands.size, dtype=np.int64)
     if cands.size == 0:
@@ -261,7 +425,32 @@ def cw_candidate_counts(a: np.ndarray, b: np.ndarray, y: np.ndarray, candidates:
 
 
 def xxh32_hash(values: np.ndarray, seeds: np.ndarray, g: int) -> np.ndarray:
-    """H_s(v) = XXH32(str(v), seed=s) mod g (int64), broadcasting values against seeds."""
+    """H_s(v) = XXH32(str(v), seed=s) mod g (int64), broadcasting values against seeds.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The values, integers in [0, 10^15).
+    seeds : numpy.ndarray
+        The seeds (any integers, reduced modulo 2³² as python-xxhash does).
+    g : int
+        The hash range, 1 ≤ g < 2³².
+
+    Returns
+    -------
+    numpy.ndarray
+        The hashes in [0, g), int64, of the broadcast shape of ``values`` and ``seeds``.
+
+    Raises
+    ------
+    InvalidInput
+        When values or seeds are not integers, or a value lies outside [0, 10^15) (:func:`xxh32_decimal`).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (the hash of its reference implementation,
+    multi-freq-ldpy's ``LH_Client``).
+    """
     return (xxh32_decimal(values, seeds) % np.uint32(g)).astype(np.int64)
 
 
@@ -282,6 +471,29 @@ def xxh32_support_counts(y: np.ndarray, seeds: np.ndarray, d: int, g: int,
 
     Evaluates every (user, value) hash, vectorized over blocks of about ``block_cells`` pairs (bounded
     memory); each block holds values of one decimal length, so XXH32 runs without per-cell branches.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        The users' randomized hash values, shape (n,).
+    seeds : numpy.ndarray
+        The users' XXH32 seeds, shape (n,) (any integers; reduced modulo 2³²).
+    d : int
+        The domain size: counts are for v in [0, d), d ≤ 10^15.
+    g : int
+        The hash range.
+    block_cells : int, default ``XXH32_BLOCK_CELLS`` (2²⁰)
+        About how many (user, value) hashes a block evaluates (the result does not depend on it).
+
+    Returns
+    -------
+    numpy.ndarray
+        The support counts C(v), float64 of shape (d,).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (S_LH(⟨H, y⟩) = {v | H(v) = y}, the counts of
+    Eq. (2)).
     """
     s32 = seed32(seeds)
     yy = np.asarray(y).astype(np.uint32)
@@ -304,7 +516,33 @@ def lh_support_counts(a: np.ndarray, b: np.ndarray, y: np.ndarray, d: int, prime
     :func:`_lh_counts_enumerate` one over n·⌈P/g⌉ supported values; both were measured at 9–11 ns per cell on
     this project's 2-core machine (benchmarks/bench_engines.py), so the smaller count wins. (An FFT method, whose
     cost P² log P was under-estimated by its own cost model — it picked FFT at d = 4096 where enumeration was 1.7×
-    faster — is gone: the runs method does the same work in P² without the log.)"""
+    faster — is gone: the runs method does the same work in P² without the log.)
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        The users' multipliers, integers in [1, P), shape (n,).
+    b : numpy.ndarray
+        The users' offsets, integers in [0, P), shape (n,).
+    y : numpy.ndarray
+        The users' randomized hash values in [0, g), shape (n,).
+    d : int
+        The domain size (d ≤ P): counts are for v in [0, d).
+    prime : int
+        The Carter–Wegman prime P.
+    g : int
+        The hash range.
+
+    Returns
+    -------
+    numpy.ndarray
+        C(v) for every v in [0, d) (float64, shape (d,)), exact whichever algorithm ran.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)": S_LH(⟨H, y⟩) = {v | H(v) = y}, the counts that
+    Eq. (2) inverts.
+    """
     n = a.shape[0]
     multipliers = min(n, prime - 1)
     if multipliers * (prime + g) <= n * (-(-prime // g)):
@@ -391,6 +629,27 @@ class LocalHashing(FrequencyOracle):
     XXH32(str(v), s) mod g (see the module docstring); ``prime`` does not apply and is not among the
     resolved parameters. With the default ``hash="cw"`` the resolved parameters leave ``hash`` out, so
     Carter–Wegman report files and their headers are unchanged.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (ε∞ for the longitudinal subclasses).
+    d : int
+        The domain size (inputs are codes in [0, d)).
+    **params
+        ``g`` (the hash range; None: the subclass's default), ``prime`` (the Carter–Wegman P, a prime in
+        [d, 2³¹); None: the smallest prime ≥ max(d, g, 3); only with ``hash="cw"``), ``hash`` (one of
+        :data:`HASH_FAMILIES`, default "cw") and, for the longitudinal subclasses, ``epsilon_1``.
+
+    Raises
+    ------
+    InvalidInput
+        When ``prime`` is given with a seeded hash, is not a prime in [d, 2³¹), or g ≥ 2³² with ``hash="xxh32"``.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (encode ⟨H, H(v)⟩, GRR of Eq. (4) on [g], support set
+    S_LH, p* = p and q* = 1/g for an ideal hash).
     """
 
     report_format = "three integers 'a b y': hash H(v) = ((a·v + b) mod P) mod g and the randomized value y"
@@ -678,7 +937,26 @@ class LocalHashing(FrequencyOracle):
 
 @MECHANISMS.register
 class BLH(LocalHashing):
-    """Binary local hashing (Bassily & Smith 2015): hash to g = 2 values, then GRR."""
+    """Binary local hashing (Bassily & Smith 2015): hash to g = 2 values, then GRR.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (GRR on the hashed bit).
+    d : int
+        The domain size (inputs are codes in [0, d)).
+    g : int, default 2
+        The hash range; BLH accepts only 2.
+    prime : int, optional
+        The prime P of the Carter–Wegman family, in [d, 2³¹); None: the smallest prime ≥ max(d, 3).
+    hash : {"cw", "xxh32", "mix64"}, default "cw"
+        The hash family (see :class:`LocalHashing`).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (BLH: g = 2); lecture, "Binary Local Hash" and
+    Table 1 (BLH column: Var[c̃(i)]/n = (e^ε + 1)²/(e^ε − 1)²).
+    """
 
     name = "blh"
     display_name = "BLH"
@@ -696,7 +974,28 @@ class BLH(LocalHashing):
 
 @MECHANISMS.register
 class OLH(LocalHashing):
-    """Optimized local hashing (Wang et al. 2017): g = round(e^ε + 1), then GRR on [g]."""
+    """Optimized local hashing (Wang et al. 2017): g = round(e^ε + 1), then GRR on [g].
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (GRR on [g]).
+    d : int
+        The domain size (inputs are codes in [0, d)).
+    g : int, optional
+        The hash range, at least 2; None: round(e^ε + 1) capped at :data:`G_CAP` = 2¹⁶.
+    prime : int, optional
+        The Carter–Wegman prime P in [d, 2³¹); None: the smallest prime ≥ max(d, g, 3).
+    hash : {"cw", "xxh32", "mix64"}, default "cw"
+        The hash family (see :class:`LocalHashing`; :meth:`over_bits` beyond the domain parameter's range uses
+        "mix64").
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (OLH); consistency paper, §III-B, Eq. (2) (the OLH
+    estimate) and g = e^ε + 1; lecture, "Optimized Local Hash (OLH)" and Table 1 (OLH column:
+    Var[c̃(i)]/n = 4e^ε/(e^ε − 1)²).
+    """
     mga_studied: ClassVar[bool] = True
     browser_client: ClassVar[bool] = True
 

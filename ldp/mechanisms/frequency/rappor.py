@@ -104,13 +104,55 @@ EPSILON_1 = Param("epsilon_1", float, "ε1: privacy of a single report (IRR); de
 
 
 def rappor_bit_probabilities(f: float, p: float, q: float) -> tuple[float, float]:
-    """(q*, p*) = (P(S_i = 1 | B_i = 1), P(S_i = 1 | B_i = 0)) = (½f(p + q) + (1 − f)q, ½f(p + q) + (1 − f)p) (§3.2)."""
+    """(q*, p*) = (P(S_i = 1 | B_i = 1), P(S_i = 1 | B_i = 0)) = (½f(p + q) + (1 − f)q, ½f(p + q) + (1 − f)p) (§3.2).
+
+    Parameters
+    ----------
+    f : float
+        The permanent randomized response's f in [0, 1]: a Bloom bit is replaced by a fair coin with probability f.
+    p : float
+        P(report bit = 1 | permanent bit = 0), in (0, 1).
+    q : float
+        P(report bit = 1 | permanent bit = 1), in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(q_star, p_star)`` in the paper's order and naming: the probability that a report bit is 1 when the
+        Bloom bit is 1, then when it is 0.
+
+    References
+    ----------
+    Erlingsson, Pihur, Korolova, "RAPPOR" (CCS 2014), §3.2 (q* and p* of one report).
+    """
     shared = 0.5 * f * (p + q)
     return shared + (1 - f) * q, shared + (1 - f) * p
 
 
 def rappor_epsilons(f: float, p: float, q: float, h: int) -> tuple[float, float]:
-    """The paper's (ε∞, ε1) (§3.1 and §3.2): 2h·ln((1 − f/2)/(f/2)) and h·ln(q*(1 − p*)/(p*(1 − q*)))."""
+    """The paper's (ε∞, ε1) (§3.1 and §3.2): 2h·ln((1 − f/2)/(f/2)) and h·ln(q*(1 − p*)/(p*(1 − q*))).
+
+    Parameters
+    ----------
+    f : float
+        The permanent randomized response's f, in (0, 1] (f = 0 would make ε∞ infinite: a division by zero).
+    p : float
+        P(report bit = 1 | permanent bit = 0), in (0, 1).
+    q : float
+        P(report bit = 1 | permanent bit = 1), in (0, 1).
+    h : int
+        The number of hash functions per Bloom filter (two values differ in at most 2h bits).
+
+    Returns
+    -------
+    tuple of float
+        ``(epsilon_inf, epsilon_1)``: the longitudinal bound of the memoized PRR and the budget of one report
+        (negative ε1 when q < p).
+
+    References
+    ----------
+    Erlingsson, Pihur, Korolova, "RAPPOR" (CCS 2014), §3.1 (the PRR's ε∞) and §3.2 (one IRR's ε1).
+    """
     q_star, p_star = rappor_bit_probabilities(f, p, q)
     return 2 * h * math.log((1 - f / 2) / (f / 2)), h * math.log(ue_ratio(q_star, p_star))
 
@@ -133,9 +175,32 @@ def _solve_q(f: float, p: float, h: int, epsilon_1: float, owner: str) -> float:
 class RapporDecoding:
     """The paper's decoding of one aggregate (§4): OLS counts of the d candidates and their t-tests.
 
-    Attributes: ``counts`` (estimated users per candidate, m·β̂), ``frequencies`` (counts / n), ``std_errors`` (OLS
-    standard errors of the frequencies), ``t_statistics``, ``p_values`` (one-sided, H₁: count > 0), ``detected``
-    (candidates with p < α/d, Bonferroni), ``alpha``, ``residual_dof`` (mk − d) and ``residual_variance`` (σ̂²)."""
+    Attributes
+    ----------
+    counts : numpy.ndarray
+        Estimated users per candidate, m·β̂ (read-only float64, shape (d,)).
+    frequencies : numpy.ndarray
+        The counts divided by n (read-only, shape (d,)).
+    std_errors : numpy.ndarray
+        The OLS standard errors of the frequencies (read-only, shape (d,)).
+    t_statistics : numpy.ndarray
+        β̂ / standard error per candidate (±inf where the standard error is 0 and β̂ ≠ 0, NaN where both are 0).
+    p_values : numpy.ndarray
+        One-sided p-values of Student's t with ``residual_dof`` degrees of freedom (H₁: the count is positive).
+    detected : tuple of int
+        The candidates with p < α/d (Bonferroni over the d candidates), increasing.
+    alpha : float
+        The family-wise level α (default ``ALPHA`` = 0.05).
+    residual_dof : int
+        The residual degrees of freedom mk − d.
+    residual_variance : float
+        σ̂² = RSS/(mk − d).
+
+    References
+    ----------
+    Erlingsson, Pihur, Korolova, "RAPPOR" (CCS 2014), §4 (regression of the bit counts and the Bonferroni-corrected
+    significance test).
+    """
 
     counts: np.ndarray
     frequencies: np.ndarray
@@ -158,7 +223,40 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
     paper's f = 0.5 (ε∞ = 4 ln 3 with h = 2) this is its running example. ``spends_full_budget``: one report attains
     ε1 exactly when two values have disjoint sets of h distinct bits in some cohort (:meth:`exact_privacy_loss`;
     true for every configuration the conformance suite builds, and for nearly any domain once k ≫ h); otherwise it
-    spends less."""
+    spends less.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε∞, the memoized PRR's budget; f is derived from it, f/2 = 1/(1 + e^{ε∞/(2h)}).
+    d : int
+        The number of candidate values (codes in [0, d)); must be below m·k.
+    epsilon_1 : float, optional
+        One report's budget ε1 < ε∞; None: what p and q give. Given without q, q is solved so that a report
+        spends exactly ε1; given with q, the two must agree.
+    k : int, default 128
+        Bloom filter size in bits, in [1, 4096], at least h.
+    h : int, default 2
+        Hash functions per Bloom filter, in [1, 64].
+    m : int, default 64
+        Number of cohorts, in [1, 4096].
+    p : float, default 0.5
+        P(report bit = 1 | permanent bit = 0), in (0, 1).
+    q : float, optional
+        P(report bit = 1 | permanent bit = 1), in (p, 1); None: 0.75 (the paper's), or derived from ε1.
+
+    Raises
+    ------
+    InvalidInput
+        When h > k, d ≥ m·k, ε1 ≥ ε∞, q ≤ p, q and ε1 disagree, ε1 is unreachable with this p, or a report
+        probability falls below 2⁻⁴⁰.
+
+    References
+    ----------
+    Erlingsson, Pihur, Korolova, "RAPPOR: Randomized Aggregatable Privacy-Preserving Ordinal Response" (CCS 2014),
+    §2 (client), §3 (ε∞ and ε1), §4 (decoding); IBU vs matrix inversion paper, §3.2 (L-SUE, "Basic RAPPOR", which
+    RAPPOR reduces to with h = 1, one cohort and p = 1 − q).
+    """
 
     name = "rappor"
     display_name = "RAPPOR (Google)"

@@ -14,6 +14,26 @@ def binomial_support_counts(true_counts: np.ndarray, p: float, q: float, rng: np
     (unary encoding, THE); for HR it has the exact marginals and the exact (zero) cross-covariances of
     Hadamard rows; for LH only the exact marginals (Carter–Wegman hashing correlates the supports of
     different values negatively, which independent binomials leave out).
+
+    Parameters
+    ----------
+    true_counts : numpy.ndarray
+        n_v, the number of users holding each value, non-negative integers, shape (d,).
+    p : float
+        p*, the probability that a report supports the user's own value.
+    q : float
+        q*, the probability that a report supports a given other value.
+    rng : numpy.random.Generator
+        The generator of the binomial draws.
+
+    Returns
+    -------
+    numpy.ndarray
+        The support counts C (float64, shape (d,)), with E[C(v)] = n_v p + (n − n_v) q.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §2.2 Definition 2 (pure LDP: the support probabilities p*, q*).
     """
     c = np.asarray(true_counts, dtype=np.int64)
     n = int(c.sum())
@@ -31,6 +51,27 @@ def structured_gaussian_counts(true_counts: np.ndarray, p: float, q: float, var_
     δ_v = c_v var_t + (n − c_v) var_o − n cov_oo − 2 κ c_v.
     We draw x = μ + D^½ (I + Q (S − I) Qᵀ) ξ where D^{-½}U = QR and S = (I + R M Rᵀ)^½, whose
     covariance is D^½ (I + Q R M Rᵀ Qᵀ) D^½ = Σ exactly, in O(d).
+
+    Parameters
+    ----------
+    true_counts : numpy.ndarray
+        c, the number of users holding each value, shape (d,) (non-negative; read as float64).
+    p, q : float
+        E X_u and E X_v: the probabilities that one report supports its user's value and a given other value.
+    var_t, var_o : float
+        Var X_u and Var X_v of one user's support indicators (own value, another value).
+    cov_to : float
+        Cov(X_u, X_v): own value against another value.
+    cov_oo : float
+        Cov(X_v, X_w): two distinct other values.
+    rng : numpy.random.Generator
+        The generator of the d standard normal draws.
+
+    Returns
+    -------
+    numpy.ndarray
+        Support counts (float64, shape (d,), real-valued, not rounded) with mean c p + (n − c) q and covariance Σ;
+        the diagonal δ is floored at 10⁻¹² n so the factorisation stays defined.
     """
     c = np.asarray(true_counts, dtype=np.float64)
     n = float(c.sum())

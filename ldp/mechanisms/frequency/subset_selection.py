@@ -21,7 +21,24 @@ __all__ = ["SS", "sample_subsets", "ss_default_omega"]
 
 
 def ss_default_omega(epsilon: float, d: int) -> int:
-    """ω = ⌊k/(e^ε + 1)⌋ (IBU paper §3.1), at least 1."""
+    """ω = ⌊k/(e^ε + 1)⌋ (IBU paper §3.1), at least 1.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε.
+    d : int
+        The domain size k.
+
+    Returns
+    -------
+    int
+        The MSE-optimal subset size ω = max(1, ⌊d/(e^ε + 1)⌋) (below d for every ε > 0 and d ≥ 2).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Subset Selection (SS)" (the optimal subset size).
+    """
     return max(1, int(math.floor(d / (math.exp(epsilon) + 1))))
 
 
@@ -44,6 +61,37 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     repeats count once and the row's remaining candidates are discarded (unused i.i.d. draws after a
     stopping time), which leaves each accepted cell uniform over the cells still available, exactly
     as one-at-a-time sampling. Reading each row's set bits in order gives sorted subsets.
+
+    Parameters
+    ----------
+    universe : int
+        The number of values to draw from, [0, universe).
+    size : int
+        The size of every subset (≥ 0).
+    m : int
+        The number of subsets (rows) to draw.
+    rng : RandomSource
+        A numpy ``Generator`` or :class:`~ldp.core.randomness.SecureRandom`.
+    exclude : numpy.ndarray, optional
+        One value per row, shape (m,), left out of that row's subset; None: nothing excluded.
+    include : numpy.ndarray, optional
+        One bool per row, shape (m,) (needs ``exclude``): where true, the row is {exclude[i]} plus a uniform
+        (size − 1)-subset of the others; None: no row includes its excluded value.
+
+    Returns
+    -------
+    numpy.ndarray
+        The subsets, int64 of shape (m, size), each row sorted increasingly and without repeats.
+
+    Raises
+    ------
+    InvalidInput
+        When ``include`` comes without ``exclude``, or a row's target size is negative or exceeds the number of
+        values available to it.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Subset Selection (SS)" (the Obfuscate step these subsets implement).
     """
     m, universe, size = int(m), int(universe), int(size)
     free = universe - (exclude is not None)
@@ -131,7 +179,30 @@ def _repeats_a_value(reports: np.ndarray, d: int) -> bool:
 class SS(FrequencyOracle):
     """Subset selection (Wang et al. 2016; Ye & Barg 2018): report a subset Ω of size ω that
     contains the true value with probability p = ω e^ε/(ω e^ε + k − ω), filled with uniform other
-    values. Fast engine: Gaussian with the exact mean and covariance of the counts."""
+    values. Fast engine: Gaussian with the exact mean and covariance of the counts.
+
+    Pure with p* = p and q* = (ω e^ε (ω − 1) + (k − ω) ω)/((k − 1)(ω e^ε + k − ω)); a report supports the ω
+    values it lists.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report.
+    d : int
+        The domain size k (inputs and subset entries are codes in [0, d)).
+    omega : int, optional
+        The subset size ω, in [1, d); None: :func:`ss_default_omega` = max(1, ⌊d/(e^ε + 1)⌋).
+
+    Raises
+    ------
+    InvalidInput
+        When ω ≥ d.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Subset Selection (SS)" (p, ω and q*); lecture, "Subset Selection";
+    consistency paper, §III-C.
+    """
 
     name = "ss"
     display_name = "SS (subset selection)"

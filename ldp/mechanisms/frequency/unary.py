@@ -23,24 +23,93 @@ __all__ = ["OUE", "SUE", "THE", "BitVectorMechanism", "oue_probabilities", "sue_
 
 
 def sue_probabilities(epsilon: float) -> tuple[float, float]:
-    """SUE: p = e^{ε/2}/(e^{ε/2}+1), q = 1 − p."""
+    """SUE: p = e^{ε/2}/(e^{ε/2}+1), q = 1 − p.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of the whole bit vector (each bit spends ε/2; not validated here).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)``: the probabilities that the user's own bit, resp. any other bit, is reported as 1.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1, Eq. (5) with the SUE choice of p and q; lecture, "Unary Encoding
+    (Basic RAPPOR)".
+    """
     h = math.exp(epsilon / 2)
     return h / (h + 1), 1 / (h + 1)
 
 
 def oue_probabilities(epsilon: float) -> tuple[float, float]:
-    """OUE: p = 1/2, q = 1/(e^ε + 1) (Wang et al. 2017)."""
+    """OUE: p = 1/2, q = 1/(e^ε + 1) (Wang et al. 2017).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of the bit vector (not validated here).
+
+    Returns
+    -------
+    tuple of float
+        ``(p, q)`` = (1/2, 1/(e^ε + 1)): the probabilities that the own bit, resp. another bit, is reported as 1.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1, Eq. (5) with the OUE choice; lecture, "Optimized Unary Encoding (UE)"
+    (p₁→₁ = 1/2, p₀→₁ = 1/(e^ε + 1)).
+    """
     return 0.5, 1 / (math.exp(epsilon) + 1)
 
 
 def ue_ratio(p: float, q: float) -> float:
-    """Privacy ratio of a unary encoding with bit probabilities p, q: p(1−q) / (q(1−p))."""
+    """Privacy ratio of a unary encoding with bit probabilities p, q: p(1−q) / (q(1−p)).
+
+    Two inputs' one-hot vectors differ in two bits, so the largest likelihood ratio of a report is
+    (p/q)·((1−q)/(1−p)); the encoding is ε-LDP for ε = ln of this ratio.
+
+    Parameters
+    ----------
+    p : float
+        Probability that the own bit is reported as 1, in (0, 1).
+    q : float
+        Probability that another bit is reported as 1, in (0, 1).
+
+    Returns
+    -------
+    float
+        The ratio e^ε the encoding spends (e^ε for SUE and OUE; below e^ε for THE).
+
+    References
+    ----------
+    Lecture, "Unary Encoding (Basic RAPPOR)" (x and x' differ in two locations); IBU vs matrix inversion paper,
+    §3.1, Eq. (5).
+    """
     return p * (1 - q) / (q * (1 - p))
 
 
 class BitVectorMechanism(FrequencyOracle):
     """Reports are d bits, one per value, drawn independently: Bernoulli(p*) for the user's own
-    value and Bernoulli(q*) elsewhere (UE, THE, and the longitudinal UE chains)."""
+    value and Bernoulli(q*) elsewhere (UE, THE, and the longitudinal UE chains).
+
+    A report supports v when its bit v is set (S(y) = {i | y_i = 1}); a subclass gives p* and q*.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one bit vector (ε∞ for the longitudinal chains).
+    d : int
+        The domain size: inputs are codes in [0, d), reports are d bits.
+    **params
+        The subclass's extra parameters (THE's θ, the longitudinal chains' ε1).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Unary Encoding (UE)", Eq. (5) and the UE support set.
+    """
 
     report_format = "a string of d characters '0'/'1' (bit v set = supports v)"
     communication = "O(d)"
@@ -136,7 +205,20 @@ class BitVectorMechanism(FrequencyOracle):
 
 @MECHANISMS.register
 class SUE(BitVectorMechanism):
-    """Symmetric unary encoding (basic one-time RAPPOR): p = e^{ε/2}/(e^{ε/2}+1), q = 1 − p."""
+    """Symmetric unary encoding (basic one-time RAPPOR): p = e^{ε/2}/(e^{ε/2}+1), q = 1 − p.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report (ε/2 per bit; two bits differ between any two inputs).
+    d : int
+        The domain size (inputs are codes in [0, d), reports d bits).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1, Eq. (5) (SUE); lecture, Table 1 (SUE column:
+    Var[c̃(i)]/n = e^{ε/2}/(e^{ε/2} − 1)²).
+    """
 
     name = "sue"
     display_name = "SUE (basic RAPPOR)"
@@ -155,7 +237,20 @@ class SUE(BitVectorMechanism):
 
 @MECHANISMS.register
 class OUE(BitVectorMechanism):
-    """Optimized unary encoding: p = 1/2, q = 1/(e^ε + 1) (Wang et al. 2017)."""
+    """Optimized unary encoding: p = 1/2, q = 1/(e^ε + 1) (Wang et al. 2017).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of one report.
+    d : int
+        The domain size (inputs are codes in [0, d), reports d bits).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1, Eq. (5) (OUE); lecture, "Optimized Unary Encoding (UE)" and Table 1
+    (OUE column: Var[c̃(i)]/n = 4e^ε/(e^ε − 1)²).
+    """
     mga_studied: ClassVar[bool] = True
     browser_client: ClassVar[bool] = True
 
@@ -175,12 +270,49 @@ class OUE(BitVectorMechanism):
 
 
 def the_probabilities(epsilon: float, theta: float) -> tuple[float, float]:
-    """THE (IBU paper §3.1): p* = 1 − ½ e^{ε(θ−1)/2}, q* = ½ e^{−εθ/2}."""
+    """THE (IBU paper §3.1): p* = 1 − ½ e^{ε(θ−1)/2}, q* = ½ e^{−εθ/2}.
+
+    These are Pr[1 + Lap(2/ε) > θ] and Pr[Lap(2/ε) > θ] for a threshold θ in [0, 1].
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of the Laplace release (noise scale 2/ε).
+    theta : float
+        The threshold θ, in [0, 1] (the formulas assume 0 ≤ θ ≤ 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(p_star, q_star)``: the probabilities that the own bit, resp. another bit, exceeds θ.
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Thresholding with Histogram Encoding (THE)" (its p* and q*).
+    """
     return 1 - 0.5 * math.exp(epsilon * (theta - 1) / 2), 0.5 * math.exp(-epsilon * theta / 2)
 
 
 def the_optimal_theta(epsilon: float) -> float:
-    """θ in [1/2, 1] minimizing (2e^{εθ/2} − 1)/(1 + e^{ε(θ−1/2)} − 2e^{εθ/2})² (IBU paper §3.1)."""
+    """θ in [1/2, 1] minimizing (2e^{εθ/2} − 1)/(1 + e^{ε(θ−1/2)} − 2e^{εθ/2})² (IBU paper §3.1).
+
+    Bounded scalar minimisation (SciPy's ``minimize_scalar``, absolute tolerance 10⁻¹⁰ on θ).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε.
+
+    Returns
+    -------
+    float
+        The variance-minimising threshold θ, in [0.5, 1].
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Thresholding with Histogram Encoding (THE)" (the MSE to minimise,
+    optimum within (0.5, 1)).
+    """
     def var(theta: float) -> float:
         x = math.exp(epsilon * theta / 2)
         return (2 * x - 1) / (1 + math.exp(epsilon * (theta - 0.5)) - 2 * x) ** 2
@@ -203,6 +335,20 @@ class THE(BitVectorMechanism):
 
     Budget: the Laplace release is exactly ε-LDP; the thresholded bits are a post-processing of it,
     so their channel ratio p*(1−q*)/(q*(1−p*)) is below e^ε — THE knowingly spends less than ε.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget ε of the Laplace release (noise Lap(2/ε)).
+    d : int
+        The domain size (inputs are codes in [0, d), reports d bits).
+    theta : float, optional
+        The threshold θ, in the open interval (0, 1); None: :func:`the_optimal_theta` (ε).
+
+    References
+    ----------
+    IBU vs matrix inversion paper, §3.1 "Thresholding with Histogram Encoding (THE)"; lecture, Table 1 (THE
+    column at θ = 1: Var[c̃(i)]/n = (2e^{ε/2} − 1)/(e^{ε/2} − 1)²).
     """
 
     name = "the"

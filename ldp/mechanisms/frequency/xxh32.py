@@ -41,7 +41,29 @@ _MASK32 = 0xFFFFFFFF
 
 
 def seed32(seeds: np.ndarray | int) -> np.ndarray:
-    """Seeds reduced modulo 2^32 (as python-xxhash does), as uint32. Accepts any integers, Python's too."""
+    """Seeds reduced modulo 2^32 (as python-xxhash does), as uint32. Accepts any integers, Python's too.
+
+    Parameters
+    ----------
+    seeds : numpy.ndarray or int
+        Integer seeds of any shape: numpy integers (negative ones keep their two's-complement low 32 bits) or
+        Python integers beyond 64 bits (an object array).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``seeds mod 2^32`` as uint32, same shape as ``seeds`` (0-d for a scalar).
+
+    Raises
+    ------
+    InvalidInput
+        When the seeds are not integers (e.g. a float array).
+
+    References
+    ----------
+    XXH32 specification (xxHash, doc/xxhash_spec.md): the 32-bit seed; python-xxhash's reduction of wider
+    seeds is described in this module's docstring.
+    """
     s = np.asarray(seeds)
     if s.dtype == object:  # Python integers beyond the 64-bit range
         flat = [int(x) & _MASK32 for x in s.ravel()]
@@ -82,6 +104,29 @@ def xxh32_decimal(values: np.ndarray | int, seeds: np.ndarray | int) -> np.ndarr
     ``xxh32_decimal(v, s)[i] == xxhash.xxh32(str(v[i]).encode(), seed=int(s[i])).intdigest()``; pass
     ``values[None, :]`` and ``seeds[:, None]`` for the users × values table. Values must be integers in
     [0, 10^15); seeds any integers (reduced modulo 2^32, see :func:`seed32`). Returns uint32.
+
+    Parameters
+    ----------
+    values : numpy.ndarray or int
+        The integers whose decimal strings are hashed, in [0, 10^15) (:data:`MAX_VALUE` at most).
+    seeds : numpy.ndarray or int
+        The hash seeds, broadcast against ``values`` (one per user for a users × values table).
+
+    Returns
+    -------
+    numpy.ndarray
+        The uint32 digests, of the broadcast shape of ``values`` and ``seeds`` (0-d for two scalars).
+
+    Raises
+    ------
+    InvalidInput
+        When the values are not integers or lie outside [0, 10^15), or the seeds are not integers.
+
+    References
+    ----------
+    XXH32 specification (xxHash, doc/xxhash_spec.md), the short-input path (< 16 bytes) spelled out in the
+    module docstring; IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (its reference implementation,
+    multi-freq-ldpy, hashes ``str(v)`` with XXH32).
     """
     v = np.asarray(values)
     if v.size and not np.issubdtype(v.dtype, np.integer):
