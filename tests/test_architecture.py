@@ -1,7 +1,8 @@
 """The house rules a newcomer relies on, checked: imports flow one way (import-linter contracts in
 pyproject.toml), no import cycle anywhere (function-level imports count), no module named after a page, no
-switch on a mechanism's kind or family outside the mechanism classes, and no top-level ``pages/`` folder
-(Streamlit would serve it in its legacy pages mode; see the README)."""
+switch on a mechanism's kind or family outside the mechanism classes, no function above radon's rank C in the pages
+and the studies, and no top-level ``pages/`` folder (Streamlit would serve it in its legacy pages mode; see the
+README)."""
 
 from __future__ import annotations
 
@@ -180,3 +181,33 @@ def test_tests_import_modules_by_their_real_names():
     assert found == [], "\n".join(found)
     assert module_aliases("from ldp.studies import comparison as lab\nimport ldp.simulation as S\n") == [
         "ldp.studies.comparison as lab", "ldp.simulation as S"]
+
+
+#: The most cyclomatic complexity a function of the pages or the studies may have: radon's rank C ends at 20
+#: (issue 20 item 8, "no function above cyclomatic C in views/ and ldp/studies/").
+MAX_COMPLEXITY = 20
+
+
+def complex_functions(paths: list[Path], root: Path = ROOT) -> list[str]:
+    """``file:function (complexity)`` (paths relative to ``root``) for every function or method above
+    :data:`MAX_COMPLEXITY`."""
+    from radon.complexity import cc_visit
+
+    out = []
+    for path in paths:
+        for block in cc_visit(path.read_text()):
+            if block.complexity > MAX_COMPLEXITY:
+                out.append(f"{path.relative_to(root)}:{block.name} ({block.complexity})")
+    return out
+
+
+def test_no_function_above_complexity_c_in_the_pages_and_studies():
+    paths = sorted((ROOT / "views").glob("*.py")) + sorted((ROOT / "ldp" / "studies").glob("*.py"))
+    assert len(paths) > 30
+    assert not complex_functions(paths), "split these functions (radon rank above C)"
+
+
+def test_the_complexity_scan_finds_a_complex_function(tmp_path):
+    branches = "\n".join(f"    if x == {i}:\n        return {i}" for i in range(25))
+    (tmp_path / "page.py").write_text(f"def main(x):\n{branches}\n    return -1\n")
+    assert complex_functions([tmp_path / "page.py"], tmp_path) == ["page.py:main (26)"]

@@ -1323,20 +1323,10 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
     """
     from ldp.studies.tradeoff import numerical_sweep, summarize_sweep
 
-    if population is None or isinstance(population, str):
-        freqs = true_distribution(population or f"beta:a=5,b=2,d={int(d)}")
-        counts = draw_population(np.round(freqs * 10 * n).astype(np.int64), int(n), seed)
-    else:
-        counts = own_population(population)
-        n = int(counts.sum())
+    counts = _numerical_counts(population, int(d), int(n), seed)
+    n = int(counts.sum())
     edges = np.linspace(0.0, 1.0, int(counts.size) + 1)
-    variants = {"cfo-binning": [({"bins": int(b)}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())],
-                "hh": [({"split": str(sp)}, "hh" if sp == "population" else f"hh-{sp}") for sp in (hh_splits or ())]}
-    varied = [m for m in methods if variants.get(m[0])]
-    runs: list[tuple[list, dict | None, str | None]] = [([m for m in methods if m not in varied], None, None)]
-    runs += [([m for m in varied if m[0] == name], {name: params}, label)
-             for name, options in variants.items() for params, label in options]
-    runs = [r for r in runs if r[0]]
+    runs = _numerical_runs(methods, cfo_bins, hh_splits)
     tables = []
     for i, (chosen, params, label) in enumerate(runs):
         report = None if progress is None else (
@@ -1352,6 +1342,28 @@ def numerical_methods(epsilons: Sequence[float], *, d: int = 64, n: int = 100_00
         tables.append(_mean_mechanism_rows(mean_mechanisms, counts, edges, epsilons, metric, trials, seed))
     _tick(progress, 1, 1)
     return pd.concat(tables, ignore_index=True)
+
+
+def _numerical_counts(population: str | Population, d: int, n: int, seed: int) -> np.ndarray:
+    """Users per bucket of :func:`numerical_methods`: a synthetic spec (default Beta(5, 2) over d buckets) drawn
+    for n users, or a column's own counts."""
+    if population is None or isinstance(population, str):
+        freqs = true_distribution(population or f"beta:a=5,b=2,d={d}")
+        return draw_population(np.round(freqs * 10 * n).astype(np.int64), n, seed)
+    return own_population(population)
+
+
+def _numerical_runs(methods: Sequence[tuple[str, str | None]], cfo_bins: Sequence[int] | None,
+                    hh_splits: Sequence[str] | None) -> list[tuple[list, dict | None, str | None]]:
+    """The sweeps of :func:`numerical_methods`: the methods without variants in one, then CFO-binning once per
+    number of bins and the hierarchy once per split, each with its parameters and row label."""
+    variants = {"cfo-binning": [({"bins": int(b)}, f"cfo-binning-{int(b)}") for b in (cfo_bins or ())],
+                "hh": [({"split": str(sp)}, "hh" if sp == "population" else f"hh-{sp}") for sp in (hh_splits or ())]}
+    varied = [m for m in methods if variants.get(m[0])]
+    runs: list[tuple[list, dict | None, str | None]] = [([m for m in methods if m not in varied], None, None)]
+    runs += [([m for m in varied if m[0] == name], {name: params}, label)
+             for name, options in variants.items() for params, label in options]
+    return [r for r in runs if r[0]]
 
 
 WAVE_SHAPES = ("square", "trapezoid:0.5", "triangle")
