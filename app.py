@@ -77,6 +77,7 @@ common.open_message_area()  # errors raised while a page draws its sidebar are s
 with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
     try:
         st.navigation(PAGES).run()  # past ten pages Streamlit folds the rest behind "View more" (one click)
-        _precompute_reproduce()
     except Cancelled:
         st.stop()
+    finally:  # also when the page stops or reruns itself (the Classroom's join form ends with st.stop())
+        _precompute_reproduce()

@@ -39,7 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 #: page script → (the key of its main ε control, first-visit target in seconds)
 PAGES: dict[str, tuple[str | None, float]] = {
     "playground": ("eps", 2.0),
-    "tradeoff": ("to_eps_fixed", 2.0),
+    "tradeoff": (None, 2.0),  # ε is an axis here: the sweep runs on a click (measured by bench_dashboard.py)
     "numerical": ("num_eps", 2.0),
     "postprocessing": ("pp_eps", 2.0),
     "heavy_hitters": ("hh_eps", 2.0),

@@ -33,3 +33,27 @@ def test_an_error_in_the_precompute_does_not_escape_the_thread():
     thread = long_work.precompute(work)
     thread.join(timeout=10)
     assert not thread.is_alive()
+
+
+def test_the_reproduce_precompute_starts_whichever_page_is_opened_first(monkeypatch):
+    """app.py starts the Reproduce page's background precompute after the first page a visitor opens — also when
+    that page ends the run itself: the Classroom's join form ends with st.stop(), which had skipped it (the Reproduce
+    page's first visit then took 13 s instead of ≈ 1 s, benchmarks/bench_pages.py). The studies are replaced by a
+    marker here."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from views import reproduce
+
+    started = threading.Event()
+    monkeypatch.setenv("LDP_PRECOMPUTE", "1")
+    monkeypatch.setattr(reproduce, "default_studies", started.set)
+    st.cache_resource.clear()  # app.py's only cached resource: "started once per server"
+    try:
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
+        at.switch_page("views/classroom.py")
+        at.run()
+        assert not at.exception
+        assert started.wait(timeout=10)
+    finally:
+        st.cache_resource.clear()  # the next test's process-wide state: precompute off again (LDP_PRECOMPUTE=0)
