@@ -223,50 +223,72 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
     metric_names = tuple(DEFAULT_METRICS[mechanism.kind] if metrics is None else metrics)
     rng = make_rng(seed)
     truth = mechanism.true_values(counts, sup)
-    size = truth.shape[0]
-    k = min(int(top_k), size)
+    k = min(int(top_k), truth.shape[0])
+    context = _metric_context(mechanism, k, edges, seed, metric_seed)
+    gain_base = _gain_baseline(mechanism)
+    runs = _Trials(names, metric_names, trials, truth.shape[0], gain_base is not None)
+    extra = [gain_base] if gain_base and GAIN_BASELINE not in names else []
+    start = time.perf_counter()
+    for t in range(trials):
+        checkpoint()
+        agg = collect(mechanism, counts, rng, engine, support=sup, workers=workers)
+        runs.record(t, estimate_all(mechanism, agg, chosen + extra), truth, context)
+    elapsed = time.perf_counter() - start
+    iterative = {name for name in names if runs.iters[name].any() or not runs.conv[name].all()}
+    return SimulationResult(
+        mechanism=mechanism, true_counts=counts, engine=engine, estimates=runs.estimates, metrics=runs.metrics,
+        elapsed_s=elapsed, seed=seed if isinstance(seed, (int, np.integer)) or seed is None else None, support=sup,
+        edges=None if edges is None else np.asarray(edges, dtype=np.float64), top_k=k,
+        converged={n: runs.conv[n] for n in iterative}, iterations={n: runs.iters[n] for n in iterative},
+        notes=runs.notes, baseline=runs.baseline)
+
+
+def _metric_context(mechanism: Mechanism, k: int, edges: Any, seed: Any, metric_seed: int | None) -> dict[str, Any]:
+    """What the metrics need besides truth and estimate: k, the bucket edges, and for bucketed mechanisms the
+    projection and the range queries' stream (the same ranges for every trial and estimator)."""
     context: dict[str, Any] = {"k": k}
     if edges is not None:
         context["edges"] = edges
     if mechanism.bucketed:
         context["project"] = True
         root = metric_seed if metric_seed is not None else (seed if isinstance(seed, (int, np.integer)) else 0)
-        context["rng"] = lambda: rng_for(root, "range-queries")  # the same ranges for every trial and estimator
-    baseline = ESTIMATORS.get(GAIN_BASELINE)  # the gain is over the baseline of the kinds it is declared for
-    gain_base = resolve_estimators([GAIN_BASELINE], mechanism)[0] if mechanism.kind in baseline.kinds and \
-        baseline.applies_to(mechanism) else None
-    base_out = {m: np.empty(trials) for m in metric_names if gain_base is not None and m in ("mse", "mae")}
-    est_out = {name: np.empty((trials, size)) for name in names}
-    met_out = {name: {m: np.empty(trials) for m in metric_names} for name in names}
-    conv = {name: np.ones(trials, dtype=bool) for name in names}
-    iters = {name: np.zeros(trials, dtype=np.int64) for name in names}
-    notes: dict[str, str] = {}
-    start = time.perf_counter()
-    for t in range(trials):
-        checkpoint()
-        agg = collect(mechanism, counts, rng, engine, support=sup, workers=workers)
-        chain = estimate_all(mechanism, agg, chosen + ([gain_base] if gain_base and GAIN_BASELINE not in names else []))
-        if base_out:
-            for m, value in compute_metrics(truth, chain[GAIN_BASELINE].values, list(base_out), **context).items():
-                base_out[m][t] = value
-        for name in names:
+        context["rng"] = lambda: rng_for(root, "range-queries")
+    return context
+
+
+def _gain_baseline(mechanism: Mechanism) -> Any:
+    """The estimator the gain is measured over, for the kinds it is declared for (None otherwise)."""
+    baseline = ESTIMATORS.get(GAIN_BASELINE)
+    if mechanism.kind in baseline.kinds and baseline.applies_to(mechanism):
+        return resolve_estimators([GAIN_BASELINE], mechanism)[0]
+    return None
+
+
+class _Trials:
+    """The per-trial outputs of :func:`simulate`, filled one collection at a time."""
+
+    def __init__(self, names: list[str], metric_names: tuple[str, ...], trials: int, size: int, gain: bool) -> None:
+        self.names, self.metric_names = names, metric_names
+        self.baseline = {m: np.empty(trials) for m in metric_names if gain and m in ("mse", "mae")}
+        self.estimates = {name: np.empty((trials, size)) for name in names}
+        self.metrics = {name: {m: np.empty(trials) for m in metric_names} for name in names}
+        self.conv = {name: np.ones(trials, dtype=bool) for name in names}
+        self.iters = {name: np.zeros(trials, dtype=np.int64) for name in names}
+        self.notes: dict[str, str] = {}
+
+    def record(self, t: int, chain: Mapping[str, Any], truth: np.ndarray, context: dict[str, Any]) -> None:
+        if self.baseline:
+            for m, value in compute_metrics(truth, chain[GAIN_BASELINE].values, list(self.baseline), **context).items():
+                self.baseline[m][t] = value
+        for name in self.names:
             est = chain[name]
-            est_out[name][t] = est.values
-            conv[name][t] = est.converged
-            iters[name][t] = est.iterations
-            if est.warnings and name not in notes:
-                notes[name] = est.warnings[0]
-            for m, value in compute_metrics(truth, est.values, metric_names, **context).items():
-                met_out[name][m][t] = value
-    elapsed = time.perf_counter() - start
-    baseline = {m: base_out[m] for m in base_out if m in ("mse", "mae")}
-    iterative = {name for name in names if iters[name].any() or not conv[name].all()}
-    return SimulationResult(
-        mechanism=mechanism, true_counts=counts, engine=engine, estimates=est_out, metrics=met_out,
-        elapsed_s=elapsed, seed=seed if isinstance(seed, (int, np.integer)) or seed is None else None, support=sup,
-        edges=None if edges is None else np.asarray(edges, dtype=np.float64), top_k=k,
-        converged={n: conv[n] for n in iterative}, iterations={n: iters[n] for n in iterative}, notes=notes,
-        baseline=baseline)
+            self.estimates[name][t] = est.values
+            self.conv[name][t] = est.converged
+            self.iters[name][t] = est.iterations
+            if est.warnings and name not in self.notes:
+                self.notes[name] = est.warnings[0]
+            for m, value in compute_metrics(truth, est.values, self.metric_names, **context).items():
+                self.metrics[name][m][t] = value
 
 
 def configuration_key(mechanism: str, epsilon: float, n: int, d: int, params: Mapping[str, Any]) -> tuple:
