@@ -486,8 +486,9 @@ COMPOSITION_REPORTS = 5
 def _expander(title: str, key: str, intro: str = "", *formulas: str) -> Iterator[bool]:
     """A collapsed section of the lecture that runs only while open (a lazy expander: opening it reruns its
     fragment), so the closed sections cost a page nothing. Draws the introduction and formulas when open and
-    yields whether it is; the ``with`` block returns when it is not."""
-    box = st.expander(title, key=key, on_change="rerun")
+    yields whether it is; the ``with`` block returns when it is not. Its state is bound to the URL, like the tabs: it
+    stays open while another tab (whose sections do not run) is shown, and a link reopens it."""
+    box = st.expander(title, key=key, on_change="rerun", bind="query-params")
     with box:
         if box.open:
             if intro:
@@ -689,24 +690,32 @@ def main() -> None:
 
     # the open tab is part of the URL (issue 11 item 7): a link opens Learn on the section the lecturer was showing
     tabs = st.tabs(list(TABS), key="learn_tab", bind="query-params")
-    with tabs[0]:
-        definition_section(mech_name, epsilon, small_d, eps1)
-        composition_section(epsilon, small_d)
-        dp_vs_ldp_section(epsilon, small_d)
-    with tabs[1]:
-        warner_section()
-        bounds_section(epsilon, small_d)
-    with tabs[2]:
-        one_user_section(epsilon, eps1)
-        unary_example_section()
-    with tabs[3]:
-        heatmap_section(mech_name, epsilon, small_d, eps1)
-    with tabs[4]:
-        comparison_section(epsilon)
-        grr_table_section()
-        deployments_section(epsilon)
-    with tabs[5]:
-        questions_section(epsilon)
+    # Bound to the URL, the tabs rerun the page when a student switches; only the open tab's sections are drawn
+    # (each rerun of six tabs cost 6× the work a student sees, and ten students at once queued on it).
+    if tabs[0].open:
+        with tabs[0]:
+            definition_section(mech_name, epsilon, small_d, eps1)
+            composition_section(epsilon, small_d)
+            dp_vs_ldp_section(epsilon, small_d)
+    if tabs[1].open:
+        with tabs[1]:
+            warner_section()
+            bounds_section(epsilon, small_d)
+    if tabs[2].open:
+        with tabs[2]:
+            one_user_section(epsilon, eps1)
+            unary_example_section()
+    if tabs[3].open:
+        with tabs[3]:
+            heatmap_section(mech_name, epsilon, small_d, eps1)
+    if tabs[4].open:
+        with tabs[4]:
+            comparison_section(epsilon)
+            grr_table_section()
+            deployments_section(epsilon)
+    if tabs[5].open:
+        with tabs[5]:
+            questions_section(epsilon)
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

@@ -23,6 +23,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import ldp  # noqa: E402
 from views import common  # noqa: E402
 from views.controls import Control  # noqa: E402
+from views.learn import TABS as LEARN_TABS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -105,6 +106,10 @@ def other_value(w, control: Control):
     return raw[(current + 1) % len(raw)]
 
 
+#: URL parameters that choose what a page shows (its open tab), not controls the round trip sets.
+VIEW_KEYS = ("learn_tab",)
+
+
 def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
     """Set the pinned values (in order), then every other control on the page to another value, rounds until no
     new control appears; returns the keys that were set."""
@@ -172,9 +177,13 @@ SCENARIOS = {
          "pp_users": 1000, "pp_engine": "exact"},
         {"pp_est": ["mi"], "pp_trials": 2, "pp_data_source": "Synthetic", "pp_data_synthetic": "mixture"},
     ],
-    "learn": [
-        {"learn_w_source": "described"},  # the class's size and 'yes' count are drawn only for a described class
-        {"learn_mech": "l-oue", "learn_eps": 2.0, "learn_q": 3},  # K of Q is drawn for Q ≥ 2
+    "learn": [  # only the open tab's sections are drawn: each scenario opens one (VIEW_KEYS)
+        # the class's size and 'yes' count are drawn only for a described class
+        {"learn_tab": LEARN_TABS[1], "learn_w_source": "described"},
+        {"learn_tab": LEARN_TABS[5], "learn_mech": "l-oue", "learn_eps": 2.0, "learn_q": 3},  # K of Q for Q ≥ 2
+        {"learn_tab": LEARN_TABS[2]},
+        {"learn_tab": LEARN_TABS[3]},
+        {"learn_tab": LEARN_TABS[4]},
     ],
     "privacy": [
         {},
@@ -217,15 +226,17 @@ def test_every_control_comes_back_from_the_url(page):
     controls = controls_of(page)
     kinds = {c.key: c.kind for c in controls}
     exercised: set[str] = set()
-    for pins in SCENARIOS[page]:
-        at = open_page(page)
+    for scenario in SCENARIOS[page]:
+        view = {k: scenario[k] for k in VIEW_KEYS if k in scenario}  # the tab to open: in the URL, not a control
+        pins = {k: v for k, v in scenario.items() if k not in view}
+        at = open_page(page, view)
         changed = set_everything(at, controls, pins)
         on_page = widgets(at)
         for key in kinds:
             if key in on_page:  # bound to the URL parameter named by its key
                 assert on_page[key].proto.query_param_key == key, key
         expected = {key: on_page[key].value for key in kinds if key in on_page}
-        query = url_of(at, controls)
+        query = {**view, **url_of(at, controls)}
         again = widgets(open_page(page, query))
         for key, value in expected.items():
             assert key in again, f"{page}: {key} is not on the page reopened from {query}"
@@ -382,11 +393,13 @@ def test_a_link_may_name_a_mechanism_by_its_registry_name(query, expected):
 
 
 def test_a_data_dependent_bound_refuses_on_the_learn_page():
-    at = open_page("learn", {"learn_w_n": "50", "learn_w_yes": "1e400", "learn_u_d": "4", "learn_u_v": "9"})
+    query = {"learn_w_n": "50", "learn_w_yes": "1e400", "learn_u_d": "4", "learn_u_v": "9"}
+    at = open_page("learn", {**query, "learn_tab": LEARN_TABS[1]})  # Warner's class
     found = widgets(at)
     assert found["learn_w_n"].value == 50 and found["learn_w_yes"].value == 50  # default min(80, n)
-    assert found["learn_u_v"].value == 3  # an option that does not exist for d = 4: the default
     assert any("…of whom truly 'yes'" in w.value for w in at.warning)
+    found = widgets(open_page("learn", {**query, "learn_tab": LEARN_TABS[2]}))  # one user's report
+    assert found["learn_u_v"].value == 3  # an option that does not exist for d = 4: the default
 
 
 def _bound_script():

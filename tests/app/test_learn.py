@@ -1,6 +1,8 @@
 """AppTest: the Learn page renders with defaults and after changing the live check's mechanism, ε and
 d (THE, SHE, a longitudinal and a hash mechanism), Warner's controls and simulation, the one-user
-value, the comparison's d and the number of questions Q."""
+value, the comparison's d and the number of questions Q. Only the open tab's sections run (the tabs are bound to
+the URL, so switching reruns the page): a test opens the tab it reads (``_tab``), or reads every tab in turn
+(``AllTabs``)."""
 
 from __future__ import annotations
 
@@ -47,6 +49,40 @@ def _click(at: AppTest, key: str) -> AppTest:
     return at
 
 
+def _tab(at: AppTest, index: int) -> AppTest:
+    """Open the page's tab ``index`` (as a click does: its session state, then a rerun)."""
+    at.session_state["learn_tab"] = at.tabs[0].label if index == 0 else _labels(at)[index]
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _labels(at: AppTest) -> list[str]:
+    return [t.label for t in at.tabs]
+
+
+class AllTabs:
+    """The elements of every tab, each opened in turn (the page draws only the open one); the first tab is open
+    again afterwards. Reads like an AppTest for the helpers below (``.metric``, ``.get("plotly_chart")``, …)."""
+
+    def __init__(self, at: AppTest) -> None:
+        self._runs: list[dict[str, list]] = []
+        kinds = ("latex", "metric", "success", "info", "warning", "error", "markdown", "caption", "dataframe",
+                 "expander", "button")
+        for index in range(len(_labels(at))):
+            _tab(at, index)
+            run = {kind: list(getattr(at, kind)) for kind in kinds}
+            run["plotly_chart"] = list(at.get("plotly_chart"))
+            self._runs.append(run)
+        _tab(at, 0)
+
+    def get(self, kind: str) -> list:
+        return [e for run in self._runs for e in run[kind]]
+
+    def __getattr__(self, kind: str) -> list:
+        return self.get(kind)
+
+
 def _texts(at: AppTest, *kinds: str) -> str:
     return " ".join(e.value for kind in kinds for e in getattr(at, kind))
 
@@ -69,6 +105,8 @@ def at() -> AppTest:
 
 def test_defaults_render_every_section(at):
     assert len(at.tabs) == 6
+    assert "learn_warner_bars" not in _charts(at)  # only the open (first) tab's sections ran
+    at = AllTabs(at)
     assert len(at.latex) >= 6  # definition, check, Warner (3), rule, Q formulas
     # GRR at ε = 1 spends exactly ε.
     assert "Spends exactly ε = 1" in _texts(at, "success")
@@ -86,51 +124,58 @@ def test_defaults_render_every_section(at):
 def test_lecture_extras_in_expanders(at):
     """Issue 23 item 6: composition, central DP vs LDP, the error bounds, the UE example and GRR's table, each in a
     lazy expander under its tab (the tabs and their first screens unchanged): closed, they draw nothing."""
-    labels = [e.label for e in at.expander]
+    closed = AllTabs(at)
+    labels = [e.label for e in closed.expander]
     for start in ("Sequential composition", "Central DP vs LDP", "How far off", "The lecture's unary-encoding",
                   "GRR's p as d grows", "What the deployments do"):
         assert any(label.startswith(start) for label in labels), (start, labels)
-    assert not {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} & _charts(at)
+    assert not {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} & _charts(closed)
     extras = ("learn_x_composition", "learn_x_dp", "learn_x_bounds", "learn_x_unary", "learn_x_grr",
               "learn_x_deployed")
     for key in extras:
         at.session_state[key] = True  # open
     at.run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    assert {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} <= _charts(at)
-    metrics = {m.label: m.value for m in at.metric}
+    every = AllTabs(at)
+    assert {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} <= _charts(every)
+    metrics = {m.label: m.value for m in every.metric}
     assert metrics["Privacy loss: 2 reports at ε"] == metrics["Privacy loss: 1 report at 2ε"] == "2"  # ε = 1
-    steps = _frames(at, "true count n_v")[0]
+    steps = _frames(every, "true count n_v")[0]
     assert list(steps.iloc[:, 4]) == ["0", "10/3", "5/3", "0"]  # the lecture's estimate
-    grid = _frames(at, "p (d = 128)")[0]
+    grid = _frames(every, "p (d = 128)")[0]
     assert grid["p (d = 128)"].str.contains("DIFFERS").all()
-    assert "printed 0.307" in _texts(at, "caption")
-    sim = _frames(at, "simulated / closed form")[0]
+    assert "printed 0.307" in _texts(every, "caption")
+    sim = _frames(every, "simulated / closed form")[0]
     assert set(sim["n"]) == {1_000, 100_000}
     # issue 24: the deployments' budgets, their oracles against the best textbook one, memoization
-    assert {"learn_deployed_deployed", "learn_deployed_memo"} <= _charts(at)
-    budgets = _frames(at, "ε per report")[0]
+    assert {"learn_deployed_deployed", "learn_deployed_memo"} <= _charts(every)
+    budgets = _frames(every, "ε per report")[0]
     assert {"Apple", "Google", "Microsoft"} <= set(budgets["company"])
-    for key in extras:  # closed again for the tests below
+    for key in extras:  # closed again for the tests below (bound to the URL: its parameter goes too, as a click does)
         at.session_state[key] = False
+        at.query_params.pop(key, None)
     at.run()
-    assert "learn_comp_fig" not in _charts(at)
+    assert "learn_comp_fig" not in _charts(AllTabs(at))
 
 
 def test_live_check_the_spends_less(at):
+    _tab(at, 0)
     _set(at, learn_mech="the", learn_eps=2.0, learn_d=3)
     assert "Spends less than ε" in _texts(at, "info") and "thresholding" in _texts(at, "info")
 
 
 def test_live_check_she_is_continuous(at):
+    _tab(at, 0)
     _set(at, learn_mech="she", learn_eps=0.5)
     assert "continuous" in _texts(at, "info")
-    assert {"learn_she_density", "learn_hm_she"} <= _charts(at)
     assert "SHE spends exactly ε = 0.5" in _texts(at, "success")
-    assert len(at.latex) >= 8  # the density and its ratio bound
+    every = AllTabs(at)
+    assert {"learn_she_density", "learn_hm_she"} <= _charts(every)
+    assert len(every.latex) >= 8  # the density and its ratio bound
 
 
 def test_live_check_longitudinal(at):
+    _tab(at, 0)
     _set(at, learn_mech="l-oue", learn_eps=2.0, learn_d=5)
     _set(at, learn_mech_eps1=1.0)
     assert "Spends exactly ε1 = 1" in _texts(at, "success")
@@ -139,16 +184,19 @@ def test_live_check_longitudinal(at):
 
 
 def test_live_check_hash_mechanism_and_heatmap_views(at):
+    _tab(at, 0)
     _set(at, learn_mech="olh", learn_eps=1.0, learn_d=4)
     assert "Spends exactly ε = 1" in _texts(at, "success")
+    _tab(at, 3)  # the channel matrix
     _set(at, learn_hm_view="Full channel")
     assert "the heatmap shows the first 64" in _texts(at, "info")
     _set(at, learn_eps=10.0)  # g = round(e^10 + 1): far too many outputs to enumerate
-    assert "too large to enumerate" in _texts(at, "warning")
-    assert "cannot be enumerated" in _texts(at, "warning")
+    warnings = _texts(AllTabs(at), "warning")
+    assert "too large to enumerate" in warnings and "cannot be enumerated" in warnings
 
 
 def test_warner_controls_and_simulation(at):
+    _tab(at, 1)
     _set(at, learn_w_n=200, learn_w_yes=30, learn_w_t=0.7, learn_w_seed=3)
     assert "Simulate this class" in [b.label for b in at.button]
     before = len(_frames(at, "→ yes (truthful)"))
@@ -159,16 +207,19 @@ def test_warner_controls_and_simulation(at):
 
 
 def test_one_user_and_comparison(at):
+    _tab(at, 2)
     _set(at, learn_u_d=16)
     _set(at, learn_u_v=15, learn_u_seed=9)
     reports = _frames(at, "report")[0]
     assert len(reports) == len(ldp.mechanisms_of("frequency"))  # one row per registered frequency oracle
     assert reports.loc[reports["mechanism"] == "OUE", "report"].str.len().item() == 16  # d bits
+    _tab(at, 4)
     _set(at, learn_eps=1.0, learn_cmp_d=5)
     assert "use DE (GRR)" in _texts(at, "success")  # d = 5 < 3e + 2
 
 
 def test_questions_and_simulation(at):
+    _tab(at, 5)
     _set(at, learn_q=4, learn_q_n=20_000)
     assert "Q = 4 questions" in _texts(at, "markdown")
     assert "learn_kq_fig" in _charts(at) and "the best K is" in _texts(at, "markdown")
@@ -187,8 +238,9 @@ def test_unreachable_epsilon_1_grid_values_are_not_offered(at):
     _widget(at, "learn_eps").set_value(0.06)
     at.run()
     assert not at.exception, at.exception
-    assert "not reachable" not in _texts(at, "error")
-    assert "learn_warner_bars" in _charts(at) and "learn_q_fig" in _charts(at)
+    every = AllTabs(at)
+    assert "not reachable" not in _texts(every, "error")
+    assert "learn_warner_bars" in _charts(every) and "learn_q_fig" in _charts(every)
 
 
 def test_warner_on_the_real_election_survey_and_the_tab_in_the_url():
