@@ -68,7 +68,7 @@ common.apply_pending_configuration()
 # darker grey, 7:1, so explanations stay legible on a projector.
 st.markdown("<style>[data-testid='stCaptionContainer'] { color: rgba(49, 51, 63, 0.88); }</style>",
             unsafe_allow_html=True)
-if common.render(common.PRESENT, st.sidebar):  # larger type for a projector (issue 11)
+if common.render(common.PRESENT, st.sidebar):  # larger type for a projector
     st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 0.5rem; }"
                 " [data-testid='stMain'] h1 { font-size: 1.9rem; padding: 0 0 0.4rem 0; }</style>",
                 unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn

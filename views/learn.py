@@ -688,7 +688,7 @@ def main() -> None:
         st.caption("Used by the ε-LDP check, the channel heatmap (mechanism, ε, d), the one-user reports and the "
                    "comparison table (ε); the composition, central-DP and error-bound expanders use ε and d with GRR.")
 
-    # the open tab is part of the URL (issue 11 item 7): a link opens Learn on the section the lecturer was showing
+    # the open tab is part of the URL: a link opens Learn on the section the lecturer was showing
     tabs = st.tabs(list(TABS), key="learn_tab", bind="query-params")
     # Bound to the URL, the tabs rerun the page when a student switches; only the open tab's sections are drawn
     # (each rerun of six tabs cost 6× the work a student sees, and ten students at once queued on it).

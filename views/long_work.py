@@ -22,8 +22,8 @@ def session_gone() -> bool:
     """Whether the browser session this run draws for has disconnected (its tab closed or navigated away).
 
     Installed by ``app.py`` as the cancellation predicate (:func:`ldp.core.cancellation.cancel_when`): the
-    library's long loops stop within ~0.2 s of the tab closing instead of computing for nobody (issue 10: three
-    closed tabs kept the server busy for 100 s). Outside a running server (AppTest, bare mode) nothing is gone.
+    library's long loops stop within ~0.2 s of the tab closing instead of computing for nobody (three closed tabs
+    once kept the server busy for 100 s). Outside a running server (AppTest, bare mode) nothing is gone.
     """
     ctx = get_script_run_ctx()
     if ctx is None or not runtime.exists():
@@ -129,7 +129,7 @@ def precompute(work: Callable[[], None]) -> threading.Thread:
 
 _A11Y_JS = """
 export default function () {
-    // Accessible names the page's HTML lacks (issue 11 item 8): each Plotly chart becomes an image named by its
+    // Accessible names the page's HTML lacks: each Plotly chart becomes an image named by its
     // title (screen readers otherwise announce an unnamed graphic), and Material icon ligatures
     // ("keyboard_arrow_right") are hidden from the accessibility tree so they stop prefixing expanders' names.
     // Installed once per browser tab; a MutationObserver keeps it true as Streamlit redraws.

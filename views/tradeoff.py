@@ -335,7 +335,7 @@ def _sweep_section(ctl: dict[str, Any], data: common.Dataset, grid: np.ndarray, 
         # an action, not a setting (so not in the URL): keyed by the configuration, it covers this sweep only
         confirmed = st.checkbox(f"Yes, run the long sweep ({_fmt_seconds(seconds)})",
                                 key=f"to_confirm_{signature[:12]}")
-    # A link to a page that showed a sweep shows it again (issue 11 item 7): the sweep's settings are in the URL
+    # A link to a page that showed a sweep shows it again: the sweep's settings are in the URL
     # already; "to_sweep=<its signature>" says these settings' results were on screen, so opening the link reruns
     # it — same seed, same table — provided it is short (a link never starts a long run). Changing a setting
     # changes the signature, so the page does not start sweeping on every change.

@@ -1,5 +1,5 @@
 """Live classroom collection: students' browsers randomize their answers, only reports reach the server, the
-class sees its own estimate (issue 14).
+class sees its own estimate.
 
 - :mod:`.model` — a question (labels or a numeric range, mechanism GRR/OUE/OLH or PM, ε) and report validation;
 - :mod:`.randomizer` — the student's randomizer on a byte stream, the same function as ``static/randomizer.js``;

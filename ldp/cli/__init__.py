@@ -308,7 +308,7 @@ INPUT_OPTIONS = ("data", "reports", "domain")  # the file arguments a command re
 
 def _check_output_is_not_an_input(args: argparse.Namespace) -> None:
     """Refuse ``--output`` naming a file the command reads (also through a link): it would be replaced by the
-    output and the input lost (issue 10 item 8)."""
+    output and the input lost."""
     output = getattr(args, "output", None)
     if output in (None, "-") or not os.path.exists(output):
         return

@@ -494,7 +494,7 @@ def cmd_perturb(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     note = f", {dropped} missing value(s) skipped" if dropped else ""
     print(f"wrote {written} {mech.name} reports to {args.output} in {elapsed:.2f} s{note}", file=sys.stderr)
-    if seeded:  # issue 10 item 11: a seeded file's true values were recovered by brute-forcing its seed in 15 s
+    if seeded:  # a seeded file's true values were recovered by brute-forcing its seed in 15 s
         warn(f"--seed {args.seed}: the reports are reproducible, and anyone who guesses the seed can recover every "
              "true value; use it for simulations only (the file is marked simulated). Without --seed, perturb uses "
              "the operating system's secure randomness.")

@@ -281,8 +281,8 @@ class Mechanism(ABC):
         network or any caller. ``trusted=True`` skips the validation and is meant only for reports this very
         mechanism's ``perturb`` has just produced in this process — the exact engine's own chunks
         (:func:`ldp.engines.run_exact`) and a composite mechanism's ``_aggregate`` handing its already validated
-        parts to its inner oracles; re-checking them cost up to a third of a simulation (issue "Fast
-        everywhere"). Never pass it for reports that crossed a process, file or API boundary.
+        parts to its inner oracles; re-checking them cost up to a third of a
+        simulation. Never pass it for reports that crossed a process, file or API boundary.
         """
         if trusted:
             rep = np.asarray(reports)
@@ -375,7 +375,7 @@ class Mechanism(ABC):
 
     def chunk_size(self) -> int:
         """Users per chunk of the exact engine (memory ≈ chunk × report width cells)."""
-        return max(1, CHUNK_CELLS // max(1, self.report_width()))  # never more cells than CHUNK_CELLS (issue 10:
+        return max(1, CHUNK_CELLS // max(1, self.report_width()))  # never more cells than CHUNK_CELLS:
         # a floor of 1,024 users made OUE at d = 2²² hold 4·10⁹ cells, 9 GB, for 2,000 users)
 
     # ------------------------------------------------------------------ fast engine

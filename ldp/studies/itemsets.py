@@ -813,8 +813,8 @@ def tail_correction(theta: np.ndarray, length: int) -> float:
     Norm-Sub'd one. When no set is longer than ℓ the tail term's numerator has expectation exactly 0 (each θ̂ᵢ is
     unbiased), so c is 1 in expectation to first order (a ratio of unbiased estimates; its denominator, the mean
     clipped length, is at least 1 for non-empty sets and estimated from many users). Norm-Sub instead zeroes the
-    negative noise and keeps the positive noise above ℓ, which biased c upward by 20–45 % on all-pairs data (issue
-    20). ``c`` is not clipped at 1 for the same reason (max(1, c) has mean above 1); it is floored at ½ only to keep
+    negative noise and keeps the positive noise above ℓ, which biased c upward by 20–45 % on all-pairs data.
+    ``c`` is not clipped at 1 for the same reason (max(1, c) has mean above 1); it is floored at ½ only to keep
     a degenerate estimate from flipping or exploding the result, and is 1 when the denominator is not positive.
 
     Parameters

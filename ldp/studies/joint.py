@@ -1,4 +1,4 @@
-"""The joint distribution of two or three categorical columns under LDP (issue 24 item 2).
+"""The joint distribution of two or three categorical columns under LDP.
 
 Three methods (:data:`JOINT_METHODS`), each a class with ``run``:
 

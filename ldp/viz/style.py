@@ -20,7 +20,7 @@ PROJECTOR_FONT = {"body": 17, "axis": 18, "title": 21}
 
 def plain_text(value: object) -> str:
     """A user-provided string (a category, a column name) as text in a Plotly figure: HTML escaped, since Plotly
-    renders tags such as ``<a href=…>`` in tick labels and hover text as live markup (issue 10 item 13).
+    renders tags such as ``<a href=…>`` in tick labels and hover text as live markup.
 
     Parameters
     ----------
@@ -64,7 +64,7 @@ def _nice_ticks(lo: float, hi: float) -> list[float]:
 
 
 def label_log_axes(fig: Any) -> Any:
-    """Label every log axis by decades, never by bare mantissas (issue 11: Plotly's default labelled minor ticks
+    """Label every log axis by decades, never by bare mantissas (Plotly's default labels minor ticks
     "2 3 … 9" with no decade, reading "8 9 0.1 2"). An axis whose data span two decades or more gets one labelled
     tick per power of ten (10⁻³ style) and unlabelled minor ticks; a narrower one gets 1-2-5 values written out in
     full (0.5, 1, 2). Returns ``fig``, changed in place.

@@ -116,7 +116,7 @@ class FrequencyOracle(Mechanism):
             self._check_representable()
 
     def _check_representable(self) -> None:
-        """Refuse an ε whose channel double precision cannot sample (issue 10 item 14): the sampler draws events
+        """Refuse an ε whose channel double precision cannot sample: the sampler draws events
         of probability p*, 1 − p*, q*, 1 − q* from uniform doubles (multiples of 2⁻⁵³), so one below
         :data:`MIN_PROBABILITY` = 2⁻⁴⁰ is realised with a relative error above 2⁻¹³ — and at GRR's ε ≥ 37, p*
         rounds to exactly 1 and no report is ever randomized while ε still claims a finite loss."""
@@ -135,7 +135,7 @@ class FrequencyOracle(Mechanism):
                                f"reports), got values from {low:g} to {high:g}")
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
-        """Whether support counts look like this configuration's (issue 10 item 7: OUE reports read as SUE gave an
+        """Whether support counts look like this configuration's (OUE reports read as SUE once gave an
         estimate summing to −9.7, GRR reports read with a larger d errors of 0.42, silently). For a pure oracle
         C_v ~ Bin(n_v, p*) + Bin(n − n_v, q*), so C_v/n lies in [q*, p*] up to ``z`` binomial standard deviations,
         and Σ_v C_v has mean n(p* + (d − 1)q*) and variance at most n[p*(1 − p*) + (d − 1)q*(1 − q*)] (exact when
