@@ -233,7 +233,7 @@ def precision_against_epsilon(methods: Sequence[str], epsilons: Sequence[float],
                               top_k: int, trials: int = 1, seed: int = 0,
                               params: dict[str, dict[str, Any]] | None = None,
                               progress: Callable[[float], None] | None = None) -> pd.DataFrame:
-    """Scores of each method at each ε (mean over ``trials`` seeds): the side-by-side table of the issue;
+    """Scores of each method at each ε (mean over ``trials`` trials): the methods side by side;
     ``progress(fraction)`` after each method at each ε.
 
     Parameters

@@ -2,7 +2,7 @@
 estimate.
 
 HDG — the Hybrid-Dimensional Grids of Yang, Wang, Li, Cheng, Su ("Answering Multi-Dimensional Range Queries under
-Local Differential Privacy", the issue cites it as ICDE'20; also PVLDB 14(3), 2020). With two attributes of fine
+Local Differential Privacy", PVLDB 14(3), 2020, also cited as ICDE'20). With two attributes of fine
 domains [d₁] and [d₂]:
 
 1. The users are split uniformly into G = m + C(m, 2) = 3 groups: the 1-D grid of each attribute (g₁ equal-width
