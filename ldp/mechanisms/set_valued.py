@@ -34,9 +34,12 @@ from ldp.core.params import EPSILON, Param
 from ldp.core.registry import MECHANISMS
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["STRAWMAN_MAX_ITEMS", "PaddingSampling", "SetValues", "WholeSetOracle", "amplified_epsilon"]
+__all__ = ["MAX_CHANNEL_SETS", "STRAWMAN_MAX_ITEMS", "PaddingSampling", "SetValues", "WholeSetOracle",
+           "amplified_epsilon"]
 
 PAD = Param("length", int, "padding length ℓ", default=1, low=1, high=4096)
+#: Most sets a PSFO channel enumerates (:meth:`PaddingSampling.input_sets`): every set of up to ℓ + 1 of d items.
+MAX_CHANNEL_SETS = 1 << 14
 
 
 def amplified_epsilon(epsilon: float, length: int) -> float:
@@ -230,9 +233,24 @@ class PaddingSampling:
 
     def input_sets(self) -> list[tuple[int, ...]]:
         """Every set of at most ℓ + 1 of the d items (the sets a channel is enumerated over: up to ℓ items they are
-        padded, ℓ + 1 items exercise the random ℓ kept of a longer set; longer sets mix the same rows)."""
-        return [items for size in range(min(self.d, self.length + 1) + 1)
-                for items in itertools.combinations(range(self.d), size)]
+        padded, ℓ + 1 items exercise the random ℓ kept of a longer set; longer sets mix the same rows).
+
+        Returns
+        -------
+        list of tuple of int
+            The sets, by size then lexicographically.
+
+        Raises
+        ------
+        InvalidInput
+            When there would be more than :data:`MAX_CHANNEL_SETS` of them (counted before any is built).
+        """
+        largest = min(self.d, self.length + 1)
+        count = sum(math.comb(self.d, size) for size in range(largest + 1))
+        if count > MAX_CHANNEL_SETS:
+            raise InvalidInput(f"psfo: the channel would enumerate {count:,} sets of up to {largest} of {self.d} items "
+                               f"(at most {MAX_CHANNEL_SETS:,}); use fewer items or a smaller ℓ")
+        return [items for size in range(largest + 1) for items in itertools.combinations(range(self.d), size)]
 
     def sampling_matrix(self, sets: Sequence[Sequence[int]]) -> np.ndarray:
         """Pr[the sampled padded value is u | set x], rows the sets, columns the d + ℓ padded values (what
@@ -241,17 +259,29 @@ class PaddingSampling:
         Parameters
         ----------
         sets : sequence of sequences of int
-            Sets of distinct item codes in [0, d).
+            Sets of distinct item codes in [0, d), at most :data:`MAX_CHANNEL_SETS` of them.
 
         Returns
         -------
         numpy.ndarray
             The len(sets) × (d + ℓ) matrix, each row summing to 1.
+
+        Raises
+        ------
+        InvalidInput
+            For too many sets (checked before the matrix is allocated), or a set that is not distinct item codes
+            in [0, d).
         """
+        if len(sets) > MAX_CHANNEL_SETS:
+            raise InvalidInput(f"psfo: {len(sets):,} sets (at most {MAX_CHANNEL_SETS:,} in a sampling matrix)")
         out = np.zeros((len(sets), self.size))
         for row, items in enumerate(sets):
-            out[row, list(items)] = 1.0 / max(self.length, len(items))
-            out[row, self.d: self.d + max(0, self.length - len(items))] = 1.0 / self.length
+            codes = list(items)
+            if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < self.d
+                   for v in codes) or len(set(codes)) != len(codes):
+                raise InvalidInput(f"psfo: set {row} must hold distinct item codes in [0, {self.d}), got {codes!r}")
+            out[row, codes] = 1.0 / max(self.length, len(codes))
+            out[row, self.d: self.d + max(0, self.length - len(codes))] = 1.0 / self.length
         return out
 
     def channel(self, max_outputs: int = 4096) -> tuple[np.ndarray, list[str]]:

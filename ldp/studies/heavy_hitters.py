@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ldp.core.errors import InvalidInput, LDPError
+from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.evaluation.heavy_hitters import heavy_hitter_scores
 from ldp.mechanisms.heavy_hitters import HeavyHitterResult, get_heavy_hitter_method, true_heavy_hitters
@@ -170,7 +171,8 @@ def find_heavy_hitters(method: str, epsilon: float, values: np.ndarray, *, bits:
     Private Heavy Hitter Identification" (IEEE TDSC 2021).
     """
     protocol = get_heavy_hitter_method(method, epsilon, bits, top_k, **params)
-    keys = ("trial", int(trial)) if trial else ()
+    first = trial == 0 and not isinstance(trial, bool)
+    keys = () if first else ("trial", check_positive_int(trial, "trial", method))
     result = protocol.run(values, rng_for(seed, "heavy-hitters", method, float(epsilon), *keys), progress)
     uniq, counts = np.unique(protocol.validate_values(values), return_counts=True)
     freq = dict(zip(uniq.tolist(), (counts / counts.sum()).tolist(), strict=True))

@@ -123,3 +123,15 @@ def test_the_strawmans_grr_variance_is_exact():
     draws = [whole.item_estimates(mech.estimate(collect(mech, counts, rng, "fast")).values)[0] for _ in range(300)]
     assert np.mean(draws) == pytest.approx(0.5, abs=4 * math.sqrt(whole.item_variance(users, 0.5) / 300))
     assert np.var(draws, ddof=1) / whole.item_variance(users, 0.5) == pytest.approx(1.0, abs=0.3)
+
+
+def test_the_channel_refuses_bad_sets_and_counts_its_size_before_enumerating():
+    """A set with a code outside [0, d), a repeated or non-integer item gets one line (a negative code would
+    otherwise index from the end silently); 200 items padded to ℓ = 5 would make Σ_{s ≤ 6} C(200, s) ≈ 8·10¹⁰ sets,
+    refused from the count, before any is built."""
+    psfo = PaddingSampling(1.0, 4, 2, "grr")
+    for bad in ([[0, 4]], [[-1]], [[1, 1]], [[0.5]], [[True]]):
+        with pytest.raises(ldp.InvalidInput, match="distinct item codes"):
+            psfo.sampling_matrix(bad)
+    with pytest.raises(ldp.InvalidInput, match="sets of up to 6 of 200 items"):
+        PaddingSampling(1.0, 200, 5, "grr").channel()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import ldp
 from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
 
 
@@ -19,3 +21,10 @@ def test_a_trial_is_its_own_stream_not_the_next_seed():
     np.testing.assert_array_equal(estimates(seed=0, trial=0), estimates(seed=0))
     assert not np.array_equal(estimates(seed=0, trial=1), estimates(seed=1))
     assert not np.array_equal(estimates(seed=0, trial=1), estimates(seed=0))
+
+
+@pytest.mark.parametrize("trial", [-1, 1.5, "2", True])
+def test_a_trial_that_is_not_a_count_is_refused(trial):
+    values = zipf_values(1_000, 8, distinct=20, seed=0)
+    with pytest.raises(ldp.InvalidInput, match="trial"):
+        find_heavy_hitters("pem", 1.0, values, bits=8, top_k=2, trial=trial)
