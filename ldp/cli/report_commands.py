@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -160,7 +161,7 @@ def _public_scale(args: argparse.Namespace, name: str, header: dict[str, Any] | 
     return ValueScale(lo, hi)
 
 
-class FileKind:
+class FileKind(ABC):
     """How one kind of mechanism reads a table into inputs and turns an aggregate into its answer."""
 
     kind: ClassVar[str]
@@ -178,14 +179,15 @@ class FileKind:
     def column_flag(self) -> str:
         return "--column"
 
+    @abstractmethod
     def mechanism(self, args: argparse.Namespace, labels: bool = True) -> tuple[Mechanism, list[str]]:
         """The configured mechanism and (with ``labels``) the labels of its estimate's entries."""
-        raise NotImplementedError
 
     def inputs(self, args: argparse.Namespace, mech: Mechanism, labels: list[str], table: pd.DataFrame
                ) -> tuple[np.ndarray, int, str, dict[str, Any]]:
-        """(inputs as the mechanism takes them, rows left out, source name, header fields)."""
-        raise NotImplementedError
+        """(inputs as the mechanism takes them, rows left out, source name, header fields): the hook of the default
+        :meth:`perturb_plan` (a kind that reads its data otherwise, as the set-valued one, overrides that instead)."""
+        raise TypeError(f"{type(self).__name__} defines neither inputs() nor its own perturb_plan()")
 
     def perturb_plan(self, args: argparse.Namespace, rng: Any) -> tuple[Mechanism, np.ndarray, int, str,
                                                                          dict[str, Any]]:

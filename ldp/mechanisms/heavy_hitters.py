@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -189,7 +190,7 @@ class HeavyHitterResult:
         return [{"value": int(v), "estimate": float(e)} for v, e in zip(self.values, self.estimates, strict=True)]
 
 
-class HeavyHitterMethod(Protocol):
+class HeavyHitterMethod(Protocol, ABC):
     """A heavy-hitter protocol (registry ``PROTOCOLS``, kind ``heavy-hitters``): constructors store and validate
     parameters only; :meth:`run` simulates every user's report on the client and the server's rounds.
 
@@ -298,8 +299,9 @@ class HeavyHitterMethod(Protocol):
         est = oracle.estimate_candidates(reports, candidates)
         return est, 3.0 * math.sqrt(oracle.approximate_variance(int(items.size)))
 
+    @abstractmethod
     def _run(self, values: np.ndarray, rng: np.random.Generator) -> HeavyHitterResult:
-        raise NotImplementedError
+        """The rounds on validated values (each family's protocol)."""
 
 
 def _top(candidates: np.ndarray, estimates: np.ndarray, k: int, threshold: float | None) -> np.ndarray:
@@ -313,8 +315,9 @@ def _top(candidates: np.ndarray, estimates: np.ndarray, k: int, threshold: float
 class PrefixExtending(HeavyHitterMethod):
     """Users in groups by prefix length; round by round the survivors are extended and re-estimated."""
 
+    @abstractmethod
     def lengths(self) -> list[int]:
-        raise NotImplementedError
+        """The rounds' prefix lengths, shortest first."""
 
     def _plan(self, users: int) -> tuple[list[int], np.ndarray | None, dict[str, Any]]:
         """The rounds' prefix lengths, their shares of the users (None: equal groups) and what to report of the

@@ -26,6 +26,7 @@ line of d numbers per user), and both engines. The scalar mechanisms inside are 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -164,13 +165,13 @@ class VectorMechanism(Mechanism):
         return f"report · ({names[1]} − {names[0]})"
 
     # ------------------------------------------------------------------ theory
+    @abstractmethod
     def variance(self, values: Any) -> np.ndarray:
         """Var of one user's contribution per coordinate, for each user's vector (closed form): shape of values."""
-        raise NotImplementedError
 
+    @abstractmethod
     def report_bound(self) -> float:
         """The largest |coordinate| a report can have (hook)."""
-        raise NotImplementedError
 
     def mean_variance(self, values: Any) -> np.ndarray:
         """Var of the mean estimate per coordinate: Σ_i Var_ij / n² (shape (d,))."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -372,7 +373,7 @@ class JointJob:
         return rng_for(self.rng_seed, "joint", *names)
 
 
-class JointMethod:
+class JointMethod(ABC):
     """A way to estimate the joint distribution (a registered class; ``run`` returns a :class:`JointEstimate`)."""
 
     name: ClassVar[str]
@@ -384,8 +385,9 @@ class JointMethod:
     assumes_independence: ClassVar[bool] = False
 
     @classmethod
+    @abstractmethod
     def run(cls, job: JointJob, **options: Any) -> tuple[np.ndarray, dict[str, Any], dict[str, Any]]:
-        raise NotImplementedError
+        """The method's estimate from the job's collections, its diagnostics and its parameters."""
 
 
 JOINT_METHODS: Registry[type[JointMethod]] = Registry("joint method")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -151,8 +152,9 @@ class CountMeanSketch(FrequencyOracle):
         cov = self._user_covariance(f)
         return np.einsum("ij,jk,ki->i", kinv, cov, kinv) / n
 
+    @abstractmethod
     def _user_covariance(self, f: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """Cov of one user's sketch-row debiased contributions for the frequencies ``f`` (each sketch's form)."""
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         return []
