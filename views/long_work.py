@@ -66,38 +66,59 @@ def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[floa
     """``compute(progress)`` once per ``key`` for the whole server (like ``st.cache_data``, shared by every session),
     drawing its own progress bar while it runs. ``st.cache_data`` cannot do this: it records the bar's updates
     made inside the cached function and fails to replay them on a block that no longer exists. Results are
-    treated as read-only; the least recently computed are evicted beyond 32 entries. A key that
-    :func:`precompute` is computing in the background is waited for (its progress drawn), not computed twice;
-    inside :func:`precompute` (no page to draw on) nothing is drawn."""
-    if key in _STUDIES:
-        return _STUDIES[key]
+    treated as read-only; the least recently computed are evicted beyond 32 entries.
+
+    A key is computed by one caller at a time: a session (or the background :func:`precompute`) that asks for a key
+    another is computing waits for it, drawing that run's progress, instead of computing it again — ten sessions
+    moving to the same ε once ran the same study ten times at once (the Reproduce page's b sweep: 12 s each instead
+    of ≈ 1 s, benchmarks/bench_concurrency.py). If that run fails or is cancelled (its tab closed), the next waiter
+    computes the key itself, so an error is shown where it is asked for. Inside :func:`precompute` (no page to draw
+    on) nothing is drawn."""
     background = getattr(_BACKGROUND, "active", False)
-    pending = _PENDING.get(key)
-    if pending is not None and not background:
+    while True:
+        with _CLAIM:
+            if key in _STUDIES:
+                return _STUDIES[key]
+            pending = _PENDING.get(key)
+            if pending is None:
+                state = _PENDING[key] = {"done": threading.Event(), "fraction": 0.0}
+        if pending is None:
+            return _compute(key, label, compute, state, background)
+        if background:
+            pending["done"].wait()
+            continue
         bar = st.progress(0.0, text=label)
         try:
             while not pending["done"].wait(0.2):
+                if session_gone():  # this tab closed while it waited: end its run
+                    st.stop()
                 bar.progress(min(max(pending["fraction"], 0.0), 1.0), text=f"{label} {pending['fraction']:.0%}")
         finally:
             bar.empty()
-        if key in _STUDIES:
-            return _STUDIES[key]  # otherwise the background run failed: compute it here, the error shown here
-    if background:
-        state = _PENDING.setdefault(key, {"done": threading.Event(), "fraction": 0.0})
-        try:
-            result = compute(lambda f: state.__setitem__("fraction", float(f)))
-            _store(key, result)
-        finally:
-            state["done"].set()
-            _PENDING.pop(key, None)
-        return result
-    bar = st.progress(0.0, text=label)
+
+
+def _compute(key: Any, label: str, compute: Callable[[Callable[[float], None]], Any], state: dict[str, Any],
+             background: bool) -> Any:
+    """Run ``compute`` for the caller that claimed ``key`` (its progress in ``state`` for the waiters, and in a bar
+    unless in the background), store the result, and release the waiters whatever happens."""
+    bar = None if background else st.progress(0.0, text=label)
+
+    def progress(fraction: float) -> None:
+        state["fraction"] = float(fraction)
+        if bar is not None:
+            bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{label} {fraction:.0%}")
+
     try:
-        result = compute(lambda f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"{label} {f:.0%}"))
+        result = compute(progress)
+        with _CLAIM:
+            _store(key, result)
+        return result
     finally:
-        bar.empty()
-    _store(key, result)
-    return result
+        if bar is not None:
+            bar.empty()
+        with _CLAIM:
+            _PENDING.pop(key, None)
+        state["done"].set()
 
 
 def _store(key: Any, result: Any) -> None:
@@ -106,7 +127,8 @@ def _store(key: Any, result: Any) -> None:
         _STUDIES.pop(next(iter(_STUDIES)))
 
 
-_PENDING: dict[Any, dict[str, Any]] = {}  # keys computed in the background now: their event and progress
+_PENDING: dict[Any, dict[str, Any]] = {}  # keys being computed now (by a page or the background): event, progress
+_CLAIM = threading.Lock()  # guards _STUDIES and _PENDING: who computes a key, and its result
 _BACKGROUND = threading.local()
 
 

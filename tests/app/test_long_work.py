@@ -57,3 +57,56 @@ def test_the_reproduce_precompute_starts_whichever_page_is_opened_first(monkeypa
         assert started.wait(timeout=10)
     finally:
         st.cache_resource.clear()  # the next test's process-wide state: precompute off again (LDP_PRECOMPUTE=0)
+
+
+def _ask_at_once(key: str, compute, callers: int = 6) -> tuple[list, list]:
+    """``callers`` threads ask cached_with_progress for ``key`` at the same moment; their results and errors."""
+    barrier = threading.Barrier(callers)
+    results, errors = [], []
+
+    def ask() -> None:
+        barrier.wait()
+        try:
+            results.append(long_work.cached_with_progress(key, "Computing…", compute))
+        except RuntimeError as err:
+            errors.append(str(err))
+
+    threads = [threading.Thread(target=ask) for _ in range(callers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return results, errors
+
+
+def test_sessions_asking_for_the_same_study_at_once_compute_it_once():
+    """Ten sessions moving to the same ε asked for the same study at the same moment and each computed it (the
+    Reproduce page's b sweep, 12 s instead of ≈ 1 s): the callers that arrive while it runs wait for its result."""
+    calls = []
+
+    def compute(progress):
+        calls.append(1)
+        progress(0.5)
+        threading.Event().wait(0.3)  # long enough for every other caller to arrive while it runs
+        return {"study": len(calls)}
+
+    results, errors = _ask_at_once("test-dedup", compute)
+    assert not errors
+    assert len(calls) == 1
+    assert all(r is results[0] for r in results) and len(results) == 6
+    assert long_work.is_cached("test-dedup")
+
+
+def test_when_the_run_others_wait_for_fails_the_next_caller_computes_it():
+    calls = []
+
+    def compute(progress):
+        calls.append(1)
+        threading.Event().wait(0.2)
+        if len(calls) == 1:
+            raise RuntimeError("the first run failed")
+        return "second"
+
+    results, errors = _ask_at_once("test-dedup-failure", compute)
+    assert errors == ["the first run failed"]  # shown to the caller whose run failed, once
+    assert len(calls) == 2 and results == ["second"] * 5  # one waiter computed it again; the rest waited for it
