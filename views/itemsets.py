@@ -97,6 +97,13 @@ def _compare(data_key: tuple, _sets_: Any, eps: float, k: int, seed: int):
     return study.compare_miners(_sets_, eps, top_k=k, seeds=range(seed, seed + 3))
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _padding(data_key: tuple, _sets_: Any, eps: float, k: int):
+    """The padding trade-off over ``LENGTHS`` on the sets named by ``data_key`` (computed once per input, not on
+    every rerun of every session)."""
+    return study.padding_tradeoff(_sets_, eps, LENGTHS, top_k=k)
+
+
 def compare_panel(data_key: tuple, sets: Any, eps: float, k: int, seed: int) -> None:
     """The lecture's headline: SVIM against LDPMiner on the same data, ε and k (three runs each, fast engine)."""
     st.subheader("SVIM against LDPMiner: the lecture's headline")
@@ -151,7 +158,7 @@ def main() -> None:
     st.dataframe(viz.found_items_table(res), hide_index=True, key="is_found")
     compare_panel(data_key, sets, eps, k, seed)
     st.subheader("Why ℓ matters: the lecture's two sources of error")
-    table = study.padding_tradeoff(sets, eps, LENGTHS, top_k=k)
+    table = _padding(data_key, sets, eps, k)
     best = int(table.loc[table["MSE"].idxmin(), "ℓ"])
     common.show_figure(viz.padding_figure(table), "is_padding_chart", table, description=(
         "For the k most frequent items: small ℓ cuts sets short (items of long sets are under-counted: dashed); "
