@@ -72,6 +72,8 @@ def test_five_steps_each_a_chart_and_a_sentence():
     # the key controls sit in the main panel, above the steps (a projector shows them with the chart)
     assert {w.key for w in at.main.selectbox} >= {"story_mech"}
     assert {w.key for w in at.main.number_input} >= {"story_users"}
+    assert _keys(_step(at, 1).get("plotly_chart")) == CHARTS[:1]  # the expander is not drawn on another step…
+    assert _keys(_step(at, 3).get("plotly_chart")) == CHARTS[2:3] + DEPLOYED_CHARTS  # …and is still open on its own
 
 
 def test_the_story_follows_its_controls_and_the_url():
