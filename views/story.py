@@ -8,11 +8,13 @@ into the report by ``ldp.viz.report``.
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from ldp.studies.briefing import Story, tell_story
-from ldp.viz.briefing import story_figures
+from ldp.viz.briefing import step_figure
 from ldp.viz.report import story_report
+from ldp.viz.style import label_log_axes
 from views import common
 from views.controls import Control, render
 from views.deployment_panel import show_deployments
@@ -40,7 +42,14 @@ def _story(counts: np.ndarray, labels: tuple[str, ...], name: str, source: str, 
                       epsilon=epsilon, params=dict(params), n=n, seed=seed, title=title)
 
 
-def _report(story: Story, figures: list) -> bytes:
+def _chart(story: Story, number: int) -> go.Figure:
+    """Step ``number``'s chart at the page's height (the open tab's, or one of the report's five)."""
+    return step_figure(story, number).update_layout(height=CHART_HEIGHT, margin={"t": 50, "b": 40})
+
+
+def _report(story: Story) -> bytes:
+    """The HTML report, with the five charts built now: only when it is downloaded (the page draws one step)."""
+    figures = [label_log_axes(_chart(story, step.number)) for step in story.steps]
     return story_report(story, figures, extra_versions={"streamlit": st.__version__}).encode("utf-8")
 
 
@@ -62,32 +71,36 @@ def main() -> None:
         story = _story(np.asarray(data.counts, dtype=np.int64), tuple(map(str, data.labels)), data.name,
                        data.description or data.name, None if data.origin == "synthetic" else data.rows,
                        data.ordered, mech, eps, tuple(sorted(params.items())), n, seed, data.readable_name)
-    figures = story_figures(story)
     tabs = st.tabs(list(TABS), key="story_step", bind="query-params")
-    for tab, step, fig in zip(tabs, story.steps, figures, strict=False):
+    # Bound to the URL, the tabs rerun the page when a step is opened: only the open step is drawn (drawing all five
+    # on every rerun cost five charts where one is seen, paid by every session that moves ε).
+    for tab, step in zip(tabs, story.steps, strict=False):
+        if not tab.open:
+            continue
         with tab:
             st.markdown(step.sentence)
-            fig.update_layout(height=CHART_HEIGHT, margin={"t": 50, "b": 40})
-            common.show_figure(fig, f"story_chart_{step.number}", step.table, main=True,
+            common.show_figure(_chart(story, step.number), f"story_chart_{step.number}", step.table, main=True,
                                present_height=PRESENT_HEIGHT)
             if step.number == 4:
                 for warning in story.warnings:
                     st.warning(common.plain(warning))
-            if step.number == 3:  # computed only while open (opening it reruns the page)
+            if step.number == 3:  # computed only while open (opening it reruns the page); bound to the URL, like
+                # the steps, it stays open while another step (where it is not drawn) is shown, and a link reopens it
                 box = st.expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms on this "
-                                  "data", key="story_deployed_open", on_change="rerun")
+                                  "data", key="story_deployed_open", on_change="rerun", bind="query-params")
                 with box:
                     if box.open:
                         counts = np.asarray(data.counts, dtype=np.float64)
                         show_deployments(counts / counts.sum(), n, eps, "story_deployed", data.readable_name)
-    with tabs[-1]:
-        st.markdown("One HTML file with the five charts and sentences, the settings and the versions: it opens in "
-                    "any browser, offline, and can be sent after the meeting.")
-        st.download_button("Download the report (HTML)", data=lambda: _report(story, figures),
-                           file_name="ldp-story-report.html", mime="text/html", key="story_report",
-                           on_click="ignore", type="primary", icon=":material/download:")
-        st.dataframe({"setting": list(story.settings), "value": [str(v) for v in story.settings.values()]},
-                     hide_index=True, key="story_settings")
+    if tabs[-1].open:
+        with tabs[-1]:
+            st.markdown("One HTML file with the five charts and sentences, the settings and the versions: it opens "
+                        "in any browser, offline, and can be sent after the meeting.")
+            st.download_button("Download the report (HTML)", data=lambda: _report(story),
+                               file_name="ldp-story-report.html", mime="text/html", key="story_report",
+                               on_click="ignore", type="primary", icon=":material/download:")
+            st.dataframe({"setting": list(story.settings), "value": [str(v) for v in story.settings.values()]},
+                         hide_index=True, key="story_settings")
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

@@ -3,13 +3,15 @@ table."""
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
+from ldp.core.errors import InvalidInput
 from ldp.studies.briefing import Story
 from ldp.viz.estimates import histogram_figure
 from ldp.viz.style import PALETTE, label_log_axes, plain_text
 
-__all__ = ["attack_figure", "data_figure", "estimate_figure", "needs_figure", "postprocessing_figure",
+__all__ = ["attack_figure", "data_figure", "estimate_figure", "needs_figure", "postprocessing_figure", "step_figure",
            "story_figures"]
 
 GREY = "#5f6368"
@@ -153,6 +155,32 @@ def needs_figure(story: Story) -> go.Figure:
     return label_log_axes(fig)
 
 
+def step_figure(story: Story, number: int) -> go.Figure:
+    """The chart of step ``number`` alone (a page that shows one step at a time builds only that one).
+
+    Parameters
+    ----------
+    story : ldp.studies.briefing.Story
+        The briefing, as built by :func:`ldp.studies.briefing.tell_story`.
+    number : int
+        The step, 1 to 5.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The figure of :func:`data_figure`, :func:`attack_figure`, :func:`estimate_figure`,
+        :func:`postprocessing_figure` or :func:`needs_figure` for step 1, 2, 3, 4 or 5.
+
+    Raises
+    ------
+    ldp.core.errors.InvalidInput
+        When ``number`` is not a step, 1 to 5.
+    """
+    if isinstance(number, bool) or not isinstance(number, (int, np.integer)) or not 1 <= number <= len(STEP_FIGURES):
+        raise InvalidInput(f"a story's step is 1 to {len(STEP_FIGURES)}, not {number!r}")
+    return STEP_FIGURES[int(number) - 1](story)
+
+
 def story_figures(story: Story) -> list[go.Figure]:
     """The five charts, in the story's order.
 
@@ -167,5 +195,8 @@ def story_figures(story: Story) -> list[go.Figure]:
         The five figures of :func:`data_figure`, :func:`attack_figure`, :func:`estimate_figure`,
         :func:`postprocessing_figure` and :func:`needs_figure`, in that order (one per step).
     """
-    return [data_figure(story), attack_figure(story), estimate_figure(story), postprocessing_figure(story),
-            needs_figure(story)]
+    return [figure(story) for figure in STEP_FIGURES]
+
+
+#: Each step's chart, in step order (step k is ``STEP_FIGURES[k - 1]``).
+STEP_FIGURES = (data_figure, attack_figure, estimate_figure, postprocessing_figure, needs_figure)

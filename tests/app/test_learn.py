@@ -2,7 +2,7 @@
 d (THE, SHE, a longitudinal and a hash mechanism), Warner's controls and simulation, the one-user
 value, the comparison's d and the number of questions Q. Only the open tab's sections run (the tabs are bound to
 the URL, so switching reruns the page): a test opens the tab it reads (``_tab``), or reads every tab in turn
-(``AllTabs``)."""
+(``_every``)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
+from apptest_tabs import AllTabs, open_tab  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ldp  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/learn.py"
+TAB_KEY = "learn_tab"
 KINDS = ("selectbox", "select_slider", "slider", "radio", "number_input")
 
 
@@ -51,36 +53,12 @@ def _click(at: AppTest, key: str) -> AppTest:
 
 def _tab(at: AppTest, index: int) -> AppTest:
     """Open the page's tab ``index`` (as a click does: its session state, then a rerun)."""
-    at.session_state["learn_tab"] = at.tabs[0].label if index == 0 else _labels(at)[index]
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_tab(at, TAB_KEY, index)
 
 
-def _labels(at: AppTest) -> list[str]:
-    return [t.label for t in at.tabs]
-
-
-class AllTabs:
-    """The elements of every tab, each opened in turn (the page draws only the open one); the first tab is open
-    again afterwards. Reads like an AppTest for the helpers below (``.metric``, ``.get("plotly_chart")``, …)."""
-
-    def __init__(self, at: AppTest) -> None:
-        self._runs: list[dict[str, list]] = []
-        kinds = ("latex", "metric", "success", "info", "warning", "error", "markdown", "caption", "dataframe",
-                 "expander", "button")
-        for index in range(len(_labels(at))):
-            _tab(at, index)
-            run = {kind: list(getattr(at, kind)) for kind in kinds}
-            run["plotly_chart"] = list(at.get("plotly_chart"))
-            self._runs.append(run)
-        _tab(at, 0)
-
-    def get(self, kind: str) -> list:
-        return [e for run in self._runs for e in run[kind]]
-
-    def __getattr__(self, kind: str) -> list:
-        return self.get(kind)
+def _every(at: AppTest) -> AllTabs:
+    """The elements of every tab, each opened in turn; the first tab is open again afterwards."""
+    return AllTabs(at, TAB_KEY)
 
 
 def _texts(at: AppTest, *kinds: str) -> str:
@@ -106,7 +84,7 @@ def at() -> AppTest:
 def test_defaults_render_every_section(at):
     assert len(at.tabs) == 6
     assert "learn_warner_bars" not in _charts(at)  # only the open (first) tab's sections ran
-    at = AllTabs(at)
+    at = _every(at)
     assert len(at.latex) >= 6  # definition, check, Warner (3), rule, Q formulas
     # GRR at ε = 1 spends exactly ε.
     assert "Spends exactly ε = 1" in _texts(at, "success")
@@ -124,7 +102,7 @@ def test_defaults_render_every_section(at):
 def test_lecture_extras_in_expanders(at):
     """Issue 23 item 6: composition, central DP vs LDP, the error bounds, the UE example and GRR's table, each in a
     lazy expander under its tab (the tabs and their first screens unchanged): closed, they draw nothing."""
-    closed = AllTabs(at)
+    closed = _every(at)
     labels = [e.label for e in closed.expander]
     for start in ("Sequential composition", "Central DP vs LDP", "How far off", "The lecture's unary-encoding",
                   "GRR's p as d grows", "What the deployments do"):
@@ -136,7 +114,7 @@ def test_lecture_extras_in_expanders(at):
         at.session_state[key] = True  # open
     at.run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-    every = AllTabs(at)
+    every = _every(at)
     assert {"learn_comp_fig", "learn_dp_fig", "learn_bounds_fig"} <= _charts(every)
     metrics = {m.label: m.value for m in every.metric}
     assert metrics["Privacy loss: 2 reports at ε"] == metrics["Privacy loss: 1 report at 2ε"] == "2"  # ε = 1
@@ -155,7 +133,7 @@ def test_lecture_extras_in_expanders(at):
         at.session_state[key] = False
         at.query_params.pop(key, None)
     at.run()
-    assert "learn_comp_fig" not in _charts(AllTabs(at))
+    assert "learn_comp_fig" not in _charts(_every(at))
 
 
 def test_live_check_the_spends_less(at):
@@ -169,7 +147,7 @@ def test_live_check_she_is_continuous(at):
     _set(at, learn_mech="she", learn_eps=0.5)
     assert "continuous" in _texts(at, "info")
     assert "SHE spends exactly ε = 0.5" in _texts(at, "success")
-    every = AllTabs(at)
+    every = _every(at)
     assert {"learn_she_density", "learn_hm_she"} <= _charts(every)
     assert len(every.latex) >= 8  # the density and its ratio bound
 
@@ -191,7 +169,7 @@ def test_live_check_hash_mechanism_and_heatmap_views(at):
     _set(at, learn_hm_view="Full channel")
     assert "the heatmap shows the first 64" in _texts(at, "info")
     _set(at, learn_eps=10.0)  # g = round(e^10 + 1): far too many outputs to enumerate
-    warnings = _texts(AllTabs(at), "warning")
+    warnings = _texts(_every(at), "warning")
     assert "too large to enumerate" in warnings and "cannot be enumerated" in warnings
 
 
@@ -238,7 +216,7 @@ def test_unreachable_epsilon_1_grid_values_are_not_offered(at):
     _widget(at, "learn_eps").set_value(0.06)
     at.run()
     assert not at.exception, at.exception
-    every = AllTabs(at)
+    every = _every(at)
     assert "not reachable" not in _texts(every, "error")
     assert "learn_warner_bars" in _charts(every) and "learn_q_fig" in _charts(every)
 

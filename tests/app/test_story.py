@@ -1,5 +1,7 @@
 """AppTest: the Story page tells five steps (a chart and a sentence each) on the bundled flights, follows the
-mechanism, ε and n set in its main-panel row, names a bad setting in the main panel, and offers the HTML report."""
+mechanism, ε and n set in its main-panel row, names a bad setting in the main panel, and offers the HTML report.
+The steps are tabs bound to the URL (switching reruns the page) and only the open one is drawn: a test reads the
+step it opens (``_step``) or every step in turn (``AllTabs``)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
+from apptest_tabs import AllTabs, open_tab  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 CHARTS = [f"story_chart_{i}" for i in range(1, 6)]
+TAB_KEY = "story_step"
+REPORT_TAB = 5  # after the five steps
 #: "What the deployments do" (an expander in step 3): the deployed oracles vs the textbook ones, memoization.
 DEPLOYED_CHARTS = ["story_deployed_deployed", "story_deployed_memo"]
 
@@ -29,37 +34,60 @@ def _sentences(at: AppTest) -> list[str]:
     return [m.value for m in at.main.markdown if "**" in m.value]
 
 
+def _step(at: AppTest, number: int) -> AppTest:
+    """Open step ``number`` (1 to 5; 6 is the report's tab), as a click on its tab does."""
+    return open_tab(at, TAB_KEY, number - 1)
+
+
+def _keys(elements) -> list[str]:
+    return [e.key for e in elements]
+
+
 def test_five_steps_each_a_chart_and_a_sentence():
     at = _page()
     assert not at.error, [e.value for e in at.error]
-    assert [c.key for c in at.get("plotly_chart")] == CHARTS  # the deployments' expander computes only when open
+    assert _keys(at.get("plotly_chart")) == CHARTS[:1]  # only the open step (the first) is drawn
+    every = AllTabs(at, TAB_KEY, part="main")
+    assert len(every.runs) == 6  # the five steps and the report
+    for number, run in enumerate(every.runs[:5], start=1):  # each step: its own chart and its sentence, alone
+        assert _keys(run["plotly_chart"]) == [f"story_chart_{number}"], number
+        assert len([m for m in run["markdown"] if "**" in m.value]) == 1, number
+    assert not every.runs[REPORT_TAB]["plotly_chart"]
+    assert _keys(every.get("plotly_chart")) == CHARTS  # the deployments' expander computes only when open
+    sentences = [m.value for m in every.markdown if "**" in m.value]
+    assert len(sentences) == 5
+    assert "200,000 users" in sentences[0] and "guesses that user's value" in sentences[1]
+    assert "±" in sentences[2] and "users" in sentences[4]
+    assert [b.proto.label for b in every.get("download_button")] == ["Download the report (HTML)"]
+    assert [b.proto.label for b in every.runs[REPORT_TAB]["download_button"]] == ["Download the report (HTML)"]
+    _step(at, 3)
     at.session_state["story_deployed_open"] = True
     at.run()
-    keys = [c.key for c in at.get("plotly_chart")]
-    assert keys == CHARTS[:3] + DEPLOYED_CHARTS + CHARTS[3:]
+    assert _keys(at.get("plotly_chart")) == CHARTS[2:3] + DEPLOYED_CHARTS
     deployments = next(e for e in at.main.expander if e.label.startswith("What the deployments do"))
     text = " ".join(m.value for m in deployments.markdown)
     assert "The best textbook oracle here is" in text and "200,000 users" in text
     assert "Fresh reports would cost 30" in text
     assert {"Apple", "Google", "Microsoft"} <= set(deployments.dataframe[0].value["company"])
-    sentences = _sentences(at)
-    assert len(sentences) == 5
-    assert "200,000 users" in sentences[0] and "guesses that user's value" in sentences[1]
-    assert "±" in sentences[2] and "users" in sentences[4]
-    assert any(b.proto.label == "Download the report (HTML)" for b in at.get("download_button"))
     # the key controls sit in the main panel, above the steps (a projector shows them with the chart)
     assert {w.key for w in at.main.selectbox} >= {"story_mech"}
     assert {w.key for w in at.main.number_input} >= {"story_users"}
+    assert _keys(_step(at, 1).get("plotly_chart")) == CHARTS[:1]  # the expander is not drawn on another step…
+    assert _keys(_step(at, 3).get("plotly_chart")) == CHARTS[2:3] + DEPLOYED_CHARTS  # …and is still open on its own
 
 
 def test_the_story_follows_its_controls_and_the_url():
     at = _page({"story_mech": "grr", "story_users": "5000"})
+    assert "5,000 users" in _sentences(at)[0]
+    at = _page({"story_mech": "grr", "story_users": "5000", "story_step": "2 · One report"})  # a link to step 2
     first = _sentences(at)
-    assert "5,000 users" in first[0]
+    assert len(first) == 1 and "guesses that user's value" in first[0]
+    assert _keys(at.get("plotly_chart")) == ["story_chart_2"]
     next(w for w in at.main.select_slider if w.key == "story_eps").set_value(4.0)
     at.run()
     assert not at.exception
-    assert "ε = 4" in _sentences(at)[1] and _sentences(at)[1] != first[1]
+    assert "ε = 4" in _sentences(at)[0] and _sentences(at)[0] != first[0]  # the open step follows ε
+    assert at.query_params["story_step"] in ("2 · One report", ["2 · One report"])  # and stays in the URL
 
 
 def test_a_bad_setting_is_explained_in_the_main_panel():
