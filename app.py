@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import os
 
+# One BLAS thread per matrix product: the server's parallelism is its sessions (and the engine's own thread pool);
+# OpenBLAS's default of one thread per core spin-waits against them, and a small product (50×105 @ 105×500) took a
+# median 22 ms instead of 0.1 ms on a loaded 2-core server. Read by OpenBLAS when numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import streamlit as st
 
 from ldp.core.cancellation import Cancelled, cancel_when

@@ -35,8 +35,11 @@ Nothing asserts; the table is for a human to read. Not run by pytest.
 
 from __future__ import annotations
 
-import argparse
 import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as app.py sets for the server, before numpy is imported
+
+import argparse
 import statistics
 import threading
 import time

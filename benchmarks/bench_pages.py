@@ -109,7 +109,8 @@ def log(message: str) -> None:
 
 def measure(root: Path, page: str, key: str | None) -> dict:
     # the Reproduce page's background precomputation runs in its own row only (it would load the others' rows)
-    env = {**os.environ, "PYTHONPATH": str(root), "LDP_PRECOMPUTE": "1" if page == "reproduce" else "0"}
+    env = {**os.environ, "PYTHONPATH": str(root), "LDP_PRECOMPUTE": "1" if page == "reproduce" else "0",
+           "OPENBLAS_NUM_THREADS": "1"}  # as app.py sets for the server (numpy is imported before app.py runs)
     proc = subprocess.run([sys.executable, "-c", CHILD, str(root), page, key or "-"], capture_output=True, text=True,
                           cwd=root, env=env, timeout=1800)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
