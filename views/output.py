@@ -6,11 +6,13 @@ Streamlit only: every computation is a call into ``ldp``."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 import ldp
@@ -27,7 +29,7 @@ from views.controls import (
 from views.messages import friendly_errors  # noqa: F401
 
 __all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "csv_bytes", "download_buttons", "estimator_notes",
-           "main_chart_slot", "page_heading", "show_figure", "with_context"]
+           "main_chart_slot", "page_heading", "shared_figure", "show_figure", "with_context"]
 
 # --------------------------------------------------------------------------- output
 def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
@@ -89,11 +91,17 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
     chart (ASCII).
 
     On a projector (:func:`presenting`) every figure gets larger type; the page's ``main`` chart is also sized to
-    ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading)."""
-    label_log_axes(fig)  # decades, not bare mantissas, on every log axis
+    ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading).
+    A figure of :func:`shared_figure` is never changed here (its axes were labelled when it was built; a projector's
+    larger type goes on a copy)."""
     on_projector = presenting()
-    if on_projector:
-        for_projector(fig, present_height if main else None)
+    if getattr(fig, _SHARED, False):  # every session draws this object (shared_figure): change a copy only
+        if on_projector:
+            fig = for_projector(go.Figure(fig), present_height if main else None)
+    else:
+        label_log_axes(fig)  # decades, not bare mantissas, on every log axis
+        if on_projector:
+            for_projector(fig, present_height if main else None)
     place = where if (on_projector and where is not None) else contextlib.nullcontext()
     with place, (st.container(key=f"{MAIN_CHART_KEY}_{key}") if main else contextlib.nullcontext()):
         st.plotly_chart(fig, key=key, theme=None, config={
@@ -104,6 +112,27 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
         if data is not None:
             with st.expander("Plotted values (table)"):
                 st.dataframe(data, key=f"{key}_table")
+
+
+#: The mark of a figure built once for every session (:func:`shared_figure`), which :func:`show_figure` leaves as it is.
+_SHARED = "_ldp_shared"
+
+
+def shared_figure(build: Callable[..., Any]) -> Callable[..., Any]:
+    """``build`` — a figure builder of hashable arguments (the inputs that matter, not big objects) returning a
+    figure, or a tuple whose first item is the figure (and e.g. its table) — run once per distinct arguments for the
+    whole server. ``st.cache_resource`` hands every session the same object: ``st.cache_data`` would unpickle a copy
+    on every rerun, which rebuilds a Plotly figure through its validators, as dear as building it. Its log axes are
+    labelled here, once, and the figure is marked so that :func:`show_figure` never changes it (ten sessions may
+    draw it at the same moment)."""
+    @functools.wraps(build)
+    def labelled(*args: Any) -> Any:
+        out = build(*args)
+        fig = out[0] if isinstance(out, tuple) else out
+        label_log_axes(fig)
+        setattr(fig, _SHARED, True)
+        return out
+    return st.cache_resource(show_spinner=False, max_entries=64)(labelled)
 
 
 #: Settings that travel with every downloaded results table (matched by a control key's last part).

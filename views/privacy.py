@@ -77,8 +77,15 @@ def _curve(epsilon0: float, delta: float, d: int) -> list[Any]:
     return shuffle.shuffle_curve(CURVE_USERS, epsilon0, delta, d)
 
 
+@common.shared_figure
+def _curve_figure(epsilon0: float, delta: float, d: int) -> tuple[Any, pd.DataFrame]:
+    return viz.shuffle_figure(_curve(epsilon0, delta, d))
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _bounds(n: int, epsilon0: float, delta: float, d: int) -> Any:
+    if n in CURVE_USERS:  # the curve's own point: shuffle_curve makes this very call (fine step, no early stop)
+        return next(b for b in _curve(epsilon0, delta, d) if b.users == n)
     return shuffle.shuffle_bounds(n, epsilon0, delta, d, shuffle.fine_step(n, epsilon0), early_stop=False)
 
 
@@ -103,6 +110,16 @@ def _poison(epsilon: float, d: int, r: int, seed: int) -> tuple[list[dict[str, A
     f_t = sims[0].target_frequency
     curves = poisoning.gain_curves(epsilon, d, targets, BETAS, f_t)
     return curves, sims
+
+
+@common.shared_figure
+def _poison_figure(epsilon: float, d: int, r: int, seed: int) -> tuple[Any, pd.DataFrame]:
+    return viz.poisoning_figure(*_poison(epsilon, d, r, seed))
+
+
+@common.shared_figure
+def _longitudinal_figure(d: int, e_inf: float, e_1: float, seed: int) -> tuple[Any, pd.DataFrame]:
+    return viz.longitudinal_figure(_longitudinal(d, e_inf, e_1, seed))
 
 
 # --------------------------------------------------------------------------- 1 · shuffling
@@ -134,7 +151,7 @@ def shuffle_section() -> None:
         limit = math.log(n / (16 * math.log(2 / delta))) if n > 16 * math.log(2 / delta) else float("-inf")
         st.caption(f"The closed form holds only for ε₀ ≤ log(n / (16 log(2/δ))) = {limit:.3g}; it says nothing "
                    "here, so no number is shown.")
-    fig, table = viz.shuffle_figure(_curve(epsilon0, delta, d))
+    fig, table = _curve_figure(epsilon0, delta, d)
     common.show_figure(fig, "priv_shuffle_chart", table, main=True, where=chart_place, present_height=370,
                        description=f"Central ε of n shuffled ε₀ = {epsilon0:g} reports at δ = {delta:.0e}, for n "
                                    "from 10³ to 10⁷.")
@@ -208,8 +225,7 @@ def longitudinal_section() -> None:
     if e_1 >= e_inf:
         st.warning("Choose ε1 below ε∞: one report must cost less than the memoized value.")
         return
-    result = _longitudinal(d, e_inf, e_1, seed)
-    fig, table = viz.longitudinal_figure(result)
+    fig, table = _longitudinal_figure(d, e_inf, e_1, seed)
     common.show_figure(fig, "priv_long_chart", table, "Mean posterior of the Bayes attacker on the true value "
                        "over 10,000 simulated users (uniform prior), with the ε-DP worst cases.")
 
@@ -229,7 +245,7 @@ def poisoning_section() -> None:
         st.warning("Choose fewer targets than values.")
         return
     curves, sims = _poison(epsilon, d, r, seed)
-    fig, table = viz.poisoning_figure(curves, sims)
+    fig, table = _poison_figure(epsilon, d, r, seed)
     common.show_figure(fig, "priv_poison_chart", table, "Gain of the targets' total estimated frequency vs the "
                        "fraction of fake users.")
     at = {row["mechanism"]: row["expected_gain"] for row in curves if row["beta"] == 0.05}

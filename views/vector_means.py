@@ -53,9 +53,18 @@ DATA_TRIALS = 20
 PITFALL_VALUE, PITFALL_USERS = 0.01, 10_000
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@common.shared_figure
+def _closed_form(epsilon: float):
+    """The closed-form comparison against d and its figure, once per ε for every session."""
+    table = study.variance_against_d(epsilon, DIMS)
+    return viz.variance_against_d_figure(table, epsilon), table
+
+
+@common.shared_figure
 def _simulated(epsilon: float, seed: int):
-    return study.simulated_against_d(epsilon, SIM_DIMS, seed=seed)
+    """The comparison by simulation and its figure, once per (ε, seed) for every session."""
+    sims = study.simulated_against_d(epsilon, SIM_DIMS, seed=seed)
+    return viz.simulated_against_d_figure(sims, epsilon), sims
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -142,8 +151,8 @@ def main() -> None:
     st.dataframe(study.LECTURE_SUMMARY, hide_index=True, key="vm_summary")
     if not presenting:
         eps = float(render(EPS))
-    table = study.variance_against_d(eps, DIMS)
-    common.show_figure(viz.variance_against_d_figure(table, eps), "vm_chart", table, main=True, where=chart_place,
+    fig, table = _closed_form(eps)
+    common.show_figure(fig, "vm_chart", table, main=True, where=chart_place,
                        description=(
         "Closed-form worst case over x ∈ [−1, 1]^d of one user's variance per coordinate; the mean's MSE is this "
         "over n. Dotted: split the budget (grows like d²); solid: sample coordinates (like d); dashed: one joint "
@@ -159,8 +168,8 @@ def main() -> None:
     mech = render(MECH, c2)
     seed = int(render(SEED, c3))
     with common.friendly_errors("the simulation"), st.spinner("Simulating every mechanism at four d…"):
-        sims = _simulated(eps, seed)
-    common.show_figure(viz.simulated_against_d_figure(sims, eps), "vm_sim_chart", sims, description=(
+        fig, sims = _simulated(eps, seed)
+    common.show_figure(fig, "vm_sim_chart", sims, description=(
         "Markers: n × the simulated MSE of the mean per coordinate (20 collections of 2,000 users with uniform "
         "vectors); lines: its closed form for the same users."))
     check = None
