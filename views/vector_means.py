@@ -63,13 +63,13 @@ def _closed_form(epsilon: float):
 @common.shared_figure
 def _simulated(epsilon: float, seed: int):
     """The comparison by simulation and its figure, once per (ε, seed) for every session."""
-    sims = study.simulated_against_d(epsilon, SIM_DIMS, seed=seed)
+    sims = study.simulated_against_d(epsilon, SIM_DIMS, seed=seed, fast=True)  # the Gaussian's sums drawn exactly
     return viz.simulated_against_d_figure(sims, epsilon), sims
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _check(mechanism: str, epsilon: float, d: int, seed: int) -> dict:
-    return study.simulated_variance(mechanism, epsilon, d, seed=seed)
+    return study.simulated_variance(mechanism, epsilon, d, seed=seed, fast=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -82,7 +82,8 @@ def _table_check(table, columns: tuple[str, ...], users: int | None, mechanism: 
     result = study.collect_means(mechanism, epsilon, table, columns, users=users, seed=seed)
     values, _, _ = study.unit_vectors(table, columns)
     values, _ = study.draw_users(values, users, seed)
-    check = study.simulated_variance(mechanism, epsilon, len(columns), trials=DATA_TRIALS, seed=seed, values=values)
+    check = study.simulated_variance(mechanism, epsilon, len(columns), trials=DATA_TRIALS, seed=seed, values=values,
+                                     fast=True)
     return result, check
 
 
