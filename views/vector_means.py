@@ -53,18 +53,14 @@ DATA_TRIALS = 20
 PITFALL_VALUE, PITFALL_USERS = 0.01, 10_000
 
 
-@common.shared_figure
+@st.cache_data(show_spinner=False, max_entries=32)
 def _closed_form(epsilon: float):
-    """The closed-form comparison against d and its figure, once per ε for every session."""
-    table = study.variance_against_d(epsilon, DIMS)
-    return viz.variance_against_d_figure(table, epsilon), table
+    return study.variance_against_d(epsilon, DIMS)
 
 
-@common.shared_figure
+@st.cache_data(show_spinner=False, max_entries=16)
 def _simulated(epsilon: float, seed: int):
-    """The comparison by simulation and its figure, once per (ε, seed) for every session."""
-    sims = study.simulated_against_d(epsilon, SIM_DIMS, seed=seed, fast=True)  # the Gaussian's sums drawn exactly
-    return viz.simulated_against_d_figure(sims, epsilon), sims
+    return study.simulated_against_d(epsilon, SIM_DIMS, seed=seed, fast=True)  # the Gaussian's sums drawn exactly
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -152,8 +148,9 @@ def main() -> None:
     st.dataframe(study.LECTURE_SUMMARY, hide_index=True, key="vm_summary")
     if not presenting:
         eps = float(render(EPS))
-    fig, table = _closed_form(eps)
-    common.show_figure(fig, "vm_chart", table, main=True, where=chart_place,
+    table = _closed_form(eps)
+    fig = common.cached_figure(("vm_chart", eps), lambda: viz.variance_against_d_figure(table, eps))
+    common.show_figure(fig, "vm_chart", table, main=True, where=chart_place, shared=True,
                        description=(
         "Closed-form worst case over x ∈ [−1, 1]^d of one user's variance per coordinate; the mean's MSE is this "
         "over n. Dotted: split the budget (grows like d²); solid: sample coordinates (like d); dashed: one joint "
@@ -169,8 +166,9 @@ def main() -> None:
     mech = render(MECH, c2)
     seed = int(render(SEED, c3))
     with common.friendly_errors("the simulation"), st.spinner("Simulating every mechanism at four d…"):
-        fig, sims = _simulated(eps, seed)
-    common.show_figure(fig, "vm_sim_chart", sims, description=(
+        sims = _simulated(eps, seed)
+    fig = common.cached_figure(("vm_sim_chart", eps, seed), lambda: viz.simulated_against_d_figure(sims, eps))
+    common.show_figure(fig, "vm_sim_chart", sims, shared=True, description=(
         "Markers: n × the simulated MSE of the mean per coordinate (20 collections of 2,000 users with uniform "
         "vectors); lines: its closed form for the same users."))
     check = None

@@ -87,7 +87,7 @@ def _chart_layout(at: AppTest, key: str) -> dict:
 
 
 def test_a_figure_shared_by_sessions_is_not_changed_by_a_projector():
-    """The shuffle chart is built once per (ε₀, δ, d) for every session (views.output.shared_figure): a session on
+    """The shuffle chart is built once per (ε₀, δ, d) for every session (views.output.cached_figure): a session on
     a projector draws a copy in larger type, so a session opened after it with the same inputs still gets the
     page's own type — and both get the log axes labelled by decades."""
     query = {"priv_d": "77", "priv_eps0": "3.0"}  # inputs no other test asks for: this test builds the figure
