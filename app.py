@@ -18,7 +18,9 @@ import streamlit as st
 
 from ldp.core.cancellation import Cancelled, cancel_when
 from views import common
+from views.allocator import keep_freed_buffers
 
+keep_freed_buffers()  # once per process: numpy's freed buffers reused, not faulted in again (views/allocator.py)
 PRESENTING = common.presenting()
 st.set_page_config(page_title="LDP Explorer", page_icon=":material/lock:", layout="wide",
                    initial_sidebar_state="collapsed" if PRESENTING else "expanded")

@@ -79,6 +79,8 @@ def _curve(epsilon0: float, delta: float, d: int) -> list[Any]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _bounds(n: int, epsilon0: float, delta: float, d: int) -> Any:
+    if n in CURVE_USERS:  # the curve's own point: shuffle_curve makes this very call (fine step, no early stop)
+        return next(b for b in _curve(epsilon0, delta, d) if b.users == n)
     return shuffle.shuffle_bounds(n, epsilon0, delta, d, shuffle.fine_step(n, epsilon0), early_stop=False)
 
 
@@ -103,6 +105,18 @@ def _poison(epsilon: float, d: int, r: int, seed: int) -> tuple[list[dict[str, A
     f_t = sims[0].target_frequency
     curves = poisoning.gain_curves(epsilon, d, targets, BETAS, f_t)
     return curves, sims
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _poison_chart(epsilon: float, d: int, r: int, seed: int) -> tuple[Any, pd.DataFrame]:
+    """The chart and its table, once per input for every session (the figure shown through cached_figure)."""
+    return viz.poisoning_figure(*_poison(epsilon, d, r, seed))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _longitudinal_chart(d: int, e_inf: float, e_1: float, seed: int) -> tuple[Any, pd.DataFrame]:
+    """The chart and its table, once per input for every session (the figure shown through cached_figure)."""
+    return viz.longitudinal_figure(_longitudinal(d, e_inf, e_1, seed))
 
 
 # --------------------------------------------------------------------------- 1 · shuffling
@@ -134,8 +148,10 @@ def shuffle_section() -> None:
         limit = math.log(n / (16 * math.log(2 / delta))) if n > 16 * math.log(2 / delta) else float("-inf")
         st.caption(f"The closed form holds only for ε₀ ≤ log(n / (16 log(2/δ))) = {limit:.3g}; it says nothing "
                    "here, so no number is shown.")
-    fig, table = viz.shuffle_figure(_curve(epsilon0, delta, d))
-    common.show_figure(fig, "priv_shuffle_chart", table, main=True, where=chart_place, present_height=370,
+    curve = _curve(epsilon0, delta, d)
+    fig = common.cached_figure(("priv_shuffle_chart", epsilon0, delta, d), lambda: viz.shuffle_figure(curve)[0])
+    common.show_figure(fig, "priv_shuffle_chart", viz.shuffle_table(curve), main=True, where=chart_place,
+                       present_height=370, shared=True,
                        description=f"Central ε of n shuffled ε₀ = {epsilon0:g} reports at δ = {delta:.0e}, for n "
                                    "from 10³ to 10⁷.")
     if presenting:
@@ -208,10 +224,11 @@ def longitudinal_section() -> None:
     if e_1 >= e_inf:
         st.warning("Choose ε1 below ε∞: one report must cost less than the memoized value.")
         return
-    result = _longitudinal(d, e_inf, e_1, seed)
-    fig, table = viz.longitudinal_figure(result)
-    common.show_figure(fig, "priv_long_chart", table, "Mean posterior of the Bayes attacker on the true value "
-                       "over 10,000 simulated users (uniform prior), with the ε-DP worst cases.")
+    key = (d, e_inf, e_1, seed)
+    fig = common.cached_figure(("priv_long_chart", *key), lambda: _longitudinal_chart(*key)[0])
+    common.show_figure(fig, "priv_long_chart", _longitudinal_chart(*key)[1], shared=True,
+                       description="Mean posterior of the Bayes attacker on the true value over 10,000 simulated "
+                                   "users (uniform prior), with the ε-DP worst cases.")
 
 
 # --------------------------------------------------------------------------- 4 · poisoning
@@ -229,9 +246,10 @@ def poisoning_section() -> None:
         st.warning("Choose fewer targets than values.")
         return
     curves, sims = _poison(epsilon, d, r, seed)
-    fig, table = viz.poisoning_figure(curves, sims)
-    common.show_figure(fig, "priv_poison_chart", table, "Gain of the targets' total estimated frequency vs the "
-                       "fraction of fake users.")
+    key = (epsilon, d, r, seed)
+    fig = common.cached_figure(("priv_poison_chart", *key), lambda: _poison_chart(*key)[0])
+    common.show_figure(fig, "priv_poison_chart", _poison_chart(*key)[1], shared=True,
+                       description="Gain of the targets' total estimated frequency vs the fraction of fake users.")
     at = {row["mechanism"]: row["expected_gain"] for row in curves if row["beta"] == 0.05}
     worst = max(at, key=at.get)
     best = min(at, key=at.get)

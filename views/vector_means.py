@@ -53,14 +53,19 @@ DATA_TRIALS = 20
 PITFALL_VALUE, PITFALL_USERS = 0.01, 10_000
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _closed_form(epsilon: float):
+    return study.variance_against_d(epsilon, DIMS)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _simulated(epsilon: float, seed: int):
-    return study.simulated_against_d(epsilon, SIM_DIMS, seed=seed)
+    return study.simulated_against_d(epsilon, SIM_DIMS, seed=seed, fast=True)  # the Gaussian's sums drawn exactly
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _check(mechanism: str, epsilon: float, d: int, seed: int) -> dict:
-    return study.simulated_variance(mechanism, epsilon, d, seed=seed)
+    return study.simulated_variance(mechanism, epsilon, d, seed=seed, fast=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -73,7 +78,8 @@ def _table_check(table, columns: tuple[str, ...], users: int | None, mechanism: 
     result = study.collect_means(mechanism, epsilon, table, columns, users=users, seed=seed)
     values, _, _ = study.unit_vectors(table, columns)
     values, _ = study.draw_users(values, users, seed)
-    check = study.simulated_variance(mechanism, epsilon, len(columns), trials=DATA_TRIALS, seed=seed, values=values)
+    check = study.simulated_variance(mechanism, epsilon, len(columns), trials=DATA_TRIALS, seed=seed, values=values,
+                                     fast=True)
     return result, check
 
 
@@ -142,8 +148,9 @@ def main() -> None:
     st.dataframe(study.LECTURE_SUMMARY, hide_index=True, key="vm_summary")
     if not presenting:
         eps = float(render(EPS))
-    table = study.variance_against_d(eps, DIMS)
-    common.show_figure(viz.variance_against_d_figure(table, eps), "vm_chart", table, main=True, where=chart_place,
+    table = _closed_form(eps)
+    fig = common.cached_figure(("vm_chart", eps), lambda: viz.variance_against_d_figure(table, eps))
+    common.show_figure(fig, "vm_chart", table, main=True, where=chart_place, shared=True,
                        description=(
         "Closed-form worst case over x ∈ [−1, 1]^d of one user's variance per coordinate; the mean's MSE is this "
         "over n. Dotted: split the budget (grows like d²); solid: sample coordinates (like d); dashed: one joint "
@@ -160,7 +167,8 @@ def main() -> None:
     seed = int(render(SEED, c3))
     with common.friendly_errors("the simulation"), st.spinner("Simulating every mechanism at four d…"):
         sims = _simulated(eps, seed)
-    common.show_figure(viz.simulated_against_d_figure(sims, eps), "vm_sim_chart", sims, description=(
+    fig = common.cached_figure(("vm_sim_chart", eps, seed), lambda: viz.simulated_against_d_figure(sims, eps))
+    common.show_figure(fig, "vm_sim_chart", sims, shared=True, description=(
         "Markers: n × the simulated MSE of the mean per coordinate (20 collections of 2,000 users with uniform "
         "vectors); lines: its closed form for the same users."))
     check = None

@@ -84,6 +84,19 @@ def ceil_log2(x: int) -> int:
 MAX_USERS = 2 ** 53
 
 
+def _total_at_most(counts: np.ndarray, limit: int) -> bool:
+    """Whether Σ counts ≤ ``limit``, exactly, for counts each in [0, ``limit``] with ``limit`` ≤ 2⁵³ (so every count
+    is exact as a float64): the float64 sum decides unless it lies within its rounding error of the limit (below
+    cells · 2⁻⁵² of the sum), and only then are the counts added as Python integers (an int64 sum could wrap)."""
+    approx = float(counts.sum(dtype=np.float64))
+    slack = counts.size * 2.0 ** -52 * approx
+    if approx + slack < limit:
+        return True
+    if approx - slack > limit:
+        return False
+    return sum(int(c) for c in counts.ravel().tolist()) <= limit
+
+
 class Mechanism(ABC):
     """A local randomizer (client) plus its server-side aggregation and default estimator.
 
@@ -393,7 +406,7 @@ class Mechanism(ABC):
                 raise InvalidInput(f"{self.name}: true counts must be non-negative integers")
         if np.any(counts < 0):
             raise InvalidInput(f"{self.name}: true counts must be non-negative integers")
-        if np.any(counts > MAX_USERS) or sum(int(c) for c in counts.ravel().tolist()) > MAX_USERS:
+        if np.any(counts > MAX_USERS) or not _total_at_most(counts, MAX_USERS):
             raise InvalidInput(f"{self.name}: at most {MAX_USERS:,} users (2⁵³, counts stay exact in a float64), "
                                "got more")
         counts = counts.astype(np.int64)

@@ -229,14 +229,48 @@ class VectorMechanism(Mechanism):
     def estimate_mean(self, values: Any, rng: RandomSource, *, chunk_users: int | None = None) -> np.ndarray:
         """Simulate every user's report and return the mean estimate (d,), a chunk of users at a time (memory
         bounded by the chunk: about ``chunk_size()`` users)."""
+        return self.simulate_means(values, rng, 1, chunk_users=chunk_users)[0]
+
+    def simulate_means(self, values: Any, rng: RandomSource, trials: int, *,
+                       chunk_users: int | None = None) -> np.ndarray:
+        """``trials`` collections from the same users, one after the other: each row is the mean estimate of one
+        (shape (trials, d)), the t-th what the t-th of ``trials`` calls of :meth:`estimate_mean` with ``rng`` would
+        return; the values are checked once, not once per collection.
+
+        Parameters
+        ----------
+        values : array_like
+            The users' vectors, shape (users, d), in [−1, 1].
+        rng : RandomSource
+            The randomness of every collection, used in turn.
+        trials : int
+            The number of collections (≥ 1).
+        chunk_users : int or None, default None
+            Users randomized at a time (None: ``chunk_size()``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (trials, d): each collection's mean estimate.
+
+        Raises
+        ------
+        InvalidInput
+            Values outside [−1, 1]^d or of the wrong shape, no user, or fewer than one trial.
+        """
         x = self.validate_values(values)
         if x.shape[0] == 0:
             raise InvalidInput(f"{self.name}: give at least one user")
+        if isinstance(trials, bool) or not float(trials).is_integer() or trials < 1:
+            raise InvalidInput(f"{self.name}: the number of collections must be a positive integer, got {trials!r}")
         step = chunk_users or self.chunk_size()
-        total = np.zeros(self._d)
-        for start in range(0, x.shape[0], step):
-            total += self._perturb(x[start:start + step], rng).sum(axis=0)
-        return total / x.shape[0]
+        out = np.empty((int(trials), self._d))
+        for t in range(int(trials)):
+            total = np.zeros(self._d)
+            for start in range(0, x.shape[0], step):
+                total += self._perturb(x[start:start + step], rng).sum(axis=0)
+            out[t] = total / x.shape[0]
+        return out
 
     # ------------------------------------------------------------------ reports are rows of real numbers
     def _report_dtype(self) -> Any:
@@ -292,7 +326,7 @@ class SplitBudget(VectorMechanism):
         self.inner = _scalar(self.scalar, self._epsilon / self._d)
 
     def _perturb(self, x: np.ndarray, rng: RandomSource) -> np.ndarray:
-        return self.inner.perturb(x.ravel(), rng).reshape(x.shape)
+        return self.inner._perturb(x.ravel(), rng).reshape(x.shape)  # x is checked: in [−1, 1], the scalar's domain
 
     def variance(self, values: Any) -> np.ndarray:
         return self.inner.variance(np.asarray(values, dtype=np.float64))
@@ -351,7 +385,7 @@ class SampleCoordinates(VectorMechanism):
         rows = np.repeat(np.arange(m), k)
         cols = np.asarray(chosen).ravel()
         out = np.zeros((m, d))
-        out[rows, cols] = self.inner.perturb(x[rows, cols], rng) * (d / k)
+        out[rows, cols] = self.inner._perturb(x[rows, cols], rng) * (d / k)  # x is checked: the scalar's domain
         return out
 
     def variance(self, values: Any) -> np.ndarray:
@@ -442,7 +476,8 @@ class DuchiMechanism(VectorMechanism):
     coordinate being ±B, Var_j = B² − x_j².
 
     Sampling: the number a of agreeing coordinates is drawn from its law on the chosen side (weights C(d, a),
-    halved at a = d/2), then which coordinates agree by random ranks — O(d log d) per user, vectorized.
+    halved at a = d/2), then which coordinates agree by random ranks (the a smallest of d uniform keys) — O(d log d)
+    per user, vectorized.
 
     Parameters
     ----------
@@ -491,15 +526,20 @@ class DuchiMechanism(VectorMechanism):
 
     def _perturb(self, x: np.ndarray, rng: RandomSource) -> np.ndarray:
         m, d = x.shape
-        v = np.where(rng.random((m, d)) < (1.0 + x) / 2.0, 1.0, -1.0)
+        v = 2.0 * (rng.random((m, d)) < (1.0 + x) / 2.0) - 1.0  # ±1 (arithmetic: a select costs 8× more)
         upper = rng.random(m) < self.p
         u = rng.random(m)
         a = np.where(upper, np.searchsorted(self._cdf_plus, u, side="right"),
                      np.searchsorted(self._cdf_minus, u, side="right"))
         a = np.minimum(a, d)  # u within rounding of the last cumulative weight
-        ranks = np.argsort(np.argsort(rng.random((m, d)), axis=1), axis=1)
-        agree = ranks < a[:, None]
-        return np.where(agree, v, -v) * self.B
+        # the a coordinates of smallest random key agree: rank < a ⟺ key below the row's a-th smallest key (0-based),
+        # one sort instead of two argsorts (the keys are distinct but with probability ≈ d²·2⁻⁵⁴ per user)
+        keys = rng.random((m, d))
+        cut = np.take_along_axis(np.sort(keys, axis=1), np.minimum(a, d - 1)[:, None], axis=1)
+        agree = (keys < cut) | (a[:, None] >= d)
+        v *= 2.0 * agree - 1.0  # ±1 · ±1: exactly v where it agrees, −v elsewhere
+        v *= self.B
+        return v
 
     def variance(self, values: Any) -> np.ndarray:
         x = np.asarray(values, dtype=np.float64)

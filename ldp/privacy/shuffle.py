@@ -179,6 +179,32 @@ def _half_pmf(k: np.ndarray, c: np.ndarray) -> np.ndarray:
     return np.where(inside, np.exp(log_pmf), 0.0)
 
 
+def _cut_floors(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
+    """⌊(c + 1)/(R + 1)⌋ and ⌊(c + 1)/(1/R + 1)⌋: the counts a at which P/Q and Q/P cross e^ε (see :func:`_delta_c`)."""
+    alpha = math.exp(epsilon0) / (math.exp(epsilon0) + 1)
+    ee = math.exp(epsilon)
+    ratio = ((ee + 1) * alpha - 1) / ((1 + ee) * alpha - ee)
+    return np.floor((c + 1) / (ratio + 1)), np.floor((c + 1) / (1 / ratio + 1))
+
+
+def _cut_terms(kk: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Pr[Bin(c, ½) ≤ k], Pr[Bin(c, ½) ≤ k − 1]) at integer-valued k."""
+    f1 = _half_cdf(kk, c)
+    return f1, np.maximum(f1 - _half_pmf(kk, c), 0.0)  # Pr[≤ k − 1] = Pr[≤ k] − Pr[= k]: one cdf instead of two
+
+
+def _combine(terms: list[tuple[np.ndarray, np.ndarray]], epsilon: float, epsilon0: float
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """δ_c(ε) in both directions from the binomial terms of :func:`_cut_terms` at the two cuts."""
+    alpha = math.exp(epsilon0) / (math.exp(epsilon0) + 1)
+    ee = math.exp(epsilon)
+    (p_low, q_low), (p_hi, q_hi) = [(alpha * f1 + (1 - alpha) * f0, (1 - alpha) * f1 + alpha * f0)
+                                    for f1, f0 in terms]
+    dp = p_low - ee * q_low
+    dq = (1 - q_hi) - ee * (1 - p_hi)
+    return np.maximum(dp, 0.0), np.maximum(dq, 0.0)
+
+
 def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray, np.ndarray]:
     """δ_c(ε) in both directions (D(P‖Q), D(Q‖P)) for clone counts c (vectorised over c).
 
@@ -186,19 +212,53 @@ def _delta_c(c: np.ndarray, epsilon: float, epsilon0: float) -> tuple[np.ndarray
     and Q(a) = (1 − α) b(a) + α b(a − 1), b the Bin(c, ½) pmf. P(a)/Q(a) = (α r + 1 − α)/((1 − α) r + α) with
     r = (c − a + 1)/a decreasing in a, so P > e^ε Q exactly for a < (c + 1)/(R + 1), R = ((e^ε + 1)α − 1) /
     ((e^ε + 1)α − e^ε), and Q > e^ε P for a > (c + 1)/(1/R + 1): each divergence is two binomial cdfs."""
-    alpha = math.exp(epsilon0) / (math.exp(epsilon0) + 1)
-    ee = math.exp(epsilon)
-    ratio = ((ee + 1) * alpha - 1) / ((1 + ee) * alpha - ee)
     c = np.asarray(c, dtype=np.int64)
-    out = []
-    for cut in ((c + 1) / (ratio + 1), (c + 1) / (1 / ratio + 1)):
-        f1 = _half_cdf(cut, c)
-        f0 = np.maximum(f1 - _half_pmf(cut, c), 0.0)  # Pr[≤ k − 1] = Pr[≤ k] − Pr[= k]: one cdf instead of two
-        out.append((alpha * f1 + (1 - alpha) * f0, (1 - alpha) * f1 + alpha * f0))
-    (p_low, q_low), (p_hi, q_hi) = out
-    dp = p_low - ee * q_low
-    dq = (1 - q_hi) - ee * (1 - p_hi)
-    return np.maximum(dp, 0.0), np.maximum(dq, 0.0)
+    return _combine([_cut_terms(kk, c) for kk in _cut_floors(c, epsilon, epsilon0)], epsilon, epsilon0)
+
+
+class _DeltaCurve:
+    """:func:`fmt_delta` at one (n, ε₀, step) for the many ε of a bisection, the same floats for less work.
+
+    The binomial cdfs of a clone count c depend on ε only through the integer ⌊cut⌋ (:func:`_cut_floors`); they are
+    kept from the last ε evaluated and recomputed only where ⌊cut⌋ moved (a bisection's late steps move ε by
+    ε₀·2⁻ᵏ and few cuts with it), and each ε's δ_c are kept, so the lower and the upper bisection, which start at
+    the same points, share their common first steps. Each element is computed by the same scalar functions as in
+    :func:`_delta_c`, so every δ(ε) is bit for bit :func:`fmt_delta`'s.
+    """
+
+    def __init__(self, n: int, epsilon0: float, step: int) -> None:
+        self.epsilon0 = epsilon0
+        self.lo, self.hi, self.mass, self.rest = _clone_grid(n, epsilon0, step)
+        self.grids = [np.asarray(g, dtype=np.int64) for g in (self.lo, self.hi)]
+        self.last: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None] = [None, None]
+        self.seen: dict[float, tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = {}
+
+    def _terms(self, g: int, epsilon: float) -> list[tuple[np.ndarray, np.ndarray]]:
+        c = self.grids[g]
+        floors = _cut_floors(c, epsilon, self.epsilon0)
+        last = self.last[g]
+        kept = []
+        for j, kk in enumerate(floors):
+            if last is None:
+                f1, f0 = _cut_terms(kk, c)
+            else:
+                old_kk, f1, f0 = last[j]
+                moved = np.flatnonzero(kk != old_kk)
+                if moved.size:
+                    f1, f0 = f1.copy(), f0.copy()
+                    f1[moved], f0[moved] = _cut_terms(kk[moved], c[moved])
+            kept.append((kk, f1, f0))
+        self.last[g] = kept
+        return [(f1, f0) for _, f1, f0 in kept]
+
+    def delta(self, epsilon: float, upper: bool, early_stop: bool) -> float:
+        """:func:`fmt_delta` (n, ε₀, ε, step, upper, early_stop)."""
+        if epsilon >= self.epsilon0:
+            return 0.0
+        if epsilon not in self.seen:
+            self.seen[epsilon] = tuple(_combine(self._terms(g, epsilon), epsilon, self.epsilon0) for g in (0, 1))
+        at_lo, at_hi = self.seen[epsilon]
+        return _summed_delta(at_lo, at_hi, self.mass, self.rest, upper, early_stop)
 
 
 def _clone_spread(n: int, epsilon0: float) -> float:
@@ -367,8 +427,14 @@ def fmt_delta(n: int, epsilon0: float, epsilon: float, step: int = DEFAULT_STEP,
     if epsilon >= epsilon0:  # the pair's likelihood ratio never exceeds e^ε₀: δ(ε) = 0 exactly
         return 0.0
     lo, hi, mass, rest = _clone_grid(n, epsilon0, step)
-    dp_lo, dq_lo = _delta_c(lo, epsilon, epsilon0)
-    dp_hi, dq_hi = _delta_c(hi, epsilon, epsilon0)
+    return _summed_delta(_delta_c(lo, epsilon, epsilon0), _delta_c(hi, epsilon, epsilon0), mass, rest, upper,
+                         early_stop)
+
+
+def _summed_delta(at_lo: tuple[np.ndarray, np.ndarray], at_hi: tuple[np.ndarray, np.ndarray], mass: np.ndarray,
+                  rest: float, upper: bool, early_stop: bool) -> float:
+    """The bound on δ(ε) from δ_c at the intervals' ends (:func:`fmt_delta`'s sum, with or without early stop)."""
+    (dp_lo, dq_lo), (dp_hi, dq_hi) = at_lo, at_hi
     pick = np.maximum if upper else np.minimum
     dp_i, dq_i = mass * pick(dp_lo, dp_hi), mass * pick(dq_lo, dq_hi)
     if not early_stop:
@@ -427,15 +493,16 @@ def fmt_numerical(n: int, epsilon0: float, delta: float, step: int | None = DEFA
     step = auto_step(n, epsilon0) if step is None else _valid_step(step)
     _check_feasible(n, epsilon0)
     _check_step(n, epsilon0, step)
+    curve = _DeltaCurve(n, epsilon0, int(step))  # fmt_delta's numbers, each ε's binomial cdfs computed once
     out = []
     for upper in (False, True):
         lo, hi = 0.0, epsilon0
-        if fmt_delta(n, epsilon0, 0.0, int(step), upper, early_stop) <= delta:
+        if curve.delta(0.0, upper, early_stop) <= delta:
             out.append(0.0)
             continue
         for _ in range(iterations):
             mid = (lo + hi) / 2
-            if fmt_delta(n, epsilon0, mid, int(step), upper, early_stop) <= delta:
+            if curve.delta(mid, upper, early_stop) <= delta:
                 hi = mid
             else:
                 lo = mid

@@ -303,7 +303,7 @@ LECTURE_SUMMARY = pd.DataFrame({
 
 
 def simulated_variance(mechanism: str, epsilon: float, d: int, *, users: int = 20_000, trials: int = 50,
-                       seed: int = 0, values: np.ndarray | None = None) -> dict[str, float]:
+                       seed: int = 0, values: np.ndarray | None = None, fast: bool = False) -> dict[str, float]:
     """The mean's per-coordinate MSE over ``trials`` collections of ``users`` users holding uniform vectors in
     [−1, 1]^d — or the given ``values`` (users × d, in [−1, 1], e.g. :func:`unit_vectors` of a table; ``users`` and
     ``d`` are then theirs) — beside the closed form Σ Var/n² (averaged over the coordinates).
@@ -324,6 +324,12 @@ def simulated_variance(mechanism: str, epsilon: float, d: int, *, users: int = 2
         The root seed; stream "vector-means"/"check"/<mechanism>/<ε>/<d> draws the vectors and the reports.
     values : numpy.ndarray or None, default None
         Shape (users, d), in [−1, 1]: the users' vectors; None draws uniform ones.
+    fast : bool, default False
+        Draw each collection's sums per coordinate with the mechanism's fast engine where that is exact in
+        distribution (``fast_engine_exact``: the Gaussian's, a sum of independent Gaussian noises being Gaussian —
+        d numbers per collection instead of every user's report); every other mechanism simulates every user as
+        without it. Where it applies, the numbers for a seed are another draw of the same law than the per-user
+        simulation's.
 
     Returns
     -------
@@ -344,13 +350,18 @@ def simulated_variance(mechanism: str, epsilon: float, d: int, *, users: int = 2
         x = np.asarray(values, dtype=np.float64)
         users = x.shape[0]
     mech = vector_mechanism(mechanism, epsilon, x.shape[1])
-    errors = np.array([mech.estimate_mean(x, rng) - x.mean(axis=0) for _ in range(int(trials))])
+    if fast and mech.fast_engine_exact:
+        ones = np.ones(x.shape[0], dtype=np.int64)
+        means = np.array([mech.sample_aggregate(ones, rng, x).counts for _ in range(int(trials))]) / x.shape[0]
+    else:
+        means = mech.simulate_means(x, rng, int(trials))
+    errors = means - x.mean(axis=0)
     return {"simulated": float(np.mean(errors ** 2)), "closed form": float(np.mean(mech.mean_variance(x))),
             "trials": int(trials), "users": int(users)}
 
 
 def simulated_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequence[str] | None = None, *,
-                        users: int = 2_000, trials: int = 20, seed: int = 0) -> pd.DataFrame:
+                        users: int = 2_000, trials: int = 20, seed: int = 0, fast: bool = False) -> pd.DataFrame:
     """Per mechanism and d: n × the simulated MSE of the mean per coordinate (uniform vectors, ``trials``
     collections of ``users``) beside n × its closed form for the same users — the lecture's comparison by
     simulation, in the same units as :func:`variance_against_d`.
@@ -369,6 +380,8 @@ def simulated_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequenc
         Collections per (mechanism, d).
     seed : int, default 0
         The root seed, passed to :func:`simulated_variance`.
+    fast : bool, default False
+        Passed to :func:`simulated_variance`: the sums drawn by the fast engine where it is exact in distribution.
 
     Returns
     -------
@@ -385,7 +398,7 @@ def simulated_against_d(epsilon: float, dims: Sequence[int], mechanisms: Sequenc
     rows = []
     for name in names:
         for d in dims:
-            check = simulated_variance(name, epsilon, int(d), users=users, trials=trials, seed=seed)
+            check = simulated_variance(name, epsilon, int(d), users=users, trials=trials, seed=seed, fast=fast)
             cls = type(vector_mechanism(name, epsilon, int(d)))
             rows.append({"mechanism": name, "display_name": cls.display_name, "family": cls.family, "d": int(d),
                          "simulated": users * check["simulated"], "closed form": users * check["closed form"]})

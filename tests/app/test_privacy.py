@@ -77,3 +77,22 @@ def test_sections_follow_their_controls_and_the_url():
     _widget(at, "priv_lo_e1").set_value(4.0)  # ε1 ≥ ε∞: a warning, not an error
     at.run()
     assert not at.exception and not at.error and at.warning
+
+
+def _chart_layout(at: AppTest, key: str) -> dict:
+    import json
+
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(key))
+    return json.loads(chart.proto.spec)["layout"]
+
+
+def test_a_figure_shared_by_sessions_is_not_changed_by_a_projector():
+    """The shuffle chart is built once per (ε₀, δ, d) for every session (views.output.cached_figure): a session on
+    a projector draws a copy in larger type, so a session opened after it with the same inputs still gets the
+    page's own type — and both get the log axes labelled by decades."""
+    query = {"priv_d": "77", "priv_eps0": "3.0"}  # inputs no other test asks for: this test builds the figure
+    projector = _chart_layout(_page({**query, "present": "true"}), "priv_shuffle_chart")
+    desk = _chart_layout(_page(query), "priv_shuffle_chart")
+    assert projector["font"]["size"] == 17 and desk["font"]["size"] == 15
+    for layout in (projector, desk):
+        assert layout["xaxis"]["exponentformat"] == "power"

@@ -113,3 +113,36 @@ def test_make_rng_and_spawn() -> None:
     assert len(children) == 3
     assert [c.random() for c in children] == [c.random() for c in again]
     assert len({c.random() for c in spawn(np.random.default_rng(4), 3)}) == 3  # independent children
+
+
+class _Fixed:
+    """A random source returning given uniforms, one array per ``random`` call."""
+
+    def __init__(self, *arrays):
+        self.arrays = list(arrays)
+
+    def random(self, size=None, dtype=np.float64):
+        return np.array(self.arrays.pop(0), dtype=np.float64).reshape(size)  # a copy: samplers work in place
+
+
+def test_fine_uniform_in_floats_is_the_integer_construction_bit_for_bit():
+    """laplace and gaussian build c = (1 − u1) − (k2 >> 1)·2⁻¹⁰⁵ and the sign bit k2 & 1 of k2 = u2·2⁵³ in floats
+    (exact on the 2⁻⁵³ grid both sources draw on): the same bits as the integer route, signed zeros included, at
+    the edges (u1 = 0: c = 1 and a zero draw; u2 = 0, 2⁻⁵³, 1 − 2⁻⁵³) and on a seeded sample."""
+    from ldp.core.randomness import gaussian, laplace
+
+    def by_integers(u1, u2, scale):
+        k2 = (u2 * 2.0 ** 53).astype(np.int64)
+        c = (1.0 - u1) - (k2 >> 1).astype(np.float64) * 2.0 ** -105
+        x = np.log(c) * -scale
+        return np.negative(x, out=x, where=(k2 & 1).astype(bool)), c
+
+    u1 = np.concatenate([[0.0, 0.0, 0.0, 0.5, 1 - 2.0 ** -53], np.random.default_rng(1).random(10_000)])
+    u2 = np.concatenate([[0.0, 2.0 ** -53, 1 - 2.0 ** -53, 3 * 2.0 ** -53, 1 - 2.0 ** -53],
+                         np.random.default_rng(2).random(10_000)])
+    u3 = np.random.default_rng(3).random(u1.size)
+    want, c = by_integers(u1, u2, 0.7)
+    got = laplace(_Fixed(u1, u2), u1.shape, 0.7)
+    assert np.array_equal(got.view(np.int64), want.view(np.int64))
+    radius = np.sqrt(np.log(c) * -2.0) * np.cos(2.0 * np.pi * u3) * 1.3
+    assert np.array_equal(gaussian(_Fixed(u1, u2, u3), u1.shape, 1.3).view(np.int64), radius.view(np.int64))

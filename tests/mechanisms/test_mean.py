@@ -197,3 +197,16 @@ def test_noise_on_bits_variance_and_its_cost(bins):
     reports = bits.perturb(v, np.random.default_rng(1))
     assert reports.shape == (v.size, bins)
     assert bits.parse_reports(list(bits.format_reports(reports))).tolist() == reports.tolist()
+
+
+def test_branch_free_select_is_np_where_bit_for_bit():
+    """PM chooses its report with a select on the bits (no branch per element): it must be np.where exactly, for
+    signed zeros, infinities, NaN payloads and subnormals too."""
+    from ldp.mechanisms.mean import _select
+
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -1.5, 2.0 ** 1000])
+    rng = np.random.default_rng(7)
+    a = np.concatenate([special, rng.normal(size=1000)])
+    b = np.concatenate([special[::-1], rng.normal(size=1000)])
+    cond = np.concatenate([[True, False] * 4, rng.random(1000) < 0.5])
+    assert np.array_equal(_select(cond, a, b).view(np.int64), np.where(cond, a, b).view(np.int64))

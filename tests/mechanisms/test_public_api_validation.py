@@ -40,6 +40,21 @@ def test_engines_refuse_fractional_negative_and_overflowing_populations():
         run_exact(mech, rng, true_counts=np.array([1, 2, 3, 4]), chunk_size=-5)
 
 
+def test_the_population_total_is_checked_exactly_at_the_limit():
+    """Σ counts ≤ 2⁵³ is decided by the float64 sum unless it is within its rounding error of the limit, then by
+    Python integers: 2⁵³ − 1 + 1 is accepted, 2⁵³ − 1 + 1 + 1 refused (its float64 sum rounds to 2⁵³), and four
+    counts of 2⁵¹ (exactly 2⁵³) accepted while five are refused."""
+    from ldp.mechanisms.base import MAX_USERS, _total_at_most
+
+    assert _total_at_most(np.array([MAX_USERS - 1, 1]), MAX_USERS)
+    assert not _total_at_most(np.array([MAX_USERS - 1, 1, 1]), MAX_USERS)
+    assert float(np.array([MAX_USERS - 1, 1, 1]).sum(dtype=np.float64)) == MAX_USERS  # why the exact path is needed
+    assert _total_at_most(np.full(4, 2**51), MAX_USERS) and not _total_at_most(np.full(5, 2**51), MAX_USERS)
+    assert _total_at_most(np.ones(100_000, dtype=np.int64), MAX_USERS) and _total_at_most(np.zeros(3), MAX_USERS)
+    with pytest.raises(ldp.LDPError, match="at most"):
+        run_fast(ldp.get_mechanism("oue", 1.0, 3), np.array([MAX_USERS - 1, 1, 1]), np.random.default_rng(0))
+
+
 def test_reports_must_be_real_numbers():
     she = ldp.get_mechanism("she", 1.0, 4)
     with pytest.raises(ldp.LDPError, match="real numbers"):

@@ -141,3 +141,37 @@ def test_gaussian_vector_pays_sqrt_d_not_d():
     assert vector_mechanism("gaussian", 0.5, 3).name == "gaussian-vector"
     with pytest.raises(ldp.LDPError, match="not one for means of vectors"):
         vector_mechanism("gaussian-bits", 0.5, 3)
+
+
+@pytest.mark.parametrize("name", [cls.name for cls in ldp.mechanisms_of("vector")])
+def test_simulated_collections_are_successive_estimates(name):
+    """simulate_means checks the users' vectors once and runs the collections in turn: row t is the t-th of
+    successive estimate_mean calls on the same generator, bit for bit (chunks of users included)."""
+    mech = vector_mechanism(name, 1.5, 6)
+    x = np.random.default_rng(0).uniform(-1, 1, size=(500, 6))
+    rng = np.random.default_rng(9)
+    want = np.array([mech.estimate_mean(x, rng, chunk_users=170) for _ in range(3)])
+    assert np.array_equal(mech.simulate_means(x, np.random.default_rng(9), 3, chunk_users=170), want)
+    with pytest.raises(ldp.InvalidInput, match="positive integer"):
+        mech.simulate_means(x, rng, 0)
+
+
+def test_duchi_picks_the_agreeing_coordinates_by_random_ranks():
+    """Which a coordinates agree is drawn by random keys: those of the a smallest keys (one sort and a threshold).
+    The same draws through ranks by a double argsort — the plain reading of "random ranks" — give the same
+    corners."""
+    mech = DuchiMechanism(1.0, 7)
+    x = np.random.default_rng(4).uniform(-1, 1, size=(3000, 7))
+
+    def by_ranks(rng):
+        m, d = x.shape
+        v = np.where(rng.random((m, d)) < (1.0 + x) / 2.0, 1.0, -1.0)
+        upper = rng.random(m) < mech.p
+        u = rng.random(m)
+        a = np.where(upper, np.searchsorted(mech._cdf_plus, u, side="right"),
+                     np.searchsorted(mech._cdf_minus, u, side="right"))
+        a = np.minimum(a, d)
+        ranks = np.argsort(np.argsort(rng.random((m, d)), axis=1), axis=1)
+        return np.where(ranks < a[:, None], v, -v) * mech.B
+
+    assert np.array_equal(mech.perturb(x, np.random.default_rng(5)), by_ranks(np.random.default_rng(5)))

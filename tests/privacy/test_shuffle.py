@@ -69,6 +69,22 @@ def test_delta_decreases_in_epsilon_and_vanishes_at_epsilon0():
     assert fmt_delta(10_000, 2.0, 2.0) == 0.0 and fmt_delta(10_000, 2.0, 1.999) < 1e-12
 
 
+def test_a_bisections_memoised_delta_is_fmt_delta_bit_for_bit():
+    """fmt_numerical evaluates δ(ε) through _DeltaCurve, which recomputes a clone count's binomial cdfs only where
+    ⌊cut⌋ moved since the last ε and keeps each ε's δ_c: every value must be fmt_delta's float exactly, along a
+    bisection's path (halving steps, a repeated ε, a jump back to the start, ε ≥ ε₀)."""
+    from ldp.privacy.shuffle import _DeltaCurve
+
+    for n, eps0, step in ((3_000, 2.0, 1), (100_000, 1.0, 15), (100_000, 4.0, 100)):
+        curve = _DeltaCurve(n, eps0, step)
+        path = [eps0 / 2, eps0 / 4, 3 * eps0 / 8, 5 * eps0 / 16, 5 * eps0 / 16 + eps0 / 2**20, eps0 / 4, 0.0,
+                eps0 / 2, eps0, 1.5 * eps0]
+        for eps in path:
+            for upper in (False, True):
+                for early in (False, True):
+                    assert curve.delta(eps, upper, early) == fmt_delta(n, eps0, eps, step, upper, early)
+
+
 def test_closed_form_says_nothing_outside_its_validity_condition():
     n, delta = 10_000, 1e-6
     limit = math.log(n / (16 * math.log(2 / delta)))
