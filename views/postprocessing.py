@@ -10,6 +10,7 @@ Wiring and text only: the controls are declared below; data from ``ldp.studies.d
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -119,16 +120,16 @@ def _advise(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, e
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _per_value(run: tuple, _result: ldp.SimulationResult, _labels: Any,
+def _per_value(run: str, _result: ldp.SimulationResult, _labels: Any,
                _display: dict[str, str]) -> tuple[pd.DataFrame, dict[str, dict[str, float]]]:
-    """The per-value bias/variance table and its summary, once per run (``run``: every input of the run and the
-    values' labels; the other arguments follow from it)."""
+    """The per-value bias/variance table and its summary, once per run (``run``: a digest of every input of the run
+    and of the values' labels; the other arguments follow from it)."""
     table = study.per_value_table(_result, _labels, _display)
     return table, study.bias_summary(table, z=Z)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _query_comparison(run: tuple, k: int, rho: int, names: dict[str, str], short: dict[str, str],
+def _query_comparison(run: str, k: int, rho: int, names: dict[str, str], short: dict[str, str],
                       _result: ldp.SimulationResult, _table: pd.DataFrame,
                       _display: dict[str, str]) -> study.QueryComparison:
     """The query errors and their tables, once per run and (k, ρ) (``run`` as for :func:`_per_value`)."""
@@ -195,7 +196,7 @@ def _controls() -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- bias and variance
 def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: dict[str, dict[str, float]],
-                   style: dict[str, dict[str, str]], run: tuple, chart_place: Any = None) -> None:
+                   style: dict[str, dict[str, str]], run: str, chart_place: Any = None) -> None:
     mech = result.mechanism
     st.subheader("Bias and variance of every value")
     what = f"{mech.display_name}, ε = {mech.epsilon:g}, n = {result.n:,}, {result.trials} trials"
@@ -221,14 +222,14 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: d
 # --------------------------------------------------------------------------- query errors (fragment)
 @st.fragment
 def _queries(result: ldp.SimulationResult, table: pd.DataFrame, display: dict[str, str],
-             style: dict[str, dict[str, str]], config: dict[str, Any], run: tuple) -> None:
+             style: dict[str, dict[str, str]], config: dict[str, Any], run: str) -> None:
     """The live part: moving k or ρ reruns only this fragment (the simulation is not repeated)."""
     with common.friendly_errors("the query errors"):
         _queries_body(result, table, display, style, config, run)
 
 
 def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: dict[str, str],
-                  style: dict[str, dict[str, str]], config: dict[str, Any], run: tuple) -> None:
+                  style: dict[str, dict[str, str]], config: dict[str, Any], run: str) -> None:
     d = result.mechanism.d
     st.subheader("Frequent values and set-value queries")
     k_max = min(d, K_MAX)
@@ -283,10 +284,9 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
                f"{Z:g} standard errors of the paired difference (same collections, same sets). The winner depends on "
                "the task, as in the paper's §V.F.")
 
-    per_value = table.copy()
-    common.download_buttons(per_value, {**controls.values(CONTROLS), **config}, key="pp_download",
-                            name="ldp-postprocessing", controls=CONTROLS)
-    st.download_button("Download the summary (CSV)", common.csv_bytes(summary),
+    common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="pp_download",
+                            name="ldp-postprocessing", controls=CONTROLS, table_key=("pp_per_value", run))
+    st.download_button("Download the summary (CSV)", common.cached_csv(("pp_summary", run, k, rho), summary),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
 
 
@@ -426,7 +426,7 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int, key: tu
                f"one collection's error spreads; 'actual': the error on these reports against the truth, which only a "
                f"simulator knows; 'actual − expected' in trial SDs (within about ±2 when the synthetic dataset "
                f"resembles the truth). Post-Pos is scored on clipped answers.{note}")
-    st.download_button("Download the advisor's table (CSV)", common.csv_bytes(shown),
+    st.download_button("Download the advisor's table (CSV)", common.cached_csv(("pp_adv_table", key), shown),
                        "ldp-advisor.csv", "text/csv", key="pp_adv_download")
 
 
@@ -526,7 +526,8 @@ def main() -> None:
     display = {e: ldp.ESTIMATORS.get(e).display_name for e in result.estimates}
     colors, dashes = viz.style_maps([e.display_name for e in ldp.ESTIMATORS])  # stable look per estimator
     style = {"colors": colors, "dashes": dashes}
-    run = (*signature, tuple(str(v) for v in data.labels))  # every input of the tables and figures below
+    # every input of the tables and figures below, in one short key (hashed once here, not by every cached call)
+    run = hashlib.sha256(repr((*signature, tuple(str(v) for v in data.labels))).encode()).hexdigest()
     with common.friendly_errors("the bias and variance"):
         table, summary = _per_value(run, result, data.labels, display)
         _bias_variance(result, table, summary, style, run, chart_place)
