@@ -82,7 +82,7 @@ def main_chart_slot() -> Any:
     return st.container()
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+@st.cache_resource(show_spinner=False, max_entries=128)  # ≈ 0.3 MB each (the figure and its frozen spec)
 def _built_figure(key: Any, _build: Callable[[], Any]) -> Any:
     fig = label_log_axes(_build())
     spec = fig.to_dict()

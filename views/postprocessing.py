@@ -6,6 +6,8 @@ advisor (§V.D): which estimator to use for a query, from one collection's repor
 Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
 ``views.common.dataset_picker``), runs and every number from ``ldp.studies.comparison``, the advisor from
 ``ldp.studies.advisor``, run-time estimates from ``ldp.studies.cost``, figures from ``ldp.viz.estimator_comparison``.
+Every table, figure and CSV is made once per distinct input for the whole server (keyed by a digest of the run and
+the query's k and ρ): a session that asks for what another already asked only draws it.
 """
 
 from __future__ import annotations
