@@ -529,7 +529,7 @@ def main() -> None:
     colors, dashes = viz.style_maps([e.display_name for e in ldp.ESTIMATORS])  # stable look per estimator
     style = {"colors": colors, "dashes": dashes}
     # every input of the tables and figures below, in one short key (hashed once here, not by every cached call)
-    run = hashlib.sha256(repr((*signature, tuple(str(v) for v in data.labels))).encode()).hexdigest()
+    run = hashlib.sha256(repr((*signature, tuple(str(v) for v in data.labels), display, style)).encode()).hexdigest()
     with common.friendly_errors("the bias and variance"):
         table, summary = _per_value(run, result, data.labels, display)
         _bias_variance(result, table, summary, style, run, chart_place)
