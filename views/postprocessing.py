@@ -6,10 +6,13 @@ advisor (§V.D): which estimator to use for a query, from one collection's repor
 Wiring and text only: the controls are declared below; data from ``ldp.studies.datasets`` (through
 ``views.common.dataset_picker``), runs and every number from ``ldp.studies.comparison``, the advisor from
 ``ldp.studies.advisor``, run-time estimates from ``ldp.studies.cost``, figures from ``ldp.viz.estimator_comparison``.
+Every table, figure and CSV is made once per distinct input for the whole server (keyed by a digest of the run and
+the query's k and ρ): a session that asks for what another already asked only draws it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -118,6 +121,26 @@ def _advise(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, e
                           **task_params)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _per_value(run: str, _result: ldp.SimulationResult, _labels: Any,
+               _display: dict[str, str]) -> tuple[pd.DataFrame, dict[str, dict[str, float]]]:
+    """The per-value bias/variance table and its summary, once per run (``run``: a digest of every input of the run
+    and of the values' labels; the other arguments follow from it)."""
+    table = study.per_value_table(_result, _labels, _display)
+    return table, study.bias_summary(table, z=Z)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _query_comparison(run: str, k: int, rho: int, names: dict[str, str], short: dict[str, str],
+                      _result: ldp.SimulationResult, _table: pd.DataFrame,
+                      _display: dict[str, str]) -> study.QueryComparison:
+    """The query errors and their tables, once per run and (k, ρ) (``run`` as for :func:`_per_value`)."""
+    d = _result.mechanism.d
+    return study.query_comparison(_result, _table, _display, k=k, rho_percent=rho, queries=SET_QUERIES,
+                                  ks=range(1, min(d, K_MAX) + 1), rhos_percent=RHO_GRID, task_names=names,
+                                  gain_names=short, z=Z)
+
+
 def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.SimulationResult:
     params = tuple(sorted(ctl["params"].items()))
     specs = common.estimator_specs(ctl["estimators"], ctl["estimator_params"])
@@ -174,24 +197,25 @@ def _controls() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- bias and variance
-def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dict[str, dict[str, str]],
-                   chart_place: Any = None) -> None:
+def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: dict[str, dict[str, float]],
+                   style: dict[str, dict[str, str]], run: str, chart_place: Any = None) -> None:
     mech = result.mechanism
     st.subheader("Bias and variance of every value")
     what = f"{mech.display_name}, ε = {mech.epsilon:g}, n = {result.n:,}, {result.trials} trials"
-    summary = study.bias_summary(table, z=Z)
     within = "; ".join(f"{name}: {s[f'values with |bias| ≤ {Z:g} SE (%)']:.0f}% of values" for name, s in
                        summary.items())
-    fig = viz.bias_figure(table, title=f"Empirical bias per value — {what}", z=Z, **style)
+    fig = common.cached_figure(("pp_bias", run), lambda: viz.bias_figure(
+        table, title=f"Empirical bias per value — {what}", z=Z, **style))
     plotted = table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias", "bias standard error"]]
-    common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, description=(
+    common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, shared=True, description=(
         f"Lines: for each value, sorted from the most to the least frequent, the mean of the {result.trials} "
         f"estimates minus the true frequency, per estimator; shaded: ±{Z:g} standard errors of that mean. An "
         f"unbiased estimator stays within the band for about 95% of the values ({within})."))
-    fig = viz.variance_figure(table, title=f"Variance per value across trials — {what}", **style)
+    fig = common.cached_figure(("pp_variance", run), lambda: viz.variance_figure(
+        table, title=f"Variance per value across trials — {what}", **style))
     ratios = "; ".join(f"{name}: {s['variance / closed-form MI variance']:.2f}×" for name, s in summary.items())
     common.show_figure(fig, "pp_variance", table[["estimator", "rank", "value", "true frequency", "variance",
-                                                  "closed-form MI variance"]], description=(
+                                                  "closed-form MI variance"]], shared=True, description=(
         "Lines (log scale): the variance of each value's estimate across trials, per estimator; dashed: the "
         "closed-form variance of matrix inversion, [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²). Mean variance "
         f"relative to the closed form — {ratios}. Gaps are values whose estimate never changed (variance 0)."))
@@ -200,58 +224,54 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, style: dic
 # --------------------------------------------------------------------------- query errors (fragment)
 @st.fragment
 def _queries(result: ldp.SimulationResult, table: pd.DataFrame, display: dict[str, str],
-             style: dict[str, dict[str, str]], config: dict[str, Any]) -> None:
+             style: dict[str, dict[str, str]], config: dict[str, Any], run: str) -> None:
     """The live part: moving k or ρ reruns only this fragment (the simulation is not repeated)."""
     with common.friendly_errors("the query errors"):
-        _queries_body(result, table, display, style, config)
+        _queries_body(result, table, display, style, config, run)
 
 
 def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: dict[str, str],
-                  style: dict[str, dict[str, str]], config: dict[str, Any]) -> None:
+                  style: dict[str, dict[str, str]], config: dict[str, Any], run: str) -> None:
     d = result.mechanism.d
-    truth = result.true_frequencies
     st.subheader("Frequent values and set-value queries")
     k_max = min(d, K_MAX)
     c1, c2 = st.columns(2)
     k = int(render(TOP_K, c1, d=d))
     rho = int(render(RHO, c2))
-    errors = study.task_errors(result.estimates, truth, k=k, rho=rho / 100, queries=SET_QUERIES, seed=result.seed or 0)
+    names = {"full": "Full domain (MSE)", "topk": f"Top-{k} values (MSE)", "set": f"Set-value, ρ = {rho}% (MSE)"}
+    short = {"full": "full domain", "topk": f"top-{k}", "set": f"set ρ = {rho}%"}
+    queries = _query_comparison(run, k, rho, names, short, result, table, display)
+    errors = queries.errors
     what = f"{result.mechanism.display_name}, ε = {result.mechanism.epsilon:g}, {result.trials} trials"
 
-    curve = study.top_k_curve_table(result.estimates, truth, range(1, k_max + 1), display)
-    fig = viz.top_k_figure(curve, k=k, title=f"Top-k MSE against k — {what}", **style)
+    curve = queries.top_k_curve
+    fig = common.cached_figure(("pp_topk", run, k), lambda: viz.top_k_figure(
+        curve, k=k, title=f"Top-k MSE against k — {what}", **style))
     at_k = "; ".join(f"{display[e]}: {np.mean(v):.2e}" for e, v in errors["topk"].items())
-    common.show_figure(fig, "pp_topk", curve, description=(
+    common.show_figure(fig, "pp_topk", curve, shared=True, description=(
         f"Lines (log scale): the MSE over the k most frequent values, averaged over trials (±1 SE), for k = 1 to "
         f"{k_max}; dotted: the chosen k = {k} ({at_k})."))
 
-    expected = study.set_value_curve_table(result.estimates, truth, RHO_GRID, display, seed=result.seed or 0)
-    sampled = study.set_value_sample_table(errors["set"], truth, rho, display)
+    expected, sampled = queries.set_curve, queries.set_sample
     m = int(sampled["set size"].iloc[0])
-    fig = viz.set_value_figure(expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}",
-                               **style)
+    fig = common.cached_figure(("pp_set", run, rho), lambda: viz.set_value_figure(
+        expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}", **style))
     at_rho = "; ".join(f"{r['estimator']}: {r['MSE']:.2e}" for _, r in sampled.iterrows())
     common.show_figure(fig, "pp_set", pd.concat([expected.assign(source="average over all sets"),
                                                  sampled.assign(source=f"{SET_QUERIES} random sets")]),
-                       description=(
+                       shared=True, description=(
         f"Lines (log scale): the MSE of the summed frequency of a set holding ρ% of the {d} values, averaged over all "
         f"such sets (closed form; for Post-Pos, whose clipped answers have none, over 200 random sets) and over "
         f"trials; diamonds (±1 SE): {SET_QUERIES} random sets of {m} values at the chosen ρ = {rho}% ({at_rho})."))
 
     st.subheader("Summary: which estimator for which task")
-    names = {"full": "Full domain (MSE)", "topk": f"Top-{k} values (MSE)", "set": f"Set-value, ρ = {rho}% (MSE)"}
-    extra = {e: study.bias_summary(table[table["estimator"] == display[e]], z=Z)[display[e]] for e in result.estimates}
-    short = {"full": "full domain", "topk": f"top-{k}", "set": f"set ρ = {rho}%"}
-    gains = study.comparison_columns(errors, n=result.n, mechanism=result.mechanism, truth=truth, task_names=short)
-    extra = {e: {**gains[e], **extra[e]} for e in result.estimates}
-    summary = study.summary_table(errors, extra=extra, display=display, task_names=names)
+    summary = queries.summary
     fmt = {c: st.column_config.NumberColumn(format="%.3e") for c in summary.columns
            if c != "estimator" and "(%)" not in c and "/" not in c and "n′" not in c}
     fmt.update({c: st.column_config.NumberColumn(format="%.1f") for c in summary.columns if c.startswith("Γ")})
     fmt["equivalent users n′ (full domain)"] = st.column_config.NumberColumn(format="%.0f")
     st.dataframe(summary, key="pp_summary", hide_index=True, column_config=fmt)
-    best = study.best_per_task(errors, display=display, task_names=names, z=Z)
-    st.dataframe(best, key="pp_best", hide_index=True,
+    st.dataframe(queries.best, key="pp_best", hide_index=True,
                  column_config={"mean error": st.column_config.NumberColumn(format="%.3e"),
                                 "runner-up / best": st.column_config.NumberColumn(format="%.2f×")})
     base = ldp.ESTIMATORS.get(GAIN_BASELINE).display_name
@@ -266,10 +286,9 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
                f"{Z:g} standard errors of the paired difference (same collections, same sets). The winner depends on "
                "the task, as in the paper's §V.F.")
 
-    per_value = table.copy()
-    common.download_buttons(per_value, {**controls.values(CONTROLS), **config}, key="pp_download",
-                            name="ldp-postprocessing", controls=CONTROLS)
-    st.download_button("Download the summary (CSV)", common.csv_bytes(summary),
+    common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="pp_download",
+                            name="ldp-postprocessing", controls=CONTROLS, table_key=("pp_per_value", run))
+    st.download_button("Download the summary (CSV)", common.cached_csv(("pp_summary", run, k, rho), summary),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
 
 
@@ -339,10 +358,11 @@ def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset,
                         common.estimator_specs(candidates, ctl["estimator_params"]), ctl["engine"], ctl["seed"], task,
                         task_params, trials)
     st.session_state["_pp_adv_ran"] = signature
-    _advisor_result(check, mech, trials)
+    _advisor_result(check, mech, trials, (*signature, hash(counts.tobytes())))
 
 
-def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None:
+def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int, key: tuple) -> None:
+    """``key``: every input of the advisor's run (its chart is built once per key)."""
     rec = check.recommendation
     best = check.row(check.best)
     value = "expected score" if check.better == "higher" else "expected error"
@@ -386,10 +406,12 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
                       + (" · the same as the advisor's choice" if guide["is recommended"] else ""))
     label = {"topk-precision": "top-k precision (share of the k values, higher is better)",
              "threshold": "misclassified values (count)"}.get(rec.task, "error (MSE, fraction²)")
-    fig = viz.advisor_figure(check.table, title=f"Advisor: expected vs actual — {rec.task_label}, "
-                             f"{mech.display_name}, ε = {mech.epsilon:g}", value_label=label)
+    fig = common.cached_figure(("pp_adv_fig", key), lambda: viz.advisor_figure(
+        check.table, title=f"Advisor: expected vs actual — {rec.task_label}, {mech.display_name}, "
+                           f"ε = {mech.epsilon:g}", value_label=label))
     shown = check.table.drop(columns=["estimator"]).rename(columns={"display name": "estimator"})
-    common.show_figure(fig, "pp_adv_fig", shown[["estimator", "expected", "standard error", "actual"]], description=(
+    common.show_figure(fig, "pp_adv_fig", shown[["estimator", "expected", "standard error", "actual"]], shared=True,
+                       description=(
         f"Dots: each candidate's expected {label.split(' (')[0]} according to the advisor (mean over {trials} "
         "re-simulations of the synthetic dataset, ±2 standard errors), best at the top; diamonds: the same "
         "estimator's actual value on the one simulated collection, against the true distribution. "
@@ -406,7 +428,7 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int) -> None
                f"one collection's error spreads; 'actual': the error on these reports against the truth, which only a "
                f"simulator knows; 'actual − expected' in trial SDs (within about ±2 when the synthetic dataset "
                f"resembles the truth). Post-Pos is scored on clipped answers.{note}")
-    st.download_button("Download the advisor's table (CSV)", common.csv_bytes(shown),
+    st.download_button("Download the advisor's table (CSV)", common.cached_csv(("pp_adv_table", key), shown),
                        "ldp-advisor.csv", "text/csv", key="pp_adv_download")
 
 
@@ -426,14 +448,14 @@ def _early_stopping(ctl: dict[str, Any], counts: np.ndarray) -> None:
     if not ldp.ESTIMATORS.get("ibu").applies_to(mech):
         st.caption(f"IBU does not apply to {mech.display_name}.")
         return
+    key = (ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), ctl["engine"], ctl["seed"])
     with common.friendly_errors("the early-stopping study"), st.spinner("Running the plain IBU iterations…"):
-        table = _early_stopping_table(ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), counts,
-                                      ctl["engine"], ctl["seed"], EARLY_STOPPING_TRIALS)
-    fig = viz.early_stopping_figure(table, title=f"Plain IBU iterations vs their limit — {mech.display_name}, "
-                                                 f"ε = {mech.epsilon:g}, d = {mech.d}")
+        table = _early_stopping_table(*key[:3], counts, *key[3:], EARLY_STOPPING_TRIALS)
+    fig = common.cached_figure(("pp_early", *key, hash(counts.tobytes())), lambda: viz.early_stopping_figure(
+        table, title=f"Plain IBU iterations vs their limit — {mech.display_name}, ε = {mech.epsilon:g}, d = {mech.d}"))
     best = table.loc[table["MSE"].idxmin()]
     last = table.iloc[-1]
-    common.show_figure(fig, "pp_early", table, description=(
+    common.show_figure(fig, "pp_early", table, shared=True, description=(
         f"Line: the mean MSE over {EARLY_STOPPING_TRIALS} collections of the paper's plain Eq. (3) iterate after x "
         "iterations from the uniform start; dashed: its limit, the maximum-likelihood estimate that IBU returns by "
         "default; dotted: matrix inversion."))
@@ -506,14 +528,16 @@ def main() -> None:
     display = {e: ldp.ESTIMATORS.get(e).display_name for e in result.estimates}
     colors, dashes = viz.style_maps([e.display_name for e in ldp.ESTIMATORS])  # stable look per estimator
     style = {"colors": colors, "dashes": dashes}
+    # every input of the tables and figures below, in one short key (hashed once here, not by every cached call)
+    run = hashlib.sha256(repr((*signature, tuple(str(v) for v in data.labels), display, style)).encode()).hexdigest()
     with common.friendly_errors("the bias and variance"):
-        table = study.per_value_table(result, data.labels, display)
-        _bias_variance(result, table, style, chart_place)
+        table, summary = _per_value(run, result, data.labels, display)
+        _bias_variance(result, table, summary, style, run, chart_place)
     common.estimator_notes(result, data, list(result.estimates))
     config = {"dataset": data.name, "dataset_description": data.description, "d": data.d, "users_simulated": result.n,
               "mechanism_parameters": dict(result.mechanism.params), "set_value_queries": SET_QUERIES,
               "elapsed_s": result.elapsed_s}
-    _queries(result, table, display, style, config)
+    _queries(result, table, display, style, config, run)
     _advisor(ctl, counts, data, all_timing)
     _early_stopping(ctl, counts)
 

@@ -349,20 +349,53 @@ def ibu_iterates(observed: np.ndarray, p_star: float, q_star: float, checkpoints
         raise InvalidInput(f"at most 10,000,000 iterations, got {int(marks[-1])}")
     if obs_in.ndim > 2:
         raise InvalidInput("IBU: the observed distributions must be a 1-D array or a (rows, d) batch")
-    a = p - q
     out = np.empty((marks.size, *rows.shape))
     f = np.full(rows.shape, 1.0 / rows.shape[1])
-    ratio = np.empty_like(f)
+    step = _plain_steps if q > 0 else _plain_steps_masked
     done = 0
     for i, target in enumerate(marks):
-        for _ in range(int(target) - done):  # Eq. (3), as ibu_step, batched over the rows
-            denom = q * f.sum(axis=1, keepdims=True) + a * f
-            np.divide(rows, denom, out=ratio, where=denom > 0)
-            ratio[denom <= 0] = 0.0
-            f = f * (q * ratio.sum(axis=1, keepdims=True) + a * ratio)
+        f = step(f, rows, p, q, int(target) - done)
         done = int(target)
         out[i] = f
     return out if obs_in.ndim == 2 else out[:, 0, :]
+
+
+def _plain_steps(f: np.ndarray, rows: np.ndarray, p: float, q: float, steps: int) -> np.ndarray:
+    """``steps`` iterations of Eq. (3) on the (rows, d) batch ``f`` (changed in place and returned) when q* > 0:
+    the same operations as :func:`_plain_steps_masked`, in preallocated buffers and without its guard, since every
+    denominator q·Σf + (p−q)·f_v ≥ q·Σf is then positive (the iterates stay positive from the uniform start: each
+    factor q·Σr + (p−q)·r_v is). The iterates are the guarded loop's to the last bit (IEEE products and sums are
+    commutative); one iteration is 8 numpy calls instead of 13, which the 10,000 iterations of the early-stopping
+    study spend most of their time on."""
+    a = p - q
+    ratio, buf = np.empty_like(f), np.empty_like(f)
+    col = np.empty((f.shape[0], 1))
+    add, multiply, divide, total = np.add, np.multiply, np.divide, np.add.reduce  # total: what ndarray.sum calls
+    for _ in range(steps):
+        total(f, axis=1, keepdims=True, out=col)
+        multiply(col, q, out=col)
+        multiply(f, a, out=buf)
+        add(buf, col, out=buf)  # the denominators q·Σf + a·f
+        divide(rows, buf, out=ratio)
+        total(ratio, axis=1, keepdims=True, out=col)
+        multiply(col, q, out=col)
+        multiply(ratio, a, out=buf)
+        add(buf, col, out=buf)
+        multiply(f, buf, out=f)  # f · (q·Σr + a·r)
+    return f
+
+
+def _plain_steps_masked(f: np.ndarray, rows: np.ndarray, p: float, q: float, steps: int) -> np.ndarray:
+    """``steps`` iterations of Eq. (3), as :func:`ibu_step`, batched over the rows; a zero denominator (possible
+    when q* = 0) gives a zero ratio."""
+    a = p - q
+    ratio = np.empty_like(f)
+    for _ in range(steps):
+        denom = q * f.sum(axis=1, keepdims=True) + a * f
+        np.divide(rows, denom, out=ratio, where=denom > 0)
+        ratio[denom <= 0] = 0.0
+        f = f * (q * ratio.sum(axis=1, keepdims=True) + a * ratio)
+    return f
 
 
 def ibu_log_likelihood(estimate: np.ndarray, observed: np.ndarray, p_star: float, q_star: float) -> float:

@@ -51,11 +51,11 @@ from ldp.mechanisms.base import Mechanism
 from ldp.simulation import SimulationResult, simulate
 
 __all__ = [
-    "CHUNK_TRIALS", "NUMERICAL_METRICS", "NUMERICAL_PROJECTION", "COMPARISON_TASKS", "best_per_task",
-    "bias_summary", "chunk_plan", "comparison_columns", "draw_population", "early_stopping_study",
+    "CHUNK_TRIALS", "NUMERICAL_METRICS", "NUMERICAL_PROJECTION", "COMPARISON_TASKS", "QueryComparison",
+    "best_per_task", "bias_summary", "chunk_plan", "comparison_columns", "draw_population", "early_stopping_study",
     "ibu_early_stopping", "max_trials", "merge_results", "numerical_metrics", "numerical_summary", "per_value_table",
-    "quantile_table", "run_chunk", "run_methods", "run_trials", "set_value_curve_table", "set_value_sample_table",
-    "simulate_numerical", "summary_table", "task_errors", "top_k_curve_table",
+    "quantile_table", "query_comparison", "run_chunk", "run_methods", "run_trials", "set_value_curve_table",
+    "set_value_sample_table", "simulate_numerical", "summary_table", "task_errors", "top_k_curve_table",
 ]
 
 CHUNK_TRIALS = 10
@@ -674,6 +674,95 @@ def comparison_columns(errors: Mapping[str, Mapping[str, np.ndarray]], *, n: int
             out[est]["equivalent users n′ (full domain)"] = (
                 float(equivalent_users(int(n), mse, mi_mse)) if math.isfinite(mse) and mse > 0 else float("nan"))
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class QueryComparison:
+    """Every estimator on the query tasks of §V at one (k, ρ), for one run: what the lab's query section shows.
+
+    Attributes
+    ----------
+    errors : dict of str to dict of str to numpy.ndarray
+        :func:`task_errors`: task → estimator → per-trial errors.
+    top_k_curve : pandas.DataFrame
+        :func:`top_k_curve_table` over ``ks``.
+    set_curve : pandas.DataFrame
+        :func:`set_value_curve_table` over ``rhos_percent`` (the expected MSE against ρ).
+    set_sample : pandas.DataFrame
+        :func:`set_value_sample_table` of the random sets at the chosen ρ.
+    summary : pandas.DataFrame
+        :func:`summary_table` with, per estimator, :func:`comparison_columns` (Γ, n′) and its :func:`bias_summary`.
+    best : pandas.DataFrame
+        :func:`best_per_task`.
+    """
+
+    errors: dict[str, dict[str, np.ndarray]]
+    top_k_curve: pd.DataFrame
+    set_curve: pd.DataFrame
+    set_sample: pd.DataFrame
+    summary: pd.DataFrame
+    best: pd.DataFrame
+
+
+def query_comparison(result: SimulationResult, table: pd.DataFrame, display: Mapping[str, str], *, k: int,
+                     rho_percent: float, queries: int, ks: Sequence[int], rhos_percent: Sequence[float],
+                     task_names: Mapping[str, str], gain_names: Mapping[str, str],
+                     z: float = 2.0) -> QueryComparison:
+    """The errors of every estimator of ``result`` on the full domain, its top k and random sets of ρ% of the
+    domain (:func:`task_errors`, sets seeded by the run's seed), the curves against k and ρ, and the per-task
+    summary with Γ, n′ and the bias summary beside each estimator.
+
+    Parameters
+    ----------
+    result : SimulationResult
+        Repeated collections of one configuration.
+    table : pandas.DataFrame
+        :func:`per_value_table` of ``result`` with the names of ``display`` (for :func:`bias_summary`).
+    display : Mapping[str, str]
+        Estimator name → shown name, for every estimator of ``result``.
+    k : int
+        The top-k task's k.
+    rho_percent : float
+        The set-value task's set size, in percent of the domain.
+    queries : int
+        Random sets of the set-value task.
+    ks : Sequence[int]
+        The k values of the top-k curve.
+    rhos_percent : Sequence[float]
+        The ρ values (percent) of the set-value curve.
+    task_names : Mapping[str, str]
+        Task → label of the summary's and the best-per-task table's columns and rows.
+    gain_names : Mapping[str, str]
+        Task → label inside the Γ columns' names (:func:`comparison_columns`).
+    z : float, default 2.0
+        Standard errors of the bias band (:func:`bias_summary`) and of a clear lead (:func:`best_per_task`).
+
+    Returns
+    -------
+    QueryComparison
+        The errors and every table built from them.
+
+    Raises
+    ------
+    InvalidInput
+        From :func:`task_errors`, when a task refuses its k, its ρ or its number of queries.
+
+    References
+    ----------
+    Consistency paper (Wang et al., NDSS 2020), §V.C–E, Figs. 6–7 and 10.
+    """
+    truth = result.true_frequencies
+    seed = result.seed or 0
+    errors = task_errors(result.estimates, truth, k=k, rho=rho_percent / 100, queries=queries, seed=seed)
+    sampled = set_value_sample_table(errors["set"], truth, rho_percent, display)
+    bias = {e: bias_summary(table[table["estimator"] == display[e]], z=z)[display[e]] for e in result.estimates}
+    gains = comparison_columns(errors, n=result.n, mechanism=result.mechanism, truth=truth, task_names=gain_names)
+    extra = {e: {**gains[e], **bias[e]} for e in result.estimates}
+    return QueryComparison(
+        errors=errors, top_k_curve=top_k_curve_table(result.estimates, truth, ks, display),
+        set_curve=set_value_curve_table(result.estimates, truth, rhos_percent, display, seed=seed),
+        set_sample=sampled, summary=summary_table(errors, extra=extra, display=display, task_names=task_names),
+        best=best_per_task(errors, display=display, task_names=task_names, z=z))
 
 
 # =========================================================================== IBU: early stopping vs the limit

@@ -2,7 +2,10 @@
 and 3), frequent-value (top-k) MSE against k (Fig. 10) and set-value query MSE against ρ (Figs. 6–7).
 
 Pure Plotly: every builder takes the tidy tables computed by :mod:`ldp.studies.comparison` and returns a
-``go.Figure``; no Streamlit import, so they are testable alone.
+``go.Figure``; no Streamlit import, so they are testable alone. Each figure is declared whole — its traces and
+layout as one dict, validated once by ``go.Figure`` — rather than grown by ``add_scatter``, ``update_layout`` and
+``add_vline`` calls, each of which validates and merges again (3–4× the time for the same figure; a page builds
+these on every change of ε).
 """
 
 from __future__ import annotations
@@ -99,22 +102,40 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _estimators(table: pd.DataFrame) -> list[str]:
-    return list(dict.fromkeys(table["estimator"]))
+def _groups(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """``table``'s rows per estimator, in order of first appearance."""
+    return [(str(name), rows) for name, rows in table.groupby("estimator", sort=False)]
 
 
-def _layout(fig: go.Figure, series: int, **kwargs: object) -> go.Figure:
+def _base(title: str, legend: Mapping[str, object] | None = None) -> dict[str, object]:
+    """:data:`LAYOUT` and the title as one layout dict (the legend's title, and any ``legend`` settings, in one
+    ``legend`` entry)."""
+    base = {k: v for k, v in LAYOUT.items() if k != "legend_title"}
+    return {**base, "title": {"text": title}, "legend": {"title": {"text": LAYOUT["legend_title"]}, **(legend or {})}}
+
+
+def _layout(series: int, *, title: str, x_title: str, y_title: str, y_log: bool = False,
+            **extra: object) -> dict[str, object]:
     """The common layout; with more series than fit beside the plot, the legend moves below it in
     rows of four and the figure grows so the plot area keeps its height."""
-    layout = dict(LAYOUT)
+    rows = -(-series // 4)
+    below = {"orientation": "h", "yanchor": "top", "y": -0.18 - 0.02 * rows, "x": 0, "entrywidth": 0.25,
+             "entrywidthmode": "fraction"}
+    layout = {**_base(title, below if series > 8 else None), "xaxis": {"title": {"text": x_title}},
+              # 10⁻⁶, not Plotly's SI "1µ" or "100n" on fractions
+              "yaxis": {"title": {"text": y_title}, "exponentformat": "power", **({"type": "log"} if y_log else {})},
+              **extra}
     if series > 8:
-        rows = -(-series // 4)
         layout["height"] = LAYOUT["height"] + 30 * rows
-        layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -0.18 - 0.02 * rows, "x": 0,
-                            "entrywidth": 0.25, "entrywidthmode": "fraction"}
-    fig.update_layout(**layout, **kwargs)
-    fig.update_yaxes(exponentformat="power")  # 10⁻⁶, not Plotly's SI "1µ" or "100n" on fractions
-    return fig
+    return layout
+
+
+def _marker_line(x: float, text: str) -> dict[str, list[dict[str, object]]]:
+    """A dotted vertical line at ``x`` labelled at its top right (what ``fig.add_vline`` draws)."""
+    return {"shapes": [{"type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
+                        "line": {"color": THEORY_COLOUR, "dash": "dot"}}],
+            "annotations": [{"showarrow": False, "text": text, "x": x, "xanchor": "left", "xref": "x", "y": 1,
+                             "yanchor": "top", "yref": "y domain"}]}
 
 
 def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapping[str, str] | None = None,
@@ -149,26 +170,28 @@ def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapp
     Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally Differentially Private Frequency Estimation with
     Consistency" (NDSS 2020), §V, Fig. 2.
     """
-    cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
-    fig = go.Figure()
-    for name in _estimators(table):
-        rows = table[table["estimator"] == name]
+    groups = _groups(table)
+    names = [name for name, _ in groups]
+    cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
+    data = []
+    for name, rows in groups:
         x = rows["rank"].to_numpy()
         bias = rows["bias"].to_numpy()
         half = z * rows["bias standard error"].to_numpy()
-        fig.add_scatter(
-            x=np.concatenate([x, x[::-1]]), y=np.concatenate([bias + half, (bias - half)[::-1]]),
-            fill="toself", fillcolor=_rgba(cmap[name], 0.18), line={"width": 0}, hoverinfo="skip",
-            name=f"{name} ±{z:g} SE", legendgroup=name, showlegend=False)
-        fig.add_scatter(
-            x=x, y=bias, mode="lines+markers" if len(x) <= 60 else "lines", name=name, legendgroup=name,
-            line={"color": cmap[name], "width": 2, "dash": dmap[name]}, marker={"size": 5},
-            customdata=np.stack([rows["value"].to_numpy(), half], axis=1),
-            hovertemplate="value %{customdata[0]} (rank %{x})<br>bias %{y:.3g} ± %{customdata[1]:.2g}"
-                          "<extra>" + name + "</extra>")
-    fig.add_hline(y=0, line_width=1, line_color=THEORY_COLOUR)
-    return _layout(fig, len(_estimators(table)), title=title, xaxis_title=RANK_AXIS,
-                   yaxis_title="bias: mean estimate − true (fraction of users)")
+        data.append({"type": "scatter", "x": np.concatenate([x, x[::-1]]),
+                     "y": np.concatenate([bias + half, (bias - half)[::-1]]), "fill": "toself",
+                     "fillcolor": _rgba(cmap[name], 0.18), "line": {"width": 0}, "hoverinfo": "skip",
+                     "name": f"{name} ±{z:g} SE", "legendgroup": name, "showlegend": False})
+        data.append({"type": "scatter", "x": x, "y": bias, "mode": "lines+markers" if len(x) <= 60 else "lines",
+                     "name": name, "legendgroup": name, "line": {"color": cmap[name], "width": 2, "dash": dmap[name]},
+                     "marker": {"size": 5}, "customdata": np.stack([rows["value"].to_numpy(), half], axis=1),
+                     "hovertemplate": "value %{customdata[0]} (rank %{x})<br>bias %{y:.3g} ± %{customdata[1]:.2g}"
+                                      "<extra>" + name + "</extra>"})
+    zero = {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0, "y1": 0, "yref": "y",
+            "line": {"color": THEORY_COLOUR, "width": 1}}  # what fig.add_hline(y=0) draws
+    return go.Figure(data=data, layout=_layout(len(names), title=title, x_title=RANK_AXIS,
+                                               y_title="bias: mean estimate − true (fraction of users)",
+                                               shapes=[zero]))
 
 
 def variance_figure(table: pd.DataFrame, *, title: str, colors: Mapping[str, str] | None = None,
@@ -201,24 +224,26 @@ def variance_figure(table: pd.DataFrame, *, title: str, colors: Mapping[str, str
     Consistency paper (Wang et al., NDSS 2020), §V, Fig. 3; the closed form is its Eq. (3),
     σ_v² = [q(1−q) + f_v(p−q)(1−p−q)] / (n(p−q)²) = [f p(1−p) + (1−f) q(1−q)] / (n(p−q)²).
     """
-    cmap, dmap = colour_map(_estimators(table), colors), dash_map(_estimators(table), dashes)
-    fig = go.Figure()
-    first = None
-    for name in _estimators(table):
-        rows = table[table["estimator"] == name]
-        first = rows if first is None else first
+    groups = _groups(table)
+    names = [name for name, _ in groups]
+    cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
+    data = []
+    for name, rows in groups:
         var = rows["variance"].to_numpy(dtype=float)
-        fig.add_scatter(
-            x=rows["rank"], y=np.where(var > 0, var, np.nan), mode="lines+markers" if len(rows) <= 60 else "lines",
-            name=name, line={"color": cmap[name], "width": 2, "dash": dmap[name]}, marker={"size": 5},
-            customdata=rows["value"],
-            hovertemplate="value %{customdata} (rank %{x})<br>variance %{y:.3g}<extra>" + name + "</extra>")
-    if first is not None:
-        fig.add_scatter(x=first["rank"], y=first["closed-form MI variance"], mode="lines",
-                        name="closed-form MI variance", line={"color": THEORY_COLOUR, "dash": "longdash", "width": 3},
-                        hovertemplate="rank %{x}<br>closed form %{y:.3g}<extra></extra>")
-    return _layout(fig, len(_estimators(table)) + 1, title=title, xaxis_title=RANK_AXIS,
-                   yaxis_title="variance across trials (fraction², log scale)", yaxis_type="log")
+        data.append({"type": "scatter", "x": rows["rank"], "y": np.where(var > 0, var, np.nan),
+                     "mode": "lines+markers" if len(rows) <= 60 else "lines", "name": name,
+                     "line": {"color": cmap[name], "width": 2, "dash": dmap[name]}, "marker": {"size": 5},
+                     "customdata": rows["value"],
+                     "hovertemplate": "value %{customdata} (rank %{x})<br>variance %{y:.3g}<extra>" + name
+                                      + "</extra>"})
+    if groups:
+        first = groups[0][1]
+        data.append({"type": "scatter", "x": first["rank"], "y": first["closed-form MI variance"], "mode": "lines",
+                     "name": "closed-form MI variance",
+                     "line": {"color": THEORY_COLOUR, "dash": "longdash", "width": 3},
+                     "hovertemplate": "rank %{x}<br>closed form %{y:.3g}<extra></extra>"})
+    return go.Figure(data=data, layout=_layout(len(names) + 1, title=title, x_title=RANK_AXIS,
+                                               y_title="variance across trials (fraction², log scale)", y_log=True))
 
 
 def top_k_figure(curve: pd.DataFrame, *, k: int, title: str, colors: Mapping[str, str] | None = None,
@@ -249,18 +274,17 @@ def top_k_figure(curve: pd.DataFrame, *, k: int, title: str, colors: Mapping[str
     ----------
     Consistency paper (Wang et al., NDSS 2020), §V, Fig. 10.
     """
-    cmap, dmap = colour_map(_estimators(curve), colors), dash_map(_estimators(curve), dashes)
-    fig = go.Figure()
-    for name in _estimators(curve):
-        rows = curve[curve["estimator"] == name]
-        fig.add_scatter(x=rows["k"], y=rows["MSE"], mode="lines+markers", name=name,
-                        line={"color": cmap[name], "width": 2, "dash": dmap[name]}, marker={"size": 5},
-                        error_y={"type": "data", "array": rows["SE"], "thickness": 1},
-                        hovertemplate="k = %{x}<br>MSE %{y:.3g}<extra>" + name + "</extra>")
-    fig.add_vline(x=k, line_dash="dot", line_color=THEORY_COLOUR, annotation_text=f"k = {k}",
-                  annotation_position="top right")
-    return _layout(fig, len(_estimators(curve)), title=title, xaxis_title="k (number of most frequent values queried)",
-                   yaxis_title="top-k MSE (fraction², log scale)", yaxis_type="log")
+    groups = _groups(curve)
+    names = [name for name, _ in groups]
+    cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
+    data = [{"type": "scatter", "x": rows["k"], "y": rows["MSE"], "mode": "lines+markers", "name": name,
+             "line": {"color": cmap[name], "width": 2, "dash": dmap[name]}, "marker": {"size": 5},
+             "error_y": {"type": "data", "array": rows["SE"], "thickness": 1},
+             "hovertemplate": "k = %{x}<br>MSE %{y:.3g}<extra>" + name + "</extra>"} for name, rows in groups]
+    return go.Figure(data=data, layout=_layout(len(names), title=title,
+                                               x_title="k (number of most frequent values queried)",
+                                               y_title="top-k MSE (fraction², log scale)", y_log=True,
+                                               **_marker_line(k, f"k = {k}")))
 
 
 def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, title: str,
@@ -296,25 +320,26 @@ def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, 
     ----------
     Consistency paper (Wang et al., NDSS 2020), §V, Figs. 6–7.
     """
-    names = list(dict.fromkeys(list(curve["estimator"]) + list(sampled["estimator"])))
+    lines, points = dict(_groups(curve)), dict(_groups(sampled))
+    names = list(dict.fromkeys([*lines, *points]))
     cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
-    fig = go.Figure()
+    empty = curve.iloc[:0]
+    data = []
     for name in names:
-        rows = curve[curve["estimator"] == name]
-        fig.add_scatter(x=rows["ρ (%)"], y=rows["MSE"], mode="lines", name=name, legendgroup=name,
-                        line={"color": cmap[name], "width": 2, "dash": dmap[name]},
-                        hovertemplate="ρ = %{x}%<br>expected MSE %{y:.3g}<extra>" + name + "</extra>")
-        pts = sampled[sampled["estimator"] == name]
-        fig.add_scatter(x=pts["ρ (%)"], y=pts["MSE"], mode="markers", name=f"{name} (random queries)",
-                        legendgroup=name, showlegend=False,
-                        marker={"color": cmap[name], "size": 11, "symbol": "diamond",
+        rows, pts = lines.get(name, empty), points.get(name, sampled.iloc[:0])
+        data.append({"type": "scatter", "x": rows["ρ (%)"], "y": rows["MSE"], "mode": "lines", "name": name,
+                     "legendgroup": name, "line": {"color": cmap[name], "width": 2, "dash": dmap[name]},
+                     "hovertemplate": "ρ = %{x}%<br>expected MSE %{y:.3g}<extra>" + name + "</extra>"})
+        data.append({"type": "scatter", "x": pts["ρ (%)"], "y": pts["MSE"], "mode": "markers",
+                     "name": f"{name} (random queries)", "legendgroup": name, "showlegend": False,
+                     "marker": {"color": cmap[name], "size": 11, "symbol": "diamond",
                                 "line": {"width": 1, "color": "#000000"}},
-                        error_y={"type": "data", "array": pts["SE"], "thickness": 1.5},
-                        hovertemplate="ρ = %{x}%<br>MSE of random queries %{y:.3g}<extra>" + name + "</extra>")
-    fig.add_vline(x=rho, line_dash="dot", line_color=THEORY_COLOUR, annotation_text=f"ρ = {rho:g}%",
-                  annotation_position="top right")
-    return _layout(fig, len(names), title=title, xaxis_title="ρ: share of the domain in each queried set (%)",
-                   yaxis_title="set-value MSE (fraction², log scale)", yaxis_type="log")
+                     "error_y": {"type": "data", "array": pts["SE"], "thickness": 1.5},
+                     "hovertemplate": "ρ = %{x}%<br>MSE of random queries %{y:.3g}<extra>" + name + "</extra>"})
+    return go.Figure(data=data, layout=_layout(len(names), title=title,
+                                               x_title="ρ: share of the domain in each queried set (%)",
+                                               y_title="set-value MSE (fraction², log scale)", y_log=True,
+                                               **_marker_line(rho, f"ρ = {rho:g}%")))
 
 
 def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: float = 2.0,
@@ -356,23 +381,22 @@ def advisor_figure(table: pd.DataFrame, *, title: str, value_label: str, z: floa
     values = values[np.isfinite(values)]
     if log is None:
         log = bool(values.size) and bool(np.all(values > 0))
-    fig = go.Figure()
-    fig.add_scatter(x=expected, y=names, mode="markers", name=f"expected (advisor, ±{z:g} SE)",
-                    marker={"color": PALETTE[0], "size": 11, "symbol": "circle"},
-                    error_x={"type": "data", "array": half, "thickness": 1.5, "color": PALETTE[0]},
-                    hovertemplate="%{y}<br>expected %{x:.3g}<extra></extra>")
-    fig.add_scatter(x=actual, y=names, mode="markers", name="actual on these reports (true distribution)",
-                    marker={"color": PALETTE[3], "size": 11, "symbol": "diamond",
-                            "line": {"width": 1, "color": "#000000"}},
-                    hovertemplate="%{y}<br>actual %{x:.3g}<extra></extra>")
-    layout = dict(LAYOUT)
-    layout["height"] = max(LAYOUT["height"], 200 + 28 * len(names))
-    layout["legend"] = {"orientation": "h", "yanchor": "top", "y": -80 / (layout["height"] - 160), "x": 0}
-    layout["legend_title"] = ""
-    fig.update_layout(**layout, title=title, xaxis_title=value_label + (" (log scale)" if log else ""),
-                      yaxis_title="estimator (best expected at the top)",
-                      yaxis={"autorange": "reversed", "type": "category"}, xaxis_type="log" if log else "linear")
-    return fig
+    data = [{"type": "scatter", "x": expected, "y": names, "mode": "markers", "name": f"expected (advisor, ±{z:g} SE)",
+             "marker": {"color": PALETTE[0], "size": 11, "symbol": "circle"},
+             "error_x": {"type": "data", "array": half, "thickness": 1.5, "color": PALETTE[0]},
+             "hovertemplate": "%{y}<br>expected %{x:.3g}<extra></extra>"},
+            {"type": "scatter", "x": actual, "y": names, "mode": "markers",
+             "name": "actual on these reports (true distribution)",
+             "marker": {"color": PALETTE[3], "size": 11, "symbol": "diamond", "line": {"width": 1, "color": "#000000"}},
+             "hovertemplate": "%{y}<br>actual %{x:.3g}<extra></extra>"}]
+    height = max(LAYOUT["height"], 200 + 28 * len(names))
+    layout = {**_base(title, {"title": {"text": ""}, "orientation": "h", "yanchor": "top", "y": -80 / (height - 160),
+                              "x": 0}), "height": height,
+              "xaxis": {"title": {"text": value_label + (" (log scale)" if log else "")},
+                        "type": "log" if log else "linear"},
+              "yaxis": {"title": {"text": "estimator (best expected at the top)"}, "autorange": "reversed",
+                        "type": "category"}}
+    return go.Figure(data=data, layout=layout)
 
 
 def early_stopping_figure(table: pd.DataFrame, *, title: str) -> go.Figure:
@@ -401,18 +425,17 @@ def early_stopping_figure(table: pd.DataFrame, *, title: str) -> go.Figure:
     Private Mechanisms" (DBSec 2023), §2.4, Eq. (3).
     """
     x = np.maximum(table["iterations"].to_numpy(dtype=np.float64), 0.5)
-    fig = go.Figure()
-    fig.add_scatter(x=x, y=table["MSE"], mode="lines+markers", name="plain Eq. (3), stopped after x iterations",
-                    line={"color": PALETTE[0], "width": 3},
-                    hovertemplate="%{x:.0f} iterations<br>MSE %{y:.3e}<extra></extra>")
+    data = [{"type": "scatter", "x": x, "y": table["MSE"], "mode": "lines+markers",
+             "name": "plain Eq. (3), stopped after x iterations", "line": {"color": PALETTE[0], "width": 3},
+             "hovertemplate": "%{x:.0f} iterations<br>MSE %{y:.3e}<extra></extra>"}]
     for column, name, colour, dash in (("limit MSE", "the limit (IBU's default: the MLE)", PALETTE[1], "dash"),
                                        ("MI MSE", "matrix inversion (MI)", THEORY_COLOUR, "dot")):
         value = float(table[column].iloc[0])
-        fig.add_scatter(x=[x.min(), x.max()], y=[value, value], mode="lines", name=name,
-                        line={"color": colour, "width": 2, "dash": dash},
-                        hovertemplate=f"{name}: %{{y:.3e}}<extra></extra>")
-    fig.update_layout(title=title, xaxis_title="iterations of Eq. (3) (log scale; 0 = the uniform start)",
-                      yaxis_title="MSE (mean over collections, log scale)", **LAYOUT)
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+        data.append({"type": "scatter", "x": [x.min(), x.max()], "y": [value, value], "mode": "lines", "name": name,
+                     "line": {"color": colour, "width": 2, "dash": dash},
+                     "hovertemplate": f"{name}: %{{y:.3e}}<extra></extra>"})
+    layout = {**_base(title),
+              "xaxis": {"title": {"text": "iterations of Eq. (3) (log scale; 0 = the uniform start)"}, "type": "log"},
+              "yaxis": {"title": {"text": "MSE (mean over collections, log scale)"}, "type": "log",
+                        "exponentformat": "power"}}
+    return go.Figure(data=data, layout=layout)

@@ -428,3 +428,24 @@ def test_negative_counts_of_an_approximate_fast_engine_are_clipped_with_a_warnin
     est = ldp.get_estimator("ibu").estimate(mech, Aggregate(counts, 40, "fast"))
     assert est.values[2] == 0.0 and abs(est.values.sum() - 1) < 1e-12
     assert any("negative support count" in w for w in est.warnings)
+
+
+def test_the_plain_iterates_are_eq3_repeated_and_the_unguarded_loop_changes_no_bit():
+    from ldp.estimators.ibu import _plain_steps_masked, ibu_iterates
+
+    rng = np.random.default_rng(5)
+    observed = rng.dirichlet(np.ones(30), size=4)
+    p, q = 0.6, 0.1
+    marks = [0, 1, 5, 60]
+    iterates = ibu_iterates(observed, p, q, marks)
+    assert iterates.shape == (4, 4, 30)
+    np.testing.assert_array_equal(iterates[0], np.full((4, 30), 1 / 30))
+    for row in range(4):
+        f = np.full(30, 1 / 30)
+        for _ in range(60):
+            f = ibu_step(f, observed[row], p, q)
+        np.testing.assert_allclose(iterates[-1, row], f, rtol=1e-12, atol=0)
+    # with q* > 0 the guard against zero denominators is skipped: the same bits as the guarded loop
+    guarded = _plain_steps_masked(np.full((4, 30), 1 / 30), observed, p, q, 60)
+    np.testing.assert_array_equal(iterates[-1], guarded)
+    np.testing.assert_array_equal(ibu_iterates(observed[0], p, q, marks), iterates[:, 0, :])  # one row alone

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ldp
@@ -123,6 +124,36 @@ def test_task_errors_summary_and_best(zipf_run):
     assert list(comparison.best_per_task(errors, task_names={"full": "F"})["task"])[0] == "F"
     # Norm-Sub's full-domain MSE on a Zipf population is several times lower (paper §V.C).
     assert best.iloc[0]["best"] == "norm-sub" and best.iloc[0]["clear lead"]
+
+
+def test_query_comparison_is_the_tables_of_one_k_and_rho(zipf_run):
+    """The lab's query section in one call: the same numbers as each table built on its own."""
+    truth, display = zipf_run.true_frequencies, {"mi": "MI", "norm-sub": "NS", "norm-mul": "NM"}
+    table = comparison.per_value_table(zipf_run, [f"v{i}" for i in range(100)], display)
+    names, short = {"full": "F", "topk": "Top-5", "set": "Set 20%"}, {"full": "f", "topk": "t", "set": "s"}
+    got = comparison.query_comparison(zipf_run, table, display, k=5, rho_percent=20, queries=50, ks=[1, 5, 50],
+                                      rhos_percent=[10, 20], task_names=names, gain_names=short)
+    errors = comparison.task_errors(zipf_run.estimates, truth, k=5, rho=0.2, queries=50, seed=zipf_run.seed or 0)
+    for task, per in errors.items():
+        for name, values in per.items():
+            np.testing.assert_array_equal(got.errors[task][name], values)
+    pd.testing.assert_frame_equal(got.top_k_curve, comparison.top_k_curve_table(zipf_run.estimates, truth,
+                                                                                [1, 5, 50], display))
+    pd.testing.assert_frame_equal(got.set_curve, comparison.set_value_curve_table(
+        zipf_run.estimates, truth, [10, 20], display, seed=zipf_run.seed or 0))
+    pd.testing.assert_frame_equal(got.set_sample, comparison.set_value_sample_table(errors["set"], truth, 20, display))
+    pd.testing.assert_frame_equal(got.best, comparison.best_per_task(errors, display=display, task_names=names))
+    assert list(got.summary["estimator"]) == ["MI", "NS", "NM"] and "Top-5" in got.summary.columns
+    bias = comparison.bias_summary(table)
+    gains = comparison.comparison_columns(errors, n=zipf_run.n, mechanism=zipf_run.mechanism, truth=truth,
+                                          task_names=short)
+    row = got.summary.set_index("estimator").loc["NS"]
+    assert row["mean |bias|"] == bias["NS"]["mean |bias|"]
+    assert row["equivalent users n′ (full domain)"] == gains["norm-sub"]["equivalent users n′ (full domain)"]
+    assert row["Γ vs MI clipped + renormalised, t (%)"] == gains["norm-sub"]["Γ vs MI clipped + renormalised, t (%)"]
+    with pytest.raises(ldp.InvalidInput):
+        comparison.query_comparison(zipf_run, table, display, k=500, rho_percent=20, queries=50, ks=[1],
+                                    rhos_percent=[20], task_names=names, gain_names=short)
 
 
 def test_best_per_task_detects_ties():

@@ -114,3 +114,25 @@ def test_many_estimators_get_dashes_and_a_legend_below():
     assert len(fig.data) == 17
     assert fig.layout.legend.orientation == "h" and fig.layout.height > estimator_comparison.LAYOUT["height"]
     assert fig.data[16].line.dash == "dot"
+
+
+def test_declared_marker_lines_are_what_plotly_draws_for_them(run):
+    """The figures are declared whole (one dict) rather than grown call by call: their marker lines, legend and axes
+    are still what add_vline / add_hline / update_layout gave."""
+    result, display, table = run
+    curve = comparison.top_k_curve_table(result.estimates, result.true_frequencies, range(1, 9), display)
+    fig = estimator_comparison.top_k_figure(curve, k=3, title="Top-k")
+    ref = go.Figure()
+    ref.add_vline(x=3, line_dash="dot", line_color=estimator_comparison.THEORY_COLOUR, annotation_text="k = 3",
+                  annotation_position="top right")
+    assert fig.layout.shapes == ref.layout.shapes and fig.layout.annotations == ref.layout.annotations
+    assert fig.layout.legend.title.text == "estimator" and fig.layout.yaxis.exponentformat == "power"
+    fig = estimator_comparison.bias_figure(table, title="Bias")
+    ref = go.Figure()
+    ref.add_hline(y=0, line_width=1, line_color=estimator_comparison.THEORY_COLOUR)
+    assert fig.layout.shapes == ref.layout.shapes and fig.layout.yaxis.type is None
+    check = pd.DataFrame({"display name": ["A", "B"], "expected": [1e-3, 2e-3], "standard error": [1e-4, 1e-4],
+                          "actual": [1.5e-3, 1e-3]})
+    fig = estimator_comparison.advisor_figure(check, title="Advisor", value_label="MSE")
+    assert fig.layout.legend.title.text == "" and fig.layout.legend.orientation == "h"
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.autorange == "reversed"
