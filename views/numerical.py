@@ -23,7 +23,7 @@ import ldp
 from ldp.studies import choices, cost
 from ldp.studies import comparison as study
 from ldp.studies.choices import mutual_information_b, mutual_information_bound
-from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean
+from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean, split_note
 from ldp.viz import distributions as viz
 from ldp.viz.style import PALETTE
 from views import common, controls
@@ -295,10 +295,10 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     if n < 2:
         st.info("The mean and variance need at least two users.")
         return
-    seconds = cost.mean_seconds(n, trials)
+    seconds = cost.mean_seconds(n, trials, ctl["engine"])
     if seconds > MEAN_BLOCK_S:
         st.info(f"Skipped: {n:,} users × {trials} trials would take about {seconds / 60:.0f} minutes here (the "
-                "variance split runs every client). Use fewer users or trials.")
+                "exact engine runs every client). Use the fast engine, fewer users or trials.")
         return
     if seconds > WARN_S:
         st.warning(f"The mean and variance may take about {seconds:.0f} s ({n:,} users × {trials} trials).")
@@ -325,8 +325,8 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
                                           "closed-form SE")})
     note = engine_note(chosen, ctl["engine"])
     st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
-               "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
-               f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
+               f"the 50/50 split of §6.3 on the same engine, {split_note(ctl['engine'])}. Closed-form SE of the "
+               f"mean = √(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
     mechanisms = [ldp.get_mechanism(m, eps) for m in MEAN]
     pure = [m for m in mechanisms if m.delta == 0]
     approximate = [m for m in mechanisms if m.delta > 0]
