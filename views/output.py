@@ -27,7 +27,7 @@ from views.controls import (
 from views.messages import friendly_errors  # noqa: F401
 
 __all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "csv_bytes", "download_buttons", "estimator_notes",
-           "main_chart_slot", "page_heading", "show_figure", "with_context"]
+           "main_chart_slot", "page_heading", "shared_figure", "show_figure", "with_context"]
 
 # --------------------------------------------------------------------------- output
 def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
@@ -81,6 +81,16 @@ def main_chart_slot() -> Any:
     return st.container()
 
 
+def shared_figure(fig: Any) -> Any:
+    """Mark ``fig`` as shared by every session — built by a page's ``st.cache_resource`` builder once per
+    distinct input, so an ε change that another session already asked for costs no figure construction — after
+    labelling its log axes (:func:`label_log_axes`) once here: :func:`show_figure` then never changes it (a shared
+    object read by several sessions' threads at once), and on a projector restyles a copy. Returns ``fig``."""
+    label_log_axes(fig)
+    fig._ldp_shared = True
+    return fig
+
+
 def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "", *,
                 main: bool = False, where: Any = None, present_height: int = PRESENT_HEIGHT) -> None:
     """A chart with an accessible text description and its plotted values as a table. The figure keeps its own
@@ -89,11 +99,14 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
     chart (ASCII).
 
     On a projector (:func:`presenting`) every figure gets larger type; the page's ``main`` chart is also sized to
-    ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading)."""
-    label_log_axes(fig)  # decades, not bare mantissas, on every log axis
+    ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading).
+    A :func:`shared_figure` is left as it is (labelled already; restyled as a copy)."""
+    shared = getattr(fig, "_ldp_shared", False)
+    if not shared:
+        label_log_axes(fig)  # decades, not bare mantissas, on every log axis
     on_projector = presenting()
     if on_projector:
-        for_projector(fig, present_height if main else None)
+        fig = for_projector(type(fig)(fig) if shared else fig, present_height if main else None)
     place = where if (on_projector and where is not None) else contextlib.nullcontext()
     with place, (st.container(key=f"{MAIN_CHART_KEY}_{key}") if main else contextlib.nullcontext()):
         st.plotly_chart(fig, key=key, theme=None, config={
