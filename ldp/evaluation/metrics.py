@@ -371,7 +371,10 @@ def wasserstein(true: np.ndarray, estimate: np.ndarray, edges: Any = None, proje
     ----------
     Square-wave paper (Li et al., SIGMOD'20), §3 "Wasserstein Distance" (continuous domain).
     """
-    e, t, q = _histograms(true, estimate, edges, project)
+    return _wasserstein(*_histograms(true, estimate, edges, project))
+
+
+def _wasserstein(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     diff = cdf_at_edges(t) - cdf_at_edges(q)
     a, b, w = diff[:-1], diff[1:], np.diff(e)
     tot = np.abs(a) + np.abs(b)
@@ -408,20 +411,29 @@ def ks_distance(true: np.ndarray, estimate: np.ndarray, edges: Any = None, proje
     ----------
     Square-wave paper (Li et al., SIGMOD'20), §3 "Kolmogorov-Smirnov (KS) Distance".
     """
-    _, t, q = _histograms(true, estimate, edges, project)
+    return _ks(*_histograms(true, estimate, edges, project))
+
+
+def _ks(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     return float(np.max(np.abs(cdf_at_edges(t) - cdf_at_edges(q))))
 
 
 def mean_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False, **_: Any) -> float:
     """|mean(true) − mean(estimate)| in the data's unit (square-wave paper §3.2)."""
-    e, t, q = _histograms(true, estimate, edges, project)
+    return _mean_gap(*_histograms(true, estimate, edges, project))
+
+
+def _mean_gap(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     return abs(moments(e, t)[0] - moments(e, q)[0])
 
 
 def variance_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False,
                    **_: Any) -> float:
     """|Var(true) − Var(estimate)| in the data's unit squared (square-wave paper §3.2)."""
-    e, t, q = _histograms(true, estimate, edges, project)
+    return _variance_gap(*_histograms(true, estimate, edges, project))
+
+
+def _variance_gap(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     return abs(moments(e, t)[1] - moments(e, q)[1])
 
 
@@ -429,8 +441,25 @@ def quantile_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None,
                    quantiles: Sequence[float] = DECILES, **_: Any) -> float:
     """Mean over the deciles of |Q(true, β) − Q(estimate, β)| (square-wave paper §3.2); quantiles need a
     distribution, so an estimate that is not one is projected with Norm-Sub first."""
-    e, t, q = _histograms(true, estimate, edges, True)
+    return _quantile_gap(*_histograms(true, estimate, edges, True), quantiles=quantiles)
+
+
+def _quantile_gap(e: np.ndarray, t: np.ndarray, q: np.ndarray, quantiles: Sequence[float] = DECILES,
+                  **_: Any) -> float:
     return float(np.mean(np.abs(quantile_values(e, t, quantiles) - quantile_values(e, q, quantiles))))
+
+
+def _histogram_rows(score: Callable[..., float], always_project: bool = False) -> Callable[..., np.ndarray]:
+    """The rows form of a histogram metric whose value is ``score(e, t, q, **context)`` on its
+    :func:`_histograms`: the edges checked and the truth projected once, each row projected as one call
+    projects it — the values of one call per row."""
+    def rows(true: np.ndarray, estimates: np.ndarray, edges: Any = None, project: bool = False,
+             **context: Any) -> np.ndarray:
+        block = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
+        projected = project or always_project
+        e, t, _ = _histograms(true, block[0], edges, projected)
+        return np.array([score(e, t, to_distribution(q) if projected else q, **context) for q in block])
+    return rows
 
 
 def range_query_mae(true: np.ndarray, estimate: np.ndarray, edges: Any = None, alpha: float = 0.1,
@@ -561,15 +590,17 @@ for _metric in (
     Metric("topk_mse", "Top-k MSE", "mean squared error over the k most frequent values", top_k_mse,
            unit="frequency²", closed_form=expected_top_k_mse, closed_form_quality="exact"),
     Metric("wasserstein", "Wasserstein", "earth mover's distance between the distributions (in the data's unit for "
-           "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance"),
+           "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance",
+           rows=_histogram_rows(_wasserstein)),
     Metric("ks", "KS", "largest gap between the cumulative distributions", ks_distance, HISTOGRAM_KINDS, "fraction",
-           long_name="Kolmogorov–Smirnov distance"),
+           long_name="Kolmogorov–Smirnov distance", rows=_histogram_rows(_ks)),
     Metric("mean_error", "Absolute error of the mean", "|mean of the truth − mean of the estimate|", mean_error,
-           ("numerical",), "unit"),
+           ("numerical",), "unit", rows=_histogram_rows(_mean_gap)),
     Metric("variance_error", "Absolute error of the variance", "|variance of the truth − variance of the estimate|",
-           variance_error, ("numerical",), "unit²"),
+           variance_error, ("numerical",), "unit²", rows=_histogram_rows(_variance_gap)),
     Metric("quantile_error", "Mean absolute error of the deciles", "average over the nine deciles of the gap "
-           "between the true and estimated decile", quantile_error, ("numerical",), "unit"),
+           "between the true and estimated decile", quantile_error, ("numerical",), "unit",
+           rows=_histogram_rows(_quantile_gap, always_project=True)),
     Metric("range_mae", "Range queries (MAE)", "mean absolute error of the fraction of users in random ranges of "
            "width α of the domain", range_query_mae, ("numerical",), "fraction", {"alpha": 0.1},
            "Range queries, width α = 0.1 of the domain (MAE)", rows=range_query_mae_rows),

@@ -287,3 +287,24 @@ def test_range_queries_over_trials_are_one_call_per_row():
         metric.over_rows(truth, np.vstack([rows, np.full(16, np.nan)]), edges=edges)
     with pytest.raises(ldp.LDPError, match="fraction"):
         metric.over_rows(truth, rows, edges=edges, alpha=1.5)
+
+
+@pytest.mark.parametrize("project", [False, True])
+def test_histogram_metrics_over_trials_are_one_call_per_row(project):
+    """The histogram metrics' rows forms (the edges checked and the truth projected once): the values of one call
+    per row, with and without the Norm-Sub projection (the deciles always project)."""
+    from ldp.evaluation.metrics import metrics_over_trials
+
+    rng = np.random.default_rng(6)
+    edges = np.sort(rng.uniform(-2.0, 9.0, 13))
+    truth = rng.dirichlet(np.ones(12))
+    rows = rng.dirichlet(np.ones(12), size=5)
+    rows[0, 3], rows[2] = -0.08, rows[2] * 1.1  # not distributions
+    names = ["wasserstein", "ks", "mean_error", "variance_error", "quantile_error"]
+    assert all(get_metric(n).rows is not None for n in names)
+    got = metrics_over_trials(truth, rows, names, edges=edges, project=project)
+    for name in names:
+        want = [get_metric(name)(truth, row, edges=edges, project=project) for row in rows]
+        np.testing.assert_array_equal(got[name], want)
+    assert got["wasserstein"][0] != metrics_over_trials(truth, rows, ["wasserstein"], edges=edges,
+                                                        project=not project)["wasserstein"][0]
