@@ -437,7 +437,7 @@ class _Row:
         self.dense = bool(np.all(self.pos))
         self.hp = h if self.dense else h[self.pos]
         self.logs = np.empty(self.hp.size)
-        self.lls: list[float] = []
+        self.lls = np.empty(0)
         self.x = np.empty(0)
         self.iterations = 0
         self.converged = False
@@ -456,13 +456,12 @@ class _Row:
         if self.degenerate:
             note = f"the E-step degenerated after {iterations} iterations; returning the last valid iterate"
         elif not self.converged:
-            last = abs(lls[-1] - lls[-2]) if len(lls) > 1 else float("nan")
+            last = abs(float(lls[-1]) - float(lls[-2])) if len(lls) > 1 else float("nan")
             note = (f"stopped after {iterations} of max_iter={max_iter} iterations without meeting |ΔL| < {tol:g} "
                     f"(last change {last:.3g}); returning the last iterate")
-        lls_arr = np.asarray(lls)
         return EMTrace(method="ems" if smoothing else "em", tol=tol, max_iter=max_iter, iterations=iterations,
-                       converged=self.converged, changes=np.abs(np.diff(lls_arr)), stop="loglik",
-                       log_likelihood=lls_arr, note=note)
+                       converged=self.converged, changes=np.abs(np.diff(lls)), stop="loglik", log_likelihood=lls,
+                       note=note)
 
 
 def _rows_product(ch: Channel, name: str, block: np.ndarray) -> np.ndarray:
@@ -475,20 +474,20 @@ def _rows_product(ch: Channel, name: str, block: np.ndarray) -> np.ndarray:
     return np.stack([product(row) for row in block])
 
 
-def _logliks(runs: list[_Row], active: np.ndarray, mx: np.ndarray) -> list[float]:
-    """L of every active row at its (M x) row: the logarithms and the ≤ 0 test of the rows with reports in every
-    bucket taken on the block at once (elementwise, so each row's are those of :meth:`_Row.loglik`), the sums
-    row by row (one dot product each, as one run sums)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.log(mx)
-    bad = (mx <= 0).any(axis=1)
-    out = []
-    for i, t in enumerate(active):
-        run = runs[t]
-        if not run.dense:
-            out.append(run.loglik(mx[i]))
-        else:
-            out.append(-math.inf if bad[i] else float(run.hp @ logs[i]))
+def _logliks(runs: list[_Row], active: np.ndarray, h: np.ndarray, mx: np.ndarray) -> np.ndarray:
+    """L of every active row (reports ``h``) at its (M x) row, each as :meth:`_Row.loglik` computes it: the
+    logarithms elementwise on the block, and for the rows with reports in every bucket the sums Σ_j n_j ln (M x)_j
+    as a stack of vector products (numpy takes a stacked (1 × d̃)(d̃ × 1) product as the dot product of one row,
+    the same sum); −∞ where a bucket with reports has (M x)_j ≤ 0; the other rows one at a time."""
+    dense = np.array([runs[t].dense for t in active])
+    out = np.empty(active.size)
+    if dense.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log(mx[dense])
+            sums = np.matmul(h[dense][:, None, :], logs[:, :, None])[:, 0, 0]
+        out[dense] = np.where((mx[dense] <= 0).any(axis=1), -math.inf, sums)
+    for i in np.flatnonzero(~dense):
+        out[i] = runs[active[i]].loglik(mx[i])
     return out
 
 
@@ -502,8 +501,9 @@ def _em_rows(h: np.ndarray, ch: Channel, smoothing: bool, tol: float, max_iter: 
     ratio = np.zeros_like(h)
     smoothed = np.empty_like(x)
     mx = _rows_product(ch, "dot", x)
-    for run, ll in zip(runs, _logliks(runs, active, mx), strict=True):
-        run.lls.append(ll)
+    last = _logliks(runs, active, h, mx)
+    history = [last.copy()]  # L of every row after each iteration (NaN once a row has stopped)
+    iterations = np.zeros(h.shape[0], dtype=np.int64)
     for _ in range(max_iter):
         checkpoint()
         np.divide(h, mx, out=ratio, where=pos)  # n_j / (M x)_j; 0 where no report fell
@@ -511,13 +511,12 @@ def _em_rows(h: np.ndarray, ch: Channel, smoothing: bool, tol: float, max_iter: 
         p *= x  # E-step: P_i = x_i Σ_j n_j M[j, i] / (M x)_j
         total = p.sum(axis=1)
         done = ~((total > 0) & np.isfinite(total))  # cannot happen with a valid channel; keep x
-        for i in np.flatnonzero(done):
-            runs[active[i]].degenerate = True
         if done.any():
-            keep = ~done
             for i in np.flatnonzero(done):
+                runs[active[i]].degenerate = True
                 runs[active[i]].x = x[i].copy()
-            active, h, pos, x, p, ratio, total = (a[keep] for a in (active, h, pos, x, p, ratio, total))
+            keep = ~done
+            active, h, pos, x, p, ratio, total, last = (a[keep] for a in (active, h, pos, x, p, ratio, total, last))
             smoothed = smoothed[keep]
             if active.size == 0:
                 break
@@ -528,22 +527,29 @@ def _em_rows(h: np.ndarray, ch: Channel, smoothing: bool, tol: float, max_iter: 
         else:
             x = p
         mx = _rows_product(ch, "dot", x)
-        done = np.zeros(active.size, dtype=bool)
-        for i, (t, ll) in enumerate(zip(active, _logliks(runs, active, mx), strict=True)):
-            run = runs[t]
-            run.lls.append(ll)
-            run.iterations += 1
-            if abs(run.lls[-1] - run.lls[-2]) < tol:
-                run.converged = done[i] = True
+        now = _logliks(runs, active, h, mx)
+        iterations[active] += 1
+        step = np.full(len(runs), np.nan)
+        step[active] = now
+        history.append(step)
+        with np.errstate(invalid="ignore"):
+            done = np.abs(now - last) < tol  # a NaN change (−∞ twice) never stops the run
+        last = now
         if done.any():
             for i in np.flatnonzero(done):
+                runs[active[i]].converged = True
                 runs[active[i]].x = x[i].copy()
             keep = ~done
-            active, h, pos, x, mx, ratio, smoothed = (a[keep] for a in (active, h, pos, x, mx, ratio, smoothed))
+            active, h, pos, x, mx, ratio, smoothed, last = (a[keep] for a in (active, h, pos, x, mx, ratio, smoothed,
+                                                                              last))
             if active.size == 0:
                 break
     for i, t in enumerate(active):  # the cap was hit
         runs[t].x = x[i].copy()
+    table = np.array(history)
+    for t, run in enumerate(runs):
+        run.iterations = int(iterations[t])
+        run.lls = table[:run.iterations + 1, t].copy()
     return runs
 
 
