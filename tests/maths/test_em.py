@@ -187,6 +187,8 @@ def test_a_batch_is_every_rows_own_run_bit_for_bit(epsilon, d, form):
             np.testing.assert_array_equal(got, want)
             assert (trace.iterations, trace.converged, trace.note) == (one.iterations, one.converged, one.note)
             np.testing.assert_array_equal(trace.log_likelihood, one.log_likelihood)
+            # the block's L is log_likelihood's Σ n_j ln (M x)_j (one dot product), bit for bit
+            assert trace.log_likelihood[-1] == log_likelihood(row, channel, got)
         assert len({t.iterations for t in traces}) > 1 or cap == 6  # the rows stopped at their own iterations
     with pytest.raises(ldp.LDPError, match="2-D"):
         expectation_maximization_batch(hist[0], channel, tol=1e-3)
