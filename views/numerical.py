@@ -250,14 +250,14 @@ def main() -> None:
     with common.friendly_errors("the figures"):
         first = {lead_label: lead[0]}
         fig = _figure("density_figure", edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
-                                 title=f"True vs estimated density — {lead_label}, {what}")
+                      title=f"True vs estimated density — {lead_label}, {what}")
         table = viz.density_table(edges, truth, first, unit=unit)
         common.show_figure(fig, "num_density", table, main=True, where=chart_place, description=(
             f"Grey bars: the true density of {data.name} (fraction of users per {unit or 'unit'}, bar width = bin "
             f"width); line: the first trial's {lead_label} estimate (non-negative and summing to one: EMS keeps it a "
             "distribution)."))
         fig = _figure("cdf_figure", edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
-                             title=f"True vs estimated CDF — {lead_label}, {what}")
+                      title=f"True vs estimated CDF — {lead_label}, {what}")
         common.show_figure(fig, "num_cdf", table[[c for c in table.columns if "CDF" in c or c.startswith(("from",
                                                                                                         "to"))]],
                            description=(f"Lines: the fraction of users below each value of {data.name}, truth "
@@ -319,8 +319,7 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     worst = max(ldp.get_mechanism(m, eps).worst_case_variance() for m in ("sr", "pm"))
     with common.friendly_errors("the mean figure"):
         fig = _figure("mean_trials_figure", res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
-                                     title=f"Estimated mean per trial — {chosen.display_name}, ε = {eps:g}, "
-                                           f"n = {n:,}")
+                      title=f"Estimated mean per trial — {chosen.display_name}, ε = {eps:g}, n = {n:,}")
         table = viz.mean_variance_table(res.true_mean, res.true_variance, res.estimated_mean,
                                         res.estimated_variance, se, unit)
         common.show_figure(fig, "num_mean_fig", table, description=(
@@ -382,13 +381,13 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
     with common.friendly_errors("the figures"):
         table = viz.density_table(edges, truth, series, unit=unit)
         fig = _figure("density_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
-                                 title=f"Methods compared: density — {what}")
+                      title=f"Methods compared: density — {what}")
         common.show_figure(fig, "num_cmp_density", table, description=(
             f"Grey bars: the true density of {data.name}; one coloured step line per method (first trial), "
             "Square Wave + EMS, CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its "
             "reconstruction."))
         fig = _figure("cdf_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
-                             title=f"Methods compared: CDF — {what}")
+                      title=f"Methods compared: CDF — {what}")
         common.show_figure(fig, "num_cmp_cdf", table[[c for c in table.columns if "CDF" in c
                                                       or c.startswith(("from", "to"))]],
                            description=(f"Black: the true CDF of {data.name}; one dashed line per method (first "

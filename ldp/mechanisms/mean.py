@@ -26,7 +26,9 @@ Variance with the 50/50 split (§6.3). A uniformly random half of the users (⌊
 server computes μ̂ (clipped to [−1, 1]) and broadcasts it; each remaining user reports z = (v − μ̂)²/2 − 1 ∈
 [−1, 1] with the same mechanism, and σ̂² = 2(z̄ + 1) estimates E[(v − μ̂)²] = σ² + (μ − μ̂)² over that half
 (``method="centered"``, the paper's). ``method="moment"`` has the second half report 2v² − 1 instead and
-returns (z̄ + 1)/2 − μ̂², E = σ² − Var[μ̂] (the sign of the O(1/n) bias flips).
+returns (z̄ + 1)/2 − μ̂², E = σ² − Var[μ̂] (the sign of the O(1/n) bias flips). :func:`estimate_variance` runs every
+user's client; :func:`sample_variance_split` draws the same split for a population given as counts of distinct
+values (the fast engine: a hypergeometric half and each half's sum of reports drawn directly).
 """
 
 from __future__ import annotations
