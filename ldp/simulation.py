@@ -34,7 +34,8 @@ from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
 __all__ = ["SWEEP_COLUMNS", "ConfigurationTable", "Population", "SimulationResult", "SweepConfiguration",
-           "SweepPopulation", "configuration_key", "result_table", "simulate", "simulate_configuration", "sweep",
+           "SweepPopulation", "configuration_key", "result_table", "simulate", "simulate_configuration",
+           "simulate_estimates", "sweep",
            "sweep_configurations", "sweep_rows", "sweep_tables"]
 
 #: The one layout of a sweep's tidy table (``ldp sweep``, the Trade-off page, the numerical sweep): one row per
@@ -241,6 +242,44 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
         edges=None if edges is None else np.asarray(edges, dtype=np.float64), top_k=k,
         converged={n: runs.conv[n] for n in iterative}, iterations={n: runs.iters[n] for n in iterative},
         notes=runs.notes, baseline=runs.baseline)
+
+
+def simulate_estimates(mechanism: Mechanism, true_counts: Any, estimator: Any, *, engine: str = "fast",
+                       trials: int = 1, seed: int | np.random.Generator | None = None, support: Any = None,
+                       workers: int | None = None) -> np.ndarray:
+    """The estimates :func:`simulate` gives one estimator, without its metrics and diagnostics: the ``trials``
+    collections drawn in the same order from the same stream, then estimated as one batch
+    (:meth:`~ldp.estimators.base.Estimator.estimate_batch`, e.g. EM/EMS iterating every collection together), so
+    the same seed gives the numbers of ``simulate(...).estimates[name]`` wherever the estimator's batched form is
+    its estimate row by row (EM/EMS's is, bit for bit; an estimator without one runs its estimate per row).
+
+    Parameters
+    ----------
+    mechanism, true_counts, engine, trials, seed, support, workers
+        As for :func:`simulate`.
+    estimator : str or Estimator
+        A registered name or an instance.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (trials, size of the estimate): one row per collection.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`simulate`.
+    """
+    counts, sup = mechanism.check_population(true_counts, support)
+    trials = _check_trials(trials)
+    check_engine(engine)
+    (chosen,) = resolve_estimators([estimator], mechanism)
+    rng = make_rng(seed)
+    aggregates = []
+    for _ in range(trials):
+        checkpoint()
+        aggregates.append(collect(mechanism, counts, rng, engine, support=sup, workers=workers))
+    return chosen.estimate_batch(mechanism, np.stack([agg.counts for agg in aggregates]), aggregates[0].n)
 
 
 def _metric_context(mechanism: Mechanism, k: int, edges: Any, seed: Any, metric_seed: int | None) -> dict[str, Any]:

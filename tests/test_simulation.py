@@ -304,3 +304,32 @@ def test_sweep_estimators_per_mechanism_and_applicable_only():
     kept = ldp.sweep(_uniform_population, mechanisms=["grr"], epsilons=[1.0], users=[500], domain_sizes=[4],
                      estimators=["mi", "ems"], applicable_only=True, metrics=["mse"], seed=0)
     assert list(kept["estimator"]) == ["mi"]
+
+
+@pytest.mark.parametrize(("name", "d", "estimator"), [("sw", 24, "ems"), ("hh", 16, "hh-admm"), ("oue", 8, "ibu")])
+@pytest.mark.parametrize("engine", ["fast", "exact"])
+def test_simulate_estimates_are_simulates_estimates(name, d, estimator, engine):
+    """The estimates alone, batched (EM/EMS iterate every collection together; HH has no batched form and runs
+    one reconstruction per collection): simulate's numbers for the same seed, bit for bit."""
+    from ldp.simulation import simulate_estimates
+
+    mech = ldp.get_mechanism(name, 1.0, d)
+    counts = np.random.default_rng(4).multinomial(3000, np.full(d, 1 / d))
+    want = ldp.simulate(mech, counts, estimators=[estimator], engine=engine, trials=3, seed=8).estimates[estimator]
+    got = simulate_estimates(mech, counts, estimator, engine=engine, trials=3, seed=8)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ldp.LDPError, match="trials"):
+        simulate_estimates(mech, counts, estimator, trials=0)
+
+
+def test_reconstruct_batch_is_reconstruct_row_by_row():
+    sw = ldp.get_mechanism("sw", 1.0, 16)
+    rng = np.random.default_rng(1)
+    rows = np.stack([sw.sample_aggregate(rng.multinomial(500, np.full(16, 1 / 16)), rng).counts for _ in range(3)])
+    for method in ("ems", "em"):
+        np.testing.assert_array_equal(sw.reconstruct_batch(rows, 500, method=method, tol=1e-2),
+                                      np.stack([sw.reconstruct(r, 500, method=method, tol=1e-2).values for r in rows]))
+    with pytest.raises(ldp.LDPError, match="reconstructions"):
+        sw.reconstruct_batch(rows, 500, method="haar")
+    with pytest.raises(ldp.LDPError, match="entries"):
+        sw.reconstruct_batch(rows[:, :-1], 500)

@@ -23,7 +23,7 @@ import ldp
 from ldp.studies import choices, cost
 from ldp.studies import comparison as study
 from ldp.studies.choices import mutual_information_b, mutual_information_bound
-from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean
+from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean, split_note
 from ldp.viz import distributions as viz
 from ldp.viz.style import PALETTE
 from views import common, controls
@@ -109,6 +109,14 @@ def _metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas
 def _simulate_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np.ndarray, engine: str, trials: int,
                    seed: int) -> Any:
     return simulate_histogram_mean(mechanism, epsilon, counts, edges, engine=engine, trials=trials, seed=seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=96)
+def _figure(builder: str, *args: Any, **kwargs: Any) -> Any:
+    """``ldp.viz.distributions.<builder>(*args, **kwargs)``, built once per distinct input for every session (the
+    sessions that change ε to a value another one already drew pay no figure construction); shared, so never
+    changed (``common.share_figure``)."""
+    return common.share_figure(getattr(viz, builder)(*args, **kwargs))
 
 
 # --------------------------------------------------------------------------- sidebar
@@ -241,15 +249,15 @@ def main() -> None:
     what = f"ε = {eps:g}, n = {result.n:,}, {data.d} bins"
     with common.friendly_errors("the figures"):
         first = {lead_label: lead[0]}
-        fig = viz.density_figure(edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
-                                 title=f"True vs estimated density — {lead_label}, {what}")
+        fig = _figure("density_figure", edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
+                      title=f"True vs estimated density — {lead_label}, {what}")
         table = viz.density_table(edges, truth, first, unit=unit)
         common.show_figure(fig, "num_density", table, main=True, where=chart_place, description=(
             f"Grey bars: the true density of {data.name} (fraction of users per {unit or 'unit'}, bar width = bin "
             f"width); line: the first trial's {lead_label} estimate (non-negative and summing to one: EMS keeps it a "
             "distribution)."))
-        fig = viz.cdf_figure(edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
-                             title=f"True vs estimated CDF — {lead_label}, {what}")
+        fig = _figure("cdf_figure", edges, truth, first, name=data.name, unit=unit, colors={lead_label: PALETTE[0]},
+                      title=f"True vs estimated CDF — {lead_label}, {what}")
         common.show_figure(fig, "num_cdf", table[[c for c in table.columns if "CDF" in c or c.startswith(("from",
                                                                                                         "to"))]],
                            description=(f"Lines: the fraction of users below each value of {data.name}, truth "
@@ -275,8 +283,8 @@ def _b_section(sw: Any, eps: float) -> None:
     """The b in use on the mutual-information curve that chose the paper's b (§5.3)."""
     b_mi = mutual_information_b(eps)
     grid = np.geomspace(min(b_mi, sw.b) / 30, max(b_mi, sw.b) * 30, 200)
-    fig = viz.mutual_information_figure(grid, mutual_information_bound(eps, grid), b_mi=b_mi, b_used=sw.b,
-                                        bound_used=float(mutual_information_bound(eps, sw.b)), epsilon=eps)
+    fig = _figure("mutual_information_figure", grid, mutual_information_bound(eps, grid), b_mi=b_mi, b_used=sw.b,
+                  bound_used=float(mutual_information_bound(eps, sw.b)), epsilon=eps)
     common.show_figure(fig, "num_b", pd.DataFrame({"b": grid, "bound (nats)": mutual_information_bound(eps, grid)}),
                        description=(
         "Line: the upper bound h(U) − h(Ṽ|V) of the mutual information between a user's value and her report, as a "
@@ -295,10 +303,10 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     if n < 2:
         st.info("The mean and variance need at least two users.")
         return
-    seconds = cost.mean_seconds(n, trials)
+    seconds = cost.mean_seconds(n, trials, ctl["engine"])
     if seconds > MEAN_BLOCK_S:
         st.info(f"Skipped: {n:,} users × {trials} trials would take about {seconds / 60:.0f} minutes here (the "
-                "variance split runs every client). Use fewer users or trials.")
+                "exact engine runs every client). Use the fast engine, fewer users or trials.")
         return
     if seconds > WARN_S:
         st.warning(f"The mean and variance may take about {seconds:.0f} s ({n:,} users × {trials} trials).")
@@ -310,9 +318,8 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
     better = lower_variance_mechanism(eps)
     worst = max(ldp.get_mechanism(m, eps).worst_case_variance() for m in ("sr", "pm"))
     with common.friendly_errors("the mean figure"):
-        fig = viz.mean_trials_figure(res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
-                                     title=f"Estimated mean per trial — {chosen.display_name}, ε = {eps:g}, "
-                                           f"n = {n:,}")
+        fig = _figure("mean_trials_figure", res.estimated_mean, res.true_mean, se, name=data.name, unit=unit,
+                      title=f"Estimated mean per trial — {chosen.display_name}, ε = {eps:g}, n = {n:,}")
         table = viz.mean_variance_table(res.true_mean, res.true_variance, res.estimated_mean,
                                         res.estimated_variance, se, unit)
         common.show_figure(fig, "num_mean_fig", table, description=(
@@ -325,8 +332,8 @@ def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, c
                                           "closed-form SE")})
     note = engine_note(chosen, ctl["engine"])
     st.caption(f"Users sit at the centre of their bin; true values are the population's. Mean: {note}. Variance: "
-               "the 50/50 split of §6.3 with every client simulated. Closed-form SE of the mean = "
-               f"√(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
+               f"the 50/50 split of §6.3 on the same engine, {split_note(ctl['engine'])}. Closed-form SE of the "
+               f"mean = √(Σ Var[ṽ | v])/n mapped to {unit or 'the data’s units'}: {se:.4g}.")
     mechanisms = [ldp.get_mechanism(m, eps) for m in MEAN]
     pure = [m for m in mechanisms if m.delta == 0]
     approximate = [m for m in mechanisms if m.delta > 0]
@@ -373,14 +380,14 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
     st.caption("Numerical mechanisms from: " + "; ".join(papers) + ".")
     with common.friendly_errors("the figures"):
         table = viz.density_table(edges, truth, series, unit=unit)
-        fig = viz.density_figure(edges, truth, series, name=data.name, unit=unit, colors=colours,
-                                 title=f"Methods compared: density — {what}")
+        fig = _figure("density_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
+                      title=f"Methods compared: density — {what}")
         common.show_figure(fig, "num_cmp_density", table, description=(
             f"Grey bars: the true density of {data.name}; one coloured step line per method (first trial), "
             "Square Wave + EMS, CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its "
             "reconstruction."))
-        fig = viz.cdf_figure(edges, truth, series, name=data.name, unit=unit, colors=colours,
-                             title=f"Methods compared: CDF — {what}")
+        fig = _figure("cdf_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
+                      title=f"Methods compared: CDF — {what}")
         common.show_figure(fig, "num_cmp_cdf", table[[c for c in table.columns if "CDF" in c
                                                       or c.startswith(("from", "to"))]],
                            description=(f"Black: the true CDF of {data.name}; one dashed line per method (first "

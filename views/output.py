@@ -28,7 +28,8 @@ from views.controls import (
 from views.messages import friendly_errors  # noqa: F401
 
 __all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "cached_csv", "cached_figure", "csv_bytes",
-           "download_buttons", "estimator_notes", "main_chart_slot", "page_heading", "show_figure", "with_context"]
+           "download_buttons", "estimator_notes", "main_chart_slot", "page_heading", "share_figure", "show_figure",
+           "with_context"]
 
 # --------------------------------------------------------------------------- output
 def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
@@ -82,30 +83,40 @@ def main_chart_slot() -> Any:
     return st.container()
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)  # ≈ 0.3 MB each (the figure and its frozen spec)
-def _built_figure(key: Any, _build: Callable[[], Any]) -> Any:
-    fig = label_log_axes(_build())
+#: The mark of a figure every session is handed (:func:`share_figure`), which :func:`show_figure` never changes.
+_SHARED = "_ldp_shared"
+
+
+def share_figure(fig: Any) -> Any:
+    """Ready ``fig`` to be handed to every session — built once per distinct input by :func:`cached_figure` or a
+    page's own ``st.cache_resource`` builder — and return it: its log axes labelled as :func:`show_figure` would,
+    its ``to_dict()`` computed once and returned as it is afterwards (``st.plotly_chart`` calls it: a deep copy of
+    the figure, its template included, with every array encoded in base64, a third of the CPU of a rerun that finds
+    its figures built), and marked, so that :func:`show_figure` never changes it (a projector restyles a copy).
+    The figure must not be changed afterwards."""
+    fig = label_log_axes(fig)
     spec = fig.to_dict()
-    fig.to_dict = lambda: spec  # what st.plotly_chart serialises, computed once: the figure never changes
+    fig.to_dict = lambda: spec
+    setattr(fig, _SHARED, True)
     return fig
 
 
+@st.cache_resource(show_spinner=False, max_entries=128)  # ≈ 0.3 MB each (the figure and its frozen spec)
+def _built_figure(key: Any, _build: Callable[[], Any]) -> Any:
+    return share_figure(_build())
+
+
 def cached_figure(key: Any, build: Callable[[], Any]) -> Any:
-    """``build()`` once per ``key`` for the whole server, its log axes labelled as :func:`show_figure` would, and
-    the same object handed to every session: show it with ``show_figure(..., shared=True)``, which never changes
-    it. ``key`` names the chart and every input ``build`` reads (e.g. ``("pp_bias", run key)``).
+    """``build()`` once per ``key`` for the whole server, the same object (:func:`share_figure`) handed to every
+    session. ``key`` names the chart and every input ``build`` reads (e.g. ``("pp_bias", run key)``).
 
     Not ``st.cache_data``: it rebuilds — revalidates — a Plotly figure from its pickle on every hit, slower than
-    building it afresh (50 ms for 14 lines against 17 ms). The figure's ``to_dict()``, which ``st.plotly_chart``
-    calls (a deep copy of the figure, its template included, with every array encoded in base64: a third of the
-    CPU of a rerun that finds its figures built), is computed once here and returned as it is afterwards: the
-    figure must not be changed."""
+    building it afresh (50 ms for 14 lines against 17 ms)."""
     return _built_figure(key, build)
 
 
 def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "", *,
-                main: bool = False, where: Any = None, present_height: int = PRESENT_HEIGHT,
-                shared: bool = False) -> None:
+                main: bool = False, where: Any = None, present_height: int = PRESENT_HEIGHT) -> None:
     """A chart with an accessible text description and its plotted values as a table. The figure keeps its own
     template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's
     4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is named after the
@@ -114,9 +125,10 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
     On a projector (:func:`presenting`) every figure gets larger type; the page's ``main`` chart is also sized to
     ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading).
 
-    ``shared``: ``fig`` is a :func:`cached_figure` that other sessions show too: it is left unchanged (a projector
-    restyles a copy)."""
+    A figure of :func:`share_figure`, which other sessions show too, is left unchanged (a projector restyles a
+    copy)."""
     on_projector = presenting()
+    shared = getattr(fig, _SHARED, False)
     if not shared:
         label_log_axes(fig)  # decades, not bare mantissas, on every log axis
     elif on_projector:

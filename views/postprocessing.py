@@ -207,7 +207,7 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: d
     fig = common.cached_figure(("pp_bias", run), lambda: viz.bias_figure(
         table, title=f"Empirical bias per value — {what}", z=Z, **style))
     plotted = table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias", "bias standard error"]]
-    common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, shared=True, description=(
+    common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, description=(
         f"Lines: for each value, sorted from the most to the least frequent, the mean of the {result.trials} "
         f"estimates minus the true frequency, per estimator; shaded: ±{Z:g} standard errors of that mean. An "
         f"unbiased estimator stays within the band for about 95% of the values ({within})."))
@@ -215,7 +215,7 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: d
         table, title=f"Variance per value across trials — {what}", **style))
     ratios = "; ".join(f"{name}: {s['variance / closed-form MI variance']:.2f}×" for name, s in summary.items())
     common.show_figure(fig, "pp_variance", table[["estimator", "rank", "value", "true frequency", "variance",
-                                                  "closed-form MI variance"]], shared=True, description=(
+                                                  "closed-form MI variance"]], description=(
         "Lines (log scale): the variance of each value's estimate across trials, per estimator; dashed: the "
         "closed-form variance of matrix inversion, [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²). Mean variance "
         f"relative to the closed form — {ratios}. Gaps are values whose estimate never changed (variance 0)."))
@@ -248,7 +248,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     fig = common.cached_figure(("pp_topk", run, k), lambda: viz.top_k_figure(
         curve, k=k, title=f"Top-k MSE against k — {what}", **style))
     at_k = "; ".join(f"{display[e]}: {np.mean(v):.2e}" for e, v in errors["topk"].items())
-    common.show_figure(fig, "pp_topk", curve, shared=True, description=(
+    common.show_figure(fig, "pp_topk", curve, description=(
         f"Lines (log scale): the MSE over the k most frequent values, averaged over trials (±1 SE), for k = 1 to "
         f"{k_max}; dotted: the chosen k = {k} ({at_k})."))
 
@@ -258,8 +258,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
         expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}", **style))
     at_rho = "; ".join(f"{r['estimator']}: {r['MSE']:.2e}" for _, r in sampled.iterrows())
     common.show_figure(fig, "pp_set", pd.concat([expected.assign(source="average over all sets"),
-                                                 sampled.assign(source=f"{SET_QUERIES} random sets")]),
-                       shared=True, description=(
+                                                 sampled.assign(source=f"{SET_QUERIES} random sets")]), description=(
         f"Lines (log scale): the MSE of the summed frequency of a set holding ρ% of the {d} values, averaged over all "
         f"such sets (closed form; for Post-Pos, whose clipped answers have none, over 200 random sets) and over "
         f"trials; diamonds (±1 SE): {SET_QUERIES} random sets of {m} values at the chosen ρ = {rho}% ({at_rho})."))
@@ -410,7 +409,7 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int, key: tu
         check.table, title=f"Advisor: expected vs actual — {rec.task_label}, {mech.display_name}, "
                            f"ε = {mech.epsilon:g}", value_label=label))
     shown = check.table.drop(columns=["estimator"]).rename(columns={"display name": "estimator"})
-    common.show_figure(fig, "pp_adv_fig", shown[["estimator", "expected", "standard error", "actual"]], shared=True,
+    common.show_figure(fig, "pp_adv_fig", shown[["estimator", "expected", "standard error", "actual"]],
                        description=(
         f"Dots: each candidate's expected {label.split(' (')[0]} according to the advisor (mean over {trials} "
         "re-simulations of the synthetic dataset, ±2 standard errors), best at the top; diamonds: the same "
@@ -455,7 +454,7 @@ def _early_stopping(ctl: dict[str, Any], counts: np.ndarray) -> None:
         table, title=f"Plain IBU iterations vs their limit — {mech.display_name}, ε = {mech.epsilon:g}, d = {mech.d}"))
     best = table.loc[table["MSE"].idxmin()]
     last = table.iloc[-1]
-    common.show_figure(fig, "pp_early", table, shared=True, description=(
+    common.show_figure(fig, "pp_early", table, description=(
         f"Line: the mean MSE over {EARLY_STOPPING_TRIALS} collections of the paper's plain Eq. (3) iterate after x "
         "iterations from the uniform start; dashed: its limit, the maximum-likelihood estimate that IBU returns by "
         "default; dotted: matrix inversion."))

@@ -151,7 +151,7 @@ def shuffle_section() -> None:
     curve = _curve(epsilon0, delta, d)
     fig = common.cached_figure(("priv_shuffle_chart", epsilon0, delta, d), lambda: viz.shuffle_figure(curve)[0])
     common.show_figure(fig, "priv_shuffle_chart", viz.shuffle_table(curve), main=True, where=chart_place,
-                       present_height=370, shared=True,
+                       present_height=370,
                        description=f"Central ε of n shuffled ε₀ = {epsilon0:g} reports at δ = {delta:.0e}, for n "
                                    "from 10³ to 10⁷.")
     if presenting:
@@ -226,7 +226,7 @@ def longitudinal_section() -> None:
         return
     key = (d, e_inf, e_1, seed)
     fig = common.cached_figure(("priv_long_chart", *key), lambda: _longitudinal_chart(*key)[0])
-    common.show_figure(fig, "priv_long_chart", _longitudinal_chart(*key)[1], shared=True,
+    common.show_figure(fig, "priv_long_chart", _longitudinal_chart(*key)[1],
                        description="Mean posterior of the Bayes attacker on the true value over 10,000 simulated "
                                    "users (uniform prior), with the ε-DP worst cases.")
 
@@ -248,7 +248,7 @@ def poisoning_section() -> None:
     curves, sims = _poison(epsilon, d, r, seed)
     key = (epsilon, d, r, seed)
     fig = common.cached_figure(("priv_poison_chart", *key), lambda: _poison_chart(*key)[0])
-    common.show_figure(fig, "priv_poison_chart", _poison_chart(*key)[1], shared=True,
+    common.show_figure(fig, "priv_poison_chart", _poison_chart(*key)[1],
                        description="Gain of the targets' total estimated frequency vs the fraction of fake users.")
     at = {row["mechanism"]: row["expected_gain"] for row in curves if row["beta"] == 0.05}
     worst = max(at, key=at.get)

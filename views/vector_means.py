@@ -150,7 +150,7 @@ def main() -> None:
         eps = float(render(EPS))
     table = _closed_form(eps)
     fig = common.cached_figure(("vm_chart", eps), lambda: viz.variance_against_d_figure(table, eps))
-    common.show_figure(fig, "vm_chart", table, main=True, where=chart_place, shared=True,
+    common.show_figure(fig, "vm_chart", table, main=True, where=chart_place,
                        description=(
         "Closed-form worst case over x ∈ [−1, 1]^d of one user's variance per coordinate; the mean's MSE is this "
         "over n. Dotted: split the budget (grows like d²); solid: sample coordinates (like d); dashed: one joint "
@@ -168,7 +168,7 @@ def main() -> None:
     with common.friendly_errors("the simulation"), st.spinner("Simulating every mechanism at four d…"):
         sims = _simulated(eps, seed)
     fig = common.cached_figure(("vm_sim_chart", eps, seed), lambda: viz.simulated_against_d_figure(sims, eps))
-    common.show_figure(fig, "vm_sim_chart", sims, shared=True, description=(
+    common.show_figure(fig, "vm_sim_chart", sims, description=(
         "Markers: n × the simulated MSE of the mean per coordinate (20 collections of 2,000 users with uniform "
         "vectors); lines: its closed form for the same users."))
     check = None

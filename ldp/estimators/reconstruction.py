@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
+
 from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
@@ -54,6 +56,13 @@ class Reconstruction(Estimator):
 
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate:
         return mechanism.reconstruct(aggregate, method=self.name, **self.params)  # type: ignore[attr-defined]
+
+    def _estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        """Every row through ``mechanism.reconstruct_batch`` (EM/EMS iterate the rows together; the same values as
+        one :meth:`estimate` per row)."""
+        if not self.applies_to(mechanism):
+            return super()._estimate_batch(mechanism, counts, n)  # refused with the estimator's one-line reason
+        return mechanism.reconstruct_batch(counts, n, method=self.name, **self.params)  # type: ignore[attr-defined]
 
 
 @ESTIMATORS.register

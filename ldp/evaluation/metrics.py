@@ -28,8 +28,8 @@ from ldp.evaluation.histograms import DECILES, cdf_at_edges, check_edges, moment
 from ldp.maths.simplex import to_distribution
 
 __all__ = ["DEFAULT_METRICS", "Metric", "check_k", "compute_metrics", "frequency_pair", "get_metric", "ks_distance",
-           "mae", "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "top_k_indices", "top_k_mse",
-           "wasserstein"]
+           "mae", "max_abs_error", "metrics_over_trials", "mse", "range_query_mae", "range_query_mae_rows",
+           "top_k_indices", "top_k_mse", "wasserstein"]
 
 RANGE_QUERIES = 1000
 
@@ -64,6 +64,9 @@ class Metric:
         closed-form ``variance``; None when there is none (see :meth:`expected`).
     closed_form_quality : str, default ""
         How good the closed form is ("exact", "normal approximation").
+    rows : callable, optional
+        ``rows(true, estimates, **context) -> values``: the metric of every row of ``estimates`` at once, equal to
+        one call per row (used by :func:`metrics_over_trials`); None: one call per row.
     """
 
     name: str
@@ -78,6 +81,7 @@ class Metric:
     #: the closed-form ``variance`` (None: no closed form), and how good that is (``closed_form_quality``).
     closed_form: Callable[..., float] | None = field(default=None, repr=False)
     closed_form_quality: str = ""
+    rows: Callable[..., np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
@@ -91,6 +95,20 @@ class Metric:
         if not (np.all(np.isfinite(t)) and np.all(np.isfinite(e))):
             raise InvalidInput(f"{self.name}: the values hold NaN or infinity")
         return float(self.function(t, e, **{**self.parameters, **context}))
+
+    def over_rows(self, true: np.ndarray, estimates: np.ndarray, **context: Any) -> np.ndarray:
+        """The metric of every row of ``estimates`` (trials × values), checked as one call checks one row: through
+        ``rows`` when the metric has it, else one call per row. A ``rng`` in the context is a generator factory
+        or None (each row then scores the same random draws, as separate calls would)."""
+        if self.rows is None:
+            return np.array([self(true, row, **context) for row in estimates])
+        t = np.asarray(true, dtype=np.float64)
+        e = np.asarray(estimates, dtype=np.float64)
+        if e.shape[1:] != t.shape:
+            raise InvalidInput(f"{self.name}: true and estimate have different shapes {t.shape} and {e.shape[1:]}")
+        if not (np.all(np.isfinite(t)) and np.all(np.isfinite(e))):
+            raise InvalidInput(f"{self.name}: the values hold NaN or infinity")
+        return np.asarray(self.rows(t, e, **{**self.parameters, **context}), dtype=np.float64)
 
     def expected(self, variance: np.ndarray | None, true: np.ndarray, **context: Any) -> float:
         """The closed-form expected value of this error for an unbiased estimate of ``true`` whose entries have
@@ -353,7 +371,10 @@ def wasserstein(true: np.ndarray, estimate: np.ndarray, edges: Any = None, proje
     ----------
     Square-wave paper (Li et al., SIGMOD'20), §3 "Wasserstein Distance" (continuous domain).
     """
-    e, t, q = _histograms(true, estimate, edges, project)
+    return _wasserstein(*_histograms(true, estimate, edges, project))
+
+
+def _wasserstein(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     diff = cdf_at_edges(t) - cdf_at_edges(q)
     a, b, w = diff[:-1], diff[1:], np.diff(e)
     tot = np.abs(a) + np.abs(b)
@@ -390,20 +411,29 @@ def ks_distance(true: np.ndarray, estimate: np.ndarray, edges: Any = None, proje
     ----------
     Square-wave paper (Li et al., SIGMOD'20), §3 "Kolmogorov-Smirnov (KS) Distance".
     """
-    _, t, q = _histograms(true, estimate, edges, project)
+    return _ks(*_histograms(true, estimate, edges, project))
+
+
+def _ks(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     return float(np.max(np.abs(cdf_at_edges(t) - cdf_at_edges(q))))
 
 
 def mean_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False, **_: Any) -> float:
     """|mean(true) − mean(estimate)| in the data's unit (square-wave paper §3.2)."""
-    e, t, q = _histograms(true, estimate, edges, project)
+    return _mean_gap(*_histograms(true, estimate, edges, project))
+
+
+def _mean_gap(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     return abs(moments(e, t)[0] - moments(e, q)[0])
 
 
 def variance_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None, project: bool = False,
                    **_: Any) -> float:
     """|Var(true) − Var(estimate)| in the data's unit squared (square-wave paper §3.2)."""
-    e, t, q = _histograms(true, estimate, edges, project)
+    return _variance_gap(*_histograms(true, estimate, edges, project))
+
+
+def _variance_gap(e: np.ndarray, t: np.ndarray, q: np.ndarray, **_: Any) -> float:
     return abs(moments(e, t)[1] - moments(e, q)[1])
 
 
@@ -411,8 +441,25 @@ def quantile_error(true: np.ndarray, estimate: np.ndarray, edges: Any = None,
                    quantiles: Sequence[float] = DECILES, **_: Any) -> float:
     """Mean over the deciles of |Q(true, β) − Q(estimate, β)| (square-wave paper §3.2); quantiles need a
     distribution, so an estimate that is not one is projected with Norm-Sub first."""
-    e, t, q = _histograms(true, estimate, edges, True)
+    return _quantile_gap(*_histograms(true, estimate, edges, True), quantiles=quantiles)
+
+
+def _quantile_gap(e: np.ndarray, t: np.ndarray, q: np.ndarray, quantiles: Sequence[float] = DECILES,
+                  **_: Any) -> float:
     return float(np.mean(np.abs(quantile_values(e, t, quantiles) - quantile_values(e, q, quantiles))))
+
+
+def _histogram_rows(score: Callable[..., float], always_project: bool = False) -> Callable[..., np.ndarray]:
+    """The rows form of a histogram metric whose value is ``score(e, t, q, **context)`` on its
+    :func:`_histograms`: the edges checked and the truth projected once, each row projected as one call
+    projects it — the values of one call per row."""
+    def rows(true: np.ndarray, estimates: np.ndarray, edges: Any = None, project: bool = False,
+             **context: Any) -> np.ndarray:
+        block = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
+        projected = project or always_project
+        e, t, _ = _histograms(true, block[0], edges, projected)
+        return np.array([score(e, t, to_distribution(q) if projected else q, **context) for q in block])
+    return rows
 
 
 def range_query_mae(true: np.ndarray, estimate: np.ndarray, edges: Any = None, alpha: float = 0.1,
@@ -453,16 +500,71 @@ def range_query_mae(true: np.ndarray, estimate: np.ndarray, edges: Any = None, a
     ----------
     Square-wave paper (Li et al., SIGMOD'20), §3 "Range Query" and §6 (α = 0.1 and 0.4).
     """
+    _check_range_queries(alpha, queries)
+    e, t, q = _histograms(true, estimate, edges, project)
+    lefts, width = _range_queries(e, alpha, rng, queries)
+    return float(np.mean(np.abs(range_answers(e, t, lefts, width) - range_answers(e, q, lefts, width))))
+
+
+def range_query_mae_rows(true: np.ndarray, estimates: np.ndarray, edges: Any = None, alpha: float = 0.1,
+                         rng: Callable[[], np.random.Generator] | None = None, queries: int = RANGE_QUERIES,
+                         project: bool = False, **_: Any) -> np.ndarray:
+    """:func:`range_query_mae` of every row of ``estimates`` on the same ranges (those of one call with a fresh
+    generator from ``rng``), the ranges and the truth's answers computed once: equal to one call per row.
+
+    Parameters
+    ----------
+    true : array_like
+        Frequencies of the d bins.
+    estimates : array_like
+        Shape (trials, d): one estimate per row.
+    edges, alpha, queries, project
+        As for :func:`range_query_mae`.
+    rng : callable or None, default None
+        A factory of the generator that draws the left ends (every row scores the same ranges); None: seed 0.
+    **_
+        Further context, ignored.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (trials,): the mean absolute error of each row's range answers.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`range_query_mae`.
+
+    References
+    ----------
+    Square-wave paper (Li et al., SIGMOD'20), §3 "Range Query" and §6 (α = 0.1 and 0.4).
+    """
+    _check_range_queries(alpha, queries)
+    rows = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
+    e, t, _ = _histograms(true, rows[0], edges, project)
+    lefts, width = _range_queries(e, alpha, rng() if callable(rng) else rng, queries)
+    truth = range_answers(e, t, lefts, width)
+    out = np.empty(rows.shape[0])
+    for i, row in enumerate(rows):
+        q = to_distribution(row) if project else row
+        out[i] = np.mean(np.abs(truth - range_answers(e, q, lefts, width)))
+    return out
+
+
+def _check_range_queries(alpha: float, queries: Any) -> None:
     if not 0 < alpha <= 1:
         raise InvalidInput(f"the range-query width α must be a fraction in (0, 1], got {alpha!r}")
     if isinstance(queries, bool) or not isinstance(queries, (int, np.integer)) or queries < 1:
         raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
-    e, t, q = _histograms(true, estimate, edges, project)
+
+
+def _range_queries(e: np.ndarray, alpha: float, rng: np.random.Generator | None, queries: Any,
+                   ) -> tuple[np.ndarray, float]:
+    """The left ends of ``queries`` random ranges of width α·(domain length) over the edges ``e``, and the width."""
     gen = rng if rng is not None else np.random.default_rng(0)
     length = e[-1] - e[0]
     width = alpha * length
-    lefts = e[0] + gen.random(int(queries)) * (length - width)
-    return float(np.mean(np.abs(range_answers(e, t, lefts, width) - range_answers(e, q, lefts, width))))
+    return e[0] + gen.random(int(queries)) * (length - width), width
 
 
 # =========================================================================== means
@@ -488,18 +590,20 @@ for _metric in (
     Metric("topk_mse", "Top-k MSE", "mean squared error over the k most frequent values", top_k_mse,
            unit="frequency²", closed_form=expected_top_k_mse, closed_form_quality="exact"),
     Metric("wasserstein", "Wasserstein", "earth mover's distance between the distributions (in the data's unit for "
-           "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance"),
+           "numerical data)", wasserstein, HISTOGRAM_KINDS, "unit", long_name="Wasserstein-1 distance",
+           rows=_histogram_rows(_wasserstein)),
     Metric("ks", "KS", "largest gap between the cumulative distributions", ks_distance, HISTOGRAM_KINDS, "fraction",
-           long_name="Kolmogorov–Smirnov distance"),
+           long_name="Kolmogorov–Smirnov distance", rows=_histogram_rows(_ks)),
     Metric("mean_error", "Absolute error of the mean", "|mean of the truth − mean of the estimate|", mean_error,
-           ("numerical",), "unit"),
+           ("numerical",), "unit", rows=_histogram_rows(_mean_gap)),
     Metric("variance_error", "Absolute error of the variance", "|variance of the truth − variance of the estimate|",
-           variance_error, ("numerical",), "unit²"),
+           variance_error, ("numerical",), "unit²", rows=_histogram_rows(_variance_gap)),
     Metric("quantile_error", "Mean absolute error of the deciles", "average over the nine deciles of the gap "
-           "between the true and estimated decile", quantile_error, ("numerical",), "unit"),
+           "between the true and estimated decile", quantile_error, ("numerical",), "unit",
+           rows=_histogram_rows(_quantile_gap, always_project=True)),
     Metric("range_mae", "Range queries (MAE)", "mean absolute error of the fraction of users in random ranges of "
            "width α of the domain", range_query_mae, ("numerical",), "fraction", {"alpha": 0.1},
-           "Range queries, width α = 0.1 of the domain (MAE)"),
+           "Range queries, width α = 0.1 of the domain (MAE)", rows=range_query_mae_rows),
     Metric("abs_error", "Absolute error", "|estimated mean − true mean|", abs_error, ("mean", "vector"), "value",
            closed_form=expected_mae, closed_form_quality="normal approximation"),
     Metric("squared_error", "Squared error", "(estimated mean − true mean)²", squared_error, ("mean", "vector"),
@@ -543,7 +647,8 @@ def get_metric(name: str) -> Metric:
             raise InvalidInput(f"range-query width α must be a fraction in (0, 1], got {alpha}")
         base = METRICS.get("range_mae")
         return Metric(str(name), f"Range queries, α = {alpha:g} (MAE)", base.description, base.function, base.kinds,
-                      base.unit, {"alpha": alpha}, f"Range queries, width α = {alpha:g} of the domain (MAE)")
+                      base.unit, {"alpha": alpha}, f"Range queries, width α = {alpha:g} of the domain (MAE)",
+                      rows=base.rows)
     return METRICS.get(name)
 
 
@@ -600,5 +705,10 @@ def metrics_over_trials(true: np.ndarray, estimates: np.ndarray, names: Sequence
     InvalidInput
         For an unknown metric or an estimate that does not fit the truth.
     """
-    rows = [compute_metrics(true, row, names, **context) for row in np.atleast_2d(estimates)]
-    return {name: np.array([r[name] for r in rows]) for name in names}
+    block = np.atleast_2d(estimates)
+    shared = isinstance(context.get("rng"), np.random.Generator)  # one generator consumed row after row
+    batched = [] if shared else [name for name in names if get_metric(name).rows is not None]
+    rest = [name for name in names if name not in batched]
+    rows = [compute_metrics(true, row, rest, **context) for row in block] if rest else []
+    out = {name: get_metric(name).over_rows(true, block, **context) for name in batched}
+    return {name: out[name] if name in out else np.array([r[name] for r in rows]) for name in names}

@@ -48,7 +48,7 @@ from ldp.evaluation.uncertainty import standard_error
 from ldp.maths.simplex import to_distribution
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
-from ldp.simulation import SimulationResult, simulate
+from ldp.simulation import SimulationResult, simulate, simulate_estimates
 
 __all__ = [
     "CHUNK_TRIALS", "NUMERICAL_METRICS", "NUMERICAL_PROJECTION", "COMPARISON_TASKS", "QueryComparison",
@@ -948,7 +948,8 @@ def simulate_numerical(mechanism: str, reconstruction: str | None, epsilon: floa
     counts : numpy.ndarray
         Users per bucket, shape (d,).
     edges : numpy.ndarray
-        The d + 1 bucket edges.
+        The d + 1 bucket edges (the estimates do not depend on them: the units are the caller's, for
+        :func:`numerical_metrics`).
     engine : str
         The simulation engine.
     trials : int
@@ -974,9 +975,8 @@ def simulate_numerical(mechanism: str, reconstruction: str | None, epsilon: floa
     mech = get_mechanism(mechanism, epsilon, int(np.asarray(counts).shape[0]), **dict(params or {}))
     method = reconstruction or mech.default_estimator
     estimator = get_estimator(method, **dict(reconstruction_params or {}))
-    result = simulate(mech, counts, estimators=[estimator], engine=engine, trials=int(trials), seed=seed,
-                      edges=edges)
-    return result.estimates[method]
+    # simulate's estimates without its metrics, the collections reconstructed as one batch (EM/EMS)
+    return simulate_estimates(mech, counts, estimator, engine=engine, trials=int(trials), seed=seed)
 
 
 def run_methods(methods: Sequence[tuple[str, str | None]], run: Callable[[str, str | None], np.ndarray],

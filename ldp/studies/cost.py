@@ -26,6 +26,7 @@ __all__ = ["advisor_seconds", "collection_seconds", "estimate_sweep_seconds", "e
 
 SECONDS_PER_BUCKET_TRIAL = 1e-3  # a numerical reconstruction (EM at d = 256 ≈ 0.15 s a trial on one core; EMS a third)
 SECONDS_PER_MEAN_USER_TRIAL = 2e-7  # SR/PM clients (the mean and the 50/50 variance split) per user and trial
+SECONDS_PER_FAST_MEAN_TRIAL = 1e-3  # the fast engine's mean and split, whatever n (≈ 1.5·10⁻⁴ s measured)
 
 
 def collection_seconds(n: int, d: int, engine: str) -> float:
@@ -238,22 +239,29 @@ def numerical_seconds(n: int, d: int, trials: int, engine: str, methods: int = 0
     return float(per_run * (1 + methods) + SECONDS_PER_BUCKET_TRIAL * d * trials * methods)
 
 
-def mean_seconds(n: int, trials: int) -> float:
-    """A generous estimate of a mean mechanism's mean and 50/50-split variance (every client simulated).
+def mean_seconds(n: int, trials: int, engine: str = "exact") -> float:
+    """A generous estimate of a mean mechanism's mean and 50/50-split variance
+    (:func:`ldp.studies.mean_variance.simulate_histogram_mean`).
 
     Parameters
     ----------
     n : int
-        Users.
+        Users (only the exact engine's cost depends on it: every client runs).
     trials : int
         Repetitions.
+    engine : str, default "exact"
+        "exact" (every client, both halves of the split) or "fast" (aggregates and a hypergeometric split drawn
+        directly, O(bins) a trial).
 
     Returns
     -------
     float
-        :data:`SECONDS_PER_MEAN_USER_TRIAL` × n × trials, in seconds.
+        :data:`SECONDS_PER_MEAN_USER_TRIAL` × n × trials on the exact engine, :data:`SECONDS_PER_FAST_MEAN_TRIAL`
+        × trials on the fast one, in seconds.
     """
-    return float(SECONDS_PER_MEAN_USER_TRIAL * n * trials)
+    if engine == "exact":
+        return float(SECONDS_PER_MEAN_USER_TRIAL * n * trials)
+    return float(SECONDS_PER_FAST_MEAN_TRIAL * trials)
 
 
 def sweep_seconds(axis: str, grid: Sequence[float], *, users: int, d: int, mechanisms: int, trials: int, engine: str,

@@ -1,7 +1,8 @@
 """Mean and variance of a numerical column in real units with a mean mechanism (square-wave paper §2.2, §6.3).
 
 The mean comes from the unified engine (every user once, with the full ε); the variance from the paper's 50/50
-split (:func:`ldp.mechanisms.mean.estimate_variance`).
+split (:func:`ldp.mechanisms.mean.estimate_variance` on the exact engine, every client;
+:func:`ldp.mechanisms.mean.sample_variance_split` on the fast one, no client).
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from ldp.core.registry import MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.data.domain import numeric_values
 from ldp.mechanisms import mechanisms_of
-from ldp.mechanisms.mean import MeanMechanism, estimate_variance
+from ldp.mechanisms.mean import MeanMechanism, estimate_variance, sample_variance_split
 from ldp.simulation import simulate
 
 __all__ = ["MeanResult", "binned_mean_pitfall", "engine_note", "lower_variance_mechanism", "mean_values",
-           "simulate_histogram_mean", "simulate_mean"]
+           "simulate_histogram_mean", "simulate_mean", "split_note"]
 
 
 @dataclass
@@ -163,13 +164,34 @@ def engine_note(mechanism: MeanMechanism, engine: str) -> str:
     return f"fast, approximate: {mechanism.fast_engine_note}"
 
 
+def split_note(engine: str) -> str:
+    """How an engine runs the variance's 50/50 split (§6.3), for a caption.
+
+    Parameters
+    ----------
+    engine : str
+        "exact"; any other value is described as the fast engine.
+
+    Returns
+    -------
+    str
+        One clause: every client simulated, or the split and both halves' aggregates drawn directly.
+    """
+    if engine == "exact":
+        return "every client simulated"
+    return ("the random half drawn from the counts (hypergeometric) and each half's reports as one aggregate, as "
+            "the mean's")
+
+
 def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tuple[float, float], *,
                   engine: str = "exact", trials: int = 1, seed: int | None = None) -> MeanResult:
     """Estimate the mean and variance of ``values`` (real units in ``value_range``) ``trials`` times with a mean
     mechanism (§2.2): map to [−1, 1] by v = 2(x − lo)/(hi − lo) − 1, collect every user's report (either engine,
     :func:`ldp.simulate`; the population is the distinct values with their multiplicities) and average, and run
-    the 50/50 split of §6.3 (exact clients) for the variance; map both back (mean affinely, variance
-    × ((hi − lo)/2)²).
+    the 50/50 split of §6.3 for the variance (every client on the exact engine,
+    :func:`~ldp.mechanisms.mean.estimate_variance`; the split drawn from the values' counts and two fast
+    aggregates on the fast one, :func:`~ldp.mechanisms.mean.sample_variance_split`, exact in distribution where
+    the mechanism's fast engine is); map both back (mean affinely, variance × ((hi − lo)/2)²).
 
     Parameters
     ----------
@@ -182,7 +204,7 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
     value_range : tuple of float
         (lo, hi), real units, lo < hi.
     engine : str, default "exact"
-        "exact" or "fast" (:func:`ldp.simulate`); the variance's 50/50 split always runs exact clients.
+        "exact" or "fast" (:func:`ldp.simulate`), for the mean and the variance's 50/50 split alike.
     trials : int, default 1
         The number of independent collections (positive).
     seed : int or None, default None
@@ -207,30 +229,56 @@ def simulate_mean(mechanism: str, epsilon: float, values: Any, value_range: tupl
     (SIGMOD 2020), §2.2 (SR, PM on [−1, 1]) and §6.3 ("Variance Estimation": half the users estimate the mean, the
     other half report (v_i − μ̃)²).
     """
-    cls = MECHANISMS.get(mechanism)
-    means = mechanisms_of("mean")
-    if cls not in means:  # before building it: other kinds need parameters a mean mechanism does not take
-        raise InvalidInput(f"{mechanism} is not a mean mechanism; choose one of: {', '.join(c.name for c in means)}")
-    mech = cls(epsilon)
-    trials = check_positive_int(trials, "trials")
+    mech, trials = _mean_mechanism(mechanism, epsilon), check_positive_int(trials, "trials")
     lo, hi = (float(v) for v in value_range)
     x = np.asarray(values, dtype=np.float64)
     half = (hi - lo) / 2.0
     v = mech.validate_values(np.clip((x - lo) / half - 1.0, -1.0, 1.0))
     support, counts = np.unique(v, return_counts=True)
+    means, variances = _collect(mech, counts, support, (lo, hi), engine, trials, seed, users=v)
+    return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), float(x.mean()), float(x.var()), means, variances,
+                      mech.mean_variance(v) * half * half, int(v.size), delta=mech.delta)
+
+
+def _mean_mechanism(mechanism: str, epsilon: float) -> MeanMechanism:
+    """The registered mean mechanism ``mechanism`` at ``epsilon`` (InvalidInput for any other kind)."""
+    cls = MECHANISMS.get(mechanism)
+    means = mechanisms_of("mean")
+    if cls not in means:  # before building it: other kinds need parameters a mean mechanism does not take
+        raise InvalidInput(f"{mechanism} is not a mean mechanism; choose one of: {', '.join(c.name for c in means)}")
+    return cls(epsilon)
+
+
+def _collect(mech: MeanMechanism, counts: np.ndarray, support: np.ndarray, value_range: tuple[float, float],
+             engine: str, trials: int, seed: int | None, users: np.ndarray | None = None,
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``trials`` means (:func:`ldp.simulate`, either engine) and 50/50-split variances of the population
+    ``counts`` × ``support`` (distinct values in [−1, 1]), mapped back to ``value_range``. The split runs every
+    client (:func:`estimate_variance` on ``users``, the values one per user) on the exact engine, and
+    :func:`sample_variance_split` on the fast one (no client; exact in distribution where the mechanism's fast
+    engine is)."""
+    lo, hi = value_range
+    half = (hi - lo) / 2.0
     result = simulate(mech, counts, support=support, engine=engine, trials=trials,
                       seed=rng_for(seed, "mean", "collections"))
     means = lo + (result.estimates["average"][:, 0] + 1.0) * half
     var_rng = rng_for(seed, "mean", "50/50 split")
-    variances = np.array([estimate_variance(mech, v, var_rng)["variance"] * half * half for _ in range(trials)])
-    return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), float(x.mean()), float(x.var()), means, variances,
-                      mech.mean_variance(v) * half * half, int(v.size), delta=mech.delta)
+    if engine == "exact":
+        v = np.repeat(support, counts) if users is None else users
+        split = [estimate_variance(mech, v, var_rng) for _ in range(trials)]
+    else:
+        split = [sample_variance_split(mech, counts, support, var_rng) for _ in range(trials)]
+    return means, np.array([s["variance"] * half * half for s in split])
 
 
 def simulate_histogram_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np.ndarray, *,
                             engine: str = "exact", trials: int = 1, seed: int | None = None) -> MeanResult:
     """:func:`simulate_mean` of a bucketized population: ``counts[k]`` users at the centre of bin k (``edges``
     in real units), over the range of the edges.
+
+    On the fast engine no per-user array is built (O(bins) whatever n): the distinct values are the bin centres
+    with their counts — the population :func:`simulate_mean` would collect, with the same mean draws — and the
+    true mean, variance and Var[μ̂] are the count-weighted sums (equal to the per-user ones up to float rounding).
 
     Parameters
     ----------
@@ -257,15 +305,32 @@ def simulate_histogram_mean(mechanism: str, epsilon: float, counts: np.ndarray, 
     Raises
     ------
     InvalidInput
-        When ``edges`` does not have one more entry than ``counts``, or as :func:`simulate_mean`.
+        When ``edges`` does not have one more entry than ``counts``, a count is negative or there are fewer than
+        two users, or as :func:`simulate_mean`.
     """
     edges = np.asarray(edges, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.int64)
     if edges.shape != (counts.shape[0] + 1,):
         raise InvalidInput(f"{counts.shape[0]} bins need {counts.shape[0] + 1} edges, got {edges.shape[0]}")
+    if np.any(counts < 0) or counts.sum() < 2:
+        raise InvalidInput("the bins need non-negative counts and at least two users in all")
     centres = (edges[:-1] + edges[1:]) / 2.0
-    return simulate_mean(mechanism, epsilon, np.repeat(centres, counts), (float(edges[0]), float(edges[-1])),
-                         engine=engine, trials=trials, seed=seed)
+    lo, hi = float(edges[0]), float(edges[-1])
+    if engine == "exact":  # every client runs: one value per user
+        return simulate_mean(mechanism, epsilon, np.repeat(centres, counts), (lo, hi), engine=engine, trials=trials,
+                             seed=seed)
+    mech, trials = _mean_mechanism(mechanism, epsilon), check_positive_int(trials, "trials")
+    half = (hi - lo) / 2.0
+    keep = counts > 0
+    values = mech.validate_values(np.clip((centres[keep] - lo) / half - 1.0, -1.0, 1.0))
+    support, cell = np.unique(values, return_inverse=True)  # as simulate_mean's np.unique of the users' values
+    users = np.bincount(cell, weights=counts[keep], minlength=support.size).astype(np.int64)
+    means, variances = _collect(mech, users, support, (lo, hi), engine, trials, seed)
+    n = int(counts.sum())
+    true_mean = float(counts @ centres) / n
+    return MeanResult(mechanism, mech.epsilon, engine, (lo, hi), true_mean,
+                      float(counts @ (centres - true_mean) ** 2) / n, means, variances,
+                      float(users @ mech.variance(support)) / n ** 2 * half * half, n, delta=mech.delta)
 
 
 def lower_variance_mechanism(epsilon: float, candidates: tuple[str, ...] = ("sr", "pm")) -> MeanMechanism:

@@ -289,3 +289,28 @@ def test_a_link_cannot_start_a_long_run():
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     assert any(b.key == "num_run" for b in at.button)  # waits for the button
+
+
+def test_shared_figures_are_not_restyled_by_a_projector_session():
+    """The page's figures are built once per distinct input for every session (views.output.share_figure): a
+    session on a projector restyles its own copy, so the next plain session's charts keep the normal type and the
+    same spec as the first one's."""
+    import json
+
+    from ldp.viz.style import PROJECTOR_FONT
+
+    def specs(at: AppTest) -> list[dict]:
+        return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+    first = specs(open_page())
+    projector = AppTest.from_file(APP, default_timeout=60)
+    projector.query_params["present"] = "true"
+    projector.switch_page(PAGE)
+    projector.run()
+    assert not projector.exception
+    big = specs(projector)
+    assert len(big) == len(first) == 6
+    assert all(s["layout"]["font"]["size"] == PROJECTOR_FONT["body"] for s in big)
+    again = specs(open_page())
+    assert all(s["layout"].get("font", {}).get("size") != PROJECTOR_FONT["body"] for s in again)
+    assert again == first

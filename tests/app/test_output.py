@@ -30,7 +30,7 @@ def _script() -> None:
     again = output.cached_figure(("test_output", 1), build)
     other = output.cached_figure(("test_output", 2), build)
     before = go.Figure(first).to_json()  # from its traces and layout
-    output.show_figure(first, "shared_chart", shared=True)
+    output.show_figure(first, "shared_chart")
     st.session_state["facts"] = {"same": first is again, "other": other is not first, "builds": len(calls),
                                  "unchanged": go.Figure(first).to_json() == before, "dtick": first.layout.yaxis.dtick,
                                  "frozen": plotly.io.to_json(first.to_dict()) == before}

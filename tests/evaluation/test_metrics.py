@@ -255,3 +255,56 @@ def test_metrics_over_trials_is_compute_metrics_per_row():
         assert {m: float(v[t]) for m, v in per.items()} == one
     single = metrics_over_trials(truth, est[0], ["wasserstein"], edges=edges)
     assert single["wasserstein"].shape == (1,)
+
+
+def test_range_queries_over_trials_are_one_call_per_row():
+    """metrics_over_trials scores the range queries of all rows at once (the ranges and the truth's answers
+    drawn once): the values of one call per row, with a generator factory, None, or Norm-Sub projection; a shared
+    generator (consumed row after row) keeps the row-by-row calls."""
+    from ldp.evaluation.metrics import metrics_over_trials, range_query_mae_rows
+
+    rng = np.random.default_rng(3)
+    edges = np.sort(rng.uniform(0.0, 10.0, 17))
+    truth = rng.dirichlet(np.ones(16))
+    rows = rng.dirichlet(np.ones(16), size=4)
+    rows[1, 2] = -0.05  # not a distribution: projected when asked
+    metric = get_metric("range_mae_0.3")
+    assert metric.rows is range_query_mae_rows and get_metric("range_mae").rows is range_query_mae_rows
+    for project in (False, True):
+        for factory in (lambda: np.random.default_rng(8), None):
+            got = metrics_over_trials(truth, rows, ["range_mae_0.3", "ks"], edges=edges, project=project,
+                                      rng=factory)
+            want = [metric(truth, row, edges=edges, project=project,
+                           rng=factory() if factory else None) for row in rows]
+            np.testing.assert_array_equal(got["range_mae_0.3"], want)
+    shared, replay = np.random.default_rng(8), np.random.default_rng(8)
+    got = metrics_over_trials(truth, rows, ["range_mae_0.3"], edges=edges, rng=shared)["range_mae_0.3"]
+    np.testing.assert_array_equal(got, [metric(truth, row, edges=edges, rng=replay) for row in rows])
+    assert len(set(got)) == len(got)  # each row its own ranges there
+    with pytest.raises(ldp.LDPError, match="different shapes"):
+        metric.over_rows(truth, rows[:, :-1], edges=edges)
+    with pytest.raises(ldp.LDPError, match="NaN"):
+        metric.over_rows(truth, np.vstack([rows, np.full(16, np.nan)]), edges=edges)
+    with pytest.raises(ldp.LDPError, match="fraction"):
+        metric.over_rows(truth, rows, edges=edges, alpha=1.5)
+
+
+@pytest.mark.parametrize("project", [False, True])
+def test_histogram_metrics_over_trials_are_one_call_per_row(project):
+    """The histogram metrics' rows forms (the edges checked and the truth projected once): the values of one call
+    per row, with and without the Norm-Sub projection (the deciles always project)."""
+    from ldp.evaluation.metrics import metrics_over_trials
+
+    rng = np.random.default_rng(6)
+    edges = np.sort(rng.uniform(-2.0, 9.0, 13))
+    truth = rng.dirichlet(np.ones(12))
+    rows = rng.dirichlet(np.ones(12), size=5)
+    rows[0, 3], rows[2] = -0.08, rows[2] * 1.1  # not distributions
+    names = ["wasserstein", "ks", "mean_error", "variance_error", "quantile_error"]
+    assert all(get_metric(n).rows is not None for n in names)
+    got = metrics_over_trials(truth, rows, names, edges=edges, project=project)
+    for name in names:
+        want = [get_metric(name)(truth, row, edges=edges, project=project) for row in rows]
+        np.testing.assert_array_equal(got[name], want)
+    assert got["wasserstein"][0] != metrics_over_trials(truth, rows, ["wasserstein"], edges=edges,
+                                                        project=not project)["wasserstein"][0]

@@ -18,6 +18,7 @@ from ldp.maths.em import (
     em,
     ems,
     expectation_maximization,
+    expectation_maximization_batch,
     log_likelihood,
     smooth_binomial,
 )
@@ -159,3 +160,50 @@ def test_init_is_a_starting_point_and_one_iteration_is_algorithm_1():
     np.testing.assert_allclose(x1, p / p.sum(), rtol=1e-12)  # M-step
     s1, _ = ems(hist, m, tol=0.0, max_iter=1, init=x0)
     np.testing.assert_allclose(s1, smooth_binomial(p / p.sum()), rtol=1e-12)  # S-step after the M-step
+
+
+@pytest.mark.parametrize(("epsilon", "d", "form"), [(1.0, 64, "band"), (0.3, 64, "antiderivative"),
+                                                    (2.0, 16, "dense")])
+def test_a_batch_is_every_rows_own_run_bit_for_bit(epsilon, d, form):
+    """EM/EMS over a block of collections: each row's estimate and trace are expectation_maximization's on it,
+    exactly (rows that stop early, a row with empty report buckets, the cap) — the block only shares the
+    interpreter's work."""
+    sw = SquareWave(epsilon, d)
+    op = sw.transition_operator()
+    assert form == "dense" or op.form == form
+    channel = op.dense() if form == "dense" else op
+    rng = np.random.default_rng(5)
+    truth = rng.dirichlet(np.full(d, 0.5))
+    rows = [sw.sample_aggregate(rng.multinomial(n, truth), rng).counts for n in (200, 5_000, 50_000, 20)]
+    sparse = np.zeros(sw.d_tilde)
+    sparse[[1, 5]] = (30, 12)
+    hist = np.stack([*rows, sparse])
+    assert not np.all(hist[-1] > 0)
+    for smoothing, tol, cap in ((True, 1e-3, 10_000), (False, 1e-2, 10_000), (True, 0.0, 6)):
+        x, traces = expectation_maximization_batch(hist, channel, smoothing=smoothing, tol=tol, max_iter=cap)
+        assert x.shape == (hist.shape[0], d) and len(traces) == hist.shape[0]
+        for row, got, trace in zip(hist, x, traces, strict=True):
+            want, one = expectation_maximization(row, channel, smoothing=smoothing, tol=tol, max_iter=cap)
+            np.testing.assert_array_equal(got, want)
+            assert (trace.iterations, trace.converged, trace.note) == (one.iterations, one.converged, one.note)
+            np.testing.assert_array_equal(trace.log_likelihood, one.log_likelihood)
+            # the block's L is log_likelihood's Σ n_j ln (M x)_j (one dot product), bit for bit
+            assert trace.log_likelihood[-1] == log_likelihood(row, channel, got)
+        assert len({t.iterations for t in traces}) > 1 or cap == 6  # the rows stopped at their own iterations
+    with pytest.raises(ldp.LDPError, match="2-D"):
+        expectation_maximization_batch(hist[0], channel, tol=1e-3)
+    with pytest.raises(ldp.LDPError, match="empty"):
+        expectation_maximization_batch(np.vstack([hist[0], np.zeros(sw.d_tilde)]), channel, tol=1e-3)
+    with pytest.raises(ldp.LDPError, match="max_iter"):
+        expectation_maximization_batch(hist, channel, tol=1e-3, max_iter=0)
+
+
+def test_the_square_wave_channel_multiplies_a_block_as_row_by_row():
+    rng = np.random.default_rng(2)
+    for epsilon in (1.0, 0.3):  # the band and the antiderivative forms
+        op = SquareWave(epsilon, 40).transition_operator()
+        x, r = rng.random((5, 40)), rng.random((5, op.shape[0]))
+        got_x, got_r = op.dot_rows(x), op.tdot_rows(r)
+        assert got_x.flags.c_contiguous and got_r.flags.c_contiguous
+        np.testing.assert_array_equal(got_x, np.stack([op.dot(row) for row in x]))
+        np.testing.assert_array_equal(got_r, np.stack([op.tdot(row) for row in r]))

@@ -8,7 +8,13 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.mechanisms.mean import PiecewiseMechanism, StochasticRounding, estimate_variance
+from ldp.mechanisms.mean import (
+    HYPERGEOMETRIC_LIMIT,
+    PiecewiseMechanism,
+    StochasticRounding,
+    estimate_variance,
+    sample_variance_split,
+)
 
 
 @pytest.mark.parametrize("name", ["sr", "pm"])
@@ -77,6 +83,53 @@ def test_variance_with_half_split(name, method):
         estimate_variance(mech, values[:1], rng)
     with pytest.raises(ldp.LDPError, match="outside"):
         estimate_variance(mech, values + 2.0, rng)
+
+
+
+@pytest.mark.parametrize(("name", "method"), [("sr", "centered"), ("sr", "moment"), ("pm", "centered")])
+def test_fast_variance_split_has_the_exact_splits_mean_and_spread(name, method):
+    """The fast engine's 50/50 split (a hypergeometric split of the counts, two fast aggregates) against the
+    exact one (every client) on the same population: T = 400 estimates each."""
+    mech = ldp.get_mechanism(name, 1.0)
+    support, counts = np.array([-0.8, -0.1, 0.5, 0.9]), np.array([300, 500, 700, 500])
+    values = np.repeat(support, counts)
+    trials = 400
+    fast_rng, exact_rng = np.random.default_rng(21), np.random.default_rng(22)
+    fast = [sample_variance_split(mech, counts, support, fast_rng, method=method) for _ in range(trials)]
+    exact = np.array([estimate_variance(mech, values, exact_rng, method=method)["variance"] for _ in range(trials)])
+    est = np.array([r["variance"] for r in fast])
+    assert {(r["n_mean"], r["n_variance"]) for r in fast} == {(1000, 1000)}
+    # same mean: the difference of two independent means of T draws has sd √(s_f²/T + s_e²/T); 4 sd
+    assert abs(est.mean() - exact.mean()) < 4 * math.sqrt((est.var(ddof=1) + exact.var(ddof=1)) / trials)
+    # same spread: σ̂² is a sum of 1000 reports (near normal), so ln s has sd ≈ 1/√(2(T − 1)) and the log-ratio of
+    # two independent sds 1/√(T − 1); 4 sd (a second half of n instead of n/2 users would give ln √2 ≈ 0.35)
+    assert abs(math.log(est.std(ddof=1) / exact.std(ddof=1))) < 4 / math.sqrt(trials - 1)
+    # and the theory: E[σ̂²] = σ² ± Var[μ̂] (μ̂ from the 1000 first-half users; + for centered, − for moment), within
+    # 4 standard errors of the T-trial mean plus that O(1/n) term
+    sigma2 = values.var()
+    var_mu = float(counts @ mech.variance(support)) / values.size / 1000
+    assert abs(est.mean() - sigma2) < 4 * est.std(ddof=1) / math.sqrt(trials) + 2 * var_mu
+
+
+def test_fast_variance_split_inputs_and_very_large_populations():
+    mech = ldp.get_mechanism("sr", 1.0)
+    rng = np.random.default_rng(0)
+    support = np.array([-0.5, 0.5])
+    with pytest.raises(ldp.LDPError, match="method"):
+        sample_variance_split(mech, [10, 10], support, rng, method="xx")
+    with pytest.raises(ldp.LDPError, match="two users"):
+        sample_variance_split(mech, [1, 0], support, rng)
+    with pytest.raises(ldp.LDPError, match="non-negative"):
+        sample_variance_split(mech, [-1, 5], support, rng)
+    with pytest.raises(ldp.LDPError, match="support"):
+        sample_variance_split(mech, [5, 5], support + 1.0, rng)
+    # beyond numpy's hypergeometric limit each user joins the first half with probability ½: halves n/2 ± √n/2
+    counts = np.array([HYPERGEOMETRIC_LIMIT // 2, HYPERGEOMETRIC_LIMIT // 2 + 2])
+    res = sample_variance_split(mech, counts, support, rng)
+    n = int(counts.sum())
+    assert res["n_mean"] + res["n_variance"] == n and abs(res["n_mean"] - n / 2) < 5 * math.sqrt(n) / 2
+    # σ² = 0.25 here; σ̂²'s sd ≈ 2·√(Var[ṽ]/(n/2)) ≈ 3·10⁻⁴ at ε = 1: within 5 sd (+ Var[μ̂], negligible)
+    assert abs(res["variance"] - 0.25) < 5 * 2 * math.sqrt(float(mech.worst_case_variance()) / (n / 2))
 
 
 # --------------------------------------------------------------------------- the mechanism protocol

@@ -74,6 +74,8 @@ def test_numerical_and_mean_estimates():
     assert two == pytest.approx(3 * base + 2 * cost.SECONDS_PER_BUCKET_TRIAL * 48 * 20)
     assert cost.mean_seconds(10**6, 1) > 0
     assert cost.mean_seconds(10**6, 10) == pytest.approx(10 * cost.mean_seconds(10**6, 1))
+    # the fast engine runs no client: its cost does not grow with n
+    assert cost.mean_seconds(10**9, 10, "fast") == cost.mean_seconds(10**3, 10, "fast") < cost.mean_seconds(10**6, 10)
 
 
 def test_sweep_seconds_counts_each_configuration():

@@ -10,7 +10,15 @@ import pandas as pd
 import pytest
 
 import ldp
-from ldp.studies.mean_variance import MeanResult, binned_mean_pitfall, engine_note, mean_values, simulate_mean
+from ldp.studies.mean_variance import (
+    MeanResult,
+    binned_mean_pitfall,
+    engine_note,
+    mean_values,
+    simulate_histogram_mean,
+    simulate_mean,
+    split_note,
+)
 
 
 def hours(n: int = 20_000, seed: int = 0) -> np.ndarray:
@@ -61,6 +69,31 @@ def test_engine_note_reads_the_mechanism():
     assert engine_note(sr, "exact").startswith("exact") and "StochasticRounding" in engine_note(sr, "exact")
     assert "exact in distribution" in engine_note(sr, "fast")
     assert engine_note(pm, "fast") == f"fast, approximate: {pm.fast_engine_note}"
+
+
+def test_fast_histogram_mean_collects_the_users_simulate_mean_would():
+    """The fast engine builds no per-user array: the same mean draws as simulate_mean on the users' values, the
+    true values as count-weighted sums, the variance from the fast split; the exact engine is simulate_mean's."""
+    edges = np.linspace(0.0, 24.0, 9)
+    counts = np.array([0, 40, 300, 900, 700, 250, 0, 10])
+    users = np.repeat((edges[:-1] + edges[1:]) / 2, counts)
+    variances = {}
+    for engine in ("fast", "exact"):
+        got = simulate_histogram_mean("sr", 1.0, counts, edges, engine=engine, trials=5, seed=4)
+        ref = simulate_mean("sr", 1.0, users, (0.0, 24.0), engine=engine, trials=5, seed=4)
+        np.testing.assert_array_equal(got.estimated_mean, ref.estimated_mean)
+        assert got.users == ref.users == counts.sum() and got.engine == engine
+        assert got.true_mean == pytest.approx(ref.true_mean, rel=1e-12)
+        assert got.true_variance == pytest.approx(ref.true_variance, rel=1e-12)
+        assert got.theoretical_variance == pytest.approx(ref.theoretical_variance, rel=1e-12)
+        np.testing.assert_array_equal(got.estimated_variance, ref.estimated_variance)  # the engine's own split
+        variances[engine] = got.estimated_variance
+    assert not np.array_equal(variances["fast"], variances["exact"])  # the fast split runs no client
+    with pytest.raises(ldp.LDPError, match="two users"):
+        simulate_histogram_mean("sr", 1.0, np.array([1, 0]), np.array([0.0, 1.0, 2.0]), engine="fast")
+    with pytest.raises(ldp.LDPError, match="non-negative"):
+        simulate_histogram_mean("sr", 1.0, np.array([5, -1]), np.array([0.0, 1.0, 2.0]), engine="fast")
+    assert split_note("exact") == "every client simulated" and "hypergeometric" in split_note("fast")
 
 
 def test_mean_values_of_a_column():

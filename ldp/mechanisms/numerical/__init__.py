@@ -89,6 +89,23 @@ class NumericalMechanism(Mechanism):
     def _reconstruct(self, aggregate: Aggregate, method: str, **options: Any) -> Estimate:
         """The reconstruction ``method`` (one of ``reconstructions``) from a validated aggregate."""
 
+    def reconstruct_batch(self, counts: Any, n: int, *, method: str | None = None, **options: Any) -> np.ndarray:
+        """The values of :meth:`reconstruct` for every row of ``counts`` (trials × statistic, each from n reports),
+        shape (trials, d): the hook ``_reconstruct_batch`` where a family batches its reconstruction (the same
+        values, row by row), else one :meth:`reconstruct` per row."""
+        rows = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+        name = method or self.reconstructions[0]
+        aggregates = [self.as_aggregate(row, n) for row in rows]  # validated as reconstruct validates them
+        if name in self.reconstructions:
+            batch = self._reconstruct_batch(np.stack([agg.counts for agg in aggregates]), name, **options)
+            if batch is not None:
+                return batch
+        return np.stack([self.reconstruct(agg, method=name, **options).values for agg in aggregates])
+
+    def _reconstruct_batch(self, counts: np.ndarray, method: str, **options: Any) -> np.ndarray | None:
+        """The batched form of ``method`` on validated rows (hook; None: no batched form, one run per row)."""
+        return None
+
     def _estimate(self, aggregate: Aggregate) -> Estimate:
         return self._reconstruct(aggregate, self.reconstructions[0])
 

@@ -57,7 +57,7 @@ from ldp.core.randomness import RandomSource, bernoulli
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate
 from ldp.data.scale import ValueScale
-from ldp.maths.em import DEFAULT_MAX_ITER, default_tolerance, expectation_maximization
+from ldp.maths.em import DEFAULT_MAX_ITER, default_tolerance, expectation_maximization, expectation_maximization_batch
 from ldp.maths.grid import OutputGrid
 from ldp.mechanisms.base import ceil_log2, check_int_reports
 from ldp.mechanisms.frequency.base import MIN_PROBABILITY
@@ -281,15 +281,15 @@ def _second_difference(edges: np.ndarray, b: float, lo: float, width: float, n: 
 
 def _basis(m: np.ndarray, width: float, out: np.ndarray) -> np.ndarray:
     """[G_e, F_e, m, Σm] of a histogram m on buckets of ``width``: F_e and G_e exclusive cumulative sums."""
-    n = m.size
-    g, f = out[:n], out[n:2 * n]
-    f[0] = 0.0
-    np.cumsum(m[:-1], out=f[1:])
-    out[2 * n:3 * n] = m
-    out[3 * n] = f[-1] + m[-1]
+    n = m.shape[-1]  # along the last axis: one histogram, or a block of rows (the same sums, row by row)
+    g, f = out[..., :n], out[..., n:2 * n]
+    f[..., 0] = 0.0
+    np.cumsum(m[..., :-1], axis=-1, out=f[..., 1:])
+    out[..., 2 * n:3 * n] = m
+    out[..., 3 * n] = f[..., -1] + m[..., -1]
     half = f + 0.5 * m
-    g[0] = 0.0
-    np.cumsum(half[:-1], out=g[1:])
+    g[..., 0] = 0.0
+    np.cumsum(half[..., :-1], axis=-1, out=g[..., 1:])
     g *= width
     return out
 
@@ -382,6 +382,24 @@ class SquareWaveChannel:
         else:
             out = self._bwd @ _basis(r, self.w_tilde, np.empty(3 * self.d_tilde + 1))
         out += self.background * r.sum()
+        return out
+
+    def dot_rows(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`dot` of every row of ``x`` (T × d → T × d̃, C-ordered), for EM on a block of collections
+        (:func:`ldp.maths.em.expectation_maximization_batch`): the sparse block product adds each row's terms in
+        the order of one vector's, so every row equals :meth:`dot` of it bit for bit."""
+        x = np.asarray(x, dtype=np.float64)
+        basis = x if self.form == "band" else _basis(x, self.w, np.empty((x.shape[0], 3 * self.d + 1)))
+        out = np.ascontiguousarray((self._fwd @ basis.T).T)
+        out += self.background * x.sum(axis=1)[:, None]
+        return out
+
+    def tdot_rows(self, r: np.ndarray) -> np.ndarray:
+        """:meth:`tdot` of every row of ``r`` (T × d̃ → T × d, C-ordered), bit for bit as :meth:`dot_rows`."""
+        r = np.asarray(r, dtype=np.float64)
+        basis = r if self.form == "band" else _basis(r, self.w_tilde, np.empty((r.shape[0], 3 * self.d_tilde + 1)))
+        out = np.ascontiguousarray((self._bwd @ basis.T).T)
+        out += self.background * r.sum(axis=1)[:, None]
         return out
 
     def dense(self) -> np.ndarray:
@@ -509,6 +527,15 @@ class _WindowChannel(NumericalMechanism):
         """EM or EMS (§5.5) on the d̃-cell report histogram, with the paper's τ unless ``tol`` is given."""
         return channel_reconstruction(aggregate.counts, self.transition_operator(), method, self._epsilon, tol,
                                       max_iter)
+
+    def _reconstruct_batch(self, counts: np.ndarray, method: str, *, tol: float | None = None,
+                           max_iter: int = DEFAULT_MAX_ITER) -> np.ndarray:
+        """EM or EMS of every row of ``counts`` (trials × d̃) as one batch
+        (:func:`ldp.maths.em.expectation_maximization_batch`: each row's estimate is :meth:`_reconstruct`'s)."""
+        tau = default_tolerance(method, self._epsilon) if tol is None else tol
+        x, _ = expectation_maximization_batch(counts, self.transition_operator(), smoothing=method == "ems", tol=tau,
+                                              max_iter=max_iter)
+        return x
 
     def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
         return self.transition_operator().dot(true_counts.astype(np.float64))
