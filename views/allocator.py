@@ -16,7 +16,6 @@ the allocator as it is (to measure the difference).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 
@@ -40,11 +39,10 @@ def keep_freed_buffers() -> bool:
     """
     if os.environ.get("LDP_KEEP_BUFFERS", "1") == "0":
         return False
-    name = ctypes.util.find_library("c")
-    try:
-        mallopt = ctypes.CDLL(name).mallopt if name else None
-    except (OSError, AttributeError):
-        mallopt = None
+    if os.name != "posix":
+        return False
+    # the symbols of the process itself (dlopen(NULL)), where glibc's mallopt is when the C library is glibc
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
     if mallopt is None:
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
