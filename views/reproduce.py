@@ -7,6 +7,7 @@ and a rerun draws only the open tab's; :func:`default_studies` still computes ev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -158,6 +159,15 @@ def _granularity(n: int, trials: int, seed: int):
 KEPT = "page"
 
 
+def _show(key: str, inputs: tuple, build: Callable[[], Any], data: Any = None, description: str = "",
+          **options: Any) -> None:
+    """The figure ``build()`` makes, shown as chart ``key`` with its table: built once per ``inputs`` (the page's
+    settings that fix its study, hence its table) for every session (:func:`common.cached_figure`), so a rerun that
+    finds the study computed — another session asked for the same settings, or a control elsewhere on the page moved —
+    builds no figure again."""
+    common.show_figure(common.cached_figure((key, *inputs), build), key, data, description, shared=True, **options)
+
+
 def _paper_scale(*figure_ids: str, **settings: Any) -> None:
     """Beside a figure: a choice to run it (and the other ``figure_ids`` drawn from the same study) at the paper's
     settings, on demand, its estimated time shown before it starts."""
@@ -271,8 +281,8 @@ def _ibu_gain_table(n: int, trials: int, seed: int) -> None:
     if mechanisms and epsilons:
         with common.friendly_errors("the Γ table"):
             table = _gain(tuple(mechanisms), tuple(sorted(epsilons)), n, trials, seed)
-        fig = viz.gain_figure(table)
-        common.show_figure(fig, "rp_gain", table, main=True, present_height=370, description=(
+        _show("rp_gain", (tuple(mechanisms), tuple(sorted(epsilons)), n, trials, seed), lambda: viz.gain_figure(table),
+              table, main=True, present_height=370, description=(
             "Γ (%) = 100·max((M_base − M)/M_base, 0) on the full-domain MSE, over the paper's baseline (matrix "
             f"inversion clipped and renormalised, §2.3), Zipf(1.1) over 100 values (the stand-in for the paper's "
             f"Income data), n = {n:,}, {trials} trial(s). The paper measured the plain Eq. (3) (dashed), stopped at "
@@ -292,7 +302,7 @@ def _square_wave_b(n: int, trials: int, seed: int) -> None:
     eps_b = float(render(B_EPS))
     with common.friendly_errors("the b sweep"):
         sweep = _b(eps_b, n, trials, seed)
-    common.show_figure(viz.b_figure(sweep, eps_b), "rp_b", sweep, description=(
+    _show("rp_b", (eps_b, n, trials, seed), lambda: viz.b_figure(sweep, eps_b), sweep, description=(
         "SW + EMS on a Beta(5, 2) column over 64 buckets: Wasserstein and range-query error (α = 0.1) against the "
         "wave's half-width b, as a multiple of the paper's mutual-information choice (dotted line). Right axis: "
         "Lemma 1's W1 between the outputs of two inputs ½ apart, ½(1 − (2b+1)q), beside the W1 measured between "
@@ -313,8 +323,8 @@ def _square_wave_methods(n: int, trials: int, seed: int) -> None:
     label = get_metric(metric).display_name
     with common.friendly_errors("the numerical methods"):
         methods = _numerical(n, trials, seed, metric)
-    common.show_figure(viz.methods_figure(methods, label, NUM_FIGURES[metric]), "rp_num",
-                       methods[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high"]], description=(
+    _show("rp_num", (n, trials, seed, metric), lambda: viz.methods_figure(methods, label, NUM_FIGURES[metric]),
+          methods[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high"]], description=(
         f"A Beta(5, 2) column over 64 buckets, n = {n:,}, {trials} trial(s) per ε: {label} of each method's "
         "estimate (mean and 95 % band), in units of the column's [0, 1] range. The paper's method set: SW with EMS "
         "and with EM, HH (constrained inference) beside HH-ADMM and HaarHRR, CFO-binning with 16, 32 and 64 bins, "
@@ -329,8 +339,8 @@ def _square_wave_methods(n: int, trials: int, seed: int) -> None:
                   "competitive — raise n and the trials (sidebar) to see the ranking settle.")
     with common.friendly_errors("the spiky column"):
         spiky = _spiky(n, trials, seed)
-    common.show_figure(viz.methods_figure(spiky, "KS distance", "Fig. 2, Income"), "rp_spiky",
-                       spiky[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high"]], description=(
+    _show("rp_spiky", (n, trials, seed), lambda: viz.methods_figure(spiky, "KS distance", "Fig. 2, Income"),
+          spiky[["mechanism", "estimator", "epsilon", "mean", "ci_low", "ci_high"]], description=(
         "An Income-like spiky column (a stand-in for the paper's Income data: 40 % smooth, 60 % in six one-bucket "
         f"spikes at round values) over 64 buckets, n = {n:,}, {trials} trial(s) per ε: KS distance."))
     ks = spiky.set_index(["estimator", "epsilon"])["mean"]
@@ -348,7 +358,7 @@ def _square_wave_shapes(n: int, trials: int, seed: int) -> None:
     st.header("Square-wave paper, §6.4: wave shapes")
     with common.friendly_errors("the wave shapes"):
         shapes = _shapes(n, trials, seed)
-    common.show_figure(viz.shapes_figure(shapes), "rp_shapes", shapes, description=(
+    _show("rp_shapes", (n, trials, seed), lambda: viz.shapes_figure(shapes), shapes, description=(
         f"General Wave + EMS with a square (SW), trapezoid (top half as wide) and triangle wave, each with the paper's "
         f"b, on the Beta(5, 2) column over 64 buckets, n = {n:,}, {trials} trial(s) per ε."))
     wide = shapes.pivot(index="shape", columns="epsilon", values="Wasserstein")
@@ -359,7 +369,7 @@ def _square_wave_shapes(n: int, trials: int, seed: int) -> None:
                 "(with b chosen for the square wave), the triangle is behind.")
     with common.friendly_errors("the wave shapes against b"):
         along_b = _shapes_b(n, trials, seed)
-    common.show_figure(viz.shapes_b_figure(along_b, 1.0), "rp_shapes_b", along_b, description=(
+    _show("rp_shapes_b", (n, trials, seed), lambda: viz.shapes_b_figure(along_b, 1.0), along_b, description=(
         "Fig. 5's set at ε = 1: the square wave, trapezoids of top/bottom ratio 0.8, 0.6, 0.4, 0.2 and the triangle, "
         f"each at b = ¼ … 4 × b_MI, on the Beta(5, 2) column over 64 buckets, n = {n:,}, {trials} trial(s)."))
     by_b = along_b.pivot(index="shape", columns="b / b_MI", values="Wasserstein")
@@ -377,7 +387,7 @@ def _convolution_iiw(n: int, trials: int, seed: int) -> None:
     st.header("Convolution paper, Figs. 4–5: IIW and IIW-G converging")
     with common.friendly_errors("the IIW convergence"):
         conv = _iiw()
-    common.show_figure(viz.convergence_figure(conv), "rp_iiw", conv, description=(
+    _show("rp_iiw", (), lambda: viz.convergence_figure(conv), conv, description=(
         "One GRR collection of a smooth population (a Gaussian bump over d = 1000 values, n = 2.84·10⁶ — the paper's "
         "Taxi ratios d·√Var* = 10.9, 2.9, 0.99, 0.36 at ε = 1…4): MSE after each number of Wiener filterings, IIW "
         "(solid) and IIW-G (dashed), MI dotted."))
@@ -395,7 +405,7 @@ def _consistency_postprocessors(n: int, trials: int, seed: int) -> None:
     st.header("Consistency paper, Fig. 4: post-processors against ε")
     with common.friendly_errors("the post-processor curves"):
         curves = _postprocessors(n, trials, seed)
-    common.show_figure(viz.postprocessor_figure(curves), "rp_post", curves, description=(
+    _show("rp_post", (n, trials, seed), lambda: viz.postprocessor_figure(curves), curves, description=(
         f"OLH on a Zipf(1.1) population over 100 values, n = {n:,}, {trials} collection(s) per ε: full-domain MSE of "
         "matrix inversion and each post-processor on the same collections."))
     wide = curves.pivot(index="estimator", columns="epsilon", values="MSE")
@@ -413,7 +423,8 @@ def _convolution_spectrum(n: int, trials: int, seed: int) -> None:
     mech, eps_s = common.render_row([SPEC_MECH, SPEC_EPS])
     with common.friendly_errors("the spectrum"):
         spectrum = _spectrum(mech, float(eps_s), n, trials, seed)
-    common.show_figure(viz.spectrum_figure(spectrum), "rp_spec", spectrum, description=(
+    _show("rp_spec", (mech, float(eps_s), n, trials, seed), lambda: viz.spectrum_figure(spectrum), spectrum,
+          description=(
         "|FFT(g − E g)|² of the normalised support counts g = C/n, averaged over at least 20 collections, "
         "against Theorem 3 (Eqs. (19)–(20))."))
     ratio = float(spectrum["empirical"].iloc[1:].mean() / spectrum["Theorem 3"].iloc[1:].mean())
@@ -432,14 +443,16 @@ def _ibu_grid(n: int, trials: int, seed: int) -> None:
     which = "the paper's plain Eq. (3), 10⁴ iterations" if plain else "IBU's limit (the MLE, ours)"
     with common.friendly_errors("the gain grid"):
         grid = _gain_grid(collection, int(grid_trials), seed, plain)
-    common.show_figure(viz.gain_by_mechanism_figure(grid, collection, gain), "rp_grid_mech", grid, description=(
+    grid_inputs = (collection, int(grid_trials), seed, plain, gain)
+    _show("rp_grid_mech", grid_inputs, lambda: viz.gain_by_mechanism_figure(grid, collection, gain), grid,
+          description=(
         f"{which}: Γ (%) on the {metric} over the paper's baseline, every pure {collection} mechanism, averaged over "
         "the paper's populations (Gaussian, exponential, uniform, Poisson, triangular, and Zipf as the stand-in for "
         "its Income data), k ∈ {2, 50, 100, 200} and n ∈ {20,000, 100,000} — the paper's grid — with "
         f"{int(grid_trials)} trial(s) per cell (the paper: 20). The paper measured the plain Eq. (3), stopped at "
         "10,000 iterations (§4.1)."))
-    common.show_figure(viz.gain_trend_figure(grid, vary, collection, gain, study.IBU_DISTRIBUTION_LABELS),
-                       "rp_grid_trend", grid)
+    _show("rp_grid_trend", (*grid_inputs, vary),
+          lambda: viz.gain_trend_figure(grid, vary, collection, gain, study.IBU_DISTRIBUTION_LABELS), grid)
     table = study.ibu_gain_summary(grid).round(1)
     table.columns = [" · ".join(c) for c in table.columns]
     st.dataframe(table, key="rp_grid_table")
@@ -467,12 +480,13 @@ def _consistency_tasks(n: int, trials: int, seed: int) -> None:
     st.header("Consistency paper, Figs. 5–7 and 10: users saved, set queries, the top k")
     with common.friendly_errors("the post-processing tasks"):
         tasks = _tasks(n, trials, seed)
-    common.show_figure(viz.n_prime_figure(tasks["n_prime"]), "rp_nprime", tasks["n_prime"], description=(
+    _show("rp_nprime", (n, trials, seed), lambda: viz.n_prime_figure(tasks["n_prime"]), tasks["n_prime"],
+          description=(
         "OLH at ε = 1 on the paper's Zipf(1.5) over 1,024 values, n from 0.2·10⁶ to 2·10⁶ (Fig. 5's axis): "
         "n′ = n·MSE_MI/MSE_method, the users matrix inversion alone would need for the method's full-domain error "
         f"(above the MI line = users saved). Set queries and the top k: n = {max(n, 10 * 1024):,} (the sidebar's n)."))
-    common.show_figure(viz.set_query_figure(tasks["set"]), "rp_set", tasks["set"])
-    common.show_figure(viz.top_k_figure(tasks["top_k"]), "rp_topk", tasks["top_k"])
+    _show("rp_set", (n, trials, seed), lambda: viz.set_query_figure(tasks["set"]), tasks["set"])
+    _show("rp_topk", (n, trials, seed), lambda: viz.top_k_figure(tasks["top_k"]), tasks["top_k"])
     last = tasks["n_prime"][tasks["n_prime"]["n"] == tasks["n_prime"]["n"].max()].set_index("estimator")["n′"]
     saved = 1 - last["mi"] / last["power-ns"]
     st.markdown(f"**The paper:** {study.PRINTED['consistency Fig. 5']}; {study.PRINTED['consistency Figs. 6–7, 10']}. "
@@ -489,13 +503,13 @@ def _consistency_fixed_sets(n: int, trials: int, seed: int) -> None:
     st.header("Consistency paper, Figs. 8–9: fixed set queries, and choosing the method from the reports")
     with common.friendly_errors("the fixed set queries"):
         fixed = _fixed_sets(trials, seed)
-    common.show_figure(viz.fixed_sets_figure(fixed["mse"]), "rp_fixed_sets", fixed["mse"], description=(
+    _show("rp_fixed_sets", (trials, seed), lambda: viz.fixed_sets_figure(fixed["mse"]), fixed["mse"], description=(
         "OLH on the paper's Zipf(1.5) over 1,024 values, 10⁶ users, queried for the frequency of each of 68 fixed "
         "categories of 10.4 values — the shape of the paper's Emoji categories, whose data is not public."))
-    common.show_figure(viz.synthetic_selection_figure(fixed["synthetic"]), "rp_synthetic_selection",
-                       fixed["synthetic"], description=(
-                           "Per ε, from one collection alone: each method's error on a synthetic population fitted to "
-                           "its estimate (the advisor, §V.D) beside its actual error on that collection."))
+    _show("rp_synthetic_selection", (trials, seed), lambda: viz.synthetic_selection_figure(fixed["synthetic"]),
+          fixed["synthetic"], description=(
+              "Per ε, from one collection alone: each method's error on a synthetic population fitted to its "
+              "estimate (the advisor, §V.D) beside its actual error on that collection."))
     synth = fixed["synthetic"]
     hits = sum(bool(part.loc[part["recommended"], "actual"].min() <= 1.25 * part["actual"].min())
                for _, part in synth.groupby("epsilon"))
@@ -516,15 +530,17 @@ def _convolution_wiener(n: int, trials: int, seed: int) -> None:
     st.header("Convolution paper, Figs. 6–9: the Wiener family on smooth data")
     with common.friendly_errors("the Wiener curves"):
         curves = _wiener(trials, seed)
-    common.show_figure(viz.wiener_figure(curves["epsilon"], "epsilon"), "rp_wiener_eps", curves["epsilon"],
-                       description=("A smooth population (a Gaussian bump, the paper's Taxi case) of 10⁶ users over "
-                                    "d = 1000 values; each mechanism's collections shared by its estimators."))
-    common.show_figure(viz.wiener_figure(curves["d"], "d"), "rp_wiener_d", curves["d"])
-    common.show_figure(viz.top_k_figure(curves["top_k"], "method", "convolution paper Fig. 8"), "rp_wiener_topk",
-                       curves["top_k"])
-    common.show_figure(viz.positives_figure(curves["positives"]), "rp_wiener_positives", curves["positives"],
-                       description="At ε = 4 and d = 1000: values whose estimated count is above the threshold, "
-                                   "split into truly above it (true positives) and not (false positives).")
+    _show("rp_wiener_eps", (trials, seed), lambda: viz.wiener_figure(curves["epsilon"], "epsilon"),
+          curves["epsilon"], description=("A smooth population (a Gaussian bump, the paper's Taxi case) of 10⁶ users "
+                                          "over d = 1000 values; each mechanism's collections shared by its "
+                                          "estimators."))
+    _show("rp_wiener_d", (trials, seed), lambda: viz.wiener_figure(curves["d"], "d"), curves["d"])
+    _show("rp_wiener_topk", (trials, seed),
+          lambda: viz.top_k_figure(curves["top_k"], "method", "convolution paper Fig. 8"), curves["top_k"])
+    _show("rp_wiener_positives", (trials, seed), lambda: viz.positives_figure(curves["positives"]),
+          curves["positives"], description="At ε = 4 and d = 1000: values whose estimated count is above the "
+                                           "threshold, split into truly above it (true positives) and not (false "
+                                           "positives).")
     top = curves["epsilon"]["epsilon"].max()
     mse = curves["epsilon"][curves["epsilon"]["epsilon"] == top].set_index("method")["MSE"]
     st.markdown(f"**The paper:** {study.PRINTED['convolution Figs. 6–8']}. **Here:** at ε = {top:g} IIW's MSE is "
@@ -547,9 +563,9 @@ def _convolution_wiener(n: int, trials: int, seed: int) -> None:
     rough_data = render(ROUGH)
     with common.friendly_errors("the Wiener curves on non-smooth data"):
         rough = _wiener(trials, seed, rough_data)
-    common.show_figure(viz.wiener_figure(rough["epsilon"], "epsilon"), "rp_wiener_rough", rough["epsilon"],
-                       description=f"The {ROUGH_DATA[rough_data]} over d = 1000 values, 10⁶ users: MI, DW and "
-                                   "DW-AMRP (100 random re-permutations averaged, §IV-E) for GRR and OUE.")
+    _show("rp_wiener_rough", (trials, seed, rough_data), lambda: viz.wiener_figure(rough["epsilon"], "epsilon"),
+          rough["epsilon"], description=f"The {ROUGH_DATA[rough_data]} over d = 1000 values, 10⁶ users: MI, DW and "
+                                        "DW-AMRP (100 random re-permutations averaged, §IV-E) for GRR and OUE.")
     st.markdown(f"**The paper:** {study.PRINTED['convolution non-smooth']}. **Here:** "
                 f"{study.non_smooth_finding(rough['epsilon'])}")
 
@@ -559,7 +575,7 @@ def _square_wave_granularity(n: int, trials: int, seed: int) -> None:
     st.header("Square-wave paper, Fig. 7: bucket granularity")
     with common.friendly_errors("the granularity sweep"):
         gran = _granularity(n, trials, seed)
-    common.show_figure(viz.granularity_figure(gran), "rp_gran", gran, description=(
+    _show("rp_gran", (n, trials, seed), lambda: viz.granularity_figure(gran), gran, description=(
         f"SW + EMS on a Beta(5, 2) column bucketized into d = 16 … 2,048 buckets (the paper's axis is 256 … 2,048), "
         f"n = {n:,}, {trials} trial(s); d̃ = d output buckets. The paper's guidance for d̃: near √N "
         f"(here √N = {n ** 0.5:,.0f})."))
