@@ -275,14 +275,17 @@ def default_studies() -> None:
 
 
 def _ibu_gain_table(n: int, trials: int, seed: int) -> None:
-    """IBU paper, Table 2: utility gain Γ of IBU — the page's main chart."""
+    """IBU paper, Table 2: utility gain Γ of IBU — the page's main chart, first in the first tab."""
+    # on a projector the main chart comes first in its tab, its heading and controls below it (as page_heading's slot
+    # does for a page without tabs: the tab bar's 50 px pushed it past a 720 px screen)
+    slot = common.main_chart_slot()
     st.header("IBU paper, Table 2: utility gain Γ of IBU")
     mechanisms, epsilons = common.render_row([GAIN_MECHS, GAIN_EPS])
     if mechanisms and epsilons:
         with common.friendly_errors("the Γ table"):
             table = _gain(tuple(mechanisms), tuple(sorted(epsilons)), n, trials, seed)
         _show("rp_gain", (tuple(mechanisms), tuple(sorted(epsilons)), n, trials, seed), lambda: viz.gain_figure(table),
-              table, main=True, present_height=370, description=(
+              table, main=True, where=slot, present_height=370, description=(
             "Γ (%) = 100·max((M_base − M)/M_base, 0) on the full-domain MSE, over the paper's baseline (matrix "
             f"inversion clipped and renormalised, §2.3), Zipf(1.1) over 100 values (the stand-in for the paper's "
             f"Income data), n = {n:,}, {trials} trial(s). The paper measured the plain Eq. (3) (dashed), stopped at "
