@@ -254,8 +254,9 @@ def _own_data(*figure_ids: str, **settings: Any) -> None:
 
 
 def default_studies() -> None:
-    """Every study the page shows at its default settings, in the page's order (for :func:`common.precompute`, once
-    per server: the first visit then finds them computed, or waits for the rest with a progress bar)."""
+    """Every study the page shows at its default settings — every tab's, though a rerun draws only the open one — in
+    the order the sections were first drawn in (for :func:`common.precompute`, once per server: the first visit of any
+    tab then finds its studies computed, or waits for the rest with a progress bar)."""
     n, trials, seed = int(USERS.default), int(TRIALS.default), int(SEED.default)
     _gain(tuple(GAIN_MECHS.default), tuple(sorted(GAIN_EPS.default)), n, trials, seed)
     _b(float(B_EPS.default), n, trials, seed)
@@ -588,9 +589,9 @@ def _square_wave_granularity(n: int, trials: int, seed: int) -> None:
     _own_data("square-wave-fig-7", trials=trials, seed=seed)
 
 
-
-#: The page's tabs, one per paper (bound to the URL), each with its sections in the page's order. Only the open tab's
-#: sections run: a rerun (ten sessions moving ε at once each pay one) draws the figures that are looked at, not 24.
+#: The page's tabs, one per paper (bound to the URL), each with its sections in the page's order; a section draws with
+#: the sidebar's n, trials and seed (those it uses). Only the open tab's sections run: a rerun (ten sessions moving ε
+#: at once each pay one) draws the figures that are looked at, not 24.
 PAPERS = {
     "IBU paper": (_ibu_gain_table, _ibu_grid),
     "Square-wave paper": (_square_wave_b, _square_wave_methods, _square_wave_shapes, _square_wave_granularity),
