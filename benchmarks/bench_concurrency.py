@@ -84,11 +84,15 @@ PAGES = {
     "privacy": ("priv_eps0", "priv_audit_seed"),
     "reproduce": ("rp_b_eps", "rp_seed"),
 }
+#: page → the URL parameters that open the view holding its main ε control (a page in tabs draws only the open one)
+VIEWS = {
+    "reproduce": {"rp_paper": "Square-wave paper"},
+}
 
 
 def _session(page: str, seed: int) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=600)
-    at.query_params.update({PAGES[page][1]: str(seed)})
+    at.query_params.update({**VIEWS.get(page, {}), PAGES[page][1]: str(seed)})
     at.run()
     at.switch_page(f"views/{page}.py")
     at.run()

@@ -1,4 +1,6 @@
-"""AppTest: the "Reproduce the papers" page draws its three figures with the papers' findings beside ours."""
+"""AppTest: the "Reproduce the papers" page draws each paper's figures with the papers' findings beside ours. The
+figures are grouped by paper in tabs bound to the URL (``rp_paper``): only the open tab's sections run, so a test
+opens the tab it reads (``open_tab``) or reads every tab in turn (``AllTabs``)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,30 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
+from apptest_tabs import AllTabs, labels, open_tab  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from views.reproduce import PAPERS  # noqa: E402
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TAB_KEY = "rp_paper"
+#: Each tab's charts, in the page's order, and its "**The paper…**" lines (22 charts and 16 lines in all).
+CHARTS = {
+    "IBU paper": ["rp_gain", "rp_grid_mech", "rp_grid_trend"],
+    "Square-wave paper": ["rp_b", "rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_gran"],
+    "Convolution paper": ["rp_iiw", "rp_spec", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk",
+                          "rp_wiener_positives", "rp_wiener_rough"],
+    "Consistency paper": ["rp_post", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets", "rp_synthetic_selection"],
+}
+FINDINGS = {"IBU paper": 2, "Square-wave paper": 6, "Convolution paper": 5, "Consistency paper": 3}
+
+
+def _keys(at) -> list[str]:
+    return [c.key for c in at.get("plotly_chart")]
+
+
+def _tab(at: AppTest, paper: str) -> AppTest:
+    return open_tab(at, TAB_KEY, list(PAPERS).index(paper))
 
 
 def test_the_page_regenerates_each_figure():
@@ -18,27 +41,30 @@ def test_the_page_regenerates_each_figure():
     at.switch_page("views/reproduce.py")
     at.run()
     assert not at.exception and not at.error
-    keys = ["rp_gain", "rp_b", "rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_iiw", "rp_post", "rp_spec",
-            "rp_grid_mech", "rp_grid_trend", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets",
-            "rp_synthetic_selection", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk", "rp_wiener_positives",
-            "rp_wiener_rough", "rp_gran"]
-    assert [c.key for c in at.get("plotly_chart")] == keys
-    assert sum("**The paper" in m.value for m in at.markdown) == 16
+    assert labels(at) == list(PAPERS) == list(CHARTS)
+    # the first tab is open: its charts alone, the main chart (rp_gain, presentation mode's) first
+    assert _keys(at) == CHARTS["IBU paper"]
+    every = AllTabs(at, TAB_KEY)
+    assert [[c.key for c in run["plotly_chart"]] for run in every.runs] == list(CHARTS.values())
+    assert [sum("**The paper" in m.value for m in run["markdown"]) for run in every.runs] == list(FINDINGS.values())
+    assert not every.error
     next(w for w in at.multiselect if w.key == "rp_gain_mechs").set_value(["grr"])
     next(w for w in at.radio if w.key == "rp_grid_collection").set_value("longitudinal")
     next(w for w in at.radio if w.key == "rp_grid_vary").set_value("k")
     at.run()
-    assert not at.exception and len(at.get("plotly_chart")) == len(keys)
+    assert not at.exception and _keys(at) == CHARTS["IBU paper"]
     assert any("Table 3" in c.value for c in at.caption)  # the longitudinal table
     assert any("differ from the paper's Table 3" in m.value for m in at.markdown)  # the one-line reason
     trend = next(c for c in at.get("plotly_chart") if c.key == "rp_grid_trend")
     assert "against k" in trend.proto.spec
     # Square-wave Figs. 2–4: each metric of the paper's figures is one choice away.
+    _tab(at, "Square-wave paper")
     next(w for w in at.selectbox if w.key == "rp_num_metric").set_value("quantile_error")
     at.run()
     methods = next(c for c in at.get("plotly_chart") if c.key == "rp_num")
     assert not at.exception and "Fig. 4, quantiles" in methods.proto.spec
     # Beside each figure, the paper's scale on demand: its settings and estimated time first, then a button.
+    _tab(at, "Convolution paper")
     assert not any(c.key.startswith("rp_paper_fig_") for c in at.get("plotly_chart"))
     next(w for w in at.toggle if w.key == "rp_paper_convolution-fig-3").set_value(True)
     at.run()
@@ -51,13 +77,40 @@ def test_the_page_regenerates_each_figure():
     assert any("At the paper's scale (convolution-fig-3)" in m.value for m in at.markdown)
     # Beside the figures that can take data: the same study on a bundled column, with the verdict line.
     assert not any(t.key == "rp_own_convolution-fig-3" for t in at.toggle)  # the spectrum cannot take data
+    _tab(at, "Consistency paper")
     next(w for w in at.toggle if w.key == "rp_own_consistency-fig-4").set_value(True)
-    next(w for w in at.toggle if w.key == "rp_own_square-wave-fig-6").set_value(True)  # a numerical column
     at.run()
-    assert any(m.value.startswith("**On your data (square-wave-fig-6):** ") for m in at.markdown)
-    assert next(w for w in at.selectbox if w.key == "rp_own_square-wave-fig-6_column").value == "dep_time_hours"
     assert not at.exception and not at.error
     own = next(c for c in at.get("plotly_chart") if c.key == "rp_own_fig_consistency-fig-4")
     assert own is not None
     verdict = next(m.value for m in at.markdown if m.value.startswith("**On your data (consistency-fig-4):**"))
     assert verdict.split("** ")[1].startswith(("holds: ", "does not hold: ")) and "Base-Cut" in verdict
+    _tab(at, "Square-wave paper")
+    next(w for w in at.toggle if w.key == "rp_own_square-wave-fig-6").set_value(True)  # a numerical column
+    at.run()
+    assert not at.exception and not at.error
+    assert any(m.value.startswith("**On your data (square-wave-fig-6):** ") for m in at.markdown)
+    assert next(w for w in at.selectbox if w.key == "rp_own_square-wave-fig-6_column").value == "dep_time_hours"
+    # a toggle keeps its value while another tab, where it is not drawn, is looked at
+    _tab(at, "Consistency paper")
+    assert next(w for w in at.toggle if w.key == "rp_own_consistency-fig-4").value
+    assert any(c.key == "rp_own_fig_consistency-fig-4" for c in at.get("plotly_chart"))
+
+
+def test_a_link_opens_the_paper_it_names():
+    """A shared link opens the tab it names (the tab's label in ``?rp_paper=``, which the browser writes when a tab
+    is clicked: tests/e2e checks that half), with that paper's figures only; a label no tab has is ignored (the open
+    tab stays, no error)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({TAB_KEY: "Convolution paper", "rp_users": "20000"})  # small n: only the tabs are read
+    at.run()
+    at.switch_page("views/reproduce.py")
+    at.run()
+    assert not at.exception and not at.error
+    assert _keys(at) == CHARTS["Convolution paper"]
+    at.query_params[TAB_KEY] = "Consistency paper"  # another link, in the same session
+    at.run()
+    assert not at.exception and _keys(at) == CHARTS["Consistency paper"]
+    at.query_params[TAB_KEY] = "<script>"
+    at.run()
+    assert not at.exception and not at.error and _keys(at) == CHARTS["Consistency paper"]
