@@ -53,8 +53,10 @@ def wait_for_button(seconds: float, above: float, signature: Any, key: str, labe
     st.stop()
 
 
-_STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, oldest first
-_STUDIES_MAX = 32
+_STUDIES: dict[Any, Any] = {}  # process-wide results of cached_with_progress, least recently used first
+#: Studies kept (tables of a few kB to a few MB). A page shows up to ~6 at a time per seed: with 32 kept in the order
+#: they were computed, ten sessions each on its own seed evicted one another's and recomputed them on every rerun.
+_STUDIES_MAX = 256
 
 
 def is_cached(key: Any) -> bool:
@@ -66,7 +68,7 @@ def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[floa
     """``compute(progress)`` once per ``key`` for the whole server (like ``st.cache_data``, shared by every session),
     drawing its own progress bar while it runs. ``st.cache_data`` cannot do this: it records the bar's updates
     made inside the cached function and fails to replay them on a block that no longer exists. Results are
-    treated as read-only; the least recently computed are evicted beyond 32 entries.
+    treated as read-only; the least recently used are evicted beyond ``_STUDIES_MAX`` entries.
 
     A key is computed by one caller at a time: a session (or the background :func:`precompute`) that asks for a key
     another is computing waits for it, drawing that run's progress, instead of computing it again — ten sessions
@@ -78,6 +80,7 @@ def cached_with_progress(key: Any, label: str, compute: Callable[[Callable[[floa
     while True:
         with _CLAIM:
             if key in _STUDIES:
+                _STUDIES[key] = _STUDIES.pop(key)  # most recently used: evicted last
                 return _STUDIES[key]
             pending = _PENDING.get(key)
             if pending is None:

@@ -110,3 +110,21 @@ def test_when_the_run_others_wait_for_fails_the_next_caller_computes_it():
     results, errors = _ask_at_once("test-dedup-failure", compute)
     assert errors == ["the first run failed"]  # shown to the caller whose run failed, once
     assert len(calls) == 2 and results == ["second"] * 5  # one waiter computed it again; the rest waited for it
+
+
+def test_a_study_in_use_is_not_evicted_by_newer_ones(monkeypatch):
+    """The cache keeps the studies used most recently (ten sessions on their own seeds each reread theirs on every
+    rerun: evicting by age of computation recomputed them again and again)."""
+    monkeypatch.setattr(long_work, "_STUDIES", {})
+    monkeypatch.setattr(long_work, "_STUDIES_MAX", 3)
+    calls = []
+
+    def study(name):
+        return lambda progress: calls.append(name) or name
+
+    for name in ("a", "b", "c"):
+        long_work.cached_with_progress(name, "…", study(name))
+    long_work.cached_with_progress("a", "…", study("a"))  # read again: now the most recent
+    long_work.cached_with_progress("d", "…", study("d"))  # evicts b, the least recently used
+    assert long_work.is_cached("a") and not long_work.is_cached("b")
+    assert calls == ["a", "b", "c", "d"]
