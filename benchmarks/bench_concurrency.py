@@ -10,12 +10,9 @@ control to new values, and the time of each rerun is recorded. Measuring starts 
 precomputation (the Reproduce page's default studies, ≈ 11 s after the first visit) has finished, as on a server
 that has been up for a minute.
 
-Two arrival models (``--arrival``):
-
-* **burst** (the default, the worst case): all sessions change ε at the same moment (a barrier), so every rerun
-  queues behind the nine others on the one GIL.
-* **spread**: a class told "now set ε to 2": each session changes ε at its own moment, uniform over a window
-  (``--window``, 5 s) after the round starts (a seeded draw keyed by round and session).
+All sessions change ε at the same moment (a barrier), the worst case: every rerun queues behind the nine others
+on the one GIL. (Sessions arriving at their own moments cannot be modelled here: an AppTest that ends its run
+tears down the runtime another session's run is still using — "Runtime hasn't been created!".)
 
 Two scenarios:
 
@@ -45,7 +42,6 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
 from streamlit.runtime.scriptrunner import script_cache
 from streamlit.testing.v1 import AppTest
 
@@ -125,8 +121,7 @@ def _wait_for_precompute() -> None:
             thread.join()
 
 
-def run(page: str, sessions: int, scenario: str, used: set[float], arrival: str = "burst",
-        window: float = 5.0) -> list[float]:
+def run(page: str, sessions: int, scenario: str, used: set[float]) -> list[float]:
     apps = [_session(page, 7 if scenario == "same" else 1000 + i) for i in range(sessions)]
     _wait_for_precompute()
     values = next_values(_eps(apps[0], PAGES[page][0]), used)
@@ -134,19 +129,17 @@ def run(page: str, sessions: int, scenario: str, used: set[float], arrival: str 
     times: list[float] = []
     lock = threading.Lock()
 
-    def drive(at: AppTest, session: int) -> None:
-        for round_, eps in enumerate(values):
+    def drive(at: AppTest) -> None:
+        for eps in values:
             _eps(at, PAGES[page][0]).set_value(eps)
             barrier.wait()
-            if arrival == "spread":
-                time.sleep(float(np.random.default_rng([round_, session]).uniform(0.0, window)))
             t = time.perf_counter()
             at.run()
             with lock:
                 times.append(time.perf_counter() - t)
             assert not at.exception, at.exception
 
-    threads = [threading.Thread(target=drive, args=(at, i)) for i, at in enumerate(apps)]
+    threads = [threading.Thread(target=drive, args=(at,)) for at in apps]
     for th in threads:
         th.start()
     for th in threads:
@@ -160,21 +153,17 @@ def main() -> None:
     parser.add_argument("--pages", default="playground", help="comma-separated pages, or 'all' (default playground)")
     parser.add_argument("--sessions", default=None, help="comma-separated session counts (default 1,2,5,10)")
     parser.add_argument("--scenarios", default="same,distinct", help="same, distinct or both (default both)")
-    parser.add_argument("--arrival", default="burst", choices=("burst", "spread"),
-                        help="burst: every session at the same moment (default); spread: over --window seconds")
-    parser.add_argument("--window", type=float, default=5.0, help="the spread arrival's window in seconds (5)")
     args = parser.parse_args()
     pages = list(PAGES) if args.pages == "all" else [p.strip() for p in args.pages.split(",")]
     default = (1, 5) if args.quick else (1, 2, 5, 10)
     counts = [int(x) for x in args.sessions.split(",")] if args.sessions else default
-    print(f"arrival: {args.arrival}" + (f" over {args.window:g} s" if args.arrival == "spread" else ""))
     print(f"{'page':>15}  {'sessions':>8}  {'scenario':>8}  {'reruns':>6}  {'median s':>9}  {'p95 s':>7}  "
           f"{'max s':>6}  {'load':>5}  target p95 ≤ {TARGET_S:g} s")
     for page in pages:
         used: set[float] = set()  # new ε values each row: no row is served from an earlier row's cache
         for scenario in args.scenarios.split(","):
             for k in counts:
-                times = sorted(run(page, k, scenario, used, args.arrival, args.window))
+                times = sorted(run(page, k, scenario, used))
                 p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
                 print(f"{page:>15}  {k:>8}  {scenario:>8}  {len(times):>6}  {statistics.median(times):>9.3f}  "
                       f"{p95:>7.3f}  {times[-1]:>6.3f}  {os.getloadavg()[0]:>5.2f}  "
