@@ -42,6 +42,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench_pages import VIEWS  # the URL that opens the view holding a page's ε control
 from streamlit.runtime.scriptrunner import script_cache
 from streamlit.testing.v1 import AppTest
 
@@ -79,10 +80,6 @@ PAGES = {
     "story": ("story_eps", "story_seed"),
     "privacy": ("priv_eps0", "priv_audit_seed"),
     "reproduce": ("rp_b_eps", "rp_seed"),
-}
-#: page → the URL parameters that open the view holding its main ε control (a page in tabs draws only the open one)
-VIEWS = {
-    "reproduce": {"rp_paper": "Square-wave paper"},
 }
 
 

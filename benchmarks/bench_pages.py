@@ -52,10 +52,15 @@ PAGES: dict[str, tuple[str | None, float]] = {
     "reproduce": ("rp_b_eps", 4.0),
 }
 EPS_TARGET_S = 1.0
+#: page → the URL query parameters that open the view holding its ε control (Reproduce's is on its Square-wave tab;
+#: its first visit is measured on that tab)
+VIEWS: dict[str, dict[str, str]] = {
+    "reproduce": {"rp_paper": "Square-wave paper"},
+}
 
 CHILD = r"""
 import json, os, sys, time
-root, page, key = sys.argv[1], sys.argv[2], sys.argv[3]
+root, page, key, view = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 os.chdir(root)
 sys.path.insert(0, root)
 import streamlit  # noqa: F401  (the warm server's imports)
@@ -76,6 +81,7 @@ for thread in threading.enumerate():  # the server's background precomputation (
         thread.join()
 out = {"load_first": load(), "precompute": time.perf_counter() - t}
 at = AppTest.from_file(os.path.join(root, "app.py"), default_timeout=600)
+at.query_params.update(view)
 at.switch_page(f"views/{page}.py")
 t = time.perf_counter()
 at.run()
@@ -111,7 +117,8 @@ def measure(root: Path, page: str, key: str | None) -> dict:
     # the Reproduce page's background precomputation runs in its own row only (it would load the others' rows)
     env = {**os.environ, "PYTHONPATH": str(root), "LDP_PRECOMPUTE": "1" if page == "reproduce" else "0",
            "OPENBLAS_NUM_THREADS": "1"}  # as app.py sets for the server (numpy is imported before app.py runs)
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(root), page, key or "-"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(root), page, key or "-",
+                           json.dumps(VIEWS.get(page, {}))], capture_output=True, text=True,
                           cwd=root, env=env, timeout=1800)
     line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
     if line is None:
