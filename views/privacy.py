@@ -109,14 +109,16 @@ def _poison(epsilon: float, d: int, r: int, seed: int) -> tuple[list[dict[str, A
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _poison_chart(epsilon: float, d: int, r: int, seed: int) -> tuple[Any, pd.DataFrame]:
-    """The chart and its table, once per input for every session (the figure shown through cached_figure)."""
-    return viz.poisoning_figure(*_poison(epsilon, d, r, seed))
+    """The chart (shared: ``common.share_figure``) and its table, once per input for every session."""
+    fig, table = viz.poisoning_figure(*_poison(epsilon, d, r, seed))
+    return common.share_figure(fig), table
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _longitudinal_chart(d: int, e_inf: float, e_1: float, seed: int) -> tuple[Any, pd.DataFrame]:
-    """The chart and its table, once per input for every session (the figure shown through cached_figure)."""
-    return viz.longitudinal_figure(_longitudinal(d, e_inf, e_1, seed))
+    """The chart (shared: ``common.share_figure``) and its table, once per input for every session."""
+    fig, table = viz.longitudinal_figure(_longitudinal(d, e_inf, e_1, seed))
+    return common.share_figure(fig), table
 
 
 # --------------------------------------------------------------------------- 1 · shuffling
@@ -224,9 +226,8 @@ def longitudinal_section() -> None:
     if e_1 >= e_inf:
         st.warning("Choose ε1 below ε∞: one report must cost less than the memoized value.")
         return
-    key = (d, e_inf, e_1, seed)
-    fig = common.cached_figure(("priv_long_chart", *key), lambda: _longitudinal_chart(*key)[0])
-    common.show_figure(fig, "priv_long_chart", _longitudinal_chart(*key)[1],
+    fig, table = _longitudinal_chart(d, e_inf, e_1, seed)
+    common.show_figure(fig, "priv_long_chart", table,
                        description="Mean posterior of the Bayes attacker on the true value over 10,000 simulated "
                                    "users (uniform prior), with the ε-DP worst cases.")
 
@@ -246,9 +247,8 @@ def poisoning_section() -> None:
         st.warning("Choose fewer targets than values.")
         return
     curves, sims = _poison(epsilon, d, r, seed)
-    key = (epsilon, d, r, seed)
-    fig = common.cached_figure(("priv_poison_chart", *key), lambda: _poison_chart(*key)[0])
-    common.show_figure(fig, "priv_poison_chart", _poison_chart(*key)[1],
+    fig, table = _poison_chart(epsilon, d, r, seed)
+    common.show_figure(fig, "priv_poison_chart", table,
                        description="Gain of the targets' total estimated frequency vs the fraction of fake users.")
     at = {row["mechanism"]: row["expected_gain"] for row in curves if row["beta"] == 0.05}
     worst = max(at, key=at.get)
