@@ -51,6 +51,7 @@ from ldp.evaluation.tasks import GAIN_BASELINE, clip_for, full_domain_error, uti
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.numerical.square_wave import mutual_information_b
 from ldp.mechanisms.numerical.waves import lemma1_wasserstein
+from ldp.simulation import simulate_estimates
 from ldp.studies.comparison import draw_population
 
 __all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "NON_SMOOTH_METHODS", "PAPER_CFO_BINS",
@@ -984,10 +985,8 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
         rng = rng_for(int(seed), "reproduce", "b", float(factor))
         metrics = {"wasserstein": [], "range_mae": []}
         # the trials' collections in the stream's order, then EMS on all of them at once (the same estimates, bit
-        # for bit, as one estimate per collection: estimate_batch)
-        aggregates = [collect(mech, population, rng, "fast") for _ in range(trials)]
-        estimates = ems.estimate_batch(mech, np.stack([agg.counts for agg in aggregates]), aggregates[0].n)
-        for values in estimates:
+        # for bit, as one estimate per collection)
+        for values in simulate_estimates(mech, population, ems, engine="fast", trials=trials, seed=rng):
             found = compute_metrics(truth, values, list(metrics), edges=edges,
                                     rng=lambda: rng_for(int(seed), "range-queries"))
             for key in metrics:
