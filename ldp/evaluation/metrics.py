@@ -541,6 +541,8 @@ def range_query_mae_rows(true: np.ndarray, estimates: np.ndarray, edges: Any = N
     """
     _check_range_queries(alpha, queries)
     rows = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
+    if rows.ndim != 2 or not np.all(np.isfinite(rows)):  # _histograms checks row 0; every row is scored
+        raise InvalidInput(f"range_mae: the estimates must be finite rows (trials × d), got shape {rows.shape}")
     e, t, _ = _histograms(true, rows[0], edges, project)
     lefts, width = _range_queries(e, alpha, rng() if callable(rng) else rng, queries)
     truth = range_answers(e, t, lefts, width)

@@ -283,6 +283,10 @@ def test_range_queries_over_trials_are_one_call_per_row():
     assert len(set(got)) == len(got)  # each row its own ranges there
     with pytest.raises(ldp.LDPError, match="different shapes"):
         metric.over_rows(truth, rows[:, :-1], edges=edges)
+    bad = rows.copy()
+    bad[2, 0] = np.nan  # a later row: the rows form checks every row, not only the first it projects
+    with pytest.raises(ldp.LDPError, match="finite rows"):
+        range_query_mae_rows(truth, bad, edges=edges)
     with pytest.raises(ldp.LDPError, match="NaN"):
         metric.over_rows(truth, np.vstack([rows, np.full(16, np.nan)]), edges=edges)
     with pytest.raises(ldp.LDPError, match="fraction"):
