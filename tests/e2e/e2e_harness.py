@@ -116,14 +116,16 @@ class Server:
 
 
 def start_server(app_root: Path = APP_ROOT, *, log_path: Path | None = None,
-                 timeout_s: float = SERVER_START_TIMEOUT_S, extra_args: tuple[str, ...] = ()) -> Server:
-    """``streamlit run app.py`` on a free localhost port; returns once ``/_stcore/health`` answers ok."""
+                 timeout_s: float = SERVER_START_TIMEOUT_S, extra_args: tuple[str, ...] = (),
+                 script: str = "app.py") -> Server:
+    """``streamlit run <script>`` (default ``app.py``) on a free localhost port; returns once ``/_stcore/health``
+    answers ok."""
     port = free_port()
     log_path = log_path or ARTIFACTS / f"streamlit-{port}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(app_root), os.environ.get("PYTHONPATH")])),
            "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
+    cmd = [sys.executable, "-m", "streamlit", "run", script,
            "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *extra_args]
     log = open(log_path, "w")  # noqa: SIM115 - closed with the process
