@@ -109,7 +109,7 @@ def other_value(w, control: Control):
 
 
 #: URL parameters that choose what a page shows (its open tab or lazy expander), not controls the round trip sets.
-VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check")
+VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open")
 
 
 def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
@@ -207,8 +207,8 @@ SCENARIOS = {
         {"is_method": "svsm", "is_source": "flights", "is_engine": "fast"},
     ],
     "vector_means": [  # the check's controls are drawn only while its expander is open (VIEW_KEYS: in the URL)
-        {"vm_check": "true", "vm_source": "Uniform vectors"},  # the default: uniform vectors of the chosen d
-        {"vm_check": "true", "vm_source": "Sample data", "vm_users": 2000},  # a sample's columns, sample and n
+        {"vm_check_open": "true", "vm_source": "Uniform vectors"},  # the default: uniform vectors of a chosen d
+        {"vm_check_open": "true", "vm_source": "Sample data", "vm_users": 2000},  # a sample's columns and n
     ],
     "joint": [
         {"jt_source": "Correlated pair (synthetic)"},

@@ -82,7 +82,7 @@ def test_means_of_vectors_page():
     assert "vm_source" not in [w.key for w in closed.radio]  # its controls are drawn only while it is open
     # the lecture's two-bin pitfall, its numbers computed (all users at 0.01: two bins expect 0.5)
     assert any("**0.5**" in m.value and "bias of 0.49" in m.value for m in closed.markdown)
-    at = _page("views/vector_means.py", {"vm_check": "true"})  # a link with the expander open shows it at once
+    at = _page("views/vector_means.py", {"vm_check_open": "true"})  # a link with it open shows it at once
     assert [c.key for c in at.get("plotly_chart")] == ["vm_chart", "vm_sim_chart"]
     check = next(m.value for m in at.markdown if "simulated MSE" in m.value)
     ratio = float(check.split("(ratio ")[1].split(";")[0])
