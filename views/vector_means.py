@@ -1,7 +1,7 @@
 """Means of vectors — the lecture's "Means of numbers and vectors": how to spend one ε on d numbers (split the
 budget, sample coordinates, Duchi et al.'s joint mechanism, the (ε, δ) Gaussian), in closed form against d and checked
-by simulation — on uniform vectors or on numerical columns of a sample or an uploaded table — and the lecture's
-two-bin pitfall of a mean read off a histogram.
+by simulation on demand (an expander computed only while open) — on uniform vectors or on numerical columns of a
+sample or an uploaded table — and the lecture's two-bin pitfall of a mean read off a histogram.
 
 Wiring and text only: the mechanisms are in ``ldp.mechanisms.vector``, the studies in ``ldp.studies.vector_means``,
 the figure in ``ldp.viz.vector_means``.
@@ -51,6 +51,8 @@ SIM_DIMS = (1, 4, 16, 64)
 DATA_TRIALS = 20
 #: The two-bin pitfall's population: every user holds this value (the lecture's example), n of them.
 PITFALL_VALUE, PITFALL_USERS = 0.01, 10_000
+CHECK_TITLE = ("Check by simulation: every mechanism at four d, then one mechanism on uniform vectors or a "
+               "table's columns")
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -139,6 +141,44 @@ def _pitfall(eps: float) -> None:
     st.dataframe(table, hide_index=True, key="vm_bins")
 
 
+def _simulation_check(eps: float) -> None:
+    """The check by simulation, on demand: a lazy expander (closed by default, computed only while open — opening
+    it reruns the page) whose state is bound to the URL, so a link with it open shows it at once. Every mechanism
+    at four d, then the chosen one on uniform vectors or a table's columns: hundreds of milliseconds of
+    simulation that an ε change on the closed-form chart above does not wait for."""
+    box = st.expander(CHECK_TITLE, key="vm_check_open", on_change="rerun", bind="query-params")
+    with box:
+        if not box.open:
+            return
+        source = render(SOURCE)
+        c1, c2, c3 = st.columns(3)
+        mech = render(MECH, c2)
+        seed = int(render(SEED, c3))
+        with common.friendly_errors("the simulation"), st.spinner("Simulating every mechanism at four d…"):
+            sims = _simulated(eps, seed)
+        fig = common.cached_figure(("vm_sim_chart", eps, seed), lambda: viz.simulated_against_d_figure(sims, eps))
+        common.show_figure(fig, "vm_sim_chart", sims, description=(
+            "Markers: n × the simulated MSE of the mean per coordinate (20 collections of 2,000 users with uniform "
+            "vectors); lines: its closed form for the same users."))
+        check = None
+        with common.friendly_errors("the check"), st.spinner("Simulating…"):
+            if source == SOURCES[0]:
+                d = int(render(DIM, c1))
+                check = _check(mech, eps, d, seed)
+                what = "users with uniform vectors"
+            else:
+                result, check, where = _data_check(source, mech, eps, seed)
+                d = len(result.columns)
+                _show_data_result(result, where)
+                what = f"users with the table's vectors (d = {d})"
+        if check is not None:
+            ratio = check["simulated"] / check["closed form"]
+            st.markdown(f"{check['trials']} collections of {check['users']:,} {what}: simulated MSE "
+                        f"{check['simulated']:.3g} per coordinate, closed form {check['closed form']:.3g} (ratio "
+                        f"{ratio:.2f}; a ratio within ±{3 * (2 / (check['trials'] * d)) ** 0.5:.0%} is three "
+                        "standard errors of a mean of squared Gaussian errors).")
+
+
 def main() -> None:
     chart_place = common.page_heading("Means of vectors", INTRO)
     presenting = common.presenting()
@@ -160,34 +200,7 @@ def main() -> None:
     st.markdown(f"At ε = {eps:g} and d = 16 the lowest is **{ldp.MECHANISMS.get(best).display_name}** "
                 f"({at_16[best]:.3g}); splitting the budget with Laplace costs "
                 f"{at_16['split-laplace'] / at_16[best]:.0f}× more.")
-    st.subheader("Check by simulation")
-    source = render(SOURCE)
-    c1, c2, c3 = st.columns(3)
-    mech = render(MECH, c2)
-    seed = int(render(SEED, c3))
-    with common.friendly_errors("the simulation"), st.spinner("Simulating every mechanism at four d…"):
-        sims = _simulated(eps, seed)
-    fig = common.cached_figure(("vm_sim_chart", eps, seed), lambda: viz.simulated_against_d_figure(sims, eps))
-    common.show_figure(fig, "vm_sim_chart", sims, description=(
-        "Markers: n × the simulated MSE of the mean per coordinate (20 collections of 2,000 users with uniform "
-        "vectors); lines: its closed form for the same users."))
-    check = None
-    with common.friendly_errors("the check"), st.spinner("Simulating…"):
-        if source == SOURCES[0]:
-            d = int(render(DIM, c1))
-            check = _check(mech, eps, d, seed)
-            what = "users with uniform vectors"
-        else:
-            result, check, where = _data_check(source, mech, eps, seed)
-            d = len(result.columns)
-            _show_data_result(result, where)
-            what = f"users with the table's vectors (d = {d})"
-    if check is not None:
-        ratio = check["simulated"] / check["closed form"]
-        st.markdown(f"{check['trials']} collections of {check['users']:,} {what}: simulated MSE "
-                    f"{check['simulated']:.3g} per coordinate, closed form {check['closed form']:.3g} (ratio "
-                    f"{ratio:.2f}; a ratio within ±{3 * (2 / (check['trials'] * d)) ** 0.5:.0%} is three standard "
-                    "errors of a mean of squared Gaussian errors).")
+    _simulation_check(eps)
     _pitfall(eps)
     st.caption("From the command line: `ldp mean --mechanism pm --epsilon 1 --sample flights --columns "
                "dep_delay,arr_delay,distance` prints each column's mean and its closed-form variance.")

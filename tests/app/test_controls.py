@@ -108,8 +108,8 @@ def other_value(w, control: Control):
     return raw[(current + 1) % len(raw)]
 
 
-#: URL parameters that choose what a page shows (its open tab), not controls the round trip sets.
-VIEW_KEYS = ("learn_tab", "rp_paper")
+#: URL parameters that choose what a page shows (its open tab or lazy expander), not controls the round trip sets.
+VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open")
 
 
 def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
@@ -206,9 +206,9 @@ SCENARIOS = {
         {"is_method": "psfo", "is_source": "synthetic", "is_users": 20_000, "is_items": 50},
         {"is_method": "svsm", "is_source": "flights", "is_engine": "fast"},
     ],
-    "vector_means": [
-        {"vm_source": "Uniform vectors"},  # the default: uniform vectors of the chosen d
-        {"vm_source": "Sample data", "vm_users": 2000},  # a sample's columns: its sample, columns and n
+    "vector_means": [  # the check's controls are drawn only while its expander is open (VIEW_KEYS: in the URL)
+        {"vm_check_open": "true", "vm_source": "Uniform vectors"},  # the default: uniform vectors of a chosen d
+        {"vm_check_open": "true", "vm_source": "Sample data", "vm_users": 2000},  # a sample's columns and n
     ],
     "joint": [
         {"jt_source": "Correlated pair (synthetic)"},

@@ -1,6 +1,7 @@
 """AppTest: the Frequent items page (SVIM on the flights' baskets by default; SVSM's itemsets; PSFO with ℓ and the
-padding trade-off), the Means of vectors page (the lecture's summary, variance against d, a simulation check) and the
-More than one column page (the truth and every joint method's estimate, their errors, split's independence limit)."""
+padding trade-off), the Means of vectors page (the lecture's summary, variance against d, a simulation check on
+demand) and the More than one column page (the truth and every joint method's estimate, their errors, split's
+independence limit)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-def _page(path: str) -> AppTest:
+def _page(path: str, query: dict | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(query or {})
     at.switch_page(path)
     at.run()
     assert not at.exception, at.exception
@@ -72,14 +74,19 @@ def test_frequent_items_page():
 
 
 def test_means_of_vectors_page():
-    at = _page("views/vector_means.py")
+    closed = _page("views/vector_means.py")  # the check by simulation on demand: its expander is closed at first
+    assert [c.key for c in closed.get("plotly_chart")] == ["vm_chart"]
+    assert any("lowest is" in m.value for m in closed.markdown)
+    assert any(e.label.startswith("Check by simulation") for e in closed.expander)
+    assert not any("simulated MSE" in m.value for m in closed.markdown)
+    assert "vm_source" not in [w.key for w in closed.radio]  # its controls are drawn only while it is open
+    # the lecture's two-bin pitfall, its numbers computed (all users at 0.01: two bins expect 0.5)
+    assert any("**0.5**" in m.value and "bias of 0.49" in m.value for m in closed.markdown)
+    at = _page("views/vector_means.py", {"vm_check_open": "true"})  # a link with it open shows it at once
     assert [c.key for c in at.get("plotly_chart")] == ["vm_chart", "vm_sim_chart"]
-    assert any("lowest is" in m.value for m in at.markdown)
     check = next(m.value for m in at.markdown if "simulated MSE" in m.value)
     ratio = float(check.split("(ratio ")[1].split(";")[0])
     assert 0.7 < ratio < 1.3  # 50 trials × 8 coordinates: 3 SE of the ratio ≈ 0.21
-    # the lecture's two-bin pitfall, its numbers computed (all users at 0.01: two bins expect 0.5)
-    assert any("**0.5**" in m.value and "bias of 0.49" in m.value for m in at.markdown)
     # the vectors of a sample: the weather's temp, dewp and humid, 3,000 users drawn from its rows
     _widget(at, "vm_source").set_value("Sample data")
     at.run()
