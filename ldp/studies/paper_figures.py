@@ -56,7 +56,8 @@ from ldp.studies.comparison import draw_population
 
 __all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "NON_SMOOTH_METHODS", "PAPER_CFO_BINS",
            "PAPER_GRANULARITY", "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED",
-           "WIENER_DATASETS", "WIENER_METHODS", "b_sweep", "bucket_granularity", "fixed_categories", "fixed_set_study",
+           "WIENER_DATASETS", "WIENER_METHODS", "b_choice", "b_sweep", "bucket_granularity", "fixed_categories",
+           "fixed_set_study",
            "granularity_finding", "ibu_gain_grid", "ibu_gain_summary", "ibu_gain_table", "iiw_convergence",
            "noise_spectrum", "non_smooth_finding", "numerical_methods", "own_population", "postprocessor_curves",
            "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
@@ -925,6 +926,31 @@ def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: i
                      "MAE baseline": err["base"]["MAE"]})
         _tick(progress, len(rows), len(mechanisms) * len(epsilons))
     return pd.DataFrame(rows)
+
+
+def b_choice(epsilon: float) -> dict[str, float]:
+    """The square-wave paper's choice of b at ε and what it promises before any simulation (closed forms, no
+    draws): b_MI (§5.3, the b of largest mutual information), the wave's densities p and q = p/e^ε there, and
+    Lemma 1's W1 between the outputs of two inputs ½ apart, ½·(1 − (2b_MI + 1)q) — the right axis of
+    :func:`b_sweep`'s figure at its factor 1.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget of SW (an ε SW refuses raises its InvalidInput).
+
+    Returns
+    -------
+    dict
+        "b_MI", "p", "q" and "W1, Lemma 1 (Δ = ½)".
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020): §5.2 (Eq. (3), p and q), §5.3 (b_MI) and Lemma 1.
+    """
+    mech = get_mechanism("sw", float(epsilon), 2)
+    return {"b_MI": mech.b, "p": mech.p, "q": mech.q,
+            "W1, Lemma 1 (Δ = ½)": lemma1_wasserstein(float(epsilon), mech.b, 0.5)}
 
 
 def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
