@@ -530,6 +530,10 @@ def _logliks(runs: list[_Row], active: np.ndarray, h: np.ndarray, mx: np.ndarray
     as a stack of vector products (numpy takes a stacked (1 × d̃)(d̃ × 1) product as the dot product of one row,
     the same sum); −∞ where a bucket with reports has (M x)_j ≤ 0; the other rows one at a time."""
     dense = np.array([runs[t].dense for t in active])
+    if dense.all():  # the usual block: every bucket has reports (no masks to apply; the same operations)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sums = np.matmul(h[:, None, :], np.log(mx)[:, :, None])[:, 0, 0]
+        return np.where((mx <= 0).any(axis=1), -math.inf, sums)
     out = np.empty(active.size)
     if dense.any():
         with np.errstate(divide="ignore", invalid="ignore"):

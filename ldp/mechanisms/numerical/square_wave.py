@@ -427,10 +427,11 @@ def _block_diagonal(blocks: list[sp.csr_matrix]) -> sp.csr_matrix:
 class SquareWaveStack:
     """:class:`SquareWaveChannel` products of a block of rows, each row through its own channel (all of one shape
     (d̃, d): a sweep of ε or b): ``dot_rows(block, rows)``/``tdot_rows(block, rows)``, ``rows`` the block's row
-    numbers in the batch (the rows still iterating). The band rows go through one block-diagonal sparse product of
-    their channels' bands, the wide rows through one of their antiderivative forms, each row's sums in its own
-    channel's order — so every row equals its channel's :meth:`~SquareWaveChannel.dot` bit for bit — and the
-    interpreter's work of a product is shared by the whole block instead of paid per channel.
+    numbers in the batch (increasing: the rows still iterating). One block-diagonal sparse product does the whole
+    block: a band row's block is its channel's band applied to the row, a wide row's its antiderivative form applied
+    to the row's basis, each row's sums in its own channel's order — so every row equals its channel's
+    :meth:`~SquareWaveChannel.dot` bit for bit — and the interpreter's work of a product is the block's, not each
+    channel's.
 
     Parameters
     ----------
@@ -444,52 +445,48 @@ class SquareWaveStack:
         self.band = np.array([c.form == "band" for c in self.channels])
         self.background = np.array([c.background for c in self.channels])
         self.w_tilde = np.array([c.w_tilde for c in self.channels])
-        self._built: dict[str, tuple[np.ndarray, np.ndarray, Any, Any]] = {}
+        self._built: dict[str, dict[str, Any]] = {}
 
-    def _blocks(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any, Any]:
-        """The rows S the block-diagonal ``name`` matrices (``_fwd``/``_bwd``) were built for — the rows still
-        iterating then, a superset of ``rows`` — their band mask, and the matrices of their band and wide channels.
-        They are rebuilt only once half of S has stopped (a few times per batch, not at every row's stop): the
-        stopped rows' products are computed on stale inputs and dropped, at the cost of at most twice the
-        arithmetic, which on these sizes is cheaper than a rebuild."""
-        built = self._built.get(name)
-        if built is None or 2 * rows.size <= built[0].size:
+    def _plan(self, name: str, rows: np.ndarray, width: Any) -> dict[str, Any]:
+        """How to multiply ``rows`` by their ``name`` matrices (``_fwd``/``_bwd``): built for a superset S of the rows
+        (the rows still iterating when it was built), its band rows first (``order``), and rebuilt only once half of
+        S has stopped — a few times per batch, not at every row's stop: the stopped rows' products are computed on
+        stale inputs and dropped, at most twice the arithmetic, which on these sizes costs less than a rebuild."""
+        plan = self._built.get(name)
+        if plan is None or 2 * rows.size <= plan["built"].size:
             band = self.band[rows]
-            mats = [getattr(self.channels[t], name) for t in rows]
-            parts = tuple(_block_diagonal([m for m, b in zip(mats, band, strict=True) if b == want])
-                          if (band == want).any() else None for want in (True, False))
-            built = self._built[name] = (rows.copy(), band, *parts)
-        return built
+            order = np.concatenate([np.flatnonzero(band), np.flatnonzero(~band)])
+            mats = [getattr(self.channels[t], name) for t in rows[order]]
+            wide_rows = rows[order][int(band.sum()):]
+            plan = self._built[name] = {
+                "built": rows.copy(), "order": order, "narrow": int(band.sum()), "matrix": _block_diagonal(mats),
+                "width": width if np.isscalar(width) else width[wide_rows][:, None], "rows": None}
+        if plan["rows"] is None or plan["rows"].size != rows.size or not np.array_equal(plan["rows"], rows):
+            inverse = np.empty_like(plan["order"])
+            inverse[plan["order"]] = np.arange(plan["order"].size)
+            where = np.searchsorted(plan["built"], rows)  # the rows' places in S
+            plan.update(rows=rows.copy(), where=None if rows.size == plan["built"].size else where,
+                        back=inverse[where], background=self.background[rows][:, None])
+        return plan
 
     def _product(self, name: str, block: np.ndarray, rows: np.ndarray, width: Any, size: int) -> np.ndarray:
         block = np.asarray(block, dtype=np.float64)
-        built, band, narrow, wide = self._blocks(name, rows)
-        if built.size == rows.size:
+        plan = self._plan(name, rows, width)
+        if plan["where"] is None:
             full = block
         else:  # the stopped rows of S keep zeros: their outputs are dropped below
-            full = np.zeros((built.size, block.shape[1]))
-            full[np.searchsorted(built, rows)] = block
-        out = np.empty((built.size, size))
-        if narrow is not None:
-            part = full if wide is None else full[band]
-            found = (narrow @ np.ascontiguousarray(part).ravel()).reshape(-1, size)
-            if wide is None:
-                out = found
-            else:
-                out[band] = found
-        if wide is not None:
-            part = full if narrow is None else full[~band]
-            n = part.shape[1]
-            step = width if np.isscalar(width) else width[built][~band][:, None]
-            basis = _basis(part, step, np.empty((part.shape[0], 3 * n + 1)))
-            found = (wide @ basis.ravel()).reshape(-1, size)
-            if narrow is None:
-                out = found
-            else:
-                out[~band] = found
-        if built.size != rows.size:
-            out = out[np.searchsorted(built, rows)]
-        out += self.background[rows][:, None] * block.sum(axis=1)[:, None]
+            full = np.zeros((plan["built"].size, block.shape[1]))
+            full[plan["where"]] = block
+        ordered = full[plan["order"]]
+        narrow = plan["narrow"]
+        if narrow == ordered.shape[0]:
+            vector = ordered.ravel()
+        else:
+            wide = ordered[narrow:]
+            basis = _basis(wide, plan["width"], np.empty((wide.shape[0], 3 * wide.shape[1] + 1)))
+            vector = np.concatenate([ordered[:narrow].ravel(), basis.ravel()])
+        out = (plan["matrix"] @ vector).reshape(-1, size)[plan["back"]]
+        out += plan["background"] * block.sum(axis=1)[:, None]
         return out
 
     def dot_rows(self, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
