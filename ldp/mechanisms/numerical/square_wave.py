@@ -458,15 +458,22 @@ class SquareWaveStack:
             order = np.concatenate([np.flatnonzero(band), np.flatnonzero(~band)])
             mats = [getattr(self.channels[t], name) for t in rows[order]]
             wide_rows = rows[order][int(band.sum()):]
+            in_order = bool(np.all(np.diff(order) > 0))  # the band rows already first (a sweep of b upwards)
             plan = self._built[name] = {
-                "built": rows.copy(), "order": order, "narrow": int(band.sum()), "matrix": _block_diagonal(mats),
-                "width": width if np.isscalar(width) else width[wide_rows][:, None], "rows": None}
+                "built": rows.copy(), "order": None if in_order else order, "narrow": int(band.sum()),
+                "matrix": _block_diagonal(mats), "width": width if np.isscalar(width) else width[wide_rows][:, None],
+                "rows": None}
         if plan["rows"] is None or plan["rows"].size != rows.size or not np.array_equal(plan["rows"], rows):
-            inverse = np.empty_like(plan["order"])
-            inverse[plan["order"]] = np.arange(plan["order"].size)
+            every = rows.size == plan["built"].size
             where = np.searchsorted(plan["built"], rows)  # the rows' places in S
-            plan.update(rows=rows.copy(), where=None if rows.size == plan["built"].size else where,
-                        back=inverse[where], background=self.background[rows][:, None])
+            if plan["order"] is None:
+                back = None if every else where
+            else:
+                inverse = np.empty_like(plan["order"])
+                inverse[plan["order"]] = np.arange(plan["order"].size)
+                back = inverse[where]
+            plan.update(rows=rows.copy(), where=None if every else where, back=back,
+                        background=self.background[rows][:, None])
         return plan
 
     def _product(self, name: str, block: np.ndarray, rows: np.ndarray, width: Any, size: int) -> np.ndarray:
@@ -477,15 +484,17 @@ class SquareWaveStack:
         else:  # the stopped rows of S keep zeros: their outputs are dropped below
             full = np.zeros((plan["built"].size, block.shape[1]))
             full[plan["where"]] = block
-        ordered = full[plan["order"]]
+        ordered = full if plan["order"] is None else full[plan["order"]]
         narrow = plan["narrow"]
         if narrow == ordered.shape[0]:
-            vector = ordered.ravel()
+            vector = np.ascontiguousarray(ordered).ravel()
         else:
             wide = ordered[narrow:]
             basis = _basis(wide, plan["width"], np.empty((wide.shape[0], 3 * wide.shape[1] + 1)))
             vector = np.concatenate([ordered[:narrow].ravel(), basis.ravel()])
-        out = (plan["matrix"] @ vector).reshape(-1, size)[plan["back"]]
+        out = (plan["matrix"] @ vector).reshape(-1, size)
+        if plan["back"] is not None:
+            out = out[plan["back"]]
         out += plan["background"] * block.sum(axis=1)[:, None]
         return out
 
