@@ -21,7 +21,7 @@ import pandas as pd
 from ldp.core.cancellation import checkpoint
 from ldp.core.errors import InvalidInput
 from ldp.core.executors import run_ordered
-from ldp.core.params import check_positive_int
+from ldp.core.params import check_paired, check_positive_int
 from ldp.core.randomness import make_rng
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.core.streams import rng_for
@@ -35,7 +35,7 @@ from ldp.mechanisms.base import Mechanism
 
 __all__ = ["SWEEP_COLUMNS", "ConfigurationTable", "Population", "SimulationResult", "SweepConfiguration",
            "SweepPopulation", "configuration_key", "result_table", "simulate", "simulate_configuration",
-           "simulate_estimates", "sweep",
+           "simulate_estimates", "simulate_estimates_many", "sweep",
            "sweep_configurations", "sweep_rows", "sweep_tables"]
 
 #: The one layout of a sweep's tidy table (``ldp sweep``, the Trade-off page, the numerical sweep): one row per
@@ -270,16 +270,55 @@ def simulate_estimates(mechanism: Mechanism, true_counts: Any, estimator: Any, *
     InvalidInput
         As :func:`simulate`.
     """
-    counts, sup = mechanism.check_population(true_counts, support)
+    return simulate_estimates_many([mechanism], true_counts, estimator, engine=engine, trials=trials, seeds=[seed],
+                                   support=support, workers=workers)[0]
+
+
+def simulate_estimates_many(mechanisms: Sequence[Mechanism], true_counts: Any, estimator: Any, *,
+                            engine: str = "fast", trials: int = 1, seeds: Sequence[Any], support: Any = None,
+                            workers: int | None = None) -> list[np.ndarray]:
+    """:func:`simulate_estimates` of each mechanism with its own seed (a sweep of a parameter over one population):
+    each mechanism's ``trials`` collections drawn as :func:`simulate_estimates` draws them, then every block
+    estimated together (:meth:`~ldp.estimators.base.Estimator.estimate_batches`: EM/EMS iterate the collections of
+    all the mechanisms at once), so each entry is the array :func:`simulate_estimates` returns for that mechanism
+    and seed.
+
+    Parameters
+    ----------
+    mechanisms : sequence of Mechanism
+        The mechanisms (one estimator applies to all).
+    true_counts, estimator, engine, trials, support, workers
+        As for :func:`simulate_estimates`.
+    seeds : sequence of int or numpy.random.Generator
+        One seed or stream per mechanism.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One (trials, size of the estimate) array per mechanism.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`simulate`, or when the seeds do not pair up with the mechanisms.
+    """
+    check_paired(mechanisms, seeds, "seed per mechanism")
     trials = _check_trials(trials)
     check_engine(engine)
-    (chosen,) = resolve_estimators([estimator], mechanism)
-    rng = make_rng(seed)
-    aggregates = []
-    for _ in range(trials):
-        checkpoint()
-        aggregates.append(collect(mechanism, counts, rng, engine, support=sup, workers=workers))
-    return chosen.estimate_batch(mechanism, np.stack([agg.counts for agg in aggregates]), aggregates[0].n)
+    blocks, chosen, n = [], None, 0
+    for mechanism, seed in zip(mechanisms, seeds, strict=True):
+        counts, sup = mechanism.check_population(true_counts, support)
+        (chosen,) = resolve_estimators([estimator], mechanism)
+        rng = make_rng(seed)
+        aggregates = []
+        for _ in range(trials):
+            checkpoint()
+            aggregates.append(collect(mechanism, counts, rng, engine, support=sup, workers=workers))
+        blocks.append(np.stack([agg.counts for agg in aggregates]))
+        n = aggregates[0].n
+    if chosen is None:
+        return []
+    return chosen.estimate_batches(list(mechanisms), blocks, n)
 
 
 def _metric_context(mechanism: Mechanism, k: int, edges: Any, seed: Any, metric_seed: int | None) -> dict[str, Any]:

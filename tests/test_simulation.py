@@ -333,3 +333,20 @@ def test_reconstruct_batch_is_reconstruct_row_by_row():
         sw.reconstruct_batch(rows, 500, method="haar")
     with pytest.raises(ldp.LDPError, match="entries"):
         sw.reconstruct_batch(rows[:, :-1], 500)
+
+
+def test_simulate_estimates_many_is_simulate_estimates_per_mechanism():
+    """A sweep of b estimated as one EMS batch (each collection through its own mechanism's channel): each
+    mechanism's block is simulate_estimates' for its seed, bit for bit; EM's τ depends on ε, so a sweep of ε under
+    EM falls back to one batch per mechanism — the same numbers too."""
+    from ldp.simulation import simulate_estimates, simulate_estimates_many
+
+    counts = np.random.default_rng(4).multinomial(4000, np.full(16, 1 / 16))
+    for estimator, mechs in (("ems", [ldp.get_mechanism("sw", 1.0, 16, b=b) for b in (0.05, 0.2, 0.9)]),
+                             ("em", [ldp.get_mechanism("sw", e, 16) for e in (0.5, 2.0)])):
+        seeds = [10 + k for k in range(len(mechs))]
+        got = simulate_estimates_many(mechs, counts, estimator, trials=2, seeds=seeds)
+        for mech, seed, block in zip(mechs, seeds, got, strict=True):
+            np.testing.assert_array_equal(block, simulate_estimates(mech, counts, estimator, trials=2, seed=seed))
+    with pytest.raises(ldp.LDPError, match="one seed per mechanism"):
+        simulate_estimates_many(mechs, counts, "em", seeds=[1])

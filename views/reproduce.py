@@ -34,6 +34,8 @@ GAIN_MECHS = Control("rp_gain_mechs", "multiselect", "Mechanisms", ["grr", "oue"
 GAIN_EPS = Control("rp_gain_eps", "multiselect", "ε values", [0.5, 1.0, 2.0, 4.0],
                    options=[0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0], format_func=lambda e: f"{e:g}")
 B_EPS = common.epsilon_control("rp_b_eps", "ε for the b sweep")
+#: The lazy expander holding the simulated b sweep (Fig. 6), bound to the URL: closed by default.
+SWEEP_BOX = "rp_b_sweep"
 SPEC_MECH = Control("rp_spec_mech", "selectbox", "Mechanism", "grr", options=ONE_TIME,
                     format_func=lambda m: ldp.MECHANISMS.get(m).display_name)
 SPEC_EPS = common.epsilon_control("rp_spec_eps", "ε for the spectrum", default=2.0)
@@ -301,9 +303,29 @@ def _ibu_gain_table(n: int, trials: int, seed: int) -> None:
 
 
 def _square_wave_b(n: int, trials: int, seed: int) -> None:
-    """Square-wave paper, Fig. 6: the sweep of b at the page's main ε (``B_EPS``)."""
+    """Square-wave paper, Fig. 6: the sweep of b at the page's main ε (``B_EPS``). The ε's closed forms (b_MI,
+    Lemma 1) are drawn at once; the simulated sweep — 8 values of b × the trials, SW + EMS on n users each, a few
+    tenths of a second per ε on one core — sits in a lazy expander bound to the URL (``SWEEP_BOX``): closed, a
+    change of ε costs the page no simulation (ten sessions moving ε at once queue behind each other's), and a link
+    with it open shows it at once. :func:`default_studies` still computes the default ε's sweep ahead."""
     st.header("Square-wave paper, Fig. 6: choosing b")
     eps_b = float(render(B_EPS))
+    with common.friendly_errors("the paper's choice of b"):
+        choice = study.b_choice(eps_b)
+    st.markdown(f"At ε = {eps_b:g} the paper's choice is **b_MI = {choice['b_MI']:.3g}** (§5.3: the b of largest "
+                f"mutual information between input and report; densities p = {choice['p']:.3g} within b of the "
+                f"input, q = {choice['q']:.3g} elsewhere). Lemma 1: the outputs of two inputs ½ apart are "
+                f"W1 = ½(1 − (2b+1)q) = {choice['W1, Lemma 1 (Δ = ½)']:.3g} apart there — a wider wave moves more "
+                "mass, but each report says less. The sweep below simulates the error on either side of b_MI.")
+    box = st.expander("The sweep of b at this ε, simulated (SW + EMS at ⅛ … 4 × b_MI)", key=SWEEP_BOX,
+                      on_change="rerun", bind="query-params")
+    with box:
+        if box.open:  # closed: nothing below runs (its open state is in the URL)
+            _square_wave_b_sweep(eps_b, n, trials, seed)
+
+
+def _square_wave_b_sweep(eps_b: float, n: int, trials: int, seed: int) -> None:
+    """Fig. 6 itself: the simulated sweep of b at ``eps_b``, its finding, the paper's scale and the user's data."""
     with common.friendly_errors("the b sweep"):
         sweep = _b(eps_b, n, trials, seed)
     _show("rp_b", (eps_b, n, trials, seed), lambda: viz.b_figure(sweep, eps_b), sweep, description=(

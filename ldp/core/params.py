@@ -14,8 +14,8 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 
-__all__ = ["BUCKETS", "DIMENSION", "DOMAIN_SIZE", "EPSILON", "Param", "check_positive_int", "resolve_params",
-           "validate_codes"]
+__all__ = ["BUCKETS", "DIMENSION", "DOMAIN_SIZE", "EPSILON", "Param", "check_paired", "check_positive_int",
+           "resolve_params", "validate_codes"]
 
 
 @dataclass(frozen=True)
@@ -200,6 +200,13 @@ def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
         bad = int(arr[(arr < 0) | (arr >= d)][0])
         raise InvalidInput(f"{owner}: value {bad} is outside the domain [0, {d})")
     return arr
+
+
+def check_paired(items: Any, partners: Any, what: str) -> None:
+    """Refuse (InvalidInput, one line) ``partners`` that do not pair up one to one with ``items``: "one {what}:
+    got len(partners) for len(items)" (e.g. ``what="seed per mechanism"``)."""
+    if len(partners) != len(items):
+        raise InvalidInput(f"one {what}: got {len(partners)} for {len(items)}")
 
 
 def check_positive_int(value: Any, what: str, owner: str = "") -> int:

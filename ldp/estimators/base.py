@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.params import Param, resolve_params
+from ldp.core.params import Param, check_paired, resolve_params
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate, warn_unconverged
 from ldp.mechanisms.base import Mechanism
@@ -150,6 +150,17 @@ class Estimator(ABC):
 
     def _estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
         return np.stack([self.estimate(mechanism, row, n).values for row in counts])
+
+    def estimate_batches(self, mechanisms: list[Mechanism], counts: list[np.ndarray], n: int) -> list[np.ndarray]:
+        """:meth:`estimate_batch` of each mechanism's block (``counts[k]`` for ``mechanisms[k]``, all from n
+        reports): hook ``_estimate_batches`` where an estimator takes the blocks of several mechanisms together
+        (EM/EMS over a sweep of b), the same values as one batch per mechanism."""
+        check_paired(mechanisms, counts, "block of counts per mechanism")
+        return self._estimate_batches(list(mechanisms), [np.atleast_2d(np.asarray(c, dtype=np.float64))
+                                                         for c in counts], n)
+
+    def _estimate_batches(self, mechanisms: list[Mechanism], counts: list[np.ndarray], n: int) -> list[np.ndarray]:
+        return [self.estimate_batch(m, c, n) for m, c in zip(mechanisms, counts, strict=True)]
 
 
 def _rebuild_estimator(cls: type[Estimator], params: dict[str, Any]) -> Estimator:

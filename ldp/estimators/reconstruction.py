@@ -64,6 +64,14 @@ class Reconstruction(Estimator):
             return super()._estimate_batch(mechanism, counts, n)  # refused with the estimator's one-line reason
         return mechanism.reconstruct_batch(counts, n, method=self.name, **self.params)  # type: ignore[attr-defined]
 
+    def _estimate_batches(self, mechanisms: list[Mechanism], counts: list[np.ndarray], n: int) -> list[np.ndarray]:
+        """The blocks of mechanisms of one class through its ``reconstruct_batches`` (EM/EMS over a sweep iterate
+        all of them together; the same values as one :meth:`estimate` per row)."""
+        kind = type(mechanisms[0]) if mechanisms else None
+        if kind is None or not all(type(m) is kind and self.applies_to(m) for m in mechanisms):
+            return super()._estimate_batches(mechanisms, counts, n)
+        return kind.reconstruct_batches(mechanisms, counts, n, method=self.name, **self.params)  # type: ignore
+
 
 @ESTIMATORS.register
 class EMS(Reconstruction):

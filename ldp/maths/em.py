@@ -372,19 +372,22 @@ def expectation_maximization(histogram: Any, channel: Any, *, smoothing: bool = 
 def expectation_maximization_batch(histograms: Any, channel: Any, *, smoothing: bool = False, tol: float,
                                    max_iter: int = DEFAULT_MAX_ITER) -> tuple[np.ndarray, list[EMTrace]]:
     """:func:`expectation_maximization` of every row of ``histograms`` (one collection each) through one channel,
-    the rows iterated together: each row's products, E-, M- and S-steps are the elementwise operations of its own
-    run, and a row leaves the batch at its own stopping point, so every row's estimate and trace are those of
-    :func:`expectation_maximization` on it, bit for bit (the structured channels multiply a block of rows with the
-    same sums in the same order as one row; other channels multiply row by row). Only the Python overhead of an
-    iteration is shared: T collections cost about one run's interpreter time instead of T.
+    or through its own channel per row, the rows iterated together: each row's products, E-, M- and S-steps are
+    the elementwise operations of its own run, and a row leaves the batch at its own stopping point, so every row's
+    estimate and trace are those of :func:`expectation_maximization` on it through its channel, bit for bit (the
+    structured channels multiply a block of rows with the same sums in the same order as one row; other channels
+    multiply row by row). Only the Python overhead of an iteration is shared: T collections cost about one run's
+    interpreter time instead of T — with a channel per row, collections of different mechanisms (a sweep of a
+    parameter) share it too.
 
     Parameters
     ----------
     histograms : array_like
         The report counts, shape (T, d̃): one histogram per row (each finite, non-negative, not all zero).
-    channel : Channel or array_like
+    channel : Channel, array_like, or list of Channel
         The transition matrix M (d̃ × d) or an operator; ``dot_rows``/``tdot_rows`` (a block of rows at once) are
-        used when it has them.
+        used when it has them. A list (T channels of one shape): row t's channel; channels of one class with a
+        ``stack_rows`` hook (the square wave's) multiply the block at once, others row by row.
     smoothing : bool, default False
         EMS (the binomial S-step after every M-step).
     tol : float
@@ -406,17 +409,72 @@ def expectation_maximization_batch(histograms: Any, channel: Any, *, smoothing: 
     ----------
     Square-wave paper (Li et al., SIGMOD'20), §5.5, Algorithm 1, and §6.1 (stopping rule).
     """
-    ch = as_channel(channel)
     hs = np.asarray(histograms, dtype=np.float64)
     if hs.ndim != 2 or hs.shape[0] < 1:
         raise InvalidInput(f"the report histograms must be a 2-D block (trials × d̃), got shape {hs.shape}")
+    per_row = isinstance(channel, (list, tuple)) and len(channel) > 0 and (hasattr(channel[0], "dot")
+                                                                         or np.ndim(channel[0]) == 2)
+    channels = [as_channel(c) for c in channel] if per_row else None
+    if channels is not None and len(channels) != hs.shape[0]:
+        raise InvalidInput(f"one channel per histogram: got {len(channels)} channels for {hs.shape[0]} rows")
+    if channels is not None and len({c.shape for c in channels}) > 1:
+        raise InvalidInput(f"the channels of a batch must share one shape, got {sorted({c.shape for c in channels})}")
+    ch = channels[0] if channels is not None else as_channel(channel)
     h = np.stack([_check_histogram(row, ch) for row in hs])
     tol = _check_options(ch, smoothing, tol, max_iter)
     d = ch.shape[1]
     x0 = np.full((h.shape[0], d), 1.0 / d)
-    runs = ([_em_one(h[0], ch, smoothing, tol, int(max_iter), x0[0])] if h.shape[0] == 1 else
-            _em_rows(h, ch, smoothing, tol, int(max_iter), x0))
+    if h.shape[0] == 1:
+        runs = [_em_one(h[0], ch, smoothing, tol, int(max_iter), x0[0])]
+    else:
+        runs = _em_rows(h, _RowProducts(ch) if channels is None else _stacked(channels), smoothing, tol,
+                        int(max_iter), x0)
     return np.stack([r.x for r in runs]), [r.trace(smoothing, tol, int(max_iter)) for r in runs]
+
+
+class _RowProducts:
+    """One channel's products of a block of rows (``dot_rows(block, rows)``: ``rows`` are the block's row numbers
+    in the batch, which one channel for all does not need): the channel's block product when it has one, else row
+    by row (a dense matrix product of a block would sum in another order than one row's)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self._dot = getattr(channel, "dot_rows", None)
+        self._tdot = getattr(channel, "tdot_rows", None)
+
+    def dot_rows(self, block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if self._dot is not None:
+            return self._dot(block)
+        return np.stack([self.channel.dot(row) for row in block])
+
+    def tdot_rows(self, block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        if self._tdot is not None:
+            return self._tdot(block)
+        return np.stack([self.channel.tdot(row) for row in block])
+
+
+class _EachRow:
+    """A channel per row, multiplied row by row (each row's product is its channel's, bit for bit)."""
+
+    def __init__(self, channels: list[Channel]) -> None:
+        self.channels = channels
+
+    def dot_rows(self, block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return np.stack([self.channels[t].dot(row) for t, row in zip(rows, block, strict=True)])
+
+    def tdot_rows(self, block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return np.stack([self.channels[t].tdot(row) for t, row in zip(rows, block, strict=True)])
+
+
+def _stacked(channels: list[Channel]) -> Any:
+    """The products of a block whose row t goes through ``channels[t]``: the channels' class hook ``stack_rows``
+    (one block product, each row's sums as its channel's) when they are all of one class that has it, else row by
+    row."""
+    kind = type(channels[0])
+    hook = getattr(kind, "stack_rows", None)
+    if hook is not None and all(type(c) is kind for c in channels):
+        return hook(channels)
+    return _EachRow(channels)
 
 
 def _check_options(ch: Channel, smoothing: bool, tol: Any, max_iter: Any) -> float:
@@ -466,22 +524,16 @@ class _Row:
                        note=note)
 
 
-def _rows_product(ch: Channel, name: str, block: np.ndarray) -> np.ndarray:
-    """``ch.<name>`` (``dot`` or ``tdot``) of every row of ``block``: the channel's block product when it has one,
-    else row by row (a dense matrix product of a block would sum in another order than one row's)."""
-    rows = getattr(ch, f"{name}_rows", None)
-    if rows is not None:
-        return rows(block)
-    product = getattr(ch, name)
-    return np.stack([product(row) for row in block])
-
-
 def _logliks(runs: list[_Row], active: np.ndarray, h: np.ndarray, mx: np.ndarray) -> np.ndarray:
     """L of every active row (reports ``h``) at its (M x) row, each as :meth:`_Row.loglik` computes it: the
     logarithms elementwise on the block, and for the rows with reports in every bucket the sums Σ_j n_j ln (M x)_j
     as a stack of vector products (numpy takes a stacked (1 × d̃)(d̃ × 1) product as the dot product of one row,
     the same sum); −∞ where a bucket with reports has (M x)_j ≤ 0; the other rows one at a time."""
     dense = np.array([runs[t].dense for t in active])
+    if dense.all():  # the usual block: every bucket has reports (no masks to apply; the same operations)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sums = np.matmul(h[:, None, :], np.log(mx)[:, :, None])[:, 0, 0]
+        return np.where((mx <= 0).any(axis=1), -math.inf, sums)
     out = np.empty(active.size)
     if dense.any():
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -528,23 +580,24 @@ def _em_one(h: np.ndarray, ch: Channel, smoothing: bool, tol: float, max_iter: i
     return run
 
 
-def _em_rows(h: np.ndarray, ch: Channel, smoothing: bool, tol: float, max_iter: int, x0: np.ndarray) -> list[_Row]:
+def _em_rows(h: np.ndarray, ch: Any, smoothing: bool, tol: float, max_iter: int, x0: np.ndarray) -> list[_Row]:
     """Algorithm 1 on every row of ``h`` (T × d̃) from the rows of ``x0``, the active rows as one block (see
-    :func:`expectation_maximization_batch`); returns each row's run, its ``x`` the estimate."""
+    :func:`expectation_maximization_batch`) multiplied by ``ch.dot_rows``/``ch.tdot_rows`` (block, the block's row
+    numbers); returns each row's run, its ``x`` the estimate."""
     runs = [_Row(row) for row in h]
     active = np.arange(h.shape[0])
     pos = h > 0
     x = x0.copy()
     ratio = np.zeros_like(h)
     smoothed = np.empty_like(x)
-    mx = _rows_product(ch, "dot", x)
+    mx = ch.dot_rows(x, active)
     last = _logliks(runs, active, h, mx)
     history = [last.copy()]  # L of every row after each iteration (NaN once a row has stopped)
     iterations = np.zeros(h.shape[0], dtype=np.int64)
     for _ in range(max_iter):
         checkpoint()
         np.divide(h, mx, out=ratio, where=pos)  # n_j / (M x)_j; 0 where no report fell
-        p = _rows_product(ch, "tdot", ratio)
+        p = ch.tdot_rows(ratio, active)
         p *= x  # E-step: P_i = x_i Σ_j n_j M[j, i] / (M x)_j
         total = p.sum(axis=1)
         done = ~((total > 0) & np.isfinite(total))  # cannot happen with a valid channel; keep x
@@ -563,7 +616,7 @@ def _em_rows(h: np.ndarray, ch: Channel, smoothing: bool, tol: float, max_iter: 
             x, smoothed = smoothed, x
         else:
             x = p
-        mx = _rows_product(ch, "dot", x)
+        mx = ch.dot_rows(x, active)
         now = _logliks(runs, active, h, mx)
         iterations[active] += 1
         step = np.full(len(runs), np.nan)

@@ -51,12 +51,13 @@ from ldp.evaluation.tasks import GAIN_BASELINE, clip_for, full_domain_error, uti
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.numerical.square_wave import mutual_information_b
 from ldp.mechanisms.numerical.waves import lemma1_wasserstein
-from ldp.simulation import simulate_estimates
+from ldp.simulation import simulate_estimates_many
 from ldp.studies.comparison import draw_population
 
 __all__ = ["IBU_DISTRIBUTIONS", "IBU_DISTRIBUTION_LABELS", "IBU_ESTIMATORS", "NON_SMOOTH_METHODS", "PAPER_CFO_BINS",
            "PAPER_GRANULARITY", "PAPER_MEAN_MECHANISMS", "PAPER_NUMERICAL_METHODS", "PAPER_WAVE_SHAPES", "PRINTED",
-           "WIENER_DATASETS", "WIENER_METHODS", "b_sweep", "bucket_granularity", "fixed_categories", "fixed_set_study",
+           "WIENER_DATASETS", "WIENER_METHODS", "b_choice", "b_sweep", "bucket_granularity", "fixed_categories",
+           "fixed_set_study",
            "granularity_finding", "ibu_gain_grid", "ibu_gain_summary", "ibu_gain_table", "iiw_convergence",
            "noise_spectrum", "non_smooth_finding", "numerical_methods", "own_population", "postprocessor_curves",
            "postprocessor_tasks", "spiky_methods", "wave_shapes", "wiener_curves"]
@@ -927,6 +928,31 @@ def ibu_gain_table(mechanisms: Sequence[str], epsilons: Sequence[float], *, d: i
     return pd.DataFrame(rows)
 
 
+def b_choice(epsilon: float) -> dict[str, float]:
+    """The square-wave paper's choice of b at ε and what it promises before any simulation (closed forms, no
+    draws): b_MI (§5.3, the b of largest mutual information), the wave's densities p and q = p/e^ε there, and
+    Lemma 1's W1 between the outputs of two inputs ½ apart, ½·(1 − (2b_MI + 1)q) — the right axis of
+    :func:`b_sweep`'s figure at its factor 1.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget of SW (an ε SW refuses raises its InvalidInput).
+
+    Returns
+    -------
+    dict
+        "b_MI", "p", "q" and "W1, Lemma 1 (Δ = ½)".
+
+    References
+    ----------
+    Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić (SIGMOD 2020): §5.2 (Eq. (3), p and q), §5.3 (b_MI) and Lemma 1.
+    """
+    mech = get_mechanism("sw", float(epsilon), 2)
+    return {"b_MI": mech.b, "p": mech.p, "q": mech.q,
+            "W1, Lemma 1 (Δ = ½)": lemma1_wasserstein(float(epsilon), mech.b, 0.5)}
+
+
 def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, seed: int = 0,
             factors: Sequence[float] = (0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 4.0), progress: Progress = None,
             population: Population = None) -> pd.DataFrame:
@@ -978,15 +1004,16 @@ def b_sweep(epsilon: float, *, d: int = 64, n: int = 100_000, trials: int = 5, s
     d, n = population.size, int(population.sum())
     edges = np.linspace(0.0, 1.0, int(d) + 1)
     b_mi = mutual_information_b(float(epsilon))
-    ems = get_estimator("ems")
+    mechanisms = [get_mechanism("sw", float(epsilon), int(d), b=float(factor) * b_mi) for factor in factors]
+    # every b's collections in its stream's order, then EMS on the collections of all the b at once, each through
+    # its own channel (the same estimates, bit for bit, as one estimate per collection: the 8 × 5 runs share one
+    # loop's interpreter time instead of 8)
+    estimates = simulate_estimates_many(mechanisms, population, "ems", engine="fast", trials=trials,
+                                        seeds=[rng_for(int(seed), "reproduce", "b", float(f)) for f in factors])
     rows = []
-    for factor in factors:
-        mech = get_mechanism("sw", float(epsilon), int(d), b=float(factor) * b_mi)
-        rng = rng_for(int(seed), "reproduce", "b", float(factor))
+    for factor, mech, block in zip(factors, mechanisms, estimates, strict=True):
         metrics = {"wasserstein": [], "range_mae": []}
-        # the trials' collections in the stream's order, then EMS on all of them at once (the same estimates, bit
-        # for bit, as one estimate per collection)
-        for values in simulate_estimates(mech, population, ems, engine="fast", trials=trials, seed=rng):
+        for values in block:
             found = compute_metrics(truth, values, list(metrics), edges=edges,
                                     rng=lambda: rng_for(int(seed), "range-queries"))
             for key in metrics:

@@ -12,19 +12,22 @@ pytest.importorskip("streamlit")
 from apptest_tabs import AllTabs, labels, open_tab  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from ldp.studies.paper_figures import b_choice  # noqa: E402
 from views.reproduce import PAPERS  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TAB_KEY = "rp_paper"
-#: Each tab's charts, in the page's order, and its "**The paper…**" lines (22 charts and 16 lines in all).
+#: Each tab's charts, in the page's order, and its "**The paper…**" lines (21 charts and 15 lines in all), its lazy
+#: expanders closed; the b sweep's (Fig. 6) adds one chart and one line when open (``SWEEP``).
 CHARTS = {
     "IBU paper": ["rp_gain", "rp_grid_mech", "rp_grid_trend"],
-    "Square-wave paper": ["rp_b", "rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_gran"],
+    "Square-wave paper": ["rp_num", "rp_spiky", "rp_shapes", "rp_shapes_b", "rp_gran"],
     "Convolution paper": ["rp_iiw", "rp_spec", "rp_wiener_eps", "rp_wiener_d", "rp_wiener_topk",
                           "rp_wiener_positives", "rp_wiener_rough"],
     "Consistency paper": ["rp_post", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets", "rp_synthetic_selection"],
 }
-FINDINGS = {"IBU paper": 2, "Square-wave paper": 6, "Convolution paper": 5, "Consistency paper": 3}
+FINDINGS = {"IBU paper": 2, "Square-wave paper": 5, "Convolution paper": 5, "Consistency paper": 3}
+SWEEP = "rp_b_sweep"
 
 
 def _keys(at) -> list[str]:
@@ -85,7 +88,30 @@ def test_the_page_regenerates_each_figure():
     assert own is not None
     verdict = next(m.value for m in at.markdown if m.value.startswith("**On your data (consistency-fig-4):**"))
     assert verdict.split("** ")[1].startswith(("holds: ", "does not hold: ")) and "Base-Cut" in verdict
+    # Fig. 6, the b sweep at the tab's ε (8 b × the trials of SW + EMS), is simulated on demand: closed (the
+    # default), a change of ε draws its closed forms only (b_MI and Lemma 1's W1 at that ε); opened, the sweep at that
+    # ε with the paper's finding, and the paper's scale and the own-data run beside it
     _tab(at, "Square-wave paper")
+    next(w for w in at.select_slider if w.key == "rp_b_eps").set_value(2.0)
+    at.run()
+    line = next(m.value for m in at.markdown if m.value.startswith("At ε = 2 the paper's choice is **b_MI = "))
+    choice = b_choice(2.0)
+    assert f"{choice['b_MI']:.3g}**" in line and f"{choice['W1, Lemma 1 (Δ = ½)']:.3g}" in line
+    assert _keys(at) == CHARTS["Square-wave paper"] and not at.exception
+    assert not any(t.key == "rp_own_square-wave-fig-6" for t in at.toggle)
+    at.session_state[SWEEP] = True  # opened, as a click does
+    at.run()
+    assert not at.exception and not at.error and _keys(at) == ["rp_b", *CHARTS["Square-wave paper"]]
+    assert "= 2 (square-wave paper Fig. 6)" in next(c for c in at.get("plotly_chart") if c.key == "rp_b").proto.spec
+    assert any(m.value.startswith("**The paper:** ") and "× b_MI" in m.value for m in at.markdown)
+    # a link with the expander open (``?rp_b_sweep=true``, what the browser writes when it is opened): a new session
+    # shows the sweep at once
+    link = AppTest.from_file(APP, default_timeout=120)
+    link.query_params.update({TAB_KEY: "Square-wave paper", SWEEP: "true", "rp_b_eps": "2.0"})
+    link.run()
+    link.switch_page("views/reproduce.py")
+    link.run()
+    assert not link.exception and _keys(link) == ["rp_b", *CHARTS["Square-wave paper"]]
     next(w for w in at.toggle if w.key == "rp_own_square-wave-fig-6").set_value(True)  # a numerical column
     at.run()
     assert not at.exception and not at.error
@@ -114,3 +140,4 @@ def test_a_link_opens_the_paper_it_names():
     at.query_params[TAB_KEY] = "<script>"
     at.run()
     assert not at.exception and not at.error and _keys(at) == CHARTS["Consistency paper"]
+

@@ -207,3 +207,37 @@ def test_the_square_wave_channel_multiplies_a_block_as_row_by_row():
         assert got_x.flags.c_contiguous and got_r.flags.c_contiguous
         np.testing.assert_array_equal(got_x, np.stack([op.dot(row) for row in x]))
         np.testing.assert_array_equal(got_r, np.stack([op.tdot(row) for row in r]))
+
+
+def test_a_batch_with_a_channel_per_row_is_every_rows_own_run_bit_for_bit():
+    """A sweep of b (band and antiderivative channels in one block) through the square wave's stack hook, and the
+    same rows through dense channels (the row-by-row fallback): every row's estimate and trace are
+    expectation_maximization's through its own channel, exactly — rows stopping at their own iterations (the
+    stack rebuilds its block products as rows leave, and stale rows must not leak into the others)."""
+    epsilon, d = 0.3, 64
+    b_mi = SquareWave(epsilon, d).b
+    mechs = [SquareWave(epsilon, d, b=f * b_mi) for f in (0.25, 1.0, 4.0)]
+    assert {m.transition_operator().form for m in mechs} == {"band", "antiderivative"}
+    rng = np.random.default_rng(3)
+    truth = rng.dirichlet(np.full(d, 0.5))
+    hist, ops = [], []
+    for m in mechs:
+        for n in (100, 2_000, 30_000):
+            hist.append(m.sample_aggregate(rng.multinomial(n, truth), rng).counts)
+            ops.append(m.transition_operator())
+    hist = np.stack(hist)
+    # the stack in the sweep's order (band rows first), with a wide row first (its block product reorders the
+    # rows), and the dense channels
+    turned = np.r_[6:9, 0:6]
+    for rows, channels in ((hist, ops), (hist[turned], [ops[t] for t in turned]), (hist, [op.dense() for op in ops])):
+        x, traces = expectation_maximization_batch(rows, channels, smoothing=True, tol=1e-3)
+        for row, channel, got, trace in zip(rows, channels, x, traces, strict=True):
+            want, one = expectation_maximization(row, channel, smoothing=True, tol=1e-3)
+            np.testing.assert_array_equal(got, want)
+            assert (trace.iterations, trace.converged) == (one.iterations, one.converged)
+            np.testing.assert_array_equal(trace.log_likelihood, one.log_likelihood)
+        assert len({t.iterations for t in traces}) > 3
+    with pytest.raises(ldp.LDPError, match="one channel per histogram"):
+        expectation_maximization_batch(hist, ops[:2], tol=1e-3)
+    with pytest.raises(ldp.LDPError, match="one shape"):
+        expectation_maximization_batch(hist[:2], [ops[0], SquareWave(epsilon, 8).transition_operator()], tol=1e-3)

@@ -34,6 +34,20 @@ def test_the_mi_choice_of_b_is_near_the_best():
     assert np.all(np.abs(lemma - simulated) < 0.01) and np.all(np.diff(lemma) > 0)
 
 
+
+def test_the_choice_of_b_is_the_sweeps_factor_one_in_closed_form():
+    """b_choice: the closed forms the page draws before the simulated sweep — b_MI is the square wave's default b,
+    p/q = e^ε, and Lemma 1's W1 is the sweep's right-axis value at b / b_MI = 1, exactly (the same function of ε
+    and b); an ε the square wave refuses is refused with its one line."""
+    for eps in (0.5, 2.0):
+        choice = paper_figures.b_choice(eps)
+        assert choice["b_MI"] == ldp.get_mechanism("sw", eps, 64).b
+        assert choice["p"] / choice["q"] == pytest.approx(np.exp(eps), rel=1e-12)
+        row = paper_figures.b_sweep(eps, d=8, n=2_000, trials=1, factors=(1.0,)).iloc[0]
+        assert choice["W1, Lemma 1 (Δ = ½)"] == row["outputs' W1, Lemma 1 (Δ = ½)"] and choice["b_MI"] == row["b"]
+    with pytest.raises(ldp.LDPError, match="epsilon must be"):
+        paper_figures.b_choice(-1.0)
+
 def test_gain_table_shape_and_range():
     table = paper_figures.ibu_gain_table(["grr", "oue"], [0.5, 2.0], d=50, n=20_000, trials=2, seed=0)
     assert list(table["mechanism"]) == ["grr", "grr", "oue", "oue"]

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.params import BUCKETS, Param
+from ldp.core.params import BUCKETS, Param, check_paired
 from ldp.core.randomness import RandomSource
 from ldp.core.results import Aggregate, Estimate, warn_unconverged
 from ldp.data.scale import ValueScale
@@ -93,17 +93,46 @@ class NumericalMechanism(Mechanism):
         """The values of :meth:`reconstruct` for every row of ``counts`` (trials × statistic, each from n reports),
         shape (trials, d): the hook ``_reconstruct_batch`` where a family batches its reconstruction (the same
         values, row by row), else one :meth:`reconstruct` per row."""
-        rows = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         name = method or self.reconstructions[0]
-        aggregates = [self.as_aggregate(row, n) for row in rows]  # validated as reconstruct validates them
+        aggregates = self._batch_aggregates(counts, n)
         if name in self.reconstructions:
             batch = self._reconstruct_batch(np.stack([agg.counts for agg in aggregates]), name, **options)
             if batch is not None:
                 return batch
         return np.stack([self.reconstruct(agg, method=name, **options).values for agg in aggregates])
 
+    def _batch_aggregates(self, counts: Any, n: int) -> list[Aggregate]:
+        """The rows of ``counts`` as aggregates of n reports, validated as :meth:`reconstruct` validates them."""
+        return [self.as_aggregate(row, n) for row in np.atleast_2d(np.asarray(counts, dtype=np.float64))]
+
     def _reconstruct_batch(self, counts: np.ndarray, method: str, **options: Any) -> np.ndarray | None:
         """The batched form of ``method`` on validated rows (hook; None: no batched form, one run per row)."""
+        return None
+
+    @classmethod
+    def reconstruct_batches(cls, mechanisms: list[NumericalMechanism], counts: list[Any], n: int, *,
+                            method: str | None = None, **options: Any) -> list[np.ndarray]:
+        """:meth:`reconstruct_batch` of each mechanism's block (``counts[k]`` for ``mechanisms[k]``, each from n
+        reports): the hook ``_reconstruct_batches`` where a family iterates the blocks of several mechanisms
+        together (a sweep of a parameter; the same values, row by row), else one batch per mechanism. Bad rows are
+        refused as :meth:`reconstruct_batch` refuses them, blocks that do not pair up with the mechanisms too.
+        """
+        check_paired(mechanisms, counts, "block of counts per mechanism")
+        names = {method or m.reconstructions[0] for m in mechanisms}
+        if mechanisms and len(names) == 1 and all(type(m) is cls for m in mechanisms):
+            name = names.pop()
+            blocks = [np.stack([agg.counts for agg in m._batch_aggregates(c, n)])
+                      for m, c in zip(mechanisms, counts, strict=True)]
+            if all(name in m.reconstructions for m in mechanisms):
+                found = cls._reconstruct_batches(mechanisms, blocks, name, **options)
+                if found is not None:
+                    return found
+        return [m.reconstruct_batch(c, n, method=method, **options) for m, c in zip(mechanisms, counts, strict=True)]
+
+    @classmethod
+    def _reconstruct_batches(cls, mechanisms: list[NumericalMechanism], blocks: list[np.ndarray], method: str,
+                             **options: Any) -> list[np.ndarray] | None:
+        """The blocks of several mechanisms of this class reconstructed together (hook; None: one batch each)."""
         return None
 
     def _estimate(self, aggregate: Aggregate) -> Estimate:

@@ -406,6 +406,106 @@ class SquareWaveChannel:
         """M itself, a new d̃ × d float64 array (:func:`transition_matrix`)."""
         return transition_matrix(self.epsilon, self.b, self.d, self.d_tilde)
 
+    @classmethod
+    def stack_rows(cls, channels: list[SquareWaveChannel]) -> SquareWaveStack:
+        """The products of a block whose row t goes through ``channels[t]`` (one shape; e.g. a sweep of b): the
+        hook :func:`ldp.maths.em.expectation_maximization_batch` takes a channel per row through."""
+        return SquareWaveStack(channels)
+
+
+def _block_diagonal(blocks: list[sp.csr_matrix]) -> sp.csr_matrix:
+    """The block-diagonal CSR matrix of ``blocks``, each row's entries in its block's stored order: its product with
+    the blocks' inputs laid end to end adds every row's terms in the order the block alone adds them."""
+    nnz = np.cumsum([0] + [b.nnz for b in blocks])
+    cols = np.cumsum([0] + [b.shape[1] for b in blocks])
+    indptr = np.concatenate([np.zeros(1, dtype=np.int64)] + [b.indptr[1:] + nnz[k] for k, b in enumerate(blocks)])
+    indices = np.concatenate([b.indices.astype(np.int64) + cols[k] for k, b in enumerate(blocks)])
+    data = np.concatenate([b.data for b in blocks])
+    return sp.csr_matrix((data, indices, indptr), shape=(sum(b.shape[0] for b in blocks), int(cols[-1])))
+
+
+class SquareWaveStack:
+    """:class:`SquareWaveChannel` products of a block of rows, each row through its own channel (all of one shape
+    (d̃, d): a sweep of ε or b): ``dot_rows(block, rows)``/``tdot_rows(block, rows)``, ``rows`` the block's row
+    numbers in the batch (increasing: the rows still iterating). One block-diagonal sparse product does the whole
+    block: a band row's block is its channel's band applied to the row, a wide row's its antiderivative form applied
+    to the row's basis, each row's sums in its own channel's order — so every row equals its channel's
+    :meth:`~SquareWaveChannel.dot` bit for bit — and the interpreter's work of a product is the block's, not each
+    channel's.
+
+    Parameters
+    ----------
+    channels : list of SquareWaveChannel
+        Row t's channel (the shapes are checked by the caller).
+    """
+
+    def __init__(self, channels: list[SquareWaveChannel]) -> None:
+        self.channels = list(channels)
+        self.shape = self.channels[0].shape
+        self.band = np.array([c.form == "band" for c in self.channels])
+        self.background = np.array([c.background for c in self.channels])
+        self.w_tilde = np.array([c.w_tilde for c in self.channels])
+        self._built: dict[str, dict[str, Any]] = {}
+
+    def _plan(self, name: str, rows: np.ndarray, width: Any) -> dict[str, Any]:
+        """How to multiply ``rows`` by their ``name`` matrices (``_fwd``/``_bwd``): built for a superset S of the rows
+        (the rows still iterating when it was built), its band rows first (``order``), and rebuilt only once half of
+        S has stopped — a few times per batch, not at every row's stop: the stopped rows' products are computed on
+        stale inputs and dropped, at most twice the arithmetic, which on these sizes costs less than a rebuild."""
+        plan = self._built.get(name)
+        if plan is None or 2 * rows.size <= plan["built"].size:
+            band = self.band[rows]
+            order = np.concatenate([np.flatnonzero(band), np.flatnonzero(~band)])
+            mats = [getattr(self.channels[t], name) for t in rows[order]]
+            wide_rows = rows[order][int(band.sum()):]
+            in_order = bool(np.all(np.diff(order) > 0))  # the band rows already first (a sweep of b upwards)
+            plan = self._built[name] = {
+                "built": rows.copy(), "order": None if in_order else order, "narrow": int(band.sum()),
+                "matrix": _block_diagonal(mats), "width": width if np.isscalar(width) else width[wide_rows][:, None],
+                "rows": None}
+        if plan["rows"] is None or plan["rows"].size != rows.size or not np.array_equal(plan["rows"], rows):
+            every = rows.size == plan["built"].size
+            where = np.searchsorted(plan["built"], rows)  # the rows' places in S
+            if plan["order"] is None:
+                back = None if every else where
+            else:
+                inverse = np.empty_like(plan["order"])
+                inverse[plan["order"]] = np.arange(plan["order"].size)
+                back = inverse[where]
+            plan.update(rows=rows.copy(), where=None if every else where, back=back,
+                        background=self.background[rows][:, None])
+        return plan
+
+    def _product(self, name: str, block: np.ndarray, rows: np.ndarray, width: Any, size: int) -> np.ndarray:
+        block = np.asarray(block, dtype=np.float64)
+        plan = self._plan(name, rows, width)
+        if plan["where"] is None:
+            full = block
+        else:  # the stopped rows of S keep zeros: their outputs are dropped below
+            full = np.zeros((plan["built"].size, block.shape[1]))
+            full[plan["where"]] = block
+        ordered = full if plan["order"] is None else full[plan["order"]]
+        narrow = plan["narrow"]
+        if narrow == ordered.shape[0]:
+            vector = np.ascontiguousarray(ordered).ravel()
+        else:
+            wide = ordered[narrow:]
+            basis = _basis(wide, plan["width"], np.empty((wide.shape[0], 3 * wide.shape[1] + 1)))
+            vector = np.concatenate([ordered[:narrow].ravel(), basis.ravel()])
+        out = (plan["matrix"] @ vector).reshape(-1, size)
+        if plan["back"] is not None:
+            out = out[plan["back"]]
+        out += plan["background"] * block.sum(axis=1)[:, None]
+        return out
+
+    def dot_rows(self, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """M_t x_t for every row t of ``x`` (rows × d → rows × d̃), each :meth:`SquareWaveChannel.dot`'s."""
+        return self._product("_fwd", x, rows, self.channels[0].w, self.shape[0])
+
+    def tdot_rows(self, r: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """M_tᵀ r_t for every row t of ``r`` (rows × d̃ → rows × d), each :meth:`SquareWaveChannel.tdot`'s."""
+        return self._product("_bwd", r, rows, self.w_tilde, self.shape[1])
+
 
 def _band_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> sp.csr_matrix:
     """The wave part W of M (d̃ × d, sparse): W[j, i] = (p − q)/w · A[j, i]."""
@@ -536,6 +636,22 @@ class _WindowChannel(NumericalMechanism):
         x, _ = expectation_maximization_batch(counts, self.transition_operator(), smoothing=method == "ems", tol=tau,
                                               max_iter=max_iter)
         return x
+
+    @classmethod
+    def _reconstruct_batches(cls, mechanisms: list[_WindowChannel], blocks: list[np.ndarray], method: str, *,
+                             tol: float | None = None, max_iter: int = DEFAULT_MAX_ITER) -> list[np.ndarray] | None:
+        """EM or EMS of the blocks of several mechanisms (a sweep of b or ε: report histograms of one d̃) as one
+        batch, each row through its own mechanism's channel (:func:`ldp.maths.em.expectation_maximization_batch`):
+        each block's estimates are :meth:`_reconstruct_batch`'s, bit for bit. None (one batch each) when their τ
+        (EM's depends on ε) or their shapes differ."""
+        taus = {default_tolerance(method, m._epsilon) if tol is None else tol for m in mechanisms}
+        channels = [m.transition_operator() for m in mechanisms]
+        if len(taus) > 1 or len({c.shape for c in channels}) > 1:
+            return None
+        rows = [channel for channel, block in zip(channels, blocks, strict=True) for _ in range(block.shape[0])]
+        x, _ = expectation_maximization_batch(np.concatenate(blocks), rows, smoothing=method == "ems", tol=taus.pop(),
+                                              max_iter=max_iter)
+        return np.split(x, np.cumsum([block.shape[0] for block in blocks])[:-1])
 
     def _expected_aggregate(self, true_counts: np.ndarray, support: np.ndarray | None) -> np.ndarray:
         return self.transition_operator().dot(true_counts.astype(np.float64))
