@@ -6,15 +6,15 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ldp.studies.heavy_hitters import find_heavy_hitters, zipf_values
-from ldp.viz import heavy_hitters as viz
+from ldp.viz import heavy_hitters
 
 
 def test_round_figure_lines_are_what_add_hline_draws():
     values = zipf_values(5_000, 12, seed=2)
     run = find_heavy_hitters("pem", 2.0, values, bits=12, top_k=4, seed=1, threshold=0.01)
     res = run.result
-    table = viz.round_table(res, 0, values)
-    fig = viz.round_figure(res, 0, table, 0.01)
+    table = heavy_hitters.round_table(res, 0, values)
+    fig = heavy_hitters.round_figure(res, 0, table, 0.01)
     limit = res.rounds[0].detection_limit
     ref = go.Figure()
     ref.add_hline(y=limit, line={"dash": "dash", "color": "#444"}, annotation_text=f"detection limit {limit:.3g}")
@@ -23,5 +23,6 @@ def test_round_figure_lines_are_what_add_hline_draws():
     assert fig.layout.shapes == ref.layout.shapes and fig.layout.annotations == ref.layout.annotations
     assert [t.name for t in fig.data] == ["estimate (blue: kept)", "true frequency"]
     assert fig.layout.xaxis.type == "category" and fig.layout.xaxis.tickangle == -60
-    last = viz.round_figure(res, len(res.rounds) - 1, viz.round_table(res, len(res.rounds) - 1, values), 0.01)
+    final = len(res.rounds) - 1
+    last = heavy_hitters.round_figure(res, final, heavy_hitters.round_table(res, final, values), 0.01)
     assert len(last.layout.shapes) == 1 and last.layout.title.text.endswith("(the answer)")  # no threshold line
