@@ -419,6 +419,7 @@ def cw_candidate_counts(a: np.ndarray, b: np.ndarray, y: np.ndarray, candidates:
     # so this is the remainder exactly, and NumPy divides an array by one integer through a precomputed reciprocal
     # (libdivide) where ``%`` runs a hardware division per cell. The second stage runs on uint32 (x mod P < 2³¹).
     # The same counts as cw_hash, 2–3× faster: the support counting is most of a PEM run.
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)  # a c + b < 2⁶³ in int64 (a, b, c < P < 2³¹)
     modulus, buckets = np.int64(prime), np.uint32(g) if g < 1 << 32 else None
     for start in range(0, a.shape[0], rows):
         if start % (rows * 64) == 0:
