@@ -105,8 +105,18 @@ def _padding(data_key: tuple, _sets_: Any, eps: float, k: int):
 
 
 def compare_panel(data_key: tuple, sets: Any, eps: float, k: int, seed: int) -> None:
-    """The lecture's headline: SVIM against LDPMiner on the same data, ε and k (three runs each, fast engine)."""
-    st.subheader("SVIM against LDPMiner: the lecture's headline")
+    """The lecture's headline: SVIM against LDPMiner on the same data, ε and k (three runs each, fast engine), in
+    an expander that runs only while open (six more runs of a miner: most of a rerun's work when ε moves, on every
+    session's own seed). Opening it reruns the page; its state is bound to the URL (``is_compare_open``), so it
+    stays open while ε moves and a link opens it at once."""
+    box = st.expander("SVIM against LDPMiner: the lecture's headline", key="is_compare_open", on_change="rerun",
+                      bind="query-params")
+    with box:
+        if box.open:
+            _compare_table(data_key, sets, eps, k, seed)
+
+
+def _compare_table(data_key: tuple, sets: Any, eps: float, k: int, seed: int) -> None:
     with common.friendly_errors("the comparison"), st.spinner("Both miners run three times…"):
         table = _compare(data_key, sets, eps, k, seed)
     rows = table.set_index("method")
@@ -160,7 +170,9 @@ def main() -> None:
     st.subheader("Why ℓ matters: the lecture's two sources of error")
     table = _padding(data_key, sets, eps, k)
     best = int(table.loc[table["MSE"].idxmin(), "ℓ"])
-    common.show_figure(viz.padding_figure(table), "is_padding_chart", table, description=(
+    # the same for every seed: built once per data, ε and k and handed to every session
+    figure = common.cached_figure(("is_padding", data_key, eps, k), lambda: viz.padding_figure(table))
+    common.show_figure(figure, "is_padding_chart", table, description=(
         "For the k most frequent items: small ℓ cuts sets short (items of long sets are under-counted: dashed); "
         "large ℓ multiplies the oracle's noise by ℓ² (dotted)."))
     st.markdown(f"On this data at ε = {eps:g}, ℓ = **{best}** balances them; SVIM's privately chosen ℓ is the 90th "

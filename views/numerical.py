@@ -294,10 +294,25 @@ def _b_section(sw: Any, eps: float) -> None:
         "among the best for the reconstruction error too."))
 
 
+def _lazy_expander(title: str, key: str) -> Any:
+    """A collapsed section computed only while open: opening it reruns the page (or its fragment), and its state is
+    bound to the URL (``key``), so it stays open while ε moves and a link opens it at once. For the secondary
+    studies, which cost a rerun most of its work when ε moves on every session's own seed."""
+    return st.expander(title, key=key, on_change="rerun", bind="query-params")
+
+
 @st.fragment
 def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, ctl: dict[str, Any]) -> None:
-    """Mean and variance with SR or PM (§2.2, §6.3); choosing the mechanism reruns only this fragment."""
+    """Mean and variance with SR or PM (§2.2, §6.3), in a lazy expander (``num_mean_open``: its own simulation, SR
+    or PM on every user, runs only while open); choosing the mechanism reruns only this fragment."""
     st.header("Mean and variance")
+    box = _lazy_expander("Mean and variance of the column with SR or PM (its own collection)", "num_mean_open")
+    with box:
+        if box.open:
+            _mean_body(data, counts, edges, ctl)
+
+
+def _mean_body(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, ctl: dict[str, Any]) -> None:
     name = render(MEAN_MECH)
     n, trials, eps = int(counts.sum()), ctl["trials"], ctl["eps"]
     if n < 2:
@@ -369,7 +384,6 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
         st.warning(f"{viz.method_label(_display(name), rec)} cannot run on this configuration and is left out: "
                    f"{reason}")
     out = {viz.method_label(_display(name), rec): estimates for (name, rec), estimates in done.items()}
-    unit = data.unit
     first = {label: est[0] for label, est in out.items()}
     series = {**{label: est[0] for label, est in reference.items()}, **first}
     colours = {label: PALETTE[i] for i, label in enumerate(reference)}
@@ -378,22 +392,31 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
                 "first trial.")
     papers = sorted({ldp.MECHANISMS.get(n).paper for n in ["sw", ctl["mech"], *(n for n, _ in ctl["methods"])]})
     st.caption("Numerical mechanisms from: " + "; ".join(papers) + ".")
-    with common.friendly_errors("the figures"):
-        table = viz.density_table(edges, truth, series, unit=unit)
-        fig = _figure("density_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
-                      title=f"Methods compared: density — {what}")
-        common.show_figure(fig, "num_cmp_density", table, description=(
-            f"Grey bars: the true density of {data.name}; one coloured step line per method (first trial), "
-            "Square Wave + EMS, CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its "
-            "reconstruction."))
-        fig = _figure("cdf_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
-                      title=f"Methods compared: CDF — {what}")
-        common.show_figure(fig, "num_cmp_cdf", table[[c for c in table.columns if "CDF" in c
-                                                      or c.startswith(("from", "to"))]],
-                           description=(f"Black: the true CDF of {data.name}; one dashed line per method (first "
-                                        "trial); the closer a line to the black one, the smaller its Wasserstein "
-                                        "and KS distances."))
+    box = _lazy_expander("Methods compared: density and CDF of every method (first trial)", "num_cmp_open")
+    with box, common.friendly_errors("the figures"):
+        if box.open:
+            _overlays(data, edges, truth, series, colours, what)
     return out
+
+
+def _overlays(data: common.Dataset, edges: np.ndarray, truth: np.ndarray, series: dict[str, np.ndarray],
+              colours: dict[str, str], what: str) -> None:
+    """Every method's first trial over the truth: density and CDF."""
+    unit = data.unit
+    table = viz.density_table(edges, truth, series, unit=unit)
+    fig = _figure("density_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
+                  title=f"Methods compared: density — {what}")
+    common.show_figure(fig, "num_cmp_density", table, description=(
+        f"Grey bars: the true density of {data.name}; one coloured step line per method (first trial), "
+        "Square Wave + EMS, CFO-binning's MI + Norm-Sub estimate and each chosen numerical mechanism with its "
+        "reconstruction."))
+    fig = _figure("cdf_figure", edges, truth, series, name=data.name, unit=unit, colors=colours,
+                  title=f"Methods compared: CDF — {what}")
+    common.show_figure(fig, "num_cmp_cdf", table[[c for c in table.columns if "CDF" in c
+                                                  or c.startswith(("from", "to"))]],
+                       description=(f"Black: the true CDF of {data.name}; one dashed line per method (first "
+                                    "trial); the closer a line to the black one, the smaller its Wasserstein "
+                                    "and KS distances."))
 
 
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls

@@ -212,9 +212,11 @@ def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name
     """The results as CSV — with the dataset and the settings that made them (mechanism, ε, n, seed, …) as leading
     columns, so a file found later says what it is — and the whole configuration as JSON, which the uploader
     below (given the page's ``controls``) loads back. ``table_key``, when given, identifies ``table``: its CSV is
-    then made once per table and settings (:func:`cached_csv`)."""
+    then made once per table and settings (:func:`cached_csv`); without it, the CSV is written when the button is
+    clicked (Streamlit runs the callable then), not on every rerun that draws the button — a rerun that changes ε
+    made a CSV nobody downloads."""
     c1, c2 = st.columns(2)
-    results = (csv_bytes(with_context(table, config)) if table_key is None else
+    results = ((lambda: csv_bytes(with_context(table, config))) if table_key is None else
                cached_csv(("download_buttons", table_key), table, config))
     c1.download_button("Download results (CSV)", results, f"{name}-results.csv", "text/csv", key=f"{key}_csv")
     c2.download_button("Download configuration (JSON)", json.dumps(config, indent=2, default=str).encode(),

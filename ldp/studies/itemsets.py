@@ -743,14 +743,22 @@ def padding_tradeoff(sets: SetValues, epsilon: float, lengths: Sequence[int], *,
     """
     freqs = sets.frequencies()
     top = np.lexsort((np.arange(sets.d), -freqs))[:top_k]
-    holder = np.repeat(np.arange(sets.users), sets.sizes)
-    size_of = sets.sizes[holder]
-    is_top = np.isin(sets.items, top)
+    # One pass over the items: how many holders of each top item have a set of each size (a k × (max size + 1)
+    # table), then every ℓ at once — E[ℓ·f̃(v)]·n = Σ_s holders(v, s)·min(1, ℓ/s), a small matrix product.
+    rank = np.full(sets.d, -1, dtype=np.int64)
+    rank[top] = np.arange(top.size)
+    size_of = np.repeat(sets.sizes, sets.sizes)  # each held item's set size (≥ 1)
+    held = rank[sets.items]
+    is_top = held >= 0
+    width = int(size_of.max(initial=0)) + 1
+    holders = np.bincount(held[is_top] * width + size_of[is_top], minlength=top.size * width
+                          ).reshape(top.size, width).astype(np.float64)
+    ells = np.array([int(length) for length in lengths], dtype=np.float64)
+    weight = np.minimum(1.0, ells[:, None] / np.maximum(np.arange(width), 1)[None, :])  # (ℓ values, sizes)
+    expected = holders @ weight.T / sets.users  # (k, ℓ values)
+    bias2s = np.mean((freqs[top][:, None] - expected) ** 2, axis=0)
     rows = []
-    for length in lengths:
-        weight = np.minimum(1.0, int(length) / size_of[is_top])
-        expected = np.bincount(sets.items[is_top], weights=weight, minlength=sets.d)[top] / sets.users
-        bias2 = float(np.mean((freqs[top] - expected) ** 2))
+    for length, bias2 in zip(lengths, bias2s.tolist(), strict=True):
         psfo = PaddingSampling(epsilon, sets.d, int(length), "adaptive")
         var = psfo.item_variance(sets.users)
         rows.append({"ℓ": int(length), "squared under-estimation": bias2, "oracle variance": var,

@@ -84,21 +84,27 @@ def round_figure(result: HeavyHitterResult, index: int, table: pd.DataFrame, thr
     r = result.rounds[index]
     shown = table.head(SHOWN)
     colours = [PALETTE[0] if s else "#9aa0a6" for s in shown["survived"]]
-    fig = go.Figure()
-    fig.add_bar(x=shown["prefix"], y=shown["estimate"], marker_color=colours, name="estimate (blue: kept)")
-    fig.add_scatter(x=shown["prefix"], y=shown["true frequency"], mode="markers", name="true frequency",
-                    marker={"color": PALETTE[3], "size": 9, "symbol": "diamond"})
-    fig.add_hline(y=r.detection_limit, line={"dash": "dash", "color": "#444"},
-                  annotation_text=f"detection limit {r.detection_limit:.3g}")
+    data = [{"type": "bar", "x": shown["prefix"], "y": shown["estimate"], "marker": {"color": colours},
+             "name": "estimate (blue: kept)"},
+            {"type": "scatter", "x": shown["prefix"], "y": shown["true frequency"], "mode": "markers",
+             "name": "true frequency", "marker": {"color": PALETTE[3], "size": 9, "symbol": "diamond"}}]
+    # the lines and labels fig.add_hline draws (label top right, or bottom right), declared with the figure: one
+    # validation instead of one per call (the page draws this figure on every change of ε)
+    lines = [(r.detection_limit, {"dash": "dash", "color": "#444"}, f"detection limit {r.detection_limit:.3g}",
+              "bottom")]
     if threshold is not None and index < len(result.rounds) - 1:
-        fig.add_hline(y=threshold, line={"dash": "dot", "color": PALETTE[3]},
-                      annotation_text=f"threshold {threshold:g}", annotation_position="bottom right")
+        lines.append((threshold, {"dash": "dot", "color": PALETTE[3]}, f"threshold {threshold:g}", "top"))
+    shapes = [{"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": y, "y1": y, "yref": "y", "line": line}
+              for y, line, _, _ in lines]
+    labels = [{"showarrow": False, "text": text, "x": 1, "xanchor": "right", "xref": "x domain", "y": y,
+               "yanchor": anchor, "yref": "y"} for y, _, text, anchor in lines]
     last = index == len(result.rounds) - 1
-    fig.update_layout(title=f"Round {index + 1} of {len(result.rounds)}: prefixes of {r.length} bits, "
-                            f"{r.users:,} users, {r.candidates.size:,} candidates" + (" (the answer)" if last else ""),
-                      xaxis_title=f"candidate prefix (highest {min(SHOWN, len(table))} estimates)",
-                      yaxis_title="estimated frequency", xaxis={"type": "category", "tickangle": -60})
-    return fig
+    return go.Figure(data=data, layout={
+        "title": {"text": f"Round {index + 1} of {len(result.rounds)}: prefixes of {r.length} bits, {r.users:,} "
+                          f"users, {r.candidates.size:,} candidates" + (" (the answer)" if last else "")},
+        "xaxis": {"title": {"text": f"candidate prefix (highest {min(SHOWN, len(table))} estimates)"},
+                  "type": "category", "tickangle": -60},
+        "yaxis": {"title": {"text": "estimated frequency"}}, "shapes": shapes, "annotations": labels})
 
 
 def precision_figure(table: pd.DataFrame, axis: str = "epsilon") -> go.Figure:

@@ -109,7 +109,7 @@ def other_value(w, control: Control):
 
 
 #: URL parameters that choose what a page shows (its open tab or lazy expander), not controls the round trip sets.
-VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open")
+VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open", "num_mean_open")
 
 
 def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
@@ -163,8 +163,8 @@ SCENARIOS = {
         {"to_data_source": "Synthetic", "to_data_synthetic": "zipf", "to_axis": "d"},
         {"to_data_source": "Synthetic", "to_data_synthetic": "mixture", "to_trials": 2},
     ],
-    "numerical": [
-        {"num_data_source": "Sample data", "num_trials": 2},
+    "numerical": [  # the mean and variance (its control num_mean_mech) is drawn only while its expander is open
+        {"num_data_source": "Sample data", "num_trials": 2, "num_mean_open": "true"},
         {"num_data_source": "Synthetic", "num_data_synthetic": "zipf", "num_trials": 2},
         {"num_data_source": "Sample data", "num_trials": 1, "num_users": 2000, "num_nmechs": RECONSTRUCTED},
         {"num_data_source": "Synthetic", "num_data_synthetic": "mixture", "num_trials": 1, "num_users": 2000},

@@ -15,6 +15,9 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "views/numerical.py"
 KINDS = ("selectbox", "slider", "select_slider", "radio", "number_input", "multiselect")
 RANGE = ("num_data_lo", "num_data_hi")
+#: The lazy sections (the methods' overlays, the mean and variance) opened through the URL, as a link does: closed,
+#: they compute nothing (test_lazy_sections_are_closed_by_default); the other tests read the whole page.
+OPEN = {"num_cmp_open": "true", "num_mean_open": "true"}
 
 
 def widget(at: AppTest, key: str):
@@ -27,6 +30,7 @@ def widget(at: AppTest, key: str):
 
 def open_page(**changes) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(OPEN)
     at.switch_page(PAGE)
     at.run()
     for key, value in changes.items():
@@ -82,6 +86,26 @@ def test_sw_ems_leads_and_cfo_binning_is_compared_by_default():
     assert curve["b"].iloc[int(curve["bound (nats)"].idxmax())] == pytest.approx(0.2561, rel=0.03)  # the paper's b
     overlay = at.dataframe[3].value  # the comparison's density overlay
     assert "Square Wave (SW) · EMS density" in overlay.columns and len(overlay) == 48
+
+
+def test_lazy_sections_are_closed_by_default():
+    """The methods' density and CDF overlays and the mean and variance (its own SR or PM collection) sit in lazy
+    expanders, closed by default: an ε change computes neither; opened (as a click does) they draw."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page(PAGE)
+    at.run()
+    assert_full_page(at, charts=3)  # SW + EMS density and CDF, the b curve
+    assert [c.key for c in at.get("plotly_chart")] == ["num_density", "num_cdf", "num_b"]
+    labels = [e.label for e in at.main.expander]
+    assert any(label.startswith("Methods compared: density and CDF") for label in labels)
+    assert any(label.startswith("Mean and variance of the column") for label in labels)
+    assert not any(w.key == "num_mean_mech" for w in at.radio)  # the mean's control is drawn only while open
+    assert list(compare_table(at).columns)[2:] == ["Square Wave (SW) · EMS", "CFO-binning (OUE) · MI + Norm-Sub"]
+    at.session_state["num_cmp_open"] = True
+    at.session_state["num_mean_open"] = True
+    at.run()
+    assert_full_page(at)
+    assert [c.key for c in at.get("plotly_chart")][3:] == ["num_cmp_density", "num_cmp_cdf", "num_mean_fig"]
 
 
 def test_sw_b_from_the_advanced_section_reaches_the_run_and_the_curve():
@@ -150,6 +174,7 @@ def test_bins_and_range_set_the_real_unit_edges():
 
 def test_url_state_is_restored():
     at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(OPEN)
     # a selection's URL value is the label it shows; an unknown one ("nope") is dropped
     for key, value in {"num_mech": "GRR (k-RR)", "num_data_bins": "24", "num_alpha": "0.2", "num_data_lo": "2.0",
                        "num_data_hi": "20.0", "num_nmechs": ["Square Wave (SW)", "nope"], "num_rec_sw": "EM"}.items():
@@ -304,7 +329,7 @@ def test_shared_figures_are_not_restyled_by_a_projector_session():
 
     first = specs(open_page())
     projector = AppTest.from_file(APP, default_timeout=60)
-    projector.query_params["present"] = "true"
+    projector.query_params.update({**OPEN, "present": "true"})
     projector.switch_page(PAGE)
     projector.run()
     assert not projector.exception

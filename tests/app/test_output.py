@@ -104,3 +104,41 @@ def test_the_app_hides_the_preload_container():
     styles = " ".join(m.value for m in at.markdown)
     assert ".st-key-ldp_chart_preload { display: none; }" in styles
     assert not at.exception and not [c for c in at.get("plotly_chart") if "preload" in str(c.proto.id)]
+
+
+def _download_script() -> None:
+    import pandas as pd
+    import streamlit as st
+    from streamlit import runtime
+
+    from views import output
+
+    table = pd.DataFrame({"value": ["=1+1", "JFK"], "estimate": [-0.1, 0.2]})
+    config = {"dataset": "dest", "pp_mech": "oue", "pp_eps": 0.5, "pp_seed": 3}
+    made = []
+    real = output.csv_bytes
+    output.csv_bytes = lambda t: made.append(1) or real(t)
+    try:
+        output.download_buttons(table, config, key="t")
+        written = len(made)
+        manager = runtime.get_instance().media_file_mgr
+        (file_id,) = list(manager._deferred_callables)  # the results' CSV, registered for the click
+        url = manager.execute_deferred(file_id)  # what a click does
+        content = manager._storage.get_file(url.rsplit("/", 1)[-1].split(".")[0]).content
+    finally:
+        output.csv_bytes = real
+    st.session_state["facts"] = {"written on the rerun": written, "clicked": content,
+                                 "expected": real(output.with_context(table, config))}
+
+
+def test_the_results_csv_is_written_when_the_button_is_clicked():
+    """A rerun that draws the download buttons writes no CSV (a change of ε made one nobody downloads); the click
+    runs the deferred callable, which writes the table with its settings as before."""
+    at = AppTest.from_function(_download_script, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    facts = at.session_state["facts"]
+    assert facts["written on the rerun"] == 0
+    assert facts["clicked"] == facts["expected"] and b"'=1+1" in facts["clicked"]
+    assert [b.proto.label for b in at.get("download_button")] == ["Download results (CSV)",
+                                                                 "Download configuration (JSON)"]

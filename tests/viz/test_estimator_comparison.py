@@ -136,3 +136,33 @@ def test_declared_marker_lines_are_what_plotly_draws_for_them(run):
     fig = estimator_comparison.advisor_figure(check, title="Advisor", value_label="MSE")
     assert fig.layout.legend.title.text == "" and fig.layout.legend.orientation == "h"
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.autorange == "reversed"
+
+
+def test_declared_distribution_figures_are_what_plotly_grew():
+    """The Numerical page's figures are declared whole too: each equals, spec for spec, the figure grown by
+    add_bar / add_scatter / add_hline / add_vline / update_layout that it replaces."""
+    edges, truth = np.linspace(0.0, 24.0, 7), np.array([0.1, 0.2, 0.3, 0.2, 0.1, 0.1])
+    est = {"SW · EMS": truth + 0.01}
+    fig = distributions.density_figure(edges, truth, est, name="dep_time_hours", unit="hours", title="Density")
+    ref = go.Figure()
+    ref.add_bar(x=(edges[:-1] + edges[1:]) / 2, y=truth / 4, width=np.diff(edges), name="true",
+                marker_color=distributions.TRUE_COLOUR, marker_line_width=0,
+                hovertemplate="%{x:.4g}<br>density %{y:.4g}<extra>true</extra>")
+    ref.add_scatter(x=edges, y=np.append((truth + 0.01) / 4, (truth[-1] + 0.01) / 4), mode="lines", line_shape="hv",
+                    name="SW · EMS", line={"color": PALETTE[0], "width": 2.5},
+                    hovertemplate="from %{x:.4g}<br>density %{y:.4g}<extra>SW · EMS</extra>")
+    ref.add_hline(y=0, line_width=1, line_color="#666666")
+    ref.update_layout(title="Density", xaxis_title="dep_time_hours (hours)", bargap=0,
+                      yaxis_title="density (fraction of users / hours)", **distributions.LAYOUT)
+    assert fig.to_plotly_json() == ref.to_plotly_json()
+    fig = distributions.mutual_information_figure(np.array([0.1, 1.0]), np.array([0.2, 0.3]), b_mi=0.5, b_used=1.0,
+                                                  bound_used=0.3, epsilon=1.0)
+    ref = go.Figure()
+    ref.add_vline(x=0.5, line_dash="dot", line_color="#444444", annotation_text="paper's b = 0.5",
+                  annotation_position="top")
+    ref.update_xaxes(type="log")
+    assert fig.layout.shapes == ref.layout.shapes and fig.layout.annotations == ref.layout.annotations
+    assert fig.layout.xaxis.type == "log" and fig.layout.legend.title.text == "series"
+    fig = distributions.mean_trials_figure(np.array([1.0, 2.0]), 1.5, 0.1, name="x", title="Mean")
+    assert [t.name for t in fig.data] == ["estimated mean", "true mean", "true ± 1.96 SE (theory)"]
+    assert fig.layout.yaxis.title.text == "mean of x" and fig.layout.xaxis.title.text == "trial"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ldp
-from ldp.mechanisms.frequency.local_hashing import mix64_hash
+from ldp.mechanisms.frequency.local_hashing import cw_candidate_counts, cw_hash, mix64_hash
 
 
 @pytest.mark.parametrize("epsilon", [0.1, math.log(2) - 0.01, 1.0, 3.0])
@@ -43,3 +43,22 @@ def test_mix64_reports_follow_the_hash_and_grr():
     kept = np.mean(mix64_hash(values, reports[:, 1], mech.g) == reports[:, 0])
     assert abs(kept - mech.p_star) < 5 * math.sqrt(mech.p_star * (1 - mech.p_star) / values.size)
     assert reports[:, 1].min() >= 0 and np.all(reports[:, 0] < mech.g)
+
+
+@pytest.mark.parametrize("prime, g", [(2_147_483_647, 11), (2_147_483_629, 2), (1_000_003, 50), (101, (1 << 32) + 5)])
+def test_cw_candidate_counts_equal_the_hash_cell_by_cell(prime, g):
+    """The support counts (remainders taken as x − ⌊x/m⌋·m, the second on uint32 when g < 2³²) equal counting
+    cw_hash's cells one by one, at the extremes of a, b and the candidates (a·c + b just below 2⁶²) and across
+    blocks (a block size that does not divide the users)."""
+    rng = np.random.default_rng(7)
+    n = 500
+    a = rng.integers(1, prime, n)
+    b = rng.integers(0, prime, n)
+    a[:2], b[:2] = prime - 1, prime - 1
+    candidates = np.concatenate([[0, 1, prime - 1], rng.integers(0, prime, 37)])
+    y = cw_hash(a, b, np.full(n, candidates[5]), prime, g)  # every user's hash of one candidate: counts ≥ n there
+    y[::3] = rng.integers(0, min(g, 1 << 20), y[::3].size)
+    expected = np.array([np.count_nonzero(cw_hash(a, b, np.full(n, c), prime, g) == y) for c in candidates])
+    counts = cw_candidate_counts(a, b, y, candidates, prime, g, block_cells=999)
+    assert counts.tolist() == expected.tolist()
+    assert counts[5] >= n - y[::3].size
