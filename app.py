@@ -73,21 +73,18 @@ def _precompute_reproduce() -> bool:
 common.apply_pending_configuration()
 # Captions in Streamlit's default grey measured 3.9:1 against the white page (WCAG AA asks 4.5:1 for body text):
 # darker grey, 7:1, so explanations stay legible on a projector.
-# The hidden chart that makes a new tab load Plotly's JavaScript early (views.output.preload_charts) takes no room.
-st.markdown("<style>[data-testid='stCaptionContainer'] { color: rgba(49, 51, 63, 0.88); }"
-            f" .st-key-{common.PRELOAD_KEY} {{ display: none; }}</style>", unsafe_allow_html=True)
+st.markdown("<style>[data-testid='stCaptionContainer'] { color: rgba(49, 51, 63, 0.88); }</style>",
+            unsafe_allow_html=True)
 if common.render(common.PRESENT, st.sidebar):  # larger type for a projector
     st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 0.5rem; }"
                 " [data-testid='stMain'] h1 { font-size: 1.9rem; padding: 0 0 0.4rem 0; }</style>",
                 unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn
 common.accessibility()  # charts named by their titles, icon ligatures hidden from screen readers
 common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
-remove_preload = common.preload_charts()
 with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
     try:
         st.navigation(PAGES).run()  # past ten pages Streamlit folds the rest behind "View more" (one click)
     except Cancelled:
         st.stop()
     finally:  # also when the page stops or reruns itself (the Classroom's join form ends with st.stop())
-        remove_preload()
         _precompute_reproduce()

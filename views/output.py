@@ -27,31 +27,11 @@ from views.controls import (
 )
 from views.messages import friendly_errors  # noqa: F401
 
-__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRELOAD_KEY", "PRESENT_HEIGHT", "cached_csv", "cached_figure",
-           "csv_bytes", "download_buttons", "estimator_notes", "main_chart_slot", "page_heading", "preload_charts",
-           "share_figure", "show_figure", "with_context"]
+__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "cached_csv", "cached_figure", "csv_bytes",
+           "download_buttons", "estimator_notes", "main_chart_slot", "page_heading", "share_figure", "show_figure",
+           "with_context"]
 
 # --------------------------------------------------------------------------- output
-PRELOAD_KEY = "ldp_chart_preload"  # the hidden container's key (app.py's style hides .st-key-ldp_chart_preload)
-
-
-def preload_charts() -> Callable[[], None]:
-    """On a browser tab's first run: an empty chart in a hidden container at the top of the page, so the browser
-    fetches and starts Plotly's JavaScript — a bundle of its own that Streamlit loads with a tab's first chart —
-    while the server still computes the page, instead of after its real charts arrive (a cold start's Playground:
-    its first chart reached the browser 1.2 s after the tab asked for the page and was drawn 2.2–2.4 s after that;
-    with the preload the page was complete a median 0.4 s sooner, 4.71 against 5.09 s from the server's start,
-    browser and server sharing this machine's two cores). Returns the function that removes it (call it when the
-    run ends); on later runs nothing is drawn."""
-    if st.session_state.get(PRELOAD_KEY):
-        return lambda: None
-    st.session_state[PRELOAD_KEY] = True
-    slot = st.empty()
-    with slot.container(key=PRELOAD_KEY):
-        st.plotly_chart(cached_figure(("preload",), go.Figure), key=f"{PRELOAD_KEY}_chart")
-    return slot.empty
-
-
 def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
     """Every diagnostic of the chosen estimators beside their numbers: did not converge / validity condition /
     rough data (from the estimates), an order-assuming estimator on a domain without order, and the data's

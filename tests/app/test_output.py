@@ -5,7 +5,6 @@ restyles a copy."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -70,40 +69,6 @@ def test_a_cached_csv_is_the_tables_csv_made_once_per_key_and_settings():
     assert output.cached_csv(("test_output", 1), table.iloc[:1], config) == output.cached_csv(("test_output", 1), table,
                                                                                              config)
     assert b"0.25" in output.cached_csv(("test_output", 1), table, {**config, "pp_eps": 0.25})
-
-
-def _preload_script() -> None:
-    import streamlit as st
-
-    from views import output
-
-    remove = output.preload_charts()
-    if not st.session_state.get("keep_preload"):
-        remove()
-
-
-def _charts(at: AppTest) -> int:
-    return len(at.get("plotly_chart"))
-
-
-def test_the_chart_preload_is_drawn_on_a_tabs_first_run_only_and_removed_at_its_end():
-    at = AppTest.from_function(_preload_script)
-    at.session_state["keep_preload"] = True  # observe it: the run ends before removing it
-    at.run()
-    assert _charts(at) == 1 and at.session_state["ldp_chart_preload"] is True
-    at.run()  # a later run of the same tab draws none: the stale one is gone
-    assert _charts(at) == 0
-    fresh = AppTest.from_function(_preload_script)
-    fresh.run()  # the usual run: drawn, then removed when the run ends
-    assert _charts(fresh) == 0 and fresh.session_state["ldp_chart_preload"] is True
-
-
-def test_the_app_hides_the_preload_container():
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=60)
-    at.run()
-    styles = " ".join(m.value for m in at.markdown)
-    assert ".st-key-ldp_chart_preload { display: none; }" in styles
-    assert not at.exception and not [c for c in at.get("plotly_chart") if "preload" in str(c.proto.id)]
 
 
 def _download_script() -> None:
