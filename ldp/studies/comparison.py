@@ -441,13 +441,18 @@ def top_k_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, ks
     Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
     Consistency" (NDSS 2020), §V.E (frequent values).
     """
-    rows = []
+    ks = [int(k) for k in ks]
+    parts = []
     for name, est in estimates.items():
-        curve = top_k_curve(est, truth, ks, clip=clip_for(name))
-        for k, per_trial in zip(ks, curve, strict=True):
-            rows.append({"estimator": (display or {}).get(name, name), "k": int(k), "MSE": float(np.mean(per_trial)),
-                         "SE": standard_error(per_trial)})
-    return pd.DataFrame(rows)
+        # (k, trials), each row contiguous: the mean and SD of a row are np.mean's and standard_error's of that row
+        curve = np.ascontiguousarray(top_k_curve(est, truth, ks, clip=clip_for(name)))
+        trials = curve.shape[1]
+        se = (np.std(curve, axis=1, ddof=1) / math.sqrt(trials) if trials > 1 else np.full(len(ks), np.nan))
+        parts.append(pd.DataFrame({"estimator": (display or {}).get(name, name), "k": np.asarray(ks, dtype=np.int64),
+                                   "MSE": np.mean(curve, axis=1), "SE": se}))
+    if not parts:
+        return pd.DataFrame(columns=["estimator", "k", "MSE", "SE"])
+    return pd.concat(parts, ignore_index=True)
 
 
 def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, rhos_percent: Sequence[float],
