@@ -760,7 +760,8 @@ def query_comparison(result: SimulationResult, table: pd.DataFrame, display: Map
     seed = result.seed or 0
     errors = task_errors(result.estimates, truth, k=k, rho=rho_percent / 100, queries=queries, seed=seed)
     sampled = set_value_sample_table(errors["set"], truth, rho_percent, display)
-    bias = {e: bias_summary(table[table["estimator"] == display[e]], z=z)[display[e]] for e in result.estimates}
+    per_name = bias_summary(table, z=z)  # one pass over the table's groups (each estimator's rows, as filtered)
+    bias = {e: per_name[display[e]] for e in result.estimates}
     gains = comparison_columns(errors, n=result.n, mechanism=result.mechanism, truth=truth, task_names=gain_names)
     extra = {e: {**gains[e], **bias[e]} for e in result.estimates}
     return QueryComparison(
