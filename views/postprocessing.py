@@ -288,7 +288,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
                "the task, as in the paper's §V.F.")
 
     common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="pp_download",
-                            name="ldp-postprocessing", controls=CONTROLS, table_key=("pp_per_value", run))
+                            name="ldp-postprocessing", controls=CONTROLS)
     st.download_button("Download the summary (CSV)", common.cached_csv(("pp_summary", run, k, rho), summary),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
 
