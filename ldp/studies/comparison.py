@@ -442,17 +442,17 @@ def top_k_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, ks
     Consistency" (NDSS 2020), §V.E (frequent values).
     """
     ks = [int(k) for k in ks]
-    parts = []
+    names, mses, ses = [], [], []
     for name, est in estimates.items():
         # (k, trials), each row contiguous: the mean and SD of a row are np.mean's and standard_error's of that row
         curve = np.ascontiguousarray(top_k_curve(est, truth, ks, clip=clip_for(name)))
         trials = curve.shape[1]
-        se = (np.std(curve, axis=1, ddof=1) / math.sqrt(trials) if trials > 1 else np.full(len(ks), np.nan))
-        parts.append(pd.DataFrame({"estimator": (display or {}).get(name, name), "k": np.asarray(ks, dtype=np.int64),
-                                   "MSE": np.mean(curve, axis=1), "SE": se}))
-    if not parts:
-        return pd.DataFrame(columns=["estimator", "k", "MSE", "SE"])
-    return pd.concat(parts, ignore_index=True)
+        names += [(display or {}).get(name, name)] * len(ks)
+        mses.append(np.mean(curve, axis=1))
+        ses.append(np.std(curve, axis=1, ddof=1) / math.sqrt(trials) if trials > 1 else np.full(len(ks), np.nan))
+    return pd.DataFrame({"estimator": names, "k": np.tile(np.asarray(ks, dtype=np.int64), len(mses)),
+                         "MSE": np.concatenate(mses) if mses else np.empty(0),
+                         "SE": np.concatenate(ses) if ses else np.empty(0)})
 
 
 def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, rhos_percent: Sequence[float],
