@@ -28,7 +28,7 @@ from ldp.core.streams import rng_for
 from ldp.data.domain import draw_population, population_rng
 from ldp.engines import check_engine, collect
 from ldp.estimators import estimate_all, resolve_estimators
-from ldp.evaluation.metrics import DEFAULT_METRICS, compute_metrics, get_metric
+from ldp.evaluation.metrics import DEFAULT_METRICS, get_metric, metrics_over_trials
 from ldp.evaluation.tasks import GAIN_BASELINE, utility_gain
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
@@ -233,7 +233,8 @@ def simulate(mechanism: Mechanism, true_counts: Any, *, estimators: Sequence[Any
     for t in range(trials):
         checkpoint()
         agg = collect(mechanism, counts, rng, engine, support=sup, workers=workers)
-        runs.record(t, estimate_all(mechanism, agg, chosen + extra), truth, context)
+        runs.record(t, estimate_all(mechanism, agg, chosen + extra))
+    runs.score(truth, context)
     elapsed = time.perf_counter() - start
     iterative = {name for name in names if runs.iters[name].any() or not runs.conv[name].all()}
     return SimulationResult(
@@ -343,21 +344,24 @@ def _gain_baseline(mechanism: Mechanism) -> Any:
 
 
 class _Trials:
-    """The per-trial outputs of :func:`simulate`, filled one collection at a time."""
+    """The per-trial outputs of :func:`simulate`, filled one collection at a time; the metrics are scored at the end,
+    every trial of an estimator at once (:func:`~ldp.evaluation.metrics.metrics_over_trials`: each value is one
+    call's on that trial, bit for bit)."""
 
     def __init__(self, names: list[str], metric_names: tuple[str, ...], trials: int, size: int, gain: bool) -> None:
         self.names, self.metric_names = names, metric_names
-        self.baseline = {m: np.empty(trials) for m in metric_names if gain and m in ("mse", "mae")}
+        self.gain_metrics = [m for m in metric_names if gain and m in ("mse", "mae")]
+        self.gain_estimates = np.empty((trials, size)) if self.gain_metrics else None
         self.estimates = {name: np.empty((trials, size)) for name in names}
-        self.metrics = {name: {m: np.empty(trials) for m in metric_names} for name in names}
+        self.metrics: dict[str, dict[str, np.ndarray]] = {}
+        self.baseline: dict[str, np.ndarray] = {}
         self.conv = {name: np.ones(trials, dtype=bool) for name in names}
         self.iters = {name: np.zeros(trials, dtype=np.int64) for name in names}
         self.notes: dict[str, str] = {}
 
-    def record(self, t: int, chain: Mapping[str, Any], truth: np.ndarray, context: dict[str, Any]) -> None:
-        if self.baseline:
-            for m, value in compute_metrics(truth, chain[GAIN_BASELINE].values, list(self.baseline), **context).items():
-                self.baseline[m][t] = value
+    def record(self, t: int, chain: Mapping[str, Any]) -> None:
+        if self.gain_estimates is not None:
+            self.gain_estimates[t] = chain[GAIN_BASELINE].values
         for name in self.names:
             est = chain[name]
             self.estimates[name][t] = est.values
@@ -365,8 +369,13 @@ class _Trials:
             self.iters[name][t] = est.iterations
             if est.warnings and name not in self.notes:
                 self.notes[name] = est.warnings[0]
-            for m, value in compute_metrics(truth, est.values, self.metric_names, **context).items():
-                self.metrics[name][m][t] = value
+
+    def score(self, truth: np.ndarray, context: dict[str, Any]) -> None:
+        """Every recorded trial's metrics (and the gain baseline's), against ``truth``."""
+        if self.gain_estimates is not None:
+            self.baseline = metrics_over_trials(truth, self.gain_estimates, self.gain_metrics, **context)
+        self.metrics = {name: metrics_over_trials(truth, self.estimates[name], self.metric_names, **context)
+                        for name in self.names}
 
 
 def configuration_key(mechanism: str, epsilon: float, n: int, d: int, params: Mapping[str, Any]) -> tuple:

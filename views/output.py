@@ -188,17 +188,15 @@ def cached_csv(key: Any, table: pd.DataFrame, config: dict[str, Any] | None = No
 
 
 def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer",
-                     controls: Sequence[Control] = (), *, table_key: Any = None) -> None:
+                     controls: Sequence[Control] = ()) -> None:
     """The results as CSV — with the dataset and the settings that made them (mechanism, ε, n, seed, …) as leading
     columns, so a file found later says what it is — and the whole configuration as JSON, which the uploader
-    below (given the page's ``controls``) loads back. ``table_key``, when given, identifies ``table``: its CSV is
-    then made once per table and settings (:func:`cached_csv`); without it, the CSV is written when the button is
-    clicked (Streamlit runs the callable then), not on every rerun that draws the button — a rerun that changes ε
-    made a CSV nobody downloads."""
+    below (given the page's ``controls``) loads back. The CSV is written when its button is clicked (a deferred
+    download), not on every rerun that draws the button: a results table of a few thousand rows took ~7 ms of a
+    rerun's ~0.1 s budget (issue 21 item 7)."""
     c1, c2 = st.columns(2)
-    results = ((lambda: csv_bytes(with_context(table, config))) if table_key is None else
-               cached_csv(("download_buttons", table_key), table, config))
-    c1.download_button("Download results (CSV)", results, f"{name}-results.csv", "text/csv", key=f"{key}_csv")
+    c1.download_button("Download results (CSV)", lambda: csv_bytes(with_context(table, config)),
+                       f"{name}-results.csv", "text/csv", key=f"{key}_csv")
     c2.download_button("Download configuration (JSON)", json.dumps(config, indent=2, default=str).encode(),
                        f"{name}-config.json", "application/json", key=f"{key}_json")
     if controls:

@@ -7,7 +7,9 @@ Wiring and text only: the controls are declared below; data from ``ldp.studies.d
 ``views.common.dataset_picker``), runs and every number from ``ldp.studies.comparison``, the advisor from
 ``ldp.studies.advisor``, run-time estimates from ``ldp.studies.cost``, figures from ``ldp.viz.estimator_comparison``.
 Every table, figure and CSV is made once per distinct input for the whole server (keyed by a digest of the run and
-the query's k and ρ): a session that asks for what another already asked only draws it.
+the query's k and ρ): a session that asks for what another already asked only draws it. The advisor and the
+early-stopping study are computed on demand: each sits in an expander, closed by default and bound to the URL, that
+runs only while open (issue 21 item 7: a new ε on a new seed answers within ~0.1 s of CPU).
 """
 
 from __future__ import annotations
@@ -286,17 +288,33 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
                "the task, as in the paper's §V.F.")
 
     common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="pp_download",
-                            name="ldp-postprocessing", controls=CONTROLS, table_key=("pp_per_value", run))
+                            name="ldp-postprocessing", controls=CONTROLS)
     st.download_button("Download the summary (CSV)", common.cached_csv(("pp_summary", run, k, rho), summary),
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
+
+
+# --------------------------------------------------------------------------- on demand (lazy expanders)
+ADVISOR_KEY = "pp_x_advisor"  # the advisor's expander: open in the URL as ?pp_x_advisor=true
+EARLY_KEY = "pp_x_early"  # the early-stopping study's expander
+
+
+def _on_demand(title: str, key: str) -> Any:
+    """A section computed on demand (issue 21 item 7: a rerun at a new ε on a new seed has about 0.1 s of CPU):
+    an expander, closed by default, whose content runs only while it is open (opening it reruns its fragment).
+    Its state is bound to the URL, so a link with it open shows it at once. Returns the expander; its ``open``
+    says whether to draw."""
+    return st.expander(title, key=key, on_change="rerun", bind="query-params")
 
 
 # --------------------------------------------------------------------------- advisor (fragment)
 @st.fragment
 def _advisor(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset, timing: dict[str, float]) -> None:
-    """The advisor: changing its task or parameters reruns only this fragment."""
-    with common.friendly_errors("the advisor"):
-        _advisor_body(ctl, counts, data, timing)
+    """The advisor, on demand: changing its task or parameters (or opening it) reruns only this fragment."""
+    box = _on_demand("Advisor: which estimator for your query?", ADVISOR_KEY)
+    with box:
+        if box.open:
+            with common.friendly_errors("the advisor"):
+                _advisor_body(ctl, counts, data, timing)
 
 
 def _task_params(task: str, data: common.Dataset) -> dict[str, Any]:
@@ -319,7 +337,6 @@ def _task_params(task: str, data: common.Dataset) -> dict[str, Any]:
 
 def _advisor_body(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset, timing: dict[str, float]) -> None:
     mech = ldp.get_mechanism(ctl["mech"], ctl["eps"], data.d, **ctl["params"])
-    st.subheader("Advisor: which estimator for your query?")
     st.caption("In a real collection you only hold the reports. The advisor (consistency paper §V.D) estimates the "
                "distribution from them, makes it consistent with Norm-Sub, uses it as a synthetic ground truth, "
                "re-simulates the collection many times and recommends the estimator with the lowest expected error "
@@ -441,12 +458,19 @@ def _early_stopping_table(mechanism: str, epsilon: float, params: tuple, counts:
 @st.fragment
 def _early_stopping(ctl: dict[str, Any], counts: np.ndarray) -> None:
     """IBU paper §4.1 stops the plain Eq. (3) iterations at 10,000; IBU here returns their limit (the MLE). What
-    stopping early does, on collections of this configuration."""
+    stopping early does, on collections of this configuration — on demand (opening it reruns only this fragment)."""
     mech = ldp.get_mechanism(ctl["mech"], ctl["eps"], int(counts.shape[0]), **ctl["params"])
-    st.header("IBU stopped early")
     if not ldp.ESTIMATORS.get("ibu").applies_to(mech):
+        st.subheader("IBU stopped early")
         st.caption(f"IBU does not apply to {mech.display_name}.")
         return
+    box = _on_demand("IBU stopped early: the plain iterations against their limit", EARLY_KEY)
+    with box:
+        if box.open:
+            _early_stopping_body(ctl, counts, mech)
+
+
+def _early_stopping_body(ctl: dict[str, Any], counts: np.ndarray, mech: Any) -> None:
     key = (ctl["mech"], ctl["eps"], tuple(sorted(ctl["params"].items())), ctl["engine"], ctl["seed"])
     with common.friendly_errors("the early-stopping study"), st.spinner("Running the plain IBU iterations…"):
         table = _early_stopping_table(*key[:3], counts, *key[3:], EARLY_STOPPING_TRIALS)

@@ -353,9 +353,9 @@ def subset_masks(subsets: Subsets, d: int, labels: Sequence[str] | None = None) 
             if arr.size and (arr.min() < 0 or arr.max() >= d):
                 raise InvalidInput(f"subset {name!r}: value indices must lie in [0, {d}), got {arr.min()}..{arr.max()}")
             mask[row, arr.astype(np.int64)] = True
-    for name, row in zip(names, mask, strict=True):
-        if not row.any():
-            raise InvalidInput(f"subset {name!r} is empty")
+    empty = np.flatnonzero(~mask.any(axis=1))  # every row checked at once (500 random sets per call)
+    if empty.size:
+        raise InvalidInput(f"subset {names[int(empty[0])]!r} is empty")
     return names, mask
 
 

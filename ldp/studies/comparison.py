@@ -441,13 +441,18 @@ def top_k_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, ks
     Wang, Lopuhaä-Zwakenberg, Li, Škorić, Li, "Locally Differentially Private Frequency Estimation with
     Consistency" (NDSS 2020), §V.E (frequent values).
     """
-    rows = []
+    ks = [int(k) for k in ks]
+    names, mses, ses = [], [], []
     for name, est in estimates.items():
-        curve = top_k_curve(est, truth, ks, clip=clip_for(name))
-        for k, per_trial in zip(ks, curve, strict=True):
-            rows.append({"estimator": (display or {}).get(name, name), "k": int(k), "MSE": float(np.mean(per_trial)),
-                         "SE": standard_error(per_trial)})
-    return pd.DataFrame(rows)
+        # (k, trials), each row contiguous: the mean and SD of a row are np.mean's and standard_error's of that row
+        curve = np.ascontiguousarray(top_k_curve(est, truth, ks, clip=clip_for(name)))
+        trials = curve.shape[1]
+        names += [(display or {}).get(name, name)] * len(ks)
+        mses.append(np.mean(curve, axis=1))
+        ses.append(np.std(curve, axis=1, ddof=1) / math.sqrt(trials) if trials > 1 else np.full(len(ks), np.nan))
+    return pd.DataFrame({"estimator": names, "k": np.tile(np.asarray(ks, dtype=np.int64), len(mses)),
+                         "MSE": np.concatenate(mses) if mses else np.empty(0),
+                         "SE": np.concatenate(ses) if ses else np.empty(0)})
 
 
 def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray, rhos_percent: Sequence[float],
@@ -755,7 +760,8 @@ def query_comparison(result: SimulationResult, table: pd.DataFrame, display: Map
     seed = result.seed or 0
     errors = task_errors(result.estimates, truth, k=k, rho=rho_percent / 100, queries=queries, seed=seed)
     sampled = set_value_sample_table(errors["set"], truth, rho_percent, display)
-    bias = {e: bias_summary(table[table["estimator"] == display[e]], z=z)[display[e]] for e in result.estimates}
+    per_name = bias_summary(table, z=z)  # one pass over the table's groups (each estimator's rows, as filtered)
+    bias = {e: per_name[display[e]] for e in result.estimates}
     gains = comparison_columns(errors, n=result.n, mechanism=result.mechanism, truth=truth, task_names=gain_names)
     extra = {e: {**gains[e], **bias[e]} for e in result.estimates}
     return QueryComparison(

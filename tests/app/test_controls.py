@@ -108,8 +108,11 @@ def other_value(w, control: Control):
     return raw[(current + 1) % len(raw)]
 
 
-#: URL parameters that choose what a page shows (its open tab or lazy expander), not controls the round trip sets.
-VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open", "num_mean_open")
+#: URL parameters that choose what a page shows (its open tab, an open on-demand expander), not controls the round
+#: trip sets.
+VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open", "num_mean_open", "pp_x_advisor")
+#: Per page, the on-demand sections whose controls the hostile-link test needs on the page.
+OPEN_VIEWS = {"postprocessing": {"pp_x_advisor": "true"}}
 
 
 def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
@@ -169,14 +172,15 @@ SCENARIOS = {
         {"num_data_source": "Sample data", "num_trials": 1, "num_users": 2000, "num_nmechs": RECONSTRUCTED},
         {"num_data_source": "Synthetic", "num_data_synthetic": "mixture", "num_trials": 1, "num_users": 2000},
     ],
-    "postprocessing": [
-        {"pp_data_source": "Sample data", "pp_engine": "fast", "pp_est": ["mi", "norm-sub"], "pp_adv_task": "topk"},
-        {"pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "set",
-         "pp_mech": "l-osue"},
-        {"pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "threshold", "pp_data_source": "Synthetic",
-         "pp_data_synthetic": "zipf"},
-        {"pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "subsets",
-         "pp_users": 1000, "pp_engine": "exact"},
+    "postprocessing": [  # the advisor's controls are drawn only while its expander is open (VIEW_KEYS)
+        {"pp_x_advisor": "true", "pp_data_source": "Sample data", "pp_engine": "fast", "pp_est": ["mi", "norm-sub"],
+         "pp_adv_task": "topk"},
+        {"pp_x_advisor": "true", "pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4,
+         "pp_adv_task": "set", "pp_mech": "l-osue"},
+        {"pp_x_advisor": "true", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "threshold",
+         "pp_data_source": "Synthetic", "pp_data_synthetic": "zipf"},
+        {"pp_x_advisor": "true", "pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4,
+         "pp_adv_task": "subsets", "pp_users": 1000, "pp_engine": "exact"},
         {"pp_est": ["mi"], "pp_trials": 2, "pp_data_source": "Synthetic", "pp_data_synthetic": "mixture"},
     ],
     "learn": [  # only the open tab's sections are drawn: each scenario opens one (VIEW_KEYS)
@@ -581,7 +585,7 @@ def test_every_numeric_url_value_out_of_range_is_refused_on_every_page(page, hos
     """Issue 10 item 9: users=1e400, seed=Infinity, topk=1e400, data_bins=1e999 raised OverflowError on five pages.
     Every numeric control of every page gets the hostile value at once; the page opens, says why, and runs."""
     numeric = [c for c in controls_of(page) if c.kind in ("number_input", "slider")]
-    at = open_page(page, {c.key: hostile for c in numeric})
+    at = open_page(page, {**OPEN_VIEWS.get(page, {}), **{c.key: hostile for c in numeric}})
     assert not at.exception
     shown = {w.key for w in at.number_input} | {w.key for w in at.slider}
     if shown & {c.key for c in numeric}:

@@ -22,6 +22,10 @@ KINDS = ("selectbox", "slider", "select_slider", "radio", "number_input", "multi
 # The change tests start from two fast estimators (set through the URL) so that they do not re-run
 # the iterative ones (IBU) on every change; the defaults test runs every registered estimator.
 FAST = {"pp_est": ["MI (Base)", "Norm-Sub"]}  # a selection's URL value is the label it shows
+# The advisor and the early-stopping study are computed on demand (lazy expanders, closed by default, bound to the
+# URL): the tests below open both through the URL, as a shared link does; test_the_advisor_and_the_early_stopping_
+# study_are_on_demand checks the closed default.
+OPEN = {"pp_x_advisor": "true", "pp_x_early": "true"}
 
 
 def widget(at: AppTest, key: str):
@@ -32,9 +36,9 @@ def widget(at: AppTest, key: str):
     raise KeyError(key)
 
 
-def open_page(query: dict[str, object] | None = None, **changes) -> AppTest:
+def open_page(query: dict[str, object] | None = None, opened: bool = True, **changes) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in (query or {}).items():
+    for key, value in {**(OPEN if opened else {}), **(query or {})}.items():
         at.query_params[key] = value
     at.switch_page(PAGE)
     at.run()
@@ -112,6 +116,32 @@ def test_defaults_render_every_section():
     assert len(at.get("download_button")) == 4  # per-value data, configuration, summary, advisor table
     for key in ("pp_mech", "pp_eps", "pp_users", "pp_est", "pp_trials", "pp_adv_task", "pp_adv_trials", "pp_k"):
         assert widget(at, key).proto.query_param_key == key  # every control is bound to the URL
+
+
+def test_the_advisor_and_the_early_stopping_study_are_on_demand():
+    """Issue 21 item 7: a new ε on a new seed must answer within ~0.1 s of CPU, so the advisor and the early-stopping
+    study sit in lazy expanders, closed by default: closed, they compute and draw nothing (their controls are not on
+    the page); opened (a click, or a link with them open), they show at once, and their state goes into the URL."""
+    at = open_page(FAST, opened=False)
+    assert not at.exception and not at.error
+    labels = [e.label for e in at.expander]
+    assert "Advisor: which estimator for your query?" in labels
+    assert any(label.startswith("IBU stopped early") for label in labels)
+    assert len(at.get("plotly_chart")) == 4  # bias, variance, top-k, set-value
+    assert not any("Recommended:" in s.value for s in at.success)
+    assert not any("10,000 iterations" in m.value for m in at.markdown)
+    with pytest.raises(KeyError):
+        widget(at, "pp_adv_task")
+    bound = {e.proto.query_param_key for e in at.expander}  # a click writes its state into the URL
+    assert {"pp_x_advisor", "pp_x_early"} <= bound
+    at.session_state["pp_x_advisor"] = True  # what a click on the expander does
+    at.run()
+    assert not at.exception and not at.error
+    assert "Recommended:" in recommended(at) and len(at.get("plotly_chart")) == 5
+    assert not any("10,000 iterations" in m.value for m in at.markdown)  # the other one stays closed
+    at.session_state["pp_x_early"] = True
+    at.run()
+    assert_full_page(at)
 
 
 def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():

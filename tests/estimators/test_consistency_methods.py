@@ -13,6 +13,7 @@ from scipy import special
 from scipy.optimize import minimize
 
 import ldp
+from ldp.core.errors import InvalidInput
 from ldp.core.registry import ESTIMATORS
 from ldp.estimators.consistency import (
     answer_query,
@@ -249,6 +250,31 @@ def test_power_matches_a_brute_force_eq11(name, eps, d, n):
     ns = power_ns(est, sigma, n)
     np.testing.assert_allclose(ns, norm_sub(out))
     assert power_law_alpha(np.full(d, 0.1 / n), n) == 1.01  # below one user per value: the authors' 1.01
+
+
+def test_the_alpha_fit_is_bit_for_bit_the_root_of_the_array_power_sums():
+    """The α fit sums the prior for one n through ``_power_sum`` and caches the prior's mean per (α, n) (issue 21
+    item 7: PowerNS was half of a Post-processing rerun): the same floats as ``_power_sums(s, [n])[0]``, so the same
+    root as the plain root finder on them, to the last bit."""
+    from scipy.optimize import brentq
+
+    from ldp.estimators.consistency import _power_sum, _power_sums
+
+    for s in (-1.0, 0.0, 0.5, 1.0 - 1e-13, 1.0, 1.0 + 1e-13, 1.7, 2.0, 3.3, 63.0, 64.0):
+        for n in (1, 2, 7, 2047, 2048, 2049, 5000, 1_000_000, 1_000_000_007):
+            assert _power_sum(s, n) == _power_sums(s, np.array([n]))[0], (s, n)
+    rng = np.random.default_rng(4)
+    for n in (3000, 1_000_000):
+        est = zipf(50) + rng.normal(0, 0.01, 50)
+        target = n * float(est.mean())
+
+        def gap(a, n=n, target=target):
+            return float(np.log(_power_sums(a - 1.0, np.array([n]))[0] / _power_sums(a, np.array([n]))[0] / target))
+
+        assert power_law_alpha(est, n) == brentq(gap, 0.0, 64.0, xtol=1e-12, rtol=1e-12)
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(InvalidInput, match="positive integer"):
+            power_law_alpha(np.full(4, 0.25), bad)
 
 
 # ------------------------------------------------------------------------------------------ Norm (Lemma 3)
