@@ -109,8 +109,7 @@ def compare_panel(data_key: tuple, sets: Any, eps: float, k: int, seed: int) -> 
     an expander that runs only while open (six more runs of a miner: most of a rerun's work when ε moves, on every
     session's own seed). Opening it reruns the page; its state is bound to the URL (``is_compare_open``), so it
     stays open while ε moves and a link opens it at once."""
-    box = st.expander("SVIM against LDPMiner: the lecture's headline", key="is_compare_open", on_change="rerun",
-                      bind="query-params")
+    box = common.lazy_expander("SVIM against LDPMiner: the lecture's headline", "is_compare_open")
     with box:
         if box.open:
             _compare_table(data_key, sets, eps, k, seed)

@@ -488,7 +488,7 @@ def _expander(title: str, key: str, intro: str = "", *formulas: str) -> Iterator
     fragment), so the closed sections cost a page nothing. Draws the introduction and formulas when open and
     yields whether it is; the ``with`` block returns when it is not. Its state is bound to the URL, like the tabs: it
     stays open while another tab (whose sections do not run) is shown, and a link reopens it."""
-    box = st.expander(title, key=key, on_change="rerun", bind="query-params")
+    box = common.lazy_expander(title, key)
     with box:
         if box.open:
             if intro:

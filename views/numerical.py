@@ -294,19 +294,12 @@ def _b_section(sw: Any, eps: float) -> None:
         "among the best for the reconstruction error too."))
 
 
-def _lazy_expander(title: str, key: str) -> Any:
-    """A collapsed section computed only while open: opening it reruns the page (or its fragment), and its state is
-    bound to the URL (``key``), so it stays open while ε moves and a link opens it at once. For the secondary
-    studies, which cost a rerun most of its work when ε moves on every session's own seed."""
-    return st.expander(title, key=key, on_change="rerun", bind="query-params")
-
-
 @st.fragment
 def _mean_section(data: common.Dataset, counts: np.ndarray, edges: np.ndarray, ctl: dict[str, Any]) -> None:
     """Mean and variance with SR or PM (§2.2, §6.3), in a lazy expander (``num_mean_open``: its own simulation, SR
     or PM on every user, runs only while open); choosing the mechanism reruns only this fragment."""
     st.header("Mean and variance")
-    box = _lazy_expander("Mean and variance of the column with SR or PM (its own collection)", "num_mean_open")
+    box = common.lazy_expander("Mean and variance of the column with SR or PM (its own collection)", "num_mean_open")
     with box:
         if box.open:
             _mean_body(data, counts, edges, ctl)
@@ -392,7 +385,7 @@ def _numerical_section(ctl: dict[str, Any], data: common.Dataset, counts: np.nda
                 "first trial.")
     papers = sorted({ldp.MECHANISMS.get(n).paper for n in ["sw", ctl["mech"], *(n for n, _ in ctl["methods"])]})
     st.caption("Numerical mechanisms from: " + "; ".join(papers) + ".")
-    box = _lazy_expander("Methods compared: density and CDF of every method (first trial)", "num_cmp_open")
+    box = common.lazy_expander("Methods compared: density and CDF of every method (first trial)", "num_cmp_open")
     with box, common.friendly_errors("the figures"):
         if box.open:
             _overlays(data, edges, truth, series, colours, what)

@@ -28,10 +28,20 @@ from views.controls import (
 from views.messages import friendly_errors  # noqa: F401
 
 __all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "cached_csv", "cached_figure", "csv_bytes",
-           "download_buttons", "estimator_notes", "main_chart_slot", "page_heading", "share_figure", "show_figure",
-           "with_context"]
+           "download_buttons", "estimator_notes", "lazy_expander", "main_chart_slot", "page_heading", "share_figure",
+           "show_figure", "with_context"]
 
 # --------------------------------------------------------------------------- output
+def lazy_expander(title: str, key: str) -> Any:
+    """A section computed on demand: an expander, closed by default, whose content the caller draws only while it
+    is open (``if box.open:``; opening it reruns the page, or the fragment it is in). Its state is bound to the URL
+    under ``key`` (by convention ``<page>_<section>_open``), so it stays open while ε moves and a link opens it at
+    once. For the secondary studies — a comparison, a check by simulation, an advisor, a sweep — that would cost a
+    rerun most of its work when ε moves on every session's own seed (issue 21 item 7: about 0.1 s of CPU per
+    rerun)."""
+    return st.expander(title, key=key, on_change="rerun", bind="query-params")
+
+
 def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
     """Every diagnostic of the chosen estimators beside their numbers: did not converge / validity condition /
     rough data (from the estimates), an order-assuming estimator on a domain without order, and the data's

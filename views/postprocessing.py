@@ -294,23 +294,15 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
 
 
 # --------------------------------------------------------------------------- on demand (lazy expanders)
-ADVISOR_KEY = "pp_x_advisor"  # the advisor's expander: open in the URL as ?pp_x_advisor=true
-EARLY_KEY = "pp_x_early"  # the early-stopping study's expander
-
-
-def _on_demand(title: str, key: str) -> Any:
-    """A section computed on demand (issue 21 item 7: a rerun at a new ε on a new seed has about 0.1 s of CPU):
-    an expander, closed by default, whose content runs only while it is open (opening it reruns its fragment).
-    Its state is bound to the URL, so a link with it open shows it at once. Returns the expander; its ``open``
-    says whether to draw."""
-    return st.expander(title, key=key, on_change="rerun", bind="query-params")
+ADVISOR_KEY = "pp_advisor_open"  # the advisor's expander: open in the URL as ?pp_advisor_open=true
+EARLY_KEY = "pp_early_open"  # the early-stopping study's expander
 
 
 # --------------------------------------------------------------------------- advisor (fragment)
 @st.fragment
 def _advisor(ctl: dict[str, Any], counts: np.ndarray, data: common.Dataset, timing: dict[str, float]) -> None:
     """The advisor, on demand: changing its task or parameters (or opening it) reruns only this fragment."""
-    box = _on_demand("Advisor: which estimator for your query?", ADVISOR_KEY)
+    box = common.lazy_expander("Advisor: which estimator for your query?", ADVISOR_KEY)
     with box:
         if box.open:
             with common.friendly_errors("the advisor"):
@@ -464,7 +456,7 @@ def _early_stopping(ctl: dict[str, Any], counts: np.ndarray) -> None:
         st.subheader("IBU stopped early")
         st.caption(f"IBU does not apply to {mech.display_name}.")
         return
-    box = _on_demand("IBU stopped early: the plain iterations against their limit", EARLY_KEY)
+    box = common.lazy_expander("IBU stopped early: the plain iterations against their limit", EARLY_KEY)
     with box:
         if box.open:
             _early_stopping_body(ctl, counts, mech)

@@ -35,7 +35,7 @@ GAIN_EPS = Control("rp_gain_eps", "multiselect", "ε values", [0.5, 1.0, 2.0, 4.
                    options=[0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0], format_func=lambda e: f"{e:g}")
 B_EPS = common.epsilon_control("rp_b_eps", "ε for the b sweep")
 #: The lazy expander holding the simulated b sweep (Fig. 6), bound to the URL: closed by default.
-SWEEP_BOX = "rp_b_sweep"
+SWEEP_BOX = "rp_sweep_open"
 SPEC_MECH = Control("rp_spec_mech", "selectbox", "Mechanism", "grr", options=ONE_TIME,
                     format_func=lambda m: ldp.MECHANISMS.get(m).display_name)
 SPEC_EPS = common.epsilon_control("rp_spec_eps", "ε for the spectrum", default=2.0)
@@ -317,8 +317,7 @@ def _square_wave_b(n: int, trials: int, seed: int) -> None:
                 f"input, q = {choice['q']:.3g} elsewhere). Lemma 1: the outputs of two inputs ½ apart are "
                 f"W1 = ½(1 − (2b+1)q) = {choice['W1, Lemma 1 (Δ = ½)']:.3g} apart there — a wider wave moves more "
                 "mass, but each report says less. The sweep below simulates the error on either side of b_MI.")
-    box = st.expander("The sweep of b at this ε, simulated (SW + EMS at ⅛ … 4 × b_MI)", key=SWEEP_BOX,
-                      on_change="rerun", bind="query-params")
+    box = common.lazy_expander("The sweep of b at this ε, simulated (SW + EMS at ⅛ … 4 × b_MI)", SWEEP_BOX)
     with box:
         if box.open:  # closed: nothing below runs (its open state is in the URL)
             _square_wave_b_sweep(eps_b, n, trials, seed)

@@ -86,8 +86,8 @@ def main() -> None:
                     st.warning(common.plain(warning))
             if step.number == 3:  # computed only while open (opening it reruns the page); bound to the URL, like
                 # the steps, it stays open while another step (where it is not drawn) is shown, and a link reopens it
-                box = st.expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms on this "
-                                  "data", key="story_deployed_open", on_change="rerun", bind="query-params")
+                box = common.lazy_expander("What the deployments do: Apple's, Google's and Microsoft's mechanisms "
+                                           "on this data", "story_deployed_open")
                 with box:
                     if box.open:
                         counts = np.asarray(data.counts, dtype=np.float64)

@@ -146,7 +146,7 @@ def _simulation_check(eps: float) -> None:
     it reruns the page) whose state is bound to the URL, so a link with it open shows it at once. Every mechanism
     at four d, then the chosen one on uniform vectors or a table's columns: hundreds of milliseconds of
     simulation that an ε change on the closed-form chart above does not wait for."""
-    box = st.expander(CHECK_TITLE, key="vm_check_open", on_change="rerun", bind="query-params")
+    box = common.lazy_expander(CHECK_TITLE, "vm_check_open")
     with box:
         if not box.open:
             return

@@ -110,9 +110,9 @@ def other_value(w, control: Control):
 
 #: URL parameters that choose what a page shows (its open tab, an open on-demand expander), not controls the round
 #: trip sets.
-VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open", "num_mean_open", "pp_x_advisor")
+VIEW_KEYS = ("learn_tab", "rp_paper", "vm_check_open", "num_mean_open", "pp_advisor_open")
 #: Per page, the on-demand sections whose controls the hostile-link test needs on the page.
-OPEN_VIEWS = {"postprocessing": {"pp_x_advisor": "true"}}
+OPEN_VIEWS = {"postprocessing": {"pp_advisor_open": "true"}}
 
 
 def set_everything(at: AppTest, controls: tuple[Control, ...], pins: dict) -> set[str]:
@@ -173,13 +173,13 @@ SCENARIOS = {
         {"num_data_source": "Synthetic", "num_data_synthetic": "mixture", "num_trials": 1, "num_users": 2000},
     ],
     "postprocessing": [  # the advisor's controls are drawn only while its expander is open (VIEW_KEYS)
-        {"pp_x_advisor": "true", "pp_data_source": "Sample data", "pp_engine": "fast", "pp_est": ["mi", "norm-sub"],
+        {"pp_advisor_open": "true", "pp_data_source": "Sample data", "pp_engine": "fast", "pp_est": ["mi", "norm-sub"],
          "pp_adv_task": "topk"},
-        {"pp_x_advisor": "true", "pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4,
+        {"pp_advisor_open": "true", "pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4,
          "pp_adv_task": "set", "pp_mech": "l-osue"},
-        {"pp_x_advisor": "true", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "threshold",
+        {"pp_advisor_open": "true", "pp_est": ["mi", "norm-sub"], "pp_trials": 4, "pp_adv_task": "threshold",
          "pp_data_source": "Synthetic", "pp_data_synthetic": "zipf"},
-        {"pp_x_advisor": "true", "pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4,
+        {"pp_advisor_open": "true", "pp_data_source": "Sample data", "pp_est": ["mi", "norm-sub"], "pp_trials": 4,
          "pp_adv_task": "subsets", "pp_users": 1000, "pp_engine": "exact"},
         {"pp_est": ["mi"], "pp_trials": 2, "pp_data_source": "Synthetic", "pp_data_synthetic": "mixture"},
     ],

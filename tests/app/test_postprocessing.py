@@ -25,7 +25,7 @@ FAST = {"pp_est": ["MI (Base)", "Norm-Sub"]}  # a selection's URL value is the l
 # The advisor and the early-stopping study are computed on demand (lazy expanders, closed by default, bound to the
 # URL): the tests below open both through the URL, as a shared link does; test_the_advisor_and_the_early_stopping_
 # study_are_on_demand checks the closed default.
-OPEN = {"pp_x_advisor": "true", "pp_x_early": "true"}
+OPEN = {"pp_advisor_open": "true", "pp_early_open": "true"}
 
 
 def widget(at: AppTest, key: str):
@@ -133,13 +133,13 @@ def test_the_advisor_and_the_early_stopping_study_are_on_demand():
     with pytest.raises(KeyError):
         widget(at, "pp_adv_task")
     bound = {e.proto.query_param_key for e in at.expander}  # a click writes its state into the URL
-    assert {"pp_x_advisor", "pp_x_early"} <= bound
-    at.session_state["pp_x_advisor"] = True  # what a click on the expander does
+    assert {"pp_advisor_open", "pp_early_open"} <= bound
+    at.session_state["pp_advisor_open"] = True  # what a click on the expander does
     at.run()
     assert not at.exception and not at.error
     assert "Recommended:" in recommended(at) and len(at.get("plotly_chart")) == 5
     assert not any("10,000 iterations" in m.value for m in at.markdown)  # the other one stays closed
-    at.session_state["pp_x_early"] = True
+    at.session_state["pp_early_open"] = True
     at.run()
     assert_full_page(at)
 

@@ -27,7 +27,7 @@ CHARTS = {
     "Consistency paper": ["rp_post", "rp_nprime", "rp_set", "rp_topk", "rp_fixed_sets", "rp_synthetic_selection"],
 }
 FINDINGS = {"IBU paper": 2, "Square-wave paper": 5, "Convolution paper": 5, "Consistency paper": 3}
-SWEEP = "rp_b_sweep"
+SWEEP = "rp_sweep_open"
 
 
 def _keys(at) -> list[str]:
@@ -104,7 +104,7 @@ def test_the_page_regenerates_each_figure():
     assert not at.exception and not at.error and _keys(at) == ["rp_b", *CHARTS["Square-wave paper"]]
     assert "= 2 (square-wave paper Fig. 6)" in next(c for c in at.get("plotly_chart") if c.key == "rp_b").proto.spec
     assert any(m.value.startswith("**The paper:** ") and "× b_MI" in m.value for m in at.markdown)
-    # a link with the expander open (``?rp_b_sweep=true``, what the browser writes when it is opened): a new session
+    # a link with the expander open (``?rp_sweep_open=true``, what the browser writes when it is opened): a new session
     # shows the sweep at once
     link = AppTest.from_file(APP, default_timeout=120)
     link.query_params.update({TAB_KEY: "Square-wave paper", SWEEP: "true", "rp_b_eps": "2.0"})
