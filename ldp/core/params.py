@@ -203,8 +203,23 @@ def validate_codes(owner: str, values: Any, d: int) -> np.ndarray:
 
 
 def check_paired(items: Any, partners: Any, what: str) -> None:
-    """Refuse (InvalidInput, one line) ``partners`` that do not pair up one to one with ``items``: "one {what}:
-    got len(partners) for len(items)" (e.g. ``what="seed per mechanism"``)."""
+    """Refuse ``partners`` that do not pair up one to one with ``items``.
+
+    Parameters
+    ----------
+    items : sequence
+        The items (e.g. the mechanisms of a sweep).
+    partners : sequence
+        One partner per item (e.g. their seeds).
+    what : str
+        What a partner is, for the message: "one {what}: got len(partners) for len(items)" (e.g.
+        ``"seed per mechanism"``).
+
+    Raises
+    ------
+    InvalidInput
+        When the lengths differ.
+    """
     if len(partners) != len(items):
         raise InvalidInput(f"one {what}: got {len(partners)} for {len(items)}")
 
