@@ -46,7 +46,7 @@ INTRO = ("Every user holds a set of items (a basket). The strawman reports the w
 LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=16)
 def _sets(source: str, users: int, items: int, seed: int):
     if source in BASKET_SAMPLES:
         return study.sample_baskets(source)
@@ -78,10 +78,13 @@ def _uploaded_baskets():
 
 
 def _population(source: str, users: int, items: int, seed: int):
-    """(a key naming the data, its sets)."""
+    """(a key naming the data, its sets). Only synthetic sets depend on n, d and the seed: a bundled sample's key
+    names the sample alone, so the sessions on their own seeds share it and every study keyed by it (ten sessions
+    on ten seeds made ten keys for the same flights, which thrashed the cache: each ε change rebuilt them)."""
     if source == "upload":
         return _uploaded_baskets()
-    return (source, users, items, seed), _sets(source, users, items, seed)
+    key = (source, users, items, seed) if source == "synthetic" else (source, 0, 0, 0)
+    return key, _sets(*key)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
