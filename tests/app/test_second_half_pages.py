@@ -117,6 +117,19 @@ def test_means_of_vectors_page():
     assert any("1,500 users from the uploaded file vectors.csv" in c.value for c in at.caption)
 
 
+def test_frequent_items_share_a_bundled_sample_across_seeds_but_not_synthetic_sets():
+    """A bundled sample does not depend on the synthetic controls or the seed: its key names the sample alone, so
+    sessions on their own seeds share it (ten seeds made ten keys for one sample and thrashed the cache)."""
+    from views import itemsets
+
+    one, sets = itemsets._population("flights", 1_000, 10, 1)
+    other, again = itemsets._population("flights", 5_000, 20, 2)
+    assert one == other and sets.users == again.users and sets.d == again.d
+    first, _ = itemsets._population("synthetic", 1_000, 10, 1)
+    second, _ = itemsets._population("synthetic", 1_000, 10, 2)
+    assert first != second
+
+
 def test_frequent_items_legend_names_the_method_as_the_page_does():
     """Issue "lecture hall" item 6: the legend said "found by svim"."""
     at = _page("views/itemsets.py")
