@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ldp.viz.style import PALETTE
+from ldp.viz.style import PALETTE, declared_figure
 
 __all__ = ["DASHES", "LAYOUT", "RANK_AXIS", "THEORY_COLOUR", "advisor_figure", "bias_figure", "colour_map", "dash_map",
            "early_stopping_figure", "set_value_figure", "style_maps", "top_k_figure", "variance_figure"]
@@ -36,9 +36,9 @@ DASHES = ("solid", "dash", "dot", "dashdot")
 
 
 def _figure(data: list[dict[str, object]], layout: Mapping[str, object]) -> go.Figure:
-    """The figure of ``data`` (trace dicts) and ``layout``, unvalidated (see the module's docstring; the tests
-    validate every builder's output)."""
-    return go.Figure(data=data, layout=layout, _validate=False)
+    """The figure of ``data`` (trace dicts) and ``layout``, unvalidated (:func:`~ldp.viz.style.declared_figure`;
+    the tests validate every builder's output)."""
+    return declared_figure(data, layout)
 
 
 def colour_map(names: Sequence[str], colors: Mapping[str, str] | None = None) -> dict[str, str]:
