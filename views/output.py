@@ -37,8 +37,8 @@ def lazy_expander(title: str, key: str) -> Any:
     is open (``if box.open:``; opening it reruns the page, or the fragment it is in). Its state is bound to the URL
     under ``key`` (by convention ``<page>_<section>_open``), so it stays open while ε moves and a link opens it at
     once. For the secondary studies — a comparison, a check by simulation, an advisor, a sweep — that would cost a
-    rerun most of its work when ε moves on every session's own seed (issue 21 item 7: about 0.1 s of CPU per
-    rerun)."""
+    rerun most of its work when ε moves on every session's own seed (ten sessions share the server's one
+    interpreter lock: a rerun has about 0.1 s of CPU)."""
     return st.expander(title, key=key, on_change="rerun", bind="query-params")
 
 
@@ -203,7 +203,7 @@ def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name
     columns, so a file found later says what it is — and the whole configuration as JSON, which the uploader
     below (given the page's ``controls``) loads back. The CSV is written when its button is clicked (a deferred
     download), not on every rerun that draws the button: a results table of a few thousand rows took ~7 ms of a
-    rerun's ~0.1 s budget (issue 21 item 7)."""
+    rerun's ~0.1 s of CPU."""
     c1, c2 = st.columns(2)
     c1.download_button("Download results (CSV)", lambda: csv_bytes(with_context(table, config)),
                        f"{name}-results.csv", "text/csv", key=f"{key}_csv")

@@ -9,7 +9,7 @@ Wiring and text only: the controls are declared below; data from ``ldp.studies.d
 Every table, figure and CSV is made once per distinct input for the whole server (keyed by a digest of the run and
 the query's k and ρ): a session that asks for what another already asked only draws it. The advisor and the
 early-stopping study are computed on demand: each sits in an expander, closed by default and bound to the URL, that
-runs only while open (issue 21 item 7: a new ε on a new seed answers within ~0.1 s of CPU).
+runs only while open (a new ε on a new seed then answers within ~0.15 s of CPU).
 """
 
 from __future__ import annotations

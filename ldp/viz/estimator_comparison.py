@@ -9,7 +9,7 @@ validates and merges again (3–4× the time for the same figure; a page builds 
 The dicts are written in the schema's own nested form (``{"font": {"size": 14}}``, never the magic
 ``font_size``), so they need no validation to mean what they say: :func:`_figure` hands them to ``go.Figure``
 unvalidated, which builds a figure in a fifth of the time (bias figure of 7 estimators: 12.8 → 2.8 ms; the
-Post-processing lab builds four on every new ε, issue 21 item 7). The tests validate every figure of this module
+Post-processing lab builds four on every new ε, in every session). The tests validate every figure of this module
 against the schema — validated again, it must give the same JSON.
 """
 

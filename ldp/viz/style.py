@@ -16,7 +16,7 @@ __all__ = ["PALETTE", "PROJECTOR_FONT", "declared_figure", "for_projector", "lab
 
 def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     """The figure of ``data`` (trace dicts) and ``layout`` declared whole and built without Plotly's value validation
-    (a fifth of the time: a page builds several on every change of ε, in every session; issue 21 item 7).
+    (a fifth of the time: a page builds several on every change of ε, in every session).
 
     The builders that use it write only schema-valid properties; their tests validate every figure again against
     Plotly's schema and compare the JSON, so a misspelt property fails there (it would otherwise reach the browser
