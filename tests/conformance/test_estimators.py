@@ -162,6 +162,21 @@ def check_batch_matches_estimate(case: Case, mechanism: Case) -> None:
         np.testing.assert_allclose(values, estimate_of(case, mechanism, size).values, rtol=1e-9, atol=1e-12)
 
 
+def check_batches_match_batch(case: Case, mechanism: Case) -> None:
+    """``estimate_batches`` (blocks of several mechanisms estimated together, e.g. EMS over a sweep of b) gives each
+    block's ``estimate_batch``; blocks that do not pair up with the mechanisms are refused with one line."""
+    est = case.estimator()
+    mech, agg, _ = collection(mechanism, "typical")
+    other = collection(mechanism, "exact")[1]
+    twin = mechanism.mechanism(EPSILON, D)  # an equal instance: its channel is stacked beside the first's
+    blocks = [np.stack([agg.counts, other.counts]), other.counts[None, :]]
+    together = est.estimate_batches([mech, twin], blocks, agg.n)
+    assert len(together) == 2
+    for m, block, got in zip((mech, twin), blocks, together, strict=True):
+        np.testing.assert_allclose(got, est.estimate_batch(m, block, agg.n), rtol=1e-9, atol=1e-12)
+    assert_ldp_error(lambda: est.estimate_batches([mech, twin], blocks[:1], agg.n), "block of counts")
+
+
 def check_stateless(case: Case, mechanism: Case) -> None:
     """The same call twice (on one instance, and on an equal one) gives the same Estimate; estimate() changes
     neither the estimator nor the mechanism nor the aggregate; params are read-only (check_metadata)."""
@@ -243,6 +258,8 @@ def yield_estimator_checks(case: Case) -> Iterator[Any]:
         yield functools.partial(check_contract, mechanism=mechanism)
         if cls._estimate_batch is not Estimator._estimate_batch:  # vectorized (the fallback is estimate per row)
             yield functools.partial(check_batch_matches_estimate, mechanism=mechanism)
+        if cls._estimate_batches is not Estimator._estimate_batches:  # blocks of several mechanisms together
+            yield functools.partial(check_batches_match_batch, mechanism=mechanism)
         yield functools.partial(check_stateless, mechanism=mechanism)
         if cls.idempotent:
             yield functools.partial(check_idempotent, mechanism=mechanism)
