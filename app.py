@@ -17,7 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import streamlit as st
 
 from ldp.core.cancellation import Cancelled, cancel_when
-from views import common
+from views import common, heap
 from views.allocator import keep_freed_buffers
 
 keep_freed_buffers()  # once per process: numpy's freed buffers reused, not faulted in again (views/allocator.py)
@@ -65,6 +65,7 @@ def _precompute_reproduce() -> bool:
         from views import reproduce  # imported here: the first page does not need it
 
         reproduce.default_studies()
+        heap.freeze_long_lived()  # the imports and these studies live as long as the server (views/heap.py)
 
     common.precompute(work)
     return True
