@@ -46,3 +46,94 @@ def test_warm_imports_imports_the_modules_and_survives_a_broken_one(monkeypatch)
 @pytest.mark.parametrize("name", serve.WARM_MODULES)
 def test_the_warmed_modules_exist(name):
     __import__(name)
+
+
+# --------------------------------------------------------------------------- the chart library loaded by the shell
+SHELL = ('<!DOCTYPE html><html><head><title>Streamlit</title>'
+         '<script type="module" crossorigin src="./static/js/index.X1.js"></script></head><body></body></html>')
+
+
+def _shell_app(body: str, media_type: str = "text/html", chunked: bool = False, **headers: str):
+    from starlette.responses import Response, StreamingResponse
+
+    async def endpoint(request):  # noqa: ANN001, ARG001
+        if chunked:  # the body in two pieces (more_body), as a file is streamed
+            async def pieces():
+                yield body[:40].encode()
+                yield body[40:].encode()  # (str bodies only)
+            return StreamingResponse(pieces(), media_type=media_type, headers=headers)
+        return Response(body, media_type=media_type, headers=headers)
+
+    return TestClient(serve.ChartPreload(Starlette(routes=[Route("/", endpoint), Route("/playground", endpoint)])))
+
+
+def test_the_installed_streamlit_has_one_plotly_chunk_to_preload():
+    chunk = serve.chart_chunk()
+    assert chunk is not None and re.fullmatch(r"PlotlyChart\.[\w-]+\.js", chunk)
+    assert serve.ChartPreload(None).line.decode().count(chunk) == 1
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("path", ["/", "/playground"])
+def test_the_shell_imports_the_chart_chunk_before_its_head_ends(path, chunked):
+    answer = _shell_app(SHELL, chunked=chunked).get(path)
+    line = f'<script type="module">import("./static/js/{serve.chart_chunk()}").catch(() => {{}});</script></head>'
+    assert answer.status_code == 200 and line in answer.text
+    assert answer.text.replace(line, "</head>") == SHELL  # nothing else changed
+    assert int(answer.headers["content-length"]) == len(answer.content)
+
+
+@pytest.mark.parametrize(("body", "media_type", "headers"), [
+    ("<html><head></head><body>the classroom's own page</body></html>", "text/html", {}),  # no Streamlit bundle
+    (SHELL, "text/plain", {}),
+    (SHELL, "text/html", {"content-encoding": "gzip"}),  # compressed: left alone
+])
+def test_other_answers_pass_through_unchanged(body, media_type, headers):
+    import gzip
+
+    sent = gzip.compress(body.encode()) if headers else body
+    answer = _shell_app(sent, media_type, **headers).get("/")
+    assert answer.content == body.encode()  # (the client undoes the compression)
+
+
+def test_without_a_chunk_nothing_is_changed(monkeypatch):
+    monkeypatch.setattr(serve, "chart_chunk", lambda: None)
+    assert _shell_app(SHELL).get("/").text == SHELL
+
+
+def test_a_page_module_warm_hook_runs_after_its_import(monkeypatch):
+    import types
+
+    calls = []
+    module = types.ModuleType("ldp_fake_warm_module")
+    module.warm = lambda: calls.append("warm")
+    monkeypatch.setitem(sys.modules, "ldp_fake_warm_module", module)
+    serve.warm_imports(("ldp_fake_warm_module",), wait_s=0)
+    assert calls == ["warm"]
+
+
+def test_the_first_page_warm_hook_parses_its_default_sample():
+    from ldp.data import samples
+    from views import playground
+
+    samples._read.cache_clear()
+    playground.warm()
+    assert samples._read.cache_info().currsize == 1
+
+
+def test_a_page_load_is_asked_for_uncompressed_so_its_shell_gets_the_line():
+    """Streamlit compresses the shell of a page's path when the browser accepts gzip: a page load (Accept: text/html)
+    reaches it without Accept-Encoding; other requests keep theirs."""
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+    from starlette.responses import Response
+
+    async def endpoint(request):  # noqa: ANN001, ARG001
+        return Response(SHELL * 20, media_type="text/html")
+
+    inner = Starlette(routes=[Route("/learn", endpoint)], middleware=[Middleware(GZipMiddleware, minimum_size=10)])
+    client = TestClient(serve.ChartPreload(inner))
+    page = client.get("/learn", headers={"Accept": "text/html,application/xhtml+xml", "Accept-Encoding": "gzip"})
+    assert "content-encoding" not in page.headers and page.text.count(serve.chart_chunk()) == 1
+    other = client.get("/learn", headers={"Accept": "*/*", "Accept-Encoding": "gzip"})
+    assert other.headers["content-encoding"] == "gzip" and serve.chart_chunk() not in other.text

@@ -341,3 +341,27 @@ def test_the_teacher_view_fits_1280x720_and_keeps_the_token_off_screen(browser, 
         page.wait_for_function("(t) => document.body.innerText.includes(t)", arg=token, timeout=20_000)
     finally:
         page.context.close()
+
+
+def test_the_dashboard_shell_loads_the_chart_library_early_and_the_student_page_does_not(browser, classroom_server):
+    """serve.py's ChartPreload: the dashboard's HTML shell (at / and at a page's path) imports Streamlit's Plotly
+    chunk, which the browser then requests before the first chart arrives; a student's page is left as it is."""
+    import urllib.request
+
+    def html(path: str) -> str:
+        with urllib.request.urlopen(f"{classroom_server.url}{path}", timeout=30) as answer:
+            return answer.read().decode()
+
+    preload = 'import("./static/js/PlotlyChart.'
+    assert preload in html("/") and preload in html("/playground")
+    code = _create(classroom_server, {"question": "x", "labels": ["a", "b"], "mechanism": "grr", "epsilon": 1})["code"]
+    assert preload not in html(f"/join/{code}")
+    page = new_page(browser)
+    try:
+        chunks = []
+        page.on("request", lambda request: chunks.append(request.url) if "/PlotlyChart." in request.url else None)
+        page.goto(f"{classroom_server.url}/learn")  # a page whose first view draws no chart
+        wait_idle(page)
+        assert len(chunks) == 1 and page.locator(CHART).count() == 0
+    finally:
+        page.context.close()
