@@ -17,7 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import streamlit as st
 
 from ldp.core.cancellation import Cancelled, cancel_when
-from views import common, heap
+from views import common, heap, offload
 from views.allocator import keep_freed_buffers
 
 keep_freed_buffers()  # once per process: numpy's freed buffers reused, not faulted in again (views/allocator.py)
@@ -71,6 +71,12 @@ def _precompute_reproduce() -> bool:
     return True
 
 
+@st.cache_resource(show_spinner=False)
+def _start_offload() -> bool:
+    """Once per server, after the first page is drawn: the worker processes of views/offload.py."""
+    return offload.start()
+
+
 common.apply_pending_configuration()
 # Captions in Streamlit's default grey measured 3.9:1 against the white page (WCAG AA asks 4.5:1 for body text):
 # darker grey, 7:1, so explanations stay legible on a projector.
@@ -89,3 +95,4 @@ with cancel_when(common.session_gone):  # work for a closed tab stops at the lib
         st.stop()
     finally:  # also when the page stops or reruns itself (the Classroom's join form ends with st.stop())
         _precompute_reproduce()
+        _start_offload()

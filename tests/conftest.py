@@ -11,6 +11,9 @@ import ldp
 
 # no background precomputation of the Reproduce page's studies while tests run the app (app.py)
 os.environ.setdefault("LDP_PRECOMPUTE", "0")
+# pages compute in this process (views/offload.py; tests/app/test_offload.py and tests/e2e/test_offload_browser.py
+# start real worker processes)
+os.environ.setdefault("LDP_OFFLOAD", "0")
 
 
 @pytest.fixture(params=ldp.MECHANISMS.names())

@@ -26,7 +26,7 @@ from ldp.studies.choices import mutual_information_b, mutual_information_bound
 from ldp.studies.mean_variance import engine_note, lower_variance_mechanism, simulate_histogram_mean, split_note
 from ldp.viz import distributions as viz
 from ldp.viz.style import PALETTE
-from views import common, controls
+from views import common, controls, offload
 from views.controls import Control, render
 
 NUMERICAL = [cls.name for cls in ldp.mechanisms_of("numerical")]
@@ -88,21 +88,22 @@ def _simulate(mechanism: str, epsilon: float, counts: np.ndarray, engine: str, t
               seed: int, params: tuple = ()) -> ldp.SimulationResult:
     """``trials`` collections of the bucketized column by CFO-binning's oracle; keyed by every input."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return study.run_trials(mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
+    return offload.call(study.run_trials, mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, counts: np.ndarray, edges: np.ndarray,
                         engine: str, trials: int, seed: int, params: tuple = (),
                         reconstruction_params: tuple = ()) -> np.ndarray:
-    return study.simulate_numerical(name, reconstruction, epsilon, counts, edges, engine=engine, trials=trials,
-                                  seed=seed, params=dict(params), reconstruction_params=dict(reconstruction_params))
+    return offload.call(study.simulate_numerical, name, reconstruction, epsilon, counts, edges, engine=engine,
+                        trials=trials, seed=seed, params=dict(params),
+                        reconstruction_params=dict(reconstruction_params))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _metrics(edges: np.ndarray, truth: np.ndarray, estimates: np.ndarray, alphas: tuple[float, ...],
              seed: int) -> dict[str, np.ndarray]:
-    return study.numerical_metrics(edges, truth, estimates, alphas, seed=seed, queries=RANGE_QUERIES)
+    return offload.call(study.numerical_metrics, edges, truth, estimates, alphas, seed=seed, queries=RANGE_QUERIES)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -114,9 +115,9 @@ def _simulate_mean(mechanism: str, epsilon: float, counts: np.ndarray, edges: np
 @st.cache_resource(show_spinner=False, max_entries=96)
 def _figure(builder: str, *args: Any, **kwargs: Any) -> Any:
     """``ldp.viz.distributions.<builder>(*args, **kwargs)``, built once per distinct input for every session (the
-    sessions that change ε to a value another one already drew pay no figure construction); shared, so never
-    changed (``common.share_figure``)."""
-    return common.share_figure(getattr(viz, builder)(*args, **kwargs))
+    sessions that change ε to a value another one already drew pay no figure construction), by a worker process
+    when there is one; shared, so never changed (``common.built_elsewhere``)."""
+    return common.built_elsewhere(getattr(viz, builder), *args, **kwargs)
 
 
 # --------------------------------------------------------------------------- sidebar

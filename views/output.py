@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 
 import ldp
@@ -19,7 +20,8 @@ from ldp.data.loaders import load_json_object
 from ldp.data.spreadsheet import safe_frame
 from ldp.studies.choices import SMOOTHNESS_WARN, smoothness
 from ldp.studies.datasets import Dataset
-from ldp.viz.style import for_projector, label_log_axes
+from ldp.viz.style import figure_spec, figure_spec_on, for_projector, label_log_axes
+from views import offload
 from views.controls import (
     Control,
     load_configuration,
@@ -27,9 +29,9 @@ from views.controls import (
 )
 from views.messages import friendly_errors  # noqa: F401
 
-__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "cached_csv", "cached_figure", "csv_bytes",
-           "download_buttons", "estimator_notes", "lazy_expander", "main_chart_slot", "page_heading", "share_figure",
-           "show_figure", "with_context"]
+__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "built_elsewhere", "cached_csv", "cached_figure",
+           "csv_bytes", "download_buttons", "estimator_notes", "lazy_expander", "main_chart_slot", "page_heading",
+           "share_figure", "show_figure", "with_context"]
 
 # --------------------------------------------------------------------------- output
 def lazy_expander(title: str, key: str) -> Any:
@@ -111,18 +113,47 @@ def share_figure(fig: Any) -> Any:
     return fig
 
 
+#: Plotly's own templates: every process knows them by name.
+_PLOTLY_TEMPLATES = frozenset(("ggplot2", "seaborn", "simple_white", "plotly", "plotly_white", "plotly_dark",
+                               "presentation", "xgridoff", "ygridoff", "gridon", "none"))
+
+
+def built_elsewhere(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The figure ``build(*args, **kwargs)``, built by a worker process when there is one (:mod:`views.offload`:
+    building a figure and encoding its arrays is a third of a rerun's CPU on the pages with several), shared as
+    :func:`share_figure` does: a figure that only holds its spec (:func:`ldp.viz.style.figure_spec`, log axes
+    labelled), which ``st.plotly_chart`` sends as it is and :func:`show_figure` never changes. ``build`` must be a
+    module-level builder and its arguments picklable."""
+    default = pio.templates.default
+    # by name when it is one of Plotly's own (the dashboard's plotly_white: a Template sent would be validated again
+    # in the worker); else the template itself, whose name the worker may not know (Streamlit registers "streamlit")
+    named = isinstance(default, str)
+    template = default if (named and default in _PLOTLY_TEMPLATES) or not default else (
+        pio.templates[default] if named else default)
+    spec = (offload.call(figure_spec_on, template, build, *args, **kwargs) if offload.ready()
+            else figure_spec(build, *args, **kwargs))
+    fig = go.Figure()
+    fig.to_dict = lambda: spec
+    setattr(fig, _SHARED, True)
+    return fig
+
+
 @st.cache_resource(show_spinner=False, max_entries=128)  # ≈ 0.3 MB each (the figure and its frozen spec)
-def _built_figure(key: Any, _build: Callable[[], Any]) -> Any:
+def _built_figure(key: Any, _build: Callable[..., Any], _args: tuple, _kwargs: dict[str, Any]) -> Any:
+    if _args or _kwargs:
+        return built_elsewhere(_build, *_args, **_kwargs)
     return share_figure(_build())
 
 
-def cached_figure(key: Any, build: Callable[[], Any]) -> Any:
-    """``build()`` once per ``key`` for the whole server, the same object (:func:`share_figure`) handed to every
-    session. ``key`` names the chart and every input ``build`` reads (e.g. ``("pp_bias", run key)``).
+def cached_figure(key: Any, build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``build(*args, **kwargs)`` once per ``key`` for the whole server, the same object handed to every session
+    (:func:`share_figure`). ``key`` names the chart and every input the figure depends on (e.g.
+    ``("pp_bias", run key)``). With arguments, ``build`` is a module-level builder and the figure is built by a
+    worker process when there is one (:func:`built_elsewhere`); without, ``build`` may be any callable and runs here.
 
     Not ``st.cache_data``: it rebuilds — revalidates — a Plotly figure from its pickle on every hit, slower than
     building it afresh (50 ms for 14 lines against 17 ms)."""
-    return _built_figure(key, build)
+    return _built_figure(key, build, args, kwargs)
 
 
 def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "", *,
@@ -142,7 +173,7 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
     if not shared:
         label_log_axes(fig)  # decades, not bare mantissas, on every log axis
     elif on_projector:
-        fig = go.Figure(fig)  # a copy of its traces and layout (not of its to_dict, which is frozen)
+        fig = go.Figure(fig.to_dict())  # a copy of its frozen spec, which it changes
     if on_projector:
         for_projector(fig, present_height if main else None)
     place = where if (on_projector and where is not None) else contextlib.nullcontext()

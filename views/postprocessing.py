@@ -26,7 +26,7 @@ from ldp.evaluation.tasks import GAIN_BASELINE, GAIN_BASELINE_LABEL, QUERY_TASKS
 from ldp.studies import advisor, choices, cost
 from ldp.studies import comparison as study
 from ldp.viz import estimator_comparison as viz
-from views import common, controls
+from views import common, controls, offload
 from views.controls import Control, render
 
 RHO_GRID = [1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90]  # % of the domain per set (paper Figs. 6–7)
@@ -98,8 +98,8 @@ def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, es
            engine: str, seed: int, index: int, trials: int) -> ldp.SimulationResult:
     """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return study.run_chunk(mech, counts, common.build_estimators(estimators), engine=engine, seed=seed, index=index,
-                         trials=trials)
+    return offload.call(study.run_chunk, mech, counts, common.build_estimators(estimators), engine=engine, seed=seed,
+                        index=index, trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -128,7 +128,7 @@ def _per_value(run: str, _result: ldp.SimulationResult, _labels: Any,
                _display: dict[str, str]) -> tuple[pd.DataFrame, dict[str, dict[str, float]]]:
     """The per-value bias/variance table and its summary, once per run (``run``: a digest of every input of the run
     and of the values' labels; the other arguments follow from it)."""
-    table = study.per_value_table(_result, _labels, _display)
+    table = offload.call(study.per_value_table, _result, _labels, _display)
     return table, study.bias_summary(table, z=Z)
 
 
@@ -138,9 +138,9 @@ def _query_comparison(run: str, k: int, rho: int, names: dict[str, str], short: 
                       _display: dict[str, str]) -> study.QueryComparison:
     """The query errors and their tables, once per run and (k, ρ) (``run`` as for :func:`_per_value`)."""
     d = _result.mechanism.d
-    return study.query_comparison(_result, _table, _display, k=k, rho_percent=rho, queries=SET_QUERIES,
-                                  ks=range(1, min(d, K_MAX) + 1), rhos_percent=RHO_GRID, task_names=names,
-                                  gain_names=short, z=Z)
+    return offload.call(study.query_comparison, _result, _table, _display, k=k, rho_percent=rho, queries=SET_QUERIES,
+                        ks=range(1, min(d, K_MAX) + 1), rhos_percent=RHO_GRID, task_names=names, gain_names=short,
+                        z=Z)
 
 
 def _run(ctl: dict[str, Any], counts: np.ndarray, seconds: float) -> ldp.SimulationResult:
@@ -206,15 +206,15 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: d
     what = f"{mech.display_name}, ε = {mech.epsilon:g}, n = {result.n:,}, {result.trials} trials"
     within = "; ".join(f"{name}: {s[f'values with |bias| ≤ {Z:g} SE (%)']:.0f}% of values" for name, s in
                        summary.items())
-    fig = common.cached_figure(("pp_bias", run), lambda: viz.bias_figure(
-        table, title=f"Empirical bias per value — {what}", z=Z, **style))
+    fig = common.cached_figure(("pp_bias", run), viz.bias_figure, table, title=f"Empirical bias per value — {what}",
+                               z=Z, **style)
     plotted = table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias", "bias standard error"]]
     common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, description=(
         f"Lines: for each value, sorted from the most to the least frequent, the mean of the {result.trials} "
         f"estimates minus the true frequency, per estimator; shaded: ±{Z:g} standard errors of that mean. An "
         f"unbiased estimator stays within the band for about 95% of the values ({within})."))
-    fig = common.cached_figure(("pp_variance", run), lambda: viz.variance_figure(
-        table, title=f"Variance per value across trials — {what}", **style))
+    fig = common.cached_figure(("pp_variance", run), viz.variance_figure, table,
+                               title=f"Variance per value across trials — {what}", **style)
     ratios = "; ".join(f"{name}: {s['variance / closed-form MI variance']:.2f}×" for name, s in summary.items())
     common.show_figure(fig, "pp_variance", table[["estimator", "rank", "value", "true frequency", "variance",
                                                   "closed-form MI variance"]], description=(
@@ -247,8 +247,8 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     what = f"{result.mechanism.display_name}, ε = {result.mechanism.epsilon:g}, {result.trials} trials"
 
     curve = queries.top_k_curve
-    fig = common.cached_figure(("pp_topk", run, k), lambda: viz.top_k_figure(
-        curve, k=k, title=f"Top-k MSE against k — {what}", **style))
+    fig = common.cached_figure(("pp_topk", run, k), viz.top_k_figure, curve, k=k,
+                               title=f"Top-k MSE against k — {what}", **style)
     at_k = "; ".join(f"{display[e]}: {np.mean(v):.2e}" for e, v in errors["topk"].items())
     common.show_figure(fig, "pp_topk", curve, description=(
         f"Lines (log scale): the MSE over the k most frequent values, averaged over trials (±1 SE), for k = 1 to "
@@ -256,8 +256,8 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
 
     expected, sampled = queries.set_curve, queries.set_sample
     m = int(sampled["set size"].iloc[0])
-    fig = common.cached_figure(("pp_set", run, rho), lambda: viz.set_value_figure(
-        expected, sampled, rho=rho, title=f"Set-value query MSE against ρ — {what}", **style))
+    fig = common.cached_figure(("pp_set", run, rho), viz.set_value_figure, expected, sampled, rho=rho,
+                               title=f"Set-value query MSE against ρ — {what}", **style)
     at_rho = "; ".join(f"{r['estimator']}: {r['MSE']:.2e}" for _, r in sampled.iterrows())
     common.show_figure(fig, "pp_set", pd.concat([expected.assign(source="average over all sets"),
                                                  sampled.assign(source=f"{SET_QUERIES} random sets")]), description=(

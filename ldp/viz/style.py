@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 # Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-__all__ = ["PALETTE", "PROJECTOR_FONT", "declared_figure", "for_projector", "label_log_axes", "paired_lines"]
+__all__ = ["PALETTE", "PROJECTOR_FONT", "declared_figure", "figure_spec", "figure_spec_on", "for_projector",
+           "label_log_axes", "paired_lines"]
 
 def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     """The figure of ``data`` (trace dicts) and ``layout`` declared whole and built without Plotly's value validation
@@ -84,6 +87,48 @@ def _nice_ticks(lo: float, hi: float) -> list[float]:
     for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
         ticks += [m * 10.0 ** k for m in (1, 2, 5) if lo / 1.0001 <= m * 10.0 ** k <= hi * 1.0001]
     return ticks
+
+
+def figure_spec(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The figure ``build(*args, **kwargs)`` with its log axes labelled (:func:`label_log_axes`), as the dict Plotly
+    hands a browser: ``to_dict()``, every array encoded in base64 — all a process that only shows the figure needs
+    (the dashboard builds some in a worker process and sends this back).
+
+    Parameters
+    ----------
+    build : callable
+        A figure builder (module-level, so that it can be sent to another process).
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    dict
+        The figure's ``to_dict()``.
+    """
+    return label_log_axes(build(*args, **kwargs)).to_dict()
+
+
+def figure_spec_on(template: Any, build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """:func:`figure_spec` with Plotly's default template ``template`` (a name or a template) in force: what another
+    process builds looks as it would here, whatever that process's default (Streamlit's import sets its own).
+
+    Parameters
+    ----------
+    template : str or plotly.graph_objects.layout.Template or None
+        The default template the figure is built with (``plotly.io.templates.default`` of the asking process).
+    build : callable
+        A figure builder (module-level).
+    *args, **kwargs
+        Its arguments.
+
+    Returns
+    -------
+    dict
+        The figure's ``to_dict()``.
+    """
+    pio.templates.default = template
+    return figure_spec(build, *args, **kwargs)
 
 
 def label_log_axes(fig: Any) -> Any:

@@ -1,0 +1,146 @@
+"""Work handed to a second process, so that ten sessions' reruns use both of the machine's cores.
+
+A Streamlit server is one Python process: every session's rerun holds the same interpreter lock, and ten sessions
+changing ε at once queue their CPU one after the other on one core (benchmarks/bench_concurrency.py), however many
+cores there are. :func:`call` runs a pure engine function — a page's simulation, its metrics — in a worker process
+instead, where it holds another lock on another core, while this process goes on building the other sessions'
+figures and tables. The function and its arguments travel by pickle (a module-level function, arrays, mechanism
+names and seeds: what ``st.cache_data`` already hashes), its result or its exception comes back the same way, and
+the same seeds give the same numbers bit for bit as a call in this process (tests/app/test_offload.py).
+
+The pool (:data:`WORKERS` processes, spawned — never forked from a threaded server) is started once per server, in
+the background after the first page is drawn (:func:`start`); until it is ready, when it has broken, or with
+``LDP_OFFLOAD=0`` (the tests' default), :func:`call` runs the function here. Only short work goes there (a rerun's
+few tens of milliseconds): it is not cancelled when its tab closes and shows no progress bar.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import importlib.machinery
+import multiprocessing
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+__all__ = ["WORKERS", "call", "enabled", "ready", "start", "stop"]
+
+T = TypeVar("T")
+
+#: Worker processes: one per core (``LDP_OFFLOAD_WORKERS`` to change). The server's own process mostly waits for
+#: them while they compute; with ten sessions on their own seeds changing ε at once on the Post-processing page
+#: (benchmarks/bench_concurrency.py, 2 cores), two workers gave a p95 of 0.97-1.16 s, one 1.09-1.25 s, none 2.4 s.
+WORKERS = max(1, int(os.environ.get("LDP_OFFLOAD_WORKERS", 0)) or (os.cpu_count() or 1))
+
+#: What a worker imports before its first task: the engine, the studies and figures the pages send, and the
+#: SciPy modules their estimators import on use.
+WARM_MODULES = ("ldp", "ldp.studies.comparison", "ldp.viz", "ldp.viz.estimator_comparison", "ldp.viz.distributions",
+                "scipy.signal", "scipy.optimize")
+
+_lock = threading.Lock()
+_pool: concurrent.futures.ProcessPoolExecutor | None = None
+_ready = threading.Event()
+
+
+def enabled() -> bool:
+    """Whether work may go to the pool (``LDP_OFFLOAD`` not ``0``)."""
+    return os.environ.get("LDP_OFFLOAD", "1") != "0"
+
+
+def _warm() -> int:
+    for name in WARM_MODULES:  # imported once per worker, before the first real call (scipy.signal alone: 0.4 s)
+        importlib.import_module(name)
+    return os.getpid()
+
+
+def start() -> bool:
+    """Start the pool once (later calls do nothing) and warm its workers up in the background; returns whether a
+    pool exists or is being started."""
+    global _pool
+    if not enabled():
+        return False
+    with _lock:
+        if _pool is not None:
+            return True
+        _pool = concurrent.futures.ProcessPoolExecutor(max_workers=WORKERS,
+                                                       mp_context=multiprocessing.get_context("spawn"))
+        pool = _pool
+
+    def warm() -> None:
+        try:
+            with _no_main_script():  # every worker is started here: one warm-up task each, none idle before
+                futures = [pool.submit(_warm) for _ in range(WORKERS)]
+            for future in futures:
+                future.result()
+        except (BrokenProcessPool, RuntimeError, OSError):
+            return
+        _ready.set()
+
+    threading.Thread(target=warm, name="ldp-offload-warm", daemon=True).start()
+    return True
+
+
+@contextlib.contextmanager
+def _no_main_script() -> Iterator[None]:
+    """While worker processes start: ``__main__`` a module that names no script.
+
+    A spawned process first re-imports its parent's ``__main__`` (``multiprocessing.spawn``); in a Streamlit server
+    that is the page script being run — ``app.py`` — which would start the server's background work, and a pool
+    of its own, inside every worker. A main module whose spec's name ends in ``.__main__`` is left alone by the
+    child; the real one is put back at once (a rerun that starts meanwhile sets its own anyway)."""
+    saved = sys.modules["__main__"]
+    stand_in = types.ModuleType("__main__")
+    stand_in.__spec__ = importlib.machinery.ModuleSpec("views.offload.__main__", None)
+    sys.modules["__main__"] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get("__main__") is stand_in:
+            sys.modules["__main__"] = saved
+
+
+def ready() -> bool:
+    """Whether :func:`call` sends work to the pool now."""
+    return _ready.is_set() and enabled()
+
+
+def stop() -> None:
+    """Shut the pool down (its workers exit); :func:`start` may start a new one."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+        _ready.clear()
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)``, run by a worker process when the pool is ready, else here. ``fn`` must be a
+    module-level function of the engine; a broken pool (a worker killed) is dropped and the call made here."""
+    pool = _pool if ready() else None
+    if pool is None:
+        return fn(*args, **kwargs)
+    try:
+        future = pool.submit(fn, *args, **kwargs)
+    except (BrokenProcessPool, RuntimeError):  # broken, or shut down meanwhile
+        _drop(pool)
+        return fn(*args, **kwargs)
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        _drop(pool)
+        return fn(*args, **kwargs)
+
+
+def _drop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    global _pool
+    with _lock:
+        if _pool is pool:
+            _pool = None
+            _ready.clear()
+    pool.shutdown(wait=False, cancel_futures=True)
