@@ -29,7 +29,7 @@ from views.controls import (
 )
 from views.messages import friendly_errors  # noqa: F401
 
-__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "built_elsewhere", "cached_csv", "cached_figure",
+__all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "built_elsewhere", "cached_figure",
            "csv_bytes", "download_buttons", "estimator_notes", "lazy_expander", "main_chart_slot", "page_heading",
            "share_figure", "show_figure", "with_context"]
 
@@ -213,19 +213,6 @@ def with_context(table: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
     context = _context(config)
     lead = pd.DataFrame({k: [v] * len(table) for k, v in context.items() if v is not None}, index=table.index)
     return pd.concat([lead, table.drop(columns=[c for c in lead.columns if c in table.columns])], axis=1)
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _csv_once(key: Any, context: tuple | None, _table: pd.DataFrame) -> bytes:
-    return csv_bytes(_table if context is None else with_context(_table, dict(context)))
-
-
-def cached_csv(key: Any, table: pd.DataFrame, config: dict[str, Any] | None = None) -> bytes:
-    """:func:`csv_bytes` of ``table`` — of :func:`with_context` when ``config`` is given — made once per ``key``
-    (which must identify ``table``'s content, e.g. a digest of the run that made it) and settings, for the whole
-    server: a rerun that draws the same table again does not write it again."""
-    context = None if config is None else tuple(_context(config).items())
-    return _csv_once(key, context, table)
 
 
 def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer",

@@ -107,7 +107,7 @@ def _timing(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, e
             seed: int) -> dict[str, float]:
     """Seconds per collection of each estimator (iterative ones such as IBU dominate a run)."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return cost.time_estimators(mech, counts, common.build_estimators(estimators), seed)
+    return offload.call(cost.time_estimators, mech, counts, common.build_estimators(estimators), seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -289,7 +289,7 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
 
     common.download_buttons(table, {**controls.values(CONTROLS), **config}, key="pp_download",
                             name="ldp-postprocessing", controls=CONTROLS)
-    st.download_button("Download the summary (CSV)", common.cached_csv(("pp_summary", run, k, rho), summary),
+    st.download_button("Download the summary (CSV)", lambda: common.csv_bytes(summary),  # written when clicked
                        "ldp-postprocessing-summary.csv", "text/csv", key="pp_download_summary")
 
 
@@ -436,7 +436,7 @@ def _advisor_result(check: advisor.AdvisorCheck, mech: Any, trials: int, key: tu
                f"one collection's error spreads; 'actual': the error on these reports against the truth, which only a "
                f"simulator knows; 'actual − expected' in trial SDs (within about ±2 when the synthetic dataset "
                f"resembles the truth). Post-Pos is scored on clipped answers.{note}")
-    st.download_button("Download the advisor's table (CSV)", common.cached_csv(("pp_adv_table", key), shown),
+    st.download_button("Download the advisor's table (CSV)", lambda: common.csv_bytes(shown),  # written when clicked
                        "ldp-advisor.csv", "text/csv", key="pp_adv_download")
 
 

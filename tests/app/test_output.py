@@ -55,22 +55,6 @@ def test_a_cached_figure_is_built_once_labelled_and_never_changed(present):
     assert spec["layout"].get("font", {}).get("size") == (PROJECTOR_FONT["body"] if present else None)
 
 
-def test_a_cached_csv_is_the_tables_csv_made_once_per_key_and_settings():
-    import pandas as pd
-
-    from views import output
-
-    output._csv_once.clear()
-    table = pd.DataFrame({"value": ["=1+1", "JFK"], "estimate": [-0.1, 0.2]})
-    config = {"dataset": "dest", "pp_eps": 0.5, "pp_seed": 3}
-    assert output.cached_csv(("test_output", 1), table, config) == output.csv_bytes(output.with_context(table, config))
-    assert output.cached_csv(("test_output", 1), table) == output.csv_bytes(table)
-    # the key stands for the table: the same key is not written again, other settings are
-    assert output.cached_csv(("test_output", 1), table.iloc[:1], config) == output.cached_csv(("test_output", 1), table,
-                                                                                             config)
-    assert b"0.25" in output.cached_csv(("test_output", 1), table, {**config, "pp_eps": 0.25})
-
-
 def _download_script() -> None:
     import pandas as pd
     import streamlit as st
