@@ -9,9 +9,9 @@ names and seeds: what ``st.cache_data`` already hashes), its result or its excep
 the same seeds give the same numbers bit for bit as a call in this process (tests/app/test_offload.py).
 
 The pool (:data:`WORKERS` processes, spawned — never forked from a threaded server) is started once per server, in
-the background after the first page is drawn (:func:`start`); until it is ready, when it has broken, or with
-``LDP_OFFLOAD=0`` (the tests' default), :func:`call` runs the function here. Only short work goes there (a rerun's
-few tens of milliseconds): it is not cancelled when its tab closes and shows no progress bar.
+the background, :data:`START_DELAY_S` after the first page is drawn (:func:`start`); until it is ready, when it has
+broken, or with ``LDP_OFFLOAD=0`` (the tests' default), :func:`call` runs the function here. Only short work goes
+there (a rerun's few tens of milliseconds): it is not cancelled when its tab closes and shows no progress bar.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
@@ -37,6 +38,10 @@ T = TypeVar("T")
 #: (benchmarks/bench_concurrency.py, 2 cores), two workers gave a p95 of 0.97-1.16 s, one 1.09-1.25 s, none 2.4 s.
 WORKERS = max(1, int(os.environ.get("LDP_OFFLOAD_WORKERS", 0)) or (os.cpu_count() or 1))
 
+#: Seconds between the first page drawn and the workers' start: each spends 1-2 s of CPU importing the engine, which
+#: started at once competed with the browser still drawing that first page (cold start 3.2 -> 4.0 s,
+#: benchmarks/bench_dashboard.py). Meanwhile pages compute here.
+START_DELAY_S = 8.0
 #: What a worker imports before its first task: the engine, the studies and figures the pages send, and the
 #: SciPy modules their estimators import on use.
 WARM_MODULES = ("ldp", "ldp.studies.comparison", "ldp.viz", "ldp.viz.estimator_comparison", "ldp.viz.distributions",
@@ -72,6 +77,7 @@ def start() -> bool:
         pool = _pool
 
     def warm() -> None:
+        time.sleep(START_DELAY_S)
         try:
             with _no_main_script():  # every worker is started here: one warm-up task each, none idle before
                 futures = [pool.submit(_warm) for _ in range(WORKERS)]

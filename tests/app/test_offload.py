@@ -26,6 +26,7 @@ def pool(monkeypatch):
     """A real pool of one worker, ready."""
     monkeypatch.setenv("LDP_OFFLOAD", "1")
     monkeypatch.setattr(offload, "WORKERS", 1)
+    monkeypatch.setattr(offload, "START_DELAY_S", 0.0)
     assert offload.start()
     deadline = time.monotonic() + 120
     while not offload.ready() and time.monotonic() < deadline:
