@@ -195,8 +195,8 @@ def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapp
                      "name": f"{name} ±{z:g} SE", "legendgroup": name, "showlegend": False})
         data.append({"type": "scatter", "x": x, "y": bias, "mode": "lines+markers" if len(x) <= 60 else "lines",
                      "name": name, "legendgroup": name, "line": {"color": cmap[name], "width": 2, "dash": dmap[name]},
-                     "marker": {"size": 5}, "customdata": np.stack([rows["value"].to_numpy(), half], axis=1),
-                     "hovertemplate": "value %{customdata[0]} (rank %{x})<br>bias %{y:.3g} ± %{customdata[1]:.2g}"
+                     "marker": {"size": 5}, "hovertext": rows["value"].astype(str).tolist(), "customdata": half,
+                     "hovertemplate": "value %{hovertext} (rank %{x})<br>bias %{y:.3g} ± %{customdata:.2g}"
                                       "<extra>" + name + "</extra>"})
     zero = {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0, "y1": 0, "yref": "y",
             "line": {"color": THEORY_COLOUR, "width": 1}}  # what fig.add_hline(y=0) draws
@@ -241,11 +241,11 @@ def variance_figure(table: pd.DataFrame, *, title: str, colors: Mapping[str, str
     data = []
     for name, rows in groups:
         var = rows["variance"].to_numpy(dtype=float)
-        data.append({"type": "scatter", "x": rows["rank"], "y": np.where(var > 0, var, np.nan),
+        data.append({"type": "scatter", "x": rows["rank"].to_numpy(), "y": np.where(var > 0, var, np.nan),
                      "mode": "lines+markers" if len(rows) <= 60 else "lines", "name": name,
                      "line": {"color": cmap[name], "width": 2, "dash": dmap[name]}, "marker": {"size": 5},
-                     "customdata": rows["value"],
-                     "hovertemplate": "value %{customdata} (rank %{x})<br>variance %{y:.3g}<extra>" + name
+                     "hovertext": rows["value"].astype(str).tolist(),
+                     "hovertemplate": "value %{hovertext} (rank %{x})<br>variance %{y:.3g}<extra>" + name
                                       + "</extra>"})
     if groups:
         first = groups[0][1]
