@@ -88,16 +88,17 @@ def _simulate(mechanism: str, epsilon: float, counts: np.ndarray, engine: str, t
               seed: int, params: tuple = ()) -> ldp.SimulationResult:
     """``trials`` collections of the bucketized column by CFO-binning's oracle; keyed by every input."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return offload.call(study.run_trials, mech, counts, ESTIMATORS, engine=engine, seed=seed, trials=trials)
+    return offload.for_engine(engine)(study.run_trials, mech, counts, ESTIMATORS, engine=engine, seed=seed,
+                                      trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _simulate_numerical(name: str, reconstruction: str | None, epsilon: float, counts: np.ndarray, edges: np.ndarray,
                         engine: str, trials: int, seed: int, params: tuple = (),
                         reconstruction_params: tuple = ()) -> np.ndarray:
-    return offload.call(study.simulate_numerical, name, reconstruction, epsilon, counts, edges, engine=engine,
-                        trials=trials, seed=seed, params=dict(params),
-                        reconstruction_params=dict(reconstruction_params))
+    return offload.for_engine(engine)(study.simulate_numerical, name, reconstruction, epsilon, counts, edges,
+                                      engine=engine, trials=trials, seed=seed, params=dict(params),
+                                      reconstruction_params=dict(reconstruction_params))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -11,7 +11,8 @@ the same seeds give the same numbers bit for bit as a call in this process (test
 The pool (:data:`WORKERS` processes, spawned — never forked from a threaded server) is started once per server, in
 the background, :data:`START_DELAY_S` after the first page is drawn (:func:`start`); until it is ready, when it has
 broken, or with ``LDP_OFFLOAD=0`` (the tests' default), :func:`call` runs the function here. Only short work goes
-there (a rerun's few tens of milliseconds): it is not cancelled when its tab closes and shows no progress bar.
+there (a rerun's few tens of milliseconds): it is not cancelled when its tab closes and shows no progress bar, so
+the exact engine's simulations, which take seconds, stay here (:func:`for_engine`).
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-__all__ = ["WORKERS", "call", "enabled", "ready", "start", "stop"]
+__all__ = ["WORKERS", "call", "enabled", "for_engine", "ready", "start", "stop"]
 
 T = TypeVar("T")
 
 #: Worker processes: one per core (``LDP_OFFLOAD_WORKERS`` to change). The server's own process mostly waits for
 #: them while they compute; with ten sessions on their own seeds changing ε at once on the Post-processing page
-#: (benchmarks/bench_concurrency.py, 2 cores), two workers gave a p95 of 0.97-1.16 s, one 1.09-1.25 s, none 2.4 s.
+#: (benchmarks/bench_concurrency.py, 2 cores, side by side), two workers gave a p95 of 1.12-1.13 s, one 1.35-1.39 s,
+#: none 2.35 s.
 WORKERS = max(1, int(os.environ.get("LDP_OFFLOAD_WORKERS", 0)) or (os.cpu_count() or 1))
 
 #: Seconds between the first page drawn and the workers' start: each spends 1-2 s of CPU importing the engine, which
@@ -141,6 +143,17 @@ def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     except BrokenProcessPool:
         _drop(pool)
         return fn(*args, **kwargs)
+
+
+def for_engine(engine: str) -> Callable[..., Any]:
+    """How to run a simulation on ``engine``: :func:`call` for the fast engine (milliseconds: it samples the
+    aggregate), a call here for the exact one (seconds: it randomizes every user, so its run stays where closing
+    the tab stops it and its progress is drawn)."""
+    return call if engine == "fast" else _here
+
+
+def _here(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    return fn(*args, **kwargs)
 
 
 def _drop(pool: concurrent.futures.ProcessPoolExecutor) -> None:

@@ -107,7 +107,11 @@ def share_figure(fig: Any) -> Any:
     its figures built), and marked, so that :func:`show_figure` never changes it (a projector restyles a copy).
     The figure must not be changed afterwards."""
     fig = label_log_axes(fig)
-    spec = fig.to_dict()
+    return _frozen(fig, fig.to_dict())
+
+
+def _frozen(fig: Any, spec: dict[str, Any]) -> Any:
+    """``fig`` with ``spec`` as its ``to_dict()`` from now on, marked as shared."""
     fig.to_dict = lambda: spec
     setattr(fig, _SHARED, True)
     return fig
@@ -120,22 +124,18 @@ _PLOTLY_TEMPLATES = frozenset(("ggplot2", "seaborn", "simple_white", "plotly", "
 
 def built_elsewhere(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """The figure ``build(*args, **kwargs)``, built by a worker process when there is one (:mod:`views.offload`:
-    building a figure and encoding its arrays is a third of a rerun's CPU on the pages with several), shared as
+    building a figure and encoding its arrays is a sixth of a Post-processing rerun's CPU), shared as
     :func:`share_figure` does: a figure that only holds its spec (:func:`ldp.viz.style.figure_spec`, log axes
     labelled), which ``st.plotly_chart`` sends as it is and :func:`show_figure` never changes. ``build`` must be a
     module-level builder and its arguments picklable."""
-    default = pio.templates.default
-    # by name when it is one of Plotly's own (the dashboard's plotly_white: a Template sent would be validated again
-    # in the worker); else the template itself, whose name the worker may not know (Streamlit registers "streamlit")
-    named = isinstance(default, str)
-    template = default if (named and default in _PLOTLY_TEMPLATES) or not default else (
-        pio.templates[default] if named else default)
-    spec = (offload.call(figure_spec_on, template, build, *args, **kwargs) if offload.ready()
-            else figure_spec(build, *args, **kwargs))
-    fig = go.Figure()
-    fig.to_dict = lambda: spec
-    setattr(fig, _SHARED, True)
-    return fig
+    if not offload.ready():
+        return _frozen(go.Figure(), figure_spec(build, *args, **kwargs))
+    # the default template by name when it is one of Plotly's own (the dashboard's plotly_white: a Template sent
+    # would be validated again there), else itself: the worker may not know its name (Streamlit registers its own)
+    template = pio.templates.default
+    if isinstance(template, str) and template not in _PLOTLY_TEMPLATES:
+        template = pio.templates[template]
+    return _frozen(go.Figure(), offload.call(figure_spec_on, template, build, *args, **kwargs))
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)  # ≈ 0.3 MB each (the figure and its frozen spec)

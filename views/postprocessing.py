@@ -98,8 +98,8 @@ def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, es
            engine: str, seed: int, index: int, trials: int) -> ldp.SimulationResult:
     """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return offload.call(study.run_chunk, mech, counts, common.build_estimators(estimators), engine=engine, seed=seed,
-                        index=index, trials=trials)
+    return offload.for_engine(engine)(study.run_chunk, mech, counts, common.build_estimators(estimators),
+                                      engine=engine, seed=seed, index=index, trials=trials)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

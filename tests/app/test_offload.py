@@ -61,6 +61,11 @@ def test_a_killed_worker_is_dropped_and_the_call_made_here(pool):
     assert not offload.ready()
 
 
+def test_the_exact_engine_stays_here_where_closing_its_tab_stops_it(pool):
+    assert offload.for_engine("fast")(os.getpid) != os.getpid()
+    assert offload.for_engine("exact")(os.getpid) == os.getpid()
+
+
 def test_switched_off_everything_runs_here(monkeypatch):
     monkeypatch.setenv("LDP_OFFLOAD", "0")
     assert not offload.start() and not offload.ready()
