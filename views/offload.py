@@ -21,6 +21,7 @@ import concurrent.futures
 import contextlib
 import importlib.machinery
 import multiprocessing
+import multiprocessing.connection
 import os
 import sys
 import threading
@@ -59,6 +60,21 @@ def enabled() -> bool:
     return os.environ.get("LDP_OFFLOAD", "1") != "0"
 
 
+def _exit_with_parent() -> None:
+    """In a worker: exit as soon as the server process has gone, however it went. A worker waits for its next task
+    on a queue whose writing end it holds itself, so it never sees the end of it; a server killed (not shut down)
+    left its workers waiting, 200 MB each, for ever."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="ldp-offload-parent", daemon=True).start()
+
+
 def _warm() -> int:
     for name in WARM_MODULES:  # imported once per worker, before the first real call (scipy.signal alone: 0.4 s)
         importlib.import_module(name)
@@ -74,7 +90,7 @@ def start() -> bool:
     with _lock:
         if _pool is not None:
             return True
-        _pool = concurrent.futures.ProcessPoolExecutor(max_workers=WORKERS,
+        _pool = concurrent.futures.ProcessPoolExecutor(max_workers=WORKERS, initializer=_exit_with_parent,
                                                        mp_context=multiprocessing.get_context("spawn"))
         pool = _pool
 

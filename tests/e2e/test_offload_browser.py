@@ -1,10 +1,11 @@
 """The dashboard with its worker process (views/offload.py) on a real server: the pool starts after the first page,
 the Numerical and Post-processing pages redraw when ε moves while their simulations, metrics and figures are
-computed by the worker, and no worker outlives the server."""
+computed by the worker, and no worker outlives the server, shut down or killed."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 
@@ -65,6 +66,28 @@ def test_pages_redraw_with_their_work_in_the_worker_and_no_worker_outlives_the_s
         stop_server(server)
     time.sleep(2)
     assert not any(_alive(int(pid)) for pid in workers), "a worker outlived its server"
+
+
+def test_no_worker_outlives_a_killed_server(page, monkeypatch):
+    """A server killed outright (no shutdown) takes its workers with it: each watches its parent."""
+    monkeypatch.setenv("LDP_OFFLOAD", "1")
+    monkeypatch.setenv("LDP_OFFLOAD_WORKERS", "2")
+    server = start_server()
+    try:
+        open_page(page, server)
+        wait_for_charts(page)
+        deadline = time.monotonic() + 120
+        while len(workers := _workers(server.process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(workers) == 2, "the workers did not start"
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(_alive(int(pid)) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(int(pid)) for pid in workers), "a worker outlived its killed server"
+    finally:
+        stop_server(server)
 
 
 def _cpu_seconds(pid: int) -> float:
