@@ -33,17 +33,23 @@ def _workers(pid: int) -> list[str]:
     return found.stdout.split()
 
 
+def _started(page, server, count: int) -> list[str]:
+    """Open the first page (the pool starts after it) and wait for ``count`` workers; their process ids."""
+    open_page(page, server)
+    wait_for_charts(page)
+    deadline = time.monotonic() + 120
+    while len(workers := _workers(server.process.pid)) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(workers) == count, "the workers did not start after the first page"
+    return workers
+
+
 def test_pages_redraw_with_their_work_in_the_worker_and_no_worker_outlives_the_server(page, monkeypatch):
     monkeypatch.setenv("LDP_OFFLOAD", "1")
     monkeypatch.setenv("LDP_OFFLOAD_WORKERS", "1")
     server = start_server()
     try:
-        open_page(page, server)
-        wait_for_charts(page)
-        deadline = time.monotonic() + 120
-        while not (workers := _workers(server.process.pid)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert len(workers) == 1, "the worker process did not start after the first page"
+        workers = _started(page, server, 1)
         time.sleep(5)  # its warm-up imports (the engine, SciPy's signal and optimize): then work goes there
         cpu = _cpu_seconds(int(workers[0]))
         for path in ("numerical", "postprocessing"):
@@ -74,12 +80,7 @@ def test_no_worker_outlives_a_killed_server(page, monkeypatch):
     monkeypatch.setenv("LDP_OFFLOAD_WORKERS", "2")
     server = start_server()
     try:
-        open_page(page, server)
-        wait_for_charts(page)
-        deadline = time.monotonic() + 120
-        while len(workers := _workers(server.process.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert len(workers) == 2, "the workers did not start"
+        workers = _started(page, server, 2)
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=10)
         deadline = time.monotonic() + 10
