@@ -20,11 +20,6 @@ from ldp.core.cancellation import Cancelled, cancel_when
 from views import common, heap, offload
 from views.allocator import keep_freed_buffers
 
-keep_freed_buffers()  # once per process: numpy's freed buffers reused, not faulted in again (views/allocator.py)
-PRESENTING = common.presenting()
-st.set_page_config(page_title="LDP Explorer", page_icon=":material/lock:", layout="wide",
-                   initial_sidebar_state="collapsed" if PRESENTING else "expanded")
-
 PAGES = {
     "Explore": [
         st.Page("views/playground.py", title="Playground", icon=":material/tune:", default=True, url_path="playground"),
@@ -77,22 +72,35 @@ def _start_offload() -> bool:
     return offload.start()
 
 
-common.apply_pending_configuration()
-# Captions in Streamlit's default grey measured 3.9:1 against the white page (WCAG AA asks 4.5:1 for body text):
-# darker grey, 7:1, so explanations stay legible on a projector.
-st.markdown("<style>[data-testid='stCaptionContainer'] { color: rgba(49, 51, 63, 0.88); }</style>",
-            unsafe_allow_html=True)
-if common.render(common.PRESENT, st.sidebar):  # larger type for a projector
-    st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 0.5rem; }"
-                " [data-testid='stMain'] h1 { font-size: 1.9rem; padding: 0 0 0.4rem 0; }</style>",
-                unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn
-common.accessibility()  # charts named by their titles, icon ligatures hidden from screen readers
-common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
-with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
-    try:
-        st.navigation(PAGES).run()  # past ten pages Streamlit folds the rest behind "View more" (one click)
-    except Cancelled:
-        st.stop()
-    finally:  # also when the page stops or reruns itself (the Classroom's join form ends with st.stop())
-        _precompute_reproduce()
-        _start_offload()
+def main() -> None:
+    """Draw the page the URL names, with the shared header and the server's once-only background work."""
+    keep_freed_buffers()  # once per process: numpy's freed buffers reused, not faulted in again (views/allocator.py)
+    st.set_page_config(page_title="LDP Explorer", page_icon=":material/lock:", layout="wide",
+                       initial_sidebar_state="collapsed" if common.presenting() else "expanded")
+    common.apply_pending_configuration()
+    # Captions in Streamlit's default grey measured 3.9:1 against the white page (WCAG AA asks 4.5:1 for body text):
+    # darker grey, 7:1, so explanations stay legible on a projector.
+    st.markdown("<style>[data-testid='stCaptionContainer'] { color: rgba(49, 51, 63, 0.88); }</style>",
+                unsafe_allow_html=True)
+    if common.render(common.PRESENT, st.sidebar):  # larger type for a projector
+        st.markdown("<style>html { font-size: 20px; } .stMainBlockContainer { padding-top: 0.5rem; }"
+                    " [data-testid='stMain'] h1 { font-size: 1.9rem; padding: 0 0 0.4rem 0; }</style>",
+                    unsafe_allow_html=True)  # a configuration loaded on the page, before any widget is drawn
+    common.accessibility()  # charts named by their titles, icon ligatures hidden from screen readers
+    common.open_message_area()  # errors raised while a page draws its sidebar are shown here, in the main panel
+    with cancel_when(common.session_gone):  # work for a closed tab stops at the library's next checkpoint
+        try:
+            st.navigation(PAGES).run()  # past ten pages Streamlit folds the rest behind "View more" (one click)
+        except Cancelled:
+            st.stop()
+        finally:  # also when the page stops or reruns itself (the Classroom's join form ends with st.stop())
+            _precompute_reproduce()
+            with common.friendly_errors("the worker processes"):  # a bad LDP_OFFLOAD_WORKERS, said in one line
+                _start_offload()
+
+
+# Streamlit runs this script as __main__. A worker process that multiprocessing starts from the server (spawn or
+# forkserver: the Trade-off page's sweep pool, views/offload.py's workers) first re-imports its parent's __main__ —
+# this script — as __mp_main__: it must define, never draw, nor start the server's background work in every worker.
+if __name__ != "__mp_main__":
+    main()

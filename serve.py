@@ -40,6 +40,9 @@ CLASSROOM_PATHS = ("/api/classes", "/api/classes/{rest:path}", "/join/{code}", "
 WARM_MODULES = ("ldp.classroom.http", "views.playground")
 #: What marks Streamlit's HTML shell: the script tag of its main bundle.
 SHELL_MARKER = b'src="./static/js/index.'
+#: An HTML answer is held whole only up to this size (Streamlit's shell is about 6 kB): a larger one is not the
+#: shell, and is passed on as it comes, so memory stays bounded whatever a route answers.
+SHELL_MAX_BYTES = 256 * 1024
 
 
 class ChartPreload:
@@ -85,7 +88,12 @@ class ChartPreload:
                     return
             elif message["type"] == "http.response.body" and "start" in held:
                 chunks.append(message.get("body", b""))
-                if message.get("more_body", False):
+                more = message.get("more_body", False)
+                if more and sum(map(len, chunks)) > SHELL_MAX_BYTES:  # not the shell: passed on as it is
+                    await send(held.pop("start"))
+                    await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
+                    return
+                if more:
                     return
                 body = b"".join(chunks)
                 if SHELL_MARKER in body and b"</head>" in body:

@@ -137,3 +137,11 @@ def test_a_page_load_is_asked_for_uncompressed_so_its_shell_gets_the_line():
     assert "content-encoding" not in page.headers and page.text.count(serve.chart_chunk()) == 1
     other = client.get("/learn", headers={"Accept": "*/*", "Accept-Encoding": "gzip"})
     assert other.headers["content-encoding"] == "gzip" and serve.chart_chunk() not in other.text
+
+
+def test_a_large_html_answer_is_streamed_on_not_held(monkeypatch):
+    """Only up to SHELL_MAX_BYTES of an HTML answer is held: a larger one passes through whole and unchanged."""
+    monkeypatch.setattr(serve, "SHELL_MAX_BYTES", 100)
+    big = SHELL.replace("</head>", "<style>" + "x" * 500 + "</style></head>")
+    answer = _shell_app(big, chunked=True).get("/")
+    assert answer.text == big  # not rewritten: it is not the shell

@@ -8,7 +8,8 @@ figures and tables. The function and its arguments travel by pickle (a module-le
 names and seeds: what ``st.cache_data`` already hashes), its result or its exception comes back the same way, and
 the same seeds give the same numbers bit for bit as a call in this process (tests/app/test_offload.py).
 
-The pool (:data:`WORKERS` processes, spawned — never forked from a threaded server) is started once per server, in
+The pool (:func:`workers` processes, spawned — never forked from a threaded server; a spawned process re-imports
+``app.py``, which draws nothing under that name) is started once per server, in
 the background, :data:`START_DELAY_S` after the first page is drawn (:func:`start`); until it is ready, when it has
 broken, or with ``LDP_OFFLOAD=0`` (the tests' default), :func:`call` runs the function here. Only short work goes
 there (a rerun's few tens of milliseconds): it is not cancelled when its tab closes and shows no progress bar, so
@@ -18,28 +19,44 @@ the exact engine's simulations, which take seconds, stay here (:func:`for_engine
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
-import importlib.machinery
+import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
-import sys
 import threading
 import time
-import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-__all__ = ["WORKERS", "call", "enabled", "for_engine", "ready", "start", "stop"]
+from ldp import InvalidInput
+
+__all__ = ["call", "enabled", "for_engine", "ready", "start", "stop", "workers"]
 
 T = TypeVar("T")
 
-#: Worker processes: one per core (``LDP_OFFLOAD_WORKERS`` to change). The server's own process mostly waits for
-#: them while they compute; with ten sessions on their own seeds changing ε at once on the Post-processing page
-#: (benchmarks/bench_concurrency.py, 2 cores, side by side), two workers gave a p95 of 1.12-1.13 s, one 1.35-1.39 s,
-#: none 2.35 s.
-WORKERS = max(1, int(os.environ.get("LDP_OFFLOAD_WORKERS", 0)) or (os.cpu_count() or 1))
+def workers() -> int:
+    """Worker processes to start: one per core, or ``LDP_OFFLOAD_WORKERS``. The server's own process mostly waits
+    for them while they compute; with ten sessions on their own seeds changing ε at once on the Post-processing page
+    (benchmarks/bench_concurrency.py, 2 cores, side by side), two workers gave a p95 of 1.12-1.13 s, one 1.35-1.39 s,
+    none 2.35 s.
+
+    Raises
+    ------
+    InvalidInput
+        If ``LDP_OFFLOAD_WORKERS`` is set to anything but a whole number from 1 to twice the cores (at least 2):
+        each worker holds about 200 MB.
+    """
+    cores = os.cpu_count() or 1
+    raw = os.environ.get("LDP_OFFLOAD_WORKERS", "").strip()
+    if not raw:
+        return cores
+    limit = max(2, 2 * cores)
+    count = int(raw) if raw.isdigit() else 0
+    if not 1 <= count <= limit:
+        raise InvalidInput(f"LDP_OFFLOAD_WORKERS must be a whole number from 1 to {limit} (about 200 MB each), "
+                           f"got {raw!r}")
+    return count
 
 #: Seconds between the first page drawn and the workers' start: each spends 1-2 s of CPU importing the engine, which
 #: started at once competed with the browser still drawing that first page (cold start 3.2 -> 4.0 s,
@@ -83,22 +100,23 @@ def _warm() -> int:
 
 def start() -> bool:
     """Start the pool once (later calls do nothing) and warm its workers up in the background; returns whether a
-    pool exists or is being started."""
+    pool exists or is being started. Raises :class:`~ldp.core.errors.InvalidInput` for a bad worker count
+    (:func:`workers`), before any process starts."""
     global _pool
     if not enabled():
         return False
+    count = workers()
     with _lock:
         if _pool is not None:
             return True
-        _pool = concurrent.futures.ProcessPoolExecutor(max_workers=WORKERS, initializer=_exit_with_parent,
+        _pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, initializer=_exit_with_parent,
                                                        mp_context=multiprocessing.get_context("spawn"))
         pool = _pool
 
     def warm() -> None:
         time.sleep(START_DELAY_S)
         try:
-            with _no_main_script():  # every worker is started here: one warm-up task each, none idle before
-                futures = [pool.submit(_warm) for _ in range(WORKERS)]
+            futures = [pool.submit(_warm) for _ in range(count)]  # one each: every worker is started here
             for future in futures:
                 future.result()
         except (BrokenProcessPool, RuntimeError, OSError):
@@ -107,25 +125,6 @@ def start() -> bool:
 
     threading.Thread(target=warm, name="ldp-offload-warm", daemon=True).start()
     return True
-
-
-@contextlib.contextmanager
-def _no_main_script() -> Iterator[None]:
-    """While worker processes start: ``__main__`` a module that names no script.
-
-    A spawned process first re-imports its parent's ``__main__`` (``multiprocessing.spawn``); in a Streamlit server
-    that is the page script being run — ``app.py`` — which would start the server's background work, and a pool
-    of its own, inside every worker. A main module whose spec's name ends in ``.__main__`` is left alone by the
-    child; the real one is put back at once (a rerun that starts meanwhile sets its own anyway)."""
-    saved = sys.modules["__main__"]
-    stand_in = types.ModuleType("__main__")
-    stand_in.__spec__ = importlib.machinery.ModuleSpec("views.offload.__main__", None)
-    sys.modules["__main__"] = stand_in
-    try:
-        yield
-    finally:
-        if sys.modules.get("__main__") is stand_in:
-            sys.modules["__main__"] = saved
 
 
 def ready() -> bool:

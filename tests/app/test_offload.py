@@ -4,10 +4,11 @@ a broken pool replaced by a call here, and no worker re-running the server's pag
 from __future__ import annotations
 
 import os
+import runpy
 import signal
-import sys
+import threading
 import time
-from multiprocessing import spawn
+from pathlib import Path
 
 import numpy as np
 import plotly.io as pio
@@ -25,7 +26,7 @@ from views import offload, output
 def pool(monkeypatch):
     """A real pool of one worker, ready."""
     monkeypatch.setenv("LDP_OFFLOAD", "1")
-    monkeypatch.setattr(offload, "WORKERS", 1)
+    monkeypatch.setenv("LDP_OFFLOAD_WORKERS", "1")
     monkeypatch.setattr(offload, "START_DELAY_S", 0.0)
     assert offload.start()
     deadline = time.monotonic() + 120
@@ -66,23 +67,32 @@ def test_the_exact_engine_stays_here_where_closing_its_tab_stops_it(pool):
     assert offload.for_engine("exact")(os.getpid) == os.getpid()
 
 
+@pytest.mark.parametrize("raw", ["0", "-1", "two", "1.5", "100000"])
+def test_a_bad_worker_count_is_refused_in_one_line_before_any_process_starts(monkeypatch, raw):
+    monkeypatch.setenv("LDP_OFFLOAD", "1")
+    monkeypatch.setenv("LDP_OFFLOAD_WORKERS", raw)
+    with pytest.raises(InvalidInput, match=r"^LDP_OFFLOAD_WORKERS must be a whole number from 1 to \d+ .*got") as err:
+        offload.start()
+    assert "\n" not in str(err.value) and offload._pool is None
+
+
 def test_switched_off_everything_runs_here(monkeypatch):
     monkeypatch.setenv("LDP_OFFLOAD", "0")
     assert not offload.start() and not offload.ready()
     assert offload.call(os.getpid) == os.getpid()
 
 
-def test_while_workers_start_main_names_no_script(monkeypatch):
-    """A spawned worker re-imports its parent's __main__ — in a server, app.py: while workers start, spawn finds
-    none to import, and the page's own __main__ is back afterwards."""
-    page = type(sys)("__main__")
-    page.__file__ = "/somewhere/app.py"
-    monkeypatch.setitem(sys.modules, "__main__", page)
-    assert "init_main_from_path" in spawn.get_preparation_data("x")  # what a worker would otherwise run
-    with offload._no_main_script():
-        data = spawn.get_preparation_data("x")
-        assert "init_main_from_path" not in data and data["init_main_from_name"].endswith(".__main__")
-    assert sys.modules["__main__"] is page
+def test_a_worker_re_importing_app_py_draws_nothing_and_starts_nothing(monkeypatch):
+    """A process multiprocessing starts from the server (spawn, forkserver) first re-imports the server's __main__,
+    app.py, as __mp_main__: it defines the app and draws nothing — no page, no precompute, no worker pool of its
+    own (a first version started one in every worker, and their workers theirs)."""
+    monkeypatch.setenv("LDP_PRECOMPUTE", "1")  # what a server would start, were the script drawn
+    monkeypatch.setenv("LDP_OFFLOAD", "1")
+    before = {t.name for t in threading.enumerate()}
+    namespace = runpy.run_path(str(Path(__file__).resolve().parents[2] / "app.py"), run_name="__mp_main__")
+    assert callable(namespace["main"]) and namespace["PAGES"]
+    assert {t.name for t in threading.enumerate()} - before == set()
+    assert offload._pool is None
 
 
 @pytest.mark.parametrize("default", ["plotly_white", "streamlit", None])  # Plotly's own (sent by name), another

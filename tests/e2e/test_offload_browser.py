@@ -4,13 +4,16 @@ computed by the worker, and no worker outlives the server, shut down or killed."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 
 import pytest
 from e2e_harness import (
+    Server,
     chart_signatures,
     epsilon_slider,
     errors,
@@ -33,23 +36,27 @@ def _workers(pid: int) -> list[str]:
     return found.stdout.split()
 
 
-def _started(page, server, count: int) -> list[str]:
-    """Open the first page (the pool starts after it) and wait for ``count`` workers; their process ids."""
-    open_page(page, server)
-    wait_for_charts(page)
-    deadline = time.monotonic() + 120
-    while len(workers := _workers(server.process.pid)) < count and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert len(workers) == count, "the workers did not start after the first page"
-    return workers
+@contextlib.contextmanager
+def _server_with_workers(page, monkeypatch, count: int) -> Iterator[tuple[Server, list[str]]]:
+    """A server with ``count`` workers, its first page opened (the pool starts after it) and its workers started;
+    the server and their process ids. The server is stopped afterwards."""
+    monkeypatch.setenv("LDP_OFFLOAD", "1")
+    monkeypatch.setenv("LDP_OFFLOAD_WORKERS", str(count))
+    server = start_server()
+    try:
+        open_page(page, server)
+        wait_for_charts(page)
+        deadline = time.monotonic() + 120
+        while len(workers := _workers(server.process.pid)) < count and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(workers) == count, "the workers did not start after the first page"
+        yield server, workers
+    finally:
+        stop_server(server)
 
 
 def test_pages_redraw_with_their_work_in_the_worker_and_no_worker_outlives_the_server(page, monkeypatch):
-    monkeypatch.setenv("LDP_OFFLOAD", "1")
-    monkeypatch.setenv("LDP_OFFLOAD_WORKERS", "1")
-    server = start_server()
-    try:
-        workers = _started(page, server, 1)
+    with _server_with_workers(page, monkeypatch, 1) as (server, workers):
         time.sleep(5)  # its warm-up imports (the engine, SciPy's signal and optimize): then work goes there
         cpu = _cpu_seconds(int(workers[0]))
         for path in ("numerical", "postprocessing"):
@@ -68,27 +75,19 @@ def test_pages_redraw_with_their_work_in_the_worker_and_no_worker_outlives_the_s
             assert slider_text(epsilon_slider(page)) != eps
             assert not exceptions(page) and not errors(page), f"{path}: {exceptions(page) + errors(page)}"
         assert _cpu_seconds(int(workers[0])) - cpu > 0.05, "no work reached the worker"
-    finally:
-        stop_server(server)
     time.sleep(2)
     assert not any(_alive(int(pid)) for pid in workers), "a worker outlived its server"
 
 
 def test_no_worker_outlives_a_killed_server(page, monkeypatch):
     """A server killed outright (no shutdown) takes its workers with it: each watches its parent."""
-    monkeypatch.setenv("LDP_OFFLOAD", "1")
-    monkeypatch.setenv("LDP_OFFLOAD_WORKERS", "2")
-    server = start_server()
-    try:
-        workers = _started(page, server, 2)
+    with _server_with_workers(page, monkeypatch, 2) as (server, workers):
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=10)
         deadline = time.monotonic() + 10
         while any(_alive(int(pid)) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(_alive(int(pid)) for pid in workers), "a worker outlived its killed server"
-    finally:
-        stop_server(server)
 
 
 def _cpu_seconds(pid: int) -> float:
