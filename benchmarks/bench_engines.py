@@ -353,9 +353,9 @@ def _floor_draws(name: str, mech: Any) -> Callable[[np.random.Generator, int], N
     second for one cell in 4,096); a Bernoulli bit likewise counts as one uniform (OUE: n·d uniforms — its byte
     thresholds draw less, so OUE may beat its floor)."""
     d = mech.d
-    rows = max(1, (1 << 15) // d)
+    rows = max(1, (1 << 17) // d)  # SHE's blocks (the fastest size for uniforms alone too)
 
-    def cells(rng: np.random.Generator, m: int) -> None:  # m·d uniforms in cache-sized blocks (no 64 MB arrays)
+    def cells(rng: np.random.Generator, m: int) -> None:  # m·d uniforms in 1 MB blocks (no 8 GB arrays)
         buf = np.empty((min(m, rows), d))
         for start in range(0, m, rows):
             rng.random(out=buf[:min(rows, m - start)])

@@ -16,8 +16,8 @@ import numpy as np
 
 from ldp.core.errors import InvalidInput
 
-__all__ = ["RandomSource", "SecureRandom", "bernoulli", "check_random_source", "discrete_laplace", "gaussian",
-           "laplace", "make_rng", "spawn"]
+__all__ = ["RandomSource", "SecureRandom", "bernoulli", "check_random_source", "discrete_laplace",
+           "discrete_laplace_tail", "gaussian", "laplace", "make_rng", "spawn"]
 
 
 class RandomSource(Protocol):
@@ -368,9 +368,10 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
 
     One uniform per draw, by inversion of |Z| with the sign taken from the same uniform: u on the 2⁻⁵³ grid of
     [0, 1) gives the sign bit s = ⌊2u⌋ and w = 2u − s, uniform on the 2⁻⁵² grid of [0, 1) and independent of s.
-    With c = (1 + a)/2, Pr[|Z| ≥ m] = a^m / c for m ≥ 1, so |Z| = ⌈ln(w·c)/ln a⌉ − 1 = ⌈(ln w + ln(c/a)) / ln a⌉
-    (Pr[|Z| ≥ m] = Pr[w < a^m/c]; Pr[Z = 0] = 1 − a/c = (1 − a)/(1 + a); each sign takes half of the rest) and
-    Z = (1 − 2s)·|Z|. Resolution: the cell of w that gives |Z| = m is a^m(1 − a)/c wide; every w below
+    With c = (1 + a)/2, Pr[|Z| ≥ m] = a^m / c for m ≥ 1, so |Z| = ⌊ln(w·c)/ln a⌋ (Pr[|Z| ≥ m] = Pr[w ≤ a^m/c];
+    Pr[Z = 0] = 1 − a/c = (1 − a)/(1 + a); each sign takes half of the rest) and Z = (1 − 2s)·|Z|, computed as
+    trunc(ln(w·c)·(1 − 2s)/ln a) (truncation toward zero is the floor of |Z| of either sign: one pass fewer).
+    Resolution: the cell of w that gives |Z| = m is a^m(1 − a)/c wide; every w below
     ``DISCRETE_LAPLACE_REFINE`` (probability 2⁻¹², about one draw in 4,096) is refined with a second uniform to
     the 2⁻¹⁰⁵ grid (its midpoints, so that w > 0), which keeps at least 2²⁰ equally likely uniforms in the cell
     of every |Z| out to w = 2⁻⁶⁰ when 1 − a ≥ 2⁻¹⁵ — beyond the ±40 b clamp of the grids that use it
@@ -399,9 +400,45 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
     InvalidInput
         If ``log_a`` is not below 0 (a ≥ 1 is not a distribution).
     """
+    return discrete_laplace_tail(rng, shape, log_a, out)[0]
+
+
+def discrete_laplace_tail(rng: RandomSource, shape: tuple[int, ...], log_a: float, out: np.ndarray | None = None,
+                          scratch: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """:func:`discrete_laplace`'s draws (the same ones, from the same randomness) and a bound on their largest |Z|
+    that costs no pass over them: every draw whose uniform w is not refined (w ≥ ``DISCRETE_LAPLACE_REFINE``) has
+    |Z| ≤ ⌈(ln 2⁻¹² + ln(c/a))/ln a⌉, the bulk bound (plus 2 for the log's last-place error); the refined draws
+    (one in 4,096) are looked at one by one. A caller that clamps its output (SHE's grid ends) skips the clamp
+    whenever the bound is within it — the clamp is reached with probability about e⁻⁴⁰.
+
+    Parameters
+    ----------
+    rng : RandomSource
+        The randomness (as :func:`discrete_laplace`).
+    shape : tuple of int
+        Shape of the output.
+    log_a : float
+        ln a, strictly negative.
+    out : numpy.ndarray, optional
+        A float64, C-contiguous array of ``shape`` that receives the draws.
+    scratch : numpy.ndarray, optional
+        A float64, C-contiguous array of ``shape`` for the signs, so that a caller drawing block after block
+        allocates nothing per block.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, float)
+        The draws (``out`` itself when given) and a bound on their largest |Z| (at least the largest).
+
+    Raises
+    ------
+    InvalidInput
+        If ``log_a`` is not below 0.
+    """
     if not log_a < 0.0:
         raise InvalidInput(f"the discrete Laplace parameter a = e^{log_a} must be below 1")
     a = math.exp(log_a)
+    log_c_over_a = math.log1p(-math.expm1(log_a) / (2.0 * a))  # ln(c/a) = ln(1 + (1 − a)/(2a))
     if out is None:
         out = np.empty(shape, dtype=np.float64)
     if isinstance(rng, np.random.Generator):
@@ -410,17 +447,19 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
         out[...] = rng.random(shape)
     w = out
     w *= 2.0
-    sign = np.floor(w)  # s ∈ {0, 1}
+    sign = np.floor(w, out=scratch)  # s ∈ {0, 1}
     w -= sign
     flat = w.reshape(-1)  # a view (C-contiguous)
     low = np.flatnonzero(flat < DISCRETE_LAPLACE_REFINE)
     if low.size:
         flat[low] += (np.asarray(rng.random(low.size), dtype=np.float64) + 2.0 ** -54) * 2.0 ** -52
     np.log(w, out=w)
-    w += math.log1p(-math.expm1(log_a) / (2.0 * a))  # ln(c/a) = ln(1 + (1 − a)/(2a))
-    w *= 1.0 / log_a
-    np.ceil(w, out=w)  # |Z|
-    sign *= -2.0
-    sign += 1.0  # 1 − 2s: a multiplication (a masked np.negative costs ten times as much)
+    w += log_c_over_a + log_a  # ln(w·c)
+    sign *= -2.0 / log_a
+    sign += 1.0 / log_a  # (1 − 2s)/ln a: the sign and the scale in one factor (a masked negative costs 10×)
     w *= sign
-    return w
+    np.trunc(w, out=w)  # (1 − 2s)·⌊ln(w·c)/ln a⌋, as trunc(−x) = −⌊x⌋ for x ≥ 0
+    bound = math.ceil((math.log(DISCRETE_LAPLACE_REFINE) + log_c_over_a) / log_a) + 2.0
+    if low.size:
+        bound = max(bound, float(np.abs(flat[low]).max()))
+    return w, bound

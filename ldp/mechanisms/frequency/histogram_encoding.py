@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.randomness import RandomSource, discrete_laplace
+from ldp.core.randomness import RandomSource, discrete_laplace_tail
 from ldp.core.registry import MECHANISMS
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.frequency.base import IBU_PAPER, LECTURE, FrequencyOracle
@@ -116,41 +116,60 @@ class SHE(FrequencyOracle):
         k = math.ceil(40.0 * self.scale / step)
         return OutputGrid(0.0, step, -k, k + int(round(1.0 / step)))
 
-    def _noisy_indices(self, values: np.ndarray, rng: RandomSource) -> Iterator[tuple[int, int, np.ndarray]]:
-        """The clients' grid indices, a block of users at a time (so that the float64 temporaries stay in cache):
-        discrete Laplace noise in grid steps (exact on the grid, see the class docstring) plus 1/δ steps at the
-        user's value, clamped to the grid's ends. Yields (start, stop, block); the block is reused."""
-        m, d = values.shape[0], self.d
-        grid = self.output_grid
-        rows = max(1, (1 << 15) // d)
-        one = float(round(1.0 / grid.step))
-        lo, hi = float(grid.lo_index), float(grid.hi_index)
+    def _noise_blocks(self, m: int, rng: RandomSource) -> Iterator[tuple[int, int, np.ndarray, bool]]:
+        """The discrete Laplace noise of m clients, in grid steps, a block of users at a time (exact on the grid, see
+        the class docstring). Yields (start, stop, block, tail): the block (reused) and whether a coordinate's
+        index 1[j = v]/δ + Z may leave the grid — only then must the caller clamp (``_clamp``). Blocks of 2¹⁷
+        cells (1 MB): large enough that numpy's per-call cost and the threads' turns at the GIL stay small, and no
+        allocation per block."""
+        d = self.d
+        rows = max(1, (1 << 17) // d)
+        # |Z| ≤ K keeps every index inside [−K, K + 1/δ], whichever coordinate holds the user's value
+        inside = float(-self.output_grid.lo_index)
         log_a = self.noise_log_parameter
         buffer = np.empty(min(m, rows) * d, dtype=np.float64)
+        scratch = np.empty_like(buffer)
         for start in range(0, m, rows):
             stop = min(m, start + rows)
-            c = discrete_laplace(rng, (stop - start, d), log_a, out=buffer[:(stop - start) * d].reshape(-1, d))
-            c[np.arange(stop - start), values[start:stop]] += one
-            np.clip(c, lo, hi, out=c)
-            yield start, stop, c
+            cells = (stop - start) * d
+            z, bound = discrete_laplace_tail(rng, (stop - start, d), log_a, out=buffer[:cells].reshape(-1, d),
+                                             scratch=scratch[:cells].reshape(-1, d))
+            yield start, stop, z, bound > inside
+
+    def _add_own(self, c: np.ndarray, values: np.ndarray, sign: float = 1.0) -> None:
+        """Add (sign = −1: take back) the user's 1/δ grid steps at its own value, row by row."""
+        c[np.arange(c.shape[0]), values] += sign * round(1.0 / self.output_grid.step)
+
+    def _clamp(self, c: np.ndarray) -> None:
+        grid = self.output_grid
+        np.clip(c, float(grid.lo_index), float(grid.hi_index), out=c)
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
         # a report is a function of its grid indices alone: k·δ
         reports = np.empty((values.shape[0], self.d), dtype=np.float32)
         step = self.output_grid.step
-        for start, stop, c in self._noisy_indices(values, rng):
+        for start, stop, c, tail in self._noise_blocks(values.shape[0], rng):
+            self._add_own(c, values[start:stop])
+            if tail:
+                self._clamp(c)
             c *= step
             c += 0.0  # −0.0 → +0.0: a report is a function of k alone, not of the sign of zero noise
             reports[start:stop] = c
         return reports
 
     def _perturb_aggregate(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # Σ_users k·δ = δ·Σ_users k, without the float32 report matrix: the indices are integers below 2^24 in
-        # magnitude and δ a power of two, so every partial sum (fewer than 2^29 users per call) is exact in float64
-        # in either order — the same statistic, to the bit, as the reports' column sums (_support_counts).
+        # Σ_users k·δ = δ·(Σ_users Z + (1/δ)·counts), without the float32 report matrix: the indices are integers
+        # below 2^24 in magnitude and δ a power of two, so every partial sum (fewer than 2^29 users per call) is
+        # exact in float64 in any order — the same statistic, to the bit, as the reports' column sums
+        # (_support_counts). The users' own 1/δ steps are added once, as counts, unless a block must be clamped.
         total = np.zeros(self.d)
-        for _, _, c in self._noisy_indices(values, rng):
+        for start, stop, c, tail in self._noise_blocks(values.shape[0], rng):
+            if tail:  # about e⁻⁴⁰ per coordinate: clamp the indices, then take the own steps back out
+                self._add_own(c, values[start:stop])
+                self._clamp(c)
+                self._add_own(c, values[start:stop], -1.0)
             total += c.sum(axis=0)
+        total += round(1.0 / self.output_grid.step) * np.bincount(values, minlength=self.d)
         return total * self.output_grid.step
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:

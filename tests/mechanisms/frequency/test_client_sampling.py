@@ -243,6 +243,23 @@ def test_she_inversion_endpoints() -> None:
     assert grid.contains(x).all()
 
 
+def test_she_clamped_reports_aggregate_to_the_fused_statistic() -> None:
+    """The exact engine's fused sum (``perturb_aggregate``) adds the users' own steps as counts and clamps only the
+    blocks whose refined draws reach past the grid: on the clamped path (w = 2⁻¹⁰⁶ at a user's own value, of either
+    sign, and elsewhere) it still gives, to the bit, the column sums of the reports ``perturb`` makes from the same
+    uniforms."""
+    mech = ldp.get_mechanism("she", 1.0, 4)
+    u = np.array([0.0, 0.25, 0.7, 0.5, 0.6, 0.5, 0.3, 0.5, 0.4, 0.2, 0.8, 0.1])  # 3 users × 4 cells
+    refine = np.zeros(4)  # cells 0 (u = 0: +), 3, 5, 7 (u = ½: −): w = 0 → 2⁻¹⁰⁶, far beyond either grid end
+    values = np.array([0, 3, 1])
+    reports = mech._perturb(values, _FixedUniforms(np.concatenate([u, refine])))
+    grid = mech.output_grid
+    lo, hi = grid.value(grid.lo_index), grid.value(grid.hi_index)
+    assert (reports[0, 0], reports[0, 3], reports[1, 1], reports[1, 3]) == (hi, lo, lo, lo)  # own values: 0 and 3
+    fused = mech.perturb_aggregate(values, _FixedUniforms(np.concatenate([u, refine])))
+    np.testing.assert_array_equal(fused.counts, mech.aggregate(reports).counts)
+
+
 def test_she_noise_is_discrete_laplace_on_the_grid() -> None:
     """In grid steps, a coordinate's noise Z has Pr[Z = z] = (1 − a)/(1 + a)·a^|z| (a = e^(−ε·δ/2)) for z near 0
     and in tails, and variance 2a/(1 − a)² (the exact value ``noise_variance`` and ``variance`` use); both
