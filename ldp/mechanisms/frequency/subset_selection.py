@@ -17,7 +17,7 @@ from ldp.mechanisms.base import ceil_log2, check_int_reports
 from ldp.mechanisms.frequency.base import IBU_PAPER, FrequencyOracle
 from ldp.mechanisms.frequency.sampling import structured_gaussian_counts
 
-__all__ = ["SS", "sample_subsets", "ss_default_omega"]
+__all__ = ["SS", "sample_subsets", "ss_default_omega", "subset_bits"]
 
 
 def ss_default_omega(epsilon: float, d: int) -> int:
@@ -94,6 +94,38 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     IBU vs matrix inversion paper, §3.1 "Subset Selection (SS)" (the Obfuscate step these subsets implement).
     """
     m, universe, size = int(m), int(universe), int(size)
+    chosen = subset_bits(universe, size, m, rng, exclude=exclude, include=include)
+    out = np.empty((m, size), dtype=np.int64)
+    block = max(1, (1 << 18) // universe)
+    for start in range(0, m, block):
+        stop = min(m, start + block)
+        pos = np.flatnonzero(chosen[start:stop]).reshape(stop - start, size)
+        np.subtract(pos, (np.arange(stop - start) * universe)[:, None], out=out[start:stop])
+    return out
+
+
+def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude: np.ndarray | None = None,
+                include: np.ndarray | None = None) -> np.ndarray:
+    """:func:`sample_subsets`'s subsets (the same ones, from the same randomness) as an (m, universe) bool matrix,
+    row i marking the values of subset i: what a caller that only counts the values needs (SS's fused sum), without
+    listing them.
+
+    Parameters
+    ----------
+    universe, size, m, rng, exclude, include : as for :func:`sample_subsets`
+        The same arguments.
+
+    Returns
+    -------
+    numpy.ndarray
+        bool of shape (m, universe), every row with exactly ``size`` values set.
+
+    Raises
+    ------
+    InvalidInput
+        As :func:`sample_subsets`.
+    """
+    m, universe, size = int(m), int(universe), int(size)
     free = universe - (exclude is not None)
     if include is not None and exclude is None:
         raise InvalidInput("include needs exclude")
@@ -103,7 +135,7 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     if size < 0 or np.any(target > free) or np.any(target < 0):
         raise InvalidInput(f"cannot draw {size} distinct values out of {free}")
     if size == 0 or m == 0:
-        return np.empty((m, size), dtype=np.int64)
+        return np.zeros((m, universe), dtype=bool)
     rows = np.arange(m)
     # Any common probability works; a multiple of 1/256 near the mean target needs no tie-breaking.
     rate = min(256, round(256 * float(target.mean()) / free)) / 256 if free else 0.0
@@ -147,13 +179,7 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
         active = active[count[active] != target[active]]
     if exclude is not None:
         chosen[rows, exclude] = False if include is None else include
-    out = np.empty((m, size), dtype=np.int64)
-    block = max(1, (1 << 18) // universe)
-    for start in range(0, m, block):
-        stop = min(m, start + block)
-        pos = np.flatnonzero(chosen[start:stop]).reshape(stop - start, size)
-        np.subtract(pos, (np.arange(stop - start) * universe)[:, None], out=out[start:stop])
-    return out
+    return chosen
 
 
 def _repeats_a_value(reports: np.ndarray, d: int) -> bool:
@@ -239,6 +265,16 @@ class SS(FrequencyOracle):
         # those users report v plus a uniform (ω−1)-subset of D ∖ {v}: sample_subsets draws that directly.
         include = bernoulli(rng, self.p_star, values.shape[0])
         return sample_subsets(self.d, self.omega, values.shape[0], rng, exclude=values, include=include)
+
+    def _perturb_aggregate(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
+        # the same draws as _perturb; the reports' value counts are the column sums of the subsets' bit matrix,
+        # summed in uint16 a block of at most 65,535 rows at a time (exact), without listing any subset
+        include = bernoulli(rng, self.p_star, values.shape[0])
+        bits = subset_bits(self.d, self.omega, values.shape[0], rng, exclude=values, include=include).view(np.uint8)
+        total = np.zeros(self.d, dtype=np.int64)
+        for start in range(0, bits.shape[0], 65535):
+            total += np.add.reduce(bits[start:start + 65535], axis=0, dtype=np.uint16)
+        return total
 
     def _validate_reports(self, reports: np.ndarray) -> np.ndarray:
         if reports.ndim != 2 or reports.shape[1] != self.omega:

@@ -243,6 +243,18 @@ def test_she_inversion_endpoints() -> None:
     assert grid.contains(x).all()
 
 
+def test_ss_fused_sum_counts_past_a_uint16_block() -> None:
+    """SS's fused sum (``perturb_aggregate``) counts the subsets' bit matrix in uint16 blocks of 65,535 rows: with
+    70,000 users, all with the same value, that value's count passes 65,535 and still equals, exactly, the count of
+    the reports ``perturb`` makes from the same seed (a wrapped uint16 would be off by 65,536)."""
+    mech = ldp.get_mechanism("ss", 8.0, 4)  # ω = 1: p* = e^8/(e^8 + 3), so nearly every report names the value
+    values = np.zeros(70_000, dtype=np.int64)
+    fused = mech.perturb_aggregate(values, np.random.default_rng(5))
+    plain = mech.aggregate(mech.perturb(values, np.random.default_rng(5)))
+    np.testing.assert_array_equal(fused.counts, plain.counts)
+    assert fused.counts[0] > 65_535
+
+
 def test_she_clamped_reports_aggregate_to_the_fused_statistic() -> None:
     """The exact engine's fused sum (``perturb_aggregate``) adds the users' own steps as counts and clamps only the
     blocks whose refined draws reach past the grid: on the clamped path (w = 2⁻¹⁰⁶ at a user's own value, of either
