@@ -120,11 +120,14 @@ def test_lh_q_star_tends_to_one_over_g():
     assert abs(mech.q_star - 1 / mech.g) < 0.02
 
 
-def test_lh_support_counting_algorithms_agree():
+def test_lh_support_counting_algorithms_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     """Both counting methods against the definition, including g ≥ P/2 (one-element runs), g not dividing P,
-    b = 0 and b above y (the runs' split point), and more rows than one block of the runs method."""
+    b = 0 and b above y (the runs' split point); the runs method both in one pass over every row and a block of
+    rows at a time (its single-pass limit set to 0), with more rows than one block."""
+    from ldp.mechanisms.frequency import local_hashing
     from ldp.mechanisms.frequency.local_hashing import (
         RUN_BLOCK_CELLS,
+        SINGLE_PASS_CELLS,
         _lh_counts_enumerate,
         _lh_counts_runs,
         lh_support_counts,
@@ -139,4 +142,8 @@ def test_lh_support_counting_algorithms_agree():
         np.testing.assert_array_equal(_lh_counts_runs(a, b, y, d, prime, g), direct)
         np.testing.assert_array_equal(_lh_counts_enumerate(a, b, y, d, prime, g), direct)
         np.testing.assert_array_equal(lh_support_counts(a, b, y, d, prime, g), direct)
-    assert 1030 * (1031 + 4) > RUN_BLOCK_CELLS  # the last case spans several blocks
+        with monkeypatch.context() as patch:
+            patch.setattr(local_hashing, "SINGLE_PASS_CELLS", 0)
+            np.testing.assert_array_equal(_lh_counts_runs(a, b, y, d, prime, g), direct)
+    assert 1030 * 4 * (-(-1031 // 4) + 1) <= SINGLE_PASS_CELLS  # the last case fits one pass …
+    assert 1030 * (1031 + 4) > RUN_BLOCK_CELLS  # … and spans several blocks when taken a block at a time
