@@ -72,8 +72,12 @@ def default_workers() -> int:
 
 
 def _cells_in_range(cumulative: np.ndarray, start: int, stop: int) -> np.ndarray:
-    """Cells of users start..stop−1 when users are listed cell by cell (counts → users)."""
-    return np.searchsorted(cumulative, np.arange(start, stop), side="right").astype(np.int64)
+    """Cells of users start..stop−1 when users are listed cell by cell (counts → users): each cell that the range
+    meets, repeated as many times as it has users there (O(users + cells met), not a search per user)."""
+    first, last = np.searchsorted(cumulative, [start, stop - 1], side="right")
+    ends = np.minimum(cumulative[first:last + 1], stop)
+    begins = np.maximum(np.concatenate(([0], cumulative[:-1]))[first:last + 1], start)
+    return np.repeat(np.arange(first, last + 1, dtype=np.int64), ends - begins)
 
 
 def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, values: Any = None,

@@ -177,3 +177,22 @@ def test_ss_refuses_a_repeated_value_in_any_block_of_rows():
         bad[row, -1] = bad[row, 0]
         with pytest.raises(ldp.LDPError, match="repeats"):
             mech.aggregate(bad)
+
+
+def test_a_chunk_lists_its_users_cell_by_cell():
+    """The users of a chunk [start, stop) of a population given by counts are its cells listed cell by cell, each
+    as often as it has users in the chunk: the definition (a search per user) on random counts with empty cells and
+    chunks that begin and end inside a cell."""
+    from ldp.engines import _cells_in_range
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        counts = rng.integers(0, 5, int(rng.integers(1, 20)))
+        counts[int(rng.integers(0, counts.size))] += 1  # at least one user
+        cumulative = np.cumsum(counts)
+        start = int(rng.integers(0, cumulative[-1]))
+        stop = int(rng.integers(start + 1, cumulative[-1] + 1))
+        expected = np.searchsorted(cumulative, np.arange(start, stop), side="right")
+        got = _cells_in_range(cumulative, start, stop)
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == np.int64
