@@ -17,7 +17,7 @@ import numpy as np
 from ldp.core.errors import InvalidInput
 
 __all__ = ["RandomSource", "SecureRandom", "bernoulli", "check_random_source", "discrete_laplace",
-           "discrete_laplace_tail", "gaussian", "laplace", "make_rng", "spawn"]
+           "discrete_laplace_tail", "gaussian", "laplace", "make_rng", "random_bytes", "spawn"]
 
 
 class RandomSource(Protocol):
@@ -159,6 +159,31 @@ class SecureRandom:
         return out.reshape(shape)
 
 
+def random_bytes(rng: RandomSource, count: int) -> np.ndarray:
+    """``count`` independent uniform bytes (uint8): the eight bytes of full-range uniform 64-bit words from a numpy
+    ``Generator`` (each byte of a uniform word is uniform and the eight are independent; half the cost of the two
+    bytes of 16-bit words, which numpy draws through a bounded-integer path), or the two bytes of uniform 16-bit
+    integers from any other source (``integers`` is all a :class:`RandomSource` offers).
+
+    Parameters
+    ----------
+    rng : RandomSource
+        The randomness.
+    count : int
+        How many bytes (≥ 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        uint8 of shape (count,).
+    """
+    if isinstance(rng, np.random.Generator):
+        words = rng.integers(0, 2**64 - 1, size=-(-count // 8), dtype=np.uint64, endpoint=True)
+    else:
+        words = rng.integers(0, 1 << 16, size=-(-count // 2), dtype=np.uint16)
+    return words.view(np.uint8)[:count]
+
+
 def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | int) -> np.ndarray:
     """Exact Bernoulli(p) draws as a ``bool`` array, using one random byte per draw.
 
@@ -167,10 +192,8 @@ def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | 
     (a float64 uniform). The total probability is ``k/256 + (256p - k)/256 = p`` exactly (to float64
     resolution), at about a quarter of the cost of drawing float64 uniforms.
 
-    The bytes are the two halves of uniform 16-bit integers (``rng.integers(0, 2**16, dtype=uint16)``,
-    each byte of a uniform 16-bit word is uniform and the two are independent), drawn and compared
-    block by block so that the temporaries stay in cache; all ties are resolved with one final
-    ``rng.random`` call.
+    The bytes come from :func:`random_bytes`, drawn and compared block by block so that the temporaries stay in
+    cache; all ties are resolved with one final ``rng.random`` call.
 
     Parameters
     ----------
@@ -210,8 +233,7 @@ def bernoulli(rng: RandomSource, p: float | np.ndarray, size: tuple[int, ...] | 
         n = flat.size
         for start in range(0, n, block):
             stop = min(n, start + block)
-            byte = rng.integers(0, 1 << 16, size=(stop - start + 1) // 2, dtype=np.uint16).view(np.uint8)
-            byte = byte[: stop - start]
+            byte = random_bytes(rng, stop - start)
             np.less(byte, kb, out=flat[start:stop])
             if frac > 0.0:  # with frac = 0 a tie is a 0, as B == k is not < k
                 hit = np.flatnonzero(byte == kb)
@@ -265,8 +287,7 @@ def bernoulli_select(rng: RandomSource, condition: np.ndarray, p_true: float, p_
     ties = []
     for start in range(0, n, block):
         stop = min(n, start + block)
-        byte = rng.integers(0, 1 << 16, size=(stop - start + 1) // 2, dtype=np.uint16).view(np.uint8)
-        byte = byte[: stop - start]
+        byte = random_bytes(rng, stop - start)
         threshold = np.multiply(cflat[start:stop].view(np.uint8), step)
         np.add(threshold, k0, out=threshold)  # k1 where the condition holds (mod 256 arithmetic), k0 elsewhere
         np.less(byte, threshold, out=flat[start:stop])
