@@ -1,6 +1,7 @@
-"""Helpers shared by the AppTest modules of tests/app for a page whose tabs are bound to the URL
-(``st.tabs(..., key=..., bind="query-params")``): switching a tab reruns the page, which draws only the open tab, so
-a test opens the tab it reads (:func:`open_tab`) or reads every tab in turn (:class:`AllTabs`). A plain module, like
+"""Helpers shared by the AppTest modules of tests/app for sections drawn on demand: a page whose tabs are bound to
+the URL (``st.tabs(..., key=..., bind="query-params")``) draws only the open tab, so a test opens the tab it reads
+(:func:`open_tab`) or reads every tab in turn (:class:`AllTabs`); a chart's plotted values are drawn only while
+their expander is open (:func:`open_plotted_values`). A plain module, like
 ``ldp_test_support`` (``conftest`` is not importable by name)."""
 
 from __future__ import annotations
@@ -49,3 +50,13 @@ class AllTabs:
         if kind.startswith("_") or kind == "runs":  # not an element kind (e.g. copy/pickle probing)
             raise AttributeError(kind)
         return self.get(kind)
+
+
+def open_plotted_values(at: Any) -> Any:
+    """Open the "Plotted values (table)" expander of every chart on the page (as a click does: its session state,
+    then a rerun): ``views.output.show_figure`` draws a chart's table only while that expander is open."""
+    for chart in at.get("plotly_chart"):
+        at.session_state[f"{chart.key}_values"] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at

@@ -181,7 +181,9 @@ def _controls() -> dict[str, Any]:
         ldp.get_mechanism(mech, eps, data.d, **params)  # validates before the timing and the run
         counts = study.draw_population(np.asarray(data.counts), users, seed)
         applicable = tuple(choices.estimators_for(mech))
-        timing = _timing(mech, eps, tuple(sorted(params.items())), counts, applicable, seed)
+        # timed at one ε per octave (cost.timing_epsilon): an ε step does not time every estimator again
+        timing = _timing(mech, cost.timing_epsilon(mech, eps, data.d, params), tuple(sorted(params.items())), counts,
+                         applicable, seed)
     # A handful by default (the baseline, the consistency paper's guideline methods, IBU), unless the first run
     # would then take more than ~WARN_S s: the slowest are then left out too (the page says so).
     handful = {e: timing[e] for e in DEFAULT_ESTIMATORS if e in timing} or timing

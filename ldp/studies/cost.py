@@ -10,19 +10,22 @@ trial (:func:`mean_seconds`); a sweep sums its configurations (:func:`sweep_seco
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from ldp.core.errors import InvalidInput
 from ldp.core.streams import rng_for
 from ldp.engines import collect
 from ldp.estimators import get_estimator
+from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
 
 __all__ = ["advisor_seconds", "collection_seconds", "estimate_sweep_seconds", "estimated_seconds", "mean_seconds",
-           "numerical_seconds", "preselect", "sweep_seconds", "time_estimators"]
+           "numerical_seconds", "preselect", "sweep_seconds", "time_estimators", "timing_epsilon"]
 
 SECONDS_PER_BUCKET_TRIAL = 1e-3  # a numerical reconstruction (EM at d = 256 ≈ 0.15 s a trial on one core; EMS a third)
 SECONDS_PER_MEAN_USER_TRIAL = 2e-7  # SR/PM clients (the mean and the 50/50 variance split) per user and trial
@@ -113,6 +116,45 @@ def time_estimators(mechanism: Mechanism, counts: np.ndarray, estimators: Sequen
         estimator.estimate(mechanism, agg)
         out[estimator.name] = time.perf_counter() - start
     return out
+
+
+def timing_epsilon(mechanism: str, epsilon: float, d: int, params: Mapping[str, Any] | None = None) -> float:
+    """The ε at which to time the estimators (:func:`time_estimators`) of a configuration at ``epsilon``: the power of
+    two nearest to it on a log scale (0.71 ≤ ε < 1.41 gives 1), if the mechanism can be built there with ``params``
+    (a longitudinal ε1 must stay below it), else ``epsilon`` itself.
+
+    An estimator's cost changes slowly with ε (IBU's iterations, the clipping of Base-Pos); the timing only feeds
+    the run-time estimate and the default choice of estimators, which need its order of magnitude, not its value
+    at every ε. Timed once per octave of ε, a page that caches the timing by this ε does not time every estimator
+    again at every step of its ε slider (on the Post-processing lab: 4-11 ms of a rerun's CPU at d = 104-1024, and
+    a round trip to a worker process, measured under the load of other sessions).
+
+    Parameters
+    ----------
+    mechanism : str
+        The mechanism's registry name.
+    epsilon : float
+        The configuration's ε (> 0).
+    d : int
+        Domain size.
+    params : mapping, optional
+        The mechanism's other parameters, as given to :func:`ldp.get_mechanism`.
+
+    Returns
+    -------
+    float
+        The ε to time at.
+    """
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        return epsilon
+    nearest = 2.0 ** round(math.log2(epsilon))
+    if nearest == epsilon:
+        return epsilon
+    try:
+        get_mechanism(mechanism, nearest, d, **dict(params or {}))
+    except InvalidInput:
+        return epsilon
+    return nearest
 
 
 def preselect(timing: Mapping[str, float], *, n: int, d: int, trials: int, engine: str,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
+from apptest_tabs import open_plotted_values  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -37,6 +38,11 @@ def open_page(**changes) -> AppTest:
         widget(at, key).set_value(value)
         at.run()
     return at
+
+
+def table_with(at: AppTest, column: str):
+    """The dataframe (as pandas) that has ``column``."""
+    return next(df.value for df in at.dataframe if column in getattr(df.value, "columns", []))
 
 
 def metrics_table(at: AppTest):
@@ -81,10 +87,11 @@ def test_sw_ems_leads_and_cfo_binning_is_compared_by_default():
     table = compare_table(at)
     assert list(table.columns) == ["metric", "unit", "Square Wave (SW) · EMS", "CFO-binning (OUE) · MI + Norm-Sub"]
     assert table.loc[0, "unit"] == "hours" and (table.iloc[:, 2:] >= 0).all().all()
-    curve = at.dataframe[2].value  # the mutual-information curve's plotted values
+    open_plotted_values(at)
+    curve = table_with(at, "bound (nats)")  # the mutual-information curve's plotted values
     assert list(curve.columns) == ["b", "bound (nats)"]
     assert curve["b"].iloc[int(curve["bound (nats)"].idxmax())] == pytest.approx(0.2561, rel=0.03)  # the paper's b
-    overlay = at.dataframe[3].value  # the comparison's density overlay
+    overlay = table_with(at, "Square Wave (SW) · EMS density")  # the comparison's density overlay
     assert "Square Wave (SW) · EMS density" in overlay.columns and len(overlay) == 48
 
 
@@ -166,7 +173,7 @@ def test_changes_rerun_without_exception(changes):
 def test_bins_and_range_set_the_real_unit_edges():
     at = open_page(num_data_bins=16, **{RANGE[0]: 5.0, RANGE[1]: 21.0})
     assert_full_page(at)
-    density = at.dataframe[0].value  # the density figure's plotted values
+    density = table_with(open_plotted_values(at), "from (hours)")  # the density figure's plotted values
     assert len(density) == 16
     assert density["from (hours)"].iloc[0] == 5.0 and density["to (hours)"].iloc[-1] == 21.0
     assert density["to (hours)"].iloc[0] == 6.0

@@ -76,7 +76,9 @@ def assert_full_page(at: AppTest) -> None:
     early = not any("IBU does not apply" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 5 + early
     assert any("10,000 iterations" in m.value for m in at.markdown) == early
-    assert len(at.dataframe) >= 8  # five plotted-value tables, the summary, best per task and the advisor's table
+    assert len(at.dataframe) >= 3  # the summary, best per task and the advisor's table
+    # the five charts' plotted values, each drawn only while its expander is open
+    assert sum(e.label == "Plotted values (table)" for e in at.expander) == 5 + early
     assert "Recommended:" in recommended(at)
     adv = advisor_table(at)
     assert len(adv) == len(widget(at, "pp_est").value)  # every chosen estimator is a candidate

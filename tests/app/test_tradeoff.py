@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
+from apptest_tabs import open_plotted_values  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -174,6 +175,7 @@ def test_numerical_mechanisms_swept_over_epsilon_on_a_numerical_column():
     next(b for b in at.button if b.key == "to_num_run").click()
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
+    open_plotted_values(at)
     table = next(df.value for df in at.dataframe if "ci_low" in df.value.columns and "trials" in df.value.columns
                  and set(df.value["mechanism"]) == {"sw", "cfo-binning"})
     assert len(table) == 2 * 3 and (table["mean"] > 0).all()

@@ -85,3 +85,14 @@ def test_sweep_seconds_counts_each_configuration():
     assert along_n == pytest.approx(expected)
     along_d = cost.sweep_seconds("d", [4.0, 64.0], users=100, d=16, mechanisms=1, trials=2, engine="exact")
     assert along_d == pytest.approx(cost.estimate_sweep_seconds([(100, 4), (100, 64)], trials=2, engine="exact"))
+
+
+def test_timing_epsilon_is_one_per_octave():
+    """The estimators are timed at the power of two nearest ε (log scale), so every ε of an octave shares one timing;
+    where the mechanism cannot be built there (a longitudinal ε1 at or above it) they are timed at ε itself."""
+    from ldp.studies.cost import timing_epsilon
+
+    assert [timing_epsilon("oue", e, 16) for e in (0.2, 0.7, 0.71, 1.0, 1.3, 1.5, 3.0)] == [
+        0.25, 0.5, 1.0, 1.0, 1.0, 2.0, 4.0]
+    assert timing_epsilon("l-olh", 1.3, 16, {"epsilon_1": 1.2}) == 1.3  # ε1 = 1.2 is not below 1
+    assert timing_epsilon("l-olh", 1.3, 16, {"epsilon_1": 0.6}) == 1.0
