@@ -577,8 +577,12 @@ SINGLE_PASS_CELLS = 1 << 22
 
 
 def _dense_ranks(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` for integers in [0, size), in O(n + size) instead of a sort: the
-    distinct values, increasing, and each value's rank among them."""
+    """``np.unique(values, return_inverse=True)`` for integers in [0, size): the distinct values, increasing, and each
+    value's rank among them — in O(n + size) instead of a sort while size is at most 4n (a caller's prime P may
+    reach 2²⁴ with a few reports: then the sort, whose memory does not grow with P)."""
+    if size > 4 * values.size:
+        used, rank = np.unique(values, return_inverse=True)
+        return used, rank.reshape(-1)
     present = np.bincount(values, minlength=size) > 0
     rank = np.cumsum(present) - 1
     return np.flatnonzero(present), rank[values]

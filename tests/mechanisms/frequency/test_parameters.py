@@ -133,7 +133,9 @@ def test_lh_support_counting_algorithms_agree(monkeypatch: pytest.MonkeyPatch) -
         lh_support_counts,
     )
     rng = np.random.default_rng(3)
-    cases = [(2, 31, 30, 500), (5, 37, 37, 500), (40, 41, 20, 500), (3, 11, 7, 50), (4, 1031, 1024, 3000)]
+    # the last two: multipliers ranked by a count over [0, P) (P ≤ 4n) and, with few reports, by a sort
+    cases = [(2, 31, 30, 500), (5, 37, 37, 500), (40, 41, 20, 500), (3, 11, 7, 50), (4, 1031, 1024, 3000),
+             (4, 1031, 1024, 100)]
     for g, prime, d, n in cases:
         a = rng.integers(1, prime, n)
         b = rng.integers(0, prime, n)
@@ -145,5 +147,5 @@ def test_lh_support_counting_algorithms_agree(monkeypatch: pytest.MonkeyPatch) -
         with monkeypatch.context() as patch:
             patch.setattr(local_hashing, "SINGLE_PASS_CELLS", 0)
             np.testing.assert_array_equal(_lh_counts_runs(a, b, y, d, prime, g), direct)
-    assert 1030 * 4 * (-(-1031 // 4) + 1) <= SINGLE_PASS_CELLS  # the last case fits one pass …
-    assert 1030 * (1031 + 4) > RUN_BLOCK_CELLS  # … and spans several blocks when taken a block at a time
+    assert 1030 * 4 * (-(-1031 // 4) + 1) <= SINGLE_PASS_CELLS  # the (4, 1031) cases fit one pass …
+    assert 1030 * (1031 + 4) > RUN_BLOCK_CELLS  # … and span several blocks when taken a block at a time
