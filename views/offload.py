@@ -35,6 +35,7 @@ __all__ = ["call", "enabled", "for_engine", "ready", "start", "stop", "workers"]
 
 T = TypeVar("T")
 
+
 def workers() -> int:
     """Worker processes to start: one per core, or ``LDP_OFFLOAD_WORKERS``. The server's own process mostly waits
     for them while they compute; with ten sessions on their own seeds changing ε at once on the Post-processing page
@@ -45,7 +46,7 @@ def workers() -> int:
     ------
     InvalidInput
         If ``LDP_OFFLOAD_WORKERS`` is set to anything but a whole number from 1 to twice the cores (at least 2):
-        each worker holds about 200 MB.
+        each worker holds about 270 MB (265 MB resident measured with the engine, SciPy and Plotly imported).
     """
     cores = os.cpu_count() or 1
     raw = os.environ.get("LDP_OFFLOAD_WORKERS", "").strip()
@@ -54,9 +55,10 @@ def workers() -> int:
     limit = max(2, 2 * cores)
     count = int(raw) if raw.isdigit() else 0
     if not 1 <= count <= limit:
-        raise InvalidInput(f"LDP_OFFLOAD_WORKERS must be a whole number from 1 to {limit} (about 200 MB each), "
+        raise InvalidInput(f"LDP_OFFLOAD_WORKERS must be a whole number from 1 to {limit} (about 270 MB each), "
                            f"got {raw!r}")
     return count
+
 
 #: Seconds between the first page drawn and the workers' start: each spends 1-2 s of CPU importing the engine, which
 #: started at once competed with the browser still drawing that first page (cold start 3.2 -> 4.0 s,
@@ -80,7 +82,7 @@ def enabled() -> bool:
 def _exit_with_parent() -> None:
     """In a worker: exit as soon as the server process has gone, however it went. A worker waits for its next task
     on a queue whose writing end it holds itself, so it never sees the end of it; a server killed (not shut down)
-    left its workers waiting, 200 MB each, for ever."""
+    left its workers waiting, about 270 MB each, for ever."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return
