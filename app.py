@@ -50,9 +50,10 @@ PAGES = {
 @st.cache_resource(show_spinner=False)
 def _precompute_reproduce() -> bool:
     """Once per server, in a background thread: the Reproduce page's default studies (about a minute of CPU), so
-    that its first visit shows them at once. Started after the first page is drawn (started before, it competed with
-    that page for the two cores: cold start 4.1 → 7.3 s, benchmarks/bench_dashboard.py). LDP_PRECOMPUTE=0 turns it
-    off (the tests do)."""
+    that its first visit shows them at once. Started after the first page's run, and then only after
+    ``long_work.PRECOMPUTE_DELAY_S`` while the browser draws that page (started before, it competed with that page
+    for the two cores: cold start 4.1 → 7.3 s, benchmarks/bench_dashboard.py). LDP_PRECOMPUTE=0 turns it off (the
+    tests do)."""
     if os.environ.get("LDP_PRECOMPUTE", "1") == "0":
         return False
 

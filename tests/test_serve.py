@@ -116,9 +116,9 @@ def test_the_first_page_warm_hook_parses_its_default_sample():
     from ldp.data import samples
     from views import playground
 
-    samples._read.cache_clear()
+    samples._parsed.cache_clear()
     playground.warm()
-    assert samples._read.cache_info().currsize == 1
+    assert samples._parsed.cache_info().currsize == 1
 
 
 def test_a_page_load_is_asked_for_uncompressed_so_its_shell_gets_the_line():

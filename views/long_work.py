@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -135,15 +136,26 @@ _CLAIM = threading.Lock()  # guards _STUDIES and _PENDING: who computes a key, a
 _BACKGROUND = threading.local()
 
 
-def precompute(work: Callable[[], None]) -> threading.Thread:
-    """Run ``work`` (calls of page helpers that go through :func:`cached_with_progress`) in a background thread:
-    their results land in the server-wide cache, and a page that asks for one meanwhile waits for it. Errors are
-    swallowed (the page computes that study again and shows the error itself). The thread runs at the lowest CPU
-    priority (Linux schedules threads by their own nice value), so pages drawn meanwhile come first."""
+#: Seconds the background precompute waits before it starts: the server has sent the first page by then, but the
+#: browser is still drawing it, and the precompute's first seconds took 0.4 s from that (cold start to a drawn
+#: page 3.42 → 3.01 s without it, median of 5, benchmarks/bench_dashboard.py). A page that needs a study meanwhile
+#: computes it itself, as it would without the precompute.
+PRECOMPUTE_DELAY_S = 3.0
+
+
+def precompute(work: Callable[[], None], delay_s: float | None = None) -> threading.Thread:
+    """Run ``work`` (calls of page helpers that go through :func:`cached_with_progress`) in a background thread,
+    after ``delay_s`` seconds (default :data:`PRECOMPUTE_DELAY_S`): their results land in the server-wide cache, and a
+    page that asks for one meanwhile waits for it. Errors are swallowed (the page computes that study again and shows
+    the error itself). The thread runs at the lowest CPU priority (Linux schedules threads by their own nice value),
+    so pages drawn meanwhile come first."""
+    delay_s = PRECOMPUTE_DELAY_S if delay_s is None else delay_s
+
     def run() -> None:
         _BACKGROUND.active = True
         with contextlib.suppress(AttributeError, OSError):  # os.setpriority is POSIX-only
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        time.sleep(delay_s)
         with contextlib.suppress(Exception):
             work()
 

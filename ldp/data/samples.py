@@ -10,6 +10,7 @@ its metadata says so in ``stand_in`` (:func:`stand_in_of`)."""
 from __future__ import annotations
 
 import copy
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -284,8 +285,19 @@ def _existing(path: Path) -> Path:
     return path
 
 
-@lru_cache(maxsize=len(_SAMPLES))
+#: Held while a sample file is parsed: a second thread asking for it meanwhile (the server's warm-up thread and a
+#: first page's run, at a cold start) waits for that parse instead of parsing the file again beside it — two parses
+#: at once took 0.3 s of the first run on two busy cores (benchmarks/bench_dashboard.py, cold start).
+_PARSING = threading.Lock()
+
+
 def _read(path: Path) -> pd.DataFrame:
+    with _PARSING:
+        return _parsed(path)
+
+
+@lru_cache(maxsize=len(_SAMPLES))
+def _parsed(path: Path) -> pd.DataFrame:
     return load_table(path)
 
 
@@ -311,8 +323,13 @@ def load_sample(name: str) -> pd.DataFrame:
     return _read(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "table")]["file"])).copy()
 
 
-@lru_cache(maxsize=len(_SAMPLES))
 def _lines(path: Path) -> tuple[str, ...]:
+    with _PARSING:
+        return _read_lines(path)
+
+
+@lru_cache(maxsize=len(_SAMPLES))
+def _read_lines(path: Path) -> tuple[str, ...]:
     return tuple(read_text_lines(path))
 
 

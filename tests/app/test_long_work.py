@@ -21,7 +21,7 @@ def test_the_precompute_thread_yields_the_cores_to_pages():
     def work() -> None:
         seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
-    long_work.precompute(work).join(timeout=10)
+    long_work.precompute(work, delay_s=0).join(timeout=10)
     assert seen["nice"] == 19  # the thread alone is niced ...
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # ... the caller's thread is not
 
@@ -30,9 +30,18 @@ def test_an_error_in_the_precompute_does_not_escape_the_thread():
     def work() -> None:
         raise RuntimeError("a study failed")
 
-    thread = long_work.precompute(work)
+    thread = long_work.precompute(work, delay_s=0)
     thread.join(timeout=10)
     assert not thread.is_alive()
+
+
+def test_the_precompute_waits_its_delay_before_it_starts():
+    """The precompute leaves the first seconds to the browser drawing the first page (PRECOMPUTE_DELAY_S)."""
+    started = threading.Event()
+    thread = long_work.precompute(started.set, delay_s=0.5)
+    assert not started.wait(timeout=0.2)  # still waiting
+    thread.join(timeout=10)
+    assert started.is_set()
 
 
 def test_the_reproduce_precompute_starts_whichever_page_is_opened_first(monkeypatch):
@@ -47,6 +56,7 @@ def test_the_reproduce_precompute_starts_whichever_page_is_opened_first(monkeypa
 
     started = threading.Event()
     monkeypatch.setenv("LDP_PRECOMPUTE", "1")
+    monkeypatch.setattr(long_work, "PRECOMPUTE_DELAY_S", 0.0)
     monkeypatch.setattr(reproduce, "default_studies", started.set)
     st.cache_resource.clear()  # app.py's only cached resource: "started once per server"
     try:

@@ -255,3 +255,33 @@ def test_the_income_stand_in_shows_the_sw_papers_spiky_finding():
         res = simulate(get_mechanism(name, 2.0, 1024), counts, trials=1, seed=0, edges=enc.edges, metrics=["ks"])
         ks.update({est: float(m["ks"][0]) for est, m in res.metrics.items()})
     assert ks["ems"] > 0.12 and ks["hh-admm"] < 0.5 * ks["ems"], ks
+
+
+def test_a_sample_asked_for_by_two_threads_at_once_is_parsed_once(monkeypatch):
+    """The server's warm-up thread and a first page's run ask for the same sample at a cold start: the second waits
+    for the first's parse (it used to parse the file again beside it)."""
+    import threading
+    import time
+
+    from ldp.data import samples
+
+    calls = []
+    real = samples.load_table
+
+    def slow_load(path):  # noqa: ANN001, ANN202
+        calls.append(path)
+        time.sleep(0.2)  # long enough that the second thread asks while the first parses
+        return real(path)
+
+    monkeypatch.setattr(samples, "load_table", slow_load)
+    samples._parsed.cache_clear()
+    name = list_samples(kind="table")[0]["name"]
+    tables = []
+    threads = [threading.Thread(target=lambda: tables.append(load_sample(name))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    samples._parsed.cache_clear()
+    assert len(calls) == 1
+    assert len(tables) == 2 and tables[0].equals(tables[1]) and tables[0] is not tables[1]
