@@ -313,10 +313,8 @@ def main() -> None:
 
 def warm() -> None:
     """Load what this page's first run needs beyond its modules, ahead of it (``serve.py``'s warm-up thread calls
-    it while a new browser tab starts): the default sample's table, parsed once per process, and SciPy's root
-    finder (the verdict's "ε needed" imports it on use). A cold start's first run took 0.2 s and 0.13 s for them."""
-    from scipy import optimize  # noqa: F401 - imported for the first run
-
+    it while a new browser tab starts): the default sample's table, parsed once per process (a cold start's first
+    run took 0.2 s for it)."""
     ldp.data.load_sample(DATA.sample.default)
 
 

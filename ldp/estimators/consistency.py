@@ -37,6 +37,7 @@ from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
 from ldp.estimators.base import Estimator, PostProcessor
+from ldp.maths.roots import brentq
 from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.base import Mechanism
 
@@ -472,9 +473,7 @@ def power_law_alpha(estimate: np.ndarray, n: int) -> float:
     lo, hi = 0.0, 64.0
     if gap(lo) <= 0:
         return lo
-    from scipy import optimize
-
-    return float(optimize.brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
+    return float(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
 
 
 def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None) -> np.ndarray:

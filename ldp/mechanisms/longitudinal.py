@@ -26,6 +26,7 @@ from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
 from ldp.core.randomness import RandomSource, bernoulli, bernoulli_select
 from ldp.core.registry import MECHANISMS
+from ldp.maths.roots import brentq
 from ldp.mechanisms.frequency.base import IBU_PAPER
 from ldp.mechanisms.frequency.grr import GRR, grr_probabilities, grr_randomize
 from ldp.mechanisms.frequency.local_hashing import G_CAP, LocalHashing
@@ -112,9 +113,7 @@ def chained_ue_second_step(p1: float, q1: float, second: str, epsilon_1: float, 
         best = math.log(ue_ratio(*chain(far)))
         raise InvalidInput(f"{owner}: ε1 = {epsilon_1:g} is not reachable with this first step; "
                          f"ε1 must be below {best:.4g} for this ε∞")
-    from scipy import optimize  # imported on use: keeps `import ldp` light
-
-    root = optimize.brentq(gap, lo + 1e-15, hi - 1e-15, xtol=1e-15, rtol=1e-15, maxiter=500)
+    root = brentq(gap, lo + 1e-15, hi - 1e-15, xtol=1e-15, rtol=1e-15, maxiter=500)
     return (root, 1 - root) if second == "sue" else (0.5, root)
 
 

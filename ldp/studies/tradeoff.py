@@ -36,6 +36,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS, MECHANISMS, METRICS
 from ldp.data import true_distribution
 from ldp.evaluation.metrics import DEFAULT_METRICS, get_metric
+from ldp.maths.roots import brentq
 from ldp.maths.rounding import largest_remainder
 from ldp.mechanisms import get_mechanism
 from ldp.mechanisms.base import Mechanism
@@ -499,8 +500,6 @@ def _root(x: np.ndarray, diff: np.ndarray, k0: int, k1: int, a: str, b: str,
         def g(t: float) -> float:
             return math.log(fa(t)) - math.log(fb(t))
 
-        from scipy.optimize import brentq  # on use: keeps the pages' start light
-
         return float(brentq(g, x[k0], x[k1], xtol=1e-12, rtol=1e-12))
     # the first raw sign change inside the bracket, interpolated in ln x
     for k in range(k0, k1):
@@ -739,8 +738,6 @@ def epsilon_needed(mechanism_name: str, n: int, freqs: np.ndarray | Sequence[flo
             continue
         if excess(start) <= 0:
             return float(start)
-        from scipy.optimize import brentq  # on use: keeps the pages' start light
-
         return float(brentq(excess, start, end, xtol=1e-12, rtol=1e-12))
     return None
 

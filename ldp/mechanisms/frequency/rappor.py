@@ -80,6 +80,7 @@ from ldp.core.params import Param
 from ldp.core.randomness import RandomSource, bernoulli_select
 from ldp.core.registry import MECHANISMS
 from ldp.core.results import Aggregate, Estimate, frozen_array
+from ldp.maths.roots import brentq
 from ldp.mechanisms.base import ceil_log2, check_int_reports
 from ldp.mechanisms.frequency.base import MIN_PROBABILITY, FrequencyOracle
 from ldp.mechanisms.frequency.count_mean_sketch import ATTACK_ENUMERATION_CELLS
@@ -166,9 +167,7 @@ def _solve_q(f: float, p: float, h: int, epsilon_1: float, owner: str) -> float:
     if gap(top) <= 0:
         raise InvalidInput(f"{owner}: ε1 = {epsilon_1:g} is not reachable with p = {p:g} at this ε∞; ε1 must be below "
                            f"{rappor_epsilons(f, p, top, h)[1]:.4g}")
-    from scipy import optimize  # imported on use: keeps `import ldp` light
-
-    return float(optimize.brentq(gap, p, top, xtol=1e-15, rtol=1e-15, maxiter=500))
+    return float(brentq(gap, p, top, xtol=1e-15, rtol=1e-15, maxiter=500))
 
 
 @dataclass(frozen=True)
