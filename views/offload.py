@@ -30,6 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ldp import InvalidInput
+from views import heap
 
 __all__ = ["call", "enabled", "for_engine", "ready", "start", "stop", "workers"]
 
@@ -95,8 +96,9 @@ def _exit_with_parent() -> None:
 
 
 def _warm() -> int:
-    for name in WARM_MODULES:  # imported once per worker, before the first real call (scipy.signal alone: 0.4 s)
-        importlib.import_module(name)
+    with heap.imports_kept():  # views/heap.py: the imports without the collections they trigger
+        for name in WARM_MODULES:  # imported once per worker, before the first real call (scipy.signal alone: 0.4 s)
+            importlib.import_module(name)
     return os.getpid()
 
 

@@ -4,11 +4,12 @@ frees what is built afterwards."""
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 
 import pytest
 
-from views.heap import freeze_long_lived
+from views.heap import freeze_long_lived, imports_kept
 
 
 class _Node:
@@ -18,7 +19,11 @@ class _Node:
 
 @pytest.fixture
 def unfrozen():
-    """Give the test process its collector back as it was (the suite is not a server)."""
+    """Give the test process its collector back as it was (the suite is not a server). serve.py, imported by other
+    tests, starts its warm-up imports in a thread (inside ``imports_kept``): wait for them first."""
+    for thread in threading.enumerate():
+        if thread.name == "ldp-warm-imports":
+            thread.join(timeout=60)
     yield
     gc.unfreeze()
 
@@ -49,4 +54,53 @@ def test_switch_leaves_the_collector_alone(monkeypatch, unfrozen):
     monkeypatch.setenv("LDP_FREEZE_HEAP", "0")
     before = gc.get_freeze_count()
     assert not freeze_long_lived()
+    assert gc.get_freeze_count() == before
+
+
+def test_start_up_imports_run_without_collections_and_are_frozen_after(unfrozen):
+    collections = []
+
+    def count(phase, info):  # noqa: ANN001, ARG001
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        with imports_kept():
+            assert not gc.isenabled()
+            built = [_Node() for _ in range(50_000)]  # would trigger young collections with the collector on
+            assert not collections
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(count)
+    assert not any(obj is built[0] for obj in gc.get_objects())  # frozen: no generation scans it any more
+    assert gc.get_freeze_count() >= len(built)
+
+
+def test_start_up_imports_leave_a_collector_that_was_off_off(unfrozen):
+    gc.disable()
+    try:
+        with imports_kept():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_blocks_running_at_once_turn_the_collector_back_on_when_the_last_ends(unfrozen):
+    first, second = imports_kept(), imports_kept()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()  # the second block still runs
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
+
+
+def test_start_up_imports_switch_leaves_the_collector_alone(monkeypatch, unfrozen):
+    monkeypatch.setenv("LDP_FREEZE_HEAP", "0")
+    before = gc.get_freeze_count()
+    with imports_kept():
+        assert gc.isenabled()
     assert gc.get_freeze_count() == before
