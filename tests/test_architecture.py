@@ -211,3 +211,37 @@ def test_the_complexity_scan_finds_a_complex_function(tmp_path):
     branches = "\n".join(f"    if x == {i}:\n        return {i}" for i in range(25))
     (tmp_path / "page.py").write_text(f"def main(x):\n{branches}\n    return -1\n")
     assert complex_functions([tmp_path / "page.py"], tmp_path) == ["page.py:main (26)"]
+
+
+def magic_expressions(source: str) -> list[int]:
+    """Lines of the statements Streamlit's "magic" would write to the page: expression statements that are neither
+    calls nor docstrings (a bare name, a literal, an f-string...)."""
+    lines = []
+    scopes = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    never_written = ast.Call | ast.Await | ast.Yield | ast.YieldFrom  # magic leaves calls (and yields) alone
+    for node in ast.walk(ast.parse(source)):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            for i, stmt in enumerate(block if isinstance(block, list) else []):
+                value = getattr(stmt, "value", None)
+                if not isinstance(stmt, ast.Expr) or isinstance(value, never_written):
+                    continue
+                if not (field == "body" and i == 0 and isinstance(node, scopes)
+                        and isinstance(value, ast.Constant) and isinstance(value.value, str)):  # not a docstring
+                    lines.append(stmt.lineno)
+    return lines
+
+
+def test_no_page_relies_on_magic_which_is_off():
+    """.streamlit/config.toml turns magic off (runner.magicEnabled): a bare expression in a page would silently draw
+    nothing, so there must be none."""
+    assert re.search(r"^magicEnabled = false", (ROOT / ".streamlit" / "config.toml").read_text(), re.M)
+    found = {str(p.relative_to(ROOT)): magic_expressions(p.read_text())
+             for p in [ROOT / "app.py", ROOT / "serve.py", *sorted((ROOT / "views").glob("*.py"))]}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_magic_scan_finds_a_bare_expression():
+    assert magic_expressions('"""doc"""\nimport streamlit as st\nx = 1\nx\nst.write(x)\n"a note"\n') == [4, 6]
+    assert magic_expressions("def f():\n    '''doc'''\n    f'{1}'\n") == [3]
+    assert magic_expressions("if x:\n    pass\nelse:\n    'shown'\n") == [4]

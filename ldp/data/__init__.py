@@ -19,7 +19,7 @@ from ldp.data.loaders import (
     load_table_bytes,
     text_lines_from_bytes,
 )
-from ldp.data.samples import list_samples, load_baskets, load_sample, stand_in_of
+from ldp.data.samples import list_samples, load_baskets, load_sample, load_sample_column, stand_in_of
 from ldp.data.scale import ValueScale
 from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
 
@@ -40,6 +40,7 @@ __all__ = [
     "list_samples",
     "load_baskets",
     "load_sample",
+    "load_sample_column",
     "load_table",
     "load_table_bytes",
     "parse_spec",

@@ -25,7 +25,7 @@ from ldp.data import (
     generate,
     get_column,
     list_samples,
-    load_sample,
+    load_sample_column,
     true_distribution,
 )
 
@@ -205,7 +205,7 @@ def column_range(sample: str, column: str) -> tuple[float, float]:
     col = sample_column_info(sample, column)
     if "range" in col:
         return float(col["range"][0]), float(col["range"][1])
-    values = pd.to_numeric(get_column(load_sample(sample), column), errors="coerce").dropna()
+    values = pd.to_numeric(load_sample_column(sample, column), errors="coerce").dropna()
     if values.empty:
         raise InvalidInput(f"column {column!r} of {sample!r} has no numerical values")
     return float(values.min()), float(values.max())
@@ -239,7 +239,7 @@ def sample_dataset(sample: str, column: str, bins: int = 48,
     """
     col = sample_column_info(sample, column)
     title = next(s["title"] for s in list_samples() if s["name"] == sample)
-    series = get_column(load_sample(sample), column)
+    series = load_sample_column(sample, column)
     found: tuple[str, ...] = ()
     if col["kind"] == "numerical":
         enc, found = _bucketize(series, bins, value_range or column_range(sample, column), column)

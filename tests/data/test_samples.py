@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ldp
+from ldp.core.errors import InvalidInput
 from ldp.data import (
     bucketize,
     encode_categorical,
@@ -16,6 +17,7 @@ from ldp.data import (
     list_samples,
     load_baskets,
     load_sample,
+    load_sample_column,
     stand_in_of,
 )
 from ldp.data.samples import SAMPLE_DIR, sample_path
@@ -285,3 +287,16 @@ def test_a_sample_asked_for_by_two_threads_at_once_is_parsed_once(monkeypatch):
     samples._parsed.cache_clear()
     assert len(calls) == 1
     assert len(tables) == 2 and tables[0].equals(tables[1]) and tables[0] is not tables[1]
+
+
+def test_one_sample_column_equals_the_tables_and_is_its_own_copy():
+    column = load_sample_column("planes", "seats")
+    assert column.equals(load_sample("planes")["seats"]) and column.name == "seats"
+    column.iloc[0] = -1
+    assert load_sample_column("planes", "seats").iloc[0] != -1
+    assert load_sample_column("planes", " SEATS ").equals(load_sample("planes")["seats"])  # matched as get_column
+
+
+def test_an_unknown_sample_column_lists_the_available_ones():
+    with pytest.raises(InvalidInput, match="column 'wings' not found; available: .*seats"):
+        load_sample_column("planes", "wings")
