@@ -36,9 +36,10 @@ from starlette.routing import Route, Router
 #: The paths of the classroom's routes (``ldp.classroom.http.classroom_routes``; tests/test_serve.py checks that
 #: these cover every one of them).
 CLASSROOM_PATHS = ("/api/classes", "/api/classes/{rest:path}", "/join/{code}", "/classroom/{rest:path}")
-#: What the background thread imports: the classroom's routes (which import the whole engine), then the first
-#: page (its own modules: figures, studies).
-WARM_MODULES = ("ldp.classroom.http", "views.playground")
+#: What the background thread imports: the engine (before Streamlit's runtime exists), the first page (its own
+#: modules: figures, studies; once the runtime exists), then the classroom's routes (for a classroom's first request:
+#: after the first page, whose run waits for its imports).
+WARM_MODULES = ("ldp", "views.playground", "ldp.classroom.http")
 #: What marks Streamlit's HTML shell: the script tag of its main bundle.
 SHELL_MARKER = b'src="./static/js/index.'
 #: An HTML answer is held whole only up to this size (Streamlit's shell is about 6 kB): a larger one is not the
