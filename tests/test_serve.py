@@ -121,6 +121,18 @@ def test_the_first_page_warm_hook_parses_its_default_sample():
     assert samples._parsed.cache_info().currsize == 1
 
 
+def test_the_sample_the_first_page_opens_on_is_parsed_ahead():
+    import inspect
+
+    from ldp.data import samples
+    from views import data_picker
+
+    assert inspect.signature(data_picker.data_controls).parameters["default_sample"].default == samples.DEFAULT_TABLE
+    samples._parsed.cache_clear()
+    serve.parse_default_sample()
+    assert samples._parsed.cache_info().currsize == 1
+
+
 def test_a_page_load_is_asked_for_uncompressed_so_its_shell_gets_the_line():
     """Streamlit compresses the shell of a page's path when the browser accepts gzip: a page load (Accept: text/html)
     reaches it without Accept-Encoding; other requests keep theirs."""

