@@ -317,9 +317,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="sessions 1 and 5")
     parser.add_argument("--pages", default="playground", help="comma-separated pages, or 'all' (default playground)")
     parser.add_argument("--sessions", default=None, help="comma-separated session counts (default 1,2,5,10)")
-    parser.add_argument("--scenarios", default="same,distinct", help="same, distinct or both (default both)")
+    parser.add_argument("--scenarios", default="same,distinct",
+                        help="comma-separated: same (one seed for all sessions), distinct (a seed each); default: both")
     parser.add_argument("--harness", choices=("server", "apptest"), default="server")
-    parser.add_argument("--arrivals", default="burst,poisson", help="burst, poisson or both (server harness)")
+    parser.add_argument("--arrivals", default="burst,poisson",
+                        help="comma-separated: burst, poisson (server harness; default: both)")
     parser.add_argument("--think", type=float, default=5.0, help="mean think time between a session's changes, s")
     parser.add_argument("--streamlit-option", action="append", default=[], metavar="NAME=VALUE",
                         help="a `streamlit run` option for the server harness, e.g. runner.postScriptGC=true "
@@ -332,6 +334,10 @@ def main() -> None:
     default = (1, 5) if args.quick else (1, 2, 5, 10)
     counts = [int(x) for x in args.sessions.split(",")] if args.sessions else default
     arrivals = args.arrivals.split(",") if args.harness == "server" else ["burst"]
+    scenarios = args.scenarios.split(",")
+    for given, known in ((scenarios, ("same", "distinct")), (arrivals, ("burst", "poisson"))):
+        if not set(given) <= set(known):  # "both" once measured one wrong row without a word
+            parser.error(f"unknown value(s) {sorted(set(given) - set(known))}: choose from {', '.join(known)}")
     h = server = None
     if args.harness == "server":
         h, server = _start_server()
@@ -343,7 +349,7 @@ def main() -> None:
     try:
         for page in pages:
             used: set[float] = set()  # new ε values each row: no row is served from an earlier row's cache
-            for scenario in args.scenarios.split(","):
+            for scenario in scenarios:
                 for arrival in arrivals:
                     for k in counts:
                         if server is not None:
