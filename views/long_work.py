@@ -186,7 +186,14 @@ export default function () {
         });
     };
     apply();
-    new MutationObserver(apply).observe(document.body, {childList: true, subtree: true});
+    // Once per frame at most: a page's first render and Plotly's drawing are hundreds of mutation batches, each
+    // of which ran both queries over the whole page on the browser's main thread.
+    let pending = false;
+    new MutationObserver(() => {
+        if (pending) return;
+        pending = true;
+        requestAnimationFrame(() => { pending = false; apply(); });
+    }).observe(document.body, {childList: true, subtree: true});
 }
 """
 _a11y_component = None
