@@ -357,3 +357,19 @@ def test_a_downloaded_configuration_reruns_on_the_command_line_to_the_same_numbe
     # the whole configuration replaces the other options: given beside it, one is refused in one line
     assert main(["simulate", "--config", str(path), "--epsilon", "2"]) == 2
     assert "leave out --epsilon" in capsys.readouterr().err
+
+
+def test_the_domain_preview_is_drawn_only_when_opened():
+    """The sidebar's domain preview is a lazy section: no table until its expander is opened (a table on the first
+    page made the browser load its table code at a cold start), then every value with its rows."""
+    def previews(at: AppTest) -> list:
+        return [df.value for df in at.dataframe if list(df.value.columns)[:2] == ["value", "rows"]]
+
+    at = _page()
+    assert any(e.label.startswith("Domain preview (104 values)") for e in at.expander)
+    assert previews(at) == []
+    at.session_state["pg_domain_open"] = True
+    at.run()
+    assert not at.exception
+    [preview] = previews(at)
+    assert len(preview) == 104 and preview["rows"].sum() > 300_000
