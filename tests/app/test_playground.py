@@ -42,7 +42,7 @@ def _assert_results(at: AppTest) -> None:
     # the histogram, and a CDF only where the values have an order (not alphabetical categories such as airports)
     ordered = not any("have no order" in c.value or "without an order" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) == 1 + ordered
-    assert len(at.dataframe) >= 1  # the metrics table (plus the plotted-values tables)
+    assert any("RMSE (% of users)" in t.value.columns for t in at.table)  # the metrics table
     assert any("estimates each value to within about" in m.value for m in [*at.markdown, *at.warning])
     assert len(at.metric) == 3
 
@@ -116,7 +116,7 @@ def test_numerical_sample_column_with_bins_and_range():
     at = _page()
     _set(at, data_column="dep_time_hours", data_bins=24)
     _assert_results(at)
-    assert any("Wasserstein (hours)" in df.value.columns for df in at.dataframe)
+    assert any("Wasserstein (hours)" in t.value.columns for t in at.table)
     _set(at, data_lo=5.0, data_hi=22.0)
     _assert_results(at)
     # an empty range (to ≤ from) is a friendly error, not an exception
@@ -215,12 +215,12 @@ def test_metrics_fit_the_data_and_read_in_plain_units():
     """Issue 11 item 4: no CDF, Wasserstein or KS over alphabetical airport codes; errors as % of users, not 4e-6."""
     at = _page()
     assert [c.key for c in at.get("plotly_chart")] == ["pg_hist"]
-    table = next(df.value for df in at.dataframe if "RMSE (% of users)" in df.value.columns)
+    table = next(t.value for t in at.table if "RMSE (% of users)" in t.value.columns)
     assert not any(c.startswith(("KS", "Wasserstein")) for c in table.columns)
     assert (table["RMSE (% of users)"] < 5).all()  # 10⁶ users at ε = 1: a fraction of a percent
     _set(at, data_source="Synthetic")
     assert [c.key for c in at.get("plotly_chart")] == ["pg_hist", "pg_cdf"]
-    table = next(df.value for df in at.dataframe if "RMSE (% of users)" in df.value.columns)
+    table = next(t.value for t in at.table if "RMSE (% of users)" in t.value.columns)
     assert any(c.startswith("KS") for c in table.columns)
 
 
