@@ -221,10 +221,10 @@ def with_context(table: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
 def download_buttons(table: pd.DataFrame, config: dict[str, Any], key: str, name: str = "ldp-explorer",
                      controls: Sequence[Control] = ()) -> None:
     """The results as CSV — with the dataset and the settings that made them (mechanism, ε, n, seed, …) as leading
-    columns, so a file found later says what it is — and the whole configuration as JSON, which the uploader
-    below (given the page's ``controls``) loads back. The CSV is written when its button is clicked (a deferred
-    download), not on every rerun that draws the button: a results table of a few thousand rows took ~7 ms of a
-    rerun's ~0.1 s of CPU."""
+    columns, so a file found later says what it is — and the whole configuration as JSON, which the section below
+    (given the page's ``controls``; an uploader drawn once it is opened) loads back. The CSV is written when its
+    button is clicked (a deferred download), not on every rerun that draws the button: a results table of a few
+    thousand rows took ~7 ms of a rerun's ~0.1 s of CPU."""
     c1, c2 = st.columns(2)
     c1.download_button("Download results (CSV)", lambda: csv_bytes(with_context(table, config)),
                        f"{name}-results.csv", "text/csv", key=f"{key}_csv")
@@ -239,7 +239,12 @@ def _configuration_loader(controls: Sequence[Control], key: str) -> None:
     if refused:
         st.warning("Loaded, except settings whose saved value this page cannot take (left at their current value): "
                    + ", ".join(refused) + ".")
-    up = st.file_uploader("Load a configuration (JSON) downloaded from this page", type=["json"], key=f"{key}_load")
+    # a lazy section: an uploader on every page's first view cost the browser 0.12 s of a cold start (its code
+    # loaded and started; 2.88 -> 2.76 s, median of 7 interleaved, benchmarks/bench_dashboard.py)
+    box = lazy_expander("Load a configuration (JSON)", f"{key}_load_open")
+    if not box.open:
+        return
+    up = box.file_uploader("A configuration file downloaded from this page", type=["json"], key=f"{key}_load")
     if up is None:
         return
     raw = up.getvalue()

@@ -122,8 +122,11 @@ def test_a_downloaded_configuration_loads_back(page, browser, server, tmp_path):
         open_page(fresh, server)
         wait_for_charts(fresh)
         assert slider_text(epsilon_slider(fresh)) != eps  # a new session starts from the defaults
+        fresh.locator('[data-testid="stExpander"] summary').filter(has_text="Load a configuration").click()
         loader = fresh.locator('[data-testid="stFileUploader"]').filter(
-            has_text="Load a configuration").locator('[data-testid="stFileUploaderDropzoneInput"]')
+            has_text="downloaded from this page").locator('[data-testid="stFileUploaderDropzoneInput"]')
+        loader.wait_for(state="attached")  # the section is drawn once opened
+        wait_idle(fresh)
         before = chart_signatures(fresh)
         rerun(fresh, lambda: loader.set_input_files(str(saved)))
         wait_for_chart_change(fresh, before)
