@@ -38,8 +38,8 @@ def imports_kept() -> Iterator[None]:
     Importing a library stack grows the heap by a quarter again and again, and each time CPython runs a full
     collection over all of it: importing the engine and the first page (after Streamlit and Plotly) took 0.81 s, of
     which three full collections were 0.25 s (``gc.callbacks``), on the cold start's way to the first page. Without
-    them, 0.59-0.64 s. The block ends with ``gc.freeze()`` and no collection (one would take 0.15 s): the 2,400
-    objects of garbage the imports leave (a few hundred kB, counted with ``gc.collect()``) are kept for the
+    them, 0.59-0.64 s. The block ends with ``gc.freeze()`` and no collection (one would take 0.15 s): the garbage
+    the imports leave (2,400 unreachable objects, as ``gc.collect()`` counted them afterwards) is kept for the
     process's life. The collector is off for the whole process meanwhile (another thread's garbage waits, and is
     frozen with the rest), until the last of the blocks running at once ends; it is turned back on only if it was
     on before the first. ``LDP_FREEZE_HEAP=0`` changes nothing.
