@@ -33,6 +33,7 @@ from views.controls import (
     render,
 )
 from views.messages import friendly_errors, plain, section  # noqa: F401
+from views.output import lazy_expander
 
 __all__ = ["DataControls", "data_controls", "data_section", "dataset_picker", "uploaded_table"]
 
@@ -236,6 +237,8 @@ def _upload_picker(c: DataControls, container: Any) -> Dataset:
         data = datasets.table_dataset(table, column, kind, bins=bins, value_range=value_range, source=source)
         return dataclasses.replace(data, name=plain(data.name))  # the column's name is shown as typed
     data = dataclasses.replace(datasets.table_dataset(table, column, kind, source=source), name=plain(column))
-    with container.expander(f"Domain preview ({data.d} values)"):
-        st.dataframe(pd.DataFrame({"value": data.labels, "rows": data.counts}), hide_index=True)
+    # drawn only while open, as the Playground's preview of a bundled sample
+    preview = lazy_expander(f"Domain preview ({data.d} values)", f"{c.upload_key}_preview_open", container)
+    if preview.open:
+        preview.dataframe(pd.DataFrame({"value": data.labels, "rows": data.counts}), hide_index=True)
     return data

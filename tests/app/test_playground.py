@@ -391,3 +391,16 @@ def test_the_configuration_loader_is_drawn_when_opened_and_loads_a_file():
     at.run()
     assert not at.exception
     assert float(_widget(at, "eps").value) == eps != 1.0
+
+
+def test_an_uploads_domain_preview_is_drawn_only_when_opened():
+    at = _page()
+    _set(at, data_source="Upload")
+    _upload(at, "survey.csv", _csv(500))
+    assert any(e.label == "Domain preview (8 values)" for e in at.expander)
+    assert not [df for df in at.dataframe if list(df.value.columns) == ["value", "rows"]]
+    at.session_state["data_upload_preview_open"] = True
+    at.run()
+    assert not at.exception
+    [preview] = [df.value for df in at.dataframe if list(df.value.columns) == ["value", "rows"]]
+    assert len(preview) == 8 and preview["rows"].sum() == 500
