@@ -34,15 +34,16 @@ __all__ = ["CONTEXT_KEYS", "MAIN_CHART_KEY", "PRESENT_HEIGHT", "built_elsewhere"
            "share_figure", "show_figure", "with_context"]
 
 # --------------------------------------------------------------------------- output
-def lazy_expander(title: str, key: str, container: Any = st) -> Any:
+def lazy_expander(title: str, key: str, container: Any = st, *, in_url: bool = True) -> Any:
     """A section computed on demand: an expander, closed by default, whose content the caller draws only while it
     is open (``if box.open:``; opening it reruns the page, or the fragment it is in). Its state is bound to the URL
     under ``key`` (by convention ``<page>_<section>_open``), so it stays open while ε moves and a link opens it at
     once. For the secondary studies — a comparison, a check by simulation, an advisor, a sweep — that would cost a
     rerun most of its work when ε moves on every session's own seed (ten sessions share the server's one
     interpreter lock: a rerun has about 0.1 s of CPU). ``container`` is where it goes (default: the page's current
-    place)."""
-    return container.expander(title, key=key, on_change="rerun", bind="query-params")
+    place); ``in_url=False`` keeps its state in the session only (a chart's plotted values: one per chart, not worth
+    a URL parameter each)."""
+    return container.expander(title, key=key, on_change="rerun", bind="query-params" if in_url else None)
 
 
 def estimator_notes(result: Any, data: Dataset, chosen: Sequence[str], container: Any = st) -> None:
@@ -187,7 +188,7 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
         if description:
             st.caption(description)
         if data is not None:
-            box = st.expander("Plotted values (table)", key=f"{key}_values", on_change="rerun")
+            box = lazy_expander("Plotted values (table)", f"{key}_values", in_url=False)
             if box.open:
                 box.dataframe(data, key=f"{key}_table")
 

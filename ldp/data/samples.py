@@ -282,6 +282,11 @@ def sample_path(name: str) -> Path:
     return SAMPLE_DIR / _SAMPLES[_key(name)]["file"]
 
 
+def _table_file(name: str) -> Path:
+    """The file of the table sample ``name``, which must exist."""
+    return _existing(SAMPLE_DIR / _SAMPLES[_key(name, "table")]["file"])
+
+
 def _existing(path: Path) -> Path:
     if not path.is_file():
         raise InvalidInput(f"sample file '{path}' is missing; rebuild it with python sample_data/build_samples.py")
@@ -323,7 +328,7 @@ def load_sample(name: str) -> pd.DataFrame:
         For an unknown name or a basket sample, a missing sample file (rebuild it with
         ``sample_data/build_samples.py``), or a file :func:`~ldp.data.loaders.load_table` cannot read.
     """
-    return _read(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "table")]["file"])).copy()
+    return _read(_table_file(name)).copy()
 
 
 def load_sample_column(name: str, column: str) -> pd.Series:
@@ -348,7 +353,7 @@ def load_sample_column(name: str, column: str) -> pd.Series:
     InvalidInput
         As :func:`load_sample`, or when the column is not in the table (the message lists the available ones).
     """
-    return get_column(_read(_existing(SAMPLE_DIR / _SAMPLES[_key(name, "table")]["file"])), column).copy()
+    return get_column(_read(_table_file(name)), column).copy()
 
 
 def _lines(path: Path) -> tuple[str, ...]:
