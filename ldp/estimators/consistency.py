@@ -470,10 +470,30 @@ def power_law_alpha(estimate: np.ndarray, n: int) -> float:
     def gap(alpha: float) -> float:  # log(prior mean / target), decreasing in α
         return float(np.log(_prior_mean(float(alpha), n) / target))
 
-    lo, hi = 0.0, 64.0
-    if gap(lo) <= 0:
-        return lo
+    if gap(0.0) <= 0:
+        return 0.0
+    # the root's cell of the grid of _ALPHA_NODES (whose prior means are cached), found from the table of their
+    # log prior means; the root is then solved on that cell with the exact gap (5 evaluations, not 13 on [0, 64]).
+    # A cell whose ends do not straddle the root in the exact gap (a rounding hair at a node) falls back to [0, 64]
+    levels = _alpha_levels(n)
+    i = int(np.searchsorted(-levels, -np.log(target)))
+    lo, hi = (_ALPHA_NODES[i - 1], _ALPHA_NODES[i]) if 0 < i < _ALPHA_NODES.size else (0.0, 64.0)
+    if gap(lo) <= 0 or gap(hi) > 0:
+        lo, hi = 0.0, 64.0
     return float(brentq(gap, lo, hi, xtol=1e-12, rtol=1e-12))
+
+
+#: The grid on which :func:`power_law_alpha` first places its root: α = 0, 1/4, …, 64.
+_ALPHA_NODES = np.arange(257) / 4.0
+
+
+@functools.lru_cache(maxsize=64)
+def _alpha_levels(n: int) -> np.ndarray:
+    """log of the prior's mean count at every α of :data:`_ALPHA_NODES` (decreasing): 514 power sums, once per n
+    (≈ 8 ms; a Post-processing rerun fits α for each of its 50 trials, all with the same n)."""
+    levels = np.array([np.log(_prior_mean(float(a), n)) for a in _ALPHA_NODES])
+    levels.setflags(write=False)
+    return levels
 
 
 def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None) -> np.ndarray:

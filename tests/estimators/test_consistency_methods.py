@@ -252,10 +252,11 @@ def test_power_matches_a_brute_force_eq11(name, eps, d, n):
     assert power_law_alpha(np.full(d, 0.1 / n), n) == 1.01  # below one user per value: the authors' 1.01
 
 
-def test_the_alpha_fit_is_bit_for_bit_the_root_of_the_array_power_sums():
-    """The α fit sums the prior for one n through ``_power_sum`` and caches the prior's mean per (α, n) (issue 21
-    item 7: PowerNS was half of a Post-processing rerun): the same floats as ``_power_sums(s, [n])[0]``, so the same
-    root as the plain root finder on them, to the last bit."""
+def test_the_alpha_fit_is_the_root_of_the_array_power_sums():
+    """The α fit sums the prior for one n through ``_power_sum`` and caches the prior's mean per (α, n), and solves
+    on the cell of a grid of α that holds the root (issue 21 item 7: PowerNS was half of a Post-processing rerun):
+    the same floats as ``_power_sums(s, [n])[0]``, and the same root as SciPy's root finder on [0, 64] within the
+    two solvers' tolerances (each returns a point within xtol + rtol·α of the root: 1e-12 + 1e-12·α apiece)."""
     from scipy.optimize import brentq
 
     from ldp.estimators.consistency import _power_sum, _power_sums
@@ -271,7 +272,19 @@ def test_the_alpha_fit_is_bit_for_bit_the_root_of_the_array_power_sums():
         def gap(a, n=n, target=target):
             return float(np.log(_power_sums(a - 1.0, np.array([n]))[0] / _power_sums(a, np.array([n]))[0] / target))
 
-        assert power_law_alpha(est, n) == brentq(gap, 0.0, 64.0, xtol=1e-12, rtol=1e-12)
+        alpha, reference = power_law_alpha(est, n), brentq(gap, 0.0, 64.0, xtol=1e-12, rtol=1e-12)
+        assert 0.25 < alpha < 63.75 and abs(alpha - reference) <= 2 * (1e-12 + 1e-12 * reference), (alpha, reference)
+    # a target on a node of the grid (α = 2 exactly) and targets between every pair of nodes: the fit brackets
+    # the root wherever it falls (the exact gap changes sign across [α − tol, α + tol])
+    from ldp.estimators.consistency import _prior_mean
+
+    n = 5000
+    for a in (0.1, 0.25, 1.0, 1.9, 2.0, 2.125, 7.3, 40.0):
+        target = float(_prior_mean(a, n))
+        alpha = power_law_alpha(np.full(10, target / n), n)
+        tol = 2e-12 * (1 + a)
+        assert _prior_mean(alpha - tol, n) >= target >= _prior_mean(alpha + tol, n), (a, alpha)
+        assert abs(alpha - a) < 1e-9, (a, alpha)
     for bad in (0, -5, 2.5, True):
         with pytest.raises(InvalidInput, match="positive integer"):
             power_law_alpha(np.full(4, 0.25), bad)
