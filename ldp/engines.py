@@ -167,7 +167,7 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
                 for future in pending:
                     future.cancel()  # drop the queued chunks, not just stop reading
                 raise
-    return Aggregate(total, n, "exact")
+    return Aggregate._from_engine(total, n, "exact")
 
 
 def run_fast(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, support: Any = None) -> Aggregate:

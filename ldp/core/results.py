@@ -72,12 +72,23 @@ class Aggregate:
         The number of reports.
     engine : str, default "reports"
         How it was obtained: ``"exact"`` (every client ran), ``"fast"`` (drawn directly) or ``"reports"`` (real
-        reports, checked by the estimators against the mechanism's configuration).
+        reports, checked by the estimators against the mechanism's configuration). Only the engines' own
+        aggregates count as simulated (:attr:`simulated`); one built by hand is checked like reports whatever its
+        ``engine`` says.
     """
 
     counts: np.ndarray
     n: int
     engine: str = "reports"
+
+    @classmethod
+    def _from_engine(cls, counts: Any, n: int, engine: str) -> Aggregate:
+        """An aggregate an engine has just drawn (:func:`ldp.engines.run_exact`, ``Mechanism.sample_aggregate``):
+        marked as such outside the constructor's parameters, so that only the library's own engines make one whose
+        statistic is taken as this configuration's without a check (:attr:`simulated`)."""
+        agg = cls(counts, n, engine)
+        object.__setattr__(agg, "_engine_made", True)
+        return agg
 
     def __post_init__(self) -> None:
         try:
@@ -89,14 +100,17 @@ class Aggregate:
 
     @property
     def simulated(self) -> bool:
-        """Whether an engine produced it (``"exact"`` or ``"fast"``): its statistic is this configuration's by
-        construction, so there is nothing to check it against (reports from outside are checked)."""
-        return self.engine in SIMULATION_ENGINES
+        """Whether one of the library's engines drew it (``"exact"`` or ``"fast"``): its statistic is this
+        configuration's by construction, so there is nothing to check it against. Statistics from anywhere else
+        — reports, counts given by hand, an ``Aggregate(…, engine="fast")`` built by a caller — are checked."""
+        return self.engine in SIMULATION_ENGINES and self.__dict__.get("_engine_made", False)
 
     def __add__(self, other: Aggregate) -> Aggregate:
         if not isinstance(other, Aggregate) or other.counts.shape != self.counts.shape:
             return NotImplemented
         engine = self.engine if self.engine == other.engine else "mixed"
+        if self.simulated and other.simulated and engine != "mixed":
+            return Aggregate._from_engine(self.counts + other.counts, self.n + other.n, engine)
         return Aggregate(self.counts + other.counts, self.n + other.n, engine)
 
 

@@ -117,7 +117,7 @@ class Estimator(ABC):
         view = mechanism.frequency_view()
         if view is not None:
             oracle, lift = view
-            inner = self.estimate(oracle, Aggregate(agg.counts, agg.n, agg.engine), base=base)
+            inner = self.estimate(oracle, agg, base=base)  # the oracle checks a statistic not drawn by an engine
             return inner.with_values(lift(inner.values))
         if self.base is not None and base is None:
             base = get_estimator(self.base).estimate(mechanism, agg)
@@ -137,16 +137,16 @@ class Estimator(ABC):
     def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
         """The estimate's values for every row of ``counts`` (trials × statistic), all from n reports.
 
-        A composite mechanism's rows go to its frequency view's oracle and are lifted back; hook
-        ``_estimate_batch`` (on a mechanism without a view) is the vectorized form, with one :meth:`estimate`
-        per row as the generic fallback.
+        The rows are validated first, as one aggregate given by hand is (``Mechanism.as_aggregates``: the shape,
+        finite numbers, n, and the family's conditions such as a pure oracle's counts in [0, n]). A composite
+        mechanism's rows go to its frequency view's oracle and are lifted back; hook ``_estimate_batch`` (on a
+        mechanism without a view) is the vectorized form, with one :meth:`estimate` per row as the generic fallback.
         """
-        c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         view = mechanism.frequency_view()
         if view is not None and self.applies_to(mechanism):
             oracle, lift = view
-            return np.stack([lift(row) for row in self.estimate_batch(oracle, c, n)])
-        return self._estimate_batch(mechanism, c, n)
+            return np.stack([lift(row) for row in self.estimate_batch(oracle, counts, n)])
+        return self._estimate_batch(mechanism, mechanism.as_aggregates(counts, n), int(n))
 
     def _estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
         return np.stack([self.estimate(mechanism, row, n).values for row in counts])
@@ -313,7 +313,7 @@ def estimate_all(mechanism: Mechanism, aggregate: Aggregate | Any, estimators: S
     view = mechanism.frequency_view()
     if view is not None:
         oracle, lift = view
-        inner = estimate_all(oracle, Aggregate(agg.counts, agg.n, agg.engine), chosen)
+        inner = estimate_all(oracle, agg, chosen)
         return {name: est.with_values(lift(est.values)) for name, est in inner.items()}
     bases: dict[str, Estimate] = {}
     out: dict[str, Estimate] = {}

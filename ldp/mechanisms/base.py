@@ -354,7 +354,10 @@ class Mechanism(ABC):
         return self._d
 
     def as_aggregate(self, counts: Aggregate | Any, n: int | None = None) -> Aggregate:
-        """An :class:`Aggregate` of this mechanism from an aggregate or from (statistic, n), validated."""
+        """An :class:`Aggregate` of this mechanism from an aggregate or from (statistic, n), validated: the shape,
+        finite numbers, n ≥ 1 and, unless one of the engines drew it (``Aggregate.simulated``), what the family's
+        statistic must satisfy (hook ``_check_statistic``) — an ``Aggregate`` built by a caller is checked as bare
+        counts are."""
         if isinstance(counts, Aggregate):
             if n is not None and int(n) != counts.n:
                 raise InvalidInput(f"{self.name}: n={n} disagrees with the aggregate's n={counts.n}")
@@ -363,7 +366,6 @@ class Mechanism(ABC):
             if n is None:
                 raise InvalidInput(f"{self.name}: give the number of reports n with the counts")
             agg = Aggregate(counts, check_positive_int(n, "n", self.name))
-            self._check_statistic(agg)
         size = self.statistic_size()
         if agg.counts.shape != (size,):
             raise InvalidInput(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
@@ -371,7 +373,51 @@ class Mechanism(ABC):
             raise InvalidInput(f"{self.name}: the aggregate holds NaN or infinite numbers")
         if agg.n < 1:
             raise InvalidInput(f"{self.name}: n must be a positive integer, got {agg.n}")
+        if not agg.simulated:
+            self._check_statistic(agg)
         return agg
+
+    def as_aggregates(self, counts: Any, n: int) -> np.ndarray:
+        """Rows of statistics (trials × statistic), all from n reports, validated as :meth:`as_aggregate` validates
+        one given by hand: the shape, finite numbers, n ≥ 1 and the family's conditions on each row (hook
+        ``_check_statistics``). What an estimator's batch (``Estimator.estimate_batch``) takes.
+
+        Parameters
+        ----------
+        counts : array_like
+            One statistic per row, shape (trials, ``statistic_size()``) (one row may be given as a vector).
+        n : int
+            The reports behind every row.
+
+        Returns
+        -------
+        numpy.ndarray
+            The rows as float64, shape (trials, ``statistic_size()``).
+
+        Raises
+        ------
+        InvalidInput
+            For a wrong shape, a NaN or infinite entry, n that is not a positive integer, or a row the family
+            refuses (e.g. a pure oracle's support count outside [0, n]).
+        """
+        try:
+            c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise InvalidInput(f"{self.name}: the statistics must be numbers") from None
+        n = check_positive_int(n, "n", self.name)
+        size = self.statistic_size()
+        if c.ndim != 2 or c.shape[1] != size:
+            raise InvalidInput(f"{self.name}: each row of statistics must have {size} entries, got shape {c.shape}")
+        if not np.all(np.isfinite(c)):
+            raise InvalidInput(f"{self.name}: the statistics hold NaN or infinite numbers")
+        self._check_statistics(c, n)
+        return c
+
+    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
+        """Hook: :meth:`_check_statistic` for every row of a batch (all from n reports); a family with a
+        vectorized check overrides it (pure frequency oracles), the generic fallback goes row by row."""
+        for row in counts:
+            self._check_statistic(Aggregate(row, n))
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         """Lines saying where real reports' statistic disagrees with this configuration beyond ``z`` standard
@@ -438,7 +484,7 @@ class Mechanism(ABC):
         """
         counts, sup = self.check_population(true_counts, support)
         stat = np.asarray(self._sample_aggregate(counts, rng, sup), dtype=np.float64)
-        return Aggregate(stat, int(counts.sum()), "fast")
+        return Aggregate._from_engine(stat, int(counts.sum()), "fast")
 
     @abstractmethod
     def _sample_aggregate(self, true_counts: np.ndarray, rng: np.random.Generator,

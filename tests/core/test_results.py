@@ -41,6 +41,19 @@ def test_aggregate_is_immutable_and_additive():
     assert pickle.loads(pickle.dumps(a)).counts.tolist() == a.counts.tolist()
 
 
+def test_only_the_engines_make_a_simulated_aggregate():
+    """An aggregate built by hand is checked like reports whatever its ``engine`` says (issue 21 item 1: the
+    trusted path is the engines' own); the engines' mark survives pickling (a worker process) and addition."""
+    made = Aggregate._from_engine(np.array([1.0, 2.0]), 3, "fast")
+    assert made.simulated and pickle.loads(pickle.dumps(made)).simulated
+    assert (made + Aggregate._from_engine(np.array([1.0, 0.0]), 1, "fast")).simulated
+    for other in (Aggregate(np.array([1.0, 0.0]), 1, "fast"), Aggregate._from_engine(np.array([1.0, 0.0]), 1, "exact")):
+        assert not (made + other).simulated
+    assert not Aggregate(np.array([1.0, 2.0]), 3, "fast").simulated
+    assert not Aggregate(np.array([1.0, 2.0]), 3, "exact").simulated
+    assert not Aggregate._from_engine(np.array([1.0, 2.0]), 3, "reports").simulated
+
+
 def test_chunk_aggregates_add_up_to_the_whole():
     """Aggregates are additive over users: the exact engine's chunks add up to aggregating everyone at once."""
     mech = ldp.get_mechanism("oue", 1.0, 6)

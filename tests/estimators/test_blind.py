@@ -56,9 +56,9 @@ def test_dw_blind_matches_dw_when_epsilon_is_recovered():
 
 def test_a_support_size_out_of_range_is_clipped_and_said():
     mech = get_mechanism("oue", 1.0, D)
-    impossible = Aggregate(np.full(D, 0.6 * N), N, "exact")  # 60 supported per report; ε → 0 gives 50
+    impossible = Aggregate(np.full(D, 0.6 * N), N)  # 60 supported per report; ε → 0 gives 50
     est = get_estimator("dw-blind").estimate(mech, impossible)
-    assert est.diagnostics["epsilon_hat"] == pytest.approx(1e-3) and "nearest end" in est.warnings[-1]
+    assert est.diagnostics["epsilon_hat"] == pytest.approx(1e-3) and any("nearest end" in w for w in est.warnings)
 
 
 @pytest.mark.parametrize("name", ["grr", "ss", "olh", "blh", "l-oue"])

@@ -425,7 +425,7 @@ def test_negative_counts_of_an_approximate_fast_engine_are_clipped_with_a_warnin
     mech = ldp.get_mechanism("ss", 1.0, 8)
     counts = np.array([50.0, 30.0, -2.0, 10.0, 5.0, 3.0, 2.0, 1.0])
     # an engine's Aggregate (a statistic typed by hand must lie in [0, n]: tests/mechanisms/test_public_api_…)
-    est = ldp.get_estimator("ibu").estimate(mech, Aggregate(counts, 40, "fast"))
+    est = ldp.get_estimator("ibu").estimate(mech, Aggregate._from_engine(counts, 40, "fast"))
     assert est.values[2] == 0.0 and abs(est.values.sum() - 1) < 1e-12
     assert any("negative support count" in w for w in est.warnings)
 

@@ -59,3 +59,49 @@ def test_reports_must_be_real_numbers():
     she = ldp.get_mechanism("she", 1.0, 4)
     with pytest.raises(ldp.LDPError, match="real numbers"):
         she.aggregate(np.ones((3, 4)) * (1 + 1j))
+
+
+def test_an_aggregate_built_by_hand_is_checked_whatever_its_engine_says():
+    """``Aggregate([-5, 200, 3], 10)`` gave GRR frequencies of −1.95 and 54.3 without a word, and labelling it
+    ``engine="fast"`` also silenced the estimators' consistency warnings: only the engines' own aggregates skip the
+    checks (``Aggregate.simulated``)."""
+    grr = ldp.get_mechanism("grr", 1.0, 3)
+    for engine in ("reports", "exact", "fast"):
+        hand = ldp.Aggregate([-5, 200, 3], 10, engine)
+        with pytest.raises(ldp.LDPError, match="between 0 and n"):
+            grr.estimate(hand)
+        with pytest.raises(ldp.LDPError, match="between 0 and n"):
+            ldp.estimate_all(grr, hand, ["mi", "norm-sub"])
+    # in range but not GRR-like: the estimators say so for a hand-made aggregate, whatever its label
+    odd = ldp.Aggregate([1000, 0, 0], 1000, "fast")  # value 0 supported by every report: GRR keeps 58%
+    assert ldp.get_estimator("mi").estimate(grr, odd).warnings
+    made = run_fast(grr, np.array([5, 3, 2]), np.random.default_rng(0))
+    assert made.simulated and grr.estimate(made).values.shape == (3,)
+
+
+def test_a_composite_mechanism_checks_its_oracle_statistic():
+    """CFO with binning hands its statistic to its categorical oracle: counts outside [0, n] were refused by GRR
+    itself but not through the binning (it returned [0, 1, 0, …] without a warning)."""
+    mech = ldp.get_mechanism("cfo-binning", 1.0, 8, oracle="grr")
+    bad = np.zeros(mech.statistic_size())
+    bad[0], bad[1] = -5, 30
+    for call in (lambda: mech.estimate(bad, 3), lambda: mech.reconstruct(bad, 3),
+                 lambda: ldp.estimate_all(mech, bad, ["mi"], n=3),
+                 lambda: ldp.get_estimator("mi").estimate_batch(mech, bad[None, :], 3)):
+        with pytest.raises(ldp.LDPError, match="between 0 and n"):
+            call()
+
+
+@pytest.mark.parametrize(("rows", "n", "reason"), [
+    ([[50, 0, 0, 1]], 3, "between 0 and n"),
+    ([[1, 0, 0, 1, 2, 2]], 3, "4 entries"),
+    ([[1, 0, 0, 1]], -7, "positive integer"),
+    ([[1, 0, np.nan, 1]], 3, "NaN"),
+])
+@pytest.mark.parametrize("estimator", ["mi", "ibu", "norm-sub"])
+def test_a_batch_of_statistics_is_checked_as_one_is(rows, n, reason, estimator):
+    """``estimate_batch`` is public: IBU's vectorized batch took a count of 50 from 3 reports, a 6-entry row for
+    d = 4 (a 6-entry estimate) and n = −7; every estimator now checks the rows as ``estimate`` checks one."""
+    grr = ldp.get_mechanism("grr", 1.0, 4)
+    with pytest.raises(ldp.LDPError, match=reason):
+        ldp.get_estimator(estimator).estimate_batch(grr, np.array(rows, dtype=float), n)

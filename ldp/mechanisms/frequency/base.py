@@ -128,10 +128,12 @@ class FrequencyOracle(Mechanism):
     def _check_statistic(self, aggregate: Aggregate) -> None:
         """Support counts given by hand: each counts reports, so it lies in [0, n] (a pure oracle; SHE's sums are
         unbounded reals)."""
-        c = aggregate.counts
-        if self.pure and c.ndim == 1 and np.all(np.isfinite(c)) and (np.any(c < 0) or np.any(c > aggregate.n)):
-            low, high = float(c.min()), float(c.max())
-            raise InvalidInput(f"{self.name}: support counts must lie between 0 and n = {aggregate.n:,} (each counts "
+        self._check_statistics(aggregate.counts[None, :], aggregate.n)
+
+    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
+        if self.pure and (np.any(counts < 0) or np.any(counts > n)):
+            low, high = float(counts.min()), float(counts.max())
+            raise InvalidInput(f"{self.name}: support counts must lie between 0 and n = {n:,} (each counts "
                                f"reports), got values from {low:g} to {high:g}")
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:

@@ -300,8 +300,8 @@ class CMS(CountMeanSketch):
             raise InvalidInput(f"{self.name}: each report must be m + 1 = {self.m + 1} integers 'j b₁ … b_m', got "
                                f"shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, max(self.k, 2), "report fields")
-        if np.any(reports[:, 1:] > 1):
-            raise InvalidInput(f"{self.name}: the entries b must be 0 or 1")
+        if np.any(reports[:, 0] >= self.k) or np.any(reports[:, 1:] > 1):
+            raise InvalidInput(f"{self.name}: reports need a hash row 0 ≤ j < k={self.k} and entries b of 0 or 1")
         return reports
 
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:

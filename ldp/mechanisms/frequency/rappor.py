@@ -437,8 +437,8 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
             raise InvalidInput(f"{self.name}: each report must be k + 1 = {self.k + 1} integers 'j b₁ … b_k', got "
                                f"shape {reports.shape}")
         reports = check_int_reports(self.name, reports, 0, max(self.m, 2), "report fields")
-        if np.any(reports[:, 1:] > 1):
-            raise InvalidInput(f"{self.name}: the bits b must be 0 or 1")
+        if np.any(reports[:, 0] >= self.m) or np.any(reports[:, 1:] > 1):
+            raise InvalidInput(f"{self.name}: reports need a cohort 0 ≤ j < m={self.m} and bits b of 0 or 1")
         return reports
 
     def statistic_size(self) -> int:

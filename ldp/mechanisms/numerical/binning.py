@@ -206,6 +206,12 @@ class CFOBinning(NumericalMechanism):
     def statistic_size(self) -> int:
         return self.bins
 
+    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
+        self._oracle._check_statistics(counts, n)  # the statistic is the oracle's, over the bins
+
+    def _check_statistic(self, aggregate: Aggregate) -> None:
+        self._oracle._check_statistic(aggregate)
+
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         return self._oracle.aggregate(reports, trusted=True).counts  # validated by _validate_reports
 

@@ -87,3 +87,14 @@ def test_reports_round_trip_and_aggregate(name):
     lines = list(mech.format_reports(reports))
     np.testing.assert_array_equal(mech.parse_reports(lines), reports)
     assert mech.aggregate(reports).counts.shape == (32,)
+
+
+def test_a_hash_row_beyond_k_is_refused_even_with_one_row():
+    """CMS with k = 1 checked every field against [0, 2) only: a report of row 1 passed and then failed with a bare
+    IndexError in the counting. The row is checked against k itself (as HCMS does)."""
+    mech = ldp.get_mechanism("cms", 1.0, 5, k=1, m=4)
+    bad = np.zeros((2, 5), dtype=np.int64)
+    bad[1, 0] = 1
+    with pytest.raises(ldp.LDPError, match="hash row"):
+        mech.aggregate(bad)
+    assert mech.aggregate(np.zeros((2, 5), dtype=np.int64)).n == 2

@@ -220,3 +220,13 @@ def test_a_report_supports_a_value_when_all_its_bloom_bits_are_set():
     assert supports.mean() == pytest.approx(mech.bit_probabilities[0] ** 2, abs=0.018)
     own = mech.hash_positions()[0, :, 0]
     np.testing.assert_array_equal(supports, np.all(reports[:, 1 + own] == 1, axis=1))
+
+
+def test_a_cohort_beyond_m_is_refused_even_with_one_cohort():
+    """With m = 1 every field was checked against [0, 2) only, so a report of cohort 1 passed and then failed with a
+    bare IndexError in the counting: the cohort is checked against m itself."""
+    mech = rappor(PAPER_EPS_INF, 8, k=16, m=1)
+    bad = np.zeros((2, 17), dtype=np.int64)
+    bad[1, 0] = 1
+    assert_ldp_error(lambda: mech.aggregate(bad), "cohort")
+    assert mech.aggregate(np.zeros((2, 17), dtype=np.int64)).n == 2
