@@ -27,7 +27,7 @@ import math
 import os
 import secrets
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -200,7 +200,37 @@ def _parse_header_line(line: str, label: str, number: int) -> dict[str, Any]:
     version = header.get("format", FORMAT_VERSION)
     if version != FORMAT_VERSION:
         raise InvalidInput(f"{label}: unsupported report file format {version!r} (this version reads {FORMAT_VERSION})")
+    for key, (fits, what) in _HEADER_FIELDS.items():
+        if key in header and not fits(header[key]):
+            raise InvalidInput(f"{label} line {number}: malformed ldp-reports header ({key} must be {what}, got "
+                               f"{json.dumps(header[key])[:60]})")
     return header
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _whole(x: Any, low: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= low
+
+
+def _names(x: Any) -> bool:
+    return (isinstance(x, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in x)
+            and len({str(v) for v in x}) == len(x))
+
+
+#: The optional header fields other writers' readers (the CLI's) use, with what each must be: a hand-edited header
+#: with a malformed one is refused here, in one line, instead of failing later with a traceback.
+_HEADER_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "users": (lambda x: _whole(x, 0), "a whole number ≥ 0"),
+    "range": (lambda x: isinstance(x, list) and len(x) == 2 and all(map(_number, x)) and x[0] < x[1],
+              "two finite numbers [lo, hi] with lo < hi"),
+    "columns": (lambda x: _names(x) and all(isinstance(v, str) for v in x), "a list of distinct column names"),
+    "items": (_names, "a list of distinct items"),
+    "length": (lambda x: _whole(x, 1), "a whole number ≥ 1"),
+    "protocol_epsilon": (lambda x: _number(x) and x > 0, "a positive number"),
+}
 
 
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -410,6 +440,12 @@ def load_reports(path: str | os.PathLike[str], mechanism: Mechanism) -> tuple[np
     if header is None:
         warnings.warn(f"{label} has no ldp-reports header, so its mechanism, ε and domain cannot be checked against "
                       "this command's; the support counts are checked for consistency instead", stacklevel=2)
+    else:
+        unchecked = [key for key in ("epsilon", "d", "params") if key not in header]
+        if unchecked:  # a hand-written header that names only the mechanism checks nothing else
+            warnings.warn(f"{label}'s ldp-reports header has no {', '.join(unchecked)}, so those cannot be checked "
+                          "against this command's; the support counts are checked for consistency instead",
+                          stacklevel=2)
     if header is not None and "users" in header and header["users"] != n:
         raise InvalidInput(f"{label} holds {n} reports but its header announces {header['users']} "
                          "(truncated or edited?)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -158,6 +159,22 @@ def test_file_without_header_is_accepted(tmp_path: Path) -> None:
     assert read_header(path) is None
 
 
+def test_a_header_naming_only_the_mechanism_warns_as_no_header_does(tmp_path: Path) -> None:
+    """``{"mechanism": "grr"}`` alone silenced the no-header warning while checking neither ε nor d: a header
+    missing any of them now says which cannot be checked; a full header says nothing."""
+    mech = ldp.get_mechanism("grr", 1.0, D)
+    path = tmp_path / "r.txt"
+    path.write_text(HEADER_TAG + json.dumps({"mechanism": "grr", "d": D}) + "\n0\n3\n")
+    with pytest.warns(UserWarning, match="has no epsilon, params"):
+        reports, _ = load_reports(path, mech)
+    assert reports.tolist() == [0, 3]
+    full = tmp_path / "full.txt"
+    perturb_to_file(full, mech, _values(20), ldp.make_rng(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_reports(full, mech)
+
+
 @pytest.mark.parametrize(("text", "needle"), [
     ("", "holds no reports"),
     ("# just a comment\n\n", "holds no reports"),
@@ -198,6 +215,11 @@ def test_truncated_file_is_detected(tmp_path: Path) -> None:
     (HEADER_TAG + "{not json\n", "malformed ldp-reports header"),
     (HEADER_TAG + "[1, 2]\n", "malformed ldp-reports header"),
     (HEADER_TAG + '{"mechanism": "grr", "format": 99}\n', "unsupported report file format"),
+    (HEADER_TAG + '{"mechanism": "grr", "users": -1}\n', "users must be a whole number"),
+    (HEADER_TAG + '{"mechanism": "grr", "range": [1, 1]}\n', "range must be two finite numbers"),
+    (HEADER_TAG + '{"mechanism": "grr", "items": ["a", "a"]}\n', "items must be a list of distinct items"),
+    (HEADER_TAG + '{"mechanism": "grr", "length": 0}\n', "length must be a whole number"),
+    (HEADER_TAG + '{"mechanism": "grr", "protocol_epsilon": "1"}\n', "protocol_epsilon must be a positive"),
 ])
 def test_malformed_headers(tmp_path: Path, head: str, needle: str) -> None:
     path = tmp_path / "r.txt"

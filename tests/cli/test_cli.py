@@ -846,3 +846,22 @@ def test_the_command_line_draws_the_same_users_as_the_pages(capsys: pytest.Captu
     np.testing.assert_allclose(cli["true"], page.true_values, rtol=0, atol=1e-12)
     for name in ("mi", "norm-sub"):
         np.testing.assert_allclose(cli["trials"][0]["estimates"][name], page.estimates[name][0], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("field", "value"), [("range", [0, 1, 2]), ("range", 5), ("range", [24, 0]),
+                                              ("users", "many"), ("columns", "hour")])
+def test_a_malformed_header_field_is_one_line_not_a_traceback(capsys, tmp_path, hours, field, value):
+    """A hand-edited header whose range held three numbers (or a number) stopped ``ldp aggregate`` with a
+    ValueError/TypeError traceback: the header's known fields are checked when it is read."""
+    path, _ = hours
+    reports = tmp_path / "reports.txt"
+    code, _, err = run(capsys, "perturb", "--mechanism", "sw", "--epsilon", "1", "--data", path, "--column", "hour",
+                       "--range", "0,24", "--buckets", "16", "--seed", "5", "--output", reports)
+    assert code == 0, err
+    lines = reports.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0][len("# ldp-reports "):])
+    header[field] = value
+    reports.write_text("# ldp-reports " + json.dumps(header) + "\n" + "".join(lines[1:]))
+    line = assert_bad(capsys, "aggregate", "--mechanism", "sw", "--epsilon", "1", "--buckets", "16",
+                      "--reports", reports)
+    assert f"{field} must be" in line
