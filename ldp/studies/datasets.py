@@ -66,8 +66,9 @@ class Dataset:
         grouped as :data:`OTHER`.
     origin : str, default "sample"
         ``"sample"`` (bundled), ``"synthetic"`` or ``"table"`` (the user's own).
-    synthetic : tuple of (str, float or None) or None, default None
-        (family, Zipf exponent or None) of a synthetic distribution; None otherwise.
+    synthetic : tuple of (str, float or None, str or None) or None, default None
+        (family, Zipf exponent or None, mixture formula or None) of a synthetic distribution: what regenerates it
+        over another domain size; None otherwise.
     title : str, default ""
         What the data is, as people read it (a report's title).
     source : dict of str to Any, default {}
@@ -85,7 +86,7 @@ class Dataset:
     notes: tuple[str, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
     origin: str = "sample"  # "sample" (bundled), "synthetic" or "table" (the user's own)
-    synthetic: tuple[str, float | None] | None = None  # (family, Zipf exponent) of a synthetic distribution
+    synthetic: tuple[str, float | None, str | None] | None = None  # (family, Zipf exponent, mixture formula)
     title: str = ""  # what the data is, as people read it (a report's title): the column's description and source
     #: How to build it again (:func:`dataset_from_source`): the sample and column, the synthetic family, or the
     #: user's table's column — what a downloaded configuration records so the command line re-runs it.
@@ -329,7 +330,8 @@ def synthetic_dataset(name: str, d: int, s: float | None = None, users: int = SY
     return Dataset(counts=counts, labels=list(shape.labels), name=name, kind=shape.kind, edges=shape.edges,
                    description=SYNTHETIC[name][0] if name != "mixture" else f"Mixture {formula}",
                    notes=("Synthetic data: the population follows the exact distribution; users are drawn from it.",),
-                   origin="synthetic", synthetic=(name, s if name == "zipf" else None),
+                   origin="synthetic",
+                   synthetic=(name, s if name == "zipf" else None, formula if name == "mixture" else None),
                    title=f"a synthetic {name} distribution over {d:,} values",
                    source={"synthetic": name, "d": int(d), "s": s, "users": int(users), "formula": formula})
 

@@ -1226,18 +1226,21 @@ class FrequencySource:
         The synthetic family's name ("synthetic").
     exponent : float or None, default None
         The synthetic family's exponent (Zipf's s), None for its default.
+    formula : str or None, default None
+        A synthetic mixture's formula (its components, regenerated over every d).
     """
 
     kind: str
     frequencies: tuple[float, ...] = ()
     family: str = ""
     exponent: float | None = None
+    formula: str | None = None
 
     def __call__(self, d: int | None = None) -> np.ndarray:
         if self.kind == "synthetic":
             if d is None:
                 raise InvalidInput("a synthetic source needs a domain size")
-            return true_distribution(synthetic_spec(self.family, int(d), self.exponent))
+            return true_distribution(synthetic_spec(self.family, int(d), self.exponent, self.formula))
         if self.kind == "rebin" and d is not None:
             return rebin_frequencies(self.frequencies, int(d))
         if self.kind in ("fixed", "rebin"):
@@ -1274,8 +1277,8 @@ def frequency_source(data: Dataset, axis: str) -> FrequencySource:
     if axis != "d":
         return FrequencySource("fixed", freqs)
     if data.synthetic is not None:
-        family, exponent = data.synthetic
-        return FrequencySource("synthetic", family=family, exponent=exponent)
+        family, exponent, formula = data.synthetic
+        return FrequencySource("synthetic", family=family, exponent=exponent, formula=formula)
     if data.numerical:
         return FrequencySource("rebin", freqs)
     raise InvalidInput(f"the domain size cannot vary for the categorical column {data.name}: its {data.d} categories "

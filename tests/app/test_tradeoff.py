@@ -140,6 +140,10 @@ def test_domain_axis_needs_synthetic_or_numerical_data():
     _run_sweep(at)
     assert len(at.get("plotly_chart")) == 2
     assert "regenerated" in _text(at)
+    _set(at, to_data_synthetic="mixture")  # its formula travels along d too (it was dropped: an error, no sweep)
+    assert not at.error, [e.value for e in at.error]
+    _run_sweep(at)
+    assert not at.error and len(at.get("plotly_chart")) == 2 and "regenerated" in _text(at)
     _set(at, to_data_source="Sample data")
     _set(at, to_data_column="distance")  # a numerical column is re-bucketized for each d
     assert not at.error, [e.value for e in at.error]

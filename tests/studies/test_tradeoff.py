@@ -336,6 +336,12 @@ def test_frequency_sources_along_each_axis():
     assert zipf.kind == "synthetic"
     np.testing.assert_allclose(zipf(7), ldp.data.true_distribution("zipf:d=7,s=1.2"))
     assert hash(zipf) == hash(tradeoff.FrequencySource("synthetic", family="zipf", exponent=1.2))  # cacheable
+    # a mixture keeps its formula along d (it was dropped: "a mixture needs a formula" on the Trade-off page)
+    mixture = datasets.synthetic_dataset("mixture", 50, formula=datasets.DEFAULT_MIXTURE)
+    along_d = tradeoff.frequency_source(mixture, "d")
+    np.testing.assert_allclose(along_d(50), mixture.frequencies / mixture.frequencies.sum(), atol=1e-6)
+    np.testing.assert_allclose(along_d(7), ldp.data.true_distribution(
+        datasets.synthetic_spec("mixture", 7, formula=datasets.DEFAULT_MIXTURE)))
 
 
 def test_sweep_grids_and_the_closed_form_study():
