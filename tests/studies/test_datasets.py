@@ -56,9 +56,10 @@ def test_a_synthetic_dataset_is_its_exact_distribution_over_a_million_users():
     assert datasets.synthetic_spec("zipf", 10, 1.5) == "zipf:d=10,s=1.5"
     np.testing.assert_allclose(data.frequencies, true_distribution("zipf:d=10,s=1.5"), atol=1e-6)
     assert data.rows == pytest.approx(datasets.SYNTHETIC_USERS, abs=10)
-    assert data.origin == "synthetic" and data.synthetic == ("zipf", 1.5)
+    assert data.origin == "synthetic" and data.synthetic == ("zipf", 1.5, None)
     beta = datasets.synthetic_dataset("beta", 20, 1.5)  # the exponent is Zipf's only
-    assert beta.numerical and beta.synthetic == ("beta", None) and datasets.synthetic_spec("beta", 20) == "beta:d=20"
+    assert beta.numerical and beta.synthetic == ("beta", None, None)
+    assert datasets.synthetic_spec("beta", 20) == "beta:d=20"
     with pytest.raises(ldp.LDPError, match="unknown synthetic"):
         datasets.synthetic_spec("nope", 10)
 
