@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -32,7 +32,8 @@ from ldp.core.randomness import RandomSource
 from ldp.core.results import SIMULATION_ENGINES, Aggregate
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["ENGINES", "aggregate_reports", "check_engine", "collect", "default_workers", "run_exact", "run_fast"]
+__all__ = ["ENGINES", "aggregate_reports", "check_engine", "collect", "default_workers", "run_exact", "run_fast",
+           "stack_aggregates"]
 
 ENGINES = SIMULATION_ENGINES
 
@@ -190,6 +191,39 @@ def run_fast(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, s
         The aggregate, exact in distribution or as the mechanism's ``fast_engine_note`` says (``engine="fast"``).
     """
     return mechanism.sample_aggregate(true_counts, rng, support)
+
+
+def stack_aggregates(aggregates: Sequence[Aggregate]) -> Aggregate:
+    """Aggregates of one mechanism, all of n reports, as one batch: their statistics stacked row by row (trials ×
+    statistic), marked as the engines' when every one is (an estimator's batch then takes them without re-checking
+    each row, as it takes one engine aggregate; statistics from elsewhere are checked).
+
+    Parameters
+    ----------
+    aggregates : sequence of Aggregate
+        At least one, all with the same n and statistic shape.
+
+    Returns
+    -------
+    Aggregate
+        ``counts`` of shape (len(aggregates), statistic size) and the common n.
+
+    Raises
+    ------
+    InvalidInput
+        If there is none, or they differ in n or shape.
+    """
+    aggs = list(aggregates)
+    if not aggs or not all(isinstance(a, Aggregate) for a in aggs):
+        raise InvalidInput("stack_aggregates needs at least one Aggregate")
+    n, shape = aggs[0].n, aggs[0].counts.shape
+    if any(a.n != n or a.counts.shape != shape for a in aggs):
+        raise InvalidInput("the aggregates of one batch must share n and the statistic's shape")
+    rows = np.stack([a.counts for a in aggs])
+    engines = {a.engine for a in aggs}
+    if len(engines) == 1 and all(a.simulated for a in aggs):
+        return Aggregate._from_engine(rows, n, engines.pop())
+    return Aggregate(rows, n)
 
 
 def collect(mechanism: Mechanism, true_counts: Any, rng: np.random.Generator, engine: str = "fast", *,

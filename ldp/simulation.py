@@ -26,7 +26,7 @@ from ldp.core.randomness import make_rng
 from ldp.core.registry import ESTIMATORS, MECHANISMS
 from ldp.core.streams import rng_for
 from ldp.data.domain import draw_population, population_rng
-from ldp.engines import check_engine, collect
+from ldp.engines import check_engine, collect, stack_aggregates
 from ldp.estimators import estimate_all, resolve_estimators
 from ldp.evaluation.metrics import DEFAULT_METRICS, get_metric, metrics_over_trials
 from ldp.evaluation.tasks import GAIN_BASELINE, utility_gain
@@ -315,7 +315,7 @@ def simulate_estimates_many(mechanisms: Sequence[Mechanism], true_counts: Any, e
         for _ in range(trials):
             checkpoint()
             aggregates.append(collect(mechanism, counts, rng, engine, support=sup, workers=workers))
-        blocks.append(np.stack([agg.counts for agg in aggregates]))
+        blocks.append(stack_aggregates(aggregates))
         n = aggregates[0].n
     if chosen is None:
         return []

@@ -87,8 +87,21 @@ class Aggregate:
         marked as such outside the constructor's parameters, so that only the library's own engines make one whose
         statistic is taken as this configuration's without a check (:attr:`simulated`)."""
         agg = cls(counts, n, engine)
-        object.__setattr__(agg, "_engine_made", True)
+        object.__setattr__(agg, "_trusted", True)
         return agg
+
+    @classmethod
+    def _checked(cls, counts: Any, n: int) -> Aggregate:
+        """A statistic the library has just validated (a row of a checked batch): not checked a second time."""
+        agg = cls(counts, n)
+        object.__setattr__(agg, "_trusted", True)
+        return agg
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the library drew or already checked it (:meth:`_from_engine`, :meth:`_checked`): a mechanism
+        then takes its statistic as given; anything else is checked against the mechanism."""
+        return bool(self.__dict__.get("_trusted", False))
 
     def __post_init__(self) -> None:
         try:
@@ -103,7 +116,7 @@ class Aggregate:
         """Whether one of the library's engines drew it (``"exact"`` or ``"fast"``): its statistic is this
         configuration's by construction, so there is nothing to check it against. Statistics from anywhere else
         — reports, counts given by hand, an ``Aggregate(…, engine="fast")`` built by a caller — are checked."""
-        return self.engine in SIMULATION_ENGINES and self.__dict__.get("_engine_made", False)
+        return self.engine in SIMULATION_ENGINES and self.trusted
 
     def __add__(self, other: Aggregate) -> Aggregate:
         if not isinstance(other, Aggregate) or other.counts.shape != self.counts.shape:

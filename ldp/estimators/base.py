@@ -134,7 +134,7 @@ class Estimator(ABC):
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate | np.ndarray:
         """The estimate (an :class:`Estimate`, or just its values) from a validated aggregate."""
 
-    def estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+    def estimate_batch(self, mechanism: Mechanism, counts: Aggregate | np.ndarray, n: int | None = None) -> np.ndarray:
         """The estimate's values for every row of ``counts`` (trials × statistic), all from n reports.
 
         The rows are validated first, as one aggregate given by hand is (``Mechanism.as_aggregates``: the shape,
@@ -142,25 +142,31 @@ class Estimator(ABC):
         mechanism's rows go to its frequency view's oracle and are lifted back; hook ``_estimate_batch`` (on a
         mechanism without a view) is the vectorized form, with one :meth:`estimate` per row as the generic fallback.
         """
+        return self._checked_batch(mechanism, *mechanism.as_aggregates(counts, n))
+
+    def _checked_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+        """:meth:`estimate_batch` of rows already validated."""
         view = mechanism.frequency_view()
         if view is not None and self.applies_to(mechanism):
             oracle, lift = view
-            return np.stack([lift(row) for row in self.estimate_batch(oracle, counts, n)])
-        return self._estimate_batch(mechanism, mechanism.as_aggregates(counts, n), int(n))
+            return np.stack([lift(row) for row in self._checked_batch(oracle, counts, n)])
+        return self._estimate_batch(mechanism, counts, n)
 
     def _estimate_batch(self, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
-        return np.stack([self.estimate(mechanism, row, n).values for row in counts])
+        return np.stack([self.estimate(mechanism, Aggregate._checked(row, n)).values for row in counts])
 
-    def estimate_batches(self, mechanisms: list[Mechanism], counts: list[np.ndarray], n: int) -> list[np.ndarray]:
+    def estimate_batches(self, mechanisms: list[Mechanism], counts: list[Aggregate | np.ndarray],
+                         n: int) -> list[np.ndarray]:
         """:meth:`estimate_batch` of each mechanism's block (``counts[k]`` for ``mechanisms[k]``, all from n
-        reports): hook ``_estimate_batches`` where an estimator takes the blocks of several mechanisms together
-        (EM/EMS over a sweep of b), the same values as one batch per mechanism."""
+        reports, each validated as :meth:`estimate_batch` validates one): hook ``_estimate_batches`` where an
+        estimator takes the blocks of several mechanisms together (EM/EMS over a sweep of b), the same values as
+        one batch per mechanism."""
         check_paired(mechanisms, counts, "block of counts per mechanism")
-        return self._estimate_batches(list(mechanisms), [np.atleast_2d(np.asarray(c, dtype=np.float64))
-                                                         for c in counts], n)
+        blocks = [m.as_aggregates(c, n)[0] for m, c in zip(mechanisms, counts, strict=True)]
+        return self._estimate_batches(list(mechanisms), blocks, int(n))
 
     def _estimate_batches(self, mechanisms: list[Mechanism], counts: list[np.ndarray], n: int) -> list[np.ndarray]:
-        return [self.estimate_batch(m, c, n) for m, c in zip(mechanisms, counts, strict=True)]
+        return [self._checked_batch(m, c, n) for m, c in zip(mechanisms, counts, strict=True)]
 
 
 def _rebuild_estimator(cls: type[Estimator], params: dict[str, Any]) -> Estimator:

@@ -355,9 +355,9 @@ class Mechanism(ABC):
 
     def as_aggregate(self, counts: Aggregate | Any, n: int | None = None) -> Aggregate:
         """An :class:`Aggregate` of this mechanism from an aggregate or from (statistic, n), validated: the shape,
-        finite numbers, n ≥ 1 and, unless one of the engines drew it (``Aggregate.simulated``), what the family's
-        statistic must satisfy (hook ``_check_statistic``) — an ``Aggregate`` built by a caller is checked as bare
-        counts are."""
+        finite numbers, n ≥ 1 and, unless the library drew or checked it (``Aggregate.trusted``: an engine's),
+        what the family's statistic must satisfy (hook ``_check_statistics``) — an ``Aggregate`` built by a caller
+        is checked as bare counts are, whatever its ``engine`` says."""
         if isinstance(counts, Aggregate):
             if n is not None and int(n) != counts.n:
                 raise InvalidInput(f"{self.name}: n={n} disagrees with the aggregate's n={counts.n}")
@@ -373,33 +373,42 @@ class Mechanism(ABC):
             raise InvalidInput(f"{self.name}: the aggregate holds NaN or infinite numbers")
         if agg.n < 1:
             raise InvalidInput(f"{self.name}: n must be a positive integer, got {agg.n}")
-        if not agg.simulated:
-            self._check_statistic(agg)
+        if not agg.trusted:
+            self._check_statistics(agg.counts[None, :], agg.n)
         return agg
 
-    def as_aggregates(self, counts: Any, n: int) -> np.ndarray:
+    def as_aggregates(self, counts: Aggregate | Any, n: int | None = None) -> tuple[np.ndarray, int]:
         """Rows of statistics (trials × statistic), all from n reports, validated as :meth:`as_aggregate` validates
-        one given by hand: the shape, finite numbers, n ≥ 1 and the family's conditions on each row (hook
-        ``_check_statistics``). What an estimator's batch (``Estimator.estimate_batch``) takes.
+        one: the shape, finite numbers, n ≥ 1 and — unless the rows are an engine's (an ``Aggregate`` of stacked
+        rows that ``Aggregate.simulated`` says an engine drew, :func:`ldp.engines.stack_aggregates`) — the family's
+        conditions on every row (hook ``_check_statistics``). What an estimator's batch takes.
 
         Parameters
         ----------
-        counts : array_like
-            One statistic per row, shape (trials, ``statistic_size()``) (one row may be given as a vector).
-        n : int
-            The reports behind every row.
+        counts : Aggregate or array_like
+            One statistic per row, shape (trials, ``statistic_size()``) (one row may be given as a vector), bare or
+            as an ``Aggregate`` of all the rows.
+        n : int, optional
+            The reports behind every row (the aggregate's own when one is given).
 
         Returns
         -------
-        numpy.ndarray
-            The rows as float64, shape (trials, ``statistic_size()``).
+        tuple of (numpy.ndarray, int)
+            The rows as float64, shape (trials, ``statistic_size()``), and n.
 
         Raises
         ------
         InvalidInput
-            For a wrong shape, a NaN or infinite entry, n that is not a positive integer, or a row the family
-            refuses (e.g. a pure oracle's support count outside [0, n]).
+            For a wrong shape, a NaN or infinite entry, n that is not a positive integer (or that disagrees with the
+            aggregate's), or a row the family refuses (e.g. a pure oracle's support count outside [0, n]).
         """
+        trusted = False
+        if isinstance(counts, Aggregate):
+            if n is not None and int(n) != counts.n:
+                raise InvalidInput(f"{self.name}: n={n} disagrees with the aggregate's n={counts.n}")
+            counts, n, trusted = counts.counts, counts.n, counts.trusted
+        if n is None:
+            raise InvalidInput(f"{self.name}: give the number of reports n with the counts")
         try:
             c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         except (TypeError, ValueError):
@@ -410,23 +419,43 @@ class Mechanism(ABC):
             raise InvalidInput(f"{self.name}: each row of statistics must have {size} entries, got shape {c.shape}")
         if not np.all(np.isfinite(c)):
             raise InvalidInput(f"{self.name}: the statistics hold NaN or infinite numbers")
-        self._check_statistics(c, n)
-        return c
-
-    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
-        """Hook: :meth:`_check_statistic` for every row of a batch (all from n reports); a family with a
-        vectorized check overrides it (pure frequency oracles), the generic fallback goes row by row."""
-        for row in counts:
-            self._check_statistic(Aggregate(row, n))
+        if not trusted:
+            self._check_statistics(c, n)
+        return c, n
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         """Lines saying where real reports' statistic disagrees with this configuration beyond ``z`` standard
         deviations (hook; frequency oracles check their support counts; none by default)."""
         return []
 
-    def _check_statistic(self, aggregate: Aggregate) -> None:
-        """Hook: what a statistic given by hand (not drawn by an engine) must satisfy beyond its shape; frequency
-        oracles check that support counts lie in [0, n]."""
+    def report_range(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The least and the most one report adds to each entry of the statistic (arrays of ``statistic_size()``),
+        so that n reports' statistic lies entry by entry in [n·least, n·most]; None where the family bounds nothing
+        (hook ``_report_range``). The conformance suite checks every engine's aggregates against it."""
+        bounds = self._report_range()
+        if bounds is None:
+            return None
+        size = self.statistic_size()
+        return tuple(np.broadcast_to(np.asarray(b, dtype=np.float64), (size,)) for b in bounds)  # type: ignore
+
+    def _report_range(self) -> tuple[Any, Any] | None:
+        return None
+
+    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
+        """Hook: what statistics given by hand (rows of ``counts``, each from n reports; not drawn by an engine)
+        must satisfy beyond their shape. Generic: every entry within n times :meth:`report_range` (up to a relative
+        10⁻⁹ for sums of real reports); a family adds its own conditions by overriding it."""
+        bounds = self.report_range()
+        if bounds is None:
+            return
+        least, most = n * bounds[0], n * bounds[1]
+        slack = 1e-9 * np.maximum(np.abs(least), np.abs(most))
+        bad = (counts < least - slack) | (counts > most + slack)
+        if bad.any():
+            row, col = (int(i) for i in np.argwhere(bad)[0])
+            raise InvalidInput(f"{self.name}: entry {col} of the statistic is {counts[row, col]:.6g}, but {n:,} "
+                               f"reports add up to between {least[col]:.6g} and {most[col]:.6g} there — a statistic "
+                               "of another mechanism, ε, d or n?")
 
     def report_width(self) -> int:
         """Cells one report occupies in memory; sets the exact engine's chunk size."""

@@ -186,6 +186,9 @@ class MeanMechanism(Mechanism):
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         return np.array([reports.sum()])
 
+    def _report_range(self) -> tuple[float, float]:
+        return self.output_range  # the statistic is the sum of the reports
+
     def _estimate(self, aggregate: Aggregate) -> Estimate:
         return Estimate(aggregate.counts / aggregate.n, "average")
 
@@ -601,6 +604,9 @@ class OneBitMean(StochasticRounding):
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         ones = float(np.count_nonzero(reports))
         return np.array([self.scale * (2.0 * ones - reports.shape[0])])
+
+    def _report_range(self) -> tuple[float, float]:
+        return -self.scale, self.scale  # the statistic reads each bit as ±(e^ε + 1)/(e^ε − 1), not as the bit
 
     def _report_dtype(self) -> Any:
         return np.int64

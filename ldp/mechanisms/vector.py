@@ -223,6 +223,10 @@ class VectorMechanism(Mechanism):
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         return reports.sum(axis=0)
 
+    def _report_range(self) -> tuple[float, float]:
+        bound = self.report_bound()  # the statistic is the coordinates' sums of the reports
+        return -bound, bound
+
     def _estimate(self, aggregate: Aggregate) -> Estimate:
         return Estimate(aggregate.counts / aggregate.n, "average")
 

@@ -39,7 +39,7 @@ from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate
 from ldp.core.streams import rng_for
-from ldp.engines import collect, run_fast
+from ldp.engines import collect, run_fast, stack_aggregates
 from ldp.estimators import get_estimator, parse_estimators
 from ldp.estimators.base import Estimator
 from ldp.evaluation.tasks import (
@@ -127,7 +127,7 @@ def synthetic_counts(freqs: np.ndarray, n: int) -> np.ndarray:
 
 
 # =========================================================================== batched estimation
-def estimate_trials(estimator: Estimator, mechanism: Mechanism, counts: np.ndarray, n: int) -> np.ndarray:
+def estimate_trials(estimator: Estimator, mechanism: Mechanism, counts: Aggregate | np.ndarray, n: int) -> np.ndarray:
     """The estimator on every row of ``counts`` (trials, d): its ``estimate_batch`` (vectorized where the
     estimator has a vectorized form, e.g. IBU's batched Eq. (3) iteration).
 
@@ -152,7 +152,7 @@ def estimate_trials(estimator: Estimator, mechanism: Mechanism, counts: np.ndarr
     Arcolezi, Cerna, Palamidessi, "On the Utility Gain of Iterative Bayesian Update for Locally Differentially
     Private Mechanisms" (DBSec 2023), Eq. (3): the IBU iteration.
     """
-    return estimator.estimate_batch(mechanism, np.asarray(counts, dtype=np.float64), n)
+    return estimator.estimate_batch(mechanism, counts, n)
 
 
 # =========================================================================== the recommendation
@@ -290,7 +290,7 @@ def _candidates(mechanism: Mechanism, candidates: Sequence[str] | str | None, co
     return names
 
 
-def _score_candidates(estimators: dict[str, Any], mechanism: Mechanism, reports: np.ndarray, n: int,
+def _score_candidates(estimators: dict[str, Any], mechanism: Mechanism, reports: Aggregate, n: int,
                       bound: BoundTask, truth: np.ndarray
                       ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
     """Each candidate's per-trial error (score) on the re-simulated collections, its seconds, and a note where it
@@ -305,13 +305,13 @@ def _score_candidates(estimators: dict[str, Any], mechanism: Mechanism, reports:
             errors[name] = np.asarray(bound.score(truth, est, clip_for(estimator)), dtype=np.float64)
             notes[name] = ""
         except (ValueError, FloatingPointError, ArithmeticError) as exc:
-            errors[name] = np.full(reports.shape[0], np.nan)
+            errors[name] = np.full(reports.counts.shape[0], np.nan)
             notes[name] = f"failed: {exc}"
         seconds[name] = time.perf_counter() - t0
     return errors, seconds, notes
 
 
-def _score_references(spec: Task, mechanism: Mechanism, reports: np.ndarray, n: int, bound: BoundTask,
+def _score_references(spec: Task, mechanism: Mechanism, reports: Aggregate, n: int, bound: BoundTask,
                       truth: np.ndarray, errors: dict[str, np.ndarray]) -> str | None:
     """Score Γ's reference (Eq. 14) and the paper's fixed guideline (§V.F) on the same collections even when they
     are not candidates (into ``errors``); the guideline's name, or None where it does not apply or fails."""
@@ -434,7 +434,7 @@ def recommend(mechanism: Mechanism, counts: np.ndarray, n: int, task: str | Task
     population = synthetic_counts(synthetic, n)
     truth = population / n
     rng = rng_for(seed, "advisor", "collections")
-    reports = np.stack([run_fast(mechanism, population, rng).counts for _ in range(int(trials))])
+    reports = stack_aggregates([run_fast(mechanism, population, rng) for _ in range(int(trials))])
 
     errors, seconds, notes = _score_candidates(estimators, mechanism, reports, n, bound, truth)
     guideline = _score_references(spec, mechanism, reports, n, bound, truth, errors)

@@ -43,7 +43,7 @@ from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.streams import rng_for
 from ldp.data.synthetic import spiky_spec, true_distribution
-from ldp.engines import collect
+from ldp.engines import collect, stack_aggregates
 from ldp.estimators import get_estimator
 from ldp.estimators.wiener import mechanism_noise_power_spectrum
 from ldp.evaluation.metrics import compute_metrics
@@ -210,7 +210,7 @@ def _ibu_errors(mech, population: np.ndarray, truth: np.ndarray, rng: np.random.
                 keys: Sequence[str] = tuple(IBU_ESTIMATORS)) -> dict[str, dict[str, float]]:
     """``{estimator: {"MSE": …, "MAE": …}}``: each of ``keys`` (:data:`IBU_ESTIMATORS`) on the same ``trials``
     collections, its full-domain MSE and MAE averaged over them (the paper's two metrics, Eq. (1))."""
-    counts = np.stack([collect(mech, population, rng, "fast").counts for _ in range(trials)])
+    counts = stack_aggregates([collect(mech, population, rng, "fast") for _ in range(trials)])
     out = {}
     for key in keys:
         name, params = IBU_ESTIMATORS[key]

@@ -152,6 +152,44 @@ def check_validates_aggregates(case: Case) -> None:
     assert_ldp_error(lambda: mech.estimate(ldp.Aggregate(np.zeros(size), 10), 11), "disagrees")
 
 
+#: Mechanisms whose statistic has no per-entry bound in report_range: the hierarchies' layered statistics (each
+#: layer's own users and oracle; their reconstruction reads the layers).
+UNBOUNDED_STATISTICS = frozenset({"hh", "haar-hrr"})
+
+
+def check_statistic_stays_in_report_range(case: Case) -> None:
+    """``report_range`` (what one report adds to each entry of the statistic) holds for what the engines draw —
+    the exact engine always, the fast engine where it is exact in distribution — and is enforced on statistics
+    from anywhere else: one entry just beyond n·most is refused as (statistic, n), as a hand-built ``Aggregate``
+    whatever its engine label and in a batch, while the engines' own aggregates are taken as they are (issue 21
+    item 1: PM took a sum of 10⁹ from one user and answered a mean of 10⁹ on [−1, 1])."""
+    mech = case.mechanism(1.0, 8)
+    bounds = mech.report_range()
+    if bounds is None:
+        assert case.name in UNBOUNDED_STATISTICS, f"{case.name} declares no report_range"
+        return
+    least, most = bounds
+    assert least.shape == most.shape == (mech.statistic_size(),) and np.all(least <= most)
+    support = support_values(mech, 8)
+    counts = np.array([40, 25, 10, 5, 5, 5, 5, 5])
+    engines = ("exact", "fast") if mech.fast_engine_exact else ("exact",)
+    for k, engine in enumerate(engines):
+        agg = ldp.collect(mech, counts, np.random.default_rng(k), engine, support=support)
+        slack = 1e-9 * np.maximum(np.abs(agg.n * least), np.abs(agg.n * most))
+        assert np.all(agg.counts >= agg.n * least - slack) and np.all(agg.counts <= agg.n * most + slack), engine
+        mech.as_aggregate(ldp.Aggregate(agg.counts, agg.n))  # the same statistic given by hand passes
+    if not np.isfinite(most[0]):
+        return
+    n = 10
+    beyond = np.clip(np.zeros(mech.statistic_size()), n * least, n * most)
+    beyond[0] = n * most[0] + max(1.0, 1e-3 * abs(n * most[0]))
+    assert_ldp_error(lambda: mech.as_aggregate(beyond, n))
+    for label in ("reports", "exact", "fast"):
+        assert_ldp_error(lambda label=label: mech.as_aggregate(ldp.Aggregate(beyond, n, label)))
+    assert_ldp_error(lambda: mech.as_aggregates(np.stack([beyond, beyond]), n))
+    mech.as_aggregate(ldp.Aggregate._from_engine(beyond, n, "fast"))  # an engine's own: not re-checked
+
+
 def check_validates_populations(case: Case) -> None:
     mech = case.mechanism(1.0, 8)
     support = support_values(mech, 8)
@@ -263,6 +301,7 @@ def yield_validation_checks(case: Case) -> Iterator[Any]:
     yield check_rejects_values_outside_domain
     yield check_rejects_malformed_reports
     yield check_validates_aggregates
+    yield check_statistic_stays_in_report_range
     yield check_validates_populations
     yield check_perturb_is_determined_by_the_seed
     yield check_perturb_aggregate_is_aggregate_of_perturb

@@ -196,3 +196,28 @@ def test_a_chunk_lists_its_users_cell_by_cell():
         got = _cells_in_range(cumulative, start, stop)
         np.testing.assert_array_equal(got, expected)
         assert got.dtype == np.int64
+
+
+def test_an_engine_batch_is_taken_as_drawn_and_any_other_is_checked():
+    """``stack_aggregates`` keeps the engines' mark on a batch (its rows are not re-checked, as one engine aggregate
+    is not); a batch of hand-made, mixed or differently sized aggregates is a plain one (checked) or refused. PM
+    took a sum of 10⁹ from one user and answered a mean of 10⁹ on [−1, 1]; now only an engine may hand that in."""
+    pm = ldp.get_mechanism("pm", 1.0)
+    rng = np.random.default_rng(0)
+    drawn = [ldp.run_fast(pm, np.array([3, 2]), rng, support=np.array([-0.5, 0.5])) for _ in range(4)]
+    batch = ldp.engines.stack_aggregates(drawn)
+    assert batch.simulated and batch.counts.shape == (4, 1) and batch.n == 5
+    np.testing.assert_array_equal(ldp.get_estimator("average").estimate_batch(pm, batch)[:, 0],
+                                  [a.counts[0] / 5 for a in drawn])
+    with pytest.raises(ldp.LDPError, match="between"):
+        pm.estimate([1e9], 1)
+    with pytest.raises(ldp.LDPError, match="between"):
+        ldp.get_estimator("average").estimate_batch(pm, np.array([[1e9]]), 1)
+    beyond = ldp.Aggregate._from_engine(np.array([[1e9]]), 1, "fast")  # an engine's (here: pretended) batch
+    assert ldp.get_estimator("average").estimate_batch(pm, beyond)[0, 0] == 1e9
+    mixed = ldp.engines.stack_aggregates([drawn[0], ldp.Aggregate(drawn[1].counts, 5, "fast")])
+    assert not mixed.simulated
+    with pytest.raises(ldp.LDPError, match="share n"):
+        ldp.engines.stack_aggregates([drawn[0], ldp.Aggregate(drawn[1].counts, 6, "fast")])
+    with pytest.raises(ldp.LDPError, match="at least one"):
+        ldp.engines.stack_aggregates([])

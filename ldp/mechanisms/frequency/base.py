@@ -125,16 +125,17 @@ class FrequencyOracle(Mechanism):
             raise InvalidInput(f"{self.name}: ε = {self._epsilon:g} is beyond what double-precision sampling can "
                                f"represent (a report probability of {tiny:.2g} < 2⁻⁴⁰); use a smaller ε")
 
-    def _check_statistic(self, aggregate: Aggregate) -> None:
-        """Support counts given by hand: each counts reports, so it lies in [0, n] (a pure oracle; SHE's sums are
-        unbounded reals)."""
-        self._check_statistics(aggregate.counts[None, :], aggregate.n)
+    def _report_range(self) -> tuple[Any, Any] | None:
+        """A pure oracle's statistic counts supporting reports: each adds 0 or 1 to a value's count. Other
+        families say what their report adds."""
+        return (0.0, 1.0) if self.pure else None
 
     def _check_statistics(self, counts: np.ndarray, n: int) -> None:
-        if self.pure and (np.any(counts < 0) or np.any(counts > n)):
+        if self.pure and (np.any(counts < 0) or np.any(counts > n)):  # the same check, said as support counts
             low, high = float(counts.min()), float(counts.max())
             raise InvalidInput(f"{self.name}: support counts must lie between 0 and n = {n:,} (each counts "
                                f"reports), got values from {low:g} to {high:g}")
+        super()._check_statistics(counts, n)
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         """Whether support counts look like this configuration's (OUE reports read as SUE once gave an

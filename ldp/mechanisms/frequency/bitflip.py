@@ -142,6 +142,10 @@ class DBitFlip(FrequencyOracle):
         return reports
 
     # ------------------------------------------------------------------ server
+    def _report_range(self) -> tuple[float, float]:
+        # a report samples each bucket at most once (distinct j's) and adds one_value or zero_value to it
+        return min(0.0, self.zero_value, self.one_value), max(0.0, self.zero_value, self.one_value)
+
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         j = reports[:, 0::2].ravel()
         b = reports[:, 1::2].ravel()

@@ -304,6 +304,12 @@ class CMS(CountMeanSketch):
             raise InvalidInput(f"{self.name}: reports need a hash row 0 ≤ j < k={self.k} and entries b of 0 or 1")
         return reports
 
+    def _report_range(self) -> tuple[float, float]:
+        # a report adds k(c·(±1) + 1)/2 to each entry of its row j of the sketch, nothing to the other rows
+        _, c = _c_cms(self.epsilon)
+        low, high = sorted((self.k * (1.0 - c) / 2.0, self.k * (1.0 + c) / 2.0))
+        return min(0.0, low), max(0.0, high)
+
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         _, c = _c_cms(self.epsilon)
         signs = 2.0 * reports[:, 1:] - 1.0
@@ -443,6 +449,10 @@ class HCMS(CountMeanSketch):
         if np.any(reports[:, 0] >= self.k) or np.any(reports[:, 1] >= self.m) or np.any(reports[:, 2] > 1):
             raise InvalidInput(f"{self.name}: reports need 0 ≤ j < k={self.k}, 0 ≤ l < m={self.m}, y in {{0, 1}}")
         return reports
+
+    def _report_range(self) -> tuple[float, float]:
+        _, c = self._keep()  # a report adds ±k·c to one entry (j, l) of the sketch
+        return -abs(self.k * c), abs(self.k * c)
 
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         _, c = self._keep()

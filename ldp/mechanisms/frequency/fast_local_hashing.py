@@ -275,6 +275,9 @@ class FLH(FrequencyOracle):
     def report_columns(self) -> int:
         return 2
 
+    def _report_range(self) -> tuple[float, float]:
+        return 0.0, 1.0  # support counts: a report supports a value or not
+
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         hashes = self.hash_matrix()
         y, j = reports[:, 0], reports[:, 1]

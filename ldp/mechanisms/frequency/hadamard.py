@@ -263,6 +263,9 @@ class HadamardMechanism(HR):
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         return super()._support_counts(self._pairs(reports))  # t = 1: the pairs are the reports
 
+    def _report_range(self) -> tuple[float, float]:
+        return 0.0, float(self.t)  # a report's t pairs each support a value or not
+
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if self.t == 1:
             return super()._sample_counts(true_counts, rng)

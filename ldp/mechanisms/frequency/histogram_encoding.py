@@ -192,6 +192,9 @@ class SHE(FrequencyOracle):
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         return reports.sum(axis=0, dtype=np.float64)
 
+    def _report_range(self) -> tuple[float, float]:
+        return -self.report_bound, self.report_bound  # every coordinate of a report lies on the clamped grid
+
     def _sample_counts(self, true_counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         # A discrete Laplace(a) variable is G − G' for i.i.d. geometric G, G' (Pr[G = g] = (1 − a)a^g), so the
         # sum of n users' noise is δ(N − N') with N, N' i.i.d. negative binomial (n, 1 − a), each drawn as the

@@ -449,6 +449,9 @@ class RAPPOR(LongitudinalMixin, FrequencyOracle):
         blocks = np.asarray(stat, dtype=np.float64).reshape(np.shape(stat)[:-1] + (self.m, self.k + 1))
         return blocks[..., :self.k], blocks[..., self.k]
 
+    def _report_range(self) -> tuple[float, float]:
+        return 0.0, 1.0  # a report adds its bits (0 or 1) and 1 to its cohort's size
+
     def _support_counts(self, reports: np.ndarray) -> np.ndarray:
         # rows sorted by cohort and summed cohort by cohort (a boolean mask over n·k cells cost three times more)
         cohorts = reports[:, 0].astype(np.int64)

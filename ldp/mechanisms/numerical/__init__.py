@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.params import BUCKETS, Param, check_paired, check_positive_int
+from ldp.core.params import BUCKETS, Param, check_paired
 from ldp.core.randomness import RandomSource
 from ldp.core.results import Aggregate, Estimate, warn_unconverged
 from ldp.data.scale import ValueScale
@@ -104,8 +104,8 @@ class NumericalMechanism(Mechanism):
     def _batch_aggregates(self, counts: Any, n: int) -> list[Aggregate]:
         """The rows of ``counts`` as aggregates of n reports, validated as :meth:`reconstruct` validates them
         (:meth:`as_aggregates`)."""
-        n = check_positive_int(n, "n", self.name)
-        return [Aggregate(row, n) for row in self.as_aggregates(counts, n)]
+        rows, n = self.as_aggregates(counts, n)
+        return [Aggregate._checked(row, n) for row in rows]
 
     def _reconstruct_batch(self, counts: np.ndarray, method: str, **options: Any) -> np.ndarray | None:
         """The batched form of ``method`` on validated rows (hook; None: no batched form, one run per row)."""

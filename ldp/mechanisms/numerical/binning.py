@@ -209,8 +209,8 @@ class CFOBinning(NumericalMechanism):
     def _check_statistics(self, counts: np.ndarray, n: int) -> None:
         self._oracle._check_statistics(counts, n)  # the statistic is the oracle's, over the bins
 
-    def _check_statistic(self, aggregate: Aggregate) -> None:
-        self._oracle._check_statistic(aggregate)
+    def _report_range(self) -> tuple[Any, Any] | None:
+        return self._oracle.report_range()
 
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         return self._oracle.aggregate(reports, trusted=True).counts  # validated by _validate_reports

@@ -610,6 +610,9 @@ class _WindowChannel(NumericalMechanism):
         """Probability (density for the continuous SW) of each report within b of the input (§5.2, §5.4)."""
         return self._p
 
+    def _report_range(self) -> tuple[float, float]:
+        return 0.0, 1.0  # the statistic is the reports' histogram over the report cells
+
     @property
     def q(self) -> float:
         """Probability (density) of each report farther than b from the input; p/q = e^ε."""
