@@ -61,7 +61,7 @@ from ldp.maths.trees import admm_tree, aggregate_tree, constrained_inference, tr
 from ldp.mechanisms.frequency.base import FrequencyOracle
 from ldp.mechanisms.numerical import NumericalMechanism
 
-__all__ = ["HaarHRR", "HierarchicalHistogram"]
+__all__ = ["HaarHRR", "HierarchicalHistogram", "check_layer_sizes"]
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §4.2–4.3")
@@ -72,6 +72,48 @@ ORACLE = Param("oracle", str, "frequency oracle per layer: variance-optimal GRR/
 SPLIT = Param("split", str, "how the layers share the privacy (§4.2): 'population' — each user reports in one random "
               "layer with the whole ε — or 'budget' — each user reports in every layer with ε/h",
               default="population", choices=("population", "budget"))
+
+
+def check_layer_sizes(name: str, counts: np.ndarray, n: int, layers: int,
+                      every_user_in_every_layer: bool) -> np.ndarray:
+    """The users per layer — the last ``layers`` entries of each row of a layered statistic — as whole numbers ≥ 0
+    that add up to n (each user reports in one layer) or each equal n (every user in every layer).
+
+    Parameters
+    ----------
+    name : str
+        The mechanism, for the message.
+    counts : numpy.ndarray
+        Rows of statistics, shape (rows, size), finite.
+    n : int
+        The reports behind every row.
+    layers : int
+        The number of layers h.
+    every_user_in_every_layer : bool
+        Whether the budget is divided (every user reports in every layer) rather than the users.
+
+    Returns
+    -------
+    numpy.ndarray
+        The sizes, int64 of shape (rows, layers).
+
+    Raises
+    ------
+    InvalidInput
+        If a size is negative or fractional, or the sizes do not account for the n users.
+    """
+    sizes = counts[:, counts.shape[1] - layers:]
+    if np.any(sizes < 0) or np.any(sizes != np.round(sizes)):
+        raise InvalidInput(f"{name}: the users per layer (the statistic's last {layers} entries) must be whole "
+                           "numbers ≥ 0")
+    if every_user_in_every_layer:
+        if np.any(sizes != n):
+            raise InvalidInput(f"{name}: every one of the n = {n:,} users reports in every layer (the budget is "
+                               "divided), so each layer's user count must be n")
+    elif np.any(sizes.sum(axis=1) != n):
+        raise InvalidInput(f"{name}: each of the n = {n:,} users reports in one layer, so the users per layer must "
+                           "add up to n")
+    return sizes.astype(np.int64)
 
 
 @MECHANISMS.register
@@ -242,6 +284,18 @@ class HierarchicalHistogram(NumericalMechanism):
 
     def statistic_size(self) -> int:
         return int(self._offsets[-1]) + self._h
+
+    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
+        """The users per layer (:func:`check_layer_sizes`), then each layer's oracle statistic against its own
+        users (what that oracle checks)."""
+        sizes = check_layer_sizes(self.name, counts, n, self._h, self._budget)
+        for k in range(1, self._h + 1):
+            block = counts[:, self._offsets[k - 1]:self._offsets[k]]
+            for size in np.unique(sizes[:, k - 1]):
+                if size > 0:
+                    self._oracles[k - 1]._check_statistics(block[sizes[:, k - 1] == size], int(size))
+                elif np.any(block[sizes[:, k - 1] == 0] != 0):
+                    raise InvalidInput(f"{self.name}: layer {k} has no users but a non-zero statistic")
 
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         reports = self._rows(reports)
@@ -471,6 +525,16 @@ class HaarHRR(NumericalMechanism):
 
     def statistic_size(self) -> int:
         return int(self._offsets[-1]) + self._h
+
+    def _check_statistics(self, counts: np.ndarray, n: int) -> None:
+        """The users per layer (:func:`check_layer_sizes`); each report adds ±1 to one sum of its layer, so a
+        layer's sums add up in absolute value to at most its users."""
+        sizes = check_layer_sizes(self.name, counts, n, self._h, False)
+        for ell in range(1, self._h + 1):
+            spent = np.abs(counts[:, self._offsets[ell - 1]:self._offsets[ell]]).sum(axis=1)
+            if np.any(spent > sizes[:, ell - 1] * (1 + 1e-12)):
+                raise InvalidInput(f"{self.name}: layer {ell}'s sums add up to more (in absolute value) than its "
+                                   "users: each report adds ±1 to one of them")
 
     def _aggregate(self, reports: np.ndarray) -> np.ndarray:
         out = np.zeros(self.statistic_size())

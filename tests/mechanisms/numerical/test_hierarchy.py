@@ -303,3 +303,30 @@ def test_dividing_the_population_has_the_smaller_variance_in_ldp():
     err = {m.split: np.mean([w1(edges, run(m, counts, np.random.default_rng(70 + t)), truth) for t in range(4)])
            for m in (pop, bud)}
     assert err["population"] < err["budget"], err
+
+
+def test_a_layered_statistic_from_outside_is_checked_layer_by_layer():
+    """HH took layer sizes −3 and 2.5 (cast to −3 and 2) or 100 + 100 users from n = 2, and Haar-HRR a layer sum of
+    10⁶ from one user (frequencies ±10⁶): the users per layer must account for the n users, and each layer's
+    statistic must be one its users can produce (HH: the layer oracle's check; Haar-HRR: |sums| ≤ users)."""
+    hh = ldp.get_mechanism("hh", 1.0, 8, oracle="grr")
+    good = ldp.collect(hh, np.array([3, 2, 1, 0, 0, 1, 2, 1]), np.random.default_rng(0), "exact")
+    assert hh.reconstruct(ldp.Aggregate(good.counts, good.n)).values.shape == (8,)
+    h = hh.statistic_size() - int(hh._offsets[-1])
+    for sizes, n, reason in ((np.array([-3.0] + [2.5] * (h - 1)), 10, "whole numbers"),
+                             (np.full(h, 100.0), 2, "add up to n")):
+        stat = good.counts.copy()
+        stat[-h:] = sizes
+        with pytest.raises(ldp.LDPError, match=reason):
+            hh.estimate(stat, n)
+    stat = good.counts.copy()
+    stat[0] = 1e6  # a GRR support count far beyond its layer's users
+    with pytest.raises(ldp.LDPError, match="between 0 and n"):
+        hh.estimate(stat, good.n)
+    haar = ldp.get_mechanism("haar-hrr", 1.0, 8)
+    drawn = ldp.collect(haar, np.array([3, 2, 1, 0, 0, 1, 2, 1]), np.random.default_rng(1), "exact")
+    assert haar.reconstruct(ldp.Aggregate(drawn.counts, drawn.n)).values.shape == (8,)
+    stat = drawn.counts.copy()
+    stat[0] = 1e6
+    with pytest.raises(ldp.LDPError, match="more .in absolute value. than its users"):
+        haar.estimate(stat, drawn.n)
