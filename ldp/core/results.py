@@ -177,6 +177,10 @@ class Estimate:
         """The same record with other values (e.g. lifted from bins to buckets) and optional changes."""
         return replace(self, values=values, diagnostics=dict(self.diagnostics), **changes)
 
+    def with_warnings(self, extra: tuple[str, ...]) -> Estimate:
+        """The same record with ``extra`` lines added to its warnings."""
+        return self.with_values(self.values, warnings=tuple(self.warnings) + tuple(extra))
+
     def summary(self) -> dict[str, Any]:
         """Diagnostics as plain JSON-able data (no arrays)."""
         out: dict[str, Any] = {"estimator": self.estimator, "converged": self.converged,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -124,11 +123,8 @@ class Estimator(ABC):
         out = self._estimate(mechanism, agg, base)
         if not isinstance(out, Estimate):
             out = Estimate(np.asarray(out, dtype=np.float64), self.name, warnings=base.warnings if base else ())
-        if not agg.simulated:  # reports or counts from outside: say where they cannot come from this mechanism
-            extra = tuple(w for w in mechanism.consistency_warnings(agg) if w not in out.warnings)
-            if extra:
-                out = replace(out, warnings=tuple(out.warnings) + extra)
-        return warn_unconverged(out)
+        # reports or counts from outside: say where they cannot come from this mechanism
+        return warn_unconverged(mechanism.with_consistency_warnings(out, agg))
 
     @abstractmethod
     def _estimate(self, mechanism: Mechanism, aggregate: Aggregate, base: Estimate | None) -> Estimate | np.ndarray:

@@ -557,9 +557,32 @@ class Mechanism(ABC):
         -------
         Estimate
             The estimate with its diagnostics (matrix inversion for frequency oracles, the kind's reconstruction for
-            numerical mechanisms, the average for mean and vector mechanisms).
+            numerical mechanisms, the average for mean and vector mechanisms), with the consistency warnings of a
+            statistic that no engine drew (:meth:`with_consistency_warnings`).
         """
-        return self._estimate(self.as_aggregate(aggregate, n))
+        agg = self.as_aggregate(aggregate, n)
+        return self.with_consistency_warnings(self._estimate(agg), agg)
+
+    def with_consistency_warnings(self, estimate: Estimate, aggregate: Aggregate) -> Estimate:
+        """``estimate`` with :meth:`consistency_warnings` of ``aggregate`` added to its warnings (those it lacks),
+        unless an engine drew the aggregate (``Aggregate.simulated``): then it is this configuration's.
+
+        Parameters
+        ----------
+        estimate : Estimate
+            An estimate made from ``aggregate``.
+        aggregate : Aggregate
+            The validated aggregate.
+
+        Returns
+        -------
+        Estimate
+            The estimate itself, or a copy with the extra warnings.
+        """
+        if aggregate.simulated:
+            return estimate
+        extra = tuple(w for w in self.consistency_warnings(aggregate) if w not in estimate.warnings)
+        return estimate.with_warnings(extra) if extra else estimate
 
     @abstractmethod
     def _estimate(self, aggregate: Aggregate) -> Estimate: ...

@@ -105,3 +105,14 @@ def test_a_batch_of_statistics_is_checked_as_one_is(rows, n, reason, estimator):
     grr = ldp.get_mechanism("grr", 1.0, 4)
     with pytest.raises(ldp.LDPError, match=reason):
         ldp.get_estimator(estimator).estimate_batch(grr, np.array(rows, dtype=float), n)
+
+
+def test_the_mechanisms_own_estimate_says_where_counts_cannot_be_its_own():
+    """``mech.estimate(counts, n)`` (the README's server call) now carries the consistency warnings an estimator
+    adds for a statistic no engine drew: GRR counts where one value is supported by every report."""
+    grr = ldp.get_mechanism("grr", 1.0, 3)
+    odd = grr.estimate([1000, 0, 0], 1000)
+    assert any("cannot produce" in w or "outside" in w for w in odd.warnings), odd.warnings
+    assert odd.warnings == ldp.get_estimator("mi").estimate(grr, [1000, 0, 0], 1000).warnings
+    drawn = run_fast(grr, np.array([500, 300, 200]), np.random.default_rng(1))
+    assert grr.estimate(drawn).warnings == ()
