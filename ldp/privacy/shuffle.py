@@ -382,6 +382,8 @@ def _clone_grid(n: int, epsilon0: float, step: int) -> tuple[np.ndarray, np.ndar
     lo, hi = np.maximum(lo[keep], 0), np.minimum(hi[keep], n - 1)
     mass = cdf(hi) - cdf(lo - 1)
     rest = float(cdf(lo.min() - 1) + (0.0 if hi.max() >= n - 1 else special.bdtrc(int(hi.max()), n - 1, p)))
+    for arr in (lo, hi, mass):  # cached and shared by every caller: read-only
+        arr.setflags(write=False)
     return lo, hi, mass, rest
 
 
