@@ -62,7 +62,9 @@ class Reconstruction(Estimator):
         one :meth:`estimate` per row)."""
         if not self.applies_to(mechanism):
             return super()._estimate_batch(mechanism, counts, n)  # refused with the estimator's one-line reason
-        return mechanism.reconstruct_batch(counts, n, method=self.name, **self.params)  # type: ignore[attr-defined]
+        # the rows were validated by estimate_batch: handed on as checked, not validated a second time
+        return mechanism.reconstruct_batch(Aggregate._checked(counts, n), n, method=self.name,  # type: ignore
+                                           **self.params)
 
     def _estimate_batches(self, mechanisms: list[Mechanism], counts: list[np.ndarray], n: int) -> list[np.ndarray]:
         """The blocks of mechanisms of one class through its ``reconstruct_batches`` (EM/EMS over a sweep iterate
@@ -70,7 +72,8 @@ class Reconstruction(Estimator):
         kind = type(mechanisms[0]) if mechanisms else None
         if kind is None or not all(type(m) is kind and self.applies_to(m) for m in mechanisms):
             return super()._estimate_batches(mechanisms, counts, n)
-        return kind.reconstruct_batches(mechanisms, counts, n, method=self.name, **self.params)  # type: ignore
+        return kind.reconstruct_batches(mechanisms, [Aggregate._checked(c, n) for c in counts], n,  # type: ignore
+                                        method=self.name, **self.params)
 
 
 @ESTIMATORS.register

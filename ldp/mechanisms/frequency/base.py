@@ -131,11 +131,12 @@ class FrequencyOracle(Mechanism):
         return (0.0, 1.0) if self.pure else None
 
     def _check_statistics(self, counts: np.ndarray, n: int) -> None:
-        if self.pure and (np.any(counts < 0) or np.any(counts > n)):  # the same check, said as support counts
+        if not self.pure:
+            super()._check_statistics(counts, n)
+        elif np.any(counts < 0) or np.any(counts > n):  # the generic check at [0, 1] per report, said as counts
             low, high = float(counts.min()), float(counts.max())
             raise InvalidInput(f"{self.name}: support counts must lie between 0 and n = {n:,} (each counts "
                                f"reports), got values from {low:g} to {high:g}")
-        super()._check_statistics(counts, n)
 
     def consistency_warnings(self, aggregate: Aggregate, z: float = 5.0) -> list[str]:
         """Whether support counts look like this configuration's (OUE reports read as SUE once gave an
