@@ -66,9 +66,9 @@ def workers() -> int:
 #: benchmarks/bench_dashboard.py). Meanwhile pages compute here.
 START_DELAY_S = 8.0
 #: What a worker imports before its first task: the engine, the studies and figures the pages send, and the
-#: SciPy modules their estimators import on use.
+#: SciPy module some estimators import on use.
 WARM_MODULES = ("ldp", "ldp.studies.comparison", "ldp.viz", "ldp.viz.estimator_comparison", "ldp.viz.distributions",
-                "scipy.signal", "scipy.optimize")
+                "scipy.optimize")
 
 _lock = threading.Lock()
 _pool: concurrent.futures.ProcessPoolExecutor | None = None
@@ -97,7 +97,7 @@ def _exit_with_parent() -> None:
 
 def _warm() -> int:
     with heap.imports_kept():  # views/heap.py: the imports without the collections they trigger
-        for name in WARM_MODULES:  # imported once per worker, before the first real call (scipy.signal alone: 0.4 s)
+        for name in WARM_MODULES:  # imported once per worker, before the first real call
             importlib.import_module(name)
     return os.getpid()
 

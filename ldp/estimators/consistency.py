@@ -560,9 +560,7 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     nodes1 = np.bincount(node, mass1 * (1 - frac), cells + 1) + np.bincount(node + 1, mass1 * frac, cells + 1)
     radius = int(np.ceil(reach / h))
     kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) * (h / sigma)) ** 2)
-    from scipy import signal  # imported on use: scipy.signal alone costs ~0.4 s at start-up
-
-    both = signal.fftconvolve(np.vstack((nodes0, nodes1)), kernel[None, :], axes=1)
+    both = _convolve_rows(np.vstack((nodes0, nodes1)), kernel)
     den, num = both[0], both[1]
     # Eq. (11) at t_j = (j − radius)·h, j = 0 … cells + 2·radius (every t has prior mass within 8σ)
     posterior = np.clip(num / np.maximum(den, 1e-300), 1.0 / n, 1.0)
@@ -570,6 +568,31 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     j = np.minimum(np.floor(pos).astype(np.int64), posterior.size - 2)
     frac = pos - j
     return posterior[j] * (1.0 - frac) + posterior[j + 1] * frac
+
+
+def _smooth_length(size: int) -> int:
+    """The smallest 2^a·3^b·5^c ≥ ``size``: an FFT length pocketfft transforms fast."""
+    best = 1 << max(0, (size - 1).bit_length())
+    five = 1
+    while five < best:
+        three = five
+        while three < best:
+            length = three << max(0, (-(-size // three) - 1).bit_length())  # three·2^a ≥ size
+            best = min(best, length)
+            three *= 3
+        five *= 5
+    return best
+
+
+def _convolve_rows(rows: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """The full linear convolution of every row with ``kernel``, by one real FFT of a power-of-two length (what
+    ``scipy.signal.fftconvolve(rows, kernel[None, :], axes=1)`` computes, to rounding, without its per-call checks
+    and backend dispatch — a third of Power's time at a Post-processing page's sizes — or its import)."""
+    size = rows.shape[1] + kernel.size - 1
+    nfft = _smooth_length(size)
+    spectrum = np.fft.rfft(rows, nfft, axis=1)
+    spectrum *= np.fft.rfft(kernel, nfft)
+    return np.fft.irfft(spectrum, nfft, axis=1)[:, :size]
 
 
 def power_ns(estimate: np.ndarray, sigma: float, n: int) -> np.ndarray:

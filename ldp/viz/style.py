@@ -16,8 +16,8 @@ import plotly.io as pio
 # Okabe–Ito colour-blind-safe palette.
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
-__all__ = ["PALETTE", "PROJECTOR_FONT", "declared_figure", "figure_spec", "figure_spec_on", "for_projector",
-           "label_log_axes", "paired_lines"]
+__all__ = ["PALETTE", "PROJECTOR_FONT", "declared_figure", "disposable_spec", "figure_spec", "figure_spec_on",
+           "for_projector", "label_log_axes", "paired_lines"]
 
 def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     """The figure of ``data`` (trace dicts) and ``layout`` declared whole and built without Plotly's value validation
@@ -39,7 +39,18 @@ def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     plotly.graph_objects.Figure
         The figure.
     """
-    return go.Figure(data=data, layout=layout, _validate=False)
+    return go.Figure(data=[_plain_arrays(trace) for trace in data], layout=layout, _validate=False)
+
+
+def _plain_arrays(entry: Any) -> Any:
+    """``entry`` with every numeric pandas Series or Index in it (at any depth of dicts) as a numpy array: Plotly
+    encodes a Series through narwhals, a tenth of a figure's encoding time at the Post-processing page's sizes, for
+    the same typed array. Other Series (text, dates) are left to Plotly."""
+    if isinstance(entry, dict):
+        return {key: _plain_arrays(value) for key, value in entry.items()}
+    if isinstance(entry, (pd.Series, pd.Index)) and entry.dtype.kind in "biuf":
+        return entry.to_numpy()
+    return entry
 
 
 #: Type sizes (px) of a figure shown on a projector: body and ticks, axis titles, the figure's title.
@@ -108,7 +119,32 @@ def figure_spec(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> d
     dict
         The figure's ``to_dict()``.
     """
-    return label_log_axes(build(*args, **kwargs)).to_dict()
+    return disposable_spec(label_log_axes(build(*args, **kwargs)))
+
+
+def disposable_spec(fig: go.Figure) -> dict[str, Any]:
+    """``fig.to_dict()`` of a figure that nothing else holds (one just built to be sent): the figure's own data and
+    layout, their arrays encoded in base64 as ``to_dict`` encodes them, without the deep copy ``to_dict`` makes to
+    protect a figure that lives on (a fifth of a figure's encoding time). ``fig`` must not be used afterwards. A
+    figure with frames goes through ``to_dict``. The tests check that the two agree for every figure builder.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        A figure about to be dropped.
+
+    Returns
+    -------
+    dict
+        What ``fig.to_dict()`` returns.
+    """
+    if fig._frame_objs:
+        return fig.to_dict()
+    from _plotly_utils.utils import convert_to_base64
+
+    spec = {"data": fig._data, "layout": fig._layout}
+    convert_to_base64(spec)
+    return spec
 
 
 def figure_spec_on(template: Any, build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -176,7 +176,7 @@ def test_every_figure_is_what_the_schema_validates_it_to(run):
 
     import plotly.io as pio
 
-    from ldp.viz.style import label_log_axes
+    from ldp.viz.style import disposable_spec, figure_spec, label_log_axes
 
     result, display, table = run
     curve = comparison.top_k_curve_table(result.estimates, result.true_frequencies, range(1, 9), display)
@@ -200,4 +200,15 @@ def test_every_figure_is_what_the_schema_validates_it_to(run):
             validated = go.Figure(fig.to_plotly_json())  # validates every property (raises on an invalid one)
             spec = json.loads(pio.to_json(fig.to_dict(), validate=False))  # what the browser is sent
             assert spec == json.loads(pio.to_json(validated.to_dict(), validate=False))  # (keys in any order)
+            # the worker's encoding without to_dict's deep copy (disposable_spec, on a copy: it consumes the figure)
+            fast = disposable_spec(go.Figure(fig.to_dict(), skip_invalid=False))
+            assert json.loads(pio.to_json(fast, validate=False)) == spec
     assert figures[0].layout.hoverlabel.font.size == 14  # the nested form, as validation writes it
+    # and on the figures as the builders hand them over (pandas columns become plain arrays; same spec)
+    for build, args in ((estimator_comparison.bias_figure, (table,)), (estimator_comparison.variance_figure, (table,)),
+                        (estimator_comparison.top_k_figure, (curve,)), (estimator_comparison.set_value_figure,
+                                                                         (sets, sampled))):
+        kwargs = {"title": "t", **({"k": 3} if build is estimator_comparison.top_k_figure else {}),
+                  **({"rho": 25} if build is estimator_comparison.set_value_figure else {})}
+        expected = json.loads(pio.to_json(label_log_axes(build(*args, **kwargs)).to_dict(), validate=False))
+        assert json.loads(pio.to_json(figure_spec(build, *args, **kwargs), validate=False)) == expected
