@@ -35,6 +35,7 @@ never for the whole domain.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any, ClassVar
@@ -79,6 +80,7 @@ def residue_class_sizes(prime: int, g: int) -> np.ndarray:
     return prime // g + (np.arange(g) < prime % g).astype(np.int64)
 
 
+@functools.lru_cache(maxsize=256)
 def collision_probability(prime: int, g: int) -> float:
     """c = Σ_y m_y (m_y − 1)/(P (P − 1)): the probability that H_{a,b}(v) = H_{a,b}(v') for v ≠ v' over the
     Carter–Wegman family (the module docstring's derivation; the same for every pair of values).
@@ -102,7 +104,7 @@ def collision_probability(prime: int, g: int) -> float:
     IBU vs matrix inversion paper, §3.1 "Local Hashing (LH)" (its q* = 1/g is this c's ideal-hash limit; the exact
     c for the Carter–Wegman family is derived in the module docstring).
     """
-    m = residue_class_sizes(prime, g).astype(np.float64)
+    m = residue_class_sizes(int(prime), int(g)).astype(np.float64)  # cached: every LH mechanism built asks for it
     return float((m * (m - 1)).sum() / (prime * (prime - 1)))
 
 
