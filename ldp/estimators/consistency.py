@@ -570,26 +570,14 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     return posterior[j] * (1.0 - frac) + posterior[j + 1] * frac
 
 
-def _smooth_length(size: int) -> int:
-    """The smallest 2^a·3^b·5^c ≥ ``size``: an FFT length pocketfft transforms fast."""
-    best = 1 << max(0, (size - 1).bit_length())
-    five = 1
-    while five < best:
-        three = five
-        while three < best:
-            length = three << max(0, (-(-size // three) - 1).bit_length())  # three·2^a ≥ size
-            best = min(best, length)
-            three *= 3
-        five *= 5
-    return best
-
-
 def _convolve_rows(rows: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    """The full linear convolution of every row with ``kernel``, by one real FFT of a power-of-two length (what
-    ``scipy.signal.fftconvolve(rows, kernel[None, :], axes=1)`` computes, to rounding, without its per-call checks
-    and backend dispatch — a third of Power's time at a Post-processing page's sizes — or its import)."""
+    """The full linear convolution of every row with ``kernel``, by one real FFT of SciPy's fast length (what
+    ``scipy.signal.fftconvolve(rows, kernel[None, :], axes=1)`` computes, bit for bit on Power's inputs, without its
+    per-call checks and backend dispatch or the import of ``scipy.signal``)."""
+    from scipy import fft  # loaded with the engine already (scipy.special)
+
     size = rows.shape[1] + kernel.size - 1
-    nfft = _smooth_length(size)
+    nfft = fft.next_fast_len(size, real=True)
     spectrum = np.fft.rfft(rows, nfft, axis=1)
     spectrum *= np.fft.rfft(kernel, nfft)
     return np.fft.irfft(spectrum, nfft, axis=1)[:, :size]

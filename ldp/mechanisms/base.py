@@ -409,14 +409,18 @@ class Mechanism(ABC):
             counts, n, trusted = counts.counts, counts.n, counts.trusted
         if n is None:
             raise InvalidInput(f"{self.name}: give the number of reports n with the counts")
+        n = check_positive_int(n, "n", self.name)
+        size = self.statistic_size()
+        try:
+            shape = np.shape(counts)  # checked before any float64 copy is made
+        except (TypeError, ValueError):  # a ragged list
+            raise InvalidInput(f"{self.name}: the statistics must be rows of numbers of one length") from None
+        if len(shape) not in (1, 2) or shape[-1] != size:
+            raise InvalidInput(f"{self.name}: each row of statistics must have {size} entries, got shape {shape}")
         try:
             c = np.atleast_2d(np.asarray(counts, dtype=np.float64))
         except (TypeError, ValueError):
             raise InvalidInput(f"{self.name}: the statistics must be numbers") from None
-        n = check_positive_int(n, "n", self.name)
-        size = self.statistic_size()
-        if c.ndim != 2 or c.shape[1] != size:
-            raise InvalidInput(f"{self.name}: each row of statistics must have {size} entries, got shape {c.shape}")
         if not np.all(np.isfinite(c)):
             raise InvalidInput(f"{self.name}: the statistics hold NaN or infinite numbers")
         if not trusted:

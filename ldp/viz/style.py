@@ -126,7 +126,8 @@ def disposable_spec(fig: go.Figure) -> dict[str, Any]:
     """``fig.to_dict()`` of a figure that nothing else holds (one just built to be sent): the figure's own data and
     layout, their arrays encoded in base64 as ``to_dict`` encodes them, without the deep copy ``to_dict`` makes to
     protect a figure that lives on (a fifth of a figure's encoding time). ``fig`` must not be used afterwards. A
-    figure with frames goes through ``to_dict``. The tests check that the two agree for every figure builder.
+    figure with frames goes through ``to_dict``. The tests check that the two agree on every estimator-comparison
+    figure.
 
     Parameters
     ----------

@@ -116,3 +116,15 @@ def test_the_mechanisms_own_estimate_says_where_counts_cannot_be_its_own():
     assert odd.warnings == ldp.get_estimator("mi").estimate(grr, [1000, 0, 0], 1000).warnings
     drawn = run_fast(grr, np.array([500, 300, 200]), np.random.default_rng(1))
     assert grr.estimate(drawn).warnings == ()
+
+
+def test_a_batch_of_the_wrong_shape_is_refused_before_it_is_converted():
+    """``as_aggregates`` reads the shape first (no float64 copy of a wrong-shaped batch) and refuses a ragged list,
+    text and a 3-D array in one line each."""
+    grr = ldp.get_mechanism("grr", 1.0, 4)
+    for bad, reason in (([[1, 2], [1, 2, 3]], "one length"), ([["a", "b", "c", "d"]], "numbers"),
+                        (np.zeros((2, 2, 4)), "4 entries"), (np.zeros(5), "4 entries")):
+        with pytest.raises(ldp.LDPError, match=reason):
+            grr.as_aggregates(bad, 3)
+    rows, n = grr.as_aggregates([1, 0, 1, 1], 3)
+    assert rows.shape == (1, 4) and n == 3
