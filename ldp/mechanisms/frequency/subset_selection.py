@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy.special import gammaln
@@ -54,13 +56,13 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     probability, so a row's set S is exchangeable — given |S| = K it is a uniform K-subset. A row with
     K above its target t then clears K − t of its set cells and a row below sets t − K of its free cells,
     chosen uniformly without replacement; by symmetry the result is a uniform t-subset for every K.
-    The uniform choice is sequential rejection sampling, vectorized over rows in a few rounds: a row
-    draws uniform candidate cells and takes, in order, those still in its source set (set cells to
-    clear or free cells to set) until it has enough. A round evaluates its candidates against the
-    state before the round, so the first ``need`` acceptable candidates of a row may repeat a cell;
-    repeats count once and the row's remaining candidates are discarded (unused i.i.d. draws after a
-    stopping time), which leaves each accepted cell uniform over the cells still available, exactly
-    as one-at-a-time sampling. Reading each row's set bits in order gives sorted subsets.
+    The uniform choice is sequential rejection sampling, one cell at a time, row after row, in compiled code
+    (numba, without the interpreter lock): candidate cells are drawn uniformly from [0, universe) in one array,
+    and a row takes each in turn when it is still in the row's source set (a set cell to clear, or a free cell
+    other than the excluded one to set) and skips it otherwise, so each accepted cell is uniform over the cells
+    still available. Where the next row starts reading the array is a stopping time of these i.i.d. draws, so
+    the draws it reads are again i.i.d. uniform; draws left over at the end are discarded, and a row that runs
+    out resumes from a fresh array. Reading each row's set bits in order gives sorted subsets.
 
     Parameters
     ----------
@@ -104,6 +106,55 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     return out
 
 
+def _fix_rows(bits: np.ndarray, skip: np.ndarray, target: np.ndarray, count: np.ndarray, cells: np.ndarray,
+              row: int) -> int:
+    """Bring rows ``row``, ``row + 1``, … of the 0/1 matrix ``bits`` from ``count`` set cells to ``target``, one
+    uniform cell at a time: each candidate of ``cells`` (uniform on [0, universe), taken in order) is accepted
+    when it is a set cell of a row that clears or a free cell (other than the row's ``skip``) of a row that sets,
+    and rejected otherwise (:func:`sample_subsets` gives the argument). Compiled by :func:`_fix_rows_compiled`;
+    runs without the interpreter lock.
+
+    Returns the first row not brought to its target when ``cells`` ran out (``count`` holds its progress), or
+    the number of rows."""
+    m = bits.shape[0]
+    used = 0
+    available = cells.shape[0]
+    while row < m:
+        k = count[row]
+        t = target[row]
+        if k != t:
+            own = bits[row]
+            if k > t:
+                while k > t and used < available:
+                    c = cells[used]
+                    used += 1
+                    if own[c] == 1:
+                        own[c] = 0
+                        k -= 1
+            else:
+                leave = skip[row]
+                while k < t and used < available:
+                    c = cells[used]
+                    used += 1
+                    if own[c] == 0 and c != leave:
+                        own[c] = 1
+                        k += 1
+            count[row] = k
+            if k != t:
+                return row
+        row += 1
+    return row
+
+
+@functools.cache
+def _fix_rows_compiled() -> Callable[..., int]:
+    """:func:`_fix_rows` compiled by numba (imported on first use, so that ``import ldp`` and the dashboard's
+    start stay light; the machine code is cached on disk after the first compilation)."""
+    import numba
+
+    return numba.njit(nogil=True, cache=True)(_fix_rows)
+
+
 def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude: np.ndarray | None = None,
                 include: np.ndarray | None = None) -> np.ndarray:
     """:func:`sample_subsets`'s subsets (the same ones, from the same randomness) as an (m, universe) bool matrix,
@@ -140,43 +191,23 @@ def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude:
     # Any common probability works; a multiple of 1/256 near the mean target needs no tie-breaking.
     rate = min(256, round(256 * float(target.mean()) / free)) / 256 if free else 0.0
     chosen = bernoulli(rng, rate, (m, universe))
+    skip = np.full(m, -1, dtype=np.int64)  # the value each row leaves out (−1: none)
     if exclude is not None:
-        exclude = np.asarray(exclude, dtype=np.int64)
-        chosen[rows, exclude] = False
+        skip = np.asarray(exclude, dtype=np.int64)
+        chosen[rows, skip] = False
     count = np.add.reduce(chosen.view(np.uint8), axis=1, dtype=np.uint16 if universe < 2**16 else np.int64)
     count = count.astype(np.int64)
-    flat = chosen.reshape(-1)
-    marks = flat.view(np.uint8)
-    if exclude is not None:
-        marks[rows * universe + exclude] = 2  # the excluded cells match neither a set nor a free cell
-    itype = np.int32 if m * universe < 2**31 else np.int64
-    active = np.flatnonzero(count != target)
-    while active.size:
-        gap = count[active] - target[active]
-        clear = gap > 0  # these rows clear set cells; the others set free cells
-        need = np.minimum(np.abs(gap), 250)  # ≤ 250 per round: the repeat marks below fit in a byte
-        source = np.where(clear, count[active], free - count[active])
-        expect = need * (universe / source)  # candidates needed on average
-        per_row = np.ceil(expect + np.sqrt(expect) + 2.0).astype(itype)
-        owner = np.repeat(np.arange(active.size, dtype=itype), per_row)
-        cell = rng.integers(0, universe, size=owner.size, dtype=itype)
-        cell += np.repeat((active * universe).astype(itype), per_row)
-        ok = marks[cell] == clear.view(np.uint8)[owner]
-        # the first `need` acceptable candidates of each row, in draw order
-        seen = np.cumsum(ok, dtype=itype)
-        ends = np.cumsum(per_row)
-        before = np.concatenate((np.zeros(1, itype), seen))[ends - per_row]
-        taken = np.flatnonzero(ok & (seen <= np.repeat(before + need.astype(itype), per_row)))
-        cell, owner = cell[taken], owner[taken]
-        # a cell taken twice by a row counts once: give the takes of a row distinct marks (2..251),
-        # write them all, and keep one taker per cell (the one whose mark survived)
-        mark = (seen[taken] - before[owner] + 1).astype(np.uint8)
-        marks[cell] = mark
-        distinct = marks[cell] == mark
-        marks[cell] = clear.view(np.uint8)[owner] ^ np.uint8(1)
-        done = np.bincount(owner[distinct], minlength=active.size)
-        count[active] += np.where(clear, -done, done)
-        active = active[count[active] != target[active]]
+    gap = count - target
+    # draws a row needs on average: |gap| accepted cells at universe/source candidates each
+    expect = np.abs(gap) * (universe / np.maximum(np.where(gap > 0, count, free - count), 1))
+    fix = _fix_rows_compiled()
+    itype = np.int32 if universe < 2**31 else np.int64
+    row = int(np.argmax(gap != 0)) if np.any(gap != 0) else m
+    while row < m:
+        # candidates for the rows still to fix, with a margin; a row that runs out resumes with fresh draws
+        want = float(expect[row:].sum())
+        cells = rng.integers(0, universe, size=int(1.1 * want + 4.0 * math.sqrt(want)) + 16, dtype=itype)
+        row = fix(chosen.view(np.uint8), skip, target, count, cells, row)
     if exclude is not None:
         chosen[rows, exclude] = False if include is None else include
     return chosen
