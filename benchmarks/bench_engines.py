@@ -397,8 +397,8 @@ def measure_floor(name: str, args: argparse.Namespace, repeats: int = 3) -> tupl
     times = []
     for rep in range(repeats + 1):  # the first call is a warm-up
         rng = np.random.default_rng(args.seed + 100 + rep)
-        jobs = [(min(n, s + chunk) - s, child) for s, child in zip(range(0, n, chunk),
-                                                                   rng.spawn(-(-n // chunk)), strict=True)]
+        bounds = list(ldp.engines.chunk_bounds(n, chunk))
+        jobs = [(stop - start, child) for (start, stop), child in zip(bounds, rng.spawn(len(bounds)), strict=True)]
         t0 = time.perf_counter()
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for _ in pool.map(lambda job: draw(job[1], job[0]), jobs):

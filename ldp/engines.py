@@ -32,8 +32,8 @@ from ldp.core.randomness import RandomSource
 from ldp.core.results import SIMULATION_ENGINES, Aggregate
 from ldp.mechanisms.base import Mechanism
 
-__all__ = ["ENGINES", "aggregate_reports", "check_engine", "collect", "default_workers", "run_exact", "run_fast",
-           "stack_aggregates"]
+__all__ = ["ENGINES", "aggregate_reports", "check_engine", "chunk_bounds", "collect", "default_workers", "run_exact",
+           "run_fast", "stack_aggregates"]
 
 ENGINES = SIMULATION_ENGINES
 
@@ -72,6 +72,35 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+def chunk_bounds(n: int, chunk: int) -> Iterator[tuple[int, int]]:
+    """The chunks of :func:`run_exact` for n users and chunks of at most ``chunk``: (start, stop) of each, in order.
+    The users are split into equal chunks (their sizes differ by at most one), an even number of them when one is
+    not enough, so that the engine's two threads end together (n = 2·10⁴ at 8,192: four chunks of 5,000, not
+    8,192 + 8,192 + 3,616, which kept one thread busy 18% longer).
+
+    Parameters
+    ----------
+    n : int
+        Users (≥ 1).
+    chunk : int
+        The most users a chunk may hold (≥ 1).
+
+    Yields
+    ------
+    tuple of (int, int)
+        Each chunk's first user and the user after its last.
+    """
+    pieces = -(-n // chunk)
+    if 1 < pieces < n:
+        pieces += pieces % 2
+    size, extra = divmod(n, pieces)  # the first `extra` chunks take one user more
+    start = 0
+    for i in range(pieces):
+        stop = start + size + (i < extra)
+        yield start, stop
+        start = stop
+
+
 def _cells_in_range(cumulative: np.ndarray, start: int, stop: int) -> np.ndarray:
     """Cells of users start..stop−1 when users are listed cell by cell (counts → users): each cell that the range
     meets, repeated as many times as it has users there (O(users + cells met), not a search per user)."""
@@ -102,7 +131,8 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
     support : array_like, optional
         The cells' values, for mechanisms whose population is given by its values.
     chunk_size : int, optional
-        Users per chunk (default: the mechanism's, bounded in memory cells).
+        At most this many users per chunk (default: the mechanism's, bounded in memory cells); the users are split
+        into equal chunks (:func:`chunk_bounds`).
     workers : int, optional
         Threads (default: up to 2).
 
@@ -142,8 +172,8 @@ def run_exact(mechanism: Mechanism, rng: np.random.Generator | RandomSource, *, 
     def jobs() -> Iterator[tuple[tuple[int, int], RandomSource]]:
         # lazily, one child generator per chunk: rng.spawn(1) k times gives the same children as rng.spawn(k)
         # (the seed sequence counts its spawns), without holding n/chunk generators (10¹⁵ users: 10⁸ of them)
-        for s in range(0, n, chunk):
-            yield (s, min(n, s + chunk)), (rng if secure else rng.spawn(1)[0])
+        for bounds in chunk_bounds(n, chunk):
+            yield bounds, (rng if secure else rng.spawn(1)[0])
 
     # a secure source cannot be split; run sequentially from it
     n_workers = 1 if secure else default_workers() if workers is None else check_positive_int(workers, "workers")

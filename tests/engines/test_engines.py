@@ -8,7 +8,7 @@ import pytest
 from ldp_test_support import build, sample_inputs
 
 import ldp
-from ldp.engines import collect, run_exact
+from ldp.engines import chunk_bounds, collect, run_exact
 
 
 def test_values_and_counts_paths_agree_in_distribution():
@@ -101,6 +101,21 @@ def test_secure_source_runs_sequentially():
     assert agg.n == 800
 
 
+def test_chunk_bounds_split_users_into_an_even_number_of_equal_chunks():
+    assert list(chunk_bounds(20_000, 8192)) == [(0, 5000), (5000, 10_000), (10_000, 15_000), (15_000, 20_000)]
+    assert list(chunk_bounds(8192, 8192)) == [(0, 8192)]  # one chunk stays one
+    assert list(chunk_bounds(8193, 8192)) == [(0, 4097), (4097, 8193)]
+    assert len(list(chunk_bounds(10**6, 8192))) == 124
+    for n in range(1, 120):
+        for chunk in (1, 2, 3, 7, 64, 256):
+            bounds = list(chunk_bounds(n, chunk))
+            sizes = [stop - start for start, stop in bounds]
+            assert bounds[0][0] == 0 and bounds[-1][1] == n
+            assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))  # contiguous
+            assert 1 <= min(sizes) and max(sizes) <= chunk and max(sizes) - min(sizes) <= 1
+            assert len(bounds) in (1, n) or len(bounds) % 2 == 0  # odd only when each user is its own chunk
+
+
 # ---------------------------------------------------------------------------------------------- trust boundary
 @pytest.mark.parametrize("name", list(ldp.MECHANISMS.names()))
 def test_exact_engine_trusts_its_own_reports_with_unchanged_results(name, monkeypatch):
@@ -109,20 +124,18 @@ def test_exact_engine_trusts_its_own_reports_with_unchanged_results(name, monkey
     chunks, the same child generators, ``mechanism.aggregate(reports)`` summed."""
     mech = build(name, 1.0, 16)
     values = sample_inputs(mech, 700, np.random.default_rng(3))
-    chunk = 256
-
     expected = np.zeros(mech.statistic_size())
     parent = np.random.default_rng(9)
-    for start in range(0, values.shape[0], chunk):
+    for start, stop in chunk_bounds(values.shape[0], 256):  # 700 users: four chunks of 175
         child = parent.spawn(1)[0]
-        expected += mech.aggregate(mech.perturb(values[start:start + chunk], child)).counts  # validated
+        expected += mech.aggregate(mech.perturb(values[start:stop], child)).counts  # validated
 
     def refuse(self, reports):
         raise AssertionError("the exact engine re-validated its own reports")
 
     monkeypatch.setattr(type(mech), "_validate_reports", refuse)
     for workers in (1, 2):
-        agg = run_exact(mech, np.random.default_rng(9), values=values, chunk_size=chunk, workers=workers)
+        agg = run_exact(mech, np.random.default_rng(9), values=values, chunk_size=256, workers=workers)
         np.testing.assert_array_equal(agg.counts, expected)
         assert agg.n == 700
 
