@@ -22,6 +22,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,6 +116,19 @@ def test_sample_subsets_exclude_and_include() -> None:
             assert counts[~allowed].sum() == 0
             expected = np.where(allowed, rows.sum() / allowed.sum(), 0.0)
             assert_chi_square(counts[allowed], expected[allowed], f"v={v}, include={inc}")
+
+
+def test_the_compiled_fix_up_is_loaded_on_first_use_only() -> None:
+    """numba (SS's fix-up) is imported when a subset is first drawn, not by ``import ldp``: the dashboard's cold
+    start does not pay for it."""
+    script = ("import sys, numpy as np, ldp\n"
+              "assert 'numba' not in sys.modules, 'import ldp imported numba'\n"
+              "ldp.get_mechanism('ss', 1.0, 8).perturb(np.arange(8), np.random.default_rng(0))\n"
+              "assert 'numba' in sys.modules\n")
+    root = str(Path(ldp.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_sample_subsets_large_rows_are_uniform() -> None:
