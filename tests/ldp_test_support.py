@@ -97,6 +97,24 @@ def out_of_range_inputs(mechanism) -> list[np.ndarray]:
     return [np.array([0.5, 1.5]), np.array([low - 0.25]), np.array([np.nan])]
 
 
+class FixedUniforms:
+    """A random source whose ``random`` returns given uniforms, in order (to check a sampler's formula exactly:
+    its main draws, then its second draws)."""
+
+    def __init__(self, *blocks: np.ndarray) -> None:
+        self.u = np.concatenate([np.ravel(np.asarray(b, dtype=np.float64)) for b in blocks])
+        self.used = 0
+
+    def random(self, size=None):  # noqa: ANN001, ANN201
+        count = int(np.prod(size))
+        out = self.u[self.used:self.used + count].reshape(size).copy()
+        self.used += count
+        return out
+
+    def integers(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        raise AssertionError("this source gives uniforms only")
+
+
 def assert_frequency(hits: float, n: int, p: float, what: str = "") -> None:
     """hits/n within 5 binomial standard deviations of p (exact equality when p is 0 or 1)."""
     freq = hits / n

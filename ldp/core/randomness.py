@@ -17,7 +17,7 @@ import numpy as np
 from ldp.core.errors import InvalidInput
 
 __all__ = ["RandomSource", "SecureRandom", "bernoulli", "check_random_source", "discrete_laplace",
-           "discrete_laplace_tail", "gaussian", "laplace", "make_rng", "random_bytes", "spawn"]
+           "discrete_laplace_grid", "gaussian", "laplace", "make_rng", "random_bytes", "spawn", "uniforms"]
 
 
 class RandomSource(Protocol):
@@ -379,10 +379,6 @@ def gaussian(rng: RandomSource, shape: tuple[int, ...], scale: float) -> np.ndar
     return c
 
 
-#: Uniforms below this are refined with a second uniform (see :func:`discrete_laplace`); a power of two.
-DISCRETE_LAPLACE_REFINE = 2.0 ** -12
-
-
 def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
                      out: np.ndarray | None = None) -> np.ndarray:
     """Discrete Laplace draws Z (integers, as float64): Pr[Z = z] = (1 − a)/(1 + a) · a^|z| with a = e^log_a < 1.
@@ -391,14 +387,17 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
     [0, 1) gives the sign bit s = ⌊2u⌋ and w = 2u − s, uniform on the 2⁻⁵² grid of [0, 1) and independent of s.
     With c = (1 + a)/2, Pr[|Z| ≥ m] = a^m / c for m ≥ 1, so |Z| = ⌊ln(w·c)/ln a⌋ (Pr[|Z| ≥ m] = Pr[w ≤ a^m/c];
     Pr[Z = 0] = 1 − a/c = (1 − a)/(1 + a); each sign takes half of the rest) and Z = (1 − 2s)·|Z|, computed as
-    trunc(ln(w·c)·(1 − 2s)/ln a) (truncation toward zero is the floor of |Z| of either sign: one pass fewer).
-    Resolution: the cell of w that gives |Z| = m is a^m(1 − a)/c wide; every w below
-    ``DISCRETE_LAPLACE_REFINE`` (probability 2⁻¹², about one draw in 4,096) is refined with a second uniform to
-    the 2⁻¹⁰⁵ grid (its midpoints, so that w > 0), which keeps at least 2²⁰ equally likely uniforms in the cell
-    of every |Z| out to w = 2⁻⁶⁰ when 1 − a ≥ 2⁻¹⁵ — beyond the ±40 b clamp of the grids that use it
-    (e⁻⁴⁰ ≈ 2⁻⁵⁸) — so every realised probability is the ideal one to a relative 2⁻²⁰ and no output the ideal
-    sampler can produce is unreachable (see ``ldp.maths.grid``). Cost: one float64 uniform, one log and a few
-    arithmetic passes per draw (numpy's own geometric and Laplace samplers cost 4-7 times as much).
+    trunc(ln(w·c)·(1 − 2s)/ln a) (truncation toward zero is the floor of |Z| of either sign).
+    Resolution: the cell of w that gives |Z| = m is a^m(1 − a)/c wide; every w below 2⁻¹² (probability 2⁻¹²,
+    about one draw in 4,096) is refined with a second uniform to the 2⁻¹⁰⁵ grid (its midpoints, so that w > 0),
+    which keeps at least 2²⁰ equally likely uniforms in the cell of every |Z| out to w = 2⁻⁶⁰ when
+    1 − a ≥ 2⁻¹⁵ — beyond the ±40 b clamp of the grids that use it (e⁻⁴⁰ ≈ 2⁻⁵⁸) — so every realised
+    probability is the ideal one to a relative 2⁻²⁰ and no output the ideal sampler can produce is unreachable
+    (see ``ldp.maths.grid``). The logarithm is within 1 ulp (fdlibm's, compiled, for the 2⁻⁵² grid; libm's for
+    the refined draws): it moves a cell's ends by a relative 2⁻⁵²·|ln w| at most, far below the 2⁻²⁰ above.
+
+    Cost: one float64 uniform per draw, and one compiled pass over them (``ldp.core.compiled``; numpy's own
+    passes cost twice the uniforms, numpy's geometric and Laplace samplers 4-7 times).
 
     Parameters
     ----------
@@ -421,35 +420,71 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
     InvalidInput
         If ``log_a`` is not below 0 (a ≥ 1 is not a distribution).
     """
-    return discrete_laplace_tail(rng, shape, log_a, out)[0]
+    if not log_a < 0.0:
+        raise InvalidInput(f"the discrete Laplace parameter a = e^{log_a} must be below 1")
+    shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(x) for x in shape)
+    rows = uniforms(rng, shape).reshape(-1, shape[-1] if shape else 1)
+    if out is None:
+        out = np.empty(shape, dtype=np.float64)
+    discrete_laplace_grid(rng, rows, log_a, np.full(rows.shape[0], -1, dtype=np.int64), 0.0, -math.inf, math.inf,
+                          out=out.reshape(rows.shape))
+    return out
 
 
-def discrete_laplace_tail(rng: RandomSource, shape: tuple[int, ...], log_a: float, out: np.ndarray | None = None,
-                          scratch: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """:func:`discrete_laplace`'s draws (the same ones, from the same randomness) and a bound on their largest |Z|
-    that costs no pass over them: every draw whose uniform w is not refined (w ≥ ``DISCRETE_LAPLACE_REFINE``) has
-    |Z| ≤ ⌈(ln 2⁻¹² + ln(c/a))/ln a⌉, the bulk bound (plus 2 for the log's last-place error); the refined draws
-    (one in 4,096) are looked at one by one. A caller that clamps its output (SHE's grid ends) skips the clamp
-    whenever the bound is within it — the clamp is reached with probability about e⁻⁴⁰.
+def uniforms(rng: RandomSource, shape: tuple[int, ...], out: np.ndarray | None = None) -> np.ndarray:
+    """``rng.random(shape)`` as a float64, C-contiguous array, drawn into ``out`` when given (a ``Generator``
+    draws in place; another source's array is copied in).
 
     Parameters
     ----------
     rng : RandomSource
-        The randomness (as :func:`discrete_laplace`).
+        The randomness.
     shape : tuple of int
-        Shape of the output.
-    log_a : float
-        ln a, strictly negative.
+        Shape of the draws.
     out : numpy.ndarray, optional
-        A float64, C-contiguous array of ``shape`` that receives the draws.
-    scratch : numpy.ndarray, optional
-        A float64, C-contiguous array of ``shape`` for the signs, so that a caller drawing block after block
-        allocates nothing per block.
+        A float64, C-contiguous array of ``shape``.
 
     Returns
     -------
-    tuple of (numpy.ndarray, float)
-        The draws (``out`` itself when given) and a bound on their largest |Z| (at least the largest).
+    numpy.ndarray
+        The uniforms (``out`` itself when given).
+    """
+    if out is None:
+        out = np.empty(shape, dtype=np.float64)
+    if isinstance(rng, np.random.Generator):
+        rng.random(shape, out=out)
+    else:
+        out[...] = rng.random(shape)
+    return out
+
+
+def discrete_laplace_grid(rng: RandomSource, u: np.ndarray, log_a: float, own: np.ndarray, own_steps: float,
+                          lo: float, hi: float, *, out: np.ndarray | None = None,
+                          total: np.ndarray | None = None) -> None:
+    """Grid indices k = clamp(own_steps·1[j = own[i]] + Z_ij, lo, hi) from the uniforms u (rows × cells, just
+    drawn from ``rng``), Z the :func:`discrete_laplace` draws (their refined cells take their second uniforms
+    from ``rng`` now, in row-major order): written to ``out``, or, with ``total``, summed over the rows less the
+    rows' own steps (k − own_steps·1[j = own[i]]: the caller adds the users' own steps as counts). One compiled
+    pass (``ldp.core.compiled.discrete_laplace_rows``).
+
+    Parameters
+    ----------
+    rng : RandomSource
+        The source the uniforms came from.
+    u : numpy.ndarray
+        float64, C-contiguous, rows × cells, on the 2⁻⁵³ grid of [0, 1) (any ``RandomSource``'s ``random``).
+    log_a : float
+        ln a, strictly negative.
+    own : numpy.ndarray
+        int64, one per row: the cell that gets ``own_steps`` (−1: none).
+    own_steps : float
+        The steps added at a row's own cell (1/δ for SHE).
+    lo, hi : float
+        The grid's ends, in steps (±inf: no clamp).
+    out : numpy.ndarray, optional
+        float64 of u's shape (not u itself): receives the indices.
+    total : numpy.ndarray, optional
+        float64 of one row's length: the rows' indices less their own steps are added to it.
 
     Raises
     ------
@@ -458,29 +493,14 @@ def discrete_laplace_tail(rng: RandomSource, shape: tuple[int, ...], log_a: floa
     """
     if not log_a < 0.0:
         raise InvalidInput(f"the discrete Laplace parameter a = e^{log_a} must be below 1")
-    a = math.exp(log_a)
-    log_c_over_a = math.log1p(-math.expm1(log_a) / (2.0 * a))  # ln(c/a) = ln(1 + (1 − a)/(2a))
-    if out is None:
-        out = np.empty(shape, dtype=np.float64)
-    if isinstance(rng, np.random.Generator):
-        rng.random(shape, out=out)
-    else:
-        out[...] = rng.random(shape)
-    w = out
-    w *= 2.0
-    sign = np.floor(w, out=scratch)  # s ∈ {0, 1}
-    w -= sign
-    flat = w.reshape(-1)  # a view (C-contiguous)
-    low = np.flatnonzero(flat < DISCRETE_LAPLACE_REFINE)
-    if low.size:
-        flat[low] += (np.asarray(rng.random(low.size), dtype=np.float64) + 2.0 ** -54) * 2.0 ** -52
-    np.log(w, out=w)
-    w += log_c_over_a + log_a  # ln(w·c)
-    sign *= -2.0 / log_a
-    sign += 1.0 / log_a  # (1 − 2s)/ln a: the sign and the scale in one factor (a masked negative costs 10×)
-    w *= sign
-    np.trunc(w, out=w)  # (1 − 2s)·⌊ln(w·c)/ln a⌋, as trunc(−x) = −⌊x⌋ for x ≥ 0
-    bound = math.ceil((math.log(DISCRETE_LAPLACE_REFINE) + log_c_over_a) / log_a) + 2.0
-    if low.size:
-        bound = max(bound, float(np.abs(flat[low]).max()))
-    return w, bound
+    from ldp.core.compiled import discrete_laplace_refine, discrete_laplace_rows  # numba, loaded on first use
+
+    out = np.empty((0, 0)) if out is None else out
+    total = np.empty(0) if total is None else total
+    flagged = np.empty(u.shape[0], dtype=np.int64)
+    listed, left = discrete_laplace_rows(u, float(log_a), own, float(own_steps), float(lo), float(hi), out, total,
+                                         flagged)
+    if left:  # about one draw in 4,096: their second uniforms, in row-major order
+        extra = np.asarray(rng.random(left), dtype=np.float64)
+        discrete_laplace_refine(u, flagged[:listed], extra, float(log_a), own, float(own_steps), float(lo),
+                                float(hi), out, total)

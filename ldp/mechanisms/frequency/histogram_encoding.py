@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.core.randomness import RandomSource, discrete_laplace_tail
+from ldp.core.randomness import RandomSource, discrete_laplace_grid, uniforms
 from ldp.core.registry import MECHANISMS
 from ldp.maths.grid import OutputGrid, power_of_two_at_most
 from ldp.mechanisms.frequency.base import IBU_PAPER, LECTURE, FrequencyOracle
@@ -116,59 +116,48 @@ class SHE(FrequencyOracle):
         k = math.ceil(40.0 * self.scale / step)
         return OutputGrid(0.0, step, -k, k + int(round(1.0 / step)))
 
-    def _noise_blocks(self, m: int, rng: RandomSource) -> Iterator[tuple[int, int, np.ndarray, bool]]:
-        """The discrete Laplace noise of m clients, in grid steps, a block of users at a time (exact on the grid, see
-        the class docstring). Yields (start, stop, block, tail): the block (reused) and whether a coordinate's
-        index 1[j = v]/δ + Z may leave the grid — only then must the caller clamp (``_clamp``). Blocks of 2¹⁷
-        cells (1 MB): large enough that numpy's per-call cost and the threads' turns at the GIL stay small, and no
-        allocation per block."""
+    def _uniform_blocks(self, m: int, rng: RandomSource) -> Iterator[tuple[int, int, np.ndarray]]:
+        """The uniforms of m clients' noise, a block of users at a time: (start, stop, block), the block (reused)
+        rows × d. Blocks of 2¹⁷ cells (1 MB): numpy's per-call cost and the threads' turns at the GIL stay small,
+        and nothing is allocated per block."""
         d = self.d
         rows = max(1, (1 << 17) // d)
-        # |Z| ≤ K keeps every index inside [−K, K + 1/δ], whichever coordinate holds the user's value
-        inside = float(-self.output_grid.lo_index)
-        log_a = self.noise_log_parameter
         buffer = np.empty(min(m, rows) * d, dtype=np.float64)
-        scratch = np.empty_like(buffer)
         for start in range(0, m, rows):
             stop = min(m, start + rows)
-            cells = (stop - start) * d
-            z, bound = discrete_laplace_tail(rng, (stop - start, d), log_a, out=buffer[:cells].reshape(-1, d),
-                                             scratch=scratch[:cells].reshape(-1, d))
-            yield start, stop, z, bound > inside
+            yield start, stop, uniforms(rng, (stop - start, d), out=buffer[:(stop - start) * d].reshape(-1, d))
 
-    def _add_own(self, c: np.ndarray, values: np.ndarray, sign: float = 1.0) -> None:
-        """Add (sign = −1: take back) the user's 1/δ grid steps at its own value, row by row."""
-        c[np.arange(c.shape[0]), values] += sign * round(1.0 / self.output_grid.step)
-
-    def _clamp(self, c: np.ndarray) -> None:
+    def _grid_noise(self, rng: RandomSource, u: np.ndarray, values: np.ndarray, **into: np.ndarray) -> None:
+        """The clients' grid indices k = 1[j = v]/δ + Z, clamped to the grid (see the class docstring), from the
+        uniforms ``u`` of the users ``values``: written ``out=`` or summed into ``total=`` less the own steps
+        (``ldp.core.randomness.discrete_laplace_grid``)."""
         grid = self.output_grid
-        np.clip(c, float(grid.lo_index), float(grid.hi_index), out=c)
+        discrete_laplace_grid(rng, u, self.noise_log_parameter, values, round(1.0 / grid.step),
+                              float(grid.lo_index), float(grid.hi_index), **into)
 
     def _perturb(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # a report is a function of its grid indices alone: k·δ
+        # a report is a function of its grid indices alone: k·δ (never −0.0: k = own steps + Z, and 0 + (−0) = +0)
         reports = np.empty((values.shape[0], self.d), dtype=np.float32)
         step = self.output_grid.step
-        for start, stop, c, tail in self._noise_blocks(values.shape[0], rng):
-            self._add_own(c, values[start:stop])
-            if tail:
-                self._clamp(c)
-            c *= step
-            c += 0.0  # −0.0 → +0.0: a report is a function of k alone, not of the sign of zero noise
-            reports[start:stop] = c
+        own = np.asarray(values, dtype=np.int64)
+        index = None
+        for start, stop, u in self._uniform_blocks(values.shape[0], rng):
+            if index is None or index.shape != u.shape:
+                index = np.empty_like(u)
+            self._grid_noise(rng, u, own[start:stop], out=index)
+            index *= step
+            reports[start:stop] = index
         return reports
 
     def _perturb_aggregate(self, values: np.ndarray, rng: RandomSource) -> np.ndarray:
-        # Σ_users k·δ = δ·(Σ_users Z + (1/δ)·counts), without the float32 report matrix: the indices are integers
-        # below 2^24 in magnitude and δ a power of two, so every partial sum (fewer than 2^29 users per call) is
-        # exact in float64 in any order — the same statistic, to the bit, as the reports' column sums
-        # (_support_counts). The users' own 1/δ steps are added once, as counts, unless a block must be clamped.
+        # Σ_users k·δ = δ·(Σ_users (k − own steps) + (1/δ)·counts), without the float32 report matrix: the
+        # indices are integers below 2^24 in magnitude and δ a power of two, so every partial sum (fewer than 2^29
+        # users per call) is exact in float64 in any order — the same statistic, to the bit, as the reports'
+        # column sums (_support_counts)
         total = np.zeros(self.d)
-        for start, stop, c, tail in self._noise_blocks(values.shape[0], rng):
-            if tail:  # about e⁻⁴⁰ per coordinate: clamp the indices, then take the own steps back out
-                self._add_own(c, values[start:stop])
-                self._clamp(c)
-                self._add_own(c, values[start:stop], -1.0)
-            total += c.sum(axis=0)
+        own = np.asarray(values, dtype=np.int64)
+        for start, stop, u in self._uniform_blocks(values.shape[0], rng):
+            self._grid_noise(rng, u, own[start:stop], total=total)
         total += round(1.0 / self.output_grid.step) * np.bincount(values, minlength=self.d)
         return total * self.output_grid.step
 

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-from collections.abc import Callable
 
 import numpy as np
 from scipy.special import gammaln
@@ -106,55 +104,6 @@ def sample_subsets(universe: int, size: int, m: int, rng: RandomSource, *, exclu
     return out
 
 
-def _fix_rows(bits: np.ndarray, skip: np.ndarray, target: np.ndarray, count: np.ndarray, cells: np.ndarray,
-              row: int) -> int:
-    """Bring rows ``row``, ``row + 1``, … of the 0/1 matrix ``bits`` from ``count`` set cells to ``target``, one
-    uniform cell at a time: each candidate of ``cells`` (uniform on [0, universe), taken in order) is accepted
-    when it is a set cell of a row that clears or a free cell (other than the row's ``skip``) of a row that sets,
-    and rejected otherwise (:func:`sample_subsets` gives the argument). Compiled by :func:`_fix_rows_compiled`;
-    runs without the interpreter lock.
-
-    Returns the first row not brought to its target when ``cells`` ran out (``count`` holds its progress), or
-    the number of rows."""
-    m = bits.shape[0]
-    used = 0
-    available = cells.shape[0]
-    while row < m:
-        k = count[row]
-        t = target[row]
-        if k != t:
-            own = bits[row]
-            if k > t:
-                while k > t and used < available:
-                    c = cells[used]
-                    used += 1
-                    if own[c] == 1:
-                        own[c] = 0
-                        k -= 1
-            else:
-                leave = skip[row]
-                while k < t and used < available:
-                    c = cells[used]
-                    used += 1
-                    if own[c] == 0 and c != leave:
-                        own[c] = 1
-                        k += 1
-            count[row] = k
-            if k != t:
-                return row
-        row += 1
-    return row
-
-
-@functools.cache
-def _fix_rows_compiled() -> Callable[..., int]:
-    """:func:`_fix_rows` compiled by numba (imported on first use, so that ``import ldp`` and the dashboard's
-    start stay light; the machine code is cached on disk after the first compilation)."""
-    import numba
-
-    return numba.njit(nogil=True, cache=True)(_fix_rows)
-
-
 def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude: np.ndarray | None = None,
                 include: np.ndarray | None = None) -> np.ndarray:
     """:func:`sample_subsets`'s subsets (the same ones, from the same randomness) as an (m, universe) bool matrix,
@@ -200,14 +149,15 @@ def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude:
     gap = count - target
     # draws a row needs on average: |gap| accepted cells at universe/source candidates each
     expect = np.abs(gap) * (universe / np.maximum(np.where(gap > 0, count, free - count), 1))
-    fix = _fix_rows_compiled()
+    from ldp.core.compiled import fix_subset_rows  # numba, loaded on the first subset drawn
+
     itype = np.int32 if universe < 2**31 else np.int64
     row = int(np.argmax(gap != 0)) if np.any(gap != 0) else m
     while row < m:
         # candidates for the rows still to fix, with a margin; a row that runs out resumes with fresh draws
         want = float(expect[row:].sum())
         cells = rng.integers(0, universe, size=int(1.1 * want + 4.0 * math.sqrt(want)) + 16, dtype=itype)
-        row = fix(chosen.view(np.uint8), skip, target, count, cells, row)
+        row = fix_subset_rows(chosen.view(np.uint8), skip, target, count, cells, row)
     if exclude is not None:
         chosen[rows, exclude] = False if include is None else include
     return chosen

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ldp_test_support import SIGMAS, assert_frequency
+from ldp_test_support import SIGMAS, FixedUniforms, assert_frequency
 from scipy import stats
 
 import ldp
@@ -210,23 +210,6 @@ def test_she_noise_is_laplace() -> None:
         assert_frequency(int(np.count_nonzero(np.abs(x) > t * b)), x.size, math.exp(-t), f"tail beyond {t}b")
 
 
-class _FixedUniforms:
-    """A source whose ``random`` returns given uniforms (to check the inversion formula exactly)."""
-
-    def __init__(self, u: np.ndarray) -> None:
-        self.u = np.asarray(u, dtype=np.float64)
-        self.used = 0
-
-    def random(self, size=None):  # noqa: ANN001, ANN201
-        count = int(np.prod(size))
-        out = self.u[self.used:self.used + count].reshape(size).copy()
-        self.used += count
-        return out
-
-    def integers(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
-        raise AssertionError("SHE draws only uniforms")
-
-
 def test_she_inversion_endpoints() -> None:
     """One uniform u per coordinate: sign s = ⌊2u⌋, w = 2u − s, |Z| = ⌈ln(w·c)/ln a⌉ − 1 grid steps (c = (1 + a)/2),
     i.e. the m with a^(m+1)/c ≤ w < a^m/c; w below 2⁻¹² is refined by a second uniform (to the midpoints of the
@@ -241,7 +224,7 @@ def test_she_inversion_endpoints() -> None:
     ulp = 2.0**-53
     u = np.array([0.5, 0.25, 1 - ulp, 0.0, 0.75, 0.5 + ulp, 2.0**-13, 0.5])  # cells (user 0: 0..3, user 1: 4..7)
     refine = np.array([0.0, 1 - ulp, 0.0, 0.5])  # cells 0, 3, 5, 7 (w = 0, 0, 2⁻⁵², 0); cell 6's w = 2⁻¹² is not
-    source = _FixedUniforms(np.concatenate([u, refine]))
+    source = FixedUniforms(np.concatenate([u, refine]))
     x = mech._perturb(np.array([0, 0]), source).astype(np.float64).ravel()
     assert source.used == 12
     sign = np.array([-1, 1, -1, 1, -1, -1, 1, -1])
@@ -273,19 +256,18 @@ def test_ss_fused_sum_counts_past_a_uint16_block() -> None:
 
 
 def test_she_clamped_reports_aggregate_to_the_fused_statistic() -> None:
-    """The exact engine's fused sum (``perturb_aggregate``) adds the users' own steps as counts and clamps only the
-    blocks whose refined draws reach past the grid: on the clamped path (w = 2⁻¹⁰⁶ at a user's own value, of either
-    sign, and elsewhere) it still gives, to the bit, the column sums of the reports ``perturb`` makes from the same
-    uniforms."""
+    """The exact engine's fused sum (``perturb_aggregate``) adds the users' own steps as counts and sums the clamped
+    indices less them: where the clamp bites (w = 2⁻¹⁰⁶ at a user's own value, of either sign, and elsewhere) it
+    still gives, to the bit, the column sums of the reports ``perturb`` makes from the same uniforms."""
     mech = ldp.get_mechanism("she", 1.0, 4)
     u = np.array([0.0, 0.25, 0.7, 0.5, 0.6, 0.5, 0.3, 0.5, 0.4, 0.2, 0.8, 0.1])  # 3 users × 4 cells
     refine = np.zeros(4)  # cells 0 (u = 0: +), 3, 5, 7 (u = ½: −): w = 0 → 2⁻¹⁰⁶, far beyond either grid end
     values = np.array([0, 3, 1])
-    reports = mech._perturb(values, _FixedUniforms(np.concatenate([u, refine])))
+    reports = mech._perturb(values, FixedUniforms(np.concatenate([u, refine])))
     grid = mech.output_grid
     lo, hi = grid.value(grid.lo_index), grid.value(grid.hi_index)
     assert (reports[0, 0], reports[0, 3], reports[1, 1], reports[1, 3]) == (hi, lo, lo, lo)  # own values: 0 and 3
-    fused = mech.perturb_aggregate(values, _FixedUniforms(np.concatenate([u, refine])))
+    fused = mech.perturb_aggregate(values, FixedUniforms(np.concatenate([u, refine])))
     np.testing.assert_array_equal(fused.counts, mech.aggregate(reports).counts)
 
 
