@@ -393,8 +393,8 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
     which keeps at least 2²⁰ equally likely uniforms in the cell of every |Z| out to w = 2⁻⁶⁰ when
     1 − a ≥ 2⁻¹⁵ — beyond the ±40 b clamp of the grids that use it (e⁻⁴⁰ ≈ 2⁻⁵⁸) — so every realised
     probability is the ideal one to a relative 2⁻²⁰ and no output the ideal sampler can produce is unreachable
-    (see ``ldp.maths.grid``). The logarithm is within 1 ulp (fdlibm's, compiled, for the 2⁻⁵² grid; libm's for
-    the refined draws): it moves a cell's ends by a relative 2⁻⁵²·|ln w| at most, far below the 2⁻²⁰ above.
+    (see ``ldp.maths.grid``). The logarithm is fdlibm's, compiled, within 1 ulp of the exact one: it moves a
+    cell's ends by a relative 2⁻⁵²·|ln w| at most, far below the 2⁻²⁰ above.
 
     Cost: one float64 uniform per draw, and one compiled pass over them (``ldp.core.compiled``; numpy's own
     passes cost twice the uniforms, numpy's geometric and Laplace samplers 4-7 times).
@@ -423,9 +423,13 @@ def discrete_laplace(rng: RandomSource, shape: tuple[int, ...], log_a: float,
     if not log_a < 0.0:
         raise InvalidInput(f"the discrete Laplace parameter a = e^{log_a} must be below 1")
     shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(x) for x in shape)
-    rows = uniforms(rng, shape).reshape(-1, shape[-1] if shape else 1)
     if out is None:
         out = np.empty(shape, dtype=np.float64)
+    elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
+        raise InvalidInput(f"out must be a C-contiguous float64 array of shape {shape}")
+    if out.size == 0:
+        return out
+    rows = uniforms(rng, shape).reshape(-1, shape[-1] if shape else 1)
     discrete_laplace_grid(rng, rows, log_a, np.full(rows.shape[0], -1, dtype=np.int64), 0.0, -math.inf, math.inf,
                           out=out.reshape(rows.shape))
     return out

@@ -202,3 +202,16 @@ def test_compiled_logarithm_is_within_one_ulp() -> None:
                         [2.0**-106, 2.0**-52, 0.5, 1 - 2.0**-52, np.sqrt(0.5), np.sqrt(2) / 2 + 2.0**-53]])
     got, want = logs(x), np.log(x)
     assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
+
+
+def test_discrete_laplace_shapes_and_out() -> None:
+    rng = np.random.default_rng(33)
+    assert ldp.core.randomness.discrete_laplace(rng, (3, 0), -0.5).shape == (3, 0)
+    assert ldp.core.randomness.discrete_laplace(rng, 5, -0.5).shape == (5,)
+    out = np.empty((4, 4))
+    assert ldp.core.randomness.discrete_laplace(rng, (4, 4), -0.5, out=out) is out
+    for bad in (np.empty((4, 4), dtype=np.float32), np.empty((4, 8))[:, ::2], np.empty((2, 8))):
+        with pytest.raises(ldp.LDPError, match="C-contiguous float64"):
+            ldp.core.randomness.discrete_laplace(rng, (4, 4), -0.5, out=bad)
+    with pytest.raises(ldp.LDPError, match="below 1"):
+        ldp.core.randomness.discrete_laplace(rng, (4, 4), 0.0)
