@@ -12,7 +12,8 @@ process (docs/design.md, "Compiled code"):
   check is a branch that stops a loop from vectorizing.
 
 Every loop consumes random numbers that numpy drew (the caller's ``Generator`` or ``SecureRandom``): seeding and
-streams stay numpy's.
+streams stay numpy's. The loops run without bounds checks: their callers (``ldp.core.randomness.discrete_laplace_grid``,
+``ldp.mechanisms.frequency.subset_selection.subset_bits``) check every array's shape, type and range first.
 """
 
 from __future__ import annotations
@@ -143,6 +144,15 @@ def _ln(x: float) -> float:  # pragma: no cover - compiled
 
 
 @numba.njit(inline="always", error_model="numpy", cache=True)
+def _constants(log_a: float) -> tuple[float, float, float]:  # pragma: no cover - compiled
+    """(ln c, 1/ln a, −1/ln a) for a = e^log_a, c = (1 + a)/2: the factors (1 − 2s)/ln a at s = 0 and s = 1 (the
+    latter as −2/ln a + 1/ln a, exactly −1/ln a)."""
+    ln_c = math.log1p(-math.expm1(log_a) / (2.0 * math.exp(log_a))) + log_a
+    plus = 1.0 / log_a
+    return ln_c, plus, -2.0 / log_a + plus
+
+
+@numba.njit(inline="always", error_model="numpy", cache=True)
 def _grid_index(w: float, s: float, ln_c: float, plus: float, minus: float, mine: float, lo: float,
                 hi: float) -> float:  # pragma: no cover - compiled
     """clamp(mine + Z, lo, hi) with Z = trunc(ln(w·c)·(1 − 2s)/ln a) (``plus`` = 1/ln a, ``minus`` = −1/ln a)."""
@@ -190,9 +200,7 @@ def discrete_laplace_rows(u: np.ndarray, log_a: float, own: np.ndarray, own_step
         The rows listed in ``flagged`` and the cells left out (the second uniforms to draw).
     """
     rows, d = u.shape
-    ln_c = math.log1p(-math.expm1(log_a) / (2.0 * math.exp(log_a))) + log_a  # ln c, c = (1 + a)/2
-    plus = 1.0 / log_a
-    minus = -2.0 / log_a + plus  # (1 − 2s)/ln a at s = 1: exactly −1/ln a
+    ln_c, plus, minus = _constants(log_a)
     write = out.shape[0] > 0
     listed = 0
     left = 0
@@ -243,9 +251,7 @@ def discrete_laplace_refine(u: np.ndarray, flagged: np.ndarray, extra: np.ndarra
         float64 uniforms, one per cell left out, in row-major order.
     """
     d = u.shape[1]
-    ln_c = math.log1p(-math.expm1(log_a) / (2.0 * math.exp(log_a))) + log_a
-    plus = 1.0 / log_a
-    minus = -2.0 / log_a + plus
+    ln_c, plus, minus = _constants(log_a)
     write = out.shape[0] > 0
     used = 0
     for i in flagged:

@@ -497,6 +497,19 @@ def discrete_laplace_grid(rng: RandomSource, u: np.ndarray, log_a: float, own: n
     """
     if not log_a < 0.0:
         raise InvalidInput(f"the discrete Laplace parameter a = e^{log_a} must be below 1")
+    # the compiled loops read these without bounds checks: shapes, types and layout are checked here
+    if u.ndim != 2 or u.dtype != np.float64 or not u.flags.c_contiguous:
+        raise InvalidInput(f"u must be a C-contiguous float64 array of rows × cells, got {u.dtype} of shape {u.shape}")
+    if (out is None) == (total is None):
+        raise InvalidInput("give exactly one of out and total")
+    own = np.ascontiguousarray(own, dtype=np.int64)
+    if own.shape != (u.shape[0],):
+        raise InvalidInput(f"own must hold one cell per row ({u.shape[0]}), got shape {own.shape}")
+    if out is not None and (out.shape != u.shape or out.dtype != np.float64 or not out.flags.c_contiguous
+                            or np.may_share_memory(out, u)):
+        raise InvalidInput(f"out must be a C-contiguous float64 array of shape {u.shape}, apart from u")
+    if total is not None and (total.shape != (u.shape[1],) or total.dtype != np.float64):
+        raise InvalidInput(f"total must be a float64 array of {u.shape[1]} entries")
     from ldp.core.compiled import discrete_laplace_refine, discrete_laplace_rows  # numba, loaded on first use
 
     out = np.empty((0, 0)) if out is None else out

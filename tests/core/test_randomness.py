@@ -215,3 +215,26 @@ def test_discrete_laplace_shapes_and_out() -> None:
             ldp.core.randomness.discrete_laplace(rng, (4, 4), -0.5, out=bad)
     with pytest.raises(ldp.LDPError, match="below 1"):
         ldp.core.randomness.discrete_laplace(rng, (4, 4), 0.0)
+
+
+def test_discrete_laplace_grid_checks_what_the_compiled_loop_reads() -> None:
+    """The compiled loop runs without bounds checks: every array it reads or writes is checked first, in one line."""
+    grid = ldp.core.randomness.discrete_laplace_grid
+    rng = np.random.default_rng(34)
+    u, own = rng.random((4, 8)), np.zeros(4, dtype=np.int64)
+    cases = [
+        (dict(u=u[:, ::2], own=own, total=np.zeros(4)), "C-contiguous float64"),
+        (dict(u=u.ravel(), own=own, total=np.zeros(8)), "C-contiguous float64"),
+        (dict(u=u.astype(np.float32), own=own, total=np.zeros(8)), "C-contiguous float64"),
+        (dict(u=u, own=own[:3], total=np.zeros(8)), "own must hold one cell per row"),
+        (dict(u=u, own=own, total=np.zeros(7)), "total must be a float64 array of 8"),
+        (dict(u=u, own=own, out=np.empty((4, 7))), "out must be a C-contiguous float64 array of shape"),
+        (dict(u=u, own=own, out=u), "apart from u"),
+        (dict(u=u, own=own), "exactly one of out and total"),
+        (dict(u=u, own=own, out=np.empty((4, 8)), total=np.zeros(8)), "exactly one of out and total"),
+    ]
+    kept = u.copy()
+    for kwargs, reason in cases:
+        with pytest.raises(ldp.LDPError, match=reason):
+            grid(rng, kwargs.pop("u"), -0.5, kwargs.pop("own"), 2.0, -10.0, 10.0, **kwargs)
+    np.testing.assert_array_equal(u, kept)  # nothing written before the checks refused

@@ -126,12 +126,23 @@ def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude:
         As :func:`sample_subsets`.
     """
     m, universe, size = int(m), int(universe), int(size)
+    if m < 0 or universe < 0:
+        raise InvalidInput(f"need m ≥ 0 subsets of a universe ≥ 0, got m={m}, universe={universe}")
     free = universe - (exclude is not None)
     if include is not None and exclude is None:
         raise InvalidInput("include needs exclude")
+    if exclude is not None:  # read by the compiled fix-up without bounds checks: checked here
+        exclude = np.ascontiguousarray(exclude)
+        if (exclude.shape != (m,) or not np.issubdtype(exclude.dtype, np.integer)
+                or (m and not 0 <= int(exclude.min()) <= int(exclude.max()) < universe)):
+            raise InvalidInput(f"exclude must hold one value in [0, {universe}) per subset ({m})")
+        exclude = exclude.astype(np.int64, copy=False)
     target = np.full(m, size, dtype=np.int64)
     if include is not None:
-        target -= np.asarray(include, dtype=bool)
+        include = np.asarray(include)
+        if include.shape != (m,) or include.dtype != bool:
+            raise InvalidInput(f"include must hold one bool per subset ({m})")
+        target -= include
     if size < 0 or np.any(target > free) or np.any(target < 0):
         raise InvalidInput(f"cannot draw {size} distinct values out of {free}")
     if size == 0 or m == 0:
@@ -140,9 +151,8 @@ def subset_bits(universe: int, size: int, m: int, rng: RandomSource, *, exclude:
     # Any common probability works; a multiple of 1/256 near the mean target needs no tie-breaking.
     rate = min(256, round(256 * float(target.mean()) / free)) / 256 if free else 0.0
     chosen = bernoulli(rng, rate, (m, universe))
-    skip = np.full(m, -1, dtype=np.int64)  # the value each row leaves out (−1: none)
+    skip = np.full(m, -1, dtype=np.int64) if exclude is None else exclude  # the value each row leaves out (−1: none)
     if exclude is not None:
-        skip = np.asarray(exclude, dtype=np.int64)
         chosen[rows, skip] = False
     count = np.add.reduce(chosen.view(np.uint8), axis=1, dtype=np.uint16 if universe < 2**16 else np.int64)
     count = count.astype(np.int64)

@@ -98,6 +98,21 @@ def test_sample_subsets_edges() -> None:
         sample_subsets(4, 5, 2, rng)
 
 
+@pytest.mark.parametrize(("exclude", "include", "reason"), [
+    (np.array([0, 10]), None, "exclude must hold one value in"),  # beyond the universe
+    (np.array([0, -1]), None, "exclude must hold one value in"),  # numpy would wrap it to the last value
+    (np.array([0, 1, 2]), None, "exclude must hold one value in"),  # one per subset
+    (np.array([0.0, 1.0]), None, "exclude must hold one value in"),
+    (np.array([0, 1]), np.array([True]), "include must hold one bool per subset"),
+    (np.array([0, 1]), np.array([1, 0]), "include must hold one bool per subset"),
+])
+def test_sample_subsets_refuses_what_the_compiled_fix_up_would_misread(exclude, include, reason) -> None:
+    """The compiled fix-up reads ``exclude`` without bounds checks: a value outside the universe, or arrays of the
+    wrong length or type, end in one line before anything is drawn."""
+    with pytest.raises(ldp.LDPError, match=reason):
+        sample_subsets(10, 3, 2, np.random.default_rng(25), exclude=exclude, include=include)
+
+
 def test_sample_subsets_exclude_and_include() -> None:
     """exclude: uniform over the other values; include: exclude[i] plus a uniform (size−1)-subset."""
     universe, size, n = 6, 3, 60_000
