@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
@@ -157,3 +160,20 @@ def test_a_large_html_answer_is_streamed_on_not_held(monkeypatch):
     big = SHELL.replace("</head>", "<style>" + "x" * 500 + "</style></head>")
     answer = _shell_app(big, chunked=True).get("/")
     assert answer.text == big  # not rewritten: it is not the shell
+
+
+def test_the_first_page_path_leaves_scipy_out():
+    """What the warm-up thread imports and the first page's warm hook loads do not import SciPy (its import,
+    with the array-API layer that pulls numpy.f2py and unittest in, was a sixth of the cold start): the modules
+    that need it import it where they use it (ldp.maths.gaussian.normal_quantile)."""
+    script = ("import sys, serve\n"
+              "import importlib\n"
+              "mods = [importlib.import_module(m) for m in serve.WARM_MODULES]\n"
+              "mods[1].warm()\n"
+              "assert 'scipy' not in sys.modules, sorted(m for m in sys.modules if m.startswith('scipy'))[:5]\n")
+    root = str(Path(serve.__file__).resolve().parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
+           "LDP_PRECOMPUTE": "0"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=root)
+    assert done.returncode == 0, done.stderr[-2000:]

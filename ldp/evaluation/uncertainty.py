@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import bdtr, gammaln, ndtri, xlog1py, xlogy
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
+from ldp.maths.gaussian import normal_quantile
 
 __all__ = ["EXACT_COUNT_VARIANCE", "FrequencyIntervals", "coverage", "estimate_intervals", "frequency_intervals",
            "simultaneous_halfwidth", "simultaneous_z", "standard_error", "value_intervals", "z_value"]
@@ -48,7 +48,7 @@ def z_value(level: float) -> float:
     InvalidInput
         If ``level`` is not in (0, 1).
     """
-    return float(ndtri(0.5 + _check_level(level) / 2))
+    return normal_quantile(0.5 + _check_level(level) / 2)
 
 
 def value_intervals(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
@@ -97,7 +97,7 @@ def simultaneous_z(level: float, d: int) -> float:
     if d < 1:
         raise InvalidInput("need at least one value")
     per_value = _check_level(level) ** (1.0 / d)
-    return float(ndtri(0.5 + per_value / 2))
+    return normal_quantile(0.5 + per_value / 2)
 
 
 def simultaneous_halfwidth(variances: np.ndarray, level: float = 0.95) -> np.ndarray:
@@ -208,6 +208,8 @@ class FrequencyIntervals:
 
 def _binom_cdf(k: np.ndarray, trials: np.ndarray, prob: np.ndarray) -> np.ndarray:
     """P(Bin(trials, prob) ≤ k), elementwise, for any real k (0 below 0, 1 from trials on)."""
+    from scipy.special import bdtr  # on first use (ldp.maths.gaussian.normal_quantile says why)
+
     k, trials, prob = np.broadcast_arrays(np.floor(k), trials, prob)
     inside = (k >= 0) & (k < trials)
     out = np.where(k >= trials, 1.0, 0.0)
@@ -217,6 +219,8 @@ def _binom_cdf(k: np.ndarray, trials: np.ndarray, prob: np.ndarray) -> np.ndarra
 
 
 def _binom_pmf(k: np.ndarray, trials: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    from scipy.special import gammaln, xlog1py, xlogy  # on first use (as _binom_cdf)
+
     log = (gammaln(trials + 1) - gammaln(k + 1) - gammaln(trials - k + 1) + xlogy(k, prob)
            + xlog1py(trials - k, -prob))
     return np.where((k >= 0) & (k <= trials), np.exp(log), 0.0)
@@ -411,7 +415,7 @@ def _intervals(mechanism: Any, estimate: np.ndarray, c: np.ndarray | None, n: in
                simultaneous: bool) -> FrequencyIntervals:
     d = estimate.shape[0]
     alpha = (1 - level) / d if simultaneous else 1 - level
-    z = float(ndtri(1 - alpha / 2))
+    z = normal_quantile(1 - alpha / 2)
     clipped = np.clip(estimate, 0.0, 1.0)
     sd = np.sqrt(mechanism.variance(clipped, n))
     low, high = estimate - z * sd, estimate + z * sd

@@ -19,12 +19,41 @@ bisection's precision.
 from __future__ import annotations
 
 import math
-
-from scipy.special import log_ndtr
+from statistics import NormalDist
 
 from ldp.core.errors import InvalidInput
 
-__all__ = ["classic_gaussian_sigma", "gaussian_delta", "gaussian_sigma"]
+__all__ = ["classic_gaussian_sigma", "gaussian_delta", "gaussian_sigma", "normal_quantile"]
+
+_STANDARD_NORMAL = NormalDist()
+
+
+def normal_quantile(p: float) -> float:
+    """The standard normal quantile Φ⁻¹(p) of one probability 0 < p < 1 (z = 1.959964 at p = 0.975).
+
+    The standard library's (Wichura's AS 241, within a few ulps of ``scipy.special.ndtri``): the intervals and
+    verdicts of a dashboard's first page need only scalar quantiles, and SciPy's import is a sixth of its cold
+    start (benchmarks/bench_dashboard.py), so ``import ldp`` leaves SciPy out and the modules that need it import it
+    where they use it.
+
+    Parameters
+    ----------
+    p : float
+        The probability, strictly between 0 and 1.
+
+    Returns
+    -------
+    float
+        z with Φ(z) = p.
+
+    Raises
+    ------
+    InvalidInput
+        If ``p`` is not strictly between 0 and 1.
+    """
+    if not 0 < p < 1:
+        raise InvalidInput(f"a normal quantile needs a probability strictly between 0 and 1, got {p}")
+    return _STANDARD_NORMAL.inv_cdf(float(p))
 
 
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
@@ -57,6 +86,8 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
     """
     if sigma <= 0 or sensitivity <= 0:
         raise InvalidInput(f"sigma and sensitivity must be positive, got {sigma}, {sensitivity}")
+    from scipy.special import log_ndtr  # on first use: SciPy stays off `import ldp`'s way (normal_quantile)
+
     a = sensitivity / (2.0 * sigma)
     b = epsilon * sigma / sensitivity
     first = float(log_ndtr(a - b))

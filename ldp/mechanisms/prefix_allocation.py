@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import log_ndtr, ndtri
 
 from ldp.core.errors import InvalidInput
 
@@ -130,6 +129,8 @@ def prefix_lengths(bits: int, first: int, eta: int) -> list[int]:
 
 def _round_terms(lengths: Sequence[int], k: int, background: float) -> tuple[np.ndarray, np.ndarray]:
     """a_j (the typical maximum of the competitors' standard normals) and τ_j² per round."""
+    from scipy.special import ndtri  # on first use (ldp.maths.gaussian.normal_quantile says why)
+
     lengths = np.asarray(lengths, dtype=float)
     candidates = np.concatenate([[2.0 ** lengths[0]], k * 2.0 ** np.diff(lengths)])
     rivals = np.maximum(candidates - k, 1.0)
@@ -170,6 +171,8 @@ def expected_found(shares: Sequence[float], lengths: Sequence[int], users: int, 
 
 def _log_survival(shares: np.ndarray, lengths: Sequence[int], users: int, variances: Sequence[float],
                   prior: tuple[np.ndarray, float, float]) -> np.ndarray:
+    from scipy.special import log_ndtr  # on first use (as in _round_terms)
+
     top, next_one, background = prior
     a, tau2 = _round_terms(lengths, top.size, background)
     sigma = np.sqrt(np.asarray(variances, dtype=float) / (np.maximum(shares, 1e-12) * users))[None, :]

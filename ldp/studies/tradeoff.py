@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import chdtri
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
@@ -802,7 +801,10 @@ def check_by_simulation(mechanism_name: str, epsilon: float, n: int, freqs: np.n
         ss = float(np.sum(err**2))
         emp = math.sqrt(ss / trials)
         # χ²_trials quantiles: scipy.special.chdtri(df, 1 − q) = scipy.stats.chi2.ppf(q, df) to a few ulps,
-        # without importing scipy.stats (0.4 s of the dashboard's start)
+        # without importing scipy.stats (0.4 s of the dashboard's start); SciPy itself on first use, off
+        # `import ldp`'s way (ldp.maths.gaussian.normal_quantile)
+        from scipy.special import chdtri
+
         low = math.sqrt(ss / chdtri(trials, 0.025))
         high = math.sqrt(ss / chdtri(trials, 0.975))
         return {"empirical": emp, "low": low, "high": high, "closed_form": math.sqrt(float(var[v])),

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import ldp
-from ldp.maths.gaussian import classic_gaussian_sigma, gaussian_delta, gaussian_sigma
+from ldp.maths.gaussian import classic_gaussian_sigma, gaussian_delta, gaussian_sigma, normal_quantile
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 2.5, 10.0])
@@ -43,3 +43,23 @@ def test_bad_arguments_are_one_line_errors():
     for args in [(0.0, 1e-5, 2.0), (1.0, 0.0, 2.0), (1.0, 1.0, 2.0), (1.0, 1e-5, 0.0)]:
         with pytest.raises(ldp.LDPError):
             gaussian_sigma(*args)
+
+
+def test_normal_quantile_is_scipys_ndtri_to_a_few_ulps():
+    """The standard library's Φ⁻¹ (AS 241) against SciPy's ndtri over the body and both tails, and the
+    quantiles every interval in the dashboard uses."""
+    from scipy.special import ndtri
+
+    ps = [i / 1000 for i in range(1, 1000)] + [10.0 ** -k for k in range(2, 300, 7)]
+    ps += [1 - 10.0 ** -k for k in range(2, 16)]
+    for p in ps:
+        z = ndtri(p)
+        assert abs(normal_quantile(p) - z) <= 8 * math.ulp(z), p
+    assert normal_quantile(0.975) == pytest.approx(1.959963984540054, abs=1e-15)
+    assert normal_quantile(0.5) == 0.0
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, -0.1, 1.5, float("nan")])
+def test_normal_quantile_refuses_what_is_not_a_probability(p):
+    with pytest.raises(ldp.InvalidInput, match="strictly between 0 and 1"):
+        normal_quantile(p)

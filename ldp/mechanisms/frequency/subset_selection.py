@@ -7,7 +7,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.special import gammaln
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import Param
@@ -306,6 +305,8 @@ class SS(FrequencyOracle):
     def _attack_success(self, prior: np.ndarray) -> float:
         # Σ_Ω max(p_in max_{Ω} π, p_out max_{∉Ω} π), p_in/p_out = e^ε; grouping subsets by their first sorted
         # member J = j: #{Ω} = C(d−j, ω−1), weight relative to C(d−1, ω−1) is w_j.
+        from scipy.special import gammaln  # on first use (ldp.maths.gaussian.normal_quantile says why)
+
         w, d, p = self.omega, self.d, self.p_star
         srt = np.sort(prior)[::-1]
         j = np.arange(1, d + 1)

@@ -46,10 +46,9 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import BUCKETS, DOMAIN_SIZE, Param
@@ -63,10 +62,22 @@ from ldp.mechanisms.base import ceil_log2, check_int_reports
 from ldp.mechanisms.frequency.base import MIN_PROBABILITY
 from ldp.mechanisms.numerical import NumericalMechanism
 
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
 __all__ = [
     "BoxChannel", "DiscreteSquareWave", "SquareWave", "SquareWaveChannel", "discrete_b", "mutual_information_b",
     "mutual_information_bound", "square_wave_probabilities",
 ]
+
+
+def _csr(*args: Any, **kwargs: Any) -> sp.csr_matrix:
+    """``scipy.sparse.csr_matrix(*args, **kwargs)``, SciPy imported on the first call: ``import ldp`` (every
+    mechanism registers on import) stays without SciPy, whose import is a sixth of a dashboard's cold start."""
+    from scipy.sparse import csr_matrix
+
+    return csr_matrix(*args, **kwargs)
+
 
 PAPER = ("Li, Wang, Lopuhaä-Zwakenberg, Li, Škorić — Estimating Numerical Distributions under Local "
          "Differential Privacy, SIGMOD 2020, §5")
@@ -263,7 +274,7 @@ def _antiderivative_eval(points: np.ndarray, lo: float, width: float, n: int) ->
     rows = np.repeat(np.arange(count), 4)
     cols = np.stack([k, n + k, 2 * n + k, np.full(count, 3 * n)], axis=1).ravel()
     vals = np.stack([np.ones(count), delta, delta * delta / (2.0 * width), over], axis=1).ravel()
-    return sp.csr_matrix((vals, (rows, cols)), shape=(count, 3 * n + 1))
+    return _csr((vals, (rows, cols)), shape=(count, 3 * n + 1))
 
 
 def _second_difference(edges: np.ndarray, b: float, lo: float, width: float, n: int, scale: float) -> sp.csr_matrix:
@@ -275,7 +286,7 @@ def _second_difference(edges: np.ndarray, b: float, lo: float, width: float, n: 
     rows = np.repeat(j, 4)
     cols = np.stack([j + 1, j, shift + j + 1, shift + j], axis=1).ravel()
     vals = np.tile(np.array([scale, -scale, -scale, scale]), m)
-    comb = sp.csr_matrix((vals, (rows, cols)), shape=(m, 2 * shift))
+    comb = _csr((vals, (rows, cols)), shape=(m, 2 * shift))
     return (comb @ ev).tocsr()
 
 
@@ -421,7 +432,7 @@ def _block_diagonal(blocks: list[sp.csr_matrix]) -> sp.csr_matrix:
     indptr = np.concatenate([np.zeros(1, dtype=np.int64)] + [b.indptr[1:] + nnz[k] for k, b in enumerate(blocks)])
     indices = np.concatenate([b.indices.astype(np.int64) + cols[k] for k, b in enumerate(blocks)])
     data = np.concatenate([b.data for b in blocks])
-    return sp.csr_matrix((data, indices, indptr), shape=(sum(b.shape[0] for b in blocks), int(cols[-1])))
+    return _csr((data, indices, indptr), shape=(sum(b.shape[0] for b in blocks), int(cols[-1])))
 
 
 class SquareWaveStack:
@@ -513,7 +524,7 @@ def _band_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> sp.csr_matri
     rows, valid, area = _window_band(b, d, d_tilde)
     cols = np.broadcast_to(np.arange(d)[:, None], rows.shape)
     vals = (p - q) * d * area[valid]
-    return sp.csr_matrix((vals, (rows[valid], cols[valid])), shape=(d_tilde, d))
+    return _csr((vals, (rows[valid], cols[valid])), shape=(d_tilde, d))
 
 
 def transition_matrix(epsilon: float, b: float, d: int, d_tilde: int) -> np.ndarray:
@@ -933,7 +944,7 @@ class BoxChannel:
         if self.form == "band":
             rows = (i[:, None] + np.arange(width)[None, :]).ravel()
             cols = np.repeat(i, width)
-            self._fwd = sp.csr_matrix((np.full(rows.size, self.gap), (rows, cols)), shape=self.shape)
+            self._fwd = _csr((np.full(rows.size, self.gap), (rows, cols)), shape=self.shape)
             self._bwd = self._fwd.T.tocsr()
 
     def dot(self, x: np.ndarray) -> np.ndarray:
