@@ -73,7 +73,7 @@ __all__ = [
 
 def _csr(*args: Any, **kwargs: Any) -> sp.csr_matrix:
     """``scipy.sparse.csr_matrix(*args, **kwargs)``, SciPy imported on the first call: ``import ldp`` (every
-    mechanism registers on import) stays without SciPy, whose import is a sixth of a dashboard's cold start."""
+    mechanism registers on import) stays without SciPy (ldp.maths.gaussian.normal_quantile says why)."""
     from scipy.sparse import csr_matrix
 
     return csr_matrix(*args, **kwargs)
