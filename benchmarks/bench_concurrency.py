@@ -33,8 +33,9 @@ Scenarios:
 * **distinct**: each session has its own seed (the page's seed control, set through the URL), so nothing is
   shared; this is the worst case.
 
-Besides the latencies the server harness prints the server's CPU per rerun (its process's user + system time
-over the row, divided by the reruns): what a rerun costs, whatever the arrivals.
+Besides the latencies the server harness prints the server's CPU per rerun (the user + system time of its process
+and of its offload workers, views/offload.py, over the row, divided by the reruns): what a rerun costs, whatever
+the arrivals and wherever it runs.
 
 Run from the repository root::
 
@@ -310,7 +311,7 @@ async def _drive(url: str, pid: int, page: str, sessions: int, scenario: str, ar
     await asyncio.to_thread(_wait_idle, pid)
     values = tabs[0].values(used)
     times: list[float] = []
-    cpu = _server_cpu(pid)
+    cpu = _tree_cpu(pid)
     if arrivals == "burst":
         for value in values:
             times += await asyncio.gather(*(tab.set_eps(value) for tab in tabs))
@@ -322,7 +323,7 @@ async def _drive(url: str, pid: int, page: str, sessions: int, scenario: str, ar
                 times.append(await tab.set_eps(value))
 
         await asyncio.gather(*(explore(i, tab) for i, tab in enumerate(tabs)))
-    per_rerun = (_server_cpu(pid) - cpu) / max(1, len(times))
+    per_rerun = (_tree_cpu(pid) - cpu) / max(1, len(times))
     await asyncio.gather(*(tab.close() for tab in tabs))
     return times, per_rerun, list(first)
 

@@ -24,7 +24,7 @@ from ldp.studies.heavy_hitters import (
     zipf_values,
 )
 from ldp.viz import heavy_hitters as viz
-from views import common
+from views import common, offload
 from views.controls import Control, render
 
 SOURCES = {"zipf": "Synthetic Zipf over 2^m (heavy values at random positions)",
@@ -68,6 +68,8 @@ INTRO = ("Find the k most frequent values when there are 2^m possible ones — t
          "the server extends only the prefixes that look frequent.")
 CURVE_EPS = (0.5, 1.0, 2.0, 4.0, 8.0)
 CURVE_USERS = 20_000  # the comparison runs every method at every ε: on at most this many of the users
+#: Runs up to this many user-bits (n·m) go to a worker process (see _run): the largest default-sized runs.
+OFFLOAD_USER_BITS = 8_000_000
 USER_GRID = (2_000, 5_000, 10_000, 20_000)
 
 
@@ -95,10 +97,23 @@ def _population(source: str, bits: int, users: int, seed: int) -> tuple[tuple, n
 
 def _run(data_key: tuple, values: np.ndarray, bits: int, users: int, k: int, seed: int, method: str, eps: float,
          params: tuple):
-    """The protocol's run, once per configuration for the whole server, with a progress bar (one step a round)."""
+    """The protocol's run, once per configuration for the whole server, with a progress bar (one step a round).
+
+    A run of at most :data:`OFFLOAD_USER_BITS` user-bits (n·m; the defaults' 100,000 × 24 take 20-90 ms) goes to
+    a worker process (views/offload.py), off the server's interpreter lock: it was 40 % of the server's work in a
+    rerun, and ten sessions moving ε at once queued behind each other's runs (benchmarks/bench_concurrency.py,
+    heavy hitters, distinct seeds, burst: p95 1.17-1.37 s). A longer run stays here, where its bar advances each
+    round and closing the tab stops it."""
     key = ("hh-run", data_key, bits, users, k, seed, method, eps, params)
-    return common.cached_with_progress(key, "Every user reports; the server runs its rounds…", lambda progress: (
-        find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, progress=progress, **dict(params))))
+
+    def compute(progress):  # noqa: ANN001, ANN202 - the progress callback of common.cached_with_progress
+        if values.size * bits <= OFFLOAD_USER_BITS:
+            return offload.call(find_heavy_hitters, method, eps, values, bits=bits, top_k=k, seed=seed,
+                                **dict(params))
+        return find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, progress=progress,
+                                  **dict(params))
+
+    return common.cached_with_progress(key, "Every user reports; the server runs its rounds…", compute)
 
 
 def _curves_key(source: tuple, bits: int, users: int, k: int, seed: int, eta: int, segments: int, channels: int,

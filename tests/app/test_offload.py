@@ -17,6 +17,7 @@ import pytest
 import ldp
 from ldp.core.errors import InvalidInput
 from ldp.studies import comparison
+from ldp.studies.heavy_hitters import zipf_values
 from ldp.viz import estimator_comparison
 from ldp.viz.style import figure_spec
 from views import offload, output
@@ -110,3 +111,21 @@ def test_a_figure_built_elsewhere_sends_the_spec_a_figure_built_here_sends(pool,
     assert sent[0] == sent[1] == sent[2]
     assert getattr(there, output._SHARED)  # never changed by show_figure
     assert ('"template":{"data"' in sent[0]) is (default is not None)  # built with this process's default
+
+
+def test_the_heavy_hitters_page_sends_a_short_run_to_the_pool_and_keeps_a_long_one_here(pool, monkeypatch):
+    """views/heavy_hitters.py: a run of at most OFFLOAD_USER_BITS user-bits (n·m) is made by a worker, a longer one
+    here (its bar advancing each round); both give the same run for the same seed."""
+    from views import heavy_hitters as page
+
+    values = zipf_values(2_000, 16, seed=3)
+    made: list[int] = []
+    real = offload.call
+    monkeypatch.setattr(offload, "call", lambda fn, *a, **k: made.append(real(os.getpid)) or real(fn, *a, **k))
+    monkeypatch.setattr(page, "OFFLOAD_USER_BITS", 2_000 * 16)
+    there = page._run(("test-offload", 1), values, 16, 2_000, 4, 5, "pem", 2.0, ())
+    assert made and made[0] != os.getpid()  # the call went to the worker
+    monkeypatch.setattr(page, "OFFLOAD_USER_BITS", 2_000 * 16 - 1)
+    here = page._run(("test-offload", 2), values, 16, 2_000, 4, 5, "pem", 2.0, ())
+    assert len(made) == 1  # not offloaded
+    assert np.array_equal(there.result.values, here.result.values) and there.scores == here.scores
