@@ -115,8 +115,7 @@ def bare_app_root() -> Path:
 def compile_sources() -> None:
     """Write the bytecode of ldp/ and views/ as ``./dev app`` does before it starts the server (with
     PYTHONDONTWRITEBYTECODE=1 set, every start would otherwise compile them again: not what a user's start does)."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", "ldp", "views"], cwd=REPO_ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "compileall", "-qq", "-j", "0", "ldp", "views"], cwd=REPO_ROOT, check=False)
 
 
 def cold_start(browser, runs: int, app_root: Path | None = None, name: str = "cold", script: str = "app.py") -> dict:
