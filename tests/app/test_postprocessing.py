@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
+import streamlit as st  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import ldp  # noqa: E402
@@ -290,3 +291,19 @@ def test_too_many_trials_for_the_domain_is_a_friendly_error():
     at = open_page({**FAST, "pp_data_source": "Synthetic", "pp_data_d": "2048", "pp_trials": "2000"})
     assert not at.exception
     assert "trials" in at.error[0].value and "at most" in at.error[0].value
+
+
+def test_sessions_on_other_seeds_share_one_timing_of_the_estimators(monkeypatch):
+    """The estimators are timed on TIMING_SEED's population whatever the page's seed (an order of magnitude for the
+    run-time estimate and the preselection): a second session on another seed, at the same configuration, finds
+    that timing instead of timing every estimator again."""
+    st.cache_data.clear()  # no timing left by another test at this configuration
+    timed: list[int] = []
+    real = cost.time_estimators
+    monkeypatch.setattr(cost, "time_estimators", lambda *a, **k: timed.append(1) or real(*a, **k))
+    first = open_page({"pp_trials": "4", "pp_adv_trials": "3", "pp_seed": "11", "pp_eps": "0.7"})
+    second = open_page({"pp_trials": "4", "pp_adv_trials": "3", "pp_seed": "12", "pp_eps": "0.7"})
+    assert_full_page(first)
+    assert_full_page(second)
+    assert widget(first, "pp_seed").value == 11 and widget(second, "pp_seed").value == 12
+    assert len(timed) == 1
