@@ -37,6 +37,7 @@ from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
 from ldp.estimators.base import Estimator, PostProcessor
+from ldp.maths.gaussian import normal_quantile
 from ldp.maths.roots import brentq
 from ldp.maths.simplex import norm_sub
 from ldp.mechanisms.base import Mechanism
@@ -165,9 +166,7 @@ def base_cut_threshold(d: int, sigma: float, alpha: float = 2.0) -> float:
     tail = alpha / d
     if tail >= 1.0:
         return float("-inf")
-    from scipy import special
-
-    return float(special.ndtri(1.0 - tail) * sigma)
+    return -normal_quantile(tail) * sigma  # Φ⁻¹(1 − t) = −Φ⁻¹(t), without the rounding of 1 − t
 
 
 def base_cut(estimate: np.ndarray, threshold: float) -> np.ndarray:
@@ -574,7 +573,7 @@ def _convolve_rows(rows: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     """The full linear convolution of every row with ``kernel``, by one real FFT of SciPy's fast length (what
     ``scipy.signal.fftconvolve(rows, kernel[None, :], axes=1)`` computes, bit for bit on Power's inputs, without its
     per-call checks and backend dispatch or the import of ``scipy.signal``)."""
-    from scipy import fft  # loaded with the engine already (scipy.special)
+    from scipy import fft  # on first use, as every SciPy import of the engine (ldp.maths.gaussian.normal_quantile)
 
     size = rows.shape[1] + kernel.size - 1
     nfft = fft.next_fast_len(size, real=True)

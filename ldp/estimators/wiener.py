@@ -39,6 +39,7 @@ from ldp.core.params import Param
 from ldp.core.registry import ESTIMATORS
 from ldp.core.results import Aggregate, Estimate
 from ldp.estimators.base import PostProcessor
+from ldp.maths.gaussian import normal_quantile
 from ldp.mechanisms.frequency.base import FrequencyOracle as Mechanism
 
 __all__ = [
@@ -696,9 +697,7 @@ def significance_threshold(mechanism: Mechanism, n: int, alpha: float = 0.05, *,
     p, q = mechanism.p_star, mechanism.q_star
     var_star = q * (1.0 - q) / (n * (p - q) ** 2)
     tail = alpha / mechanism.d if bonferroni else alpha
-    from scipy import special
-
-    return float(-special.ndtri(tail) * np.sqrt(var_star))
+    return float(-normal_quantile(tail) * np.sqrt(var_star))
 
 
 # ---------------------------------------------------------------------------------------- estimators
