@@ -100,10 +100,10 @@ def _run(data_key: tuple, values: np.ndarray, bits: int, users: int, k: int, see
     """The protocol's run, once per configuration for the whole server, with a progress bar (one step a round).
 
     A run of at most :data:`OFFLOAD_USER_BITS` user-bits (n·m; the defaults' 100,000 × 24 take 20-90 ms) goes to
-    a worker process (views/offload.py), off the server's interpreter lock: it was 40 % of the server's work in a
-    rerun, and ten sessions moving ε at once queued behind each other's runs (benchmarks/bench_concurrency.py,
-    heavy hitters, distinct seeds, burst: p95 1.17-1.37 s). A longer run stays here, where its bar advances each
-    round and closing the tab stops it."""
+    a worker process (views/offload.py), off the server's interpreter lock: it was most of the server process's
+    CPU in an ε change (0.11 → 0.03 s per rerun), and ten sessions moving ε at once queued behind each other's runs
+    (benchmarks/bench_concurrency.py, heavy hitters, distinct seeds, burst: p95 1.17-1.37 s → 0.48-0.59 s). A
+    longer run stays here, where its bar advances each round and closing the tab stops it."""
     key = ("hh-run", data_key, bits, users, k, seed, method, eps, params)
 
     def compute(progress):  # noqa: ANN001, ANN202 - the progress callback of common.cached_with_progress

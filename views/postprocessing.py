@@ -188,8 +188,7 @@ def _controls() -> dict[str, Any]:
         applicable = tuple(choices.estimators_for(mech))
         # timed at one ε per octave (cost.timing_epsilon): an ε step does not time every estimator again; and on
         # TIMING_SEED's population, whatever the page's seed: sessions on other seeds share one timing
-        timing_counts = counts if seed == TIMING_SEED else study.draw_population(np.asarray(data.counts), users,
-                                                                                    TIMING_SEED)
+        timing_counts = study.draw_population(np.asarray(data.counts), users, TIMING_SEED)
         timing = _timing(mech, cost.timing_epsilon(mech, eps, data.d, params), tuple(sorted(params.items())),
                          timing_counts, applicable, TIMING_SEED)
     # A handful by default (the baseline, the consistency paper's guideline methods, IBU), unless the first run
