@@ -15,6 +15,12 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import streamlit as st
+from streamlit import logger as streamlit_logger
+
+if __name__ == "__mp_main__":  # an offload worker re-importing this script (see the end): the pages' modules it
+    # imports define cached functions outside any Streamlit run, and Streamlit logged a warning for each ("No
+    # runtime found", "missing ScriptRunContext"), 26-34 lines in the terminal of every ./dev app; errors still show
+    streamlit_logger.set_log_level("error")
 
 from ldp.core.cancellation import Cancelled, cancel_when
 from views import common, heap, offload

@@ -96,6 +96,23 @@ def test_a_worker_re_importing_app_py_draws_nothing_and_starts_nothing(monkeypat
     assert offload._pool is None
 
 
+def test_a_worker_logs_only_streamlits_errors(monkeypatch):
+    """A worker re-importing app.py as __mp_main__ turns Streamlit's log down to errors: its imports of the pages'
+    modules, outside any run, each logged a warning ("No runtime found", "missing ScriptRunContext"), 26-34 lines in
+    the terminal of every ./dev app."""
+    import logging
+
+    from streamlit import logger as streamlit_logger
+
+    monkeypatch.setattr(streamlit_logger, "_global_log_level", streamlit_logger._global_log_level)
+    for log in streamlit_logger._loggers.values():
+        monkeypatch.setattr(log, "level", log.level)
+    app = str(Path(__file__).resolve().parents[2] / "app.py")
+    runpy.run_path(app, run_name="__mp_main__")
+    assert streamlit_logger.get_logger("streamlit.runtime.caching.cache_data_api").level == logging.ERROR
+    assert streamlit_logger._global_log_level == logging.ERROR
+
+
 @pytest.mark.parametrize("default", ["plotly_white", "streamlit", None])  # Plotly's own (sent by name), another
 def test_a_figure_built_elsewhere_sends_the_spec_a_figure_built_here_sends(pool, default, monkeypatch):
     import streamlit  # noqa: F401 - registers its "streamlit" template here (not in the worker)
