@@ -107,11 +107,10 @@ def _run(data_key: tuple, values: np.ndarray, bits: int, users: int, k: int, see
     key = ("hh-run", data_key, bits, users, k, seed, method, eps, params)
 
     def compute(progress):  # noqa: ANN001, ANN202 - the progress callback of common.cached_with_progress
+        settings = {"bits": bits, "top_k": k, "seed": seed, **dict(params)}
         if values.size * bits <= OFFLOAD_USER_BITS:
-            return offload.call(find_heavy_hitters, method, eps, values, bits=bits, top_k=k, seed=seed,
-                                **dict(params))
-        return find_heavy_hitters(method, eps, values, bits=bits, top_k=k, seed=seed, progress=progress,
-                                  **dict(params))
+            return offload.call(find_heavy_hitters, method, eps, values, **settings)
+        return find_heavy_hitters(method, eps, values, progress=progress, **settings)
 
     return common.cached_with_progress(key, "Every user reports; the server runs its rounds…", compute)
 

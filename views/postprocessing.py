@@ -108,11 +108,13 @@ def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, es
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _timing(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[Any, ...],
-            seed: int) -> dict[str, float]:
-    """Seconds per collection of each estimator (iterative ones such as IBU dominate a run)."""
-    mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
-    return offload.call(cost.time_estimators, mech, counts, common.build_estimators(estimators), seed)
+def _timing(mechanism: str, epsilon: float, params: tuple, weights: np.ndarray, users: int,
+            estimators: tuple[Any, ...]) -> dict[str, float]:
+    """Seconds per collection of each estimator (iterative ones such as IBU dominate a run), on ``users`` drawn
+    from ``weights`` with :data:`TIMING_SEED`, whatever the page's seed."""
+    mech = ldp.get_mechanism(mechanism, epsilon, int(weights.shape[0]), **dict(params))
+    counts = study.draw_population(weights, users, TIMING_SEED)
+    return offload.call(cost.time_estimators, mech, counts, common.build_estimators(estimators), TIMING_SEED)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -188,9 +190,8 @@ def _controls() -> dict[str, Any]:
         applicable = tuple(choices.estimators_for(mech))
         # timed at one ε per octave (cost.timing_epsilon): an ε step does not time every estimator again; and on
         # TIMING_SEED's population, whatever the page's seed: sessions on other seeds share one timing
-        timing_counts = study.draw_population(np.asarray(data.counts), users, TIMING_SEED)
         timing = _timing(mech, cost.timing_epsilon(mech, eps, data.d, params), tuple(sorted(params.items())),
-                         timing_counts, applicable, TIMING_SEED)
+                         np.asarray(data.counts), users, applicable)
     # A handful by default (the baseline, the consistency paper's guideline methods, IBU), unless the first run
     # would then take more than ~WARN_S s: the slowest are then left out too (the page says so).
     handful = {e: timing[e] for e in DEFAULT_ESTIMATORS if e in timing} or timing

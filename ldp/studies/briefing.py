@@ -27,13 +27,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from ldp.core.errors import InvalidInput
 from ldp.core.params import check_positive_int
 from ldp.core.registry import ESTIMATORS
 from ldp.core.streams import rng_for
-from ldp.evaluation.uncertainty import estimate_intervals
+from ldp.evaluation.uncertainty import estimate_intervals, z_value
 from ldp.mechanisms import get_mechanism, mechanisms_of
 from ldp.mechanisms.base import Mechanism
 from ldp.simulation import simulate
@@ -219,7 +218,7 @@ def _needs_step(plain: Verdict, mech: Mechanism) -> StoryStep:
                                            61)).astype(np.int64))
     grid = np.unique(np.append(grid, [n, min(plain.users_needed, MAX_USERS)]))
     sigma = plain.sigma * np.sqrt(n / grid)  # σ₀² ∝ 1/n exactly (module docstring)
-    z = float(ndtri(1 - (1 - plain.level) / 2))
+    z = z_value(plain.level)
     table = pd.DataFrame({"users": grid, "noise floor (share)": sigma, "smallest share told from zero": z * sigma,
                           "average value's share": plain.typical})
     level = f"{plain.level:.0%}"

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ldp.core.errors import InvalidInput
-from ldp.evaluation.uncertainty import FrequencyIntervals, estimate_intervals
-from ldp.maths.gaussian import normal_quantile
+from ldp.evaluation.uncertainty import FrequencyIntervals, estimate_intervals, z_value
 from ldp.mechanisms import mechanisms_of
 from ldp.mechanisms.base import Mechanism
 from ldp.studies.tradeoff import epsilon_needed
@@ -151,7 +150,7 @@ def verdict(mechanism: Mechanism, mi_estimate: np.ndarray, n: int, level: float 
     sigma = math.sqrt(float(mechanism.approximate_variance(n)))
     d = mechanism.d
     typical = 1.0 / d
-    z = normal_quantile(1 - (1 - level) / 2)
+    z = z_value(level)
     need_n = max(1, math.ceil(z * z * n * sigma * sigma / (typical * typical)))
     need_eps = epsilon_needed(mechanism.name, n, np.full(d, typical), typical / z, measure="sd")
     return Verdict(lights=lights, sigma=sigma, n=int(n), d=d, level=level, typical=typical, users_needed=need_n,
