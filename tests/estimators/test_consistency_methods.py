@@ -4,6 +4,8 @@ full-domain findings in its own setting (Zipf s = 1.5, d = 1024, n = 10⁶, OLH,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -253,31 +255,37 @@ def test_power_matches_a_brute_force_eq11(name, eps, d, n):
 
 
 def test_the_alpha_fit_is_the_root_of_the_array_power_sums():
-    """The α fit sums the prior for one n through ``_power_sum`` and caches the prior's mean per (α, n), and solves
-    on the cell of a grid of α that holds the root (issue 21 item 7: PowerNS was half of a Post-processing rerun):
-    the same floats as ``_power_sums(s, [n])[0]``, and the same root as SciPy's root finder on [0, 64] within the
-    two solvers' tolerances (each returns a point within xtol + rtol·α of the root: 1e-12 + 1e-12·α apiece)."""
+    """The α fit takes the prior's mean for one n from ``_prior_mean`` (the head added by numpy.sum and a dot product,
+    the tail in scalar arithmetic; cached per (α, n)) and solves on the cell of a grid of α that holds the root (issue
+    21 item 7: PowerNS was half of a Post-processing rerun). Its mean is the array sums' ``_prior_sums(α, [n])`` (what
+    Power's cells use) to within their rounding: each head is 2048 terms of one sign added in another order, so each
+    sum is within 2047·2⁻⁵³ of it relatively (sequential summation's bound), the ratio within twice that, < 5·10⁻¹³.
+    The root is SciPy's root finder's on the array sums over [0, 64], within the two solvers' tolerances (each
+    returns a point within xtol + rtol·α of its root: 1e-12 + 1e-12·α apiece) and the gap's slope (|d gap/dα| > 4
+    at these targets, so the means' 5·10⁻¹³ apart move the root by < 1.3·10⁻¹³)."""
     from scipy.optimize import brentq
 
-    from ldp.estimators.consistency import _power_sum, _power_sums
+    from ldp.estimators.consistency import _prior_mean, _prior_sums
 
-    for s in (-1.0, 0.0, 0.5, 1.0 - 1e-13, 1.0, 1.0 + 1e-13, 1.7, 2.0, 3.3, 63.0, 64.0):
+    # s = α crosses 1 at α = 1 and s = α − 1 at α = 2: the integral's u = 1 − s ≈ 0 branch
+    for a in (0.0, 0.5, 1.0 - 1e-13, 1.0, 1.0 + 1e-13, 1.7, 2.0 - 1e-13, 2.0, 2.0 + 1e-13, 3.3, 63.0, 64.0):
         for n in (1, 2, 7, 2047, 2048, 2049, 5000, 1_000_000, 1_000_000_007):
-            assert _power_sum(s, n) == _power_sums(s, np.array([n]))[0], (s, n)
+            mass, moment = _prior_sums(a, np.array([n]))
+            assert _prior_mean(a, n) == pytest.approx(moment[0] / mass[0], rel=5e-13), (a, n)
     rng = np.random.default_rng(4)
     for n in (3000, 1_000_000):
         est = zipf(50) + rng.normal(0, 0.01, 50)
         target = n * float(est.mean())
 
         def gap(a, n=n, target=target):
-            return float(np.log(_power_sums(a - 1.0, np.array([n]))[0] / _power_sums(a, np.array([n]))[0] / target))
+            mass, moment = _prior_sums(a, np.array([n]))
+            return float(np.log(moment[0] / mass[0] / target))
 
         alpha, reference = power_law_alpha(est, n), brentq(gap, 0.0, 64.0, xtol=1e-12, rtol=1e-12)
-        assert 0.25 < alpha < 63.75 and abs(alpha - reference) <= 2 * (1e-12 + 1e-12 * reference), (alpha, reference)
+        tol = 2 * (1e-12 + 1e-12 * reference) + 1.3e-13
+        assert 0.25 < alpha < 63.75 and abs(alpha - reference) <= tol, (alpha, reference)
     # a target on a node of the grid (α = 2 exactly) and targets between every pair of nodes: the fit brackets
     # the root wherever it falls (the exact gap changes sign across [α − tol, α + tol])
-    from ldp.estimators.consistency import _prior_mean
-
     n = 5000
     for a in (0.1, 0.25, 1.0, 1.9, 2.0, 2.125, 7.3, 40.0):
         target = float(_prior_mean(a, n))
@@ -288,6 +296,42 @@ def test_the_alpha_fit_is_the_root_of_the_array_power_sums():
     for bad in (0, -5, 2.5, True):
         with pytest.raises(InvalidInput, match="positive integer"):
             power_law_alpha(np.full(4, 0.25), bad)
+
+
+def test_the_prior_sums_are_the_sums_term_by_term():
+    """``_prior_sums`` against the terms added exactly (math.fsum) at every count: the head is a cumulative sum (each
+    prefix within 2047·2⁻⁵³ of its sum, relatively: 2.3·10⁻¹³), the tail a midpoint integral whose Euler–Maclaurin
+    remainder, (7/5760)·|f‴| summed beyond 2048.5, is below 10⁻¹⁵ of the sum for these α (|f‴| ≤ 2·10⁻¹¹ f there),
+    and its two exp/expm1 evaluations add a few ulps: 10⁻¹² relatively holds with room. α = 1 and 2 take the u = 0
+    branch of the integral for one of the two sums."""
+    from ldp.estimators.consistency import _prior_sums
+
+    counts = np.array([0, 1, 2, 7, 2047, 2048, 2049, 2050, 5000, 65_537, 200_000])
+    j = np.arange(1, counts.max() + 1, dtype=np.float64)
+    for a in (0.0, 0.5, 1.0, 1.0 + 1e-13, 1.3, 2.0, 2.5, 3.3, 10.0):
+        mass, moment = _prior_sums(a, counts)
+        for k, c in enumerate(counts):
+            exact_mass = math.fsum(j[:c] ** -a)
+            exact_moment = math.fsum(j[:c] ** (1.0 - a))
+            assert mass[k] == pytest.approx(exact_mass, rel=1e-12, abs=0.0), (a, c)
+            assert moment[k] == pytest.approx(exact_moment, rel=1e-12, abs=0.0), (a, c)
+
+
+def test_the_smoothing_is_scipys_fftconvolve():
+    """Power's convolution of its two rows with the Gaussian kernel (the kernel's spectrum made once per length) gives
+    what ``scipy.signal.fftconvolve`` gives, bit for bit, on Power's sizes."""
+    from scipy.signal import fftconvolve
+
+    from ldp.estimators.consistency import _smooth_rows
+
+    rng = np.random.default_rng(5)
+    for cells, radius in ((1, 256), (1130, 256), (4141, 256), (300, 17)):
+        rows = rng.random((2, cells + 1))
+        step = 1 / 32 if radius == 256 else 0.47
+        kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) * step) ** 2)
+        for _ in range(2):  # the second call takes the kernel's spectrum from the cache
+            np.testing.assert_array_equal(_smooth_rows(rows, radius, step),
+                                          fftconvolve(rows, kernel[None, :], axes=1))
 
 
 # ------------------------------------------------------------------------------------------ Norm (Lemma 3)
