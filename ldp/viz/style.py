@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import contextvars
 import functools
 import math
 import multiprocessing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,20 @@ PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 __all__ = ["PALETTE", "PROJECTOR_FONT", "declared_figure", "disposable_spec", "figure_spec", "figure_spec_on",
            "for_projector", "label_log_axes", "paired_lines"]
 
+#: Set while :func:`figure_spec` calls a builder: :func:`declared_figure` then hands back the declaration itself.
+_DECLARING: contextvars.ContextVar[bool] = contextvars.ContextVar("ldp_declaring", default=False)
+
+
+class _Declaration:
+    """What :func:`declared_figure` was given — traces and layout, plain dicts — when only the figure's spec is wanted
+    (:func:`figure_spec`): the spec is made from it directly, without a ``go.Figure`` in between."""
+
+    __slots__ = ("data", "layout")
+
+    def __init__(self, data: list[dict[str, Any]], layout: dict[str, Any]) -> None:
+        self.data, self.layout = data, layout
+
+
 def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     """The figure of ``data`` (trace dicts) and ``layout`` declared whole and built without Plotly's value validation
     (a fifth of the time: a page builds several on every change of ε, in every session).
@@ -26,6 +42,10 @@ def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     The builders that use it write only schema-valid properties; their tests validate every figure again against
     Plotly's schema and compare the JSON, so a misspelt property fails there (it would otherwise reach the browser
     unchecked). Uses Plotly's private ``_validate`` argument of ``go.Figure``.
+
+    A builder returns what this returns, unchanged: inside :func:`figure_spec` it is the declaration itself, from
+    which the spec is made without building the figure (40 % of a Post-processing figure's cost, in every session on
+    every change of ε).
 
     Parameters
     ----------
@@ -39,15 +59,22 @@ def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     plotly.graph_objects.Figure
         The figure.
     """
-    return go.Figure(data=[_plain_arrays(trace) for trace in data], layout=layout, _validate=False)
+    traces = [_plain_arrays(trace) for trace in data]
+    if _DECLARING.get():
+        return _Declaration(traces, _plain_arrays(dict(layout)))  # type: ignore[return-value]  # figure_spec's
+    return go.Figure(data=traces, layout=layout, _validate=False)
 
 
 def _plain_arrays(entry: Any) -> Any:
-    """``entry`` with every numeric pandas Series or Index in it (at any depth of dicts) as a numpy array: Plotly
-    encodes a Series through narwhals, a tenth of a figure's encoding time at the Post-processing page's sizes, for
-    the same typed array. Other Series (text, dates) are left to Plotly."""
+    """``entry`` with every numeric pandas Series or Index in it (at any depth of dicts and lists) as a numpy array:
+    Plotly encodes a Series through narwhals, a tenth of a figure's encoding time at the Post-processing page's
+    sizes, for the same typed array. Other Series (text, dates) are left to Plotly. Its dicts and lists are new ones,
+    so a spec made from it (:func:`figure_spec`, which encodes its arrays in place) never changes a builder's
+    constants."""
     if isinstance(entry, dict):
         return {key: _plain_arrays(value) for key, value in entry.items()}
+    if isinstance(entry, list):
+        return [_plain_arrays(value) for value in entry]
     if isinstance(entry, (pd.Series, pd.Index)) and entry.dtype.kind in "biuf":
         return entry.to_numpy()
     return entry
@@ -76,14 +103,15 @@ def plain_text(value: object) -> str:
     return html.escape(str(value), quote=False)
 
 
-def _axis_values(fig: Any, letter: str, name: str) -> np.ndarray:
-    """The positive finite data values the traces draw on axis ``name`` (e.g. "xaxis2" for letter "x")."""
+def _axis_values(traces: Iterable[Any], letter: str, name: str, get: Callable[[Any, str], Any]) -> np.ndarray:
+    """The positive finite data values the traces draw on axis ``name`` (e.g. "xaxis2" for letter "x"); ``get`` reads
+    a trace's property (``getattr`` for a figure's traces, ``dict.get`` for a spec's)."""
     suffix = name[len(letter) + 4:]  # "" for the first axis, "2" for xaxis2, …
     out = []
-    for trace in fig.data:
-        if (getattr(trace, f"{letter}axis", None) or letter) != letter + suffix:
+    for trace in traces:
+        if (get(trace, f"{letter}axis") or letter) != letter + suffix:
             continue
-        values = getattr(trace, letter, None)
+        values = get(trace, letter)
         if values is None:
             continue
         try:
@@ -105,7 +133,9 @@ def _nice_ticks(lo: float, hi: float) -> list[float]:
 def figure_spec(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> dict[str, Any]:
     """The figure ``build(*args, **kwargs)`` with its log axes labelled (:func:`label_log_axes`), as the dict Plotly
     hands a browser: ``to_dict()``, every array encoded in base64 — all a process that only shows the figure needs
-    (the dashboard builds some in a worker process and sends this back).
+    (the dashboard builds some in a worker process and sends this back). A builder of :func:`declared_figure` hands
+    over its declaration, which becomes the spec without a figure built (the default template added, as the figure
+    would add it); the tests compare the two specs for every such builder.
 
     Parameters
     ----------
@@ -119,7 +149,25 @@ def figure_spec(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> d
     dict
         The figure's ``to_dict()``.
     """
-    return disposable_spec(label_log_axes(build(*args, **kwargs)))
+    token = _DECLARING.set(True)
+    try:
+        fig = build(*args, **kwargs)
+    finally:
+        _DECLARING.reset(token)
+    if not isinstance(fig, _Declaration):
+        return disposable_spec(label_log_axes(fig))
+    layout = fig.layout
+    if "template" not in layout and pio.templates.default is not None:  # what go.Figure's layout takes on
+        layout["template"] = pio.templates[pio.templates.default].to_plotly_json()
+    spec = {"data": fig.data, "layout": layout}
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict) and axis.get("type") == "log":
+            update = _log_axis_update(_axis_values(fig.data, name[0], name, dict.get))
+            if update:
+                layout[name] = {**axis, **update, **({"minor": {**axis.get("minor", {}), **update["minor"]}}
+                                                      if "minor" in update else {})}
+    encode_arrays(spec)
+    return spec
 
 
 def disposable_spec(fig: go.Figure) -> dict[str, Any]:
@@ -141,11 +189,57 @@ def disposable_spec(fig: go.Figure) -> dict[str, Any]:
     """
     if fig._frame_objs:
         return fig.to_dict()
-    from _plotly_utils.utils import convert_to_base64
-
     spec = {"data": fig._data, "layout": fig._layout}
-    convert_to_base64(spec)
+    encode_arrays(spec)
     return spec
+
+
+#: numpy's dtypes that Plotly.js reads as typed arrays, by Plotly's short names.
+_TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
+          "float32": "f4", "float64": "f8"}
+_NARROW = {"int64": (np.int8, np.int16, np.int32), "uint64": (np.uint8, np.uint16, np.uint32)}
+
+
+def encode_arrays(spec: Any) -> None:
+    """Plotly's ``convert_to_base64`` (what ``to_dict`` does to a figure's arrays), in place: every array of numbers
+    in the dicts and lists of ``spec`` becomes Plotly.js's typed-array spec (``{"dtype", "bdata"[, "shape"]}``,
+    64-bit integers narrowed to the smallest type that holds them, as Plotly narrows them), except under the keys
+    Plotly skips. A non-empty numeric numpy array is encoded here directly; anything else array-like (a pandas
+    Series of text, an empty array, float16) goes to Plotly's own conversion. Plotly's passes every array through
+    narwhals first — a third of a Post-processing figure's cost, for the same bytes (the tests compare the two)."""
+    from _plotly_utils.utils import is_homogeneous_array, is_skipped_key, to_typed_array_spec
+
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            if is_skipped_key(key):
+                continue
+            if isinstance(value, np.ndarray) and value.size and value.dtype.kind in "iuf":
+                spec[key] = _typed_array(value)
+            elif isinstance(value, (dict, list, tuple)):
+                encode_arrays(value)
+            elif is_homogeneous_array(value):
+                spec[key] = to_typed_array_spec(value)
+    elif isinstance(spec, (list, tuple)):
+        for value in spec:
+            encode_arrays(value)
+
+
+def _typed_array(v: np.ndarray) -> Any:
+    """Plotly's ``to_typed_array_spec`` of a non-empty numeric array (a read-only copy where Plotly returns one)."""
+    name = str(v.dtype)
+    if name in _NARROW:
+        lo, hi = v.min(), v.max()
+        kind = next((t for t in _NARROW[name] if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max), None)
+        v = v if kind is None else v.astype(kind)
+        name = str(v.dtype)
+    if name not in _TYPED:
+        out = np.ascontiguousarray(v.copy())
+        out.flags["WRITEABLE"] = False
+        return out
+    out = {"dtype": _TYPED[name], "bdata": base64.b64encode(np.ascontiguousarray(v)).decode("ascii")}
+    if v.ndim > 1:
+        out["shape"] = str(v.shape)[1:-1]
+    return out
 
 
 def figure_spec_on(template: Any, build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -211,17 +305,23 @@ def label_log_axes(fig: Any) -> Any:
         axis = fig.layout[name]
         if axis.type != "log":
             continue
-        values = _axis_values(fig, name[0], name)
-        if values.size == 0:
-            continue
-        lo, hi = float(values.min()), float(values.max())
-        if hi / lo >= 100:
-            axis.update(dtick=1, exponentformat="power", minor={"ticks": "outside", "ticklen": 3, "showgrid": True})
-        else:
-            ticks = _nice_ticks(lo, hi)
-            if len(ticks) >= 2:
-                axis.update(tickmode="array", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+        update = _log_axis_update(_axis_values(fig.data, name[0], name, lambda trace, key: getattr(trace, key, None)))
+        if update:
+            axis.update(**update)
     return fig
+
+
+def _log_axis_update(values: np.ndarray) -> dict[str, Any] | None:
+    """The properties :func:`label_log_axes` sets on a log axis drawing ``values`` (positive, finite; None: none)."""
+    if values.size == 0:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    if hi / lo >= 100:
+        return {"dtick": 1, "exponentformat": "power", "minor": {"ticks": "outside", "ticklen": 3, "showgrid": True}}
+    ticks = _nice_ticks(lo, hi)
+    if len(ticks) < 2:
+        return None
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}
 
 
 def paired_lines(table: pd.DataFrame, by: str, x: str, columns: tuple[str, str], *, title: str, x_title: str,
