@@ -119,6 +119,12 @@ def _frozen(fig: Any, spec: dict[str, Any]) -> Any:
     return fig
 
 
+def _shell() -> go.Figure:
+    """An empty figure to hold a spec (:func:`_frozen`): without the default template, which ``go.Figure()`` deep-
+    copies into every new figure (0.56 ms against 0.12 ms; the spec has its own)."""
+    return go.Figure(layout={"template": {}}, _validate=False)
+
+
 #: Plotly's own templates: every process knows them by name.
 _PLOTLY_TEMPLATES = frozenset(("ggplot2", "seaborn", "simple_white", "plotly", "plotly_white", "plotly_dark",
                                "presentation", "xgridoff", "ygridoff", "gridon", "none"))
@@ -131,13 +137,13 @@ def built_elsewhere(build: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     labelled), which ``st.plotly_chart`` sends as it is and :func:`show_figure` never changes. ``build`` must be a
     module-level builder and its arguments picklable."""
     if not offload.ready():
-        return _frozen(go.Figure(), figure_spec(build, *args, **kwargs))
+        return _frozen(_shell(), figure_spec(build, *args, **kwargs))
     # the default template by name when it is one of Plotly's own (the dashboard's plotly_white: a Template sent
     # would be validated again there), else itself: the worker may not know its name (Streamlit registers its own)
     template = pio.templates.default
     if isinstance(template, str) and template not in _PLOTLY_TEMPLATES:
         template = pio.templates[template]
-    return _frozen(go.Figure(), offload.call(figure_spec_on, template, build, *args, **kwargs))
+    return _frozen(_shell(), offload.call(figure_spec_on, template, build, *args, **kwargs))
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)  # ≈ 0.3 MB each (the figure and its frozen spec)
