@@ -25,6 +25,7 @@ if __name__ == "__mp_main__":  # an offload worker re-importing this script (see
 from ldp.core.cancellation import Cancelled, cancel_when
 from views import common, heap, offload
 from views.allocator import keep_freed_buffers
+from views.cache_keys import remember_function_keys
 
 PAGES = {
     "Explore": [
@@ -82,6 +83,7 @@ def _start_offload() -> bool:
 def main() -> None:
     """Draw the page the URL names, with the shared header and the server's once-only background work."""
     keep_freed_buffers()  # once per process: numpy's freed buffers reused, not faulted in again (views/allocator.py)
+    remember_function_keys()  # once per process: a page's cached functions keyed once (views/cache_keys.py)
     st.set_page_config(page_title="LDP Explorer", page_icon=":material/lock:", layout="wide",
                        initial_sidebar_state="collapsed" if common.presenting() else "expanded")
     common.apply_pending_configuration()
