@@ -164,14 +164,15 @@ def cached_figure(key: Any, build: Callable[..., Any], *args: Any, **kwargs: Any
     return _built_figure(key, build, args, kwargs)
 
 
-def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, description: str = "", *,
-                main: bool = False, where: Any = None, present_height: int = PRESENT_HEIGHT) -> None:
+def show_figure(fig: Any, key: str, data: pd.DataFrame | Callable[[], pd.DataFrame] | None = None,
+                description: str = "", *, main: bool = False, where: Any = None,
+                present_height: int = PRESENT_HEIGHT) -> None:
     """A chart with an accessible text description and its plotted values as a table (under "Plotted values", drawn
     while that expander is open: opening it reruns the page or fragment; closed, no table is converted to Arrow and
-    sent, a sixth of a Post-processing rerun's server time). The figure keeps its own
-    template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at 3.7:1 contrast, below WCAG AA's
-    4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is named after the
-    chart (ASCII).
+    sent, a sixth of a Post-processing rerun's server time; ``data`` may be a function making the table, called only
+    then). The figure keeps its own template (theme=None): Streamlit's chart theme drew 12 px grey tick labels at
+    3.7:1 contrast, below WCAG AA's 4.5:1; the figures' dark text at 14–16 px is well above it. The PNG download is
+    named after the chart (ASCII).
 
     On a projector (:func:`presenting`) every figure gets larger type; the page's ``main`` chart is also sized to
     ``present_height`` and drawn in ``where`` (the slot :func:`page_heading` returned, right under the heading).
@@ -196,7 +197,7 @@ def show_figure(fig: Any, key: str, data: pd.DataFrame | None = None, descriptio
         if data is not None:
             box = lazy_expander("Plotted values (table)", f"{key}_values", in_url=False)
             if box.open:
-                box.dataframe(data, key=f"{key}_table")
+                box.dataframe(data() if callable(data) else data, key=f"{key}_table")
 
 
 #: Settings that travel with every downloaded results table (matched by a control key's last part).

@@ -269,8 +269,9 @@ def _queries_body(result: ldp.SimulationResult, table: pd.DataFrame, display: di
     fig = common.cached_figure(("pp_set", run, rho), viz.set_value_figure, expected, sampled, rho=rho,
                                title=f"Set-value query MSE against ρ — {what}", **style)
     at_rho = "; ".join(f"{r['estimator']}: {r['MSE']:.2e}" for _, r in sampled.iterrows())
-    common.show_figure(fig, "pp_set", pd.concat([expected.assign(source="average over all sets"),
-                                                 sampled.assign(source=f"{SET_QUERIES} random sets")]), description=(
+    common.show_figure(fig, "pp_set", lambda: pd.concat([expected.assign(source="average over all sets"),
+                                                         sampled.assign(source=f"{SET_QUERIES} random sets")]),
+                       description=(
         f"Lines (log scale): the MSE of the summed frequency of a set holding ρ% of the {d} values, averaged over all "
         f"such sets (closed form; for Post-Pos, whose clipped answers have none, over 200 random sets) and over "
         f"trials; diamonds (±1 SE): {SET_QUERIES} random sets of {m} values at the chosen ρ = {rho}% ({at_rho})."))

@@ -51,9 +51,9 @@ __all__ = [
     "GAIN_BASELINE", "GAIN_BASELINE_LABEL", "MEASURES", "QUERY_TASKS", "TASKS", "BiasVariance", "BoundTask",
     "Detection", "SetQueryTask", "SubsetsTask", "Task", "ThresholdTask", "TopKTask", "answer_queries",
     "bias_variance", "clip_for", "closed_form_mi_mse", "equivalent_users", "fixed_subset_error",
-    "full_domain_error", "get_task", "random_subsets", "set_query_error", "set_value_mse_expected", "subset_masks",
-    "subset_size", "threshold_errors", "threshold_positives", "top_k_curve", "top_k_precision",
-    "utility_gain"
+    "full_domain_error", "get_task", "random_subsets", "set_query_error", "set_value_mse_curve",
+    "set_value_mse_expected", "subset_masks", "subset_size", "threshold_errors", "threshold_positives", "top_k_curve",
+    "top_k_precision", "utility_gain"
 ]
 
 Subsets = np.ndarray | Sequence[Sequence[int]] | Mapping[str, Any]
@@ -421,8 +421,14 @@ def set_query_error(true: np.ndarray, estimate: np.ndarray, subsets: Subsets, *,
     """
     f, est = frequency_pair(true, estimate)
     _, mask = subset_masks(subsets, f.shape[0])
-    m = mask.T.astype(np.float64)
-    return _out(np.mean((_answers(est @ m, clip) - f @ m) ** 2, axis=-1), est)
+    return _subset_sums_error(f, est, mask.T.astype(np.float64), clip)
+
+
+def _subset_sums_error(f: np.ndarray, est: np.ndarray, members: np.ndarray, clip: bool) -> float | np.ndarray:
+    """:func:`set_query_error` of validated frequencies, given the subsets as a (d, queries) matrix of 0/1."""
+    if members.shape[0] != f.shape[0]:
+        raise InvalidInput(f"a subset mask must have shape (queries, {f.shape[0]}), got {members.T.shape}")
+    return _out(np.mean((_answers(est @ members, clip) - f @ members) ** 2, axis=-1), est)
 
 
 def fixed_subset_error(true: np.ndarray, estimate: np.ndarray, groups: Subsets, *,
@@ -524,16 +530,44 @@ def set_value_mse_expected(estimates: np.ndarray, truth: np.ndarray, m: int) -> 
     InvalidInput
         For mismatched shapes or m outside [1, d].
     """
+    return set_value_mse_curve(estimates, truth, [m])[0]
+
+
+def set_value_mse_curve(estimates: np.ndarray, truth: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
+    """:func:`set_value_mse_expected` at every subset size of ``sizes``: the errors' sum and sum of squares are
+    made once for all sizes (the same floats as one call per size).
+
+    Parameters
+    ----------
+    estimates, truth : array_like
+        As for :func:`set_value_mse_expected`.
+    sizes : sequence of int
+        Subset sizes, each in [1, d].
+
+    Returns
+    -------
+    numpy.ndarray
+        The expected MSE, shape (len(sizes), trials).
+
+    Raises
+    ------
+    InvalidInput
+        For mismatched shapes or a size outside [1, d].
+    """
     f, est = frequency_pair(truth, estimates)
     est = np.atleast_2d(est)
     d = f.shape[0]
-    if not 1 <= m <= d:
-        raise InvalidInput(f"the subset size must be between 1 and {d}, got {m}")
+    for m in sizes:
+        if not 1 <= m <= d:
+            raise InvalidInput(f"the subset size must be between 1 and {d}, got {m}")
     e = est - f
     s2 = np.sum(e**2, axis=1)
     s1 = np.sum(e, axis=1)
-    pair = m * (m - 1) / (d * (d - 1))
-    return (m / d) * s2 + pair * (s1**2 - s2)
+    out = np.empty((len(sizes), est.shape[0]))
+    for i, m in enumerate(sizes):
+        pair = m * (m - 1) / (d * (d - 1))
+        out[i] = (m / d) * s2 + pair * (s1**2 - s2)
+    return out
 
 
 # =========================================================================== threshold detection
@@ -864,8 +898,8 @@ class SetQueryTask(Task):
             raise InvalidInput(f"the number of queries must be a positive integer, got {queries!r}")
         subset_size(d, float(params["rho"]))  # validates ρ
         gen = rng if rng is not None else np.random.default_rng(0)
-        masks = random_subsets(d, float(params["rho"]), int(queries), gen)
-        return lambda t, e, c: np.atleast_1d(set_query_error(t, e, masks, clip=c))
+        members = random_subsets(d, float(params["rho"]), int(queries), gen).T.astype(np.float64)  # once, not per
+        return lambda t, e, c: np.atleast_1d(_subset_sums_error(*frequency_pair(t, e), members, c))  # estimator
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from ldp.evaluation.tasks import (
     get_task,
     random_subsets,
     set_query_error,
-    set_value_mse_expected,
+    set_value_mse_curve,
     subset_size,
     top_k_curve,
     utility_gain,
@@ -310,22 +310,26 @@ def per_value_table(result: SimulationResult, labels: Sequence[str],
     if len(labels) != truth.shape[0]:
         raise InvalidInput(f"need {truth.shape[0]} labels, got {len(labels)}")
     theory = np.asarray(result.variance_per_value(), dtype=np.float64)
-    frames = []
-    for name, est in result.estimates.items():
-        bv = bias_variance(est, truth)
-        order = bv.order
-        frames.append(pd.DataFrame({
-            "estimator": (display or {}).get(name, name),
-            "rank": np.arange(1, truth.shape[0] + 1),
-            "value": [str(labels[i]) for i in order],
-            "true frequency": truth[order],
-            "mean estimate": bv.mean[order],
-            "bias": bv.bias[order],
-            "bias standard error": bv.bias_se[order],
-            "variance": bv.variance[order],
-            "closed-form MI variance": theory[order],
-        }))
-    return pd.concat(frames, ignore_index=True)
+    names = list(result.estimates)
+    parts = [bias_variance(result.estimates[name], truth) for name in names]
+    orders = [bv.order for bv in parts]
+    d = truth.shape[0]
+
+    def column(values: Sequence[np.ndarray]) -> np.ndarray:  # one estimator's rows after another's
+        return np.concatenate([v[order] for v, order in zip(values, orders, strict=True)])
+
+    # one frame built from whole columns (a frame per estimator and their concatenation cost 2.5 times as much)
+    return pd.DataFrame({
+        "estimator": np.repeat([(display or {}).get(name, name) for name in names], d),
+        "rank": np.tile(np.arange(1, d + 1), len(names)),
+        "value": [str(labels[i]) for order in orders for i in order],
+        "true frequency": column([truth] * len(names)),
+        "mean estimate": column([bv.mean for bv in parts]),
+        "bias": column([bv.bias for bv in parts]),
+        "bias standard error": column([bv.bias_se for bv in parts]),
+        "variance": column([bv.variance for bv in parts]),
+        "closed-form MI variance": column([theory] * len(names)),
+    })
 
 
 def bias_summary(table: pd.DataFrame, z: float = 2.0) -> dict[str, dict[str, float]]:
@@ -347,9 +351,12 @@ def bias_summary(table: pd.DataFrame, z: float = 2.0) -> dict[str, dict[str, flo
         ``variance / closed-form MI variance`` (ratio of the means).
     """
     out: dict[str, dict[str, float]] = {}
-    for name, rows in table.groupby("estimator", sort=False):
-        bias, se = rows["bias"].to_numpy(), rows["bias standard error"].to_numpy()
-        var, theory = rows["variance"].to_numpy(), rows["closed-form MI variance"].to_numpy()
+    codes, names = pd.factorize(table["estimator"], sort=False)  # the rows of each estimator, in table order
+    columns = [table[c].to_numpy(dtype=np.float64) for c in ("bias", "bias standard error", "variance",
+                                                              "closed-form MI variance")]
+    for code, name in enumerate(names):
+        rows = codes == code
+        bias, se, var, theory = (c[rows] for c in columns)
         out[str(name)] = {
             "mean |bias|": float(np.mean(np.abs(bias))),
             f"values with |bias| ≤ {z:g} SE (%)": float(100 * np.mean(np.abs(bias) <= z * se)),
@@ -492,19 +499,20 @@ def set_value_curve_table(estimates: Mapping[str, np.ndarray], truth: np.ndarray
     """
     f = np.asarray(truth, dtype=np.float64)
     d = f.shape[0]
+    sizes = [subset_size(d, float(rho) / 100) for rho in rhos_percent]
     masks = {}
     rows = []
     for name, est in estimates.items():
         clip = clip_for(name)
-        for i, rho in enumerate(rhos_percent):
-            m = subset_size(d, float(rho) / 100)
+        expected = None if clip else set_value_mse_curve(est, f, sizes)  # every ρ from one pass over the errors
+        for i, (rho, m) in enumerate(zip(rhos_percent, sizes, strict=True)):
             if clip:
                 if i not in masks:
                     masks[i] = random_subsets(d, float(rho) / 100, int(queries),
                                               rng_for(int(seed), "set-value queries", float(rho)))
                 mse, over = set_query_error(f, np.atleast_2d(est), masks[i], clip=True), f"{int(queries)} random sets"
             else:
-                mse, over = set_value_mse_expected(est, f, m), "all sets"
+                mse, over = expected[i], "all sets"
             rows.append({"estimator": (display or {}).get(name, name), "ρ (%)": float(rho), "set size": m,
                          "MSE": float(np.mean(mse)), "averaged over": over})
     return pd.DataFrame(rows)

@@ -145,6 +145,12 @@ def test_the_advisor_and_the_early_stopping_study_are_on_demand():
     at.session_state["pp_early_open"] = True
     at.run()
     assert_full_page(at)
+    assert not any("source" in df.value.columns for df in at.dataframe)
+    at.session_state["pp_set_values"] = True  # the set-value chart's plotted values: made only once opened
+    at.run()
+    sources = set(table_with(at, "source")["source"])
+    assert "average over all sets" in sources and any(s.endswith(" random sets") for s in sources - {
+        "average over all sets"})
 
 
 def test_advisor_shows_the_librarys_recommendation_and_follows_the_task():

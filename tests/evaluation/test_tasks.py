@@ -109,6 +109,28 @@ def test_set_value_mse_expected_is_the_average_over_all_subsets():
                                    tasks.set_value_mse_expected(est, truth, m))
     with pytest.raises(ldp.LDPError, match="subset size"):
         tasks.set_value_mse_expected(est, truth, 7)
+    # every size at once: the same floats as one call per size
+    curve = tasks.set_value_mse_curve(est, truth, [1, 2, 3, 6])
+    assert curve.shape == (4, 3)
+    for row, m in zip(curve, (1, 2, 3, 6), strict=True):
+        np.testing.assert_array_equal(row, tasks.set_value_mse_expected(est, truth, m))
+    with pytest.raises(ldp.LDPError, match="subset size"):
+        tasks.set_value_mse_curve(est, truth, [2, 0])
+
+
+def test_the_set_value_task_scores_as_set_query_error_does():
+    """The bound set-value task keeps its random sets as a 0/1 matrix made once (not again per estimator): its
+    scores are set_query_error's on the same sets, clipped or not, and a domain of another size is refused."""
+    rng = np.random.default_rng(5)
+    truth = rng.dirichlet(np.ones(20))
+    est = truth + rng.normal(0, 0.05, (4, 20))
+    bound = tasks.get_task("set").bind(20, rng=np.random.default_rng(9), rho=0.25, queries=40)
+    masks = tasks.random_subsets(20, 0.25, 40, np.random.default_rng(9))
+    for clip in (False, True):
+        np.testing.assert_array_equal(bound.score(truth, est, clip), tasks.set_query_error(truth, est, masks,
+                                                                                           clip=clip))
+    with pytest.raises(ldp.LDPError, match="subset mask"):
+        bound.score(truth[:10] / truth[:10].sum(), est[:, :10], False)
 
 
 def test_answers_and_set_query_error_by_hand():
