@@ -36,10 +36,8 @@ def remember_function_keys() -> bool:
     bool
         Whether Streamlit's key maker was found and wrapped.
     """
-    try:
-        from streamlit.runtime.caching import cache_utils
-    except ImportError:  # pragma: no cover - Streamlit is a dependency of the dashboard
-        return False
+    from streamlit.runtime.caching import cache_utils
+
     make = getattr(cache_utils, "_make_function_key", None)
     if make is None:
         return False
