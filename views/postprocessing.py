@@ -101,10 +101,11 @@ CONTROLS = (*DATA, *MECH, USERS, TRIALS, ENGINE, SEED, *ESTIMATORS, TOP_K, RHO, 
 @st.cache_data(show_spinner=False, max_entries=512)
 def _chunk(mechanism: str, epsilon: float, params: tuple, counts: np.ndarray, estimators: tuple[Any, ...],
            engine: str, seed: int, index: int, trials: int) -> ldp.SimulationResult:
-    """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed."""
+    """Chunk ``index`` (≤ 10 trials) of a run; keyed by every input including the seed. No per-trial metrics: the page
+    scores the estimates its own way (per value, per query)."""
     mech = ldp.get_mechanism(mechanism, epsilon, int(counts.shape[0]), **dict(params))
     return offload.for_engine(engine)(study.run_chunk, mech, counts, common.build_estimators(estimators),
-                                      engine=engine, seed=seed, index=index, trials=trials)
+                                      engine=engine, seed=seed, index=index, trials=trials, metrics=())
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

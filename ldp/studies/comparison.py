@@ -114,7 +114,7 @@ def chunk_plan(trials: int, size: int = CHUNK_TRIALS) -> list[tuple[int, int]]:
 
 
 def run_chunk(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str], *, engine: str, seed: int,
-              index: int, trials: int, top_k: int = 10) -> SimulationResult:
+              index: int, trials: int, top_k: int = 10, metrics: Sequence[str] | None = None) -> SimulationResult:
     """Chunk ``index`` of a run: ``trials`` collections with the chunk's own child seed.
 
     Parameters
@@ -135,6 +135,9 @@ def run_chunk(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str
         Collections in the chunk.
     top_k : int, default 10
         The k of the result's top-k metrics.
+    metrics : Sequence[str] or None, default None
+        The metrics scored per trial (None: the kind's defaults; empty: none, for a caller that scores the estimates
+        its own way, as the Post-processing page does — a tenth of a chunk's time).
 
     Returns
     -------
@@ -143,7 +146,7 @@ def run_chunk(mechanism: Mechanism, counts: np.ndarray, estimators: Sequence[str
     """
     rng = rng_for(int(seed), "collection", int(index))
     result = simulate(mechanism, counts, estimators=list(estimators), engine=engine, trials=int(trials), seed=rng,
-                      top_k=top_k)
+                      top_k=top_k, metrics=metrics)
     return dataclasses.replace(result, seed=int(seed))
 
 

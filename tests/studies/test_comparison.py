@@ -316,6 +316,13 @@ def test_run_trials_merges_the_chunks_and_reports_progress():
                           chunk=lambda i, size: calls.append((i, size)) or parts[i])
     assert calls == [(0, 10), (1, 2)]
     assert comparison.max_trials(100, 4, 5_000_000) == 12_500
+    # a chunk without per-trial metrics (the Post-processing page scores the estimates its own way): the same
+    # collections and estimates, no metric scored, and chunks of it merge
+    bare = [comparison.run_chunk(mech, counts, ("mi", "norm-sub"), engine="fast", seed=3, index=i, trials=size,
+                                 metrics=()) for i, size in comparison.chunk_plan(25)]
+    merged = comparison.merge_results(bare)
+    np.testing.assert_array_equal(merged.estimates["mi"], result.estimates["mi"])
+    assert merged.metrics == {"mi": {}, "norm-sub": {}} and result.metrics["mi"]
 
 
 def test_set_value_sample_table():
