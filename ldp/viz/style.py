@@ -211,7 +211,7 @@ def encode_arrays(spec: Any) -> None:
 
     if isinstance(spec, dict):
         for key, value in spec.items():
-            if is_skipped_key(key):
+            if isinstance(value, _SCALARS) or is_skipped_key(key):  # a scalar: nothing to encode (most entries)
                 continue
             if isinstance(value, np.ndarray) and value.size and value.dtype.kind in "iuf":
                 spec[key] = _typed_array(value)
@@ -221,7 +221,11 @@ def encode_arrays(spec: Any) -> None:
                 spec[key] = to_typed_array_spec(value)
     elif isinstance(spec, (list, tuple)):
         for value in spec:
-            encode_arrays(value)
+            if not isinstance(value, _SCALARS):
+                encode_arrays(value)
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _typed_array(v: np.ndarray) -> Any:
