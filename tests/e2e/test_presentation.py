@@ -14,6 +14,7 @@ import pytest
 from e2e_harness import (
     CHART,
     ROOT,
+    errors,
     new_page,
     open_page,
     rerun,
@@ -21,7 +22,7 @@ from e2e_harness import (
     wait_for_charts,
     wait_idle,
 )
-from test_dashboard import PAGES, assert_clean
+from test_dashboard import PAGES, URL_SAMPLE, assert_clean, assert_title
 
 pytestmark = pytest.mark.e2e
 
@@ -65,12 +66,26 @@ def _save(page, name: str) -> None:
     screenshot(page, f"present_{name}", full_page=False)
 
 
-@pytest.mark.parametrize("path", [p for p in PAGES if p not in ("story", "classroom")])
+#: The pages whose main chart must fit a projector's first screen (the Story has its own test; the Classroom's
+#: teacher view, test_classroom_browser.py).
+PRESENTED = [p for p in PAGES if p not in ("story", "classroom")]
+
+
+def test_every_page_opens_from_its_url_here_or_in_the_sample():
+    assert set(PAGES) - {"playground"} <= set(PRESENTED) | set(URL_SAMPLE)
+
+
+@pytest.mark.parametrize("path", PRESENTED)
 def test_the_main_chart_fits_the_first_screen(projector, server, path):
+    """Also each page's opening from its URL (test_dashboard.py opens only a sample of them again): its heading, its
+    path, no exception and no error at its defaults."""
     open_page(projector, server, "" if path == "playground" else path, query="present=true")
     wait_for_charts(projector)
     wait_idle(projector)
     assert_clean(projector, PAGES[path])
+    assert_title(projector, PAGES[path])
+    assert not errors(projector), f"/{path} shows an error with its default settings: {errors(projector)}"
+    assert path in projector.url or path == "playground"
     _assert_inside(projector, PAGES[path])
     _save(projector, path)
 
