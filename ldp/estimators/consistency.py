@@ -689,12 +689,23 @@ def answer_query(estimator: str | Estimator | type[Estimator], estimate: np.ndar
 
 
 # ============================================================================ registered estimators
-@functools.lru_cache(maxsize=256)
 def _sigma(mechanism: Mechanism, n: int) -> float:
     """Eq. (5): standard deviation of f̃ for a value of frequency ≈ 0. Cached per (mechanism, n) — mechanisms are
     immutable and compare by their parameters: every trial of a run asks again for the same σ (Base-Cut and PowerNS
-    each, 30-40 µs a time through the variance's validation)."""
+    each, 30-40 µs a time through the variance's validation); a mechanism with a parameter that cannot be hashed is
+    computed each time."""
+    try:
+        hash(mechanism)
+    except TypeError:
+        return _sigma_of(mechanism, n)
+    return _cached_sigma(mechanism, n)
+
+
+def _sigma_of(mechanism: Mechanism, n: int) -> float:
     return float(np.sqrt(mechanism.approximate_variance(n)))
+
+
+_cached_sigma = functools.lru_cache(maxsize=256)(_sigma_of)
 
 
 @ESTIMATORS.register

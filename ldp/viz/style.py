@@ -157,8 +157,6 @@ def figure_spec(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> d
     if not isinstance(fig, _Declaration):
         return disposable_spec(label_log_axes(fig))
     layout = fig.layout
-    if "template" not in layout and pio.templates.default is not None:  # what go.Figure's layout takes on
-        layout["template"] = pio.templates[pio.templates.default].to_plotly_json()
     spec = {"data": fig.data, "layout": layout}
     for name, axis in layout.items():
         if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict) and axis.get("type") == "log":
@@ -166,7 +164,9 @@ def figure_spec(build: Callable[..., go.Figure], *args: Any, **kwargs: Any) -> d
             if update:
                 layout[name] = {**axis, **update, **({"minor": {**axis.get("minor", {}), **update["minor"]}}
                                                       if "minor" in update else {})}
-    encode_arrays(spec)
+    encode_arrays(spec)  # before the template is in: its thousands of entries hold no array
+    if "template" not in layout and pio.templates.default is not None:  # what go.Figure's layout takes on
+        layout["template"] = _template_of(pio.templates.default)
     return spec
 
 
@@ -275,9 +275,13 @@ def figure_spec_on(template: Any, build: Callable[..., go.Figure], *args: Any, *
     pio.templates.default = None
     spec = figure_spec(build, *args, **kwargs)
     if template is not None:
-        spec.setdefault("layout", {})["template"] = (_template_json(template) if isinstance(template, str)
-                                                     else template.to_plotly_json())
+        spec.setdefault("layout", {})["template"] = _template_of(template)
     return spec
+
+
+def _template_of(template: Any) -> dict[str, Any]:
+    """The JSON of ``template`` (a registered name: made once per process, :func:`_template_json`; or a Template)."""
+    return _template_json(template) if isinstance(template, str) else template.to_plotly_json()
 
 
 @functools.lru_cache(maxsize=16)

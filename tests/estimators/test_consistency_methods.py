@@ -411,3 +411,21 @@ def test_base_cut_with_k_known_lowers_the_top_k_error_as_k_grows():
             np.testing.assert_array_equal(diff, 0.0)
         else:
             assert diff.mean() / (diff.std(ddof=1) / np.sqrt(diff.size)) > 3.0
+
+
+def test_sigma_is_eq5_cached_or_not():
+    """Eq. (5)'s σ, cached per (mechanism, n); a mechanism that cannot be hashed is computed each time, never
+    refused."""
+    from ldp.estimators.consistency import _sigma
+
+    mech = ldp.get_mechanism("oue", 1.0, 16)
+    expected = float(np.sqrt(mech.approximate_variance(5000)))
+    assert _sigma(mech, 5000) == _sigma(mech, 5000) == expected
+
+    class Unhashable:
+        __hash__ = None
+
+        def approximate_variance(self, n):
+            return 4.0 / n
+
+    assert _sigma(Unhashable(), 100) == 0.2
