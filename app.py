@@ -22,10 +22,13 @@ if __name__ == "__mp_main__":  # an offload worker re-importing this script (see
     # runtime found", "missing ScriptRunContext"), 26-34 lines in the terminal of every ./dev app; errors still show
     streamlit_logger.set_log_level("error")
 
-from ldp.core.cancellation import Cancelled, cancel_when
-from views import common, heap, offload
-from views.allocator import keep_freed_buffers
-from views.cache_keys import remember_function_keys
+from views import heap
+
+with heap.first_imports():  # the engine and the pages' shared modules, once per process (views/heap.py)
+    from ldp.core.cancellation import Cancelled, cancel_when
+    from views import common, offload
+    from views.allocator import keep_freed_buffers
+    from views.cache_keys import remember_function_keys
 
 PAGES = {
     "Explore": [

@@ -4,11 +4,14 @@ routes and student page (``ldp.classroom.http``), mounted with Streamlit's ``st.
 ``streamlit run serve.py`` finds ``app`` (an ``st.App``) and serves it with uvicorn; the pages stay in ``app.py``
 (``streamlit run app.py`` still serves the dashboard alone, without the classroom routes).
 
-Cold start. The engine's imports (``ldp`` with numpy, pandas and SciPy: about a second) are not on the way to the
-server's first answer: the classroom's routes are mounted by their paths only (:data:`CLASSROOM_PATHS`) and load
-``ldp.classroom.http`` on their first request, and a background thread imports the engine and the first page's
-modules while the browser fetches and starts the dashboard's JavaScript — time the server otherwise spends idle —
-so the first page's run finds them imported (benchmarks/bench_dashboard.py, cold start).
+Cold start. The engine's imports (``ldp`` with numpy and pandas) are not on the way to the server's first answer:
+the classroom's routes are mounted by their paths only (:data:`CLASSROOM_PATHS`) and load ``ldp.classroom.http`` on
+their first request, and the dashboard's modules are imported by the first page's run (``app.py``, inside
+``views.heap.first_imports``). A background thread used to import them, with the first page's sample and
+``inspect``'s module index, while the browser started: on today's stack it made the cold start slower, not faster
+(3.61 against 3.10 s to a drawn Playground, medians of nine interleaved starts, benchmarks/bench_dashboard.py's
+measure): its work contended for the interpreter lock with the server's event loop and the first run, and the
+browser drew the page in more, later pieces.
 """
 
 from __future__ import annotations
@@ -21,11 +24,6 @@ import os
 # before any import that reaches numpy (app.py does the same for `streamlit run app.py`).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import contextlib
-import importlib
-import inspect
-import threading
-import time
 from pathlib import Path
 
 import streamlit as st
@@ -36,10 +34,6 @@ from starlette.routing import Route, Router
 #: The paths of the classroom's routes (``ldp.classroom.http.classroom_routes``; tests/test_serve.py checks that
 #: these cover every one of them).
 CLASSROOM_PATHS = ("/api/classes", "/api/classes/{rest:path}", "/join/{code}", "/classroom/{rest:path}")
-#: What the background thread imports: the engine (before Streamlit's runtime exists), the first page (its own
-#: modules: figures, studies; once the runtime exists), then the classroom's routes (for a classroom's first request:
-#: after the first page, whose run waits for its imports).
-WARM_MODULES = ("ldp", "views.playground", "ldp.classroom.http")
 #: What marks Streamlit's HTML shell: the script tag of its main bundle.
 SHELL_MARKER = b'src="./static/js/index.'
 #: An HTML answer is held whole only up to this size (Streamlit's shell is about 6 kB): a larger one is not the
@@ -136,57 +130,10 @@ class LazyClassroom:
         await self._router(scope, receive, send)
 
 
-def warm_imports(modules: tuple[str, ...] = WARM_MODULES, wait_s: float = 10.0) -> None:
-    """Import ``modules`` and call the ``warm()`` of those that have one (what a page's first run needs beyond its
-    imports); errors are left for the page to show. A dashboard module is imported once Streamlit's runtime exists
-    (its caches register with it), waiting at most ``wait_s``."""
-    from streamlit import runtime
-
-    from views.heap import imports_kept
-
-    threading.Thread(target=parse_default_sample, name="ldp-parse-sample", daemon=True).start()
-    loaded = []
-    with imports_kept():  # no full collections meanwhile: they were a quarter of the imports' time
-        for name in modules:
-            if name.startswith("views."):
-                deadline = time.monotonic() + wait_s
-                while not runtime.exists() and time.monotonic() < deadline:
-                    time.sleep(0.02)
-            with contextlib.suppress(Exception):
-                loaded.append(importlib.import_module(name))
-    index_source_files()
-    for module in loaded:
-        with contextlib.suppress(Exception):
-            getattr(module, "warm", lambda: None)()
-
-
-def parse_default_sample() -> None:
-    """Parse the sample the first page opens on (:data:`ldp.data.samples.DEFAULT_TABLE`) in a thread of its own,
-    as soon as the engine is imported (the import waits for the warm-up thread's): gzip and pandas' tokenizer
-    release the interpreter lock, so the parse runs beside the first page's imports instead of after them (cold
-    start 3.01 → 2.93 s, median of nine interleaved starts, benchmarks/bench_dashboard.py). Errors are left for
-    the page to show."""
-    with contextlib.suppress(Exception):
-        from ldp.data import samples
-
-        samples.load_sample(samples.DEFAULT_TABLE)
-
-
-def index_source_files() -> None:
-    """Build :mod:`inspect`'s index of the loaded modules by file, now rather than on the first page's run. The
-    first element a Streamlit process draws asks whether it runs in a REPL (``inspect.stack()``, once per process),
-    and the first ``inspect.getmodule`` resolves the real path of every loaded module's file: 0.12 s with the
-    engine's 1,650 modules, on the first run's way (benchmarks/bench_dashboard.py, cold start). Later calls index
-    only the modules loaded since."""
-    inspect.getmodule(index_source_files.__code__)
-
-
 def classroom_routes() -> list[Route]:
     """The classroom's paths, each served by one :class:`LazyClassroom`."""
     classroom = LazyClassroom()
     return [Route(path, classroom) for path in CLASSROOM_PATHS]
 
-
-threading.Thread(target=warm_imports, name="ldp-warm-imports", daemon=True).start()
 
 app = st.App("app.py", routes=classroom_routes(), middleware=[Middleware(ChartPreload)])

@@ -1,4 +1,5 @@
-"""serve.py: the classroom's routes mounted by their paths and loaded on the first request; the warm-up thread."""
+"""serve.py: the classroom's routes mounted by their paths and loaded on the first request; the chart library
+loaded by the shell; the first page's imports."""
 
 from __future__ import annotations
 
@@ -38,17 +39,6 @@ def test_a_request_reaches_the_classroom_through_the_lazy_routes():
     assert client.get("/classroom/nothing-here").status_code == 404  # the classroom's router: no such route
     refused = client.post("/api/classes/ABC123/reports", content=b"{}", headers={"Content-Type": "text/plain"})
     assert refused.status_code == 415  # its request checks apply as when mounted directly
-
-
-def test_warm_imports_imports_the_modules_and_survives_a_broken_one(monkeypatch):
-    monkeypatch.delitem(sys.modules, "json.tool", raising=False)
-    serve.warm_imports(("no_such_module_anywhere", "json.tool"), wait_s=0)
-    assert "json.tool" in sys.modules
-
-
-@pytest.mark.parametrize("name", serve.WARM_MODULES)
-def test_the_warmed_modules_exist(name):
-    __import__(name)
 
 
 # --------------------------------------------------------------------------- the chart library loaded by the shell
@@ -104,38 +94,6 @@ def test_without_a_chunk_nothing_is_changed(monkeypatch):
     assert _shell_app(SHELL).get("/").text == SHELL
 
 
-def test_a_page_module_warm_hook_runs_after_its_import(monkeypatch):
-    import types
-
-    calls = []
-    module = types.ModuleType("ldp_fake_warm_module")
-    module.warm = lambda: calls.append("warm")
-    monkeypatch.setitem(sys.modules, "ldp_fake_warm_module", module)
-    serve.warm_imports(("ldp_fake_warm_module",), wait_s=0)
-    assert calls == ["warm"]
-
-
-def test_the_first_page_warm_hook_parses_its_default_sample():
-    from ldp.data import samples
-    from views import playground
-
-    samples._parsed.cache_clear()
-    playground.warm()
-    assert samples._parsed.cache_info().currsize == 1
-
-
-def test_the_sample_the_first_page_opens_on_is_parsed_ahead():
-    import inspect
-
-    from ldp.data import samples
-    from views import data_picker
-
-    assert inspect.signature(data_picker.data_controls).parameters["default_sample"].default == samples.DEFAULT_TABLE
-    samples._parsed.cache_clear()
-    serve.parse_default_sample()
-    assert samples._parsed.cache_info().currsize == 1
-
-
 def test_a_page_load_is_asked_for_uncompressed_so_its_shell_gets_the_line():
     """Streamlit compresses the shell of a page's path when the browser accepts gzip: a page load (Accept: text/html)
     reaches it without Accept-Encoding; other requests keep theirs."""
@@ -163,13 +121,14 @@ def test_a_large_html_answer_is_streamed_on_not_held(monkeypatch):
 
 
 def test_the_first_page_path_leaves_scipy_out():
-    """What the warm-up thread imports and the first page's warm hook loads do not import SciPy (its import,
-    with the array-API layer that pulls numpy.f2py and unittest in, was a sixth of the cold start): the modules
-    that need it import it where they use it (ldp.maths.gaussian.normal_quantile)."""
-    script = ("import sys, serve\n"
-              "import importlib\n"
-              "mods = [importlib.import_module(m) for m in serve.WARM_MODULES]\n"
-              "mods[1].warm()\n"
+    """What the first page's run imports and loads (the dashboard's modules, the Playground's, the sample it opens
+    on, pandas' Styler for its errors table) does not import SciPy (its import, with the array-API layer that pulls
+    numpy.f2py and unittest in, was a sixth of the cold start): the modules that need it import it where they use it
+    (ldp.maths.gaussian.normal_quantile)."""
+    script = ("import sys, serve, views.common, views.offload, views.playground\n"
+              "import pandas.io.formats.style\n"
+              "from ldp.data import samples\n"
+              "samples.load_sample(samples.DEFAULT_TABLE)\n"
               "assert 'scipy' not in sys.modules, sorted(m for m in sys.modules if m.startswith('scipy'))[:5]\n")
     root = str(Path(serve.__file__).resolve().parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),

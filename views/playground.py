@@ -315,13 +315,5 @@ def main() -> None:
     _privacy(result.mechanism, params, data.frequencies)
 
 
-def warm() -> None:
-    """Load what this page's first run needs beyond its modules, ahead of it (``serve.py``'s warm-up thread calls
-    it while a new browser tab starts): the default sample's table, parsed once per process (a cold start's first
-    run took 0.2 s for it), and pandas' Styler, which formats the errors table (it imports jinja2: 34 ms)."""
-    import pandas.io.formats.style  # noqa: F401 - imported for the first run
-    ldp.data.load_sample(DATA.sample.default)
-
-
 if __name__ == "__main__":  # Streamlit runs a page as __main__; tests import it for its controls
     main()

@@ -293,8 +293,8 @@ def _existing(path: Path) -> Path:
     return path
 
 
-#: Held while a sample file is parsed: a second thread asking for it meanwhile (the server's warm-up thread and a
-#: first page's run, at a cold start) waits for that parse instead of parsing the file again beside it — two parses
+#: Held while a sample file is parsed: a second thread asking for it meanwhile (two sessions' first runs, as when a
+#: class opens the dashboard at once) waits for that parse instead of parsing the file again beside it — two parses
 #: at once took 0.3 s of the first run on two busy cores (benchmarks/bench_dashboard.py, cold start).
 _PARSING = threading.Lock()
 

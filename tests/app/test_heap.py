@@ -4,12 +4,12 @@ frees what is built afterwards."""
 from __future__ import annotations
 
 import gc
-import threading
 import weakref
 
 import pytest
 
-from views.heap import freeze_long_lived, imports_kept
+from views import heap
+from views.heap import first_imports, freeze_long_lived, imports_kept
 
 
 class _Node:
@@ -19,11 +19,7 @@ class _Node:
 
 @pytest.fixture
 def unfrozen():
-    """Give the test process its collector back as it was (the suite is not a server). serve.py, imported by other
-    tests, starts its warm-up imports in a thread (inside ``imports_kept``): wait for them first."""
-    for thread in threading.enumerate():
-        if thread.name == "ldp-warm-imports":
-            thread.join(timeout=60)
+    """Give the test process its collector back as it was (the suite is not a server)."""
     yield
     gc.unfreeze()
 
@@ -104,3 +100,17 @@ def test_start_up_imports_switch_leaves_the_collector_alone(monkeypatch, unfroze
     with imports_kept():
         assert gc.isenabled()
     assert gc.get_freeze_count() == before
+
+
+def test_only_a_process_first_imports_block_is_kept(monkeypatch, unfrozen):
+    """app.py runs again on every rerun: only its first block turns the collector off and freezes; a later one (a
+    rerun, whose other sessions' objects must stay collectable) changes nothing."""
+    monkeypatch.setattr(heap, "_first_done", False)
+    with first_imports():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    with first_imports():
+        assert gc.isenabled()
+        kept = [_Node() for _ in range(1_000)]
+    assert gc.get_freeze_count() == frozen and kept

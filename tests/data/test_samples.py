@@ -260,8 +260,8 @@ def test_the_income_stand_in_shows_the_sw_papers_spiky_finding():
 
 
 def test_a_sample_asked_for_by_two_threads_at_once_is_parsed_once(monkeypatch):
-    """The server's warm-up thread and a first page's run ask for the same sample at a cold start: the second waits
-    for the first's parse (it used to parse the file again beside it)."""
+    """Two sessions' first runs ask for the same sample at once: the second waits for the first's parse (it used to
+    parse the file again beside it)."""
     import threading
     import time
 
