@@ -103,6 +103,17 @@ class Aggregate:
         then takes its statistic as given; anything else is checked against the mechanism."""
         return bool(self.__dict__.get("_trusted", False))
 
+    @property
+    def finite(self) -> bool:
+        """Whether every entry of the statistic is a finite number: computed once per aggregate (its statistic is a
+        read-only copy), where every estimator of a chain used to check it again (nine times per collection on the
+        Post-processing page)."""
+        known = self.__dict__.get("_finite")
+        if known is None:
+            known = bool(np.isfinite(self.counts).all())
+            object.__setattr__(self, "_finite", known)
+        return known
+
     def __post_init__(self) -> None:
         try:
             counts = frozen_array(self.counts)

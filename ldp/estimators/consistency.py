@@ -565,7 +565,9 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     mid = (np.arange(cells) + 0.5) * h
     centroid = np.divide(mass1, mass0, out=mid.copy(), where=mass0 > 0)
     pos = centroid / h
-    node = np.clip(np.floor(pos).astype(np.int64), 0, cells - 1)
+    # bounds by np.minimum(np.maximum(·)), elementwise what np.clip computes: np.clip's own per-call overhead was a
+    # tenth of Power's time at d ≈ 100
+    node = np.minimum(np.maximum(np.floor(pos).astype(np.int64), 0), cells - 1)
     frac = pos - node
     # both moments' masses spread to the two nearest nodes, in one count: row 0 (mass) and row 1 (moment)
     where = np.concatenate((node, node + 1, node + (cells + 1), node + (cells + 2)))
@@ -574,8 +576,8 @@ def power(estimate: np.ndarray, sigma: float, n: int, alpha: float | None = None
     radius = int(np.ceil(reach / h))
     den, num = _smooth_rows(nodes, radius, h / sigma)
     # Eq. (11) at t_j = (j − radius)·h, j = 0 … cells + 2·radius (every t has prior mass within 8σ)
-    posterior = np.clip(num / np.maximum(den, 1e-300), 1.0 / n, 1.0)
-    pos = (np.clip(x, -radius * h, (cells + radius) * h) / h) + radius
+    posterior = np.minimum(np.maximum(num / np.maximum(den, 1e-300), 1.0 / n), 1.0)
+    pos = (np.minimum(np.maximum(x, -radius * h), (cells + radius) * h) / h) + radius
     j = np.minimum(np.floor(pos).astype(np.int64), posterior.size - 2)
     frac = pos - j
     return posterior[j] * (1.0 - frac) + posterior[j + 1] * frac

@@ -369,7 +369,7 @@ class Mechanism(ABC):
         size = self.statistic_size()
         if agg.counts.shape != (size,):
             raise InvalidInput(f"{self.name}: the aggregate must have {size} entries, got shape {agg.counts.shape}")
-        if not np.all(np.isfinite(agg.counts)):
+        if not agg.finite:
             raise InvalidInput(f"{self.name}: the aggregate holds NaN or infinite numbers")
         if agg.n < 1:
             raise InvalidInput(f"{self.name}: n must be a positive integer, got {agg.n}")

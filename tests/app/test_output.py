@@ -56,6 +56,8 @@ def test_a_cached_figure_is_built_once_labelled_and_never_changed(present):
 
 
 def _download_script() -> None:
+    import json
+
     import pandas as pd
     import streamlit as st
     from streamlit import runtime
@@ -71,23 +73,28 @@ def _download_script() -> None:
         output.download_buttons(table, config, key="t")
         written = len(made)
         manager = runtime.get_instance().media_file_mgr
-        (file_id,) = list(manager._deferred_callables)  # the results' CSV, registered for the click
-        url = manager.execute_deferred(file_id)  # what a click does
-        content = manager._storage.get_file(url.rsplit("/", 1)[-1].split(".")[0]).content
+        stored = len(manager._storage._files_by_id)  # nothing put in the media store by the rerun
+        clicked = []
+        for file_id in list(manager._deferred_callables):  # the CSV and the JSON, registered for the click
+            url = manager.execute_deferred(file_id)  # what a click does
+            clicked.append(manager._storage.get_file(url.rsplit("/", 1)[-1].split(".")[0]).content)
     finally:
         output.csv_bytes = real
-    st.session_state["facts"] = {"written on the rerun": written, "clicked": content,
-                                 "expected": real(output.with_context(table, config))}
+    st.session_state["facts"] = {"written on the rerun": written, "stored on the rerun": stored,
+                                 "clicked": sorted(clicked),
+                                 "expected": sorted([real(output.with_context(table, config)),
+                                                     json.dumps(config, indent=2).encode()])}
 
 
 def test_the_results_csv_is_written_when_the_button_is_clicked():
-    """A rerun that draws the download buttons writes no CSV (a change of ε made one nobody downloads); the click
-    runs the deferred callable, which writes the table with its settings as before."""
+    """A rerun that draws the download buttons writes no CSV and stores no JSON (a change of ε made both, for nobody
+    to download); a click runs the deferred callable, which writes the table with its settings, or the
+    configuration, as before."""
     at = AppTest.from_function(_download_script, default_timeout=30)
     at.run()
     assert not at.exception, at.exception
     facts = at.session_state["facts"]
-    assert facts["written on the rerun"] == 0
-    assert facts["clicked"] == facts["expected"] and b"'=1+1" in facts["clicked"]
+    assert facts["written on the rerun"] == 0 and facts["stored on the rerun"] == 0
+    assert facts["clicked"] == facts["expected"] and any(b"'=1+1" in c for c in facts["clicked"])
     assert [b.proto.label for b in at.get("download_button")] == ["Download results (CSV)",
                                                                  "Download configuration (JSON)"]

@@ -110,3 +110,18 @@ def test_aggregate_n_is_a_count():
     with pytest.raises(ldp.LDPError, match="numbers"):
         Aggregate(np.array(["a", "b"]), 3)
     assert Aggregate(np.zeros(3), 12.0).n == 12 and Aggregate(np.zeros(3), np.int64(0)).n == 0
+
+
+def test_an_aggregate_is_checked_for_finite_numbers_once_and_refused_every_time():
+    """Every estimator of a chain asks whether the statistic is finite: the answer is computed once per aggregate (its
+    statistic is a read-only copy), and a non-finite one is refused by every estimator that is given it."""
+    from ldp.core.errors import InvalidInput
+
+    good, bad = Aggregate(np.ones(4), 4), Aggregate(np.array([1.0, np.inf, 0.0, 1.0]), 4)
+    assert good.finite and not bad.finite
+    assert good.__dict__["_finite"] is True and bad.__dict__["_finite"] is False  # remembered
+    mech = ldp.get_mechanism("grr", 1.0, 4)
+    for name in ("mi", "norm-sub", "ibu"):
+        with pytest.raises(InvalidInput, match="NaN or infinite"):
+            ldp.ESTIMATORS.get(name)().estimate(mech, bad)
+    assert np.isfinite(ldp.ESTIMATORS.get("mi")().estimate(mech, good).values).all()
