@@ -1,10 +1,12 @@
 """A page's cached functions are keyed once per compiled function (views/cache_keys.py): the key is Streamlit's
-own, a rerun of the same compiled page does not read the source again, and an edited page is keyed afresh."""
+own, a rerun of the same compiled page does not read the source again, and an edited page is keyed afresh; their
+arguments are named once per code object too."""
 
 from __future__ import annotations
 
 import functools
 import inspect
+import types
 
 import pytest
 from streamlit.runtime.caching import cache_utils
@@ -74,3 +76,46 @@ def test_a_callable_without_code_is_keyed_by_streamlit_every_time():
     callable_object = functools.partial(max, 0)  # no __code__: nothing to remember it by
     assert make(CacheType.RESOURCE, callable_object) == "key 1"
     assert make(CacheType.RESOURCE, callable_object) == "key 2" and made == [callable_object] * 2
+
+
+def _many(a, b, /, c, *rest, d=1, **more):  # every kind of parameter
+    return a
+
+
+def test_argument_names_are_streamlits_own_and_read_once_per_code_object(monkeypatch):
+    """Streamlit names each positional argument of a cached call (those starting with "_" are not hashed): the
+    remembered answers are its own for every kind of parameter and past the end, and a function's signature is read
+    once per index, not on every call."""
+    real = cache_utils._get_positional_arg_name
+    asked: list[tuple[object, int]] = []
+
+    def counting(func, index):
+        asked.append((func, index))
+        return real(func, index)
+
+    name = cache_keys._naming(counting)
+    expected = [real(_many, i) for i in range(-1, 6)]
+    assert expected == [None, "a", "b", "c", None, None, None]  # *rest, then past the end
+    assert [name(_many, i) for i in range(-1, 6)] == expected
+    assert [name(_many, i) for i in range(-1, 6)] == expected
+    assert len(asked) == 7  # the second pass was remembered
+
+    def page(_result, run):  # a rerun declares the same compiled function again: same code, a new function
+        return run
+
+    again = types.FunctionType(page.__code__, globals())
+    assert name(page, 0) == "_result" and name(again, 0) == "_result" and len(asked) == 8
+
+
+def test_a_wrapped_or_signed_callable_is_named_by_streamlit_every_time():
+    asked: list[int] = []
+    name = cache_keys._naming(lambda func, index: asked.append(index) or "x")
+
+    @functools.wraps(_many)
+    def wrapper(*args, **kwargs):
+        return _many(*args, **kwargs)
+
+    for func in (wrapper, functools.partial(_many, 1), max):
+        name(func, 0)
+        name(func, 0)
+    assert len(asked) == 6
