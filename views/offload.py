@@ -23,6 +23,7 @@ import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -83,10 +84,15 @@ def enabled() -> bool:
 def _exit_with_parent() -> None:
     """In a worker: exit as soon as the server process has gone, however it went. A worker waits for its next task
     on a queue whose writing end it holds itself, so it never sees the end of it; a server killed (not shut down)
-    left its workers waiting, about 270 MB each, for ever."""
+    left its workers waiting, about 270 MB each, for ever.
+
+    A worker also ignores Ctrl+C (SIGINT, which a terminal sends to the server and its workers alike): the server
+    shuts down on it and its workers follow it out here. Each worker used to print a KeyboardInterrupt traceback
+    into the terminal of every ``./dev app`` stopped with Ctrl+C."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         multiprocessing.connection.wait([parent.sentinel])

@@ -50,6 +50,13 @@ def test_a_call_runs_in_a_worker_and_gives_the_numbers_of_a_call_here(pool):
         np.testing.assert_array_equal(there.estimates[name], here.estimates[name])  # bit for bit: same seeds
 
 
+def test_a_worker_ignores_ctrl_c_and_leaves_it_to_the_server(pool):
+    """Ctrl+C in the terminal of ./dev app reaches the server and its workers: the workers ignore it (each printed a
+    KeyboardInterrupt traceback) and exit with the server instead (_exit_with_parent's watcher)."""
+    assert offload.call(signal.getsignal, signal.SIGINT) == signal.SIG_IGN
+    assert signal.getsignal(signal.SIGINT) != signal.SIG_IGN  # the server's own handling is left as it was
+
+
 def test_an_error_in_the_worker_is_raised_here(pool):
     with pytest.raises(InvalidInput, match="no_such_mechanism"):
         offload.call(ldp.get_mechanism, "no_such_mechanism", 1.0, 4)
