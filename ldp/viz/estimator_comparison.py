@@ -113,9 +113,35 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _groups(table: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
-    """``table``'s rows per estimator, in order of first appearance."""
-    return [(str(name), rows) for name, rows in table.groupby("estimator", sort=False)]
+class _Rows:
+    """One estimator's rows of a table, read column by column as numpy arrays (``rows["MSE"]``, ``len(rows)``)."""
+
+    __slots__ = ("_columns", "_index")
+
+    def __init__(self, columns: Mapping[str, np.ndarray], index: np.ndarray) -> None:
+        self._columns, self._index = columns, index
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self._columns[column][self._index]
+
+    def __len__(self) -> int:
+        return int(self._index.size)
+
+
+def _groups(table: pd.DataFrame) -> list[tuple[str, _Rows]]:
+    """``table``'s rows per estimator, in order of first appearance (each in the table's order; rows without an
+    estimator left out, as ``groupby`` leaves them), every column read once as a numpy array. Iterating a pandas
+    ``groupby`` built a frame per estimator and a Series per column read: half of a Post-processing rerun's four
+    figures (7 estimators), which the builders only read as arrays."""
+    codes, names = pd.factorize(table["estimator"], sort=False)
+    columns = {column: table[column].to_numpy() for column in table.columns}
+    return [(str(name), _Rows(columns, np.flatnonzero(codes == i))) for i, name in enumerate(names)]
+
+
+def _labels(values: np.ndarray) -> list[str]:
+    """A domain's labels (never missing) as hover text: each as ``str`` gives it, as ``Series.astype(str).tolist()``
+    does."""
+    return [str(v) for v in values.tolist()]
 
 
 def _base(title: str, legend: Mapping[str, object] | None = None) -> dict[str, object]:
@@ -186,16 +212,16 @@ def bias_figure(table: pd.DataFrame, *, title: str, z: float = 2.0, colors: Mapp
     cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
     data = []
     for name, rows in groups:
-        x = rows["rank"].to_numpy()
-        bias = rows["bias"].to_numpy()
-        half = z * rows["bias standard error"].to_numpy()
+        x = rows["rank"]
+        bias = rows["bias"]
+        half = z * rows["bias standard error"]
         data.append({"type": "scatter", "x": np.concatenate([x, x[::-1]]),
                      "y": np.concatenate([bias + half, (bias - half)[::-1]]), "fill": "toself",
                      "fillcolor": _rgba(cmap[name], 0.18), "line": {"width": 0}, "hoverinfo": "skip",
                      "name": f"{name} ±{z:g} SE", "legendgroup": name, "showlegend": False})
         data.append({"type": "scatter", "x": x, "y": bias, "mode": "lines+markers" if len(x) <= 60 else "lines",
                      "name": name, "legendgroup": name, "line": {"color": cmap[name], "width": 2, "dash": dmap[name]},
-                     "marker": {"size": 5}, "hovertext": rows["value"].astype(str).tolist(), "customdata": half,
+                     "marker": {"size": 5}, "hovertext": _labels(rows["value"]), "customdata": half,
                      "hovertemplate": "value %{hovertext} (rank %{x})<br>bias %{y:.3g} ± %{customdata:.2g}"
                                       "<extra>" + name + "</extra>"})
     zero = {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0, "y1": 0, "yref": "y",
@@ -240,11 +266,11 @@ def variance_figure(table: pd.DataFrame, *, title: str, colors: Mapping[str, str
     cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
     data = []
     for name, rows in groups:
-        var = rows["variance"].to_numpy(dtype=float)
-        data.append({"type": "scatter", "x": rows["rank"].to_numpy(), "y": np.where(var > 0, var, np.nan),
+        var = rows["variance"].astype(float)
+        data.append({"type": "scatter", "x": rows["rank"], "y": np.where(var > 0, var, np.nan),
                      "mode": "lines+markers" if len(rows) <= 60 else "lines", "name": name,
                      "line": {"color": cmap[name], "width": 2, "dash": dmap[name]}, "marker": {"size": 5},
-                     "hovertext": rows["value"].astype(str).tolist(),
+                     "hovertext": _labels(rows["value"]),
                      "hovertemplate": "value %{hovertext} (rank %{x})<br>variance %{y:.3g}<extra>" + name
                                       + "</extra>"})
     if groups:
@@ -334,10 +360,11 @@ def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, 
     lines, points = dict(_groups(curve)), dict(_groups(sampled))
     names = list(dict.fromkeys([*lines, *points]))
     cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
-    empty = curve.iloc[:0]
+    empty_line, empty_point = _Rows({c: curve[c].to_numpy()[:0] for c in curve.columns}, np.arange(0)), _Rows(
+        {c: sampled[c].to_numpy()[:0] for c in sampled.columns}, np.arange(0))
     data = []
     for name in names:
-        rows, pts = lines.get(name, empty), points.get(name, sampled.iloc[:0])
+        rows, pts = lines.get(name, empty_line), points.get(name, empty_point)
         data.append({"type": "scatter", "x": rows["ρ (%)"], "y": rows["MSE"], "mode": "lines", "name": name,
                      "legendgroup": name, "line": {"color": cmap[name], "width": 2, "dash": dmap[name]},
                      "hovertemplate": "ρ = %{x}%<br>expected MSE %{y:.3g}<extra>" + name + "</extra>"})

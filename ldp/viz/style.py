@@ -65,6 +65,10 @@ def declared_figure(data: list[dict[str, Any]], layout: Any) -> go.Figure:
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 
+#: What :func:`_plain_arrays` looks inside or converts.
+_NESTED = (dict, list, pd.Series, pd.Index)
+
+
 def _plain_arrays(entry: Any) -> Any:
     """``entry`` with every numeric pandas Series or Index in it (at any depth of dicts and lists) as a numpy array:
     Plotly encodes a Series through narwhals, a tenth of a figure's encoding time at the Post-processing page's
@@ -73,8 +77,8 @@ def _plain_arrays(entry: Any) -> Any:
     constants."""
     if isinstance(entry, dict):
         return {key: _plain_arrays(value) for key, value in entry.items()}
-    if isinstance(entry, list):
-        return [_plain_arrays(value) for value in entry]
+    if isinstance(entry, list):  # a call only for what may hold arrays: a hover text list holds only strings
+        return [_plain_arrays(value) if isinstance(value, _NESTED) else value for value in entry]
     if isinstance(entry, (pd.Series, pd.Index)) and entry.dtype.kind in "biuf":
         return entry.to_numpy()
     return entry

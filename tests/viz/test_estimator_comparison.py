@@ -212,3 +212,27 @@ def test_every_figure_is_what_the_schema_validates_it_to(run):
                   **({"rho": 25} if build is estimator_comparison.set_value_figure else {})}
         expected = json.loads(pio.to_json(label_log_axes(build(*args, **kwargs)).to_dict(), validate=False))
         assert json.loads(pio.to_json(figure_spec(build, *args, **kwargs), validate=False)) == expected
+
+
+def test_groups_are_what_groupby_gives_and_labels_what_astype_str_gives():
+    """The builders read each estimator's rows as numpy arrays (estimator_comparison._groups): the same groups, in
+    the same order and with the same rows as ``groupby("estimator", sort=False)`` (rows without an estimator left
+    out), and hover labels as ``Series.astype(str).tolist()`` writes them, for text, integers and floats (a domain's
+    labels: never missing)."""
+    import pandas as pd
+
+    from ldp.viz.estimator_comparison import _groups, _labels
+
+    table = pd.DataFrame({"estimator": pd.array(["b", "a", "b", None, "c", "a"], dtype="string"),
+                          "rank": [1, 2, 3, 4, 5, 6], "MSE": [0.5, 0.25, 1e-5, 2.0, 1 / 3, 7.0],
+                          "value": pd.array(["x", "y", "z", "w", "<v>", "u"], dtype="string")})
+    ours = _groups(table)
+    theirs = list(table.groupby("estimator", sort=False))
+    assert [name for name, _ in ours] == [str(name) for name, _ in theirs] == ["b", "a", "c"]
+    for (_, rows), (_, frame) in zip(ours, theirs, strict=True):
+        assert len(rows) == len(frame)
+        for column in ("rank", "MSE"):
+            np.testing.assert_array_equal(rows[column], frame[column].to_numpy())
+        assert _labels(rows["value"]) == frame["value"].astype(str).tolist()
+    for column in ("rank", "MSE"):
+        assert _labels(table[column].to_numpy()) == table[column].astype(str).tolist()
