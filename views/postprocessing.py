@@ -219,16 +219,17 @@ def _bias_variance(result: ldp.SimulationResult, table: pd.DataFrame, summary: d
                        summary.items())
     fig = common.cached_figure(("pp_bias", run), viz.bias_figure, table, title=f"Empirical bias per value — {what}",
                                z=Z, **style)
-    plotted = table[["estimator", "rank", "value", "true frequency", "mean estimate", "bias", "bias standard error"]]
-    common.show_figure(fig, "pp_bias", plotted, main=True, where=chart_place, description=(
+    # the plotted values' tables are made only while their expander is open
+    plotted = ["estimator", "rank", "value", "true frequency", "mean estimate", "bias", "bias standard error"]
+    common.show_figure(fig, "pp_bias", lambda: table[plotted], main=True, where=chart_place, description=(
         f"Lines: for each value, sorted from the most to the least frequent, the mean of the {result.trials} "
         f"estimates minus the true frequency, per estimator; shaded: ±{Z:g} standard errors of that mean. An "
         f"unbiased estimator stays within the band for about 95% of the values ({within})."))
     fig = common.cached_figure(("pp_variance", run), viz.variance_figure, table,
                                title=f"Variance per value across trials — {what}", **style)
     ratios = "; ".join(f"{name}: {s['variance / closed-form MI variance']:.2f}×" for name, s in summary.items())
-    common.show_figure(fig, "pp_variance", table[["estimator", "rank", "value", "true frequency", "variance",
-                                                  "closed-form MI variance"]], description=(
+    common.show_figure(fig, "pp_variance", lambda: table[["estimator", "rank", "value", "true frequency", "variance",
+                                                          "closed-form MI variance"]], description=(
         "Lines (log scale): the variance of each value's estimate across trials, per estimator; dashed: the "
         "closed-form variance of matrix inversion, [f p*(1−p*) + (1−f) q*(1−q*)] / (n (p*−q*)²). Mean variance "
         f"relative to the closed form — {ratios}. Gaps are values whose estimate never changed (variance 0)."))
