@@ -16,7 +16,9 @@ browser drew the page in more, later pieces.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 
 # One BLAS thread per matrix product: the server's parallelism is its sessions (and the engine's own thread pool);
 # OpenBLAS's default of one thread per core spin-waits against them, and a small product (50×105 @ 105×500) took a
@@ -24,6 +26,7 @@ import os
 # before any import that reaches numpy (app.py does the same for `streamlit run app.py`).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import streamlit as st
@@ -136,4 +139,16 @@ def classroom_routes() -> list[Route]:
     return [Route(path, classroom) for path in CLASSROOM_PATHS]
 
 
-app = st.App("app.py", routes=classroom_routes(), middleware=[Middleware(ChartPreload)])
+@contextlib.asynccontextmanager
+async def stop_workers(_app: object) -> AsyncIterator[None]:
+    """The server's lifespan: when it stops (Ctrl+C, SIGTERM), the offload workers (``views/offload.py``), if they
+    were started, are shut down first. Stopped by a signal, the server process ends by that signal once it has shut
+    down, without Python's exit handlers: the workers' queues were never released, and every stop printed the
+    resource tracker's "5 leaked semaphore objects" warning."""
+    yield
+    offload = sys.modules.get("views.offload")  # never imported here: only where the dashboard has run
+    if offload is not None:
+        await run_in_threadpool(offload.stop)
+
+
+app = st.App("app.py", routes=classroom_routes(), middleware=[Middleware(ChartPreload)], lifespan=stop_workers)

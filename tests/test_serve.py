@@ -136,3 +136,23 @@ def test_the_first_page_path_leaves_scipy_out():
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120,
                           cwd=root)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_server_shuts_the_offload_workers_down_when_it_stops(monkeypatch):
+    """serve.py's lifespan stops views/offload.py's pool when the server stops (a server ended by a signal runs no
+    exit handler: its workers' queues leaked semaphores); a server whose dashboard never ran imports nothing."""
+    import asyncio
+    import types
+
+    stopped: list[bool] = []
+
+    async def live_and_stop() -> None:
+        async with serve.stop_workers(None):
+            pass
+
+    monkeypatch.delitem(sys.modules, "views.offload", raising=False)
+    asyncio.run(live_and_stop())
+    assert "views.offload" not in sys.modules and not stopped
+    monkeypatch.setitem(sys.modules, "views.offload", types.SimpleNamespace(stop=lambda: stopped.append(True)))
+    asyncio.run(live_and_stop())
+    assert stopped == [True]
