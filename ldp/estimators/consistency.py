@@ -697,10 +697,9 @@ def _sigma(mechanism: Mechanism, n: int) -> float:
     each, 30-40 µs a time through the variance's validation); a mechanism with a parameter that cannot be hashed is
     computed each time."""
     try:
-        hash(mechanism)
+        return _cached_sigma(mechanism, n)  # hashes the key once; an unhashable one raises before the call
     except TypeError:
         return _sigma_of(mechanism, n)
-    return _cached_sigma(mechanism, n)
 
 
 def _sigma_of(mechanism: Mechanism, n: int) -> float:

@@ -127,6 +127,11 @@ class _Rows:
     def __len__(self) -> int:
         return int(self._index.size)
 
+    @classmethod
+    def none_of(cls, table: pd.DataFrame) -> _Rows:
+        """No rows of ``table`` (its columns, empty)."""
+        return cls({column: table[column].to_numpy() for column in table.columns}, np.arange(0))
+
 
 def _groups(table: pd.DataFrame) -> list[tuple[str, _Rows]]:
     """``table``'s rows per estimator, in order of first appearance (each in the table's order; rows without an
@@ -134,8 +139,8 @@ def _groups(table: pd.DataFrame) -> list[tuple[str, _Rows]]:
     ``groupby`` built a frame per estimator and a Series per column read: half of a Post-processing rerun's four
     figures (7 estimators), which the builders only read as arrays."""
     codes, names = pd.factorize(table["estimator"], sort=False)
-    columns = {column: table[column].to_numpy() for column in table.columns}
-    return [(str(name), _Rows(columns, np.flatnonzero(codes == i))) for i, name in enumerate(names)]
+    every = _Rows.none_of(table)._columns
+    return [(str(name), _Rows(every, np.flatnonzero(codes == i))) for i, name in enumerate(names)]
 
 
 def _labels(values: np.ndarray) -> list[str]:
@@ -360,8 +365,7 @@ def set_value_figure(curve: pd.DataFrame, sampled: pd.DataFrame, *, rho: float, 
     lines, points = dict(_groups(curve)), dict(_groups(sampled))
     names = list(dict.fromkeys([*lines, *points]))
     cmap, dmap = colour_map(names, colors), dash_map(names, dashes)
-    empty_line, empty_point = _Rows({c: curve[c].to_numpy()[:0] for c in curve.columns}, np.arange(0)), _Rows(
-        {c: sampled[c].to_numpy()[:0] for c in sampled.columns}, np.arange(0))
+    empty_line, empty_point = _Rows.none_of(curve), _Rows.none_of(sampled)
     data = []
     for name in names:
         rows, pts = lines.get(name, empty_line), points.get(name, empty_point)
